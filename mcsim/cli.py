@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The ``mcsim`` command: thin commands over the API that scripts use.
+
+Exit codes: 0 ok, 1 a run failed its own check, 2 bad input or environment (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import platform
+import runpy
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from mcsim import runtime
+from mcsim.errors import McsimError
+from mcsim.link import DEFAULT_DELAY_PS, DEFAULT_MTU_BYTES, Link, expected_finish_ps, parse_encoding, stream
+from mcsim.units import format_time, parse_rate, parse_size, parse_time
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"mcsim: error: {message} (see mcsim {self.prog.split(' ', 1)[-1]} --help)\n")
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    info = runtime.build(force=args.force)
+    state = f"built in {info.seconds:.1f} s" if info.built else "up to date"
+    print(f"{state}: {info.library}")
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    def version(dist: str) -> str:
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return "not installed"
+
+    rows: list[tuple[str, str]] = [
+        ("mcsim", version("mcsim")),
+        ("python", f"{platform.python_version()} ({sys.executable})"),
+        *((dist, version(dist)) for dist in ("ns3", "cppyy", "numpy", "networkx", "jinja2")),
+    ]
+    wheel = runtime.find_ns3()
+    rows.append(("ns3 prefix", str(wheel.prefix)))
+    toolchain = runtime.find_toolchain()
+    rows += [("cmake", str(toolchain.cmake)), ("c++ compiler", str(toolchain.cxx))]
+    sources = runtime.source_dir()
+    cache = runtime.cache_dir()
+    rows += [("sources", str(sources)), ("cache", str(cache))]
+    key = runtime.build_key(sources, toolchain, wheel)
+    done = runtime.cached_build(sources=sources, cache=cache)
+    rows.append(("build", f"{key} " + (f"ready: {done.library}" if done else "not built yet (mcsim build)")))
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    script = Path(args.script)
+    if not script.is_file():
+        raise McsimError(f"run: script {str(script)!r} does not exist")
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [str(script), *args.script_args]
+    sys.path.insert(0, str(script.resolve().parent))
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+    return 0
+
+
+def cmd_stream(args: argparse.Namespace) -> int:
+    data_bits, line_bits = parse_encoding(args.encoding)
+    link = Link(
+        rate_bps=parse_rate(args.rate, what="--rate"),
+        encoding_data_bits=data_bits,
+        encoding_line_bits=line_bits,
+        header_bytes=parse_size(args.header_bytes, what="--header-bytes"),
+        delay_ps=parse_time(args.delay, what="--delay"),
+    )
+    size_b = parse_size(args.size, what="--size")
+    mtu_b = parse_size(args.mtu, what="--mtu")
+    result = stream(link, size_b, mtu_b=mtu_b)
+    bound_ps = expected_finish_ps(link, size_b, mtu_b)
+    print(f"{'size_B':>12} {'packets':>9} {'time_us':>12} {'goodput_Gbps':>13} {'closed_form_us':>15}")
+    print(
+        f"{result.size_b:>12} {result.packets:>9} {result.finish_ps / 1e6:>12.3f} "
+        f"{result.goodput_bps() / 1e9:>13.3f} {bound_ps / 1e6:>15.3f}"
+    )
+    ok = result.received_b == size_b and result.finish_ps == bound_ps
+    return 0 if ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="mcsim", description="Packet-level simulator of collective communication over ns-3.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("build", help="build the C++ models if their sources changed; print the library path")
+    p.add_argument("--force", action="store_true", help="rebuild even if the cache is up to date")
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("info", help="versions, paths and build cache state")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("run", help="run a scenario script (extra arguments go to the script)")
+    p.add_argument("script", help="path of a Python scenario script, e.g. scenarios/link_stream.py")
+    p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "stream",
+        help="stream bytes over one link; exit 1 if the time differs from the closed form",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--rate", default="56.25Gbps", help="signalling rate")
+    p.add_argument("--encoding", default="64b/66b", help="line encoding, data bits/line bits")
+    p.add_argument("--header-bytes", default="30", help="wire bytes per packet beyond the payload")
+    p.add_argument("--delay", default=format_time(DEFAULT_DELAY_PS), help="propagation delay")
+    p.add_argument("--size", default="64MiB", help="payload bytes to send")
+    p.add_argument("--mtu", default=f"{DEFAULT_MTU_BYTES}", help="payload bytes per packet")
+    p.set_defaults(func=cmd_stream)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except McsimError as exc:  # bad input or environment: one line; real bugs keep their traceback
+        print(f"mcsim: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
