@@ -13,7 +13,7 @@ import runpy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from mcsim import runtime
 from mcsim.errors import McsimError
@@ -22,7 +22,11 @@ from mcsim.units import format_time, parse_rate, parse_size, parse_time
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse whose errors are one line and exit code 2."""
+    """argparse whose errors are one line and exit code 2, and which takes no abbreviated options."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # a typo such as --rat must not silently mean --rate
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"mcsim: error: {message} (see mcsim {self.prog.split(' ', 1)[-1]} --help)\n")

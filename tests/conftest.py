@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Shared fixtures: a private copy of ns3_modules/ and a private build cache."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def module_sources(tmp_path_factory) -> Path:
+    """A copy of ns3_modules/ that a test module may edit (restore what you change)."""
+    dst = tmp_path_factory.mktemp("src") / "ns3_modules"
+    shutil.copytree(REPO / "ns3_modules", dst)
+    return dst
+
+
+@pytest.fixture(scope="module")
+def module_cache(tmp_path_factory) -> Path:
+    """A build cache private to one test module."""
+    return tmp_path_factory.mktemp("cache")

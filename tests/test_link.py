@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""One link: the simulated stream against its closed form, at 56 Gbit/s to 1.6 Tbit/s."""
+
+import pytest
+
+from mcsim.errors import McsimError
+from mcsim.link import Link, expected_finish_ps, parse_encoding, stream
+from mcsim.units import parse_rate, parse_size
+
+RATES = ["56Gbps", "100Gbps", "200Gbps", "400Gbps", "800Gbps", "1.6Tbps"]
+
+
+@pytest.mark.parametrize("rate", RATES)
+def test_stream_time_is_bytes_on_wire_over_rate_plus_delay(rate):
+    link = Link(rate_bps=parse_rate(rate), header_bytes=26, delay_ps=250_000)
+    size_b, mtu_b = parse_size("4MiB") + 1000, 4096  # a short last packet too
+    r = stream(link, size_b, mtu_b=mtu_b)
+    packets = -(-size_b // mtu_b)
+    assert (r.size_b, r.received_b, r.packets, r.received_packets) == (size_b, size_b, packets, packets)
+    assert r.wire_bytes == size_b + 26 * packets
+    # exact: every packet's serialization time is rounded up to the next ps
+    assert r.finish_ps == expected_finish_ps(link, size_b, mtu_b)
+    ideal_ps = r.wire_bytes * 8 * 10**12 / link.data_rate_bps + link.delay_ps
+    assert ideal_ps <= r.finish_ps <= ideal_ps + packets  # at most 1 ps of rounding per packet
+    assert r.busy_ps == r.finish_ps - link.delay_ps  # the port never idled
+
+
+def test_fdr_goodput_is_the_64b66b_data_rate_after_headers():
+    fdr = Link(rate_bps=parse_rate("56.25Gbps"), encoding_data_bits=64, encoding_line_bits=66, header_bytes=26)
+    assert fdr.data_rate_bps == 54_545_454_545
+    r = stream(fdr, parse_size("16MiB"))
+    assert r.goodput_bps() == pytest.approx(fdr.data_rate_bps * 4096 / 4122, rel=1e-3)
+
+
+def test_same_stream_twice_is_identical():
+    link = Link(rate_bps=parse_rate("400Gbps"), header_bytes=58)
+    assert stream(link, 123_457, mtu_b=1024) == stream(link, 123_457, mtu_b=1024)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"rate_bps": 0}, r"Link: rate_bps=0 must be > 0"),
+        ({"rate_bps": 10**9, "encoding_data_bits": 66, "encoding_line_bits": 64}, r"Link: encoding 66b/64b"),
+        ({"rate_bps": 10**9, "header_bytes": -1}, r"Link: header_bytes=-1 must be >= 0"),
+        ({"rate_bps": 10**9, "delay_ps": -5}, r"Link: delay_ps=-5 must be >= 0"),
+    ],
+)
+def test_bad_link_is_one_line(kwargs, message):
+    with pytest.raises(McsimError, match=message):
+        Link(**kwargs)
+
+
+def test_bad_stream_is_one_line():
+    with pytest.raises(McsimError, match=r"stream: size_b=0 must be > 0"):
+        stream(Link(rate_bps=10**9), 0)
+
+
+@pytest.mark.parametrize(("text", "bits"), [("64b/66b", (64, 66)), ("128b/130b", (128, 130)), ("none", (1, 1))])
+def test_parse_encoding(text, bits):
+    assert parse_encoding(text) == bits
+
+
+@pytest.mark.parametrize("text", ["66b/64b", "64/66", "0b/1b"])
+def test_bad_encoding_is_one_line(text):
+    with pytest.raises(McsimError, match=rf"encoding='{text}' is not a line code"):
+        parse_encoding(text)
