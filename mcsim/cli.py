@@ -17,7 +17,8 @@ from typing import Any, NoReturn
 
 from mcsim import runtime
 from mcsim.errors import McsimError
-from mcsim.link import DEFAULT_DELAY_PS, DEFAULT_MTU_BYTES, Link, expected_finish_ps, parse_encoding, stream
+from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
+from mcsim.link import DEFAULT_DELAY_PS, Link, expected_finish_ps, parse_encoding, stream
 from mcsim.units import format_time, parse_rate, parse_size, parse_time
 
 
@@ -90,13 +91,13 @@ def cmd_stream(args: argparse.Namespace) -> int:
         rate_bps=parse_rate(args.rate, what="--rate"),
         encoding_data_bits=data_bits,
         encoding_line_bits=line_bits,
-        header_bytes=parse_size(args.header_bytes, what="--header-bytes"),
         delay_ps=parse_time(args.delay, what="--delay"),
     )
+    header_b = parse_size(args.header_bytes, what="--header-bytes")
     size_b = parse_size(args.size, what="--size")
     mtu_b = parse_size(args.mtu, what="--mtu")
-    result = stream(link, size_b, mtu_b=mtu_b)
-    bound_ps = expected_finish_ps(link, size_b, mtu_b)
+    result = stream(link, size_b, mtu_b=mtu_b, header_bytes=header_b)
+    bound_ps = expected_finish_ps(link, size_b, mtu_b, header_b)
     print(f"{'size_B':>12} {'packets':>9} {'time_us':>12} {'goodput_Gbps':>13} {'closed_form_us':>15}")
     print(
         f"{result.size_b:>12} {result.packets:>9} {result.finish_ps / 1e6:>12.3f} "
@@ -129,7 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--rate", default="56.25Gbps", help="signalling rate")
     p.add_argument("--encoding", default="64b/66b", help="line encoding, data bits/line bits")
-    p.add_argument("--header-bytes", default="30", help="wire bytes per packet beyond the payload")
+    p.add_argument(
+        "--header-bytes",
+        default=str(DEFAULT_HEADER_BYTES),
+        help="wire bytes per packet beyond the payload and the 16-byte fabric header (IB RC: 10)",
+    )
     p.add_argument("--delay", default=format_time(DEFAULT_DELAY_PS), help="propagation delay")
     p.add_argument("--size", default="64MiB", help="payload bytes to send")
     p.add_argument("--mtu", default=f"{DEFAULT_MTU_BYTES}", help="payload bytes per packet")

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """One link: its physical parameters, closed-form serialization time, and a one-link stream run.
 
-The stream run drives the C++ models ``ns3::mcsim::TrafficSource -> Port -> TrafficSink`` and is
-the smallest end-to-end use of the runtime: Python plans, C++ runs every packet, Python reads the
-counters afterwards.
+The stream run is the smallest use of the fabric: two hosts, one link, one flow. Python plans, C++
+runs every packet, Python reads the counters afterwards.
 """
 
 from __future__ import annotations
@@ -11,27 +10,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mcsim import runtime
+import networkx as nx
+
 from mcsim.errors import McsimError, require_positive
+from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FABRIC_HEADER_BYTES, FabricConfig, Flow, simulate
 
 PS_PER_S = 10**12
-DEFAULT_MTU_BYTES = 4096  # the InfiniBand MTU: the largest payload per packet
 DEFAULT_DELAY_PS = 100_000  # 100 ns: ~20 m of fibre
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Link:
-    """A full-duplex link direction: signalling rate, line encoding, headers, propagation delay.
+    """One link's physics: signalling rate, line encoding, propagation delay.
 
-    ``rate_bps`` is the signalling rate; the data rate is ``rate_bps * encoding_data_bits /
-    encoding_line_bits`` (FDR InfiniBand: 56.25 Gbit/s with 64b/66b gives 54.55 Gbit/s). Each
-    packet also carries ``header_bytes`` on the wire beyond its payload.
+    The data rate is ``rate_bps * encoding_data_bits / encoding_line_bits`` (FDR InfiniBand:
+    56.25 Gbit/s with 64b/66b gives 54.55 Gbit/s). These are the edge attributes of a topology.
     """
 
     rate_bps: int
     encoding_data_bits: int = 1
     encoding_line_bits: int = 1
-    header_bytes: int = 0
     delay_ps: int = DEFAULT_DELAY_PS
 
     def __post_init__(self) -> None:
@@ -46,8 +44,6 @@ class Link:
                 f"Link: encoding {self.encoding_data_bits}b/{self.encoding_line_bits}b has more data bits "
                 "than line bits; e.g. 64b/66b is encoding_data_bits=64, encoding_line_bits=66"
             )
-        if self.header_bytes < 0:
-            raise McsimError(f"Link: header_bytes={self.header_bytes} must be >= 0")
         if self.delay_ps < 0:
             raise McsimError(f"Link: delay_ps={self.delay_ps} must be >= 0")
 
@@ -56,11 +52,21 @@ class Link:
         """Data rate after line encoding, in bit/s, rounded down."""
         return self.rate_bps * self.encoding_data_bits // self.encoding_line_bits
 
-    def tx_ps(self, payload_bytes: int) -> int:
-        """Serialization time of one packet in ps, rounded up (as the C++ Port computes it)."""
-        num = (payload_bytes + self.header_bytes) * 8 * PS_PER_S * self.encoding_line_bits
+    def tx_ps(self, wire_bytes: int) -> int:
+        """Serialization time of ``wire_bytes`` in ps, rounded up (as the C++ Port computes it)."""
+        num = wire_bytes * 8 * PS_PER_S * self.encoding_line_bits
         den = self.encoding_data_bits * self.rate_bps
         return -(-num // den)
+
+    def edge_attrs(self) -> dict[str, int]:
+        """The attributes of a topology edge with this link (one link: parallel=1)."""
+        return {
+            "rate_bps": self.rate_bps,
+            "encoding_data_bits": self.encoding_data_bits,
+            "encoding_line_bits": self.encoding_line_bits,
+            "delay_ps": self.delay_ps,
+            "parallel": 1,
+        }
 
 
 def parse_encoding(text: str) -> tuple[int, int]:
@@ -79,58 +85,57 @@ class StreamResult:
 
     size_b: int  # payload bytes sent
     packets: int  # packets sent
-    received_b: int  # payload bytes the sink received
+    received_b: int  # payload bytes the receiver got
     received_packets: int
-    wire_bytes: int  # bytes on the wire, headers included
-    first_arrival_ps: int  # last bit of the first packet at the sink
-    finish_ps: int  # last bit of the last packet at the sink
-    busy_ps: int  # total serialization time of the port
+    wire_bytes: int  # bytes on the wire: payload, FabricHeader and header_bytes
+    first_arrival_ps: int  # last bit of the first packet at the receiver
+    finish_ps: int  # last bit of the last packet at the receiver
+    busy_ps: int  # total serialization time of the sender's port
 
     def goodput_bps(self) -> float:
         """Payload bit/s from time 0 to the last arrival."""
         return self.size_b * 8 * PS_PER_S / self.finish_ps
 
 
-def expected_finish_ps(link: Link, size_b: int, mtu_b: int) -> int:
+def wire_bytes_per_packet(payload_b: int, header_bytes: int) -> int:
+    """A packet's bytes on the wire: payload, the 16-byte FabricHeader, and header_bytes."""
+    return payload_b + FABRIC_HEADER_BYTES + header_bytes
+
+
+def expected_finish_ps(link: Link, size_b: int, mtu_b: int, header_bytes: int) -> int:
     """Closed form: back-to-back packets of mtu_b (the last one the remainder) plus one delay."""
     full, rest = divmod(size_b, mtu_b)
-    return full * link.tx_ps(mtu_b) + (link.tx_ps(rest) if rest else 0) + link.delay_ps
+    last = link.tx_ps(wire_bytes_per_packet(rest, header_bytes)) if rest else 0
+    return full * link.tx_ps(wire_bytes_per_packet(mtu_b, header_bytes)) + last + link.delay_ps
 
 
-def stream(link: Link, size_b: int, *, mtu_b: int = DEFAULT_MTU_BYTES) -> StreamResult:
-    """Send ``size_b`` payload bytes over ``link`` in packets of at most ``mtu_b``; return counters."""
+def two_hosts(link: Link) -> nx.Graph:
+    """Two hosts joined by one link: the smallest topology."""
+    g = nx.Graph(name="two-hosts")
+    for h in (0, 1):
+        g.add_node(h, role="host", tier=0, name=f"h{h}")
+    g.add_edge(0, 1, **link.edge_attrs())
+    return g
+
+
+def stream(
+    link: Link, size_b: int, *, mtu_b: int = DEFAULT_MTU_BYTES, header_bytes: int = DEFAULT_HEADER_BYTES
+) -> StreamResult:
+    """Send ``size_b`` payload bytes from host 0 to host 1 over ``link``; return what happened."""
     require_positive("stream", size_b=size_b, mtu_b=mtu_b)
-    ns = runtime.load()
-    mcsim = ns.mcsim
-    port = ns.CreateObject[mcsim.Port]()
-    runtime.set_attributes(
-        port,
-        "Port",
-        DataRate=ns.DataRateValue(ns.DataRate(link.rate_bps)),
-        EncodingDataBits=ns.UintegerValue(link.encoding_data_bits),
-        EncodingLineBits=ns.UintegerValue(link.encoding_line_bits),
-        HeaderBytes=ns.UintegerValue(link.header_bytes),
-        Delay=ns.TimeValue(ns.PicoSeconds(link.delay_ps)),
+    r = simulate(
+        two_hosts(link),
+        [Flow(src=0, dst=1, size_b=size_b, mtu_b=mtu_b)],
+        config=FabricConfig(header_bytes=header_bytes),
     )
-    sink = ns.CreateObject[mcsim.TrafficSink]()
-    port.Connect(sink.AsReceiver(), 0)
-    source = ns.CreateObject[mcsim.TrafficSource]()
-    runtime.set_attributes(
-        source, "TrafficSource", TotalBytes=ns.UintegerValue(size_b), PacketBytes=ns.UintegerValue(mtu_b)
+    packets = int(r.sources["sent_packets"][0])
+    return StreamResult(
+        size_b=int(r.sources["sent_bytes"][0]),
+        packets=packets,
+        received_b=int(r.hosts["rx_bytes"][1]) - packets * FABRIC_HEADER_BYTES,
+        received_packets=int(r.hosts["rx_packets"][1]),
+        wire_bytes=int(r.ports["tx_wire_bytes"][r.port_index(0, 0)]),
+        first_arrival_ps=int(r.hosts["first_arrival_ps"][1]),
+        finish_ps=int(r.hosts["last_arrival_ps"][1]),
+        busy_ps=int(r.ports["busy_ps"][r.port_index(0, 0)]),
     )
-    source.SetPort(port)
-    source.Start(ns.Seconds(0))
-    try:
-        ns.Simulator.Run()
-        return StreamResult(
-            size_b=int(source.GetSentBytes()),
-            packets=int(source.GetSentPackets()),
-            received_b=int(sink.GetReceivedBytes()),
-            received_packets=int(sink.GetReceivedPackets()),
-            wire_bytes=int(port.GetTxWireBytes()),
-            first_arrival_ps=int(sink.GetFirstArrival().GetPicoSeconds()),
-            finish_ps=int(sink.GetLastArrival().GetPicoSeconds()),
-            busy_ps=int(port.GetBusyTime().GetPicoSeconds()),
-        )
-    finally:
-        runtime.destroy()

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "port.h"
 
-#include "ns3/log.h"
+#include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace ns3
 {
 namespace mcsim
 {
 
-NS_LOG_COMPONENT_DEFINE("McsimPort");
 NS_OBJECT_ENSURE_REGISTERED(Port);
 
 TypeId
@@ -29,36 +30,49 @@ Port::GetTypeId()
                           MakeDataRateAccessor(&Port::m_rate),
                           MakeDataRateChecker())
             .AddAttribute("EncodingDataBits",
-                          "Data bits per line code word (64 for 64b/66b; 1 with EncodingLineBits 1 "
-                          "for no encoding overhead).",
+                          "Data bits per line code word (64 for 64b/66b; 1 and 1 for none).",
                           UintegerValue(1),
                           MakeUintegerAccessor(&Port::m_encodingDataBits),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("EncodingLineBits",
-                          "Line bits per code word (66 for 64b/66b); must be >= EncodingDataBits.",
+                          "Line bits per code word (66 for 64b/66b); >= EncodingDataBits.",
                           UintegerValue(1),
                           MakeUintegerAccessor(&Port::m_encodingLineBits),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("HeaderBytes",
-                          "Bytes each packet occupies on the wire beyond its payload (headers, "
-                          "CRCs), in bytes.",
-                          UintegerValue(DEFAULT_HEADER_BYTES),
+                          "Bytes each packet occupies on the wire beyond its size, in bytes.",
+                          UintegerValue(0),
                           MakeUintegerAccessor(&Port::m_headerBytes),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("Delay",
                           "Propagation delay of the link, from last bit sent to last bit received.",
                           TimeValue(NanoSeconds(100)),
                           MakeTimeAccessor(&Port::m_delay),
-                          MakeTimeChecker(Time(0)));
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("FlowControl",
+                          "LOSSLESS: credit-based, never drops; LOSSY: tail drop at BufferBytes.",
+                          EnumValue(FlowControl::LOSSLESS),
+                          MakeEnumAccessor<FlowControl>(&Port::m_mode),
+                          MakeEnumChecker(FlowControl::LOSSLESS, "Lossless", FlowControl::LOSSY, "Lossy"))
+            .AddAttribute("BufferBytes",
+                          "Output buffer in bytes (LOSSY: a packet that does not fit is dropped).",
+                          UintegerValue(DEFAULT_BUFFER_BYTES),
+                          MakeUintegerAccessor(&Port::m_bufferBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("CreditBytes",
+                          "The peer's ingress buffer for this link in bytes (LOSSLESS credits).",
+                          UintegerValue(DEFAULT_BUFFER_BYTES),
+                          MakeUintegerAccessor(&Port::m_creditBytes),
+                          MakeUintegerChecker<uint64_t>(1));
     return tid;
 }
 
 Port::Port()
     : m_peer(nullptr),
       m_peerPort(0),
-      m_txPackets(0),
-      m_txBytes(0),
-      m_txWireBytes(0)
+      m_credits(0),
+      m_waitingBytes(0),
+      m_queuedBytes(0)
 {
 }
 
@@ -67,9 +81,30 @@ Port::~Port() = default;
 void
 Port::DoDispose()
 {
+    m_creditEvent.Cancel();
+    m_waiting.clear();
     m_inFlight.clear();
     m_peer = nullptr;
     Object::DoDispose();
+}
+
+void
+Port::SetFlowControl(FlowControl mode)
+{
+    m_mode = mode;
+}
+
+void
+Port::SetBufferBytes(uint64_t bytes)
+{
+    m_bufferBytes = bytes;
+}
+
+void
+Port::SetCreditBytes(uint64_t bytes)
+{
+    m_creditBytes = bytes;
+    m_credits = static_cast<int64_t>(bytes);
 }
 
 void
@@ -91,17 +126,24 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
     }
     m_peer = peer;
     m_peerPort = peerPort;
+    m_credits = static_cast<int64_t>(m_creditBytes);
 }
 
 Time
-Port::GetTxTime(uint64_t payloadBytes) const
+Port::GetTxTime(uint64_t packetBytes) const
 {
     // ps = ceil(bits * 1e12 * line / (data * rate)), exact in 128-bit integers.
-    const unsigned __int128 bits = (payloadBytes + m_headerBytes) * 8ULL;
+    const unsigned __int128 bits = (packetBytes + m_headerBytes) * 8ULL;
     const unsigned __int128 num = bits * 1000000000000ULL * m_encodingLineBits;
     const unsigned __int128 den =
         static_cast<unsigned __int128>(m_encodingDataBits) * m_rate.GetBitRate();
     return PicoSeconds(static_cast<int64_t>((num + den - 1) / den));
+}
+
+uint32_t
+Port::GetWireBytes(uint32_t packetBytes) const
+{
+    return packetBytes + m_headerBytes;
 }
 
 uint64_t
@@ -112,24 +154,91 @@ Port::GetDataRateBps() const
 }
 
 Time
-Port::Send(Ptr<Packet> packet)
+Port::GetDelay() const
 {
-    if (m_peer == nullptr)
+    return m_delay;
+}
+
+Time
+Port::GetBusyUntil() const
+{
+    return m_busyUntil;
+}
+
+const Port::Counters&
+Port::GetCounters() const
+{
+    return m_counters;
+}
+
+Time
+Port::Send(Ptr<Packet> packet, Time earliest, CreditReturn credit, PortWaker* waker)
+{
+    NS_ASSERT_MSG(m_peer != nullptr, "Port::Send on an unconnected port");
+    const uint32_t wire = GetWireBytes(packet->GetSize());
+    if (m_mode == FlowControl::LOSSY)
     {
-        throw std::logic_error("Port::Send: the port is not connected");
+        ReleaseQueue();
+        if (m_queuedBytes + wire > m_bufferBytes)
+        {
+            m_counters.dropPackets++;
+            m_counters.dropBytes += wire;
+            return Time(-1);
+        }
+        return Commit(packet, earliest, credit);
     }
+    if (m_waiting.empty())
+    {
+        HarvestCredits();
+        if (m_credits >= wire)
+        {
+            m_credits -= wire;
+            return Commit(packet, earliest, credit);
+        }
+    }
+    m_waiting.push_back({packet, earliest, credit, waker});
+    m_waitingBytes += wire;
+    m_counters.creditStalls++;
+    ReleaseQueue();
+    m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, m_queuedBytes + m_waitingBytes);
+    ScheduleCreditEvent();
+    return Time(-1);
+}
+
+Time
+Port::Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit)
+{
     const uint32_t size = packet->GetSize();
+    const uint32_t wire = GetWireBytes(size);
     const Time tx = GetTxTime(size);
-    const Time start = std::max(Simulator::Now(), m_busyUntil);
+    const Time start = std::max({earliest, Simulator::Now(), m_busyUntil});
     m_busyUntil = start + tx;
-    m_busyTime += tx;
-    m_txPackets++;
-    m_txBytes += size;
-    m_txWireBytes += size + m_headerBytes;
+    m_counters.txPackets++;
+    m_counters.txBytes += size;
+    m_counters.txWireBytes += wire;
+    m_counters.busyPs += static_cast<uint64_t>(tx.GetPicoSeconds());
+    ReleaseQueue();
+    m_departures.emplace_back(m_busyUntil, wire);
+    m_queuedBytes += wire;
+    m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, m_queuedBytes + m_waitingBytes);
     m_inFlight.push_back({m_busyUntil + m_delay, packet});
     if (m_inFlight.size() == 1)
     {
         Simulator::Schedule(m_inFlight.front().arrival - Simulator::Now(), &Port::Arrive, this);
+    }
+    if (credit.to != nullptr)
+    {
+        credit.to->ReturnCredit(m_busyUntil + credit.to->m_delay, credit.to->GetWireBytes(size));
+    }
+    else if (credit.shared != nullptr)
+    {
+        SharedCredit* s = credit.shared;
+        s->latest = std::max(s->latest, m_busyUntil);
+        if (--s->copiesLeft == 0)
+        {
+            s->to->ReturnCredit(s->latest + s->to->m_delay, s->wireBytes);
+            delete s;
+        }
     }
     return m_busyUntil;
 }
@@ -147,34 +256,94 @@ Port::Arrive()
     m_peer->Receive(packet, m_peerPort);
 }
 
-Time
-Port::GetBusyUntil() const
+void
+Port::ReturnCredit(Time at, uint32_t wireBytes)
 {
-    return m_busyUntil;
+    if (m_mode == FlowControl::LOSSY)
+    {
+        return;
+    }
+    m_pending.push({at, wireBytes});
+    if (!m_waiting.empty())
+    {
+        if (at <= Simulator::Now())
+        {
+            DrainWaiting();
+        }
+        else
+        {
+            ScheduleCreditEvent();
+        }
+    }
 }
 
-uint64_t
-Port::GetTxPackets() const
+void
+Port::HarvestCredits()
 {
-    return m_txPackets;
+    const Time now = Simulator::Now();
+    while (!m_pending.empty() && m_pending.top().at <= now)
+    {
+        m_credits += m_pending.top().bytes;
+        m_pending.pop();
+    }
 }
 
-uint64_t
-Port::GetTxBytes() const
+void
+Port::DrainWaiting()
 {
-    return m_txBytes;
+    HarvestCredits();
+    while (!m_waiting.empty())
+    {
+        Waiting& head = m_waiting.front();
+        const uint32_t wire = GetWireBytes(head.packet->GetSize());
+        if (m_credits < wire)
+        {
+            break;
+        }
+        m_credits -= wire;
+        m_waitingBytes -= wire;
+        Waiting w = std::move(head);
+        m_waiting.pop_front();
+        const Time departure = Commit(w.packet, w.earliest, w.credit);
+        if (w.waker != nullptr)
+        {
+            w.waker->Wake(departure);
+        }
+    }
+    if (!m_waiting.empty())
+    {
+        ScheduleCreditEvent();
+    }
 }
 
-uint64_t
-Port::GetTxWireBytes() const
+void
+Port::ScheduleCreditEvent()
 {
-    return m_txWireBytes;
+    if (m_pending.empty())
+    {
+        return; // the credits are still held downstream; ReturnCredit schedules when they come
+    }
+    const Time at = std::max(m_pending.top().at, Simulator::Now());
+    if (m_creditEvent.IsPending())
+    {
+        if (TimeStep(m_creditEvent.GetTs()) <= at)
+        {
+            return;
+        }
+        m_creditEvent.Cancel();
+    }
+    m_creditEvent = Simulator::Schedule(at - Simulator::Now(), &Port::DrainWaiting, this);
 }
 
-Time
-Port::GetBusyTime() const
+void
+Port::ReleaseQueue()
 {
-    return m_busyTime;
+    const Time now = Simulator::Now();
+    while (!m_departures.empty() && m_departures.front().first <= now)
+    {
+        m_queuedBytes -= m_departures.front().second;
+        m_departures.pop_front();
+    }
 }
 
 } // namespace mcsim

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "traffic-source.h"
 
+#include "fabric-header.h"
+
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -27,7 +29,8 @@ TrafficSource::GetTypeId()
                                           MakeUintegerAccessor(&TrafficSource::m_totalBytes),
                                           MakeUintegerChecker<uint64_t>(1))
                             .AddAttribute("PacketBytes",
-                                          "Payload bytes per packet (the MTU), in bytes.",
+                                          "Payload bytes per packet (the MTU), in bytes; each "
+                                          "packet also carries a 16-byte FabricHeader.",
                                           UintegerValue(DEFAULT_PACKET_BYTES),
                                           MakeUintegerAccessor(&TrafficSource::m_packetBytes),
                                           MakeUintegerChecker<uint32_t>(1));
@@ -35,7 +38,9 @@ TrafficSource::GetTypeId()
 }
 
 TrafficSource::TrafficSource()
-    : m_sentPackets(0),
+    : m_destination(0),
+      m_flow(0),
+      m_sentPackets(0),
       m_sentBytes(0)
 {
 }
@@ -45,22 +50,24 @@ TrafficSource::~TrafficSource() = default;
 void
 TrafficSource::DoDispose()
 {
-    m_port = nullptr;
+    m_host = nullptr;
     Object::DoDispose();
 }
 
 void
-TrafficSource::SetPort(Ptr<Port> port)
+TrafficSource::Setup(Ptr<Host> host, uint32_t destination, uint32_t flow)
 {
-    m_port = port;
+    m_host = host;
+    m_destination = destination;
+    m_flow = flow;
 }
 
 void
 TrafficSource::Start(Time at)
 {
-    if (!m_port)
+    if (!m_host)
     {
-        throw std::logic_error("TrafficSource::Start: no port set");
+        throw std::logic_error("TrafficSource::Start: no host set");
     }
     if (at < Simulator::Now())
     {
@@ -72,14 +79,29 @@ TrafficSource::Start(Time at)
 void
 TrafficSource::SendNext()
 {
-    const uint64_t left = m_totalBytes - m_sentBytes;
-    const auto size = static_cast<uint32_t>(std::min<uint64_t>(left, m_packetBytes));
-    m_lastSendEnd = m_port->Send(Create<Packet>(size));
+    const auto size =
+        static_cast<uint32_t>(std::min<uint64_t>(m_totalBytes - m_sentBytes, m_packetBytes));
+    Ptr<Packet> packet = Create<Packet>(size);
+    packet->AddHeader(FabricHeader(m_host->GetId(),
+                                   m_destination,
+                                   m_flow,
+                                   static_cast<uint32_t>(m_sentPackets)));
     m_sentPackets++;
     m_sentBytes += size;
+    const Time departure = m_host->Send(packet, this);
+    if (!departure.IsNegative())
+    {
+        Wake(departure);
+    }
+}
+
+void
+TrafficSource::Wake(Time departure)
+{
+    m_lastDeparture = departure;
     if (m_sentBytes < m_totalBytes)
     {
-        Simulator::Schedule(m_lastSendEnd - Simulator::Now(), &TrafficSource::SendNext, this);
+        Simulator::Schedule(departure - Simulator::Now(), &TrafficSource::SendNext, this);
     }
 }
 
@@ -96,9 +118,9 @@ TrafficSource::GetSentBytes() const
 }
 
 Time
-TrafficSource::GetLastSendEnd() const
+TrafficSource::GetLastDeparture() const
 {
-    return m_lastSendEnd;
+    return m_lastDeparture;
 }
 
 } // namespace mcsim

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "host.h"
 #include "port.h"
 
 #include "ns3/nstime.h"
@@ -14,30 +15,34 @@ namespace mcsim
 {
 
 /**
- * @brief Raw traffic source: sends TotalBytes as packets of at most PacketBytes through a Port.
+ * @brief Raw traffic source: a host sends TotalBytes to a host or a multicast group, in packets of
+ * PacketBytes payload plus a FabricHeader.
  *
- * It keeps at most one packet queued at the port: the next packet is handed over when the previous
- * one's last bit leaves, so a source never builds a queue of its own making. The last packet
- * carries the remainder. One event per packet.
+ * It keeps at most one packet queued at its host's port: the next one is handed over when the
+ * previous one's last bit leaves (or, if it had to wait for credits, when it is committed and its
+ * departure is known). The last packet carries the remainder. One event per packet.
  */
-class TrafficSource : public Object
+class TrafficSource : public Object, public PortWaker
 {
   public:
     static TypeId GetTypeId();
     TrafficSource();
     ~TrafficSource() override;
 
-    /** The port to send through (kept alive by this source). */
-    void SetPort(Ptr<Port> port);
     /**
-     * Start sending at the given absolute simulation time.
-     * @throws std::logic_error without a port; std::invalid_argument if TotalBytes is 0
+     * @param host the sending host (kept alive by this source)
+     * @param destination a host id, or a group id | FabricHeader::GROUP_FLAG
+     * @param flow the flow id (ECMP hash input)
      */
+    void Setup(Ptr<Host> host, uint32_t destination, uint32_t flow);
+    /** Start at an absolute time; throws std::logic_error without Setup. */
     void Start(Time at);
 
-    uint64_t GetSentPackets() const; //!< packets handed to the port
-    uint64_t GetSentBytes() const;   //!< payload bytes handed to the port
-    Time GetLastSendEnd() const;     //!< when the last packet's last bit left the port
+    void Wake(Time departure) override;
+
+    uint64_t GetSentPackets() const; //!< packets handed to the host
+    uint64_t GetSentBytes() const;   //!< payload bytes handed to the host
+    Time GetLastDeparture() const;   //!< last bit of the last packet left the host
 
   protected:
     void DoDispose() override;
@@ -47,12 +52,14 @@ class TrafficSource : public Object
 
     static constexpr uint32_t DEFAULT_PACKET_BYTES = 4096;
 
-    uint64_t m_totalBytes;  //!< "TotalBytes"
-    uint32_t m_packetBytes; //!< "PacketBytes": payload bytes per packet
-    Ptr<Port> m_port;
+    uint64_t m_totalBytes;  //!< "TotalBytes": payload to send
+    uint32_t m_packetBytes; //!< "PacketBytes": payload per packet (the MTU)
+    Ptr<Host> m_host;
+    uint32_t m_destination;
+    uint32_t m_flow;
     uint64_t m_sentPackets;
     uint64_t m_sentBytes;
-    Time m_lastSendEnd;
+    Time m_lastDeparture;
 };
 
 } // namespace mcsim

@@ -3,13 +3,15 @@
 // ns-3 test suite "mcsim-fabric": closed-form checks of the link model. Run from Python with
 // mcsim.runtime.run_cxx_test_suite("mcsim-fabric") (tests/test_cxx_suites.py).
 
+#include "ns3/mcsim/fabric-header.h"
+#include "ns3/mcsim/fabric.h"
 #include "ns3/mcsim/port.h"
-#include "ns3/mcsim/traffic-sink.h"
-#include "ns3/mcsim/traffic-source.h"
 
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
+
+#include <vector>
 
 namespace ns3
 {
@@ -47,12 +49,12 @@ class PortTxTimeTestCase : public TestCase
     }
 };
 
-/** A source streams S bytes; the sink gets every byte, and the last bit lands at n*tx + delay. */
+/** Two hosts on one link: the stream arrives whole at packets * tx time + delay. */
 class StreamTestCase : public TestCase
 {
   public:
     StreamTestCase()
-        : TestCase("A stream arrives whole at packets * tx time + delay")
+        : TestCase("A host-to-host stream arrives at packets * tx time + delay")
     {
     }
 
@@ -61,30 +63,95 @@ class StreamTestCase : public TestCase
     {
         const uint64_t total = 1 << 20;
         const uint32_t mtu = 4096;
-        Ptr<Port> port = CreateObject<Port>();
-        port->SetAttribute("DataRate", DataRateValue(DataRate("400Gbps")));
-        port->SetAttribute("HeaderBytes", UintegerValue(58));
-        port->SetAttribute("Delay", TimeValue(NanoSeconds(500)));
-        Ptr<TrafficSink> sink = CreateObject<TrafficSink>();
-        port->Connect(sink->AsReceiver(), 0);
-        Ptr<TrafficSource> source = CreateObject<TrafficSource>();
-        source->SetAttribute("TotalBytes", UintegerValue(total));
-        source->SetAttribute("PacketBytes", UintegerValue(mtu));
-        source->SetPort(port);
-        source->Start(MicroSeconds(1));
+        Ptr<Fabric> fabric = CreateObject<Fabric>();
+        fabric->SetAttribute("HeaderBytes", UintegerValue(10));
+        const uint32_t links[4] = {0, 0, 1, 0};
+        const uint64_t rate[1] = {400000000000ULL};
+        const uint32_t encoding[2] = {1, 1};
+        const int64_t delay[1] = {500000};
+        fabric->Build(2, nullptr, 0, links, rate, encoding, delay, 1);
+        const uint32_t host[1] = {0}, dst[1] = {1}, mtus[1] = {mtu}, flow[1] = {0};
+        const uint64_t bytes[1] = {total};
+        const int64_t start[1] = {1000000};
+        fabric->AddSources(host, dst, bytes, mtus, flow, start, 1);
         Simulator::Run();
 
         const uint64_t packets = total / mtu;
-        NS_TEST_ASSERT_MSG_EQ(sink->GetReceivedBytes(), total, "every byte arrives");
-        NS_TEST_ASSERT_MSG_EQ(sink->GetReceivedPackets(), packets, "every packet arrives");
-        NS_TEST_ASSERT_MSG_EQ(port->GetTxWireBytes(), total + packets * 58, "wire bytes");
-        const Time expected = MicroSeconds(1) + port->GetTxTime(mtu) * packets + NanoSeconds(500);
-        NS_TEST_ASSERT_MSG_EQ(sink->GetLastArrival(), expected, "last arrival");
-        NS_TEST_ASSERT_MSG_EQ(sink->GetFirstArrival(),
-                              MicroSeconds(1) + port->GetTxTime(mtu) + NanoSeconds(500),
-                              "first arrival");
-        NS_TEST_ASSERT_MSG_EQ(port->GetBusyTime(), port->GetTxTime(mtu) * packets, "busy time");
+        std::vector<uint64_t> hosts(2 * Host::NUM_COUNTERS);
+        fabric->GetHostCounters(hosts.data(), hosts.size());
+        const uint64_t* rx = hosts.data() + Host::NUM_COUNTERS; // host 1
+        NS_TEST_ASSERT_MSG_EQ(rx[0], packets, "every packet arrives");
+        NS_TEST_ASSERT_MSG_EQ(rx[1], total + packets * FabricHeader::SERIALIZED_BYTES, "bytes");
+        // (4096 + 16 + 10) B * 8 / 400 Gbit/s = 82.44 ns per packet, exact
+        const uint64_t txPs = 82440;
+        NS_TEST_ASSERT_MSG_EQ(rx[3], 1000000 + packets * txPs + 500000, "last arrival");
         Simulator::Destroy();
+        fabric->Dispose();
+    }
+};
+
+/**
+ * 4-to-1 incast through one switch with a lossless ingress buffer of two packets: credits throttle
+ * the senders, nothing is dropped, and the receiver's link is busy for all the bytes.
+ */
+class CreditIncastTestCase : public TestCase
+{
+  public:
+    CreditIncastTestCase()
+        : TestCase("Lossless incast with tiny buffers drops nothing and conserves packets")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t nHosts = 5;
+        Ptr<Fabric> fabric = CreateObject<Fabric>();
+        fabric->SetAttribute("SwitchBufferBytes", UintegerValue(2 * (4096 + 16)));
+        const uint32_t switchPorts[1] = {nHosts};
+        std::vector<uint32_t> links;
+        for (uint32_t h = 0; h < nHosts; ++h)
+        {
+            links.insert(links.end(), {h, 0, nHosts, h});
+        }
+        const std::vector<uint64_t> rate(nHosts, 100000000000ULL);
+        const std::vector<uint32_t> encoding(2 * nHosts, 1);
+        const std::vector<int64_t> delay(nHosts, 100000);
+        fabric->Build(nHosts, switchPorts, 1, links.data(), rate.data(), encoding.data(),
+                      delay.data(), nHosts);
+        std::vector<uint32_t> offsets(nHosts + 1), ports(nHosts);
+        for (uint32_t h = 0; h < nHosts; ++h)
+        {
+            offsets[h + 1] = h + 1;
+            ports[h] = h;
+        }
+        fabric->SetUnicastTable(nHosts, offsets.data(), offsets.size(), ports.data(), ports.size());
+        const uint32_t host[4] = {1, 2, 3, 4}, dst[4] = {0, 0, 0, 0}, mtu[4] = {4096, 4096, 4096, 4096};
+        const uint32_t flow[4] = {0, 0, 0, 0};
+        const uint64_t bytes[4] = {1 << 18, 1 << 18, 1 << 18, 1 << 18};
+        const int64_t start[4] = {0, 0, 0, 0};
+        fabric->AddSources(host, dst, bytes, mtu, flow, start, 4);
+        Simulator::Run();
+
+        std::vector<uint64_t> ports_(fabric->GetNPorts() * Port::NUM_COUNTERS);
+        fabric->GetPortCounters(ports_.data(), ports_.size());
+        uint64_t drops = 0, stalls = 0;
+        for (uint32_t i = 0; i < fabric->GetNPorts(); ++i)
+        {
+            drops += ports_[i * Port::NUM_COUNTERS + 3];
+            stalls += ports_[i * Port::NUM_COUNTERS + 7];
+        }
+        NS_TEST_ASSERT_MSG_EQ(drops, 0, "lossless never drops");
+        NS_TEST_ASSERT_MSG_GT(stalls, 0, "the senders really waited for credits");
+        std::vector<uint64_t> hosts(nHosts * Host::NUM_COUNTERS);
+        fabric->GetHostCounters(hosts.data(), hosts.size());
+        NS_TEST_ASSERT_MSG_EQ(hosts[0], 4 * 64, "every packet reaches the receiver");
+        // the switch's port toward host 0 is never idle once the first packet is in
+        const uint32_t toReceiver = fabric->GetPortIndex(nHosts, 0);
+        const uint64_t busy = ports_[toReceiver * Port::NUM_COUNTERS + 6];
+        NS_TEST_ASSERT_MSG_EQ(busy, 4 * 64 * 328960ULL, "(4096 + 16) B at 100 Gbit/s each");
+        Simulator::Destroy();
+        fabric->Dispose();
     }
 };
 
@@ -96,6 +163,7 @@ class FabricTestSuite : public TestSuite
     {
         AddTestCase(new PortTxTimeTestCase, Duration::QUICK);
         AddTestCase(new StreamTestCase, Duration::QUICK);
+        AddTestCase(new CreditIncastTestCase, Duration::QUICK);
     }
 };
 

@@ -1,0 +1,269 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Graph + routing -> the C++ fabric (hosts, switches, links), run raw traffic, read counters.
+
+This is the one place that turns a networkx topology into ns-3 objects. Everything crosses into
+C++ as flat numpy arrays in a handful of calls (``ns3::mcsim::Fabric``), and every counter comes
+back the same way after the run: no Python on the per-packet path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+
+from mcsim import routing, runtime
+from mcsim.errors import McsimError, pick, require_positive
+
+FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}
+GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
+FABRIC_HEADER_BYTES = 16  # FabricHeader::SERIALIZED_BYTES (checked against C++ at run time)
+DEFAULT_BUFFER_BYTES = 256 * 1024
+DEFAULT_MTU_BYTES = 4096
+# InfiniBand RC: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 bytes; the FabricHeader carries 16 of them.
+DEFAULT_HEADER_BYTES = 26 - FABRIC_HEADER_BYTES
+
+PORT_COUNTERS = (
+    "tx_packets",
+    "tx_bytes",
+    "tx_wire_bytes",
+    "drop_packets",
+    "drop_bytes",
+    "max_queue_bytes",
+    "busy_ps",
+    "credit_stalls",
+)
+HOST_COUNTERS = ("rx_packets", "rx_bytes", "first_arrival_ps", "last_arrival_ps")
+SOURCE_COUNTERS = ("sent_packets", "sent_bytes", "last_departure_ps")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FabricConfig:
+    """Fabric-wide settings; every size in bytes, every time in ps."""
+
+    flow_control: str = "lossless"  # "lossless" (credits, never drops) or "lossy" (tail drop)
+    switch_buffer_b: int = DEFAULT_BUFFER_BYTES  # per switch port
+    host_buffer_b: int = DEFAULT_BUFFER_BYTES  # a host port's ingress buffer
+    header_bytes: int = DEFAULT_HEADER_BYTES  # wire bytes per packet beyond the packet itself
+    switch_latency_ps: int = 100_000
+    ecmp_seed: int = 1
+
+    def __post_init__(self) -> None:
+        pick("flow control", self.flow_control, FLOW_CONTROLS)
+        require_positive("FabricConfig", switch_buffer_b=self.switch_buffer_b, host_buffer_b=self.host_buffer_b)
+        for name in ("header_bytes", "switch_latency_ps", "ecmp_seed"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 0:
+                raise McsimError(f"FabricConfig: {name}={value!r} must be an integer >= 0")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Flow:
+    """Raw traffic: host ``src`` sends ``size_b`` payload bytes to host ``dst`` or to ``group``."""
+
+    src: int
+    size_b: int
+    dst: int | None = None  # a host, or
+    group: int | None = None  # an index into the groups given to simulate()
+    mtu_b: int = DEFAULT_MTU_BYTES  # payload bytes per packet
+    start_ps: int = 0
+    flow_id: int = 0  # ECMP hash input: flows with different ids may take different paths
+
+
+@dataclass(frozen=True, slots=True)
+class FabricResult:
+    """Counters of one run, as numpy arrays (uint64), plus the port -> (node, port) map."""
+
+    port_node: np.ndarray  # global port index -> node
+    port_num: np.ndarray  # global port index -> port number on that node
+    port_peer: np.ndarray  # global port index -> global index of the port at the link's far end
+    ports: dict[str, np.ndarray]  # PORT_COUNTERS name -> per global port
+    hosts: dict[str, np.ndarray]  # HOST_COUNTERS name -> per host
+    sources: dict[str, np.ndarray]  # SOURCE_COUNTERS name -> per flow, in the order given
+    unroutable_packets: int
+    end_ps: int  # simulation time when the last event ran
+    trees: list[routing.MulticastTree] = field(default_factory=list)
+
+    @property
+    def finish_ps(self) -> int:
+        """Last bit of the last packet at any host."""
+        return int(self.hosts["last_arrival_ps"].max())
+
+    def link_traversals(self) -> int:
+        """Packets sent over all links, both directions (a packet crossing 3 links counts 3)."""
+        return int(self.ports["tx_packets"].sum())
+
+    def port_index(self, node: int, port: int) -> int:
+        """Global port index of (node, port)."""
+        hits = np.flatnonzero((self.port_node == node) & (self.port_num == port))
+        if hits.size != 1:
+            raise McsimError(f"FabricResult: node {node} has no port {port}")
+        return int(hits[0])
+
+
+def _u32(values: Sequence[int] | np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.uint32)
+
+
+def _check_flows(g: nx.Graph, flows: Sequence[Flow], n_groups: int, config: FabricConfig) -> None:
+    n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
+    if not flows:
+        raise McsimError("simulate: no flows given")
+    for i, f in enumerate(flows):
+        where = f"flow {i}"
+        if not 0 <= f.src < n_hosts:
+            raise McsimError(f"{where}: src={f.src} is not a host (hosts are 0..{n_hosts - 1})")
+        if (f.dst is None) == (f.group is None):
+            raise McsimError(f"{where}: give exactly one of dst (a host) and group")
+        if f.dst is not None and not 0 <= f.dst < n_hosts:
+            raise McsimError(f"{where}: dst={f.dst} is not a host (hosts are 0..{n_hosts - 1})")
+        if f.dst == f.src:
+            raise McsimError(f"{where}: dst={f.dst} is the sender itself")
+        if f.group is not None and not 0 <= f.group < n_groups:
+            raise McsimError(f"{where}: group={f.group} is not one of the {n_groups} groups given")
+        require_positive(where, size_b=f.size_b, mtu_b=f.mtu_b)
+        if f.start_ps < 0:
+            raise McsimError(f"{where}: start_ps={f.start_ps} must be >= 0")
+        wire = f.mtu_b + FABRIC_HEADER_BYTES + config.header_bytes
+        if config.flow_control == "lossless" and wire > min(config.switch_buffer_b, config.host_buffer_b):
+            raise McsimError(
+                f"{where}: a {wire} B packet does not fit a lossless buffer of "
+                f"{min(config.switch_buffer_b, config.host_buffer_b)} B; raise the buffer or lower mtu_b"
+            )
+
+
+def simulate(
+    g: nx.Graph,
+    flows: Sequence[Flow],
+    *,
+    groups: Sequence[Sequence[int]] = (),
+    config: FabricConfig | None = None,
+    tables: routing.UnicastTables | None = None,
+) -> FabricResult:
+    """Build the fabric of ``g``, run ``flows`` to completion, and return every counter.
+
+    Parameters
+    ----------
+    g
+        A topology from :mod:`mcsim.topology` (hosts 0..H-1, then switches).
+    flows
+        Raw traffic; a flow with ``group=i`` multicasts to ``groups[i]`` (the sender must be a
+        member; every other member receives one copy).
+    groups
+        Multicast groups, each a list of member hosts; each gets one tree (routing.multicast_tree).
+    config
+        Fabric-wide settings (flow control, buffers, headers, switch latency, ECMP seed).
+    tables
+        Precomputed routing.unicast_tables(g) (they depend only on g); computed if None.
+
+    Raises
+    ------
+    McsimError
+        A bad flow, group or setting, before any C++ object exists.
+    """
+    config = config or FabricConfig()
+    _check_flows(g, flows, len(groups), config)
+    ports = routing.port_map(g)
+    trees = [routing.multicast_tree(g, members, ports=ports) for members in groups]
+    for i, f in enumerate(flows):
+        if f.group is not None and f.src not in groups[f.group]:
+            raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")
+    has_switches = any(role == "switch" for _, role in g.nodes(data="role"))
+    if tables is None and has_switches and any(f.dst is not None for f in flows):
+        tables = routing.unicast_tables(g, ports)
+
+    ns = runtime.load()
+    if int(ns.mcsim.FabricHeader.SERIALIZED_BYTES) != FABRIC_HEADER_BYTES:
+        raise AssertionError("FABRIC_HEADER_BYTES differs from the C++ FabricHeader")
+    fabric = ns.CreateObject[ns.mcsim.Fabric]()
+    runtime.set_attributes(
+        fabric,
+        "Fabric",
+        FlowControl=ns.EnumValue[ns.mcsim.FlowControl](
+            ns.mcsim.FlowControl.LOSSLESS if config.flow_control == "lossless" else ns.mcsim.FlowControl.LOSSY
+        ),
+        SwitchBufferBytes=ns.UintegerValue(config.switch_buffer_b),
+        HostBufferBytes=ns.UintegerValue(config.host_buffer_b),
+        HeaderBytes=ns.UintegerValue(config.header_bytes),
+        SwitchLatency=ns.TimeValue(ns.PicoSeconds(config.switch_latency_ps)),
+        EcmpSeed=ns.UintegerValue(config.ecmp_seed),
+    )
+    n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
+    nodes = sorted(g.nodes)
+    switch_ports = _u32([len(ports[n]) for n in nodes[n_hosts:]])
+    links, rates, encodings, delays = [], [], [], []
+    for u, v in sorted((min(a, b), max(a, b)) for a, b in g.edges):
+        e = g.edges[u, v]
+        for k in range(e["parallel"]):
+            links.append((u, ports[u].index((v, k)), v, ports[v].index((u, k))))
+            rates.append(e["rate_bps"])
+            encodings.append((e["encoding_data_bits"], e["encoding_line_bits"]))
+            delays.append(e["delay_ps"])
+    link_arr = _u32(links)
+    fabric.Build(
+        n_hosts,
+        switch_ports,
+        len(switch_ports),
+        link_arr,
+        np.ascontiguousarray(rates, dtype=np.uint64),
+        _u32(encodings),
+        np.ascontiguousarray(delays, dtype=np.int64),
+        len(links),
+    )
+    if tables is not None:
+        for sw in nodes[n_hosts:]:
+            offsets, candidates = (_u32(a) for a in tables.for_switch(sw))
+            fabric.SetUnicastTable(sw, offsets, offsets.size, candidates, candidates.size)
+    for gid, tree in enumerate(trees):
+        for sw, tree_ports in sorted(tree.switch_ports.items()):
+            arr = _u32(tree_ports)
+            fabric.SetMulticastPorts(gid, sw, arr, arr.size)
+    n = len(flows)
+    fabric.AddSources(
+        _u32([f.src for f in flows]),
+        _u32([f.dst if f.dst is not None else (f.group | GROUP_FLAG) for f in flows]),
+        np.ascontiguousarray([f.size_b for f in flows], dtype=np.uint64),
+        _u32([f.mtu_b for f in flows]),
+        _u32([f.flow_id for f in flows]),
+        np.ascontiguousarray([f.start_ps for f in flows], dtype=np.int64),
+        n,
+    )
+    try:
+        ns.Simulator.Run()
+        n_ports = int(fabric.GetNPorts())
+        port_raw = np.zeros(n_ports * len(PORT_COUNTERS), dtype=np.uint64)
+        fabric.GetPortCounters(port_raw, port_raw.size)
+        host_raw = np.zeros(n_hosts * len(HOST_COUNTERS), dtype=np.uint64)
+        fabric.GetHostCounters(host_raw, host_raw.size)
+        src_raw = np.zeros(n * len(SOURCE_COUNTERS), dtype=np.uint64)
+        fabric.GetSourceCounters(src_raw, src_raw.size)
+        unroutable = int(fabric.GetUnroutablePackets())
+        end_ps = int(ns.Simulator.Now().GetPicoSeconds())
+    finally:
+        fabric.Dispose()
+        runtime.destroy()
+    port_node = np.repeat(np.arange(len(nodes), dtype=np.uint32), [len(ports[n]) for n in nodes])
+    port_num = np.concatenate([np.arange(len(ports[n]), dtype=np.uint32) for n in nodes])
+    base = np.concatenate([[0], np.cumsum([len(ports[n]) for n in nodes])])
+    port_peer = np.zeros(n_ports, dtype=np.uint32)
+    for a, pa, b, pb in links:
+        port_peer[base[a] + pa] = base[b] + pb
+        port_peer[base[b] + pb] = base[a] + pa
+    return FabricResult(
+        port_node=port_node,
+        port_num=port_num,
+        port_peer=port_peer,
+        ports=_columns(port_raw, PORT_COUNTERS),
+        hosts=_columns(host_raw, HOST_COUNTERS),
+        sources=_columns(src_raw, SOURCE_COUNTERS),
+        unroutable_packets=unroutable,
+        end_ps=end_ps,
+        trees=trees,
+    )
+
+
+def _columns(raw: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarray]:
+    table = raw.reshape(-1, len(names))
+    return {name: table[:, i].copy() for i, name in enumerate(names)}

@@ -1,0 +1,473 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Routing, pure networkx + numpy: port numbering, unicast ECMP tables, multicast trees.
+
+Port numbering (the contract with the C++ fabric)
+-------------------------------------------------
+Every node numbers its ports from 0: neighbours in ascending node id, and for each neighbour
+``parallel`` consecutive ports, one per parallel link (``link_index`` 0..parallel-1). Link
+``link_index`` between u and v joins u's port for (v, link_index) to v's port for (u, link_index).
+A host has exactly port 0.
+
+Unicast
+-------
+Switch s forwards a packet for host d on one of ``candidates[offsets[d]:offsets[d+1]]``: every
+port (every parallel link included) on a minimal-hop path to d, ascending. On fat-trees and
+leaf-spines the minimal paths are exactly the up*/down* paths. The C++ switch picks one candidate
+by a hash of the flow; :func:`path` replays that choice in Python for tests.
+
+Multicast
+---------
+One loop-free tree per group (InfiniBand style): a packet that arrives at a switch on port p is
+copied to every tree port of that switch except p; a member host sends to its leaf. So every other
+member receives exactly one copy and every tree link carries the packet exactly once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from numbers import Integral
+
+import networkx as nx
+import numpy as np
+
+from mcsim.errors import McsimError
+from mcsim.topology import host_count, validate
+
+PortMap = dict[int, list[tuple[int, int]]]
+TreeLink = tuple[int, int, int, int]  # (u, port_u, v, port_v) with u < v
+_UNREACHABLE = -2  # a distance that never equals (distance of a switch) - 1
+
+
+# ---------------------------------------------------------------------------------------------
+# ports
+
+
+def port_map(g: nx.Graph) -> PortMap:
+    """Return every node's ports in order: ``ports[node][port] = (neighbour, link_index)``.
+
+    Neighbours are taken in ascending node id, each with ``parallel`` consecutive ports
+    (link_index 0..parallel-1). Deterministic: it depends only on the graph's edges.
+    """
+    return {
+        node: [(nbr, i) for nbr in sorted(g[node]) for i in range(g[node][nbr]["parallel"])] for node in sorted(g.nodes)
+    }
+
+
+def peer_port(g: nx.Graph, ports: PortMap, node: int, port: int) -> int:
+    """Return the port number at the far end of ``node``'s ``port`` (same link_index on the neighbour)."""
+    if node not in ports:
+        raise McsimError(f"peer_port: node={node!r} is not in the graph (nodes are 0..{len(ports) - 1})")
+    if not 0 <= port < len(ports[node]):
+        raise McsimError(f"peer_port: port={port} is not a port of node {node} (ports 0..{len(ports[node]) - 1})")
+    nbr, index = ports[node][port]
+    return ports[nbr].index((node, index))
+
+
+def _first_ports(ports: PortMap) -> dict[int, dict[int, int]]:
+    """first[node][nbr] = the first of node's ports toward nbr."""
+    first: dict[int, dict[int, int]] = {}
+    for node, entries in ports.items():
+        mine = first[node] = {}
+        for port, (nbr, index) in enumerate(entries):
+            if index == 0:
+                mine[nbr] = port
+    return first
+
+
+def links(g: nx.Graph, ports: PortMap | None = None) -> list[TreeLink]:
+    """Return every physical link once as (u, port_u, v, port_v), u < v, sorted (parallel links one by one)."""
+    ports = port_map(g) if ports is None else ports
+    return [
+        (u, p, v, ports[v].index((u, index))) for u in sorted(ports) for p, (v, index) in enumerate(ports[u]) if u < v
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# unicast
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class UnicastTables:
+    """Unicast candidate ports of every switch toward every host, as read-only numpy arrays.
+
+    Layout (H hosts, S switches = nodes H..H+S-1, row ``i = switch - H``):
+
+    - ``offsets``: uint32, shape (S, H+1), C-contiguous. Row i is switch H+i's CSR offsets into its
+      own candidate list: its ports toward host d are ``own[offsets[i, d]:offsets[i, d+1]]``, and
+      ``offsets[i, 0] == 0``.
+    - ``base``: uint64, shape (S+1,): switch H+i's candidate list is
+      ``candidates[base[i]:base[i+1]]`` (so ``offsets[i, H] == base[i+1] - base[i]``).
+    - ``candidates``: uint32, shape (base[S],): all switches' candidate port numbers concatenated,
+      ascending within each (switch, host) slice; every slice has >= 1 entry.
+
+    :meth:`for_switch` returns one switch's (offsets, candidates) pair as zero-copy views.
+    """
+
+    hosts: int
+    offsets: np.ndarray
+    base: np.ndarray
+    candidates: np.ndarray
+
+    @property
+    def switches(self) -> int:
+        """Number of switches S."""
+        return int(self.offsets.shape[0])
+
+    def for_switch(self, switch: int) -> tuple[np.ndarray, np.ndarray]:
+        """Return switch's (offsets uint32[H+1], candidates uint32[...]), contiguous views."""
+        if not self.hosts <= switch < self.hosts + self.switches:
+            raise McsimError(
+                f"UnicastTables: switch={switch} is not a switch (switches are {self.hosts}.."
+                f"{self.hosts + self.switches - 1})"
+            )
+        i = switch - self.hosts
+        return self.offsets[i], self.candidates[int(self.base[i]) : int(self.base[i + 1])]
+
+    def candidate_ports(self, switch: int, host: int) -> np.ndarray:
+        """Return the candidate output ports (uint32, ascending) of ``switch`` toward ``host``."""
+        if not 0 <= host < self.hosts:
+            raise McsimError(f"UnicastTables: host={host} is not a host (hosts are 0..{self.hosts - 1})")
+        offsets, candidates = self.for_switch(switch)
+        return candidates[offsets[host] : offsets[host + 1]]
+
+
+def _host_leaves(g: nx.Graph, hosts: int) -> list[int]:
+    return [next(iter(g[h])) for h in range(hosts)]
+
+
+def _switch_distances(g: nx.Graph, hosts: int, sources: Iterable[int]) -> np.ndarray:
+    """Hop distances between switches, one row per source switch: int32, shape (len(sources), S).
+
+    One breadth-first search for all sources at once, level by level over the switch-to-switch
+    links (hosts never lie on a path between switches); column j is switch ``hosts + j``.
+    """
+    sources = np.fromiter(sources, dtype=np.int64) - hosts
+    switches = g.number_of_nodes() - hosts
+    dist = np.full((sources.size, switches), -1, dtype=np.int32)
+    pairs = [(u - hosts, v - hosts) for u, v in g.edges if u >= hosts and v >= hosts]
+    frontier = np.zeros(dist.shape, dtype=bool)
+    frontier[np.arange(sources.size), sources] = True
+    if not pairs:  # a single switch
+        dist[frontier] = 0
+        return dist
+    ends = np.asarray(pairs, dtype=np.int64)
+    tail = np.concatenate((ends[:, 0], ends[:, 1]))
+    head = np.concatenate((ends[:, 1], ends[:, 0]))
+    order = np.argsort(head, kind="stable")
+    tail, head = tail[order], head[order]
+    starts = np.searchsorted(head, np.arange(switches))  # every switch has a switch neighbour
+    level = 0
+    while frontier.any():
+        dist[frontier] = level
+        reached = np.logical_or.reduceat(frontier[:, tail], starts, axis=1)
+        frontier = reached & (dist < 0)
+        level += 1
+    return dist
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def unicast_tables(g: nx.Graph, ports: PortMap | None = None) -> UnicastTables:
+    """Return every switch's ECMP candidate ports toward every host (see :class:`UnicastTables`).
+
+    A port of switch s is a candidate toward host d when its neighbour is one hop closer to d:
+    all minimal paths, every parallel link. Hosts under the same leaf share one BFS (from the
+    leaf), and each switch's table is built with a few numpy operations.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        A topology that :func:`mcsim.topology.validate` accepts.
+    ports : dict, optional
+        ``port_map(g)``, if already computed.
+    """
+    validate(g)
+    ports = port_map(g) if ports is None else ports
+    hosts = host_count(g)
+    nodes = g.number_of_nodes()
+    if nodes == hosts:  # two hosts on one link: nothing to route
+        return UnicastTables(
+            hosts=hosts,
+            offsets=_readonly(np.zeros((0, hosts + 1), dtype=np.uint32)),
+            base=_readonly(np.zeros(1, dtype=np.uint64)),
+            candidates=_readonly(np.zeros(0, dtype=np.uint32)),
+        )
+    leaf_of = _host_leaves(g, hosts)
+    leaves = sorted(set(leaf_of))
+    row_of_host = np.searchsorted(np.asarray(leaves), np.asarray(leaf_of))
+    # dist[r, n]: hops from leaves[r] to switch n; hosts never lie on a path to another host.
+    dist = np.full((len(leaves), nodes), _UNREACHABLE, dtype=np.int32)
+    dist[:, hosts:] = _switch_distances(g, hosts, leaves)
+    all_offsets = np.zeros((nodes - hosts, hosts + 1), dtype=np.uint32)
+    chunks: list[np.ndarray] = []
+    for i, s in enumerate(range(hosts, nodes)):
+        nbr = np.fromiter((n for n, _ in ports[s]), dtype=np.int64, count=len(ports[s]))
+        # match[r, p]: port p leads one hop closer to leaf r (never true for r = s's own row)
+        match = dist[:, nbr] == (dist[:, s] - 1)[:, None]
+        rows, cols = np.nonzero(match)  # row-major: ports ascending within a row
+        row_count = np.bincount(rows, minlength=len(leaves))
+        row_start = np.concatenate(([0], np.cumsum(row_count)[:-1]))
+        count = row_count[row_of_host]
+        local_port = np.flatnonzero(nbr < hosts)  # ports to this switch's own hosts
+        local_host = nbr[local_port]
+        count[local_host] = 1
+        if np.any(count == 0):  # impossible in a connected graph that validate() accepted
+            raise AssertionError(f"switch {s} has no route to host {int(np.flatnonzero(count == 0)[0])}")
+        offsets = np.zeros(hosts + 1, dtype=np.int64)
+        np.cumsum(count, out=offsets[1:])
+        cand = np.empty(int(offsets[-1]), dtype=np.uint32)
+        remote = np.ones(hosts, dtype=bool)
+        remote[local_host] = False
+        pos = np.repeat(row_start[row_of_host] - offsets[:-1], count) + np.arange(offsets[-1])
+        keep = np.repeat(remote, count)
+        cand[keep] = cols[pos[keep]]
+        cand[offsets[local_host]] = local_port
+        all_offsets[i] = offsets
+        chunks.append(cand)
+    base = np.zeros(nodes - hosts + 1, dtype=np.uint64)
+    np.cumsum([c.size for c in chunks], out=base[1:])
+    return UnicastTables(
+        hosts=hosts, offsets=_readonly(all_offsets), base=_readonly(base), candidates=_readonly(np.concatenate(chunks))
+    )
+
+
+def path(
+    g: nx.Graph,
+    tables: UnicastTables,
+    src: int,
+    dst: int,
+    choose: Callable[[int, np.ndarray], int],
+    *,
+    ports: PortMap | None = None,
+) -> list[int]:
+    """Follow the unicast tables from host ``src`` to host ``dst``; return the nodes visited.
+
+    ``choose(switch, candidates)`` returns an index into ``candidates`` (as the C++ switch's
+    ``hash(flow) % count``). Raises McsimError if the walk revisits a node (a loop), reaches a
+    wrong host, or the chooser returns a bad index.
+    """
+    ports = port_map(g) if ports is None else ports
+    for name, host in (("src", src), ("dst", dst)):
+        if not 0 <= host < tables.hosts:
+            raise McsimError(f"path: {name}={host} is not a host (hosts are 0..{tables.hosts - 1})")
+    node = src
+    hops = [src]
+    seen = {src}
+    while node != dst:
+        if node < tables.hosts:
+            if node != src:
+                raise McsimError(f"path: {src}->{dst} was delivered to host {node}: {hops}")
+            node = ports[node][0][0]
+        else:
+            cands = tables.candidate_ports(node, dst)
+            index = choose(node, cands)
+            if not 0 <= index < len(cands):
+                raise McsimError(f"path: choose returned {index} for {len(cands)} candidates at switch {node}")
+            node = ports[node][int(cands[index])][0]
+        if node in seen:
+            raise McsimError(f"path: {src}->{dst} loops back to node {node}: {hops}")
+        hops.append(node)
+        seen.add(node)
+    return hops
+
+
+# ---------------------------------------------------------------------------------------------
+# multicast
+
+
+@dataclass(frozen=True, slots=True)
+class MulticastTree:
+    """One multicast group's loop-free tree.
+
+    Attributes
+    ----------
+    members : tuple of int
+        Member hosts, ascending.
+    root : int
+        The switch the tree was grown from.
+    switch_ports : dict[int, tuple[int, ...]]
+        Tree switch -> its tree ports, ascending (ports to member hosts included); keys ascending.
+    tree_links : tuple of (u, port_u, v, port_v)
+        One entry per tree link (exactly one of any parallel links), u < v, sorted.
+
+    Raises
+    ------
+    McsimError
+        If the links do not form one tree over the members and switches, or disagree with
+        ``switch_ports``.
+    """
+
+    members: tuple[int, ...]
+    root: int
+    switch_ports: dict[int, tuple[int, ...]]
+    tree_links: tuple[TreeLink, ...]
+
+    def __post_init__(self) -> None:
+        nodes = set(self.members) | set(self.switch_ports)
+        on_switch: dict[int, list[int]] = {s: [] for s in self.switch_ports}
+        parent = {n: n for n in nodes}
+
+        def find(n: int) -> int:
+            while parent[n] != n:
+                parent[n] = parent[parent[n]]
+                n = parent[n]
+            return n
+
+        for u, pu, v, pv in self.tree_links:
+            for node, port in ((u, pu), (v, pv)):
+                if node not in nodes:
+                    raise McsimError(f"multicast tree: link {u}-{v} ends at node {node}, not a member or tree switch")
+                if node in on_switch:
+                    on_switch[node].append(port)
+            ru, rv = find(u), find(v)
+            if ru == rv:
+                raise McsimError(f"multicast tree: link {u}-{v} closes a loop; a tree has len(nodes)-1 links")
+            parent[ru] = rv
+        if len(self.tree_links) != len(nodes) - 1:
+            raise McsimError(
+                f"multicast tree: {len(self.tree_links)} links for {len(nodes)} nodes is not connected; a tree has "
+                f"{len(nodes) - 1}"
+            )
+        for s, tree_ports in self.switch_ports.items():
+            if tuple(sorted(on_switch[s])) != tuple(tree_ports):
+                raise McsimError(f"multicast tree: switch {s} ports={tree_ports} differ from its tree links")
+        if self.root not in self.switch_ports:
+            raise McsimError(f"multicast tree: root={self.root} is not a tree switch")
+
+    @property
+    def nodes(self) -> tuple[int, ...]:
+        """Member hosts and tree switches, ascending."""
+        return tuple(sorted(set(self.members) | set(self.switch_ports)))
+
+
+def _check_members(members: Iterable[int], hosts: int) -> tuple[int, ...]:
+    seen: set[int] = set()
+    for m in members:
+        if isinstance(m, bool) or not isinstance(m, Integral) or not 0 <= m < hosts:
+            raise McsimError(f"multicast group: member {m!r} is not a host (hosts are 0..{hosts - 1})")
+        if int(m) in seen:
+            raise McsimError(f"multicast group: member {int(m)} appears twice; list each host once")
+        seen.add(int(m))
+    if len(seen) < 2:
+        raise McsimError(f"multicast group: members={sorted(seen)} has {len(seen)}; a group needs >= 2 hosts")
+    return tuple(sorted(seen))
+
+
+def _link_index(members: tuple[int, ...], u: int, v: int, parallel: int) -> int:
+    """Which of ``parallel`` links between u and v a group uses: a stable hash of (members, u, v)."""
+    if parallel == 1:
+        return 0
+    key = np.asarray((*members, -1, min(u, v), max(u, v)), dtype="<i8").tobytes()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") % parallel
+
+
+def _bfs_parents(g: nx.Graph, root: int, hosts: int) -> dict[int, int]:
+    """BFS tree over switches from root, neighbours in ascending id: parent of every reached switch."""
+    parent = {root: root}
+    queue = deque([root])
+    while queue:
+        node = queue.popleft()
+        for nbr in sorted(g[node]):
+            if nbr >= hosts and nbr not in parent:
+                parent[nbr] = node
+                queue.append(nbr)
+    return parent
+
+
+def multicast_tree(g: nx.Graph, members: Iterable[int], *, ports: PortMap | None = None) -> MulticastTree:
+    """Return one loop-free multicast tree for the group of member hosts.
+
+    The root is the switch that minimises the largest hop distance to the members' leaves (ties:
+    lowest node id). The tree is the union of the paths from the root to each member's leaf in one
+    BFS tree from the root (neighbours visited in ascending id), plus the member hosts' links:
+    pruned by construction. Between two switches the tree uses exactly one of the parallel links,
+    chosen by a stable hash of (sorted members, the two switches) modulo ``parallel``, so that
+    different groups spread over parallel links.
+
+    Raises
+    ------
+    McsimError
+        For a member that is not a host, a repeated member, fewer than 2 members, or a topology
+        without switches.
+    """
+    validate(g)
+    hosts = host_count(g)
+    group = _check_members(members, hosts)
+    if g.number_of_nodes() == hosts:
+        raise McsimError("multicast group: the topology has no switch; a multicast tree needs one")
+    ports = port_map(g) if ports is None else ports
+    first = _first_ports(ports)
+    leaf_of = _host_leaves(g, hosts)
+    member_leaves = sorted({leaf_of[m] for m in group})
+    dist = _switch_distances(g, hosts, member_leaves)
+    root = hosts + int(np.argmin(dist.max(axis=0)))  # argmin: the first, i.e. the lowest id, on ties
+    parent = _bfs_parents(g, root, hosts)
+    edges: set[tuple[int, int]] = set()
+    for leaf in member_leaves:
+        node = leaf
+        while node != root:
+            up = parent[node]
+            if (min(node, up), max(node, up)) in edges:
+                break  # the rest of the way up is already in the tree
+            edges.add((min(node, up), max(node, up)))
+            node = up
+    tree_links: list[TreeLink] = []
+    for u, v in sorted(edges):
+        index = _link_index(group, u, v, g[u][v]["parallel"])
+        tree_links.append((u, first[u][v] + index, v, first[v][u] + index))
+    for m in group:
+        tree_links.append((m, 0, leaf_of[m], first[leaf_of[m]][m]))
+    switch_ports: dict[int, list[int]] = {}
+    for u, pu, v, pv in tree_links:
+        for node, port in ((u, pu), (v, pv)):
+            if node >= hosts:
+                switch_ports.setdefault(node, []).append(port)
+    return MulticastTree(
+        members=group,
+        root=root,
+        switch_ports={s: tuple(sorted(switch_ports[s])) for s in sorted(switch_ports)},
+        tree_links=tuple(sorted(tree_links)),
+    )
+
+
+def simulate_multicast(g: nx.Graph, tree: MulticastTree, sender: int) -> tuple[dict[int, int], dict[TreeLink, int]]:
+    """Replay one multicast packet from ``sender`` over ``tree`` with the switch semantics above.
+
+    Returns
+    -------
+    copies : dict[int, int]
+        Every host -> number of copies it received (the sender's own included, expected 0).
+    traversals : dict[(u, port_u, v, port_v), int]
+        Every tree link -> number of times the packet crossed it (either direction).
+    """
+    hosts = host_count(g)
+    if sender not in tree.members:
+        raise McsimError(f"simulate_multicast: sender={sender} is not a member of the group {list(tree.members)}")
+    far: dict[tuple[int, int], tuple[int, int, TreeLink]] = {}
+    for link in tree.tree_links:
+        u, pu, v, pv = link
+        far[(u, pu)] = (v, pv, link)
+        far[(v, pv)] = (u, pu, link)
+    copies = dict.fromkeys(range(hosts), 0)
+    traversals = dict.fromkeys(tree.tree_links, 0)
+    limit = 2 * len(tree.tree_links)  # a correct tree needs len(tree_links) sends
+    queue = deque([(sender, 0)])  # (node, port it sends on)
+    sends = 0
+    while queue:
+        node, port = queue.popleft()
+        nbr, nbr_port, link = far[(node, port)]
+        traversals[link] += 1
+        sends += 1
+        if sends > limit:
+            raise McsimError(f"simulate_multicast: more than {limit} sends; the tree has a loop")
+        if nbr < hosts:
+            copies[nbr] += 1
+            continue
+        queue.extend((nbr, p) for p in tree.switch_ports[nbr] if p != nbr_port)
+    return copies, traversals

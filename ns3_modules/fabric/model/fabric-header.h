@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "ns3/header.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief The fabric's routing header, 16 bytes on the wire (it stands for the link/network
+ * headers: InfiniBand LRH and the routing part of the GRH/BTH).
+ *
+ * dst is a host id, or a multicast group id with GROUP_FLAG set. flow identifies the flow (a QP
+ * in the transport) for ECMP hashing; seq is the packet's sequence number within its flow.
+ */
+class FabricHeader : public Header
+{
+  public:
+    static constexpr uint32_t GROUP_FLAG = 0x80000000U; //!< dst names a multicast group
+    static constexpr uint32_t SERIALIZED_BYTES = 16;    //!< wire size
+
+    FabricHeader();
+    FabricHeader(uint32_t src, uint32_t dst, uint32_t flow, uint32_t seq);
+
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint32_t GetSource() const { return m_src; }      //!< sending host
+    uint32_t GetDestination() const { return m_dst; } //!< host id, or group id | GROUP_FLAG
+    uint32_t GetFlow() const { return m_flow; }       //!< flow id for ECMP
+    uint32_t GetSeq() const { return m_seq; }         //!< sequence number in the flow
+    bool IsGroup() const { return (m_dst & GROUP_FLAG) != 0; }
+    uint32_t GetGroup() const { return m_dst & ~GROUP_FLAG; }
+
+  private:
+    uint32_t m_src;
+    uint32_t m_dst;
+    uint32_t m_flow;
+    uint32_t m_seq;
+};
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fabric.h"
+
+#include "fabric-header.h"
+
+#include "ns3/enum.h"
+#include "ns3/uinteger.h"
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(Fabric);
+
+TypeId
+Fabric::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::mcsim::Fabric")
+            .SetParent<Object>()
+            .SetGroupName("Mcsim")
+            .AddConstructor<Fabric>()
+            .AddAttribute("FlowControl",
+                          "Flow control of every port: Lossless (credits) or Lossy (tail drop).",
+                          EnumValue(FlowControl::LOSSLESS),
+                          MakeEnumAccessor<FlowControl>(&Fabric::m_mode),
+                          MakeEnumChecker(FlowControl::LOSSLESS, "Lossless", FlowControl::LOSSY, "Lossy"))
+            .AddAttribute("SwitchBufferBytes",
+                          "Buffer per switch port in bytes: the output queue limit (Lossy) or the "
+                          "ingress buffer its upstream holds credits for (Lossless).",
+                          UintegerValue(DEFAULT_BUFFER_BYTES),
+                          MakeUintegerAccessor(&Fabric::m_switchBuffer),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("HostBufferBytes",
+                          "Ingress buffer of a host's port in bytes (credits of its switch port).",
+                          UintegerValue(DEFAULT_BUFFER_BYTES),
+                          MakeUintegerAccessor(&Fabric::m_hostBuffer),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("HeaderBytes",
+                          "Wire bytes per packet beyond its serialized size (CRCs, the headers "
+                          "the FabricHeader does not stand for), in bytes.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&Fabric::m_headerBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("SwitchLatency",
+                          "Forwarding latency of every switch.",
+                          TimeValue(NanoSeconds(100)),
+                          MakeTimeAccessor(&Fabric::m_switchLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("EcmpSeed",
+                          "Seed of the switches' ECMP flow hash.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&Fabric::m_ecmpSeed),
+                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+Fabric::Fabric()
+    : m_nHosts(0)
+{
+}
+
+Fabric::~Fabric() = default;
+
+void
+Fabric::DoDispose()
+{
+    for (auto& s : m_sources)
+    {
+        s->Dispose();
+    }
+    for (auto& h : m_hosts)
+    {
+        h->Dispose();
+    }
+    for (auto& s : m_switches)
+    {
+        s->Dispose();
+    }
+    for (auto& p : m_ports)
+    {
+        p->Dispose();
+    }
+    m_sources.clear();
+    m_hosts.clear();
+    m_switches.clear();
+    m_ports.clear();
+    Object::DoDispose();
+}
+
+void
+Fabric::Build(uint32_t nHosts,
+              const uint32_t* switchPorts,
+              std::size_t nSwitches,
+              const uint32_t* links,
+              const uint64_t* rateBps,
+              const uint32_t* encoding,
+              const int64_t* delayPs,
+              std::size_t nLinks)
+{
+    if (!m_ports.empty())
+    {
+        throw std::logic_error("Fabric::Build called twice");
+    }
+    m_nHosts = nHosts;
+    const std::size_t nNodes = nHosts + nSwitches;
+    m_portBase.assign(nNodes + 1, 0);
+    for (std::size_t n = 0; n < nNodes; ++n)
+    {
+        const uint32_t count = n < nHosts ? 1 : switchPorts[n - nHosts];
+        if (count == 0)
+        {
+            throw std::invalid_argument("Fabric: switch " + std::to_string(n) + " has no ports");
+        }
+        m_portBase[n + 1] = m_portBase[n] + count;
+    }
+    const uint32_t nPorts = m_portBase[nNodes];
+    m_ports.resize(nPorts);
+    std::vector<Port*> upstream(nPorts, nullptr);
+    std::vector<std::pair<uint32_t, uint32_t>> peerOf(nPorts); // global port -> (node, port)
+    auto global = [&](uint32_t node, uint32_t port) {
+        if (node >= nNodes || port >= m_portBase[node + 1] - m_portBase[node])
+        {
+            throw std::invalid_argument("Fabric: link end (node " + std::to_string(node) +
+                                        ", port " + std::to_string(port) + ") does not exist");
+        }
+        return m_portBase[node] + port;
+    };
+    for (std::size_t i = 0; i < nLinks; ++i)
+    {
+        const uint32_t* l = links + 4 * i;
+        if (rateBps[i] == 0 || delayPs[i] < 0 || encoding[2 * i] == 0 ||
+            encoding[2 * i] > encoding[2 * i + 1])
+        {
+            throw std::invalid_argument("Fabric: link " + std::to_string(i) +
+                                        " has a zero rate, a negative delay or a bad encoding");
+        }
+        const uint32_t ends[2] = {global(l[0], l[1]), global(l[2], l[3])};
+        for (int side = 0; side < 2; ++side)
+        {
+            const uint32_t me = ends[side];
+            if (m_ports[me])
+            {
+                throw std::invalid_argument("Fabric: port " + std::to_string(l[2 * side + 1]) +
+                                            " of node " + std::to_string(l[2 * side]) +
+                                            " is used by two links");
+            }
+            const uint32_t peerNode = l[2 * (1 - side)];
+            Ptr<Port> port = CreateObject<Port>();
+            port->SetAttribute("DataRate", DataRateValue(DataRate(rateBps[i])));
+            port->SetAttribute("EncodingDataBits", UintegerValue(encoding[2 * i]));
+            port->SetAttribute("EncodingLineBits", UintegerValue(encoding[2 * i + 1]));
+            port->SetAttribute("HeaderBytes", UintegerValue(m_headerBytes));
+            port->SetAttribute("Delay", TimeValue(PicoSeconds(delayPs[i])));
+            port->SetFlowControl(m_mode);
+            const bool fromHost = l[2 * side] < nHosts;
+            // a host never queues more than its sources' one packet each: no tail drop there
+            port->SetBufferBytes(fromHost ? std::numeric_limits<uint64_t>::max() / 2
+                                          : m_switchBuffer);
+            port->SetCreditBytes(peerNode < nHosts ? m_hostBuffer : m_switchBuffer);
+            m_ports[me] = port;
+            peerOf[me] = {peerNode, l[2 * (1 - side) + 1]};
+        }
+        upstream[ends[0]] = PeekPointer(m_ports[ends[1]]);
+        upstream[ends[1]] = PeekPointer(m_ports[ends[0]]);
+    }
+    for (uint32_t n = 0; n < nNodes; ++n)
+    {
+        for (uint32_t g = m_portBase[n]; g < m_portBase[n + 1]; ++g)
+        {
+            if (!m_ports[g])
+            {
+                throw std::invalid_argument("Fabric: port " + std::to_string(g - m_portBase[n]) +
+                                            " of node " + std::to_string(n) + " has no link");
+            }
+        }
+    }
+    const bool lossless = m_mode == FlowControl::LOSSLESS;
+    for (uint32_t n = 0; n < nNodes; ++n)
+    {
+        if (n < nHosts)
+        {
+            Ptr<Host> host = CreateObject<Host>();
+            host->Setup(n, m_ports[m_portBase[n]], upstream[m_portBase[n]]);
+            m_hosts.push_back(host);
+        }
+        else
+        {
+            Ptr<Switch> sw = CreateObject<Switch>();
+            sw->SetAttribute("Latency", TimeValue(m_switchLatency));
+            sw->SetAttribute("EcmpSeed", UintegerValue(m_ecmpSeed));
+            std::vector<Ptr<Port>> ports(m_ports.begin() + m_portBase[n],
+                                         m_ports.begin() + m_portBase[n + 1]);
+            std::vector<Port*> up(upstream.begin() + m_portBase[n],
+                                  upstream.begin() + m_portBase[n + 1]);
+            sw->Setup(n, std::move(ports), std::move(up), lossless);
+            m_switches.push_back(sw);
+        }
+    }
+    for (uint32_t g = 0; g < nPorts; ++g)
+    {
+        const auto [peerNode, peerPort] = peerOf[g];
+        PacketReceiver* peer = peerNode < nHosts
+                                   ? static_cast<PacketReceiver*>(PeekPointer(m_hosts[peerNode]))
+                                   : PeekPointer(m_switches[peerNode - nHosts]);
+        m_ports[g]->Connect(peer, peerPort);
+    }
+}
+
+Ptr<Switch>
+Fabric::SwitchAt(uint32_t node, const char* what) const
+{
+    if (node < m_nHosts || node >= m_nHosts + m_switches.size())
+    {
+        throw std::invalid_argument(std::string("Fabric::") + what + ": node " +
+                                    std::to_string(node) + " is not a switch");
+    }
+    return m_switches[node - m_nHosts];
+}
+
+void
+Fabric::SetUnicastTable(uint32_t node,
+                        const uint32_t* offsets,
+                        std::size_t nOffsets,
+                        const uint32_t* candidates,
+                        std::size_t nCandidates)
+{
+    if (nOffsets != m_nHosts + 1)
+    {
+        throw std::invalid_argument("Fabric::SetUnicastTable: " + std::to_string(nOffsets) +
+                                    " offsets for " + std::to_string(m_nHosts) + " hosts");
+    }
+    SwitchAt(node, "SetUnicastTable")->SetUnicastTable(offsets, nOffsets, candidates, nCandidates);
+}
+
+void
+Fabric::SetMulticastPorts(uint32_t group, uint32_t node, const uint32_t* ports, std::size_t nPorts)
+{
+    if (group >= FabricHeader::GROUP_FLAG)
+    {
+        throw std::invalid_argument("Fabric::SetMulticastPorts: group id too large");
+    }
+    SwitchAt(node, "SetMulticastPorts")->SetMulticastPorts(group, ports, nPorts);
+}
+
+void
+Fabric::AddSources(const uint32_t* host,
+                   const uint32_t* destination,
+                   const uint64_t* bytes,
+                   const uint32_t* packetBytes,
+                   const uint32_t* flow,
+                   const int64_t* startPs,
+                   std::size_t n)
+{
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const bool group = (destination[i] & FabricHeader::GROUP_FLAG) != 0;
+        if (host[i] >= m_nHosts || (!group && destination[i] >= m_nHosts) || bytes[i] == 0 ||
+            packetBytes[i] == 0 || startPs[i] < 0)
+        {
+            throw std::invalid_argument("Fabric::AddSources: source " + std::to_string(i) +
+                                        " has a bad host, destination, size or start");
+        }
+        Ptr<TrafficSource> s = CreateObject<TrafficSource>();
+        s->SetAttribute("TotalBytes", UintegerValue(bytes[i]));
+        s->SetAttribute("PacketBytes", UintegerValue(packetBytes[i]));
+        s->Setup(m_hosts[host[i]], destination[i], flow[i]);
+        s->Start(PicoSeconds(startPs[i]));
+        m_sources.push_back(s);
+    }
+}
+
+uint32_t
+Fabric::GetNHosts() const
+{
+    return m_nHosts;
+}
+
+uint32_t
+Fabric::GetNNodes() const
+{
+    return static_cast<uint32_t>(m_portBase.size()) - 1;
+}
+
+uint32_t
+Fabric::GetNPorts() const
+{
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+uint32_t
+Fabric::GetPortIndex(uint32_t node, uint32_t port) const
+{
+    if (node + 1 >= m_portBase.size() || port >= m_portBase[node + 1] - m_portBase[node])
+    {
+        throw std::out_of_range("Fabric::GetPortIndex: no port " + std::to_string(port) +
+                                " on node " + std::to_string(node));
+    }
+    return m_portBase[node] + port;
+}
+
+uint32_t
+Fabric::GetNSources() const
+{
+    return static_cast<uint32_t>(m_sources.size());
+}
+
+void
+Fabric::CheckOut(std::size_t n, std::size_t want, const char* what) const
+{
+    if (n != want)
+    {
+        throw std::invalid_argument(std::string("Fabric::") + what + ": output has " +
+                                    std::to_string(n) + " entries, needs " + std::to_string(want));
+    }
+}
+
+void
+Fabric::GetPortCounters(uint64_t* out, std::size_t n) const
+{
+    CheckOut(n, m_ports.size() * Port::NUM_COUNTERS, "GetPortCounters");
+    static_assert(sizeof(Port::Counters) == Port::NUM_COUNTERS * sizeof(uint64_t));
+    for (std::size_t i = 0; i < m_ports.size(); ++i)
+    {
+        const Port::Counters& c = m_ports[i]->GetCounters();
+        const uint64_t row[Port::NUM_COUNTERS] = {c.txPackets,
+                                                  c.txBytes,
+                                                  c.txWireBytes,
+                                                  c.dropPackets,
+                                                  c.dropBytes,
+                                                  c.maxQueueBytes,
+                                                  c.busyPs,
+                                                  c.creditStalls};
+        std::copy(row, row + Port::NUM_COUNTERS, out + i * Port::NUM_COUNTERS);
+    }
+}
+
+void
+Fabric::GetHostCounters(uint64_t* out, std::size_t n) const
+{
+    CheckOut(n, m_hosts.size() * Host::NUM_COUNTERS, "GetHostCounters");
+    for (std::size_t i = 0; i < m_hosts.size(); ++i)
+    {
+        const Host::Counters& c = m_hosts[i]->GetCounters();
+        const uint64_t row[Host::NUM_COUNTERS] = {c.rxPackets,
+                                                  c.rxBytes,
+                                                  c.firstArrivalPs,
+                                                  c.lastArrivalPs};
+        std::copy(row, row + Host::NUM_COUNTERS, out + i * Host::NUM_COUNTERS);
+    }
+}
+
+void
+Fabric::GetSourceCounters(uint64_t* out, std::size_t n) const
+{
+    CheckOut(n, m_sources.size() * 3, "GetSourceCounters");
+    for (std::size_t i = 0; i < m_sources.size(); ++i)
+    {
+        out[3 * i] = m_sources[i]->GetSentPackets();
+        out[3 * i + 1] = m_sources[i]->GetSentBytes();
+        out[3 * i + 2] = static_cast<uint64_t>(m_sources[i]->GetLastDeparture().GetPicoSeconds());
+    }
+}
+
+uint64_t
+Fabric::GetUnroutablePackets() const
+{
+    uint64_t total = 0;
+    for (const auto& s : m_switches)
+    {
+        total += s->GetCounters().unroutable;
+    }
+    return total;
+}
+
+} // namespace mcsim
+} // namespace ns3

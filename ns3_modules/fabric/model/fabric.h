@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "host.h"
+#include "port.h"
+#include "switch.h"
+#include "traffic-source.h"
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief Builds and owns a whole fabric from flat arrays, and reads its counters in bulk.
+ *
+ * Nodes 0..nHosts-1 are hosts (one port each), then switches. Ports are numbered per node; the
+ * global port index runs node by node, port by port (GetPortIndex). Python hands over numpy
+ * arrays (no copy) and reads numpy arrays back: no per-packet or per-object Python calls.
+ */
+class Fabric : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    Fabric();
+    ~Fabric() override;
+
+    /**
+     * Create the nodes and links.
+     * @param nHosts hosts (one port each)
+     * @param switchPorts ports of each switch, nSwitches entries
+     * @param links nLinks rows of (nodeA, portA, nodeB, portB)
+     * @param rateBps signalling rate per link
+     * @param encoding nLinks rows of (data bits, line bits)
+     * @param delayPs propagation delay per link
+     * @throws std::invalid_argument on a port used twice or left unconnected, a host with other
+     * than one port, or a bad value
+     */
+    void Build(uint32_t nHosts, const uint32_t* switchPorts, std::size_t nSwitches,
+               const uint32_t* links, const uint64_t* rateBps, const uint32_t* encoding,
+               const int64_t* delayPs, std::size_t nLinks);
+
+    /** Switch `node`'s unicast table (see Switch::SetUnicastTable). */
+    void SetUnicastTable(uint32_t node, const uint32_t* offsets, std::size_t nOffsets,
+                         const uint32_t* candidates, std::size_t nCandidates);
+    /** Switch `node`'s ports in group's multicast tree. */
+    void SetMulticastPorts(uint32_t group, uint32_t node, const uint32_t* ports, std::size_t nPorts);
+
+    /**
+     * Add n raw traffic sources: host[i] sends bytes[i] to destination[i] (a host, or a group |
+     * FabricHeader::GROUP_FLAG) in packets of packetBytes[i] payload, flow flow[i], from startPs[i].
+     */
+    void AddSources(const uint32_t* host, const uint32_t* destination, const uint64_t* bytes,
+                    const uint32_t* packetBytes, const uint32_t* flow, const int64_t* startPs,
+                    std::size_t n);
+
+    uint32_t GetNHosts() const;
+    uint32_t GetNNodes() const;
+    uint32_t GetNPorts() const;                           //!< all ports, hosts' included
+    uint32_t GetPortIndex(uint32_t node, uint32_t port) const; //!< global index
+    uint32_t GetNSources() const;
+
+    /** out[port * Port::NUM_COUNTERS + field] = Port::Counters, for every global port. */
+    void GetPortCounters(uint64_t* out, std::size_t n) const;
+    /** out[host * Host::NUM_COUNTERS + field] = Host::Counters. */
+    void GetHostCounters(uint64_t* out, std::size_t n) const;
+    /** out[source * 3 + field] = sent packets, sent payload bytes, last departure in ps. */
+    void GetSourceCounters(uint64_t* out, std::size_t n) const;
+    /** Packets switches could not route (unknown destination or group), summed. */
+    uint64_t GetUnroutablePackets() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    Ptr<Switch> SwitchAt(uint32_t node, const char* what) const;
+    void CheckOut(std::size_t n, std::size_t want, const char* what) const;
+
+    static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
+
+    FlowControl m_mode;         //!< "FlowControl"
+    uint64_t m_switchBuffer;    //!< "SwitchBufferBytes"
+    uint64_t m_hostBuffer;      //!< "HostBufferBytes"
+    uint32_t m_headerBytes;     //!< "HeaderBytes"
+    Time m_switchLatency;       //!< "SwitchLatency"
+    uint32_t m_ecmpSeed;        //!< "EcmpSeed"
+
+    uint32_t m_nHosts;
+    std::vector<Ptr<Host>> m_hosts;
+    std::vector<Ptr<Switch>> m_switches;
+    std::vector<Ptr<Port>> m_ports;      //!< global port index -> port
+    std::vector<uint32_t> m_portBase;    //!< node -> first global port index (+1 sentinel)
+    std::vector<Ptr<TrafficSource>> m_sources;
+};
+
+} // namespace mcsim
+} // namespace ns3

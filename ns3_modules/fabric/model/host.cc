@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "host.h"
+
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(Host);
+
+TypeId
+Host::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::mcsim::Host").SetParent<Object>().SetGroupName("Mcsim");
+    return tid;
+}
+
+Host::Host()
+    : m_id(0),
+      m_upstream(nullptr)
+{
+}
+
+Host::~Host() = default;
+
+void
+Host::DoDispose()
+{
+    m_port = nullptr;
+    m_upstream = nullptr;
+    Object::DoDispose();
+}
+
+void
+Host::Setup(uint32_t id, Ptr<Port> port, Port* upstream)
+{
+    m_id = id;
+    m_port = port;
+    m_upstream = upstream;
+}
+
+Time
+Host::Send(Ptr<Packet> packet, PortWaker* waker)
+{
+    return m_port->Send(packet, Simulator::Now(), CreditReturn{}, waker);
+}
+
+void
+Host::Receive(Ptr<Packet> packet, uint32_t inPort)
+{
+    const uint64_t now = Simulator::Now().GetPicoSeconds();
+    if (m_counters.rxPackets == 0)
+    {
+        m_counters.firstArrivalPs = now;
+    }
+    m_counters.lastArrivalPs = now;
+    m_counters.rxPackets++;
+    m_counters.rxBytes += packet->GetSize();
+    if (m_upstream != nullptr)
+    {
+        m_upstream->ReturnCredit(Simulator::Now() + m_upstream->GetDelay(),
+                                 m_upstream->GetWireBytes(packet->GetSize()));
+    }
+}
+
+uint32_t
+Host::GetId() const
+{
+    return m_id;
+}
+
+Ptr<Port>
+Host::GetPort() const
+{
+    return m_port;
+}
+
+const Host::Counters&
+Host::GetCounters() const
+{
+    return m_counters;
+}
+
+} // namespace mcsim
+} // namespace ns3

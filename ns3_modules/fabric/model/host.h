@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "packet-receiver.h"
+#include "port.h"
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief A host with one network port: it sends what its sources give it and counts what it
+ * receives. Its ingress buffer is drained at once (it returns credits on arrival); the transport
+ * layer (NIC, QPs) sits on top of this.
+ */
+class Host : public Object, public PacketReceiver
+{
+  public:
+    static TypeId GetTypeId();
+    Host();
+    ~Host() override;
+
+    /** Fabric setup: this host's id, its port, and the port of the switch that sends to it. */
+    void Setup(uint32_t id, Ptr<Port> port, Port* upstream);
+
+    /**
+     * Send a packet (with its FabricHeader) into the fabric.
+     * @return when its last bit leaves the host, or Time(-1) if it waits for credits (waker is
+     * told when it leaves)
+     */
+    Time Send(Ptr<Packet> packet, PortWaker* waker);
+
+    void Receive(Ptr<Packet> packet, uint32_t inPort) override;
+
+    uint32_t GetId() const;
+    Ptr<Port> GetPort() const;
+
+    /** @brief Receive counters, read in bulk after the run. */
+    struct Counters
+    {
+        uint64_t rxPackets = 0;      //!< packets received
+        uint64_t rxBytes = 0;        //!< packet bytes received (FabricHeader included)
+        uint64_t firstArrivalPs = 0; //!< last bit of the first packet
+        uint64_t lastArrivalPs = 0;  //!< last bit of the last packet
+    };
+    static constexpr uint32_t NUM_COUNTERS = 4; //!< fields of Counters, in order
+
+    const Counters& GetCounters() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    uint32_t m_id;
+    Ptr<Port> m_port;
+    Port* m_upstream; //!< the switch port that sends to this host (credits go back to it)
+    Counters m_counters;
+};
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "switch.h"
+
+#include "fabric-header.h"
+
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(Switch);
+
+namespace
+{
+/** splitmix64 finalizer: a fixed, portable integer hash (never std::hash). */
+uint64_t
+Mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+} // namespace
+
+TypeId
+Switch::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::mcsim::Switch")
+                            .SetParent<Object>()
+                            .SetGroupName("Mcsim")
+                            .AddConstructor<Switch>()
+                            .AddAttribute("Latency",
+                                          "Forwarding latency from a packet's arrival to the "
+                                          "earliest start on its output port.",
+                                          TimeValue(NanoSeconds(100)),
+                                          MakeTimeAccessor(&Switch::m_latency),
+                                          MakeTimeChecker(Time(0)))
+                            .AddAttribute("EcmpSeed",
+                                          "Seed of the ECMP flow hash.",
+                                          UintegerValue(1),
+                                          MakeUintegerAccessor(&Switch::m_ecmpSeed),
+                                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+Switch::Switch()
+    : m_id(0),
+      m_lossless(true)
+{
+}
+
+Switch::~Switch() = default;
+
+void
+Switch::DoDispose()
+{
+    m_ports.clear();
+    m_upstream.clear();
+    Object::DoDispose();
+}
+
+std::string
+Switch::Where() const
+{
+    return "Switch " + std::to_string(m_id);
+}
+
+void
+Switch::Setup(uint32_t id, std::vector<Ptr<Port>> ports, std::vector<Port*> upstream, bool lossless)
+{
+    if (ports.size() != upstream.size())
+    {
+        throw std::invalid_argument(Where() + ": ports and upstream ports differ in number");
+    }
+    m_id = id;
+    m_ports = std::move(ports);
+    m_upstream = std::move(upstream);
+    m_lossless = lossless;
+}
+
+void
+Switch::SetUnicastTable(const uint32_t* offsets,
+                        std::size_t nOffsets,
+                        const uint32_t* candidates,
+                        std::size_t nCandidates)
+{
+    if (nOffsets < 2 || offsets[0] != 0 || offsets[nOffsets - 1] != nCandidates)
+    {
+        throw std::invalid_argument(Where() + ": unicast offsets must start at 0 and end at " +
+                                    std::to_string(nCandidates));
+    }
+    for (std::size_t d = 0; d + 1 < nOffsets; ++d)
+    {
+        if (offsets[d + 1] <= offsets[d])
+        {
+            throw std::invalid_argument(Where() + ": no route to host " + std::to_string(d));
+        }
+    }
+    for (std::size_t i = 0; i < nCandidates; ++i)
+    {
+        if (candidates[i] >= m_ports.size())
+        {
+            throw std::invalid_argument(Where() + ": route to port " + std::to_string(candidates[i]) +
+                                        " of " + std::to_string(m_ports.size()));
+        }
+    }
+    m_ucOffsets.assign(offsets, offsets + nOffsets);
+    m_ucPorts.assign(candidates, candidates + nCandidates);
+}
+
+void
+Switch::SetMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPorts)
+{
+    for (std::size_t i = 0; i < nPorts; ++i)
+    {
+        if (ports[i] >= m_ports.size())
+        {
+            throw std::invalid_argument(Where() + ": group " + std::to_string(group) +
+                                        " uses port " + std::to_string(ports[i]) + " of " +
+                                        std::to_string(m_ports.size()));
+        }
+    }
+    if (group >= m_groupPorts.size())
+    {
+        m_groupPorts.resize(group + 1);
+    }
+    m_groupPorts[group].assign(ports, ports + nPorts);
+}
+
+void
+Switch::Receive(Ptr<Packet> packet, uint32_t inPort)
+{
+    FabricHeader h;
+    packet->PeekHeader(h);
+    const Time earliest = Simulator::Now() + m_latency;
+    Port* upstream = m_lossless ? m_upstream[inPort] : nullptr;
+    if (!h.IsGroup())
+    {
+        const uint32_t d = h.GetDestination();
+        if (d + 1 >= m_ucOffsets.size())
+        {
+            m_counters.unroutable++;
+            if (upstream != nullptr)
+            {
+                upstream->ReturnCredit(Simulator::Now() + upstream->GetDelay(),
+                                       upstream->GetWireBytes(packet->GetSize()));
+            }
+            return;
+        }
+        const uint32_t first = m_ucOffsets[d];
+        const uint32_t n = m_ucOffsets[d + 1] - first;
+        uint32_t pick = 0;
+        if (n > 1)
+        {
+            const uint64_t key = (static_cast<uint64_t>(h.GetSource()) << 32) ^ d ^
+                                 (static_cast<uint64_t>(h.GetFlow()) << 16) ^ m_ecmpSeed;
+            pick = static_cast<uint32_t>(Mix(key) % n);
+        }
+        m_ports[m_ucPorts[first + pick]]->Send(packet, earliest, CreditReturn{upstream, nullptr}, nullptr);
+        return;
+    }
+    const uint32_t g = h.GetGroup();
+    const std::vector<uint32_t>* tree = g < m_groupPorts.size() ? &m_groupPorts[g] : nullptr;
+    uint32_t copies = 0;
+    if (tree != nullptr)
+    {
+        for (uint32_t p : *tree)
+        {
+            copies += p != inPort;
+        }
+    }
+    if (copies == 0)
+    {
+        m_counters.unroutable += tree == nullptr;
+        if (upstream != nullptr)
+        {
+            upstream->ReturnCredit(Simulator::Now() + upstream->GetDelay(),
+                                   upstream->GetWireBytes(packet->GetSize()));
+        }
+        return;
+    }
+    CreditReturn credit;
+    if (upstream != nullptr)
+    {
+        credit.shared =
+            new SharedCredit{upstream, upstream->GetWireBytes(packet->GetSize()), copies, Time(0)};
+    }
+    uint32_t sent = 0;
+    for (uint32_t p : *tree)
+    {
+        if (p == inPort)
+        {
+            continue;
+        }
+        // Copies share the buffer (copy on write): cheap. The last copy takes the original.
+        Ptr<Packet> copy = ++sent == copies ? packet : packet->Copy();
+        m_ports[p]->Send(copy, earliest, credit, nullptr);
+    }
+}
+
+uint32_t
+Switch::GetNPorts() const
+{
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+Ptr<Port>
+Switch::GetPort(uint32_t i) const
+{
+    return m_ports.at(i);
+}
+
+const Switch::Counters&
+Switch::GetCounters() const
+{
+    return m_counters;
+}
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "packet-receiver.h"
+#include "port.h"
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief Output-queued switch: unicast table with ECMP, multicast replication.
+ *
+ * Unicast: the candidate output ports toward host d are m_ucPorts[m_ucOffsets[d] ..
+ * m_ucOffsets[d+1]); a flow always takes the same one, chosen by a hash of (source, destination,
+ * flow, EcmpSeed). Multicast (InfiniBand semantics): a packet for group g that arrives on port p
+ * is copied to every port of g's tree on this switch except p. A packet waits Latency before it
+ * may start on its output port (no extra event).
+ */
+class Switch : public Object, public PacketReceiver
+{
+  public:
+    static TypeId GetTypeId();
+    Switch();
+    ~Switch() override;
+
+    /** Fabric setup: node id, ports, and for each port the far-end port that sends into it. */
+    void Setup(uint32_t id, std::vector<Ptr<Port>> ports, std::vector<Port*> upstream,
+               bool lossless);
+
+    /**
+     * Unicast table (CSR, copied): offsets has nHosts + 1 entries, candidates the ports.
+     * @throws std::invalid_argument on an empty candidate list or a port out of range
+     */
+    void SetUnicastTable(const uint32_t* offsets, std::size_t nOffsets, const uint32_t* candidates,
+                         std::size_t nCandidates);
+
+    /** This switch's ports in multicast group g's tree; throws on a port out of range. */
+    void SetMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPorts);
+
+    void Receive(Ptr<Packet> packet, uint32_t inPort) override;
+
+    uint32_t GetNPorts() const;
+    Ptr<Port> GetPort(uint32_t i) const;
+
+    /** @brief Switch counters, read in bulk after the run. */
+    struct Counters
+    {
+        uint64_t unroutable = 0; //!< packets with no route (unknown host or group): dropped
+    };
+
+    const Counters& GetCounters() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    std::string Where() const;
+
+    uint32_t m_id;
+    Time m_latency;      //!< "Latency": forwarding latency per hop
+    uint32_t m_ecmpSeed; //!< "EcmpSeed"
+    bool m_lossless;
+    std::vector<Ptr<Port>> m_ports;
+    std::vector<Port*> m_upstream;          //!< port i's far end (credits go back to it)
+    std::vector<uint32_t> m_ucOffsets;      //!< host -> first candidate
+    std::vector<uint32_t> m_ucPorts;        //!< candidates, dense
+    std::vector<std::vector<uint32_t>> m_groupPorts; //!< group -> tree ports here
+    Counters m_counters;
+};
+
+} // namespace mcsim
+} // namespace ns3

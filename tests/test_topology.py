@@ -1,0 +1,416 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""topology.py: builders against closed forms, validation, files, and the summary."""
+
+import subprocess
+import sys
+from fractions import Fraction
+
+import networkx as nx
+import pytest
+
+from mcsim import topology
+from mcsim.errors import McsimError
+from mcsim.topology import fat_tree, leaf_spine, load, resolve, save, summary, validate
+
+FDR_BPS = 56_250_000_000
+FDR_DATA_BPS = FDR_BPS * 64 // 66  # 54.55 Gbit/s
+LINK = {"rate_bps": 10**9, "delay_ps": 100_000}
+
+
+def ports_used(g: nx.Graph, node: int) -> int:
+    return sum(g[node][nbr]["parallel"] for nbr in g[node])
+
+
+def same_graph(a: nx.Graph, b: nx.Graph) -> None:
+    assert list(a.nodes(data=True)) == list(b.nodes(data=True))
+    edges = lambda g: {(min(u, v), max(u, v)): d for u, v, d in g.edges(data=True)}  # noqa: E731
+    assert edges(a) == edges(b)
+    assert a.graph == b.graph
+
+
+# --- fat-tree ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [2, 4, 8])
+def test_fat_tree_closed_forms(k):
+    g = fat_tree(k, rate_bps=FDR_BPS, delay_ps=100_000, encoding_data_bits=64, encoding_line_bits=66)
+    s = summary(g)
+    hosts = k**3 // 4
+    assert (s["hosts"], s["switches"], s["links"]) == (hosts, 5 * k**2 // 4, 3 * k**3 // 4)
+    assert s["switches_per_tier"] == {"tier1": k * k // 2, "tier2": k * k // 2, "tier3": k * k // 4}
+    assert {label: t["links"] for label, t in s["tiers"].items()} == {
+        "host-tier1": hosts,
+        "tier1-tier2": hosts,
+        "tier2-tier3": hosts,
+    }
+    assert s["diameter"] == 6  # host-edge-agg-core-agg-edge-host across pods (k=2 has 2 pods too)
+    assert s["bisection_bps"] == hosts // 2 * FDR_DATA_BPS  # full bisection
+    assert s["oversubscription"] == {"tier1": 1.0, "tier2": 1.0}
+    assert all(ports_used(g, n) == k for n in range(hosts, g.number_of_nodes()))  # radix-k switches
+    assert [g.nodes[h]["name"] for h in range(hosts)] == [f"h{h}" for h in range(hosts)]
+    assert g.nodes[hosts]["name"] == "edge0" and g.nodes[g.number_of_nodes() - 1]["name"] == f"core{k * k // 4 - 1}"
+
+
+def test_fat_tree_wiring_pods():
+    k, half = 4, 2
+    g = fat_tree(k, **LINK)
+    hosts = 16
+    for h in range(hosts):
+        (edge,) = g[h]
+        assert edge == hosts + h // half  # k/2 hosts per edge switch, in order
+    first_agg, first_core = hosts + k * half, hosts + 2 * k * half
+    for pod in range(k):
+        edges = range(hosts + pod * half, hosts + (pod + 1) * half)
+        aggs = range(first_agg + pod * half, first_agg + (pod + 1) * half)
+        assert all(g.has_edge(e, a) for e in edges for a in aggs)
+        for j, a in enumerate(aggs):
+            assert {n for n in g[a] if n >= first_core} == set(
+                range(first_core + j * half, first_core + (j + 1) * half)
+            )
+
+
+@pytest.mark.parametrize("k", [7, 0, -2, 1, 3])
+def test_fat_tree_rejects_bad_k(k):
+    with pytest.raises(McsimError, match=rf"fat_tree: k={k} must be even and >= 2"):
+        fat_tree(k, **LINK)
+
+
+def test_fat_tree_rejects_non_integer_k():
+    with pytest.raises(McsimError, match=r"fat_tree: k=4.0 must be an integer"):
+        fat_tree(4.0, **LINK)
+
+
+@pytest.mark.parametrize("rate", [0, -5])
+def test_builders_reject_non_positive_rate(rate):
+    with pytest.raises(McsimError, match=rf"fat_tree: rate_bps={rate} must be > 0"):
+        fat_tree(4, rate_bps=rate, delay_ps=0)
+    with pytest.raises(McsimError, match=rf"leaf_spine: rate_bps={rate} must be > 0"):
+        leaf_spine(2, 1, 2, rate_bps=rate, delay_ps=0)
+
+
+def test_builders_reject_negative_delay_and_accept_zero():
+    with pytest.raises(McsimError, match=r"fat_tree: delay_ps=-1 must be >= 0"):
+        fat_tree(4, rate_bps=10**9, delay_ps=-1)
+    with pytest.raises(McsimError, match=r"leaf_spine: delay_ps=-1 must be >= 0"):
+        leaf_spine(2, 1, 2, rate_bps=10**9, delay_ps=-1)
+    assert summary(fat_tree(2, rate_bps=10**9, delay_ps=0))["hosts"] == 2
+
+
+def test_builders_reject_bad_encoding():
+    with pytest.raises(McsimError, match=r"fat_tree: encoding_data_bits=66 must be <= encoding_line_bits=64"):
+        fat_tree(4, **LINK, encoding_data_bits=66, encoding_line_bits=64)
+    with pytest.raises(McsimError, match=r"fat_tree: encoding_line_bits=0 must be > 0"):
+        fat_tree(4, **LINK, encoding_line_bits=0)
+
+
+# --- leaf-spine ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("leaves", "spines", "per_leaf", "m"), [(4, 2, 8, 2), (4, 4, 4, 1), (6, 3, 9, 1), (2, 1, 3, 3)]
+)
+def test_leaf_spine_closed_forms(leaves, spines, per_leaf, m):
+    g = leaf_spine(leaves, spines, per_leaf, m, **LINK)
+    s = summary(g)
+    hosts = leaves * per_leaf
+    assert (s["hosts"], s["switches"]) == (hosts, leaves + spines)
+    assert s["links"] == hosts + leaves * spines * m
+    assert s["tiers"]["tier1-tier2"]["links"] == leaves * spines * m
+    assert s["oversubscription"]["tier1"] == per_leaf / (spines * m)
+    assert s["diameter"] == 4
+    # hosts 0..H/2-1 sit on the first leaves/2 leaves: min(their NICs, those leaves' uplinks)
+    assert s["bisection_bps"] == min(hosts // 2, leaves // 2 * spines * m) * 10**9
+    assert all(g[i][j]["parallel"] == m for i in range(hosts, hosts + leaves) for j in g[i] if j >= hosts)
+
+
+def test_leaf_spine_numbers_hosts_leaf_by_leaf():
+    counts = [2, 3, 1]
+    g = leaf_spine(3, 2, counts, **LINK)
+    leaf_of = [next(iter(g[h])) for h in range(6)]
+    assert leaf_of == [6, 6, 7, 7, 7, 8]
+    assert [g.nodes[n]["name"] for n in range(6, 11)] == ["leaf0", "leaf1", "leaf2", "spine0", "spine1"]
+    assert [g.nodes[n]["tier"] for n in range(11)] == [0] * 6 + [1] * 3 + [2] * 2
+
+
+def test_single_switch_star():
+    g = leaf_spine(1, 0, 5, **LINK)
+    s = summary(g)
+    assert (s["hosts"], s["switches"], s["links"], s["diameter"]) == (5, 1, 5, 2)
+    assert s["oversubscription"] == {}  # no uplinks
+
+
+def test_leaf_spine_rejects_a_leaf_with_more_hosts_than_ports():
+    with pytest.raises(
+        McsimError, match=r"leaf_spine: leaf 3 needs 40 ports \(30 hosts \+ 10 spine links\) but switch_ports=36"
+    ):
+        leaf_spine(4, 10, [20, 20, 20, 30], rate_bps=10**9, delay_ps=0, switch_ports=36)
+
+
+def test_leaf_spine_rejects_a_spine_with_more_leaves_than_ports():
+    with pytest.raises(
+        McsimError, match=r"leaf_spine: spine 0 needs 39 ports \(13 leaves x 3 links\) but switch_ports=36"
+    ):
+        leaf_spine(13, 6, 15, 3, rate_bps=10**9, delay_ps=0, switch_ports=36)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((3, 2, [1, 2]), r"leaf_spine: hosts_per_leaf has 2 entries but leaves=3"),
+        ((2, 2, [1, 0]), r"leaf_spine: hosts_per_leaf\[1\]=0 must be > 0"),
+        ((0, 2, 1), r"leaf_spine: leaves=0 must be > 0"),
+        ((2, 0, 1), r"leaf_spine: spines=0 leaves 2 leaves disconnected"),
+        ((2, 1, 1, 0), r"leaf_spine: links_per_leaf_spine=0 must be > 0"),
+        ((2, 1, "4"), r"leaf_spine: hosts_per_leaf='4' must be an integer or a list"),
+    ],
+)
+def test_leaf_spine_rejects_bad_counts(args, message):
+    with pytest.raises(McsimError, match=message):
+        leaf_spine(*args, **LINK)
+
+
+# --- ready topologies ----------------------------------------------------------------------------
+
+
+def test_testbed_188_matches_the_paper_and_fits_36_port_switches():
+    g = resolve("testbed-188")
+    s = summary(g)
+    assert (s["hosts"], s["switches"]) == (188, 18)
+    leaves, spines = range(188, 200), range(200, 206)
+    assert [sum(1 for n in g[leaf] if n < 188) for leaf in leaves] == [16] * 8 + [15] * 4
+    assert s["tiers"]["tier1-tier2"]["links"] == 12 * 6 * 3 == 216
+    assert s["links"] == 188 + 216
+    assert all(ports_used(g, n) <= 36 for n in range(188, 206))
+    assert all(ports_used(g, n) == 36 for n in spines)
+    assert s["tiers"]["host-tier1"]["data_rates_bps"] == [FDR_DATA_BPS] and FDR_DATA_BPS == 54_545_454_545
+    assert s["bisection_bps"] == 94 * FDR_DATA_BPS  # 16 or 15 hosts under 18 uplinks: not oversubscribed
+    assert s["oversubscription"]["tier1"] == 16 / 18
+    assert s["diameter"] == 4
+    assert "assumption" in g.graph["description"]
+    assert g.graph["name"] == "testbed-188"
+
+
+@pytest.mark.parametrize(("name", "k"), [("fat-tree-k8", 8), ("fat-tree-k16", 16)])
+def test_ready_fat_trees(name, k):
+    g = resolve(name)
+    s = summary(g)
+    assert (s["hosts"], s["switches"], s["links"]) == (k**3 // 4, 5 * k**2 // 4, 3 * k**3 // 4)
+    assert s["bisection_bps"] == k**3 // 8 * FDR_DATA_BPS
+    assert g.edges[0, k**3 // 4]["delay_ps"] == 100_000
+
+
+def test_resolve_lists_the_ready_topologies():
+    assert set(topology.available()) >= {"testbed-188", "fat-tree-k8", "fat-tree-k16"}
+    with pytest.raises(
+        McsimError, match=r"unknown topology 'testbed-18'; choose one of .*testbed-188.*did you mean 'testbed-188'\?"
+    ):
+        resolve("testbed-18")
+
+
+def test_format_summary_has_units():
+    text = topology.format_summary(resolve("testbed-188"))
+    for part in (
+        "hosts             188",
+        "12 leaf (tier1), 6 spine (tier2)",
+        "56.25Gbps",
+        "54.545Gbps",
+        "5.127Tbps",
+        "4 hops",
+    ):
+        assert part in text
+
+
+# --- files ---------------------------------------------------------------------------------------
+
+
+def write(tmp_path, text, name="t.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+BUILDER_TOML = """name = "small"
+[builder]
+name = "{builder}"
+{keys}
+rate = "56.25Gbps"
+encoding = "64b/66b"
+delay = "100ns"
+"""
+
+
+def test_toml_builds_with_units(tmp_path):
+    g = load(write(tmp_path, BUILDER_TOML.format(builder="fat_tree", keys="k = 4")))
+    assert g.graph["name"] == "small" and g.graph["builder"] == "fat_tree"
+    assert g.edges[0, 16] == {
+        "rate_bps": FDR_BPS,
+        "encoding_data_bits": 64,
+        "encoding_line_bits": 66,
+        "delay_ps": 100_000,
+        "parallel": 1,
+    }
+
+
+def test_toml_rejects_unknown_builder(tmp_path):
+    path = write(tmp_path, BUILDER_TOML.format(builder="fat_treee", keys="k = 4"))
+    with pytest.raises(McsimError) as info:
+        load(path)
+    assert (
+        str(info.value)
+        == "unknown topology builder 'fat_treee'; choose one of fat_tree, leaf_spine; did you mean 'fat_tree'?"
+    )
+
+
+def test_toml_rejects_unknown_builder_key(tmp_path):
+    path = write(tmp_path, BUILDER_TOML.format(builder="leaf_spine", keys="leafs = 2\nspines = 1\nhosts_per_leaf = 2"))
+    accepted = "delay, encoding, hosts_per_leaf, leaves, links_per_leaf_spine, rate, spines, switch_ports"
+    with pytest.raises(
+        McsimError, match=rf"key 'leafs' is not accepted; accepted keys: {accepted}; did you mean 'leaves'\?"
+    ):
+        load(path)
+
+
+def test_toml_rejects_missing_key_top_level_typo_and_bad_units(tmp_path):
+    with pytest.raises(McsimError, match=r"\[builder\] for fat_tree needs key 'k'"):
+        load(write(tmp_path, BUILDER_TOML.format(builder="fat_tree", keys="")))
+    with pytest.raises(
+        McsimError, match=r"key 'descripton' is not accepted; accepted keys: builder, description, name"
+    ):
+        load(write(tmp_path, 'descripton = "x"\n' + BUILDER_TOML.format(builder="fat_tree", keys="k = 4")))
+    text = BUILDER_TOML.format(builder="fat_tree", keys="k = 4").replace("56.25Gbps", "56GBps")
+    with pytest.raises(McsimError, match=r"rate='56GBps': unknown unit 'GBps'"):
+        load(write(tmp_path, text))
+    with pytest.raises(McsimError, match=r"fat_tree: k=5 must be even"):
+        load(write(tmp_path, BUILDER_TOML.format(builder="fat_tree", keys="k = 5")))
+    with pytest.raises(McsimError, match=r"not valid TOML"):
+        load(write(tmp_path, "name = \n"))
+    with pytest.raises(McsimError, match=r"unknown topology file type '.txt'"):
+        load(write(tmp_path, "x", name="t.txt"))
+    with pytest.raises(McsimError, match=r"does not exist"):
+        load(tmp_path / "missing.toml")
+
+
+@pytest.mark.parametrize(
+    "g",
+    [
+        fat_tree(4, rate_bps=FDR_BPS, delay_ps=100_000, encoding_data_bits=64, encoding_line_bits=66),
+        leaf_spine(3, 2, [2, 3, 1], 2, rate_bps=56_250_000_001, delay_ps=1),
+        leaf_spine(12, 6, [16] * 8 + [15] * 4, 3, rate_bps=FDR_BPS, delay_ps=100_000, switch_ports=36),
+    ],
+    ids=["fat-tree-4", "leaf-spine-odd-rate", "testbed-188"],
+)
+@pytest.mark.parametrize("suffix", [".graphml", ".toml"])
+def test_file_round_trip_gives_an_identical_graph(tmp_path, g, suffix):
+    g.graph["description"] = 'a "quoted" description'
+    save(g, tmp_path / f"g{suffix}")
+    same_graph(load(tmp_path / f"g{suffix}"), g)
+
+
+def test_graphml_holds_graphs_that_no_builder_makes(tmp_path):
+    g = nx.Graph(name="triangle")  # 3 switches in a ring, 2 hosts each, mixed rates
+    for h in range(6):
+        g.add_node(h, role="host", tier=0, name=f"h{h}")
+    for s in range(6, 9):
+        g.add_node(s, role="switch", tier=1, name=f"s{s}")
+    for h in range(6):
+        g.add_edge(h, 6 + h // 2, rate_bps=10**11, encoding_data_bits=1, encoding_line_bits=1, delay_ps=0, parallel=1)
+    for a, b in ((6, 7), (7, 8), (6, 8)):
+        g.add_edge(a, b, rate_bps=4 * 10**11, encoding_data_bits=128, encoding_line_bits=130, delay_ps=5, parallel=2)
+    save(g, tmp_path / "tri.graphml")
+    same_graph(load(tmp_path / "tri.graphml"), g)
+    assert summary(g)["diameter"] == 3
+    with pytest.raises(McsimError, match=r"was not made by a builder; save it as .graphml"):
+        save(g, tmp_path / "tri.toml")
+
+
+def test_toml_refuses_a_graph_changed_after_building(tmp_path):
+    g = fat_tree(4, **LINK)
+    g.edges[0, 16]["delay_ps"] = 7
+    with pytest.raises(McsimError, match=r"was changed after fat_tree built it"):
+        save(g, tmp_path / "g.toml")
+
+
+def test_graphml_rejects_non_integer_node_ids(tmp_path):
+    g = nx.Graph()
+    g.add_edge("a", "b")
+    nx.write_graphml(g, tmp_path / "bad.graphml")
+    with pytest.raises(McsimError, match=r"node id 'a' must be an integer"):
+        load(tmp_path / "bad.graphml")
+
+
+# --- validation ----------------------------------------------------------------------------------
+
+
+def test_validate_rejects_a_disconnected_graph():
+    g = nx.disjoint_union(leaf_spine(1, 0, 2, **LINK), leaf_spine(1, 0, 2, **LINK))
+    g = nx.relabel_nodes(g, {0: 0, 1: 1, 2: 4, 3: 2, 4: 3, 5: 5})  # hosts first: 0..3, switches 4, 5
+    for n in g:
+        g.nodes[n]["name"] = f"n{n}"
+    with pytest.raises(McsimError, match=r"topology: graph is disconnected: 2 components; e.g. node 2 \(n2\)"):
+        validate(g)
+
+
+def two_stars() -> nx.Graph:
+    return leaf_spine(2, 1, 2, **LINK)  # hosts 0..3, leaves 4, 5, spine 6
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda g: g.add_edge(0, 5, **g.edges[0, 4]), r"topology: host 0 has 2 links; each host needs exactly one"),
+        (lambda g: g.edges[0, 4].update(parallel=2), r"topology: host 0 link parallel=2 must be 1"),
+        (lambda g: g.edges[4, 6].update(rate_bps=0), r"topology: link 4-6: rate_bps=0 must be > 0"),
+        (lambda g: g.edges[4, 6].update(delay_ps=-3), r"topology: link 4-6: delay_ps=-3 must be >= 0"),
+        (lambda g: g.edges[4, 6].update(parallel=1.5), r"topology: link 4-6: parallel=1.5 must be an integer"),
+        (lambda g: g.edges[4, 6].pop("delay_ps"), r"topology: link 4-6 has no 'delay_ps'"),
+        (lambda g: g.nodes[5].update(role="router"), r"topology: node 5 role='router' must be 'host' or 'switch'"),
+        (lambda g: g.nodes[5].update(name="h0"), r"topology: node 5 name='h0' is already node 0's"),
+        (lambda g: g.nodes[3].update(tier=1), r"topology: node 3 tier=1 must be 0 for hosts"),
+        (lambda g: g.add_node(9), r"topology: node id 9 must be an integer in 0..7"),
+    ],
+)
+def test_validate_rejects(change, message):
+    g = two_stars()
+    validate(g)
+    change(g)
+    with pytest.raises(McsimError, match=message):
+        validate(g)
+
+
+def test_validate_rejects_hosts_after_switches():
+    g = nx.relabel_nodes(leaf_spine(1, 0, 2, **LINK), {0: 0, 1: 2, 2: 1})
+    with pytest.raises(McsimError, match=r"topology: host 2 comes after switch 1; hosts must be nodes 0..H-1"):
+        validate(g)
+
+
+def test_validate_accepts_two_hosts_on_one_link():
+    g = nx.Graph()
+    for h in (0, 1):
+        g.add_node(h, role="host", tier=0, name=f"h{h}")
+    g.add_edge(0, 1, rate_bps=10**9, encoding_data_bits=1, encoding_line_bits=1, delay_ps=0, parallel=1)
+    validate(g)
+    assert summary(g)["bisection_bps"] == 10**9
+
+
+def test_validate_rejects_multigraphs():
+    with pytest.raises(McsimError, match=r"topology: graph type MultiGraph must be an undirected networkx.Graph"):
+        validate(nx.MultiGraph(two_stars()))
+
+
+# --- layering and determinism --------------------------------------------------------------------
+
+
+def test_importing_topology_and_routing_loads_no_cppyy():
+    code = "import sys, mcsim.topology, mcsim.routing; sys.exit('cppyy' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_building_twice_gives_the_same_graph():
+    same_graph(resolve("testbed-188"), resolve("testbed-188"))
+    a, b = fat_tree(8, **LINK), fat_tree(8, **LINK)
+    assert list(a.edges(data=True)) == list(b.edges(data=True))
+
+
+def test_oversubscription_is_down_over_up_data_rate():
+    g = leaf_spine(2, 2, 6, **LINK)
+    assert Fraction(summary(g)["oversubscription"]["tier1"]).limit_denominator() == Fraction(6, 2)
