@@ -104,7 +104,10 @@ class FabricResult:
 
 
 def _u32(values: Sequence[int] | np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(values, dtype=np.uint32)
+    """A C-contiguous uint32 array for a ``const uint32_t*``; never empty (cppyy cannot pass an
+    empty buffer), the count goes alongside it."""
+    arr = np.ascontiguousarray(values, dtype=np.uint32)
+    return arr if arr.size else np.zeros(1, dtype=np.uint32)
 
 
 def _check_flows(g: nx.Graph, flows: Sequence[Flow], n_groups: int, config: FabricConfig) -> None:
@@ -205,7 +208,7 @@ def simulate(
     fabric.Build(
         n_hosts,
         switch_ports,
-        len(switch_ports),
+        len(nodes) - n_hosts,
         link_arr,
         np.ascontiguousarray(rates, dtype=np.uint64),
         _u32(encodings),
