@@ -59,8 +59,11 @@ INCLUDES = (
     "ns3/boolean.h",
     "ns3/enum.h",
     "ns3/packet.h",
+    "ns3/global-value.h",
+    "ns3/type-id.h",
     "ns3/mcsim/mcsim.h",
 )
+SCHEDULER = "ns3::PriorityQueueScheduler"
 # The wheel's libraries were compiled with these; cling sees the same inline code.
 CXX_DEFINES = ("NS3_LOG_ENABLE", "NS3_ASSERT_ENABLE")
 
@@ -397,6 +400,9 @@ def load() -> Any:
         cppyy.include(header)
     ns = cppyy.gbl.ns3
     ns.Time.SetResolution(ns.Time.PS)  # once, before any Time is made; a second call aborts
+    # every run (each Simulator after Destroy) uses this scheduler: a binary heap in a vector,
+    # the fastest here (ordered by time, then insertion: deterministic)
+    ns.GlobalValue.Bind("SchedulerType", ns.TypeIdValue(ns.TypeId.LookupByName(SCHEDULER)))
     _ns, _loaded = ns, info
     return ns
 

@@ -24,7 +24,8 @@ class PacketReceiver
 
     /**
      * Take a packet whose last bit arrived now.
-     * @param packet the packet (ownership passes to the receiver)
+     * @param packet the packet, read-only: a multicast switch hands the same Packet object to
+     * every copy, so a receiver uses PeekHeader and must Copy() before changing it
      * @param inPort the receiver's port number on which it arrived
      */
     virtual void Receive(Ptr<Packet> packet, uint32_t inPort) = 0;

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "port.h"
 
+#include "reusable-event.h"
+
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -72,7 +75,11 @@ Port::Port()
       m_peerPort(0),
       m_credits(0),
       m_waitingBytes(0),
-      m_queuedBytes(0)
+      m_queuedBytes(0),
+      m_txCacheBytes(std::numeric_limits<uint64_t>::max()),
+      m_txCacheRate(0),
+      m_txCacheLine(0),
+      m_arrivalEvent(Create<ReusableEvent<Port, &Port::Arrive>>(this))
 {
 }
 
@@ -85,6 +92,7 @@ Port::DoDispose()
     m_waiting.clear();
     m_inFlight.clear();
     m_peer = nullptr;
+    m_arrivalEvent = nullptr;
     Object::DoDispose();
 }
 
@@ -132,12 +140,22 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
 Time
 Port::GetTxTime(uint64_t packetBytes) const
 {
-    // ps = ceil(bits * 1e12 * line / (data * rate)), exact in 128-bit integers.
-    const unsigned __int128 bits = (packetBytes + m_headerBytes) * 8ULL;
-    const unsigned __int128 num = bits * 1000000000000ULL * m_encodingLineBits;
-    const unsigned __int128 den =
-        static_cast<unsigned __int128>(m_encodingDataBits) * m_rate.GetBitRate();
-    return PicoSeconds(static_cast<int64_t>((num + den - 1) / den));
+    // the key includes every attribute the time depends on: they may change between runs
+    const uint64_t line = (static_cast<uint64_t>(m_headerBytes) << 40) ^
+                          (static_cast<uint64_t>(m_encodingDataBits) << 20) ^ m_encodingLineBits;
+    if (packetBytes != m_txCacheBytes || m_rate.GetBitRate() != m_txCacheRate || line != m_txCacheLine)
+    {
+        // ps = ceil(bits * 1e12 * line / (data * rate)), exact in 128-bit integers.
+        const unsigned __int128 bits = (packetBytes + m_headerBytes) * 8ULL;
+        const unsigned __int128 num = bits * 1000000000000ULL * m_encodingLineBits;
+        const unsigned __int128 den =
+            static_cast<unsigned __int128>(m_encodingDataBits) * m_rate.GetBitRate();
+        m_txCacheTime = PicoSeconds(static_cast<int64_t>((num + den - 1) / den));
+        m_txCacheBytes = packetBytes;
+        m_txCacheRate = m_rate.GetBitRate();
+        m_txCacheLine = line;
+    }
+    return m_txCacheTime;
 }
 
 uint32_t
@@ -176,55 +194,59 @@ Port::Send(Ptr<Packet> packet, Time earliest, CreditReturn credit, PortWaker* wa
 {
     NS_ASSERT_MSG(m_peer != nullptr, "Port::Send on an unconnected port");
     const uint32_t wire = GetWireBytes(packet->GetSize());
+    const Time now = Simulator::Now();
     if (m_mode == FlowControl::LOSSY)
     {
-        ReleaseQueue();
+        ReleaseQueue(now);
         if (m_queuedBytes + wire > m_bufferBytes)
         {
             m_counters.dropPackets++;
             m_counters.dropBytes += wire;
             return Time(-1);
         }
-        return Commit(packet, earliest, credit);
+        return Commit(packet, earliest, credit, now);
     }
     if (m_waiting.empty())
     {
-        HarvestCredits();
+        if (m_credits < wire)
+        {
+            HarvestCredits(now);
+        }
         if (m_credits >= wire)
         {
             m_credits -= wire;
-            return Commit(packet, earliest, credit);
+            return Commit(packet, earliest, credit, now);
         }
     }
     m_waiting.push_back({packet, earliest, credit, waker});
     m_waitingBytes += wire;
     m_counters.creditStalls++;
-    ReleaseQueue();
+    ReleaseQueue(now);
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, m_queuedBytes + m_waitingBytes);
     ScheduleCreditEvent();
     return Time(-1);
 }
 
 Time
-Port::Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit)
+Port::Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit, Time now)
 {
     const uint32_t size = packet->GetSize();
     const uint32_t wire = GetWireBytes(size);
     const Time tx = GetTxTime(size);
-    const Time start = std::max({earliest, Simulator::Now(), m_busyUntil});
+    const Time start = std::max({earliest, now, m_busyUntil});
     m_busyUntil = start + tx;
     m_counters.txPackets++;
     m_counters.txBytes += size;
     m_counters.txWireBytes += wire;
     m_counters.busyPs += static_cast<uint64_t>(tx.GetPicoSeconds());
-    ReleaseQueue();
+    ReleaseQueue(now);
     m_departures.emplace_back(m_busyUntil, wire);
     m_queuedBytes += wire;
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, m_queuedBytes + m_waitingBytes);
     m_inFlight.push_back({m_busyUntil + m_delay, packet});
     if (m_inFlight.size() == 1)
     {
-        Simulator::Schedule(m_inFlight.front().arrival - Simulator::Now(), &Port::Arrive, this);
+        Simulator::Schedule(m_inFlight.front().arrival - now, m_arrivalEvent);
     }
     if (credit.to != nullptr)
     {
@@ -247,11 +269,11 @@ void
 Port::Arrive()
 {
     NS_ASSERT_MSG(!m_inFlight.empty(), "Port::Arrive with nothing in flight");
-    Ptr<Packet> packet = m_inFlight.front().packet;
+    Ptr<Packet> packet = std::move(m_inFlight.front().packet);
     m_inFlight.pop_front();
     if (!m_inFlight.empty())
     {
-        Simulator::Schedule(m_inFlight.front().arrival - Simulator::Now(), &Port::Arrive, this);
+        Simulator::Schedule(m_inFlight.front().arrival - Simulator::Now(), m_arrivalEvent);
     }
     m_peer->Receive(packet, m_peerPort);
 }
@@ -263,7 +285,13 @@ Port::ReturnCredit(Time at, uint32_t wireBytes)
     {
         return;
     }
-    m_pending.push({at, wireBytes});
+    // returns come nearly in time order: insert from the back, usually at the back
+    auto it = m_pending.end();
+    while (it != m_pending.begin() && std::prev(it)->at > at)
+    {
+        --it;
+    }
+    m_pending.insert(it, {at, wireBytes});
     if (!m_waiting.empty())
     {
         if (at <= Simulator::Now())
@@ -278,20 +306,20 @@ Port::ReturnCredit(Time at, uint32_t wireBytes)
 }
 
 void
-Port::HarvestCredits()
+Port::HarvestCredits(Time now)
 {
-    const Time now = Simulator::Now();
-    while (!m_pending.empty() && m_pending.top().at <= now)
+    while (!m_pending.empty() && m_pending.front().at <= now)
     {
-        m_credits += m_pending.top().bytes;
-        m_pending.pop();
+        m_credits += m_pending.front().bytes;
+        m_pending.pop_front();
     }
 }
 
 void
 Port::DrainWaiting()
 {
-    HarvestCredits();
+    const Time now = Simulator::Now();
+    HarvestCredits(now);
     while (!m_waiting.empty())
     {
         Waiting& head = m_waiting.front();
@@ -304,7 +332,7 @@ Port::DrainWaiting()
         m_waitingBytes -= wire;
         Waiting w = std::move(head);
         m_waiting.pop_front();
-        const Time departure = Commit(w.packet, w.earliest, w.credit);
+        const Time departure = Commit(w.packet, w.earliest, w.credit, now);
         if (w.waker != nullptr)
         {
             w.waker->Wake(departure);
@@ -323,7 +351,7 @@ Port::ScheduleCreditEvent()
     {
         return; // the credits are still held downstream; ReturnCredit schedules when they come
     }
-    const Time at = std::max(m_pending.top().at, Simulator::Now());
+    const Time at = std::max(m_pending.front().at, Simulator::Now());
     if (m_creditEvent.IsPending())
     {
         if (TimeStep(m_creditEvent.GetTs()) <= at)
@@ -336,9 +364,8 @@ Port::ScheduleCreditEvent()
 }
 
 void
-Port::ReleaseQueue()
+Port::ReleaseQueue(Time now)
 {
-    const Time now = Simulator::Now();
     while (!m_departures.empty() && m_departures.front().first <= now)
     {
         m_queuedBytes -= m_departures.front().second;

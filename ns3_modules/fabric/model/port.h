@@ -5,13 +5,13 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
 
 #include <cstdint>
 #include <deque>
-#include <queue>
 #include <vector>
 
 namespace ns3
@@ -149,15 +149,14 @@ class Port : public Object
     {
         Time at;
         uint32_t bytes;
-        bool operator>(const PendingCredit& o) const { return at > o.at; }
     };
 
-    Time Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit);
+    Time Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit, Time now);
     void Arrive();
-    void HarvestCredits();
+    void HarvestCredits(Time now);
     void DrainWaiting();
     void ScheduleCreditEvent();
-    void ReleaseQueue();
+    void ReleaseQueue(Time now);
 
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
 
@@ -179,8 +178,13 @@ class Port : public Object
     std::deque<InFlight> m_inFlight;          //!< committed, FIFO by arrival
     std::deque<std::pair<Time, uint32_t>> m_departures; //!< committed, not yet departed
     uint64_t m_queuedBytes;                   //!< wire bytes in m_departures
-    std::priority_queue<PendingCredit, std::vector<PendingCredit>, std::greater<>> m_pending;
+    std::deque<PendingCredit> m_pending; //!< returned credits not yet usable, sorted by time
+    mutable uint64_t m_txCacheBytes;     //!< last size GetTxTime computed, at ...
+    mutable uint64_t m_txCacheRate;      //!< ... this rate and ...
+    mutable uint64_t m_txCacheLine;      //!< ... this header and encoding (packed) ...
+    mutable Time m_txCacheTime;          //!< ... and its result (skips a 128-bit division)
     EventId m_creditEvent;
+    Ptr<EventImpl> m_arrivalEvent; //!< reused for every arrival (one allocation per port)
     Counters m_counters;
 };
 

@@ -192,16 +192,13 @@ Switch::Receive(Ptr<Packet> packet, uint32_t inPort)
         credit.shared =
             new SharedCredit{upstream, upstream->GetWireBytes(packet->GetSize()), copies, Time(0)};
     }
-    uint32_t sent = 0;
     for (uint32_t p : *tree)
     {
-        if (p == inPort)
+        if (p != inPort)
         {
-            continue;
+            // every copy is the same read-only packet (see PacketReceiver::Receive)
+            m_ports[p]->Send(packet, earliest, credit, nullptr);
         }
-        // Copies share the buffer (copy on write): cheap. The last copy takes the original.
-        Ptr<Packet> copy = ++sent == copies ? packet : packet->Copy();
-        m_ports[p]->Send(copy, earliest, credit, nullptr);
     }
 }
 

@@ -2,6 +2,7 @@
 #include "traffic-source.h"
 
 #include "fabric-header.h"
+#include "reusable-event.h"
 
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -41,7 +42,8 @@ TrafficSource::TrafficSource()
     : m_destination(0),
       m_flow(0),
       m_sentPackets(0),
-      m_sentBytes(0)
+      m_sentBytes(0),
+      m_sendEvent(Create<ReusableEvent<TrafficSource, &TrafficSource::SendNext>>(this))
 {
 }
 
@@ -51,6 +53,7 @@ void
 TrafficSource::DoDispose()
 {
     m_host = nullptr;
+    m_sendEvent = nullptr;
     Object::DoDispose();
 }
 
@@ -73,7 +76,7 @@ TrafficSource::Start(Time at)
     {
         throw std::invalid_argument("TrafficSource::Start: start time is in the past");
     }
-    Simulator::Schedule(at - Simulator::Now(), &TrafficSource::SendNext, this);
+    Simulator::Schedule(at - Simulator::Now(), m_sendEvent);
 }
 
 void
@@ -101,7 +104,7 @@ TrafficSource::Wake(Time departure)
     m_lastDeparture = departure;
     if (m_sentBytes < m_totalBytes)
     {
-        Simulator::Schedule(departure - Simulator::Now(), &TrafficSource::SendNext, this);
+        Simulator::Schedule(departure - Simulator::Now(), m_sendEvent);
     }
 }
 

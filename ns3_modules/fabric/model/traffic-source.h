@@ -4,6 +4,7 @@
 #include "host.h"
 #include "port.h"
 
+#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -60,6 +61,7 @@ class TrafficSource : public Object, public PortWaker
     uint64_t m_sentPackets;
     uint64_t m_sentBytes;
     Time m_lastDeparture;
+    Ptr<EventImpl> m_sendEvent; //!< reused for every packet
 };
 
 } // namespace mcsim

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Fabric speed: a ring exchange and a multicast exchange of 1 MiB per host on testbed-188.
+
+ring:      every host streams (P-1) x 1 MiB to its ring successor (the traffic of a ring Allgather)
+multicast: every host multicasts 1 MiB to all P hosts at once (P roots)
+
+Prints packet-hops (link traversals), wall time of Simulator::Run(), packet-hops per second, the
+simulated time against its closed-form bound, and peak RSS. Each pattern runs in a fresh process so
+that its RSS is its own. Target (issue 3): >= 3 M packet-hops/s on the 2-core reference machine.
+
+Run: python benchmarks/fabric_exchange.py [--size 1MiB] [--topology testbed-188]
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+
+CHILD = """
+import json, resource, sys, time
+from mcsim import runtime, topology
+from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow, simulate
+pattern, name, size_b = sys.argv[1], sys.argv[2], int(sys.argv[3])
+g = topology.resolve(name)
+P = topology.host_count(g)
+runtime.load()
+cfg = FabricConfig()
+if pattern == "ring":
+    flows, groups = [Flow(src=h, dst=(h + 1) % P, size_b=(P - 1) * size_b) for h in range(P)], []
+else:
+    flows, groups = [Flow(src=h, group=0, size_b=size_b) for h in range(P)], [list(range(P))]
+t0 = time.perf_counter()
+r = simulate(g, flows, groups=groups, config=cfg)
+wall = time.perf_counter() - t0
+link = next(iter(g.edges(data=True)))[2]
+data_bps = link["rate_bps"] * link["encoding_data_bits"] // link["encoding_line_bits"]
+packets = -(-size_b // 4096)
+wire = (P - 1) * packets * (4096 + FABRIC_HEADER_BYTES + cfg.header_bytes)
+print(json.dumps({
+    "hops": r.link_traversals(), "wall_s": wall, "sim_us": r.finish_ps / 1e6,
+    "bound_us": wire * 8 * 1e6 / data_bps,  # every host receives (P-1) shares through one link
+    "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "delivered_ok": bool((r.hosts["rx_packets"] == (P - 1) * packets).all()),
+}))
+"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="1MiB", help="bytes per host (default 1MiB)")
+    parser.add_argument("--topology", default="testbed-188", help="topology name or file (default testbed-188)")
+    args = parser.parse_args()
+    from mcsim import runtime
+    from mcsim.units import parse_size
+
+    runtime.build()
+    size_b = parse_size(args.size, what="--size")
+    print(f"{args.topology}, {args.size} per host, lossless, 4 KiB packets")
+    print(f"{'pattern':<10} {'packet_hops':>12} {'run_s':>7} {'Mhops_per_s':>12} {'sim_us':>10} {'bound_us':>10} {'rss_MB':>7} {'all_delivered':>13}")
+    for pattern in ("ring", "multicast"):
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, pattern, args.topology, str(size_b)], capture_output=True, text=True, check=True
+        ).stdout
+        r = json.loads(out)
+        print(
+            f"{pattern:<10} {r['hops']:>12} {r['wall_s']:>7.2f} {r['hops'] / r['wall_s'] / 1e6:>12.2f} "
+            f"{r['sim_us']:>10.1f} {r['bound_us']:>10.1f} {r['rss_mb']:>7.0f} {str(r['delivered_ok']):>13}"
+        )
+    print("target: >= 3 M packet-hops/s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
