@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from mcsim import runtime
+from mcsim import runtime, topology
 from mcsim.errors import McsimError
 from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
 from mcsim.link import DEFAULT_DELAY_PS, Link, expected_finish_ps, parse_encoding, stream
@@ -107,6 +107,11 @@ def cmd_stream(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def cmd_topo_show(args: argparse.Namespace) -> int:
+    print(topology.format_summary(topology.resolve(args.file)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mcsim", description="Packet-level simulator of collective communication over ns-3.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -122,6 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("script", help="path of a Python scenario script, e.g. scenarios/link_stream.py")
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("topo", help="inspect topologies")
+    topo = p.add_subparsers(dest="topo_command", required=True, parser_class=_Parser)
+    p = topo.add_parser("show", help="hosts, switches, links, per-tier rates, bisection bandwidth, diameter")
+    p.add_argument(
+        "file", help=f"a .toml or .graphml file, or a name from topologies/ ({', '.join(topology.available())})"
+    )
+    p.set_defaults(func=cmd_topo_show)
 
     p = sub.add_parser(
         "stream",

@@ -33,6 +33,21 @@ def test_stream_prints_columns_and_matches_closed_form(capsys):
     assert row.split()[2] == row.split()[4]
 
 
+def test_topo_show_summarises_the_testbed(capsys):
+    assert main(["topo", "show", "testbed-188"]) == 0
+    out = capsys.readouterr().out
+    assert "hosts             188" in out
+    assert "switches          18 " in out
+    assert "diameter          4 hops" in out
+    bisection_tbps = 94 * 54.545454545 / 1000  # 94 hosts per half, one FDR link each
+    assert f"bisection         {bisection_tbps:.3f}Tbps" in out
+
+
+def test_topo_show_reads_a_file(capsys):
+    assert main(["topo", "show", str(REPO / "topologies" / "fat-tree-k8.toml")]) == 0
+    assert "hosts             128" in capsys.readouterr().out
+
+
 def test_run_executes_a_script_with_its_arguments(tmp_path, capsys):
     script = tmp_path / "s.py"
     script.write_text("import sys\nprint('args', sys.argv[1:])\nsys.exit(3)\n")
@@ -56,6 +71,7 @@ def test_run_the_main_scenario(capsys):
         (["run", "no/such/script.py"], "mcsim: error: run: script 'no/such/script.py' does not exist"),
         (["frobnicate"], "mcsim: error: argument command: invalid choice: 'frobnicate'"),
         ([], "mcsim: error: the following arguments are required: command"),
+        (["topo", "show", "testbed-189"], "mcsim: error: unknown topology 'testbed-189'; choose one of"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(argv, message):

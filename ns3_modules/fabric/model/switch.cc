@@ -147,11 +147,7 @@ Switch::Receive(Ptr<Packet> packet, uint32_t inPort)
         if (d + 1 >= m_ucOffsets.size())
         {
             m_counters.unroutable++;
-            if (upstream != nullptr)
-            {
-                upstream->ReturnCredit(Simulator::Now() + upstream->GetDelay(),
-                                       upstream->GetWireBytes(packet->GetSize()));
-            }
+            ReleaseIngress(upstream, packet);
             return;
         }
         const uint32_t first = m_ucOffsets[d];
@@ -179,11 +175,7 @@ Switch::Receive(Ptr<Packet> packet, uint32_t inPort)
     if (copies == 0)
     {
         m_counters.unroutable += tree == nullptr;
-        if (upstream != nullptr)
-        {
-            upstream->ReturnCredit(Simulator::Now() + upstream->GetDelay(),
-                                   upstream->GetWireBytes(packet->GetSize()));
-        }
+        ReleaseIngress(upstream, packet);
         return;
     }
     CreditReturn credit;
@@ -199,6 +191,16 @@ Switch::Receive(Ptr<Packet> packet, uint32_t inPort)
             // every copy is the same read-only packet (see PacketReceiver::Receive)
             m_ports[p]->Send(packet, earliest, credit, nullptr);
         }
+    }
+}
+
+void
+Switch::ReleaseIngress(Port* upstream, const Ptr<Packet>& packet)
+{
+    if (upstream != nullptr)
+    {
+        upstream->ReturnCredit(Simulator::Now() + upstream->GetDelay(),
+                               upstream->GetWireBytes(packet->GetSize()));
     }
 }
 

@@ -63,6 +63,8 @@ class Switch : public Object, public PacketReceiver
 
   private:
     std::string Where() const;
+    /** A packet that goes nowhere frees its ingress buffer at once (LOSSLESS). */
+    void ReleaseIngress(Port* upstream, const Ptr<Packet>& packet);
 
     uint32_t m_id;
     Time m_latency;      //!< "Latency": forwarding latency per hop
