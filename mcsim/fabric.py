@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -137,44 +138,108 @@ def _check_flows(g: nx.Graph, flows: Sequence[Flow], n_groups: int, config: Fabr
             )
 
 
-def simulate(
+class BuiltFabric:
+    """A fabric built in C++, for one run: attach traffic, run, collect, and dispose on exit.
+
+    Use it as a context manager (``with build(g) as fab:``); leaving the block disposes the C++
+    objects and ends the simulation (Simulator::Destroy), so the next run starts afresh.
+    """
+
+    def __init__(self, g: nx.Graph, ns: Any, cxx: Any, ports: dict, links: list, trees: list) -> None:
+        self.graph = g
+        self.ns = ns  # the cppyy ns3 namespace
+        self.cxx = cxx  # ns3::mcsim::Fabric
+        self.ports = ports  # routing.port_map(g)
+        self.links = links  # (u, port_u, v, port_v) per physical link
+        self.trees = trees  # one routing.MulticastTree per group
+        self.n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
+        self.n_flows = 0
+
+    def __enter__(self) -> BuiltFabric:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cxx.Dispose()
+        runtime.destroy()
+
+    def add_flows(self, flows: Sequence[Flow]) -> None:
+        """Add raw traffic sources (checked by simulate())."""
+        self.cxx.AddSources(
+            _u32([f.src for f in flows]),
+            _u32([f.dst if f.dst is not None else (f.group | GROUP_FLAG) for f in flows]),
+            np.ascontiguousarray([f.size_b for f in flows], dtype=np.uint64),
+            _u32([f.mtu_b for f in flows]),
+            _u32([f.flow_id for f in flows]),
+            np.ascontiguousarray([f.start_ps for f in flows], dtype=np.int64),
+            len(flows),
+        )
+        self.n_flows += len(flows)
+
+    def host(self, i: int) -> Any:
+        """The C++ Host i (to attach a NIC)."""
+        return self.cxx.GetHost(i)
+
+    def run(self) -> None:
+        """Run the simulation until no event is left."""
+        self.ns.Simulator.Run()
+
+    def collect(self) -> FabricResult:
+        """Read every fabric counter (call after run(), inside the with block)."""
+        fabric, n_hosts = self.cxx, self.n_hosts
+        n_ports = int(fabric.GetNPorts())
+        port_raw = np.zeros(n_ports * len(PORT_COUNTERS), dtype=np.uint64)
+        fabric.GetPortCounters(port_raw, port_raw.size)
+        host_raw = np.zeros(n_hosts * len(HOST_COUNTERS), dtype=np.uint64)
+        fabric.GetHostCounters(host_raw, host_raw.size)
+        src_raw = np.zeros(max(1, self.n_flows * len(SOURCE_COUNTERS)), dtype=np.uint64)
+        fabric.GetSourceCounters(src_raw, self.n_flows * len(SOURCE_COUNTERS))
+        nodes = sorted(self.graph.nodes)
+        counts = [len(self.ports[n]) for n in nodes]
+        port_node = np.repeat(np.arange(len(nodes), dtype=np.uint32), counts)
+        port_num = np.concatenate([np.arange(c, dtype=np.uint32) for c in counts])
+        base = np.concatenate([[0], np.cumsum(counts)])
+        port_peer = np.zeros(n_ports, dtype=np.uint32)
+        for a, pa, b, pb in self.links:
+            port_peer[base[a] + pa] = base[b] + pb
+            port_peer[base[b] + pb] = base[a] + pa
+        return FabricResult(
+            port_node=port_node,
+            port_num=port_num,
+            port_peer=port_peer,
+            ports=_columns(port_raw, PORT_COUNTERS),
+            hosts=_columns(host_raw, HOST_COUNTERS),
+            sources=_columns(src_raw[: self.n_flows * len(SOURCE_COUNTERS)], SOURCE_COUNTERS),
+            unroutable_packets=int(fabric.GetUnroutablePackets()),
+            end_ps=int(self.ns.Simulator.Now().GetPicoSeconds()),
+            trees=self.trees,
+        )
+
+
+def build(
     g: nx.Graph,
-    flows: Sequence[Flow],
     *,
     groups: Sequence[Sequence[int]] = (),
     config: FabricConfig | None = None,
     tables: routing.UnicastTables | None = None,
-) -> FabricResult:
-    """Build the fabric of ``g``, run ``flows`` to completion, and return every counter.
+) -> BuiltFabric:
+    """Build the C++ fabric of ``g`` with unicast routes and one multicast tree per group.
 
     Parameters
     ----------
     g
         A topology from :mod:`mcsim.topology` (hosts 0..H-1, then switches).
-    flows
-        Raw traffic; a flow with ``group=i`` multicasts to ``groups[i]`` (the sender must be a
-        member; every other member receives one copy).
     groups
-        Multicast groups, each a list of member hosts; each gets one tree (routing.multicast_tree).
+        Multicast groups, each a list of member hosts; group i gets tree i (routing.multicast_tree).
     config
         Fabric-wide settings (flow control, buffers, headers, switch latency, ECMP seed).
     tables
         Precomputed routing.unicast_tables(g) (they depend only on g); computed if None.
-
-    Raises
-    ------
-    McsimError
-        A bad flow, group or setting, before any C++ object exists.
     """
     config = config or FabricConfig()
-    _check_flows(g, flows, len(groups), config)
     ports = routing.port_map(g)
     trees = [routing.multicast_tree(g, members, ports=ports) for members in groups]
-    for i, f in enumerate(flows):
-        if f.group is not None and f.src not in groups[f.group]:
-            raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")
     has_switches = any(role == "switch" for _, role in g.nodes(data="role"))
-    if tables is None and has_switches and any(f.dst is not None for f in flows):
+    if tables is None and has_switches:
         tables = routing.unicast_tables(g, ports)
 
     ns = runtime.load()
@@ -193,8 +258,8 @@ def simulate(
         SwitchLatency=ns.TimeValue(ns.PicoSeconds(config.switch_latency_ps)),
         EcmpSeed=ns.UintegerValue(config.ecmp_seed),
     )
-    n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
     nodes = sorted(g.nodes)
+    n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
     switch_ports = _u32([len(ports[n]) for n in nodes[n_hosts:]])
     links, rates, encodings, delays = [], [], [], []
     for u, v in sorted((min(a, b), max(a, b)) for a, b in g.edges):
@@ -204,12 +269,11 @@ def simulate(
             rates.append(e["rate_bps"])
             encodings.append((e["encoding_data_bits"], e["encoding_line_bits"]))
             delays.append(e["delay_ps"])
-    link_arr = _u32(links)
     fabric.Build(
         n_hosts,
         switch_ports,
         len(nodes) - n_hosts,
-        link_arr,
+        _u32(links),
         np.ascontiguousarray(rates, dtype=np.uint64),
         _u32(encodings),
         np.ascontiguousarray(delays, dtype=np.int64),
@@ -223,48 +287,36 @@ def simulate(
         for sw, tree_ports in sorted(tree.switch_ports.items()):
             arr = _u32(tree_ports)
             fabric.SetMulticastPorts(gid, sw, arr, arr.size)
-    n = len(flows)
-    fabric.AddSources(
-        _u32([f.src for f in flows]),
-        _u32([f.dst if f.dst is not None else (f.group | GROUP_FLAG) for f in flows]),
-        np.ascontiguousarray([f.size_b for f in flows], dtype=np.uint64),
-        _u32([f.mtu_b for f in flows]),
-        _u32([f.flow_id for f in flows]),
-        np.ascontiguousarray([f.start_ps for f in flows], dtype=np.int64),
-        n,
-    )
-    try:
-        ns.Simulator.Run()
-        n_ports = int(fabric.GetNPorts())
-        port_raw = np.zeros(n_ports * len(PORT_COUNTERS), dtype=np.uint64)
-        fabric.GetPortCounters(port_raw, port_raw.size)
-        host_raw = np.zeros(n_hosts * len(HOST_COUNTERS), dtype=np.uint64)
-        fabric.GetHostCounters(host_raw, host_raw.size)
-        src_raw = np.zeros(n * len(SOURCE_COUNTERS), dtype=np.uint64)
-        fabric.GetSourceCounters(src_raw, src_raw.size)
-        unroutable = int(fabric.GetUnroutablePackets())
-        end_ps = int(ns.Simulator.Now().GetPicoSeconds())
-    finally:
-        fabric.Dispose()
-        runtime.destroy()
-    port_node = np.repeat(np.arange(len(nodes), dtype=np.uint32), [len(ports[n]) for n in nodes])
-    port_num = np.concatenate([np.arange(len(ports[n]), dtype=np.uint32) for n in nodes])
-    base = np.concatenate([[0], np.cumsum([len(ports[n]) for n in nodes])])
-    port_peer = np.zeros(n_ports, dtype=np.uint32)
-    for a, pa, b, pb in links:
-        port_peer[base[a] + pa] = base[b] + pb
-        port_peer[base[b] + pb] = base[a] + pa
-    return FabricResult(
-        port_node=port_node,
-        port_num=port_num,
-        port_peer=port_peer,
-        ports=_columns(port_raw, PORT_COUNTERS),
-        hosts=_columns(host_raw, HOST_COUNTERS),
-        sources=_columns(src_raw, SOURCE_COUNTERS),
-        unroutable_packets=unroutable,
-        end_ps=end_ps,
-        trees=trees,
-    )
+    return BuiltFabric(g, ns, fabric, ports, links, trees)
+
+
+def simulate(
+    g: nx.Graph,
+    flows: Sequence[Flow],
+    *,
+    groups: Sequence[Sequence[int]] = (),
+    config: FabricConfig | None = None,
+    tables: routing.UnicastTables | None = None,
+) -> FabricResult:
+    """Build the fabric of ``g``, run raw ``flows`` to completion, and return every counter.
+
+    A flow with ``group=i`` multicasts to ``groups[i]`` (the sender must be a member; every other
+    member receives one copy). See :func:`build` for the other parameters.
+
+    Raises
+    ------
+    McsimError
+        A bad flow, group or setting, before any C++ object exists.
+    """
+    config = config or FabricConfig()
+    _check_flows(g, flows, len(groups), config)
+    for i, f in enumerate(flows):
+        if f.group is not None and f.src not in groups[f.group]:
+            raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")
+    with build(g, groups=groups, config=config, tables=tables) as fab:
+        fab.add_flows(flows)
+        fab.run()
+        return fab.collect()
 
 
 def _columns(raw: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarray]:

@@ -275,6 +275,17 @@ Fabric::AddSources(const uint32_t* host,
     }
 }
 
+Ptr<Host>
+Fabric::GetHost(uint32_t i) const
+{
+    if (i >= m_hosts.size())
+    {
+        throw std::out_of_range("Fabric::GetHost: no host " + std::to_string(i) + " of " +
+                                std::to_string(m_hosts.size()));
+    }
+    return m_hosts[i];
+}
+
 uint32_t
 Fabric::GetNHosts() const
 {

@@ -60,6 +60,8 @@ class Fabric : public Object
                     const uint32_t* packetBytes, const uint32_t* flow, const int64_t* startPs,
                     std::size_t n);
 
+    /** Host i (0 <= i < nHosts), e.g. to attach a NIC; throws std::out_of_range. */
+    Ptr<Host> GetHost(uint32_t i) const;
     uint32_t GetNHosts() const;
     uint32_t GetNNodes() const;
     uint32_t GetNPorts() const;                           //!< all ports, hosts' included

@@ -19,7 +19,8 @@ Host::GetTypeId()
 
 Host::Host()
     : m_id(0),
-      m_upstream(nullptr)
+      m_upstream(nullptr),
+      m_upper(nullptr)
 {
 }
 
@@ -30,6 +31,7 @@ Host::DoDispose()
 {
     m_port = nullptr;
     m_upstream = nullptr;
+    m_upper = nullptr;
     Object::DoDispose();
 }
 
@@ -63,6 +65,16 @@ Host::Receive(Ptr<Packet> packet, uint32_t inPort)
         m_upstream->ReturnCredit(Simulator::Now() + m_upstream->GetDelay(),
                                  m_upstream->GetWireBytes(packet->GetSize()));
     }
+    if (m_upper != nullptr)
+    {
+        m_upper->Receive(packet, inPort);
+    }
+}
+
+void
+Host::SetUpperLayer(PacketReceiver* upper)
+{
+    m_upper = upper;
 }
 
 uint32_t

@@ -38,6 +38,12 @@ class Host : public Object, public PacketReceiver
 
     void Receive(Ptr<Packet> packet, uint32_t inPort) override;
 
+    /**
+     * Hand every received packet, after counting it, to an upper layer (a NIC's transport);
+     * a raw back-pointer, null for none.
+     */
+    void SetUpperLayer(PacketReceiver* upper);
+
     uint32_t GetId() const;
     Ptr<Port> GetPort() const;
 
@@ -60,6 +66,7 @@ class Host : public Object, public PacketReceiver
     uint32_t m_id;
     Ptr<Port> m_port;
     Port* m_upstream; //!< the switch port that sends to this host (credits go back to it)
+    PacketReceiver* m_upper; //!< transport on top (not owned), or null
     Counters m_counters;
 };
 
