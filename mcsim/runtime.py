@@ -61,6 +61,7 @@ INCLUDES = (
     "ns3/packet.h",
     "ns3/global-value.h",
     "ns3/type-id.h",
+    "ns3/object-factory.h",
     "ns3/mcsim/mcsim.h",
 )
 SCHEDULER = "ns3::PriorityQueueScheduler"

@@ -1,0 +1,299 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""RDMA verbs over the fabric: NICs, RC and UD queue pairs, completion processing.
+
+``run_verbs`` puts an RDMA NIC with a completion processor (the host CPU) on every host of a
+fabric and runs verbs-level operations, like perftest: RC SEND, WRITE (with immediate), READ
+between host pairs, and UD datagram streams to a host or a multicast group. Every packet carries
+the real header bytes of its opcode in the chosen wire format (InfiniBand or RoCEv2).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from mcsim import fabric, runtime
+from mcsim.errors import McsimError, pick, require_positive
+
+WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
+# bytes each packet takes on the wire beyond the IB/RoCE packet: Ethernet preamble + SFD 8 and
+# the inter-frame gap 12; an InfiniBand packet has no such overhead in mcsim's model
+PHYSICAL_OVERHEAD_BYTES = {"infiniband": 0, "rocev2": 20}
+IB_MTUS = (256, 512, 1024, 2048, 4096)
+RC_VERBS = {"send": 0, "write": 1, "write_imm": 2, "read": 3}  # VerbsWorkload::RcVerb
+RC_COUNTERS = (
+    "tx_packets",
+    "tx_payload",
+    "retransmits",
+    "naks_received",
+    "rnr_naks_received",
+    "timeouts",
+    "acks_sent",
+    "naks_sent",
+    "rx_payload",
+    "duplicates",
+    "out_of_sequence",
+    "read_gaps",
+    "completed",
+    "errors",
+)
+UD_COUNTERS = ("tx_packets", "tx_payload", "rx_packets", "rx_payload", "overruns", "processed", "min_posted")
+NIC_COUNTERS = ("tx_packets", "tx_payload", "rx_packets", "rx_payload", "unknown_qp", "completions", "cpu_busy_ps")
+NO_GROUP = 0xFFFFFFFF
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RdmaConfig:
+    """NIC, queue-pair and host-CPU settings; sizes in bytes, times in ps, rates in bit/s."""
+
+    wire_format: str = "infiniband"  # or "rocev2"
+    mtu_b: int = 4096
+    ack_interval: int = 16  # the responder ACKs every this many packets (and each message's last)
+    retransmit_timeout_ps: int = 40_000_000  # 40 us without progress: go back N
+    retry_limit: int = 7
+    max_outstanding_reads: int = 16
+    rnr_delay_ps: int = 10_000_000
+    rq_depth: int = 128  # UD receive buffers posted
+    staging: bool = True  # UD payloads are copied out of staging buffers by the CPU
+    cpu_completion_ps: int = 100_000  # host CPU time per receive completion
+    memcpy_bps: int = 100 * 10**9  # host CPU copy rate for staged payloads
+    region_b: int = 1 << 30  # registered memory per host (WRITE/READ targets)
+
+    def __post_init__(self) -> None:
+        pick("wire format", self.wire_format, WIRE_FORMATS)
+        if self.mtu_b not in IB_MTUS:
+            raise McsimError(f"RdmaConfig: mtu_b={self.mtu_b} is not an MTU; choose one of {IB_MTUS}")
+        if isinstance(self.rq_depth, int) and self.rq_depth < 1:
+            raise McsimError(f"RdmaConfig: rq_depth={self.rq_depth} must be >= 1 (a UD QP needs posted buffers)")
+        require_positive(
+            "RdmaConfig",
+            ack_interval=self.ack_interval,
+            retransmit_timeout_ps=self.retransmit_timeout_ps,
+            max_outstanding_reads=self.max_outstanding_reads,
+            rq_depth=self.rq_depth,
+            memcpy_bps=self.memcpy_bps,
+            region_b=self.region_b,
+        )
+        for name in ("retry_limit", "rnr_delay_ps", "cpu_completion_ps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise McsimError(f"RdmaConfig: {name}={value!r} must be an integer >= 0")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RcOp:
+    """One RC operation on its own QP pair: ``src`` posts ``verb`` of ``size_b`` toward ``dst``."""
+
+    verb: str  # "send", "write", "write_imm", "read"
+    src: int
+    dst: int
+    size_b: int
+    start_ps: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UdStream:
+    """``src`` sends ``count`` UD datagrams of ``size_b`` (<= MTU) to host ``dst`` or to ``group``."""
+
+    src: int
+    size_b: int
+    count: int
+    dst: int | None = None
+    group: int | None = None
+    start_ps: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class VerbsResult:
+    """What a verbs run measured; arrays are numpy."""
+
+    fabric: fabric.FabricResult
+    rc_done_ps: np.ndarray  # per RC op: when the requester's work request completed (0: never)
+    rc_responder_done_ps: np.ndarray  # per RC op: responder receive completion (SEND, WRITE_IMM)
+    rc_requester: dict[str, np.ndarray]  # RC_COUNTERS of each op's requester QP
+    rc_responder: dict[str, np.ndarray]  # RC_COUNTERS of each op's responder QP
+    ud: dict[str, np.ndarray]  # per UD QP: "host", "group" (NO_GROUP: unicast), UD_COUNTERS
+    nic: dict[str, np.ndarray]  # per host: NIC_COUNTERS
+
+
+def _check(g: nx.Graph, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], groups, cfg: RdmaConfig) -> None:
+    n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
+
+    def host(where: str, name: str, h: int) -> None:
+        if not isinstance(h, int) or not 0 <= h < n_hosts:
+            raise McsimError(f"{where}: {name}={h!r} is not a host (hosts are 0..{n_hosts - 1})")
+
+    for i, op in enumerate(rc_ops):
+        where = f"rc op {i}"
+        pick("RC verb", op.verb, RC_VERBS)
+        host(where, "src", op.src)
+        host(where, "dst", op.dst)
+        if op.src == op.dst:
+            raise McsimError(f"{where}: dst={op.dst} is the requester itself")
+        require_positive(where, size_b=op.size_b)
+        if op.verb != "send" and op.size_b > cfg.region_b:
+            raise McsimError(
+                f"{where}: a {op.verb.upper()} of {op.size_b} B is larger than the registered region "
+                f"(region_b={cfg.region_b}); raise RdmaConfig.region_b"
+            )
+        if op.start_ps < 0:
+            raise McsimError(f"{where}: start_ps={op.start_ps} must be >= 0")
+    for i, s in enumerate(ud_streams):
+        where = f"ud stream {i}"
+        host(where, "src", s.src)
+        if (s.dst is None) == (s.group is None):
+            raise McsimError(f"{where}: give exactly one of dst (a host) and group")
+        if s.dst is not None:
+            host(where, "dst", s.dst)
+        elif not 0 <= s.group < len(groups):
+            raise McsimError(f"{where}: group={s.group} is not one of the {len(groups)} groups given")
+        elif s.src not in groups[s.group]:
+            raise McsimError(f"{where}: src={s.src} is not a member of group {s.group}")
+        require_positive(where, size_b=s.size_b, count=s.count)
+        if s.size_b > cfg.mtu_b:
+            raise McsimError(f"{where}: size_b={s.size_b} is larger than one datagram (mtu_b={cfg.mtu_b})")
+        if s.start_ps < 0:
+            raise McsimError(f"{where}: start_ps={s.start_ps} must be >= 0")
+
+
+def _factory(ns: Any, type_name: str, where: str, **attrs: Any) -> Any:
+    """An ns-3 ObjectFactory with attributes set by name (values validated by the caller)."""
+    factory = ns.ObjectFactory(type_name)
+    tid = ns.TypeId.LookupByName(type_name)
+    for name, value in attrs.items():
+        info = ns.TypeId.AttributeInformation()
+        if not tid.LookupAttributeByName(name, info):
+            raise AssertionError(f"{type_name} has no attribute {name}")
+        if not info.checker.Check(value):
+            raise McsimError(f"{where}: {name} refused its value")
+        factory.Set(name, value)
+    return factory
+
+
+def run_verbs(
+    g: nx.Graph,
+    *,
+    rc_ops: Sequence[RcOp] = (),
+    ud_streams: Sequence[UdStream] = (),
+    groups: Sequence[Sequence[int]] = (),
+    rdma: RdmaConfig | None = None,
+    config: fabric.FabricConfig | None = None,
+    **fabric_options: Any,
+) -> VerbsResult:
+    """Run RC operations and UD streams on the fabric of ``g``; return times and counters.
+
+    Parameters
+    ----------
+    g
+        A topology (mcsim.topology).
+    rc_ops, ud_streams
+        The workload; each RC op gets its own connected QP pair, each UD receiver one UD QP
+        (per group it is a member of, plus one for unicast datagrams).
+    groups
+        Multicast groups (lists of member hosts); UdStream.group indexes them.
+    rdma
+        NIC, QP and host-CPU settings.
+    config
+        Fabric settings; its header_bytes is replaced by the wire format's physical-layer
+        overhead (0 for InfiniBand, 20 for RoCEv2), since the NIC sends real headers.
+    fabric_options
+        Passed on to fabric.build (e.g. faults=...).
+    """
+    rdma = rdma or RdmaConfig()
+    if not rc_ops and not ud_streams:
+        raise McsimError("run_verbs: no RC ops and no UD streams given")
+    _check(g, rc_ops, ud_streams, groups, rdma)
+    config = dataclasses.replace(
+        config or fabric.FabricConfig(), header_bytes=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format]
+    )
+    with fabric.build(g, groups=groups, config=config, **fabric_options) as fab:
+        ns = fab.ns
+        fmt = ns.mcsim.WireFormat.INFINIBAND if rdma.wire_format == "infiniband" else ns.mcsim.WireFormat.ROCEV2
+        nic = _factory(
+            ns,
+            "ns3::mcsim::Nic",
+            "RdmaConfig",
+            WireFormat=ns.EnumValue[ns.mcsim.WireFormat](fmt),
+            MtuBytes=ns.UintegerValue(rdma.mtu_b),
+        )
+        cpu = _factory(
+            ns,
+            "ns3::mcsim::HostCpu",
+            "RdmaConfig",
+            PerCompletionCost=ns.TimeValue(ns.PicoSeconds(rdma.cpu_completion_ps)),
+            MemcpyRate=ns.DataRateValue(ns.DataRate(rdma.memcpy_bps)),
+        )
+        rc = _factory(
+            ns,
+            "ns3::mcsim::RcQp",
+            "RdmaConfig",
+            AckInterval=ns.UintegerValue(rdma.ack_interval),
+            RetransmitTimeout=ns.TimeValue(ns.PicoSeconds(rdma.retransmit_timeout_ps)),
+            RetryLimit=ns.UintegerValue(rdma.retry_limit),
+            MaxOutstandingReads=ns.UintegerValue(rdma.max_outstanding_reads),
+            RnrDelay=ns.TimeValue(ns.PicoSeconds(rdma.rnr_delay_ps)),
+        )
+        ud = _factory(
+            ns,
+            "ns3::mcsim::UdQp",
+            "RdmaConfig",
+            RqDepth=ns.UintegerValue(rdma.rq_depth),
+            Staging=ns.BooleanValue(rdma.staging),
+        )
+        work = ns.CreateObject[ns.mcsim.VerbsWorkload]()
+        work.Setup(fab.cxx, nic, cpu, rc, ud, rdma.region_b)
+        for gid, members in enumerate(groups):
+            arr = fabric._u32(sorted(members))
+            work.AddUdGroup(gid, arr, len(members))
+        if rc_ops:
+            work.AddRcOps(
+                fabric._u32([RC_VERBS[op.verb] for op in rc_ops]),
+                fabric._u32([op.src for op in rc_ops]),
+                fabric._u32([op.dst for op in rc_ops]),
+                np.ascontiguousarray([op.size_b for op in rc_ops], dtype=np.uint64),
+                np.ascontiguousarray([op.start_ps for op in rc_ops], dtype=np.int64),
+                len(rc_ops),
+            )
+        if ud_streams:
+            work.AddUdStreams(
+                fabric._u32([s.src for s in ud_streams]),
+                fabric._u32([s.dst if s.dst is not None else (s.group | fabric.GROUP_FLAG) for s in ud_streams]),
+                fabric._u32([s.count for s in ud_streams]),
+                fabric._u32([s.size_b for s in ud_streams]),
+                np.ascontiguousarray([s.start_ps for s in ud_streams], dtype=np.int64),
+                len(ud_streams),
+            )
+        try:
+            fab.run()
+            result = _collect(work, fab, len(rc_ops))
+        finally:
+            work.Dispose()
+    return result
+
+
+def _read(n: int, fill: Any) -> np.ndarray:
+    out = np.zeros(max(n, 1), dtype=np.uint64)
+    fill(out, n)
+    return out[:n]
+
+
+def _collect(work: Any, fab: fabric.BuiltFabric, n_ops: int) -> VerbsResult:
+    times = _read(n_ops * 4, work.GetRcOpTimes).reshape(-1, 4)
+    rc = _read(n_ops * 2 * len(RC_COUNTERS), work.GetRcQpCounters).reshape(-1, 2, len(RC_COUNTERS))
+    n_ud = int(work.GetNUdQps())
+    ud = _read(n_ud * (2 + len(UD_COUNTERS)), work.GetUdQpCounters).reshape(-1, 2 + len(UD_COUNTERS))
+    nic = _read(fab.n_hosts * len(NIC_COUNTERS), work.GetHostCounters).reshape(-1, len(NIC_COUNTERS))
+    return VerbsResult(
+        fabric=fab.collect(),
+        rc_done_ps=times[:, 0].copy(),
+        rc_responder_done_ps=times[:, 1].copy(),
+        rc_requester={k: rc[:, 0, i].copy() for i, k in enumerate(RC_COUNTERS)},
+        rc_responder={k: rc[:, 1, i].copy() for i, k in enumerate(RC_COUNTERS)},
+        ud={k: ud[:, i].copy() for i, k in enumerate(("host", "group", *UD_COUNTERS))},
+        nic={k: nic[:, i].copy() for i, k in enumerate(NIC_COUNTERS)},
+    )

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "wire-format.h"
+
+#include "ns3/object.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/** @brief A receive completion (CQE) on its way to the application. */
+struct Completion
+{
+    uint32_t qpn = 0;      //!< the receiving QP
+    uint32_t srcHost = 0;  //!< sender
+    uint32_t bytes = 0;    //!< payload bytes
+    uint32_t imm = 0;      //!< immediate data (if hasImm)
+    bool hasImm = false;   //!< the message carried immediate data
+    bool staged = false;   //!< the payload landed in a staging buffer and must be copied out
+    Opcode opcode = Opcode::ACK;
+};
+
+/** @brief Told when a completion has been processed (a QP: it re-posts the buffer). */
+class CompletionSink
+{
+  public:
+    virtual ~CompletionSink() = default;
+    virtual void OnProcessed(const Completion& c) = 0;
+};
+
+/**
+ * @brief The engine that processes receive completions: the host CPU (HostCpu) or a SmartNIC's
+ * cores. QPs hand every receive completion here; the engine takes its time and then tells the
+ * sink. Until then the receive buffer stays in use: a slow engine starves the receive queue, and
+ * UD packets that find no posted buffer are dropped (receiver overrun).
+ */
+class CompletionProcessor : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    /** Process c, then call sink->OnProcessed(c) (sink outlives the run; not owned). */
+    virtual void Submit(const Completion& c, CompletionSink* sink) = 0;
+
+    virtual uint64_t GetProcessed() const = 0; //!< completions processed
+    virtual uint64_t GetBusyPs() const = 0;    //!< time spent processing (summed over workers)
+};
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "host-cpu.h"
+
+#include "ns3/mcsim/reusable-event.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(CompletionProcessor);
+NS_OBJECT_ENSURE_REGISTERED(HostCpu);
+
+TypeId
+CompletionProcessor::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::mcsim::CompletionProcessor").SetParent<Object>().SetGroupName("Mcsim");
+    return tid;
+}
+
+TypeId
+HostCpu::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::mcsim::HostCpu")
+            .SetParent<CompletionProcessor>()
+            .SetGroupName("Mcsim")
+            .AddConstructor<HostCpu>()
+            .AddAttribute("PerCompletionCost",
+                          "CPU time to poll and handle one completion (check it, read the "
+                          "immediate, update doorbells and the bitmap).",
+                          TimeValue(NanoSeconds(100)),
+                          MakeTimeAccessor(&HostCpu::m_perCompletion),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("MemcpyRate",
+                          "Rate of copying a staged payload to its place, in bit/s.",
+                          DataRateValue(DataRate("100Gbps")),
+                          MakeDataRateAccessor(&HostCpu::m_memcpy),
+                          MakeDataRateChecker());
+    return tid;
+}
+
+HostCpu::HostCpu()
+    : m_finishEvent(Create<ReusableEvent<HostCpu, &HostCpu::Finish>>(this)),
+      m_processed(0),
+      m_busyPs(0)
+{
+}
+
+HostCpu::~HostCpu() = default;
+
+void
+HostCpu::DoDispose()
+{
+    m_queue.clear();
+    m_finishEvent = nullptr;
+    CompletionProcessor::DoDispose();
+}
+
+Time
+HostCpu::GetServiceTime(const Completion& c) const
+{
+    Time t = m_perCompletion;
+    if (c.staged && c.bytes > 0)
+    {
+        t += m_memcpy.CalculateBytesTxTime(c.bytes);
+    }
+    return t;
+}
+
+void
+HostCpu::Submit(const Completion& c, CompletionSink* sink)
+{
+    m_queue.emplace_back(c, sink);
+    if (m_queue.size() == 1)
+    {
+        const Time t = GetServiceTime(c);
+        m_busyPs += static_cast<uint64_t>(t.GetPicoSeconds());
+        Simulator::Schedule(t, m_finishEvent);
+    }
+}
+
+void
+HostCpu::Finish()
+{
+    auto [c, sink] = m_queue.front();
+    m_queue.pop_front();
+    m_processed++;
+    if (!m_queue.empty())
+    {
+        const Time t = GetServiceTime(m_queue.front().first);
+        m_busyPs += static_cast<uint64_t>(t.GetPicoSeconds());
+        Simulator::Schedule(t, m_finishEvent);
+    }
+    sink->OnProcessed(c);
+}
+
+uint64_t
+HostCpu::GetProcessed() const
+{
+    return m_processed;
+}
+
+uint64_t
+HostCpu::GetBusyPs() const
+{
+    return m_busyPs;
+}
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "nic.h"
+
+#include "ns3/enum.h"
+#include "ns3/mcsim/fabric-header.h"
+#include "ns3/mcsim/reusable-event.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(Nic);
+
+TypeId
+Nic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::mcsim::Nic")
+            .SetParent<Object>()
+            .SetGroupName("Mcsim")
+            .AddConstructor<Nic>()
+            .AddAttribute("WireFormat",
+                          "Encapsulation whose real header sizes every packet has on the wire.",
+                          EnumValue(WireFormat::INFINIBAND),
+                          MakeEnumAccessor<WireFormat>(&Nic::m_format),
+                          MakeEnumChecker(WireFormat::INFINIBAND, "InfiniBand", WireFormat::ROCEV2, "RoCEv2"))
+            .AddAttribute("MtuBytes",
+                          "Payload bytes per packet (the path MTU), in bytes.",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&Nic::m_mtu),
+                          MakeUintegerChecker<uint32_t>(1));
+    return tid;
+}
+
+Nic::Nic()
+    : m_rrNext(0),
+      m_idle(true),
+      m_sendEvent(Create<ReusableEvent<Nic, &Nic::TrySend>>(this))
+{
+}
+
+Nic::~Nic() = default;
+
+void
+Nic::DoDispose()
+{
+    for (auto& qp : m_qps)
+    {
+        qp->Dispose();
+    }
+    m_qps.clear();
+    if (m_host)
+    {
+        m_host->SetUpperLayer(nullptr);
+    }
+    m_host = nullptr;
+    m_processor = nullptr;
+    m_sendEvent = nullptr;
+    Object::DoDispose();
+}
+
+void
+Nic::Attach(Ptr<Host> host, Ptr<CompletionProcessor> processor)
+{
+    if (!host || !processor)
+    {
+        throw std::invalid_argument("Nic::Attach: host and completion processor are required");
+    }
+    m_host = host;
+    m_processor = processor;
+    host->SetUpperLayer(this);
+}
+
+uint32_t
+Nic::AddQp(Ptr<QueuePair> qp, QpOwner* owner)
+{
+    if (m_qps.size() >= 0xFFFF)
+    {
+        throw std::invalid_argument("Nic::AddQp: at most 65535 QPs per NIC");
+    }
+    const auto qpn = static_cast<uint32_t>(m_qps.size());
+    qp->Bind(this, qpn, owner);
+    m_qps.push_back(qp);
+    return qpn;
+}
+
+Ptr<QueuePair>
+Nic::GetQp(uint32_t qpn) const
+{
+    return m_qps.at(qpn);
+}
+
+uint32_t
+Nic::GetNQps() const
+{
+    return static_cast<uint32_t>(m_qps.size());
+}
+
+void
+Nic::AttachMulticast(uint32_t group, uint32_t qpn)
+{
+    if (qpn >= m_qps.size() || group >= FabricHeader::GROUP_FLAG)
+    {
+        throw std::invalid_argument("Nic::AttachMulticast: no QP " + std::to_string(qpn) +
+                                    " or group id too large");
+    }
+    if (group >= m_groupQp.size())
+    {
+        m_groupQp.resize(group + 1, -1);
+    }
+    m_groupQp[group] = static_cast<int32_t>(qpn);
+}
+
+Ptr<Packet>
+Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes) const
+{
+    h.srcHost = m_host->GetId();
+    const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
+    const uint32_t wire = WireHeaderBytes(m_format, h.opcode, multicast);
+    NS_ASSERT_MSG(wire >= h.GetSerializedSize(), "TransportHeader larger than the real headers");
+    Ptr<Packet> p = Create<Packet>(payloadBytes + wire - h.GetSerializedSize());
+    p->AddHeader(h);
+    return p;
+}
+
+void
+Nic::Kick()
+{
+    if (m_idle)
+    {
+        m_idle = false;
+        Simulator::ScheduleNow(m_sendEvent);
+    }
+}
+
+void
+Nic::TrySend()
+{
+    const auto n = static_cast<uint32_t>(m_qps.size());
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        const uint32_t q = (m_rrNext + i) % n;
+        if (!m_qps[q]->HasPacket())
+        {
+            continue;
+        }
+        m_rrNext = (q + 1) % n;
+        Ptr<Packet> packet = m_qps[q]->NextPacket();
+        TransportHeader h;
+        packet->PeekHeader(h);
+        m_counters.txPackets++;
+        const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
+        m_counters.txPayload += packet->GetSize() - WireHeaderBytes(m_format, h.opcode, multicast);
+        const Time departure = m_host->Send(packet, this);
+        if (!departure.IsNegative())
+        {
+            Wake(departure);
+        }
+        return; // Wake() schedules the next attempt when this packet has left
+    }
+    m_idle = true;
+}
+
+void
+Nic::Wake(Time departure)
+{
+    Simulator::Schedule(departure - Simulator::Now(), m_sendEvent);
+}
+
+void
+Nic::Receive(Ptr<Packet> packet, uint32_t inPort)
+{
+    TransportHeader h;
+    packet->PeekHeader(h);
+    const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
+    const uint32_t payload = packet->GetSize() - WireHeaderBytes(m_format, h.opcode, multicast);
+    m_counters.rxPackets++;
+    m_counters.rxPayload += payload;
+    uint32_t qpn = h.dstQpn;
+    if (multicast)
+    {
+        const uint32_t g = h.dst & ~FabricHeader::GROUP_FLAG;
+        qpn = g < m_groupQp.size() && m_groupQp[g] >= 0 ? m_groupQp[g] : m_qps.size();
+    }
+    if (qpn >= m_qps.size())
+    {
+        m_counters.unknownQp++;
+        return;
+    }
+    m_qps[qpn]->Receive(packet, h, payload);
+}
+
+uint32_t
+Nic::GetHostId() const
+{
+    return m_host->GetId();
+}
+
+uint32_t
+Nic::GetMtuBytes() const
+{
+    return m_mtu;
+}
+
+WireFormat
+Nic::GetWireFormat() const
+{
+    return m_format;
+}
+
+Ptr<CompletionProcessor>
+Nic::GetProcessor() const
+{
+    return m_processor;
+}
+
+const Nic::Counters&
+Nic::GetCounters() const
+{
+    return m_counters;
+}
+
+} // namespace mcsim
+} // namespace ns3

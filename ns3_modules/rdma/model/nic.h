@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "completion-processor.h"
+#include "queue-pair.h"
+#include "transport-header.h"
+#include "wire-format.h"
+
+#include "ns3/event-impl.h"
+#include "ns3/mcsim/host.h"
+#include "ns3/mcsim/packet-receiver.h"
+#include "ns3/mcsim/port.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief An RDMA NIC on a fabric host: arbitrates among its QPs round-robin, one packet at a
+ * time, and demultiplexes received packets to QPs (by QP number, or by multicast group).
+ *
+ * Packets are padded to the real header bytes of WireFormat, so the wire carries exactly what a
+ * real NIC sends. Receive completions go to the CompletionProcessor (HostCpu by default).
+ */
+class Nic : public Object, public PacketReceiver, public PortWaker
+{
+  public:
+    static TypeId GetTypeId();
+    Nic();
+    ~Nic() override;
+
+    /** Attach to a fabric host and use this completion processor. */
+    void Attach(Ptr<Host> host, Ptr<CompletionProcessor> processor);
+    /** Add a QP; @return its QP number */
+    uint32_t AddQp(Ptr<QueuePair> qp, QpOwner* owner);
+    Ptr<QueuePair> GetQp(uint32_t qpn) const;
+    uint32_t GetNQps() const;
+    /** Deliver packets for multicast group g to QP qpn (a UD QP). */
+    void AttachMulticast(uint32_t group, uint32_t qpn);
+
+    /** A QP has packets to send: start the arbiter if it is idle. */
+    void Kick();
+
+    /**
+     * Build a packet: header plus payloadBytes, padded to the real wire header size.
+     * @param h the header (srcHost is filled in)
+     * @param payloadBytes payload
+     */
+    Ptr<Packet> MakePacket(TransportHeader& h, uint32_t payloadBytes) const;
+
+    void Receive(Ptr<Packet> packet, uint32_t inPort) override;
+    void Wake(Time departure) override;
+
+    uint32_t GetHostId() const;
+    uint32_t GetMtuBytes() const;
+    WireFormat GetWireFormat() const;
+    Ptr<CompletionProcessor> GetProcessor() const;
+
+    /** @brief NIC counters, read in bulk after the run. */
+    struct Counters
+    {
+        uint64_t txPackets = 0;    //!< packets sent
+        uint64_t txPayload = 0;    //!< payload bytes sent
+        uint64_t rxPackets = 0;    //!< packets received
+        uint64_t rxPayload = 0;    //!< payload bytes received
+        uint64_t unknownQp = 0;    //!< packets for no QP here (dropped)
+    };
+    static constexpr uint32_t NUM_COUNTERS = 5;
+    const Counters& GetCounters() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void TrySend();
+
+    WireFormat m_format; //!< "WireFormat"
+    uint32_t m_mtu;      //!< "MtuBytes": payload bytes per packet
+    Ptr<Host> m_host;
+    Ptr<CompletionProcessor> m_processor;
+    std::vector<Ptr<QueuePair>> m_qps;
+    std::vector<int32_t> m_groupQp; //!< group -> QP number, -1 if none
+    uint32_t m_rrNext;              //!< next QP the arbiter looks at
+    bool m_idle;                    //!< no send scheduled: Kick() starts one
+    Ptr<EventImpl> m_sendEvent;
+    Counters m_counters;
+};
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "completion-processor.h"
+#include "transport-header.h"
+
+#include "ns3/object.h"
+#include "ns3/packet.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+class Nic;
+
+/** @brief The application that owns QPs: told of its completions (a C++ collective, a workload). */
+class QpOwner
+{
+  public:
+    virtual ~QpOwner() = default;
+    /** A send-queue work request of QP qpn on host completed (ACKed; READ: all data in). */
+    virtual void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) = 0;
+    /** A receive completion was processed (SEND, WRITE with immediate, UD datagram). */
+    virtual void OnReceive(uint32_t host, const Completion& c) = 0;
+};
+
+/**
+ * @brief A queue pair on a NIC: it offers packets to the NIC's arbiter and takes the packets
+ * addressed to it.
+ */
+class QueuePair : public Object, public CompletionSink
+{
+  public:
+    static TypeId GetTypeId();
+    QueuePair();
+    ~QueuePair() override;
+
+    /** Called by Nic::AddQp. */
+    void Bind(Nic* nic, uint32_t qpn, QpOwner* owner);
+    uint32_t GetQpn() const;
+
+    /** @return true if a packet can be sent now */
+    virtual bool HasPacket() const = 0;
+    /** The next packet to send (only when HasPacket()). */
+    virtual Ptr<Packet> NextPacket() = 0;
+    /** A packet for this QP arrived (the header is already parsed; the packet is read-only). */
+    virtual void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) = 0;
+
+  protected:
+    void DoDispose() override;
+
+    Nic* m_nic;       //!< not owned
+    uint32_t m_qpn;
+    QpOwner* m_owner; //!< not owned; may be null
+};
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "rc-qp.h"
+
+#include "nic.h"
+
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RcQp);
+
+TypeId
+RcQp::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::mcsim::RcQp")
+            .SetParent<QueuePair>()
+            .SetGroupName("Mcsim")
+            .AddConstructor<RcQp>()
+            .AddAttribute("AckInterval",
+                          "The responder ACKs every this many packets (and every message's last).",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&RcQp::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RetransmitTimeout",
+                          "Time without progress after which the requester goes back to the "
+                          "first unacknowledged PSN.",
+                          TimeValue(MicroSeconds(40)),
+                          MakeTimeAccessor(&RcQp::m_timeout),
+                          MakeTimeChecker(PicoSeconds(1)))
+            .AddAttribute("RetryLimit",
+                          "Timeouts in a row without progress before the QP goes to the error "
+                          "state.",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&RcQp::m_retryLimit),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("MaxOutstandingReads",
+                          "RDMA READs in flight at once (max_rd_atomic).",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&RcQp::m_maxReads),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RnrDelay",
+                          "How long the requester waits after a receiver-not-ready NAK.",
+                          TimeValue(MicroSeconds(10)),
+                          MakeTimeAccessor(&RcQp::m_rnrDelay),
+                          MakeTimeChecker(Time(0)));
+    return tid;
+}
+
+RcQp::RcQp()
+    : m_connected(false),
+      m_remoteHost(0),
+      m_remoteQpn(0),
+      m_remoteRegion(0),
+      m_nextPsn(0),
+      m_txPsn(0),
+      m_sentEnd(0),
+      m_una(0),
+      m_outstandingReads(0),
+      m_retries(0),
+      m_error(false),
+      m_ePsn(0),
+      m_nakSent(false),
+      m_unacked(0),
+      m_msgBytes(0),
+      m_postedRecvs(0)
+{
+}
+
+RcQp::~RcQp() = default;
+
+void
+RcQp::DoDispose()
+{
+    m_timer.Cancel();
+    m_sq.clear();
+    QueuePair::DoDispose();
+}
+
+void
+RcQp::Connect(uint32_t remoteHost, uint32_t remoteQpn, uint64_t remoteRegionBytes)
+{
+    m_remoteHost = remoteHost;
+    m_remoteQpn = remoteQpn;
+    m_remoteRegion = remoteRegionBytes;
+    m_connected = true;
+}
+
+uint32_t
+RcQp::Packets(uint64_t bytes) const
+{
+    const uint32_t mtu = m_nic->GetMtuBytes();
+    return bytes == 0 ? 1 : static_cast<uint32_t>((bytes + mtu - 1) / mtu);
+}
+
+void
+RcQp::PostSend(Verb verb, uint64_t bytes, uint64_t remoteOffset, uint64_t wrId, bool withImm, uint32_t imm)
+{
+    const std::string where = "RcQp " + std::to_string(m_qpn) + ": ";
+    if (!m_connected || m_nic == nullptr)
+    {
+        throw std::invalid_argument(where + "post on a QP that is not connected");
+    }
+    if (bytes == 0)
+    {
+        throw std::invalid_argument(where + "a work request of 0 bytes");
+    }
+    if (verb != Verb::SEND && (remoteOffset > m_remoteRegion || bytes > m_remoteRegion - remoteOffset))
+    {
+        throw std::invalid_argument(where + "target [" + std::to_string(remoteOffset) + ", " +
+                                    std::to_string(remoteOffset + bytes) +
+                                    ") is outside the peer's registered region of " +
+                                    std::to_string(m_remoteRegion) + " bytes");
+    }
+    if (verb == Verb::READ && withImm)
+    {
+        throw std::invalid_argument(where + "a READ has no immediate data");
+    }
+    const uint32_t n = Packets(bytes);
+    m_sq.push_back({verb, withImm, imm, wrId, bytes, remoteOffset, m_nextPsn, n, 0, false, 0});
+    m_nextPsn += n;
+    m_nic->Kick();
+}
+
+void
+RcQp::PostRecv(uint32_t n)
+{
+    m_postedRecvs += n;
+}
+
+std::size_t
+RcQp::FindWqe(uint32_t psn) const
+{
+    std::size_t i = 0;
+    while (i < m_sq.size() && psn >= m_sq[i].firstPsn + m_sq[i].npkts)
+    {
+        ++i;
+    }
+    return i;
+}
+
+bool
+RcQp::HasPacket() const
+{
+    if (!m_control.empty() || !m_reads.empty())
+    {
+        return true;
+    }
+    if (m_error || m_txPsn >= m_nextPsn || Simulator::Now() < m_rnrUntil)
+    {
+        return false;
+    }
+    const Wqe& w = m_sq[FindWqe(m_txPsn)];
+    return !(w.verb == Verb::READ && !w.readRequested && m_outstandingReads >= m_maxReads);
+}
+
+Ptr<Packet>
+RcQp::Build(TransportHeader& h, uint32_t payload)
+{
+    h.dst = m_remoteHost;
+    h.dstQpn = static_cast<uint16_t>(m_remoteQpn);
+    h.flow = (m_qpn << 16) | m_remoteQpn;
+    m_counters.txPackets++;
+    m_counters.txPayload += payload;
+    return m_nic->MakePacket(h, payload);
+}
+
+Ptr<Packet>
+RcQp::NextPacket()
+{
+    const uint32_t mtu = m_nic->GetMtuBytes();
+    TransportHeader h;
+    if (!m_control.empty())
+    {
+        const Control c = m_control.front();
+        m_control.pop_front();
+        h.opcode = Opcode::ACK;
+        h.psn = c.psn;
+        h.flags = c.flags;
+        m_counters.acksSent++;
+        return Build(h, 0);
+    }
+    if (!m_reads.empty())
+    {
+        ReadJob& job = m_reads.front();
+        const uint64_t done = static_cast<uint64_t>(job.sent) * mtu;
+        const auto payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, job.bytes - done));
+        const bool first = job.sent == 0;
+        const bool last = job.sent + 1 == job.npkts;
+        h.opcode = first && last ? Opcode::READ_RESPONSE_ONLY
+                   : first       ? Opcode::READ_RESPONSE_FIRST
+                   : last        ? Opcode::READ_RESPONSE_LAST
+                                 : Opcode::READ_RESPONSE_MIDDLE;
+        h.psn = job.firstPsn + job.sent;
+        job.sent++;
+        if (last)
+        {
+            m_reads.pop_front();
+        }
+        return Build(h, payload);
+    }
+    return NextRequesterPacket();
+}
+
+Ptr<Packet>
+RcQp::NextRequesterPacket()
+{
+    const uint32_t mtu = m_nic->GetMtuBytes();
+    const std::size_t idx = FindWqe(m_txPsn);
+    NS_ASSERT_MSG(idx < m_sq.size(), "RcQp: no work request holds the PSN to send");
+    Wqe& w = m_sq[idx];
+    TransportHeader h;
+    uint32_t payload = 0;
+    const uint32_t psn = w.verb == Verb::READ ? std::max(m_txPsn, w.firstPsn + w.readRecvd) : m_txPsn;
+    if (psn < m_sentEnd)
+    {
+        m_counters.retransmits++;
+    }
+    if (w.verb == Verb::READ)
+    {
+        const uint64_t skip = static_cast<uint64_t>(psn - w.firstPsn) * mtu;
+        h.opcode = Opcode::READ_REQUEST;
+        h.psn = psn;
+        h.remoteOffset = w.remoteOffset + skip;
+        h.length = static_cast<uint32_t>(w.bytes - skip);
+        if (!w.readRequested)
+        {
+            w.readRequested = true;
+            m_outstandingReads++;
+        }
+        m_txPsn = w.firstPsn + w.npkts;
+    }
+    else
+    {
+        const uint32_t i = psn - w.firstPsn;
+        const bool first = i == 0;
+        const bool last = i + 1 == w.npkts;
+        payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, w.bytes - static_cast<uint64_t>(i) * mtu));
+        const bool send = w.verb == Verb::SEND;
+        if (first && last)
+        {
+            h.opcode = send ? (w.withImm ? Opcode::SEND_ONLY_IMM : Opcode::SEND_ONLY)
+                            : (w.withImm ? Opcode::WRITE_ONLY_IMM : Opcode::WRITE_ONLY);
+        }
+        else if (first)
+        {
+            h.opcode = send ? Opcode::SEND_FIRST : Opcode::WRITE_FIRST;
+        }
+        else if (last)
+        {
+            h.opcode = send ? (w.withImm ? Opcode::SEND_LAST_IMM : Opcode::SEND_LAST)
+                            : (w.withImm ? Opcode::WRITE_LAST_IMM : Opcode::WRITE_LAST);
+        }
+        else
+        {
+            h.opcode = send ? Opcode::SEND_MIDDLE : Opcode::WRITE_MIDDLE;
+        }
+        h.psn = psn;
+        h.imm = w.imm;
+        h.remoteOffset = w.remoteOffset;
+        h.length = static_cast<uint32_t>(std::min<uint64_t>(w.bytes, UINT32_MAX));
+        h.flags = last ? TransportHeader::FLAG_ACK_REQUEST : 0;
+        m_txPsn = psn + 1;
+    }
+    m_sentEnd = std::max(m_sentEnd, m_txPsn);
+    ArmTimer();
+    return Build(h, payload);
+}
+
+void
+RcQp::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes)
+{
+    if (h.opcode == Opcode::ACK)
+    {
+        HandleAck(h);
+    }
+    else if (IsReadResponse(h.opcode))
+    {
+        HandleReadResponse(h, payloadBytes);
+    }
+    else
+    {
+        HandleRequest(h, payloadBytes);
+    }
+}
+
+void
+RcQp::HandleAck(const TransportHeader& h)
+{
+    if ((h.flags & (TransportHeader::FLAG_NAK | TransportHeader::FLAG_RNR)) == 0)
+    {
+        Acknowledge(h.psn + 1);
+        return;
+    }
+    Acknowledge(h.psn); // a NAK names the PSN the responder expects: all before it arrived
+    if (h.flags & TransportHeader::FLAG_RNR)
+    {
+        m_counters.rnrNaksReceived++;
+        m_rnrUntil = Simulator::Now() + m_rnrDelay;
+        Simulator::Schedule(m_rnrDelay, &Nic::Kick, m_nic);
+    }
+    else
+    {
+        m_counters.naksReceived++;
+    }
+    GoBack(h.psn);
+}
+
+void
+RcQp::HandleReadResponse(const TransportHeader& h, uint32_t payload)
+{
+    const std::size_t idx = FindWqe(h.psn);
+    if (idx == m_sq.size() || m_sq[idx].verb != Verb::READ)
+    {
+        m_counters.duplicates++; // a late copy for a READ already complete
+        return;
+    }
+    Wqe& w = m_sq[idx];
+    const uint32_t expected = w.firstPsn + w.readRecvd;
+    if (h.psn < expected)
+    {
+        m_counters.duplicates++;
+        return;
+    }
+    if (h.psn > expected)
+    {
+        m_counters.outOfSequence++;
+        if (w.readReissuedAt != expected + 1) // once per gap (+1: 0 means never)
+        {
+            w.readReissuedAt = expected + 1;
+            m_counters.readGaps++;
+            GoBack(expected);
+        }
+        return;
+    }
+    w.readRecvd++;
+    m_counters.rxPayload += payload;
+    m_retries = 0;
+    Acknowledge(h.psn); // a response acknowledges every PSN before it
+    ArmTimer();
+}
+
+void
+RcQp::Acknowledge(uint32_t upTo)
+{
+    if (upTo > m_una)
+    {
+        m_una = upTo;
+        m_retries = 0;
+        m_txPsn = std::max(m_txPsn, m_una);
+    }
+    while (!m_sq.empty())
+    {
+        Wqe& w = m_sq.front();
+        const bool done = w.verb == Verb::READ ? w.readRecvd == w.npkts : w.firstPsn + w.npkts <= m_una;
+        if (!done)
+        {
+            break;
+        }
+        if (w.verb == Verb::READ)
+        {
+            m_outstandingReads--;
+            m_una = std::max(m_una, w.firstPsn + w.npkts);
+            m_txPsn = std::max(m_txPsn, m_una);
+        }
+        const uint64_t wrId = w.wrId;
+        m_sq.pop_front();
+        m_counters.completed++;
+        if (m_owner != nullptr)
+        {
+            m_owner->OnSendComplete(m_nic->GetHostId(), m_qpn, wrId);
+        }
+    }
+    if (m_una >= m_sentEnd)
+    {
+        m_timer.Cancel();
+    }
+    else
+    {
+        m_timer.Cancel();
+        ArmTimer();
+    }
+    m_nic->Kick(); // a READ slot may have freed up
+}
+
+void
+RcQp::GoBack(uint32_t psn)
+{
+    if (psn < m_txPsn)
+    {
+        m_txPsn = std::max(psn, m_una);
+    }
+    m_nic->Kick();
+}
+
+void
+RcQp::ArmTimer()
+{
+    if (!m_timer.IsPending() && m_una < m_sentEnd)
+    {
+        m_timer = Simulator::Schedule(m_timeout, &RcQp::OnTimeout, this);
+    }
+}
+
+void
+RcQp::OnTimeout()
+{
+    if (m_una >= m_sentEnd)
+    {
+        return;
+    }
+    m_counters.timeouts++;
+    if (++m_retries > m_retryLimit)
+    {
+        m_error = true;
+        m_counters.errors++;
+        return;
+    }
+    GoBack(m_una);
+    ArmTimer();
+}
+
+void
+RcQp::QueueControl(uint32_t psn, uint8_t flags)
+{
+    if (flags == 0 && !m_control.empty() && m_control.back().flags == 0)
+    {
+        m_control.back().psn = psn; // coalesce: one cumulative ACK says it all
+    }
+    else
+    {
+        m_control.push_back({psn, flags});
+        if (flags & TransportHeader::FLAG_NAK)
+        {
+            m_counters.naksSent++;
+        }
+    }
+    m_unacked = 0;
+    m_nic->Kick();
+}
+
+void
+RcQp::HandleRequest(const TransportHeader& h, uint32_t payload)
+{
+    if (h.psn < m_ePsn)
+    {
+        m_counters.duplicates++;
+        if (h.opcode == Opcode::READ_REQUEST) // re-executed: the requester lost responses
+        {
+            m_reads.push_back({h.psn, Packets(h.length), h.length, 0});
+            m_nic->Kick();
+        }
+        else
+        {
+            QueueControl(m_ePsn - 1, 0);
+        }
+        return;
+    }
+    if (h.psn > m_ePsn)
+    {
+        m_counters.outOfSequence++;
+        if (!m_nakSent)
+        {
+            m_nakSent = true;
+            QueueControl(m_ePsn, TransportHeader::FLAG_NAK);
+        }
+        return;
+    }
+    const Opcode op = h.opcode;
+    const bool startsMessage = op == Opcode::SEND_FIRST || op == Opcode::SEND_ONLY ||
+                               op == Opcode::SEND_ONLY_IMM || op == Opcode::WRITE_FIRST ||
+                               op == Opcode::WRITE_ONLY || op == Opcode::WRITE_ONLY_IMM;
+    const bool needsRecv = op == Opcode::SEND_FIRST || op == Opcode::SEND_ONLY ||
+                           op == Opcode::SEND_ONLY_IMM || op == Opcode::WRITE_LAST_IMM ||
+                           op == Opcode::WRITE_ONLY_IMM;
+    if (needsRecv && m_postedRecvs == 0)
+    {
+        QueueControl(m_ePsn, TransportHeader::FLAG_RNR); // the requester retries later
+        return;
+    }
+    m_nakSent = false;
+    if (op == Opcode::READ_REQUEST)
+    {
+        const uint32_t n = Packets(h.length);
+        m_reads.push_back({h.psn, n, h.length, 0});
+        m_ePsn += n;
+        m_nic->Kick();
+        return;
+    }
+    if (needsRecv)
+    {
+        m_postedRecvs--;
+    }
+    if (startsMessage)
+    {
+        m_msgBytes = 0;
+    }
+    m_ePsn++;
+    m_msgBytes += payload;
+    m_counters.rxPayload += payload;
+    Deliver(h);
+    if ((h.flags & TransportHeader::FLAG_ACK_REQUEST) || ++m_unacked >= m_ackInterval)
+    {
+        QueueControl(m_ePsn - 1, 0);
+    }
+}
+
+void
+RcQp::Deliver(const TransportHeader& h)
+{
+    const Opcode op = h.opcode;
+    const bool send = op == Opcode::SEND_LAST || op == Opcode::SEND_LAST_IMM ||
+                      op == Opcode::SEND_ONLY || op == Opcode::SEND_ONLY_IMM;
+    if (!send && !HasImm(op))
+    {
+        return; // a WRITE without immediate completes nothing at the responder
+    }
+    Completion c;
+    c.qpn = m_qpn;
+    c.srcHost = h.srcHost;
+    c.bytes = static_cast<uint32_t>(m_msgBytes);
+    c.imm = h.imm;
+    c.hasImm = HasImm(op);
+    c.staged = false; // RC data lands in place (zero copy)
+    c.opcode = op;
+    m_nic->GetProcessor()->Submit(c, this);
+}
+
+void
+RcQp::OnProcessed(const Completion& c)
+{
+    if (m_owner != nullptr)
+    {
+        m_owner->OnReceive(m_nic->GetHostId(), c);
+    }
+}
+
+const RcQp::Counters&
+RcQp::GetCounters() const
+{
+    return m_counters;
+}
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "queue-pair.h"
+
+#include <cstdint>
+#include <deque>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief Unreliable Datagram QP: single-packet SENDs to a host's QP or to a multicast group.
+ *
+ * No ACKs, no retransmission. The receive queue holds RqDepth posted buffers (all posted at the
+ * start); a datagram takes one and hands a completion to the completion processor; the buffer is
+ * re-posted only when that completion has been processed. A datagram that finds no posted buffer
+ * is dropped and counted (receiver overrun). With Staging, payloads land in staging buffers and
+ * the processor pays for copying them to their place.
+ */
+class UdQp : public QueuePair
+{
+  public:
+    static TypeId GetTypeId();
+    UdQp();
+    ~UdQp() override;
+
+    /**
+     * Post one datagram.
+     * @param dst a host id, or a group id | FabricHeader::GROUP_FLAG
+     * @param dstQpn the QP number at the destination host (ignored for a group)
+     * @param bytes payload, at most the NIC's MTU
+     * @throws std::invalid_argument for 0 or more than MTU bytes
+     */
+    void PostSend(uint32_t dst, uint32_t dstQpn, uint32_t bytes, uint64_t wrId, bool withImm,
+                  uint32_t imm);
+
+    bool HasPacket() const override;
+    Ptr<Packet> NextPacket() override;
+    void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) override;
+    void OnProcessed(const Completion& c) override;
+
+    uint32_t GetPostedRecvs() const; //!< receive buffers posted now
+
+    /** @brief Per-QP counters, read in bulk after the run. */
+    struct Counters
+    {
+        uint64_t txPackets = 0;    //!< datagrams sent
+        uint64_t txPayload = 0;    //!< payload bytes sent
+        uint64_t rxPackets = 0;    //!< datagrams taken into a posted buffer
+        uint64_t rxPayload = 0;    //!< their payload bytes
+        uint64_t overruns = 0;     //!< datagrams dropped: no receive buffer posted
+        uint64_t processed = 0;    //!< receive completions processed (buffer re-posted)
+        uint64_t minPosted = 0;    //!< fewest buffers ever posted (starts at RqDepth)
+    };
+    static constexpr uint32_t NUM_COUNTERS = 7;
+    const Counters& GetCounters() const;
+
+  private:
+    struct Datagram
+    {
+        uint32_t dst;
+        uint32_t dstQpn;
+        uint32_t bytes;
+        uint64_t wrId;
+        bool withImm;
+        uint32_t imm;
+    };
+
+    uint32_t m_rqDepth; //!< "RqDepth"
+    bool m_staging;     //!< "Staging"
+    uint32_t m_posted;
+    bool m_started;
+    std::deque<Datagram> m_sq;
+    Counters m_counters;
+};
+
+} // namespace mcsim
+} // namespace ns3

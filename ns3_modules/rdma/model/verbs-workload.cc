@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "verbs-workload.h"
+
+#include "ns3/mcsim/fabric-header.h"
+#include "ns3/simulator.h"
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(VerbsWorkload);
+
+namespace
+{
+constexpr uint32_t NONE = std::numeric_limits<uint32_t>::max();
+} // namespace
+
+TypeId
+VerbsWorkload::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::mcsim::VerbsWorkload")
+                            .SetParent<Object>()
+                            .SetGroupName("Mcsim")
+                            .AddConstructor<VerbsWorkload>();
+    return tid;
+}
+
+VerbsWorkload::VerbsWorkload()
+    : m_regionBytes(0)
+{
+}
+
+VerbsWorkload::~VerbsWorkload() = default;
+
+void
+VerbsWorkload::DoDispose()
+{
+    for (auto& nic : m_nics)
+    {
+        nic->Dispose();
+    }
+    m_nics.clear();
+    m_ops.clear();
+    m_udQps.clear();
+    Object::DoDispose();
+}
+
+void
+VerbsWorkload::Setup(Ptr<Fabric> fabric,
+                     ObjectFactory nicFactory,
+                     ObjectFactory processorFactory,
+                     ObjectFactory rcFactory,
+                     ObjectFactory udFactory,
+                     uint64_t regionBytes)
+{
+    if (!m_nics.empty())
+    {
+        throw std::logic_error("VerbsWorkload::Setup called twice");
+    }
+    for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
+    {
+        Ptr<Nic> nic = nicFactory.Create<Nic>();
+        nic->Attach(fabric->GetHost(h), processorFactory.Create<CompletionProcessor>());
+        m_nics.push_back(nic);
+    }
+    m_rcFactory = rcFactory;
+    m_udFactory = udFactory;
+    m_regionBytes = regionBytes;
+    m_rcOpOf.assign(m_nics.size(), {});
+    m_unicastUd.assign(m_nics.size(), -1);
+}
+
+void
+VerbsWorkload::CheckHost(uint32_t host, const char* what) const
+{
+    if (host >= m_nics.size())
+    {
+        throw std::invalid_argument(std::string("VerbsWorkload::") + what + ": host " +
+                                    std::to_string(host) + " of " + std::to_string(m_nics.size()));
+    }
+}
+
+void
+VerbsWorkload::AddRcOps(const uint32_t* verb,
+                        const uint32_t* src,
+                        const uint32_t* dst,
+                        const uint64_t* bytes,
+                        const int64_t* startPs,
+                        std::size_t n)
+{
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        CheckHost(src[i], "AddRcOps");
+        CheckHost(dst[i], "AddRcOps");
+        if (verb[i] > READ || bytes[i] == 0 || startPs[i] < 0 || src[i] == dst[i])
+        {
+            throw std::invalid_argument("VerbsWorkload::AddRcOps: op " + std::to_string(i) +
+                                        " has a bad verb, size, start or peer");
+        }
+        const auto op = static_cast<uint32_t>(m_ops.size());
+        Ptr<RcQp> req = m_rcFactory.Create<RcQp>();
+        Ptr<RcQp> resp = m_rcFactory.Create<RcQp>();
+        const uint32_t reqQpn = m_nics[src[i]]->AddQp(req, this);
+        const uint32_t respQpn = m_nics[dst[i]]->AddQp(resp, this);
+        req->Connect(dst[i], respQpn, m_regionBytes);
+        resp->Connect(src[i], reqQpn, m_regionBytes);
+        for (auto [host, qpn] : {std::pair{src[i], reqQpn}, std::pair{dst[i], respQpn}})
+        {
+            m_rcOpOf[host].resize(qpn + 1, NONE);
+            m_rcOpOf[host][qpn] = op;
+        }
+        if (verb[i] == SEND || verb[i] == WRITE_IMM)
+        {
+            resp->PostRecv(1);
+        }
+        m_ops.push_back({verb[i], src[i], dst[i], bytes[i], req, resp, 0, 0});
+        Simulator::Schedule(PicoSeconds(startPs[i]), &VerbsWorkload::StartRcOp, this, op);
+    }
+}
+
+void
+VerbsWorkload::StartRcOp(uint32_t op)
+{
+    const RcOp& o = m_ops[op];
+    const RcQp::Verb verb = o.verb == SEND ? RcQp::Verb::SEND
+                            : o.verb == READ ? RcQp::Verb::READ
+                                             : RcQp::Verb::WRITE;
+    o.requester->PostSend(verb, o.bytes, 0, op, o.verb == WRITE_IMM, op);
+}
+
+void
+VerbsWorkload::AddUdGroup(uint32_t group, const uint32_t* members, std::size_t n)
+{
+    if (group >= FabricHeader::GROUP_FLAG)
+    {
+        throw std::invalid_argument("VerbsWorkload::AddUdGroup: group id too large");
+    }
+    if (group >= m_groupUd.size())
+    {
+        m_groupUd.resize(group + 1);
+    }
+    m_groupUd[group].assign(m_nics.size(), -1);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        CheckHost(members[i], "AddUdGroup");
+        Ptr<UdQp> qp = m_udFactory.Create<UdQp>();
+        const uint32_t qpn = m_nics[members[i]]->AddQp(qp, this);
+        m_nics[members[i]]->AttachMulticast(group, qpn);
+        m_groupUd[group][members[i]] = static_cast<int64_t>(m_udQps.size());
+        m_udQps.push_back({members[i], group, qp});
+    }
+}
+
+Ptr<UdQp>
+VerbsWorkload::UnicastUdQp(uint32_t host)
+{
+    if (m_unicastUd[host] < 0)
+    {
+        Ptr<UdQp> qp = m_udFactory.Create<UdQp>();
+        m_nics[host]->AddQp(qp, this);
+        m_unicastUd[host] = static_cast<int64_t>(m_udQps.size());
+        m_udQps.push_back({host, NONE, qp});
+    }
+    return m_udQps[m_unicastUd[host]].qp;
+}
+
+void
+VerbsWorkload::AddUdStreams(const uint32_t* src,
+                            const uint32_t* dst,
+                            const uint32_t* count,
+                            const uint32_t* bytes,
+                            const int64_t* startPs,
+                            std::size_t n)
+{
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        CheckHost(src[i], "AddUdStreams");
+        const bool group = (dst[i] & FabricHeader::GROUP_FLAG) != 0;
+        const uint32_t g = dst[i] & ~FabricHeader::GROUP_FLAG;
+        if (startPs[i] < 0 || count[i] == 0 || bytes[i] == 0 || bytes[i] > m_nics[src[i]]->GetMtuBytes())
+        {
+            throw std::invalid_argument("VerbsWorkload::AddUdStreams: stream " + std::to_string(i) +
+                                        " has a bad start, count or size (1..MTU bytes)");
+        }
+        Ptr<UdQp> from;
+        uint32_t dstQpn = 0;
+        if (group)
+        {
+            if (g >= m_groupUd.size() || m_groupUd[g][src[i]] < 0)
+            {
+                throw std::invalid_argument("VerbsWorkload::AddUdStreams: stream " +
+                                            std::to_string(i) + ": host " + std::to_string(src[i]) +
+                                            " is not a member of group " + std::to_string(g));
+            }
+            from = m_udQps[m_groupUd[g][src[i]]].qp;
+        }
+        else
+        {
+            CheckHost(dst[i], "AddUdStreams");
+            from = UnicastUdQp(src[i]);
+            dstQpn = UnicastUdQp(dst[i])->GetQpn();
+        }
+        Simulator::Schedule(PicoSeconds(startPs[i]),
+                            &VerbsWorkload::StartUdStream,
+                            this,
+                            from->GetQpn() | (src[i] << 16),
+                            dst[i],
+                            dstQpn,
+                            count[i],
+                            bytes[i]);
+    }
+}
+
+void
+VerbsWorkload::StartUdStream(uint32_t srcQp, uint32_t dst, uint32_t dstQpn, uint32_t count, uint32_t bytes)
+{
+    const uint32_t host = srcQp >> 16;
+    Ptr<UdQp> qp = DynamicCast<UdQp>(m_nics[host]->GetQp(srcQp & 0xFFFF));
+    for (uint32_t k = 0; k < count; ++k)
+    {
+        qp->PostSend(dst, dstQpn, bytes, k, true, k);
+    }
+}
+
+void
+VerbsWorkload::OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId)
+{
+    if (qpn < m_rcOpOf[host].size() && m_rcOpOf[host][qpn] != NONE)
+    {
+        m_ops[wrId].donePs = static_cast<uint64_t>(Simulator::Now().GetPicoSeconds());
+    }
+}
+
+void
+VerbsWorkload::OnReceive(uint32_t host, const Completion& c)
+{
+    if (c.qpn < m_rcOpOf[host].size() && m_rcOpOf[host][c.qpn] != NONE)
+    {
+        m_ops[m_rcOpOf[host][c.qpn]].responderDonePs =
+            static_cast<uint64_t>(Simulator::Now().GetPicoSeconds());
+    }
+}
+
+uint32_t
+VerbsWorkload::GetNRcOps() const
+{
+    return static_cast<uint32_t>(m_ops.size());
+}
+
+uint32_t
+VerbsWorkload::GetNUdQps() const
+{
+    return static_cast<uint32_t>(m_udQps.size());
+}
+
+namespace
+{
+void
+CheckSize(std::size_t n, std::size_t want, const char* what)
+{
+    if (n != want)
+    {
+        throw std::invalid_argument(std::string("VerbsWorkload::") + what + ": output has " +
+                                    std::to_string(n) + " entries, needs " + std::to_string(want));
+    }
+}
+
+template <typename C>
+void
+CopyCounters(const C& c, uint64_t* out)
+{
+    static_assert(sizeof(C) % sizeof(uint64_t) == 0, "counters are uint64_t fields");
+    const auto* fields = reinterpret_cast<const uint64_t*>(&c);
+    std::copy(fields, fields + sizeof(C) / sizeof(uint64_t), out);
+}
+} // namespace
+
+void
+VerbsWorkload::GetRcOpTimes(uint64_t* out, std::size_t n) const
+{
+    CheckSize(n, m_ops.size() * 4, "GetRcOpTimes");
+    for (std::size_t i = 0; i < m_ops.size(); ++i)
+    {
+        out[4 * i] = m_ops[i].donePs;
+        out[4 * i + 1] = m_ops[i].responderDonePs;
+        out[4 * i + 2] = m_ops[i].requester->GetQpn();
+        out[4 * i + 3] = m_ops[i].responder->GetQpn();
+    }
+}
+
+void
+VerbsWorkload::GetRcQpCounters(uint64_t* out, std::size_t n) const
+{
+    static_assert(sizeof(RcQp::Counters) == RcQp::NUM_COUNTERS * sizeof(uint64_t));
+    CheckSize(n, m_ops.size() * 2 * RcQp::NUM_COUNTERS, "GetRcQpCounters");
+    for (std::size_t i = 0; i < m_ops.size(); ++i)
+    {
+        CopyCounters(m_ops[i].requester->GetCounters(), out + (2 * i) * RcQp::NUM_COUNTERS);
+        CopyCounters(m_ops[i].responder->GetCounters(), out + (2 * i + 1) * RcQp::NUM_COUNTERS);
+    }
+}
+
+void
+VerbsWorkload::GetUdQpCounters(uint64_t* out, std::size_t n) const
+{
+    static_assert(sizeof(UdQp::Counters) == UdQp::NUM_COUNTERS * sizeof(uint64_t));
+    const std::size_t row = 2 + UdQp::NUM_COUNTERS;
+    CheckSize(n, m_udQps.size() * row, "GetUdQpCounters");
+    for (std::size_t i = 0; i < m_udQps.size(); ++i)
+    {
+        out[row * i] = m_udQps[i].host;
+        out[row * i + 1] = m_udQps[i].group;
+        UdQp::Counters c = m_udQps[i].qp->GetCounters();
+        if (c.rxPackets == 0 && c.overruns == 0)
+        {
+            c.minPosted = m_udQps[i].qp->GetPostedRecvs();
+        }
+        CopyCounters(c, out + row * i + 2);
+    }
+}
+
+void
+VerbsWorkload::GetHostCounters(uint64_t* out, std::size_t n) const
+{
+    static_assert(sizeof(Nic::Counters) == Nic::NUM_COUNTERS * sizeof(uint64_t));
+    const std::size_t row = Nic::NUM_COUNTERS + 2;
+    CheckSize(n, m_nics.size() * row, "GetHostCounters");
+    for (std::size_t h = 0; h < m_nics.size(); ++h)
+    {
+        CopyCounters(m_nics[h]->GetCounters(), out + row * h);
+        out[row * h + Nic::NUM_COUNTERS] = m_nics[h]->GetProcessor()->GetProcessed();
+        out[row * h + Nic::NUM_COUNTERS + 1] = m_nics[h]->GetProcessor()->GetBusyPs();
+    }
+}
+
+} // namespace mcsim
+} // namespace ns3
