@@ -48,6 +48,29 @@ NO_GROUP = 0xFFFFFFFF
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HostCpuConfig:
+    """The default completion processor: one host CPU thread (ns3::mcsim::HostCpu)."""
+
+    completion_ps: int = 100_000  # CPU time per receive completion
+    memcpy_bps: int = 100 * 10**9  # copy rate for staged (UD) payloads
+
+    def __post_init__(self) -> None:
+        if isinstance(self.completion_ps, bool) or not isinstance(self.completion_ps, int) or self.completion_ps < 0:
+            raise McsimError(f"HostCpuConfig: completion_ps={self.completion_ps!r} must be an integer >= 0")
+        require_positive("HostCpuConfig", memcpy_bps=self.memcpy_bps)
+
+    def factory(self, ns: Any) -> Any:
+        """The ns-3 ObjectFactory that makes one processor per host."""
+        return make_factory(
+            ns,
+            "ns3::mcsim::HostCpu",
+            "HostCpuConfig",
+            PerCompletionCost=ns.TimeValue(ns.PicoSeconds(self.completion_ps)),
+            MemcpyRate=ns.DataRateValue(ns.DataRate(self.memcpy_bps)),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RdmaConfig:
     """NIC, queue-pair and host-CPU settings; sizes in bytes, times in ps, rates in bit/s."""
 
@@ -59,10 +82,11 @@ class RdmaConfig:
     max_outstanding_reads: int = 16
     rnr_delay_ps: int = 10_000_000
     rq_depth: int = 128  # UD receive buffers posted
-    staging: bool = True  # UD payloads are copied out of staging buffers by the CPU
-    cpu_completion_ps: int = 100_000  # host CPU time per receive completion
-    memcpy_bps: int = 100 * 10**9  # host CPU copy rate for staged payloads
+    staging: bool = True  # UD payloads land in staging buffers and are copied to their place
     region_b: int = 1 << 30  # registered memory per host (WRITE/READ targets)
+    # who processes receive completions: any config with factory(ns) -> ns3 ObjectFactory of a
+    # ns3::mcsim::CompletionProcessor (HostCpuConfig, or a SmartNIC model's config)
+    processor: Any = dataclasses.field(default_factory=HostCpuConfig)
 
     def __post_init__(self) -> None:
         pick("wire format", self.wire_format, WIRE_FORMATS)
@@ -76,10 +100,11 @@ class RdmaConfig:
             retransmit_timeout_ps=self.retransmit_timeout_ps,
             max_outstanding_reads=self.max_outstanding_reads,
             rq_depth=self.rq_depth,
-            memcpy_bps=self.memcpy_bps,
             region_b=self.region_b,
         )
-        for name in ("retry_limit", "rnr_delay_ps", "cpu_completion_ps"):
+        if not callable(getattr(self.processor, "factory", None)):
+            raise McsimError(f"RdmaConfig: processor={self.processor!r} has no factory(ns); use HostCpuConfig()")
+        for name in ("retry_limit", "rnr_delay_ps"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise McsimError(f"RdmaConfig: {name}={value!r} must be an integer >= 0")
@@ -161,7 +186,7 @@ def _check(g: nx.Graph, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], 
             raise McsimError(f"{where}: start_ps={s.start_ps} must be >= 0")
 
 
-def _factory(ns: Any, type_name: str, where: str, **attrs: Any) -> Any:
+def make_factory(ns: Any, type_name: str, where: str, **attrs: Any) -> Any:
     """An ns-3 ObjectFactory with attributes set by name (values validated by the caller)."""
     factory = ns.ObjectFactory(type_name)
     tid = ns.TypeId.LookupByName(type_name)
@@ -214,21 +239,15 @@ def run_verbs(
     with fabric.build(g, groups=groups, config=config, **fabric_options) as fab:
         ns = fab.ns
         fmt = ns.mcsim.WireFormat.INFINIBAND if rdma.wire_format == "infiniband" else ns.mcsim.WireFormat.ROCEV2
-        nic = _factory(
+        nic = make_factory(
             ns,
             "ns3::mcsim::Nic",
             "RdmaConfig",
             WireFormat=ns.EnumValue[ns.mcsim.WireFormat](fmt),
             MtuBytes=ns.UintegerValue(rdma.mtu_b),
         )
-        cpu = _factory(
-            ns,
-            "ns3::mcsim::HostCpu",
-            "RdmaConfig",
-            PerCompletionCost=ns.TimeValue(ns.PicoSeconds(rdma.cpu_completion_ps)),
-            MemcpyRate=ns.DataRateValue(ns.DataRate(rdma.memcpy_bps)),
-        )
-        rc = _factory(
+        cpu = rdma.processor.factory(ns)
+        rc = make_factory(
             ns,
             "ns3::mcsim::RcQp",
             "RdmaConfig",
@@ -238,7 +257,7 @@ def run_verbs(
             MaxOutstandingReads=ns.UintegerValue(rdma.max_outstanding_reads),
             RnrDelay=ns.TimeValue(ns.PicoSeconds(rdma.rnr_delay_ps)),
         )
-        ud = _factory(
+        ud = make_factory(
             ns,
             "ns3::mcsim::UdQp",
             "RdmaConfig",

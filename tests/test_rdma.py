@@ -9,7 +9,7 @@ import pytest
 from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.link import Link, two_hosts
-from mcsim.rdma import RcOp, RdmaConfig, UdStream, run_verbs
+from mcsim.rdma import HostCpuConfig, RcOp, RdmaConfig, UdStream, run_verbs
 from mcsim.units import parse_rate
 
 MTU = 4096
@@ -107,7 +107,7 @@ def test_ud_multicast_reaches_every_member_of_188_once():
 def test_slow_receiver_overruns_its_queue_as_the_closed_form_says(depth, cost_ps):
     n = 2000
     link = Link(rate_bps=parse_rate("100Gbps"), delay_ps=DELAY_PS)
-    cfg = RdmaConfig(rq_depth=depth, cpu_completion_ps=cost_ps, staging=False)
+    cfg = RdmaConfig(rq_depth=depth, processor=HostCpuConfig(completion_ps=cost_ps), staging=False)
     r = run_verbs(two_hosts(link), ud_streams=[UdStream(src=0, dst=1, size_b=MTU, count=n)], rdma=cfg)
     arrival_ps = link.tx_ps(MTU + IB_BASE + DETH + IMM)  # datagrams arrive back to back
     assert arrival_ps < cost_ps, "the receiver is really slower than the link"
@@ -121,7 +121,7 @@ def test_slow_receiver_overruns_its_queue_as_the_closed_form_says(depth, cost_ps
 
 
 def test_fast_receiver_never_overruns():
-    cfg = RdmaConfig(rq_depth=4, cpu_completion_ps=50_000, staging=False)
+    cfg = RdmaConfig(rq_depth=4, processor=HostCpuConfig(completion_ps=50_000), staging=False)
     r = run_verbs(two_hosts(FDR), ud_streams=[UdStream(src=0, dst=1, size_b=MTU, count=500)], rdma=cfg)
     row = int(np.flatnonzero(r.ud["host"] == 1)[0])
     assert (r.ud["rx_packets"][row], r.ud["overruns"][row]) == (500, 0)
@@ -144,6 +144,7 @@ def test_same_verbs_run_twice_is_identical():
         ({"mtu_b": 4000}, r"RdmaConfig: mtu_b=4000 is not an MTU"),
         ({"ack_interval": 0}, r"RdmaConfig: ack_interval=0 must be > 0"),
         ({"retry_limit": -1}, r"RdmaConfig: retry_limit=-1 must be an integer >= 0"),
+        ({"processor": "dpa"}, r"RdmaConfig: processor='dpa' has no factory\(ns\); use HostCpuConfig\(\)"),
     ],
 )
 def test_bad_rdma_config_is_one_line(kwargs, message):
