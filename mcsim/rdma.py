@@ -233,39 +233,12 @@ def run_verbs(
     if not rc_ops and not ud_streams:
         raise McsimError("run_verbs: no RC ops and no UD streams given")
     _check(g, rc_ops, ud_streams, groups, rdma)
-    config = dataclasses.replace(
-        config or fabric.FabricConfig(), header_bytes=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format]
-    )
+    config = fabric_config_for(rdma, config)
     with fabric.build(g, groups=groups, config=config, **fabric_options) as fab:
         ns = fab.ns
-        fmt = ns.mcsim.WireFormat.INFINIBAND if rdma.wire_format == "infiniband" else ns.mcsim.WireFormat.ROCEV2
-        nic = make_factory(
-            ns,
-            "ns3::mcsim::Nic",
-            "RdmaConfig",
-            WireFormat=ns.EnumValue[ns.mcsim.WireFormat](fmt),
-            MtuBytes=ns.UintegerValue(rdma.mtu_b),
-        )
-        cpu = rdma.processor.factory(ns)
-        rc = make_factory(
-            ns,
-            "ns3::mcsim::RcQp",
-            "RdmaConfig",
-            AckInterval=ns.UintegerValue(rdma.ack_interval),
-            RetransmitTimeout=ns.TimeValue(ns.PicoSeconds(rdma.retransmit_timeout_ps)),
-            RetryLimit=ns.UintegerValue(rdma.retry_limit),
-            MaxOutstandingReads=ns.UintegerValue(rdma.max_outstanding_reads),
-            RnrDelay=ns.TimeValue(ns.PicoSeconds(rdma.rnr_delay_ps)),
-        )
-        ud = make_factory(
-            ns,
-            "ns3::mcsim::UdQp",
-            "RdmaConfig",
-            RqDepth=ns.UintegerValue(rdma.rq_depth),
-            Staging=ns.BooleanValue(rdma.staging),
-        )
+        stack = build_stack(fab, rdma)
         work = ns.CreateObject[ns.mcsim.VerbsWorkload]()
-        work.Setup(fab.cxx, nic, cpu, rc, ud, rdma.region_b)
+        work.Setup(stack)
         for gid, members in enumerate(groups):
             arr = fabric._u32(sorted(members))
             work.AddUdGroup(gid, arr, len(members))
@@ -289,9 +262,10 @@ def run_verbs(
             )
         try:
             fab.run()
-            result = _collect(work, fab, len(rc_ops))
+            result = _collect(work, stack, fab, len(rc_ops))
         finally:
             work.Dispose()
+            stack.Dispose()
     return result
 
 
@@ -301,12 +275,12 @@ def _read(n: int, fill: Any) -> np.ndarray:
     return out[:n]
 
 
-def _collect(work: Any, fab: fabric.BuiltFabric, n_ops: int) -> VerbsResult:
+def _collect(work: Any, stack: Any, fab: fabric.BuiltFabric, n_ops: int) -> VerbsResult:
     times = _read(n_ops * 4, work.GetRcOpTimes).reshape(-1, 4)
     rc = _read(n_ops * 2 * len(RC_COUNTERS), work.GetRcQpCounters).reshape(-1, 2, len(RC_COUNTERS))
     n_ud = int(work.GetNUdQps())
     ud = _read(n_ud * (2 + len(UD_COUNTERS)), work.GetUdQpCounters).reshape(-1, 2 + len(UD_COUNTERS))
-    nic = _read(fab.n_hosts * len(NIC_COUNTERS), work.GetHostCounters).reshape(-1, len(NIC_COUNTERS))
+    nic = read_nic_counters(stack, fab.n_hosts)
     return VerbsResult(
         fabric=fab.collect(),
         rc_done_ps=times[:, 0].copy(),
@@ -314,5 +288,51 @@ def _collect(work: Any, fab: fabric.BuiltFabric, n_ops: int) -> VerbsResult:
         rc_requester={k: rc[:, 0, i].copy() for i, k in enumerate(RC_COUNTERS)},
         rc_responder={k: rc[:, 1, i].copy() for i, k in enumerate(RC_COUNTERS)},
         ud={k: ud[:, i].copy() for i, k in enumerate(("host", "group", *UD_COUNTERS))},
-        nic={k: nic[:, i].copy() for i, k in enumerate(NIC_COUNTERS)},
+        nic=nic,
+    )
+
+
+def read_nic_counters(stack: Any, n_hosts: int) -> dict[str, np.ndarray]:
+    """NIC_COUNTERS of every host of an RdmaStack, as numpy arrays."""
+    nic = _read(n_hosts * len(NIC_COUNTERS), stack.GetHostCounters).reshape(-1, len(NIC_COUNTERS))
+    return {k: nic[:, i].copy() for i, k in enumerate(NIC_COUNTERS)}
+
+
+def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:
+    """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host."""
+    ns = fab.ns
+    fmt = ns.mcsim.WireFormat.INFINIBAND if rdma.wire_format == "infiniband" else ns.mcsim.WireFormat.ROCEV2
+    nic = make_factory(
+        ns,
+        "ns3::mcsim::Nic",
+        "RdmaConfig",
+        WireFormat=ns.EnumValue[ns.mcsim.WireFormat](fmt),
+        MtuBytes=ns.UintegerValue(rdma.mtu_b),
+    )
+    rc = make_factory(
+        ns,
+        "ns3::mcsim::RcQp",
+        "RdmaConfig",
+        AckInterval=ns.UintegerValue(rdma.ack_interval),
+        RetransmitTimeout=ns.TimeValue(ns.PicoSeconds(rdma.retransmit_timeout_ps)),
+        RetryLimit=ns.UintegerValue(rdma.retry_limit),
+        MaxOutstandingReads=ns.UintegerValue(rdma.max_outstanding_reads),
+        RnrDelay=ns.TimeValue(ns.PicoSeconds(rdma.rnr_delay_ps)),
+    )
+    ud = make_factory(
+        ns,
+        "ns3::mcsim::UdQp",
+        "RdmaConfig",
+        RqDepth=ns.UintegerValue(rdma.rq_depth),
+        Staging=ns.BooleanValue(rdma.staging),
+    )
+    stack = ns.CreateObject[ns.mcsim.RdmaStack]()
+    stack.Setup(fab.cxx, nic, rdma.processor.factory(ns), rc, ud, rdma.region_b)
+    return stack
+
+
+def fabric_config_for(rdma: RdmaConfig, config: fabric.FabricConfig | None) -> fabric.FabricConfig:
+    """The fabric settings of an RDMA run: header_bytes becomes the physical-layer overhead."""
+    return dataclasses.replace(
+        config or fabric.FabricConfig(), header_bytes=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format]
     )

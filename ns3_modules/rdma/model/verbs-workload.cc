@@ -30,58 +30,35 @@ VerbsWorkload::GetTypeId()
     return tid;
 }
 
-VerbsWorkload::VerbsWorkload()
-    : m_regionBytes(0)
-{
-}
+VerbsWorkload::VerbsWorkload() = default;
 
 VerbsWorkload::~VerbsWorkload() = default;
 
 void
 VerbsWorkload::DoDispose()
 {
-    for (auto& nic : m_nics)
-    {
-        nic->Dispose();
-    }
-    m_nics.clear();
+    m_stack = nullptr;
     m_ops.clear();
     m_udQps.clear();
     Object::DoDispose();
 }
 
 void
-VerbsWorkload::Setup(Ptr<Fabric> fabric,
-                     ObjectFactory nicFactory,
-                     ObjectFactory processorFactory,
-                     ObjectFactory rcFactory,
-                     ObjectFactory udFactory,
-                     uint64_t regionBytes)
+VerbsWorkload::Setup(Ptr<RdmaStack> stack)
 {
-    if (!m_nics.empty())
-    {
-        throw std::logic_error("VerbsWorkload::Setup called twice");
-    }
-    for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
-    {
-        Ptr<Nic> nic = nicFactory.Create<Nic>();
-        nic->Attach(fabric->GetHost(h), processorFactory.Create<CompletionProcessor>());
-        m_nics.push_back(nic);
-    }
-    m_rcFactory = rcFactory;
-    m_udFactory = udFactory;
-    m_regionBytes = regionBytes;
-    m_rcOpOf.assign(m_nics.size(), {});
-    m_unicastUd.assign(m_nics.size(), -1);
+    m_stack = stack;
+    m_rcOpOf.assign(stack->GetNHosts(), {});
+    m_unicastUd.assign(stack->GetNHosts(), -1);
 }
 
 void
 VerbsWorkload::CheckHost(uint32_t host, const char* what) const
 {
-    if (host >= m_nics.size())
+    if (host >= m_stack->GetNHosts())
     {
         throw std::invalid_argument(std::string("VerbsWorkload::") + what + ": host " +
-                                    std::to_string(host) + " of " + std::to_string(m_nics.size()));
+                                    std::to_string(host) + " of " +
+                                    std::to_string(m_stack->GetNHosts()));
     }
 }
 
@@ -103,13 +80,8 @@ VerbsWorkload::AddRcOps(const uint32_t* verb,
                                         " has a bad verb, size, start or peer");
         }
         const auto op = static_cast<uint32_t>(m_ops.size());
-        Ptr<RcQp> req = m_rcFactory.Create<RcQp>();
-        Ptr<RcQp> resp = m_rcFactory.Create<RcQp>();
-        const uint32_t reqQpn = m_nics[src[i]]->AddQp(req, this);
-        const uint32_t respQpn = m_nics[dst[i]]->AddQp(resp, this);
-        req->Connect(dst[i], respQpn, m_regionBytes);
-        resp->Connect(src[i], reqQpn, m_regionBytes);
-        for (auto [host, qpn] : {std::pair{src[i], reqQpn}, std::pair{dst[i], respQpn}})
+        auto [req, resp] = m_stack->Connect(src[i], this, dst[i], this);
+        for (auto [host, qpn] : {std::pair{src[i], req->GetQpn()}, std::pair{dst[i], resp->GetQpn()}})
         {
             m_rcOpOf[host].resize(qpn + 1, NONE);
             m_rcOpOf[host][qpn] = op;
@@ -144,13 +116,13 @@ VerbsWorkload::AddUdGroup(uint32_t group, const uint32_t* members, std::size_t n
     {
         m_groupUd.resize(group + 1);
     }
-    m_groupUd[group].assign(m_nics.size(), -1);
+    m_groupUd[group].assign(m_stack->GetNHosts(), -1);
     for (std::size_t i = 0; i < n; ++i)
     {
         CheckHost(members[i], "AddUdGroup");
-        Ptr<UdQp> qp = m_udFactory.Create<UdQp>();
-        const uint32_t qpn = m_nics[members[i]]->AddQp(qp, this);
-        m_nics[members[i]]->AttachMulticast(group, qpn);
+        Ptr<UdQp> qp = m_stack->CreateUdQp();
+        const uint32_t qpn = m_stack->GetNic(members[i])->AddQp(qp, this);
+        m_stack->GetNic(members[i])->AttachMulticast(group, qpn);
         m_groupUd[group][members[i]] = static_cast<int64_t>(m_udQps.size());
         m_udQps.push_back({members[i], group, qp});
     }
@@ -161,8 +133,8 @@ VerbsWorkload::UnicastUdQp(uint32_t host)
 {
     if (m_unicastUd[host] < 0)
     {
-        Ptr<UdQp> qp = m_udFactory.Create<UdQp>();
-        m_nics[host]->AddQp(qp, this);
+        Ptr<UdQp> qp = m_stack->CreateUdQp();
+        m_stack->GetNic(host)->AddQp(qp, this);
         m_unicastUd[host] = static_cast<int64_t>(m_udQps.size());
         m_udQps.push_back({host, NONE, qp});
     }
@@ -182,7 +154,7 @@ VerbsWorkload::AddUdStreams(const uint32_t* src,
         CheckHost(src[i], "AddUdStreams");
         const bool group = (dst[i] & FabricHeader::GROUP_FLAG) != 0;
         const uint32_t g = dst[i] & ~FabricHeader::GROUP_FLAG;
-        if (startPs[i] < 0 || count[i] == 0 || bytes[i] == 0 || bytes[i] > m_nics[src[i]]->GetMtuBytes())
+        if (startPs[i] < 0 || count[i] == 0 || bytes[i] == 0 || bytes[i] > m_stack->GetNic(src[i])->GetMtuBytes())
         {
             throw std::invalid_argument("VerbsWorkload::AddUdStreams: stream " + std::to_string(i) +
                                         " has a bad start, count or size (1..MTU bytes)");
@@ -220,7 +192,7 @@ void
 VerbsWorkload::StartUdStream(uint32_t srcQp, uint32_t dst, uint32_t dstQpn, uint32_t count, uint32_t bytes)
 {
     const uint32_t host = srcQp >> 16;
-    Ptr<UdQp> qp = DynamicCast<UdQp>(m_nics[host]->GetQp(srcQp & 0xFFFF));
+    Ptr<UdQp> qp = DynamicCast<UdQp>(m_stack->GetNic(host)->GetQp(srcQp & 0xFFFF));
     for (uint32_t k = 0; k < count; ++k)
     {
         qp->PostSend(dst, dstQpn, bytes, k, true, k);
@@ -321,20 +293,6 @@ VerbsWorkload::GetUdQpCounters(uint64_t* out, std::size_t n) const
             c.minPosted = m_udQps[i].qp->GetPostedRecvs();
         }
         CopyCounters(c, out + row * i + 2);
-    }
-}
-
-void
-VerbsWorkload::GetHostCounters(uint64_t* out, std::size_t n) const
-{
-    static_assert(sizeof(Nic::Counters) == Nic::NUM_COUNTERS * sizeof(uint64_t));
-    const std::size_t row = Nic::NUM_COUNTERS + 2;
-    CheckSize(n, m_nics.size() * row, "GetHostCounters");
-    for (std::size_t h = 0; h < m_nics.size(); ++h)
-    {
-        CopyCounters(m_nics[h]->GetCounters(), out + row * h);
-        out[row * h + Nic::NUM_COUNTERS] = m_nics[h]->GetProcessor()->GetProcessed();
-        out[row * h + Nic::NUM_COUNTERS + 1] = m_nics[h]->GetProcessor()->GetBusyPs();
     }
 }
 

@@ -5,10 +5,9 @@
 #include "nic.h"
 #include "queue-pair.h"
 #include "rc-qp.h"
+#include "rdma-stack.h"
 #include "ud-qp.h"
 
-#include "ns3/mcsim/fabric.h"
-#include "ns3/object-factory.h"
 #include "ns3/object.h"
 
 #include <cstdint>
@@ -23,8 +22,8 @@ namespace mcsim
  * @brief A verbs-level workload (like perftest): RC operations between host pairs and UD datagram
  * streams to hosts or multicast groups, with their completion times and every counter.
  *
- * Every host gets a NIC and a completion processor, made from factories whose attributes the
- * caller sets. Each RC operation gets its own connected QP pair; each UD receiver its own UD QP.
+ * It runs on an RdmaStack (a NIC with a completion processor on every host). Each RC operation
+ * gets its own connected QP pair; each UD receiver its own UD QP.
  */
 class VerbsWorkload : public Object, public QpOwner
 {
@@ -42,13 +41,8 @@ class VerbsWorkload : public Object, public QpOwner
     VerbsWorkload();
     ~VerbsWorkload() override;
 
-    /**
-     * Put a NIC (from nicFactory) with a completion processor (processorFactory) on every host of
-     * the fabric; RC and UD QPs come from rcFactory and udFactory; each host registers a region
-     * of regionBytes for WRITEs and READs.
-     */
-    void Setup(Ptr<Fabric> fabric, ObjectFactory nicFactory, ObjectFactory processorFactory,
-               ObjectFactory rcFactory, ObjectFactory udFactory, uint64_t regionBytes);
+    /** Run on this stack (kept alive by the workload). */
+    void Setup(Ptr<RdmaStack> stack);
 
     /**
      * Add n RC operations: src posts verb[i] (RcVerb) of bytes[i] toward dst at startPs; the
@@ -79,8 +73,6 @@ class VerbsWorkload : public Object, public QpOwner
     void GetRcQpCounters(uint64_t* out, std::size_t n) const;
     /** out[row * (2 + UdQp::NUM_COUNTERS)]: host, group (or UINT32_MAX), then UdQp::Counters. */
     void GetUdQpCounters(uint64_t* out, std::size_t n) const;
-    /** out[host * (Nic::NUM_COUNTERS + 2)]: Nic::Counters, completions processed, busy ps. */
-    void GetHostCounters(uint64_t* out, std::size_t n) const;
 
   protected:
     void DoDispose() override;
@@ -110,10 +102,7 @@ class VerbsWorkload : public Object, public QpOwner
     Ptr<UdQp> UnicastUdQp(uint32_t host);
     void CheckHost(uint32_t host, const char* what) const;
 
-    std::vector<Ptr<Nic>> m_nics;
-    ObjectFactory m_rcFactory;
-    ObjectFactory m_udFactory;
-    uint64_t m_regionBytes;
+    Ptr<RdmaStack> m_stack;
     std::vector<RcOp> m_ops;
     std::vector<UdReceiver> m_udQps;
     std::vector<std::vector<uint32_t>> m_rcOpOf; //!< host -> qpn -> RC op index (or UINT32_MAX)

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "rdma-stack.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaStack);
+
+TypeId
+RdmaStack::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::mcsim::RdmaStack")
+                            .SetParent<Object>()
+                            .SetGroupName("Mcsim")
+                            .AddConstructor<RdmaStack>();
+    return tid;
+}
+
+RdmaStack::RdmaStack()
+    : m_regionBytes(0)
+{
+}
+
+RdmaStack::~RdmaStack() = default;
+
+void
+RdmaStack::DoDispose()
+{
+    for (auto& nic : m_nics)
+    {
+        nic->Dispose();
+    }
+    m_nics.clear();
+    Object::DoDispose();
+}
+
+void
+RdmaStack::Setup(Ptr<Fabric> fabric,
+                 ObjectFactory nicFactory,
+                 ObjectFactory processorFactory,
+                 ObjectFactory rcFactory,
+                 ObjectFactory udFactory,
+                 uint64_t regionBytes)
+{
+    if (!m_nics.empty())
+    {
+        throw std::logic_error("RdmaStack::Setup called twice");
+    }
+    for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
+    {
+        Ptr<Nic> nic = nicFactory.Create<Nic>();
+        nic->Attach(fabric->GetHost(h), processorFactory.Create<CompletionProcessor>());
+        m_nics.push_back(nic);
+    }
+    m_rcFactory = rcFactory;
+    m_udFactory = udFactory;
+    m_regionBytes = regionBytes;
+}
+
+uint32_t
+RdmaStack::GetNHosts() const
+{
+    return static_cast<uint32_t>(m_nics.size());
+}
+
+Ptr<Nic>
+RdmaStack::GetNic(uint32_t host) const
+{
+    if (host >= m_nics.size())
+    {
+        throw std::out_of_range("RdmaStack: no host " + std::to_string(host) + " of " +
+                                std::to_string(m_nics.size()));
+    }
+    return m_nics[host];
+}
+
+Ptr<RcQp>
+RdmaStack::CreateRcQp() const
+{
+    return m_rcFactory.Create<RcQp>();
+}
+
+Ptr<UdQp>
+RdmaStack::CreateUdQp() const
+{
+    return m_udFactory.Create<UdQp>();
+}
+
+uint64_t
+RdmaStack::GetRegionBytes() const
+{
+    return m_regionBytes;
+}
+
+std::pair<Ptr<RcQp>, Ptr<RcQp>>
+RdmaStack::Connect(uint32_t a, QpOwner* ownerA, uint32_t b, QpOwner* ownerB)
+{
+    Ptr<RcQp> qa = CreateRcQp();
+    Ptr<RcQp> qb = CreateRcQp();
+    const uint32_t na = GetNic(a)->AddQp(qa, ownerA);
+    const uint32_t nb = GetNic(b)->AddQp(qb, ownerB);
+    qa->Connect(b, nb, m_regionBytes);
+    qb->Connect(a, na, m_regionBytes);
+    return {qa, qb};
+}
+
+void
+RdmaStack::GetHostCounters(uint64_t* out, std::size_t n) const
+{
+    static_assert(sizeof(Nic::Counters) == Nic::NUM_COUNTERS * sizeof(uint64_t));
+    const std::size_t row = Nic::NUM_COUNTERS + 2;
+    if (n != m_nics.size() * row)
+    {
+        throw std::invalid_argument("RdmaStack::GetHostCounters: output has " + std::to_string(n) +
+                                    " entries, needs " + std::to_string(m_nics.size() * row));
+    }
+    for (std::size_t h = 0; h < m_nics.size(); ++h)
+    {
+        const Nic::Counters& c = m_nics[h]->GetCounters();
+        const uint64_t fields[Nic::NUM_COUNTERS] = {c.txPackets, c.txPayload, c.rxPackets, c.rxPayload, c.unknownQp};
+        std::copy(fields, fields + Nic::NUM_COUNTERS, out + row * h);
+        out[row * h + Nic::NUM_COUNTERS] = m_nics[h]->GetProcessor()->GetProcessed();
+        out[row * h + Nic::NUM_COUNTERS + 1] = m_nics[h]->GetProcessor()->GetBusyPs();
+    }
+}
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "nic.h"
+#include "rc-qp.h"
+#include "ud-qp.h"
+
+#include "ns3/mcsim/fabric.h"
+#include "ns3/object-factory.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief The RDMA layer of a whole fabric: a NIC with a completion processor on every host, and
+ * the factories of the QPs that applications create on them.
+ */
+class RdmaStack : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    RdmaStack();
+    ~RdmaStack() override;
+
+    /**
+     * Put a NIC (nicFactory) with a completion processor (processorFactory) on every host; QPs
+     * come from rcFactory and udFactory; every host registers regionBytes for WRITE/READ.
+     */
+    void Setup(Ptr<Fabric> fabric, ObjectFactory nicFactory, ObjectFactory processorFactory,
+               ObjectFactory rcFactory, ObjectFactory udFactory, uint64_t regionBytes);
+
+    uint32_t GetNHosts() const;
+    Ptr<Nic> GetNic(uint32_t host) const; //!< throws std::out_of_range
+    Ptr<RcQp> CreateRcQp() const;
+    Ptr<UdQp> CreateUdQp() const;
+    uint64_t GetRegionBytes() const;
+
+    /**
+     * Create and connect an RC QP pair between hosts a and b.
+     * @return the pair (a's QP, b's QP)
+     */
+    std::pair<Ptr<RcQp>, Ptr<RcQp>> Connect(uint32_t a, QpOwner* ownerA, uint32_t b, QpOwner* ownerB);
+
+    /** out[host * (Nic::NUM_COUNTERS + 2)]: Nic::Counters, completions processed, busy ps. */
+    void GetHostCounters(uint64_t* out, std::size_t n) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    std::vector<Ptr<Nic>> m_nics;
+    ObjectFactory m_rcFactory;
+    ObjectFactory m_udFactory;
+    uint64_t m_regionBytes;
+};
+
+} // namespace mcsim
+} // namespace ns3
