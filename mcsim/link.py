@@ -69,6 +69,29 @@ class Link:
         }
 
 
+# InfiniBand generations by nominal rate: FDR and EDR signal 4 lanes at 14.0625 and 25.78125 Gbaud
+# with 64b/66b; HDR and faster are given as data rates (their FEC/encoding overhead folded in).
+LINK_PRESETS = {
+    56 * 10**9: (56_250_000_000, 64, 66),
+    100 * 10**9: (103_125_000_000, 64, 66),
+}
+
+
+def preset(rate_bps: int, *, delay_ps: int = DEFAULT_DELAY_PS) -> Link:
+    """The link of a nominal rate: 56 Gbit/s is FDR (56.25 Gbit/s, 64b/66b), 100 EDR; others as given."""
+    signal, data_bits, line_bits = LINK_PRESETS.get(rate_bps, (rate_bps, 1, 1))
+    return Link(rate_bps=signal, encoding_data_bits=data_bits, encoding_line_bits=line_bits, delay_ps=delay_ps)
+
+
+def with_link(g: nx.Graph, link: Link) -> nx.Graph:
+    """A copy of topology g whose every link has this rate and encoding (delays, parallel kept)."""
+    out = g.copy()
+    for _, _, e in out.edges(data=True):
+        e.update(rate_bps=link.rate_bps, encoding_data_bits=link.encoding_data_bits,
+                 encoding_line_bits=link.encoding_line_bits)
+    return out
+
+
 def parse_encoding(text: str) -> tuple[int, int]:
     """Return (data bits, line bits) of a line code: "64b/66b" -> (64, 66); "none" -> (1, 1)."""
     if text.strip().lower() == "none":

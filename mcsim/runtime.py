@@ -55,6 +55,7 @@ INCLUDES = (
     "ns3/nstime.h",
     "ns3/data-rate.h",
     "ns3/uinteger.h",
+    "ns3/integer.h",
     "ns3/double.h",
     "ns3/boolean.h",
     "ns3/enum.h",

@@ -109,9 +109,9 @@ RcQp::PostSend(Verb verb, uint64_t bytes, uint64_t remoteOffset, uint64_t wrId, 
     {
         throw std::invalid_argument(where + "post on a QP that is not connected");
     }
-    if (bytes == 0)
+    if (bytes == 0 && verb != Verb::SEND)
     {
-        throw std::invalid_argument(where + "a work request of 0 bytes");
+        throw std::invalid_argument(where + "a WRITE or READ of 0 bytes");
     }
     if (verb != Verb::SEND && (remoteOffset > m_remoteRegion || bytes > m_remoteRegion - remoteOffset))
     {

@@ -51,8 +51,8 @@ class RcQp : public QueuePair
 
     /**
      * Post a send work request.
-     * @throws std::invalid_argument for 0 bytes, a target outside the peer's region, or an
-     * unconnected QP
+     * @throws std::invalid_argument for a 0-byte WRITE or READ (a 0-byte SEND is one packet),
+     * a target outside the peer's region, or an unconnected QP
      */
     void PostSend(Verb verb, uint64_t bytes, uint64_t remoteOffset, uint64_t wrId, bool withImm,
                   uint32_t imm);

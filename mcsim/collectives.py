@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Which C++ rank application runs a collective, with which parameters.
+
+A collective is (kind, algorithm): ("allgather", "ring") runs ns3::mcsim::RingAllgather on every
+rank, ("allgather", "mcast") and ("broadcast", "mcast") run ns3::mcsim::McastAllgather (the
+SC'24 multicast protocol with its repair phase). ``start_team`` puts one team of ranks on an
+RdmaStack; several teams may share a stack (they run at once on the same NICs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mcsim import fabric
+from mcsim.errors import McsimError, pick
+from mcsim.rdma import make_factory
+
+RANK_STATS = (
+    "finish_ps",  # 2**64 - 1: never
+    "chunks_received",
+    "repaired_chunks",
+    "repair_reads",
+    "need_fetches",
+    "data_timeouts",
+    "chunks_sent",
+    "data_phase_end_ps",
+)
+# (collective, algorithm) -> the C++ rank application
+ALGORITHMS = {
+    ("allgather", "ring"): "ns3::mcsim::RingAllgather",
+    ("allgather", "mcast"): "ns3::mcsim::McastAllgather",
+    ("broadcast", "mcast"): "ns3::mcsim::McastAllgather",
+}
+COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TeamSpec:
+    """One collective on a set of hosts; bytes in bytes, times in ps."""
+
+    collective: str  # "allgather" or "broadcast"
+    algorithm: str  # "ring" or "mcast"
+    hosts: tuple[int, ...]  # rank i runs on hosts[i]
+    bytes_per_rank: int  # Allgather: each rank's shard; Broadcast: the root's buffer
+    group: int = 0  # the team's multicast group (index into the fabric's groups)
+    roots: int = 2  # mcast Allgather: ranks multicasting at once (K)
+    batch: int = 128  # mcast: datagrams posted before waiting for a completion
+    chunk_b: int = 4096  # mcast: bytes per datagram; ring: bytes per pipelined WRITE
+    data_timeout_ps: int = 10**10  # mcast: the data phase ends after this
+    root: int = 0  # Broadcast: the root rank
+    start_ps: int = 0
+
+    def __post_init__(self) -> None:
+        pick("collective", self.collective, {c: c for c in COLLECTIVES})
+        algos = {a: a for c, a in ALGORITHMS if c == self.collective}
+        pick(f"algorithm for {self.collective}", self.algorithm, algos)
+
+
+def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
+    """Create, wire and schedule one team on an RdmaStack; return the C++ CollectiveTeam."""
+    type_name = ALGORITHMS[(spec.collective, spec.algorithm)]
+    if spec.algorithm == "mcast":
+        factory = make_factory(
+            ns,
+            type_name,
+            "TeamSpec",
+            ChunkBytes=ns.UintegerValue(spec.chunk_b),
+            Roots=ns.UintegerValue(spec.roots),
+            Batch=ns.UintegerValue(spec.batch),
+            DataTimeout=ns.TimeValue(ns.PicoSeconds(spec.data_timeout_ps)),
+            BroadcastRoot=ns.IntegerValue(spec.root if spec.collective == "broadcast" else -1),
+        )
+    else:
+        factory = make_factory(ns, type_name, "TeamSpec", ChunkBytes=ns.UintegerValue(spec.chunk_b))
+    team = ns.CreateObject[ns.mcsim.CollectiveTeam]()
+    hosts = fabric._u32(spec.hosts)
+    team.Setup(stack, factory, hosts, len(spec.hosts), spec.bytes_per_rank, spec.group)
+    team.Start(ns.PicoSeconds(spec.start_ps))
+    return team
+
+
+def team_stats(team: Any) -> dict[str, np.ndarray]:
+    """RANK_STATS of every rank of a team, as numpy arrays (after the run)."""
+    n = int(team.GetNRanks())
+    raw = np.zeros(n * len(RANK_STATS), dtype=np.uint64)
+    team.GetStats(raw, raw.size)
+    table = raw.reshape(n, len(RANK_STATS))
+    return {k: table[:, i].copy() for i, k in enumerate(RANK_STATS)}
+
+
+def check_hosts(hosts: Sequence[int], n_hosts: int, where: str) -> None:
+    """Raise McsimError unless hosts are >= 2 distinct hosts of the topology."""
+    if len(hosts) < 2:
+        raise McsimError(f"{where}: a collective needs >= 2 ranks, got {len(hosts)}")
+    if len(set(hosts)) != len(hosts):
+        raise McsimError(f"{where}: a host appears twice among the ranks")
+    bad = [h for h in hosts if not 0 <= h < n_hosts]
+    if bad:
+        raise McsimError(f"{where}: host {bad[0]} is not a host of the topology (hosts are 0..{n_hosts - 1})")

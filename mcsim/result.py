@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Result: what one collective run measured, as numpy arrays, with nccl-tests bandwidths."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mcsim.fabric import FabricResult
+
+PS_PER_S = 10**12
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One collective run. Times in ps from the collective's start; bytes in bytes."""
+
+    collective: str
+    algorithm: str
+    ranks: int
+    bytes_per_rank: int
+    data_rate_bps: int  # the hosts' link data rate (after encoding)
+    finish_ps: np.ndarray  # per rank: every byte of its output is there (-1: never)
+    injected_b: np.ndarray  # per rank: payload bytes its NIC sent (data, control, repair)
+    received_b: np.ndarray  # per rank: payload bytes its NIC received
+    rank: dict[str, np.ndarray]  # collectives.RANK_STATS per rank
+    nic: dict[str, np.ndarray]  # rdma.NIC_COUNTERS per rank
+    fabric: FabricResult
+
+    @property
+    def complete(self) -> bool:
+        """Every rank ended with its whole output."""
+        return bool((self.finish_ps >= 0).all())
+
+    @property
+    def time_ps(self) -> int:
+        """When the last rank had its whole output."""
+        return int(self.finish_ps.max())
+
+    @property
+    def output_b(self) -> int:
+        """Bytes each rank ends with: P shards (Allgather) or the root's buffer (Broadcast)."""
+        return self.bytes_per_rank * (self.ranks if self.collective == "allgather" else 1)
+
+    @property
+    def algbw_Bps(self) -> float:  # noqa: N802 (nccl-tests name)
+        """nccl-tests algorithm bandwidth: output bytes / time, in bytes/s."""
+        return self.output_b * PS_PER_S / self.time_ps
+
+    @property
+    def busbw_Bps(self) -> float:  # noqa: N802
+        """nccl-tests bus bandwidth: algbw * (P-1)/P for Allgather, algbw for Broadcast."""
+        factor = (self.ranks - 1) / self.ranks if self.collective == "allgather" else 1.0
+        return self.algbw_Bps * factor
+
+    @property
+    def receive_bound_ps(self) -> float:
+        """The lower bound: each rank must receive the output it lacks through one link."""
+        lacking = self.bytes_per_rank * (self.ranks - 1 if self.collective == "allgather" else 1)
+        return lacking * 8 * PS_PER_S / self.data_rate_bps
+
+    def summary(self) -> dict[str, Any]:
+        """Scalars for tables, CSV and JSON (units in the names)."""
+        return {
+            "collective": self.collective,
+            "algorithm": self.algorithm,
+            "ranks": self.ranks,
+            "size_B": self.bytes_per_rank,
+            "time_us": self.time_ps / 1e6,
+            "algbw_GBps": self.algbw_Bps / 1e9,
+            "busbw_GBps": self.busbw_Bps / 1e9,
+            "bound_us": self.receive_bound_ps / 1e6,
+            "injected_B_per_rank": float(self.injected_b.mean()),
+            "link_traversals": self.fabric.link_traversals(),
+            "repaired_chunks": int(self.rank["repaired_chunks"].sum()),
+            "repair_reads": int(self.rank["repair_reads"].sum()),
+            "complete": self.complete,
+        }

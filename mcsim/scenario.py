@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Scenario: a frozen, validated description of one collective run -> run() -> Result."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from mcsim import collectives, fabric, rdma, topology
+from mcsim.errors import McsimError, pick
+from mcsim.link import preset, with_link
+from mcsim.result import Result
+from mcsim.units import parse_rate, parse_size
+
+MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
+
+
+@functools.lru_cache(maxsize=16)
+def _topology(name: str) -> nx.Graph:
+    return topology.resolve(name)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scenario:
+    """One collective on one fabric; strings carry units ("56Gbps", "1MiB")."""
+
+    topology: str = "testbed-188"  # a name from topologies/ or a file
+    rate: str | None = None  # every link at this nominal rate (56Gbps = FDR 64b/66b); None: as the file
+    collective: str = "allgather"  # or "broadcast"
+    algorithm: str = "mcast"  # or "ring"
+    bytes_per_rank: str = "1MiB"
+    ranks: int | None = None  # ranks on hosts 0..ranks-1; None: every host
+    roots: int = 2  # mcast Allgather: K roots at a time
+    batch: int = 128  # mcast: datagrams posted before waiting for a completion
+    mtu: str = "4KiB"
+    ring_chunk: str = "64KiB"  # ring: bytes per pipelined RDMA WRITE
+    timeout_scale: float = 5.0  # mcast: data phase timeout = scale x the receive bound
+    root: int = 0  # Broadcast root rank
+    rq_depth: int = 128
+    wire_format: str = "infiniband"
+    flow_control: str = "lossless"
+    seed: int = 1
+    processor: Any = field(default_factory=rdma.HostCpuConfig)
+
+    def __post_init__(self) -> None:
+        g = _topology(self.topology)
+        n_hosts = topology.host_count(g)
+        if self.rate is not None:
+            parse_rate(self.rate, what="rate")
+        collectives.TeamSpec(collective=self.collective, algorithm=self.algorithm, hosts=(0, 1), bytes_per_rank=1)
+        if parse_size(self.bytes_per_rank, what="bytes_per_rank") == 0:
+            raise McsimError(f"Scenario: bytes_per_rank={self.bytes_per_rank!r} must be > 0")
+        p = self.n_ranks
+        if not 2 <= p <= n_hosts:
+            raise McsimError(f"Scenario: ranks={p} must be 2..{n_hosts} (the hosts of {self.topology})")
+        if not 1 <= self.roots <= p:
+            raise McsimError(f"Scenario: roots={self.roots} must be 1..{p} (the ranks)")
+        if self.batch < 1 or self.rq_depth < 1:
+            raise McsimError(f"Scenario: batch={self.batch} and rq_depth={self.rq_depth} must be >= 1")
+        if not 0 <= self.root < p:
+            raise McsimError(f"Scenario: root={self.root} is not a rank (0..{p - 1})")
+        if not self.timeout_scale > 0:
+            raise McsimError(f"Scenario: timeout_scale={self.timeout_scale} must be > 0")
+        mtu = parse_size(self.mtu, what="mtu")
+        if mtu not in rdma.IB_MTUS:
+            raise McsimError(f"Scenario: mtu={self.mtu!r} is not an MTU; choose one of {rdma.IB_MTUS} bytes")
+        if parse_size(self.ring_chunk, what="ring_chunk") == 0:
+            raise McsimError(f"Scenario: ring_chunk={self.ring_chunk!r} must be > 0")
+        pick("flow control", self.flow_control, fabric.FLOW_CONTROLS)
+        pick("wire format", self.wire_format, rdma.WIRE_FORMATS)
+
+    @property
+    def n_ranks(self) -> int:
+        return self.ranks if self.ranks is not None else topology.host_count(_topology(self.topology))
+
+    @property
+    def bytes_per_rank_b(self) -> int:
+        return parse_size(self.bytes_per_rank)
+
+    def graph(self) -> nx.Graph:
+        """The topology with the scenario's link rate."""
+        g = _topology(self.topology)
+        return with_link(g, preset(parse_rate(self.rate))) if self.rate is not None else g
+
+    @property
+    def data_rate_bps(self) -> int:
+        """Data rate of host 0's link (after encoding)."""
+        g = self.graph()
+        return topology.data_rate_bps(g.edges[0, next(iter(g.neighbors(0)))])
+
+    def data_timeout_ps(self) -> int:
+        lacking = self.bytes_per_rank_b * (self.n_ranks - 1 if self.collective == "allgather" else 1)
+        bound = lacking * 8 * 10**12 // self.data_rate_bps
+        return max(int(self.timeout_scale * bound), MIN_DATA_TIMEOUT_PS)
+
+    def run(self) -> Result:
+        """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap)."""
+        g = self.graph()
+        p, n = self.n_ranks, self.bytes_per_rank_b
+        hosts = tuple(range(p))
+        mtu = parse_size(self.mtu)
+        rcfg = rdma.RdmaConfig(
+            wire_format=self.wire_format,
+            mtu_b=mtu,
+            rq_depth=self.rq_depth,
+            region_b=max(1, p * n),
+            processor=self.processor,
+        )
+        cfg = rdma.fabric_config_for(rcfg, fabric.FabricConfig(flow_control=self.flow_control, ecmp_seed=self.seed))
+        spec = collectives.TeamSpec(
+            collective=self.collective,
+            algorithm=self.algorithm,
+            hosts=hosts,
+            bytes_per_rank=n,
+            roots=self.roots,
+            batch=self.batch,
+            chunk_b=mtu if self.algorithm == "mcast" else parse_size(self.ring_chunk),
+            data_timeout_ps=self.data_timeout_ps(),
+            root=self.root,
+        )
+        groups = [list(hosts)] if self.algorithm == "mcast" else []
+        with fabric.build(g, groups=groups, config=cfg) as fab:
+            stack = rdma.build_stack(fab, rcfg)
+            team = collectives.start_team(fab.ns, stack, spec)
+            try:
+                fab.run()
+                stats = collectives.team_stats(team)
+                nic = rdma.read_nic_counters(stack, fab.n_hosts)
+                fres = fab.collect()
+            finally:
+                team.Dispose()
+                stack.Dispose()
+        never = stats["finish_ps"] == np.iinfo(np.uint64).max
+        finish = np.where(never, -1, stats["finish_ps"].astype(np.int64))
+        return Result(
+            collective=self.collective,
+            algorithm=self.algorithm,
+            ranks=p,
+            bytes_per_rank=n,
+            data_rate_bps=self.data_rate_bps,
+            finish_ps=finish,
+            injected_b=nic["tx_payload"][:p],
+            received_b=nic["rx_payload"][:p],
+            rank=stats,
+            nic={k: v[:p] for k, v in nic.items()},
+            fabric=fres,
+        )

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "collective-rank.h"
+
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(CollectiveRank);
+
+TypeId
+CollectiveRank::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::mcsim::CollectiveRank").SetParent<Object>().SetGroupName("Mcsim");
+    return tid;
+}
+
+CollectiveRank::CollectiveRank()
+    : m_rank(0),
+      m_nRanks(0),
+      m_shardBytes(0)
+{
+}
+
+CollectiveRank::~CollectiveRank() = default;
+
+void
+CollectiveRank::DoDispose()
+{
+    m_stack = nullptr;
+    Object::DoDispose();
+}
+
+void
+CollectiveRank::Setup(Ptr<RdmaStack> stack, uint32_t rank, const std::vector<uint32_t>& hosts, uint64_t shardBytes)
+{
+    m_stack = stack;
+    m_rank = rank;
+    m_nRanks = static_cast<uint32_t>(hosts.size());
+    m_hosts = hosts;
+    m_shardBytes = shardBytes;
+}
+
+void
+CollectiveRank::MarkFinished()
+{
+    if (m_stats.finishPs == NEVER)
+    {
+        m_stats.finishPs = static_cast<uint64_t>(Simulator::Now().GetPicoSeconds());
+    }
+}
+
+const CollectiveRank::Stats&
+CollectiveRank::GetStats() const
+{
+    return m_stats;
+}
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "collective-team.h"
+
+#include "mcast-allgather.h"
+#include "ring-allgather.h"
+
+#include "ns3/simulator.h"
+
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(CollectiveTeam);
+
+TypeId
+CollectiveTeam::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::mcsim::CollectiveTeam")
+                            .SetParent<Object>()
+                            .SetGroupName("Mcsim")
+                            .AddConstructor<CollectiveTeam>();
+    return tid;
+}
+
+CollectiveTeam::CollectiveTeam() = default;
+CollectiveTeam::~CollectiveTeam() = default;
+
+void
+CollectiveTeam::DoDispose()
+{
+    for (auto& r : m_ranks)
+    {
+        r->Dispose();
+    }
+    m_ranks.clear();
+    Object::DoDispose();
+}
+
+void
+CollectiveTeam::Setup(Ptr<RdmaStack> stack,
+                      ObjectFactory rankFactory,
+                      const uint32_t* hosts,
+                      std::size_t n,
+                      uint64_t shardBytes,
+                      uint32_t group)
+{
+    if (n < 2 || shardBytes == 0)
+    {
+        throw std::invalid_argument("CollectiveTeam: needs >= 2 ranks and > 0 bytes per rank");
+    }
+    std::vector<uint32_t> team(hosts, hosts + n);
+    if (std::set<uint32_t>(team.begin(), team.end()).size() != n)
+    {
+        throw std::invalid_argument("CollectiveTeam: a host appears twice");
+    }
+    for (uint32_t h : team)
+    {
+        stack->GetNic(h); // throws for an unknown host
+    }
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        Ptr<CollectiveRank> rank = rankFactory.Create<CollectiveRank>();
+        if (!rank)
+        {
+            throw std::invalid_argument("CollectiveTeam: the factory does not make a CollectiveRank");
+        }
+        rank->Setup(stack, r, team, shardBytes);
+        m_ranks.push_back(rank);
+    }
+    // a ring of RC QP pairs: rank r's "next" QP talks to rank r+1's "prev" QP
+    std::vector<Ptr<RcQp>> next(n), prev(n);
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        const uint32_t s = (r + 1) % n;
+        auto [a, b] = stack->Connect(team[r], PeekPointer(m_ranks[r]), team[s], PeekPointer(m_ranks[s]));
+        next[r] = a;
+        prev[s] = b;
+    }
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        if (Ptr<McastAllgather> m = DynamicCast<McastAllgather>(m_ranks[r]))
+        {
+            Ptr<UdQp> ud = stack->CreateUdQp();
+            Ptr<Nic> nic = stack->GetNic(team[r]);
+            nic->AttachMulticast(group, nic->AddQp(ud, PeekPointer(m)));
+            m->Connect(group, ud, next[r], prev[r]);
+        }
+        else if (Ptr<RingAllgather> g = DynamicCast<RingAllgather>(m_ranks[r]))
+        {
+            g->Connect(next[r], prev[r]);
+        }
+        else
+        {
+            throw std::invalid_argument("CollectiveTeam: unknown rank type " +
+                                        m_ranks[r]->GetInstanceTypeId().GetName());
+        }
+    }
+}
+
+void
+CollectiveTeam::Start(Time at)
+{
+    Simulator::Schedule(at - Simulator::Now(), &CollectiveTeam::StartAll, this);
+}
+
+void
+CollectiveTeam::StartAll()
+{
+    for (auto& r : m_ranks)
+    {
+        r->Start();
+    }
+}
+
+uint32_t
+CollectiveTeam::GetNRanks() const
+{
+    return static_cast<uint32_t>(m_ranks.size());
+}
+
+void
+CollectiveTeam::GetStats(uint64_t* out, std::size_t n) const
+{
+    static_assert(sizeof(CollectiveRank::Stats) == CollectiveRank::NUM_STATS * sizeof(uint64_t));
+    if (n != m_ranks.size() * CollectiveRank::NUM_STATS)
+    {
+        throw std::invalid_argument("CollectiveTeam::GetStats: output has " + std::to_string(n) +
+                                    " entries, needs " +
+                                    std::to_string(m_ranks.size() * CollectiveRank::NUM_STATS));
+    }
+    for (std::size_t r = 0; r < m_ranks.size(); ++r)
+    {
+        const auto& s = m_ranks[r]->GetStats();
+        const uint64_t row[CollectiveRank::NUM_STATS] = {s.finishPs,
+                                                         s.chunksReceived,
+                                                         s.repairedChunks,
+                                                         s.repairReads,
+                                                         s.needFetches,
+                                                         s.dataTimeouts,
+                                                         s.chunksSent,
+                                                         s.dataPhaseEndPs};
+        std::copy(row, row + CollectiveRank::NUM_STATS, out + r * CollectiveRank::NUM_STATS);
+    }
+}
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "collective-rank.h"
+
+#include "ns3/mcsim/rdma-stack.h"
+#include "ns3/object-factory.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief The ranks of one collective on an RdmaStack: creates a rank application per host from a
+ * factory (McastAllgather, RingAllgather, ...), wires their QPs (a ring of RC QP pairs, and a UD
+ * QP per rank in the team's multicast group), starts them, and reads their stats in bulk. Two
+ * teams on the same stack run two collectives at once (they share the NICs and links).
+ */
+class CollectiveTeam : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    CollectiveTeam();
+    ~CollectiveTeam() override;
+
+    /**
+     * Create the ranks: rank i runs on hosts[i]; rankFactory makes the rank applications.
+     * @param group the multicast group of the team (used by multicast collectives)
+     * @throws std::invalid_argument for fewer than 2 ranks, a repeated or unknown host, or a
+     * factory that does not make a CollectiveRank
+     */
+    void Setup(Ptr<RdmaStack> stack, ObjectFactory rankFactory, const uint32_t* hosts,
+               std::size_t n, uint64_t shardBytes, uint32_t group);
+    /** Start every rank at an absolute time. */
+    void Start(Time at);
+
+    uint32_t GetNRanks() const;
+    /** out[rank * CollectiveRank::NUM_STATS + k] = CollectiveRank::Stats. */
+    void GetStats(uint64_t* out, std::size_t n) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartAll();
+
+    std::vector<Ptr<CollectiveRank>> m_ranks;
+};
+
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "mcast-allgather.h"
+
+#include "ns3/integer.h"
+#include "ns3/mcsim/fabric-header.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(McastAllgather);
+
+namespace
+{
+constexpr uint32_t SOURCE_MASK = 0xFFFFFF; //!< control immediates: type << 24 | source
+constexpr uint32_t CONTROL_RECVS = 64;     //!< receives kept posted on each RC QP
+} // namespace
+
+TypeId
+McastAllgather::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::mcsim::McastAllgather")
+            .SetParent<CollectiveRank>()
+            .SetGroupName("Mcsim")
+            .AddConstructor<McastAllgather>()
+            .AddAttribute("ChunkBytes",
+                          "Payload bytes per multicast datagram (at most the MTU).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&McastAllgather::m_chunkBytes),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Roots",
+                          "Ranks multicasting at once (K contiguous sequences with tokens).",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&McastAllgather::m_roots),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Batch",
+                          "Datagrams a root posts before waiting for a send completion.",
+                          UintegerValue(128),
+                          MakeUintegerAccessor(&McastAllgather::m_batch),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("DataTimeout",
+                          "The data phase ends this long after the start even if chunks are "
+                          "missing; repair fetches them.",
+                          TimeValue(MilliSeconds(10)),
+                          MakeTimeAccessor(&McastAllgather::m_dataTimeout),
+                          MakeTimeChecker(PicoSeconds(1)))
+            .AddAttribute("BroadcastRoot",
+                          "The only contributing rank (a Broadcast), or -1 (an Allgather).",
+                          IntegerValue(-1),
+                          MakeIntegerAccessor(&McastAllgather::m_bcastRoot),
+                          MakeIntegerChecker<int32_t>(-1));
+    return tid;
+}
+
+McastAllgather::McastAllgather()
+    : m_chunkBytes(4096),
+      m_roots(2),
+      m_batch(128),
+      m_bcastRoot(-1),
+      m_group(0),
+      m_chunks(0),
+      m_total(0),
+      m_expected(0),
+      m_posted(0),
+      m_inFlight(0),
+      m_sent(0),
+      m_active(false),
+      m_dataOver(false),
+      m_finSent(false)
+{
+}
+
+McastAllgather::~McastAllgather() = default;
+
+void
+McastAllgather::DoDispose()
+{
+    m_timer.Cancel();
+    m_ud = nullptr;
+    m_next = nullptr;
+    m_prev = nullptr;
+    CollectiveRank::DoDispose();
+}
+
+uint32_t
+McastAllgather::Sources() const
+{
+    return m_bcastRoot >= 0 ? 1 : m_nRanks;
+}
+
+int64_t
+McastAllgather::MySource() const
+{
+    if (m_bcastRoot >= 0)
+    {
+        return static_cast<uint32_t>(m_bcastRoot) == m_rank ? 0 : -1;
+    }
+    return m_rank;
+}
+
+uint32_t
+McastAllgather::ChunkSize(uint32_t i) const
+{
+    const uint64_t start = static_cast<uint64_t>(i) * m_chunkBytes;
+    return static_cast<uint32_t>(std::min<uint64_t>(m_chunkBytes, m_shardBytes - start));
+}
+
+void
+McastAllgather::Connect(uint32_t group, Ptr<UdQp> ud, Ptr<RcQp> next, Ptr<RcQp> prev)
+{
+    if (m_bcastRoot >= static_cast<int32_t>(m_nRanks))
+    {
+        throw std::invalid_argument("McastAllgather: BroadcastRoot=" + std::to_string(m_bcastRoot) +
+                                    " is not a rank of " + std::to_string(m_nRanks));
+    }
+    m_group = group;
+    m_ud = ud;
+    m_next = next;
+    m_prev = prev;
+    m_chunks = static_cast<uint32_t>((m_shardBytes + m_chunkBytes - 1) / m_chunkBytes);
+    if (static_cast<uint64_t>(Sources()) * m_chunks > SOURCE_MASK)
+    {
+        throw std::invalid_argument("McastAllgather: more than 2^24 chunks");
+    }
+    m_have.assign(static_cast<std::size_t>(Sources()) * m_chunks, 0);
+    m_count.assign(Sources(), 0);
+    m_owed.assign(Sources(), 0);
+    m_expected = static_cast<uint64_t>(Sources()) * m_chunks;
+    if (MySource() >= 0)
+    {
+        const auto me = static_cast<uint32_t>(MySource());
+        std::fill(m_have.begin() + me * m_chunks, m_have.begin() + (me + 1) * m_chunks, 1);
+        m_count[me] = m_chunks;
+        m_total = m_chunks;
+    }
+    m_next->PostRecv(CONTROL_RECVS);
+    m_prev->PostRecv(CONTROL_RECVS);
+}
+
+void
+McastAllgather::Start()
+{
+    m_timer = Simulator::Schedule(m_dataTimeout, &McastAllgather::EndDataPhase, this);
+    if (m_bcastRoot >= 0)
+    {
+        if (MySource() == 0)
+        {
+            Activate();
+        }
+    }
+    else
+    {
+        // K contiguous sequences: rank r heads one if floor(j * P / K) == r for some j
+        const uint32_t k = std::min(m_roots, m_nRanks);
+        for (uint32_t j = 0; j < k; ++j)
+        {
+            if (static_cast<uint64_t>(j) * m_nRanks / k == m_rank)
+            {
+                Activate();
+            }
+        }
+    }
+    if (m_total == m_expected)
+    {
+        MarkFinished(); // nothing to receive (a Broadcast root)
+    }
+}
+
+void
+McastAllgather::Activate()
+{
+    if (m_active || MySource() < 0)
+    {
+        return;
+    }
+    m_active = true;
+    PostMore();
+}
+
+void
+McastAllgather::PostMore()
+{
+    const auto me = static_cast<uint32_t>(MySource());
+    while (m_inFlight < m_batch && m_posted < m_chunks)
+    {
+        const uint32_t id = me * m_chunks + m_posted;
+        m_ud->PostSend(m_group | FabricHeader::GROUP_FLAG, 0, ChunkSize(m_posted), m_posted, true, id);
+        m_posted++;
+        m_inFlight++;
+    }
+}
+
+void
+McastAllgather::SendControl(Ptr<RcQp> qp, Control type, uint32_t source)
+{
+    qp->PostSend(RcQp::Verb::SEND, 0, 0, 0, true, (static_cast<uint32_t>(type) << 24) | source);
+}
+
+void
+McastAllgather::OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId)
+{
+    if (m_ud && qpn == m_ud->GetQpn())
+    {
+        m_inFlight--;
+        m_sent++;
+        m_stats.chunksSent++;
+        PostMore();
+        if (m_sent == m_chunks && m_bcastRoot < 0)
+        {
+            // pass the token on within this rank's sequence
+            const uint32_t k = std::min(m_roots, m_nRanks);
+            const uint32_t nextRank = m_rank + 1;
+            bool nextHeads = nextRank >= m_nRanks;
+            for (uint32_t j = 0; j < k && !nextHeads; ++j)
+            {
+                nextHeads = static_cast<uint64_t>(j) * m_nRanks / k == nextRank;
+            }
+            if (!nextHeads)
+            {
+                SendControl(m_next, TOKEN, m_rank);
+            }
+        }
+        return;
+    }
+    if (m_next && qpn == m_next->GetQpn() && wrId != 0)
+    {
+        // a repair READ: wrId = 1 << 63 | source << 40 | first chunk << 20 | chunks
+        const auto source = static_cast<uint32_t>((wrId >> 40) & 0xFFFFF);
+        const auto first = static_cast<uint32_t>((wrId >> 20) & 0xFFFFF);
+        const auto n = static_cast<uint32_t>(wrId & 0xFFFFF);
+        for (uint32_t i = first; i < first + n; ++i)
+        {
+            SetChunk(source, i, true);
+        }
+    }
+}
+
+void
+McastAllgather::OnReceive(uint32_t host, const Completion& c)
+{
+    if (m_ud && c.qpn == m_ud->GetQpn())
+    {
+        const uint32_t id = c.imm & SOURCE_MASK;
+        if (id < m_have.size())
+        {
+            m_stats.chunksReceived += m_have[id] == 0;
+            SetChunk(id / m_chunks, id % m_chunks, false);
+        }
+        return;
+    }
+    const uint32_t type = c.imm >> 24;
+    const uint32_t source = c.imm & SOURCE_MASK;
+    if (c.qpn == m_prev->GetQpn())
+    {
+        m_prev->PostRecv(1);
+        if (type == TOKEN)
+        {
+            Activate();
+        }
+        else if (type == NEED_FETCH)
+        {
+            OnNeedFetch(source);
+        }
+    }
+    else if (c.qpn == m_next->GetQpn())
+    {
+        m_next->PostRecv(1);
+        if (type == FETCH_OK)
+        {
+            OnFetchOk(source);
+        }
+    }
+}
+
+void
+McastAllgather::SetChunk(uint32_t source, uint32_t i, bool repaired)
+{
+    uint8_t& bit = m_have[static_cast<std::size_t>(source) * m_chunks + i];
+    if (bit)
+    {
+        return;
+    }
+    bit = 1;
+    m_total++;
+    m_stats.repairedChunks += repaired;
+    if (++m_count[source] == m_chunks && m_owed[source])
+    {
+        m_owed[source] = 0;
+        SendControl(m_prev, FETCH_OK, source);
+    }
+    if (m_total == m_expected)
+    {
+        MarkFinished();
+        if (!m_dataOver)
+        {
+            EndDataPhase();
+        }
+        else if (!m_finSent)
+        {
+            m_finSent = true;
+            SendControl(m_next, FIN, m_rank);
+        }
+    }
+}
+
+void
+McastAllgather::EndDataPhase()
+{
+    if (m_dataOver)
+    {
+        return;
+    }
+    m_dataOver = true;
+    m_stats.dataPhaseEndPs = static_cast<uint64_t>(Simulator::Now().GetPicoSeconds());
+    if (m_timer.IsPending())
+    {
+        m_timer.Cancel();
+    }
+    else
+    {
+        m_stats.dataTimeouts = 1;
+    }
+    if (m_total == m_expected)
+    {
+        m_finSent = true;
+        SendControl(m_next, FIN, m_rank);
+        return;
+    }
+    for (uint32_t s = 0; s < Sources(); ++s)
+    {
+        if (m_count[s] < m_chunks)
+        {
+            m_stats.needFetches++;
+            SendControl(m_next, NEED_FETCH, s);
+        }
+    }
+}
+
+void
+McastAllgather::OnNeedFetch(uint32_t source)
+{
+    if (source >= Sources())
+    {
+        return;
+    }
+    if (m_count[source] == m_chunks)
+    {
+        SendControl(m_prev, FETCH_OK, source);
+    }
+    else
+    {
+        m_owed[source] = 1; // answered when this rank holds all of source
+    }
+}
+
+void
+McastAllgather::OnFetchOk(uint32_t source)
+{
+    // one READ per run of missing chunks, from r+1's copy at the same place in the output
+    uint32_t i = 0;
+    while (i < m_chunks)
+    {
+        if (m_have[static_cast<std::size_t>(source) * m_chunks + i])
+        {
+            ++i;
+            continue;
+        }
+        uint32_t j = i;
+        uint64_t bytes = 0;
+        while (j < m_chunks && !m_have[static_cast<std::size_t>(source) * m_chunks + j])
+        {
+            bytes += ChunkSize(j);
+            ++j;
+        }
+        const uint64_t offset = source * m_shardBytes + static_cast<uint64_t>(i) * m_chunkBytes;
+        const uint64_t wrId = (1ULL << 63) | (static_cast<uint64_t>(source) << 40) |
+                              (static_cast<uint64_t>(i) << 20) | (j - i);
+        m_stats.repairReads++;
+        m_next->PostSend(RcQp::Verb::READ, bytes, offset, wrId, false, 0);
+        i = j;
+    }
+}
+
+} // namespace mcsim
+} // namespace ns3

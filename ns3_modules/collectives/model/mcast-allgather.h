@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "collective-rank.h"
+
+#include "ns3/event-id.h"
+#include "ns3/mcsim/rc-qp.h"
+#include "ns3/mcsim/ud-qp.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief One rank of the multicast Allgather (or Broadcast) of "Network-Offloaded
+ * Bandwidth-Optimal Broadcast and Allgather for Distributed AI" (SC'24).
+ *
+ * Data phase: the ranks form Roots contiguous sequences; the first rank of each multicasts its
+ * shard at once, every other rank when its predecessor's activation token (a 0-byte RC SEND)
+ * arrives, and passes the token on when its whole shard has left. A shard goes out as ChunkBytes
+ * UD datagrams whose immediate is the global chunk id (source * chunks per shard + i), at most
+ * Batch posted at a time. Receivers set a bit per chunk. The data phase ends when every chunk is
+ * here or after DataTimeout.
+ * Repair: a rank sends NEED_FETCH(s) to rank r+1 for every source s with missing chunks; r+1
+ * answers FETCH_OK(s) at once if it holds all of s, else as soon as it does (repairs chain down the
+ * ring, ending at s itself); the rank then READs every run of missing chunks from r+1 with one RDMA
+ * READ, and sends FIN when it has everything. With BroadcastRoot >= 0 only that rank contributes
+ * (a Broadcast): one root, no tokens.
+ */
+class McastAllgather : public CollectiveRank
+{
+  public:
+    static TypeId GetTypeId();
+    McastAllgather();
+    ~McastAllgather() override;
+
+    /** Team wiring: the UD QP in the team's multicast group, and RC QPs to r+1 and from r-1. */
+    void Connect(uint32_t group, Ptr<UdQp> ud, Ptr<RcQp> next, Ptr<RcQp> prev);
+    void Start() override;
+
+    void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;
+    void OnReceive(uint32_t host, const Completion& c) override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    enum Control : uint32_t
+    {
+        TOKEN = 1,
+        NEED_FETCH = 2,
+        FETCH_OK = 3,
+        FIN = 4,
+    };
+
+    uint32_t Sources() const;            //!< shards collected: P, or 1 for a Broadcast
+    int64_t MySource() const;            //!< this rank's source index, or -1
+    uint32_t ChunkSize(uint32_t i) const; //!< bytes of chunk i of a shard
+    void Activate();
+    void PostMore();
+    void SendControl(Ptr<RcQp> qp, Control type, uint32_t source);
+    void SetChunk(uint32_t source, uint32_t i, bool repaired);
+    void EndDataPhase();
+    void OnNeedFetch(uint32_t source);
+    void OnFetchOk(uint32_t source);
+
+    uint32_t m_chunkBytes;  //!< "ChunkBytes"
+    uint32_t m_roots;       //!< "Roots": K sequences multicasting at once
+    uint32_t m_batch;       //!< "Batch": datagrams posted before waiting for a completion
+    Time m_dataTimeout;     //!< "DataTimeout"
+    int32_t m_bcastRoot;    //!< "BroadcastRoot": -1 for an Allgather
+
+    uint32_t m_group;
+    Ptr<UdQp> m_ud;
+    Ptr<RcQp> m_next;
+    Ptr<RcQp> m_prev;
+    uint32_t m_chunks;                 //!< chunks per shard
+    std::vector<uint8_t> m_have;       //!< source * m_chunks + i -> chunk here
+    std::vector<uint32_t> m_count;     //!< source -> chunks here
+    std::vector<uint8_t> m_owed;       //!< source -> r-1 waits for FETCH_OK(source)
+    uint64_t m_total;                  //!< chunks here (own shard included)
+    uint64_t m_expected;               //!< chunks in the output
+    uint32_t m_posted;                 //!< own chunks posted so far
+    uint32_t m_inFlight;               //!< own chunks posted, not yet completed
+    uint32_t m_sent;                   //!< own chunks completed
+    bool m_active;
+    bool m_dataOver;
+    bool m_finSent;
+    EventId m_timer;
+};
+
+} // namespace mcsim
+} // namespace ns3
