@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-MAIN_SCENARIO ?= scenarios/link_stream.py
+MAIN_SCENARIO ?= scenarios/testbed_188_allgather.py
 
 .PHONY: run test install clean
 run: $(VENV)/.installed

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import json
 import platform
 import runpy
 import sys
@@ -19,6 +20,8 @@ from mcsim import runtime, topology
 from mcsim.errors import McsimError
 from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
 from mcsim.link import DEFAULT_DELAY_PS, Link, expected_finish_ps, parse_encoding, stream
+from mcsim.result import Result
+from mcsim.scenario import Scenario
 from mcsim.units import format_time, parse_rate, parse_size, parse_time
 
 
@@ -107,6 +110,49 @@ def cmd_stream(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+RESULT_COLUMNS = ("size_B", "time_us", "algbw_GBps", "busbw_GBps", "bound_us", "injected_B_per_rank", "repair_reads")
+
+
+def print_results(results: Sequence[Result], fmt: str) -> None:
+    """Fixed columns (as OSU and nccl-tests), or CSV, or JSON lines, one row per result."""
+    rows = [r.summary() for r in results]
+    if fmt == "json":
+        for row in rows:
+            print(json.dumps(row))
+        return
+    if fmt == "csv":
+        print(",".join(rows[0]))
+        for row in rows:
+            print(",".join(str(v) for v in row.values()))
+        return
+    print(" ".join(f"{c:>20}" if c == "injected_B_per_rank" else f"{c:>12}" for c in RESULT_COLUMNS))
+    for row in rows:
+        print(
+            f"{row['size_B']:>12} {row['time_us']:>12.2f} {row['algbw_GBps']:>12.3f} {row['busbw_GBps']:>12.3f} "
+            f"{row['bound_us']:>12.2f} {row['injected_B_per_rank']:>20.0f} {row['repair_reads']:>12}"
+        )
+
+
+def cmd_collective(args: argparse.Namespace) -> int:
+    sizes = [s for s in args.size.split(",") if s]
+    results = []
+    for size in sizes:
+        sc = Scenario(
+            topology=args.topology,
+            rate=args.rate,
+            collective=args.command,
+            algorithm=args.algo,
+            bytes_per_rank=size,
+            ranks=args.ranks,
+            roots=args.roots,
+            seed=args.seed,
+        )
+        print(f"mcsim: {args.command} {args.algo} {size} on {args.topology} ...", file=sys.stderr)
+        results.append(sc.run())
+    print_results(results, args.format)
+    return 0 if all(r.complete for r in results) else 1
+
+
 def cmd_topo_show(args: argparse.Namespace) -> int:
     print(topology.format_summary(topology.resolve(args.file)))
     return 0
@@ -127,6 +173,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("script", help="path of a Python scenario script, e.g. scenarios/link_stream.py")
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     p.set_defaults(func=cmd_run)
+
+    for name in ("allgather", "broadcast"):
+        p = sub.add_parser(
+            name,
+            help=f"simulate one {name} per size; print size, time, bandwidths (exit 1 if a rank missed data)",
+            formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        )
+        p.add_argument("--topology", default="testbed-188", help="a name from topologies/ or a file")
+        p.add_argument("--algo", default="mcast", help="mcast" + (" or ring" if name == "allgather" else ""))
+        p.add_argument("--size", default="1MiB", help="bytes per rank; several: 4KiB,64KiB,1MiB")
+        p.add_argument("--rate", default=None, help="every link at this rate (56Gbps = FDR); default: the file's")
+        p.add_argument("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
+        p.add_argument("--roots", type=int, default=2, help="mcast Allgather: roots multicasting at once (K)")
+        p.add_argument("--seed", type=int, default=1, help="random seed (ECMP hash, loss)")
+        p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+        p.set_defaults(func=cmd_collective)
 
     p = sub.add_parser("topo", help="inspect topologies")
     topo = p.add_subparsers(dest="topo_command", required=True, parser_class=_Parser)
