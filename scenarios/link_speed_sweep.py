@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Question: how do ring and multicast Allgather scale from 56 Gbit/s to 1.6 Tbit/s?
+
+Runs both on testbed-188's wiring with every link at 56, 100, 200, 400, 800 and 1600 Gbit/s and
+prints time against the receive bound N(P-1)/BW, bus bandwidth, and what the multicast receivers
+lost and repaired. The receive completions run on one host CPU thread (100 ns per completion plus
+the copy out of the staging buffer at 100 Gbit/s): past about 80 Gbit/s of 4 KiB chunks it cannot
+keep up, which is what the paper's DPA offload answers (scenarios/dpa_scaling.py).
+
+Run: mcsim run scenarios/link_speed_sweep.py [--size 256KiB] [--ranks 188]
+"""
+
+import argparse
+import sys
+
+from mcsim.scenario import Scenario
+
+RATES = ("56Gbps", "100Gbps", "200Gbps", "400Gbps", "800Gbps", "1.6Tbps")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="256KiB", help="bytes per rank (default 256KiB)")
+    parser.add_argument("--ranks", type=int, default=None, help="ranks (default: all 188)")
+    parser.add_argument("--rates", default=",".join(RATES), help="link rates (default: 56Gbps..1.6Tbps)")
+    args = parser.parse_args()
+
+    print(f"Allgather of {args.size} per rank on testbed-188 wiring, {args.ranks or 188} ranks, host-CPU receive")
+    print(
+        f"{'rate':>8} {'bound_us':>10} {'ring_us':>10} {'mcast_us':>10} {'ring_of_bound':>14} "
+        f"{'mcast_of_bound':>15} {'mcast_repaired':>15} {'repair_reads':>13}"
+    )
+    incomplete = 0
+    for rate in args.rates.split(","):
+        ring = Scenario(rate=rate, algorithm="ring", bytes_per_rank=args.size, ranks=args.ranks).run()
+        mcast = Scenario(rate=rate, algorithm="mcast", bytes_per_rank=args.size, ranks=args.ranks).run()
+        incomplete += (not ring.complete) + (not mcast.complete)
+        bound = ring.receive_bound_ps
+        print(
+            f"{rate:>8} {bound / 1e6:>10.1f} {ring.time_ps / 1e6:>10.1f} {mcast.time_ps / 1e6:>10.1f} "
+            f"{ring.time_ps / bound:>14.3f} {mcast.time_ps / bound:>15.3f} "
+            f"{int(mcast.rank['repaired_chunks'].sum()):>15} {int(mcast.rank['repair_reads'].sum()):>13}",
+            flush=True,
+        )
+    print("every rank received every byte" if not incomplete else f"{incomplete} run(s) left a rank incomplete")
+    return 1 if incomplete else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
