@@ -3,7 +3,8 @@
 
 A collective is (kind, algorithm): ("allgather", "ring") runs ns3::mcsim::RingAllgather on every
 rank, ("allgather", "mcast") and ("broadcast", "mcast") run ns3::mcsim::McastAllgather (the
-SC'24 multicast protocol with its repair phase). ``start_team`` puts one team of ranks on an
+SC'24 multicast protocol with its repair phase), ("reduce_scatter", "ring") runs
+ns3::mcsim::RingReduceScatter. ``start_team`` puts one team of ranks on an
 RdmaStack; several teams may share a stack (they run at once on the same NICs).
 """
 
@@ -34,6 +35,7 @@ ALGORITHMS = {
     ("allgather", "ring"): "ns3::mcsim::RingAllgather",
     ("allgather", "mcast"): "ns3::mcsim::McastAllgather",
     ("broadcast", "mcast"): "ns3::mcsim::McastAllgather",
+    ("reduce_scatter", "ring"): "ns3::mcsim::RingReduceScatter",
 }
 COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
 
@@ -52,6 +54,7 @@ class TeamSpec:
     chunk_b: int = 4096  # mcast: bytes per datagram; ring: bytes per pipelined WRITE
     data_timeout_ps: int = 10**10  # mcast: the data phase ends after this
     root: int = 0  # Broadcast: the root rank
+    reduce_ps_per_byte: int = 0  # Reduce-Scatter: time to add one received byte
     start_ps: int = 0
 
     def __post_init__(self) -> None:
@@ -73,6 +76,14 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
             Batch=ns.UintegerValue(spec.batch),
             DataTimeout=ns.TimeValue(ns.PicoSeconds(spec.data_timeout_ps)),
             BroadcastRoot=ns.IntegerValue(spec.root if spec.collective == "broadcast" else -1),
+        )
+    elif spec.collective == "reduce_scatter":
+        factory = make_factory(
+            ns,
+            type_name,
+            "TeamSpec",
+            ChunkBytes=ns.UintegerValue(spec.chunk_b),
+            ReducePerByte=ns.TimeValue(ns.PicoSeconds(spec.reduce_ps_per_byte)),
         )
     else:
         factory = make_factory(ns, type_name, "TeamSpec", ChunkBytes=ns.UintegerValue(spec.chunk_b))

@@ -26,8 +26,9 @@ class Result:
     injected_b: np.ndarray  # per rank: payload bytes its NIC sent (data, control, repair)
     received_b: np.ndarray  # per rank: payload bytes its NIC received
     rank: dict[str, np.ndarray]  # collectives.RANK_STATS per rank
-    nic: dict[str, np.ndarray]  # rdma.NIC_COUNTERS per rank
+    nic: dict[str, np.ndarray]  # rdma.NIC_COUNTERS per rank (the NIC's: every collective on it)
     fabric: FabricResult
+    concurrent: Result | None = None  # the collective that ran at the same time (Scenario.overlap)
 
     @property
     def complete(self) -> bool:
@@ -41,8 +42,8 @@ class Result:
 
     @property
     def output_b(self) -> int:
-        """Bytes each rank ends with: P shards (Allgather) or the root's buffer (Broadcast)."""
-        return self.bytes_per_rank * (self.ranks if self.collective == "allgather" else 1)
+        """nccl-tests size: P shards (Allgather, Reduce-Scatter input) or the buffer (Broadcast)."""
+        return self.bytes_per_rank * (1 if self.collective == "broadcast" else self.ranks)
 
     @property
     def algbw_Bps(self) -> float:  # noqa: N802 (nccl-tests name)
@@ -51,14 +52,14 @@ class Result:
 
     @property
     def busbw_Bps(self) -> float:  # noqa: N802
-        """nccl-tests bus bandwidth: algbw * (P-1)/P for Allgather, algbw for Broadcast."""
-        factor = (self.ranks - 1) / self.ranks if self.collective == "allgather" else 1.0
+        """nccl-tests bus bandwidth: algbw * (P-1)/P (Allgather, Reduce-Scatter), algbw (Broadcast)."""
+        factor = 1.0 if self.collective == "broadcast" else (self.ranks - 1) / self.ranks
         return self.algbw_Bps * factor
 
     @property
     def receive_bound_ps(self) -> float:
         """The lower bound: each rank must receive the output it lacks through one link."""
-        lacking = self.bytes_per_rank * (self.ranks - 1 if self.collective == "allgather" else 1)
+        lacking = self.bytes_per_rank * (1 if self.collective == "broadcast" else self.ranks - 1)
         return lacking * 8 * PS_PER_S / self.data_rate_bps
 
     def summary(self) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +31,7 @@ class Scenario:
 
     topology: str = "testbed-188"  # a name from topologies/ or a file
     rate: str | None = None  # every link at this nominal rate (56Gbps = FDR 64b/66b); None: as the file
-    collective: str = "allgather"  # or "broadcast"
+    collective: str = "allgather"  # or "broadcast", "reduce_scatter"
     algorithm: str = "mcast"  # or "ring"
     bytes_per_rank: str = "1MiB"
     ranks: int | None = None  # ranks on hosts 0..ranks-1; None: every host
@@ -45,6 +46,8 @@ class Scenario:
     flow_control: str = "lossless"
     seed: int = 1
     processor: Any = field(default_factory=rdma.HostCpuConfig)
+    overlap: str | None = None  # "reduce_scatter": a ring Reduce-Scatter runs at once (FSDP)
+    reduce_ps_per_byte: int = 0  # Reduce-Scatter: time to add one received byte
 
     def __post_init__(self) -> None:
         g = _topology(self.topology)
@@ -71,6 +74,12 @@ class Scenario:
         if parse_size(self.ring_chunk, what="ring_chunk") == 0:
             raise McsimError(f"Scenario: ring_chunk={self.ring_chunk!r} must be > 0")
         pick("flow control", self.flow_control, fabric.FLOW_CONTROLS)
+        if self.overlap is not None:
+            pick("overlap", self.overlap, {"reduce_scatter": None})
+            if self.collective != "allgather":
+                raise McsimError(f"Scenario: overlap={self.overlap!r} goes with collective='allgather'")
+        if isinstance(self.reduce_ps_per_byte, bool) or not isinstance(self.reduce_ps_per_byte, int) or self.reduce_ps_per_byte < 0:
+            raise McsimError(f"Scenario: reduce_ps_per_byte={self.reduce_ps_per_byte!r} must be an integer >= 0")
         pick("wire format", self.wire_format, rdma.WIRE_FORMATS)
 
     @property
@@ -93,7 +102,7 @@ class Scenario:
         return topology.data_rate_bps(g.edges[0, next(iter(g.neighbors(0)))])
 
     def data_timeout_ps(self) -> int:
-        lacking = self.bytes_per_rank_b * (self.n_ranks - 1 if self.collective == "allgather" else 1)
+        lacking = self.bytes_per_rank_b * (1 if self.collective == "broadcast" else self.n_ranks - 1)
         bound = lacking * 8 * 10**12 // self.data_rate_bps
         return max(int(self.timeout_scale * bound), MIN_DATA_TIMEOUT_PS)
 
@@ -121,28 +130,48 @@ class Scenario:
             chunk_b=mtu if self.algorithm == "mcast" else parse_size(self.ring_chunk),
             data_timeout_ps=self.data_timeout_ps(),
             root=self.root,
+            reduce_ps_per_byte=self.reduce_ps_per_byte,
         )
+        specs = [spec]
+        if self.overlap == "reduce_scatter":
+            specs.append(
+                collectives.TeamSpec(
+                    collective="reduce_scatter",
+                    algorithm="ring",
+                    hosts=hosts,
+                    bytes_per_rank=n,
+                    chunk_b=parse_size(self.ring_chunk),
+                    reduce_ps_per_byte=self.reduce_ps_per_byte,
+                )
+            )
         groups = [list(hosts)] if self.algorithm == "mcast" else []
         with fabric.build(g, groups=groups, config=cfg) as fab:
             stack = rdma.build_stack(fab, rcfg)
-            team = collectives.start_team(fab.ns, stack, spec)
+            teams = [collectives.start_team(fab.ns, stack, s) for s in specs]
             try:
                 fab.run()
-                stats = collectives.team_stats(team)
+                stats = [collectives.team_stats(t) for t in teams]
                 nic = rdma.read_nic_counters(stack, fab.n_hosts)
                 fres = fab.collect()
             finally:
-                team.Dispose()
+                for t in teams:
+                    t.Dispose()
                 stack.Dispose()
+        results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
+        if len(results) == 2:
+            return dataclasses.replace(results[0], concurrent=results[1])
+        return results[0]
+
+    def _result(self, spec: collectives.TeamSpec, stats: dict, nic: dict, fres: fabric.FabricResult) -> Result:
+        p = len(spec.hosts)
         never = stats["finish_ps"] == np.iinfo(np.uint64).max
-        finish = np.where(never, -1, stats["finish_ps"].astype(np.int64))
         return Result(
-            collective=self.collective,
-            algorithm=self.algorithm,
+            collective=spec.collective,
+            algorithm=spec.algorithm,
             ranks=p,
-            bytes_per_rank=n,
+            bytes_per_rank=spec.bytes_per_rank,
             data_rate_bps=self.data_rate_bps,
-            finish_ps=finish,
+            finish_ps=np.where(never, -1, stats["finish_ps"].astype(np.int64)),
             injected_b=nic["tx_payload"][:p],
             received_b=nic["rx_payload"][:p],
             rank=stats,

@@ -3,6 +3,7 @@
 
 #include "mcast-allgather.h"
 #include "ring-allgather.h"
+#include "ring-reduce-scatter.h"
 
 #include "ns3/simulator.h"
 
@@ -93,6 +94,10 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
         else if (Ptr<RingAllgather> g = DynamicCast<RingAllgather>(m_ranks[r]))
         {
             g->Connect(next[r], prev[r]);
+        }
+        else if (Ptr<RingReduceScatter> rs = DynamicCast<RingReduceScatter>(m_ranks[r]))
+        {
+            rs->Connect(next[r], prev[r]);
         }
         else
         {

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "collective-rank.h"
+
+#include "ns3/mcsim/rc-qp.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief One rank of the ring Reduce-Scatter over RC RDMA WRITEs, pipelined in chunks.
+ *
+ * Rank r ends with block r (shardBytes) summed over all ranks. Block b's partial sums travel
+ * b+1 -> b+2 -> ... -> b: rank r starts block r-1 by WRITEing (with immediate = chunk id) its own
+ * contribution to r+1; a rank receiving a chunk of block b adds its own contribution, which takes
+ * ReducePsPerByte per byte on a reduction engine that works on one chunk at a time, and passes it
+ * on, unless b is its own block, which is then complete. Every rank sends and receives N(P-1).
+ */
+class RingReduceScatter : public CollectiveRank
+{
+  public:
+    static TypeId GetTypeId();
+    RingReduceScatter();
+    ~RingReduceScatter() override;
+
+    /** Team wiring: RC QPs to r+1 and from r-1. */
+    void Connect(Ptr<RcQp> next, Ptr<RcQp> prev);
+    void Start() override;
+
+    void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;
+    void OnReceive(uint32_t host, const Completion& c) override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Write(uint32_t id);
+    uint64_t ChunkSize(uint32_t i) const;
+
+    uint32_t m_chunkBytes;    //!< "ChunkBytes"
+    Time m_reducePerByte;     //!< "ReducePsPerByte" as a Time per byte
+    Ptr<RcQp> m_next;
+    Ptr<RcQp> m_prev;
+    uint32_t m_chunks;        //!< chunks per block
+    uint64_t m_completed;     //!< chunks of this rank's block fully reduced
+    Time m_reduceBusyUntil;   //!< the reduction engine is busy until then
+};
+
+} // namespace mcsim
+} // namespace ns3
