@@ -134,3 +134,29 @@ def test_same_scenario_twice_is_identical():
 def test_bad_scenario_is_one_line(kwargs, message):
     with pytest.raises(McsimError, match=message):
         Scenario(**({"topology": "fat-tree-k4"} | kwargs))
+
+
+def test_ring_reduce_scatter_is_within_2_percent_of_the_bound():
+    r = Scenario(topology="fat-tree-k4", collective="reduce_scatter", algorithm="ring", bytes_per_rank="1MiB").run()
+    assert r.complete
+    assert r.receive_bound_ps <= r.time_ps <= 1.02 * r.receive_bound_ps
+    np.testing.assert_array_equal(r.injected_b, np.full(16, 15 << 20))  # N(P-1) per rank
+
+
+def test_reduction_cost_slows_the_reduce_scatter_by_the_closed_form():
+    per_byte_ps = 400  # slower than the FDR link, which brings a byte every 8e12 / 54.5e9 = 147 ps
+    slow = Scenario(topology="fat-tree-k4", collective="reduce_scatter", algorithm="ring", bytes_per_rank="1MiB",
+                    reduce_ps_per_byte=per_byte_ps).run()
+    # every rank's engine adds up the (P-1) N bytes it receives, one chunk at a time
+    assert slow.complete
+    assert slow.time_ps >= 15 * (1 << 20) * per_byte_ps
+
+
+@pytest.mark.parametrize("algorithm", ["ring", "mcast"])
+def test_allgather_and_reduce_scatter_at_once_share_the_receive_link(algorithm):
+    both = Scenario(topology="fat-tree-k4", algorithm=algorithm, bytes_per_rank="256KiB", overlap="reduce_scatter").run()
+    assert both.complete and both.concurrent.complete
+    assert both.concurrent.collective == "reduce_scatter"
+    # every rank receives (P-1)N for each of the two through one link
+    last = max(both.time_ps, both.concurrent.time_ps)
+    assert last >= 2 * both.receive_bound_ps

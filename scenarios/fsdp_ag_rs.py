@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Question: in FSDP, an Allgather and a Reduce-Scatter run at once; does a multicast AG help?
+
+For each size, runs on the chosen fabric: the ring Allgather alone, the ring Reduce-Scatter alone,
+then AG || RS with a ring AG and with the multicast AG (the RS is always a ring). Prints when each
+finished against the receive bound N(P-1)/BW. The multicast AG injects each shard once instead of
+P-1 times, which frees send bandwidth; every rank still has to receive (P-1)N for each collective,
+so where the receive side is the bottleneck the overlap cannot beat 2 N(P-1)/BW.
+
+Run: mcsim run scenarios/fsdp_ag_rs.py [--topology fat-tree-k4] [--sizes 256KiB,1MiB] [--rate 56Gbps]
+"""
+
+import argparse
+import sys
+
+from mcsim.scenario import Scenario
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--topology", default="fat-tree-k4", help="topology (default fat-tree-k4)")
+    parser.add_argument("--sizes", default="256KiB,1MiB", help="bytes per rank (default 256KiB,1MiB)")
+    parser.add_argument("--rate", default="56Gbps", help="link rate (default 56Gbps: FDR)")
+    parser.add_argument("--reduce-ps-per-byte", type=int, default=0, help="reduction cost (default 0 ps/B)")
+    args = parser.parse_args()
+
+    print(f"FSDP overlap on {args.topology} at {args.rate}: finish times in us (bound = N(P-1)/BW)")
+    print(
+        f"{'size':>8} {'bound':>9} {'AG_ring':>9} {'RS_ring':>9} {'AG_ring||RS':>12} {'RS||AG_ring':>12} "
+        f"{'AG_mcast||RS':>13} {'RS||AG_mcast':>13}"
+    )
+    incomplete = 0
+    for size in args.sizes.split(","):
+        common = {"topology": args.topology, "rate": args.rate, "bytes_per_rank": size,
+                  "reduce_ps_per_byte": args.reduce_ps_per_byte}
+        ag = Scenario(algorithm="ring", **common).run()
+        rs = Scenario(collective="reduce_scatter", algorithm="ring", **common).run()
+        ring_both = Scenario(algorithm="ring", overlap="reduce_scatter", **common).run()
+        mcast_both = Scenario(algorithm="mcast", overlap="reduce_scatter", **common).run()
+        runs = (ag, rs, ring_both, ring_both.concurrent, mcast_both, mcast_both.concurrent)
+        incomplete += sum(not r.complete for r in runs)
+        times = " ".join(f"{r.time_ps / 1e6:>{w}.1f}" for r, w in zip(runs, (9, 9, 12, 12, 13, 13), strict=True))
+        print(f"{size:>8} {ag.receive_bound_ps / 1e6:>9.1f} {times}", flush=True)
+    print("every rank received every byte" if not incomplete else f"{incomplete} run(s) left a rank incomplete")
+    return 1 if incomplete else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
