@@ -1,0 +1,400 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A multi-core SmartNIC (BlueField-3 DPA) as the receive-completion processor, and its closed forms.
+
+``DpaConfig`` plugs into ``RdmaConfig(processor=DpaConfig(...))`` like ``HostCpuConfig``: every
+host's receive completions then go to ``ns3::mcsim::Dpa``, the offloaded receive progress engine.
+The engine runs ``threads`` hardware threads; the completion of QP q goes to thread q mod threads,
+which handles its completions one at a time, in arrival order. One completion costs
+``zero_copy_cycles`` (check the completion, read the immediate = chunk id, update the CQ and RQ
+doorbells, set the bitmap bit, check for a gap) or, on the staging (datagram) path,
+``staging_cycles`` (the same plus posting a loopback RDMA write of the payload from the staging
+slot to the user buffer); the loopback write itself runs on the NIC, a FIFO at ``loopback_bps``
+shared by the DPA's threads, and the staging buffer is reposted when it is done.
+
+Sharing. Thread t runs on core t mod cores ("spread": one thread per core first) or t //
+threads_per_core ("pack"). While n threads of a core and A cores are busy, each busy thread of that
+core works at f(n) / (1 + core_contention (A - 1)) of its lone speed (processor sharing: a change
+of n or A re-times the completions in progress). f(n) comes from the threads of a core queueing
+for its issue slots: a thread alone uses ``issue_share`` u of them and waits on memory and the NIC
+the rest of the time; f(n) = X(n) / n with X the exact mean-value analysis of that closed queue
+(machine-repairman model), so a core never delivers more than 1/u lone threads' worth.
+``core_contention`` is the slow-down per other busy core (the cores share the DPA's memory system
+and NIC interface).
+
+Calibration (defaults). 11.9 GiB/s of 4 KiB chunks per thread is 3.12 M completions/s: 577 cycles
+at 1.8 GHz. Staging costs 4x: 2308 cycles. u = 0.45 and core_contention = 0.012 fit the measured
+thread scaling of a DPA receive engine on BlueField-3 (4 KiB packets, threads spread over the
+cores): 4, 8, 16, 32, 64 threads -> 11.6, 22.9, 42.9, 70.5, 92.1 Mpps; the model gives 12.0, 23.0,
+42.3, 70.4, 91.4 (``MEASURED_SCALING_MPPS``, within 4 %).
+
+Driving many threads. A UD QP is one endpoint, and run_verbs gives each receiving host one unicast
+UD QP, so ``receive_stream`` spreads datagrams over ``endpoints`` multicast groups with the same
+two members (each group has its own UD QP on the receiver: one endpoint, QP number = group id);
+the sender's NIC serves its QPs round-robin, so the chunks go round-robin over the endpoints at
+line rate. ``saturate`` drives a processor alone, without a network (all completions offered at
+once), to measure its capacity.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from mcsim import runtime
+from mcsim.errors import McsimError, pick, require_positive
+from mcsim.link import Link
+from mcsim.rdma import RdmaConfig, UdStream, VerbsResult, make_factory, run_verbs
+
+PS_PER_S = 10**12
+# receive path -> the payload is staged (Completion::staged, RdmaConfig.staging)
+RECEIVE_PATHS = {"zero_copy": False, "staging": True}
+PLACEMENTS = {"spread": "SPREAD", "pack": "PACK"}  # ns3::mcsim::ThreadPlacement
+# InfiniBand UD datagram with immediate: LRH 8 + BTH 12 + DETH 8 + ImmDt 4 + ICRC 4 + VCRC 2; a
+# multicast one also carries a GRH 40
+UD_HEADER_B = 38
+UD_MULTICAST_HEADER_B = UD_HEADER_B + 40
+# measured thread scaling of a DPA receive engine (BlueField-3, 4 KiB packets): threads -> Mpps
+MEASURED_SCALING_MPPS = {4: 11.6, 8: 22.9, 16: 42.9, 32: 70.5, 64: 92.1}
+THREAD_COUNTERS = ("processed", "busy_ps", "max_queue")  # Dpa::GetThreadCounters
+
+
+def _integer(where: str, name: str, value: Any, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise McsimError(f"{where}: {name}={value!r} must be an integer >= {low}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DpaConfig:
+    """The DPA receive engine (ns3::mcsim::Dpa); defaults: BlueField-3, calibrated (module doc)."""
+
+    threads: int = 16  # threads in use, 1..cores * threads_per_core
+    cores: int = 16
+    threads_per_core: int = 16
+    placement: str = "spread"  # or "pack"
+    clock_hz: int = 1_800_000_000
+    zero_copy_cycles: int = 577  # per completion, a lone thread: 3.12 M/s at 1.8 GHz
+    staging_cycles: int = 4 * 577  # zero copy + posting the loopback write
+    issue_share: float = 0.45  # of its core's issue slots a lone thread uses
+    core_contention: float = 0.012  # extra cost per other busy core
+    loopback_bps: int = 3_200_000_000_000  # NIC loopback writes of staged payloads
+
+    def __post_init__(self) -> None:
+        where = "DpaConfig"
+        _integer(where, "cores", self.cores, 1)
+        _integer(where, "threads_per_core", self.threads_per_core, 1)
+        if isinstance(self.threads, bool) or not isinstance(self.threads, int):
+            raise McsimError(f"{where}: threads={self.threads!r} must be an integer")
+        most = self.cores * self.threads_per_core
+        if self.threads < 1:
+            raise McsimError(f"{where}: threads={self.threads} must be >= 1; the DPA has 1..{most} threads")
+        if self.threads > most:
+            raise McsimError(
+                f"{where}: threads={self.threads} is more than the DPA has "
+                f"(cores={self.cores} x threads_per_core={self.threads_per_core} = {most}); use at most {most}"
+            )
+        pick("thread placement", self.placement, PLACEMENTS)
+        _integer(where, "zero_copy_cycles", self.zero_copy_cycles, 0)
+        _integer(where, "staging_cycles", self.staging_cycles, 0)
+        _integer(where, "clock_hz", self.clock_hz, 1)
+        _integer(where, "loopback_bps", self.loopback_bps, 1)
+        require_positive(where, issue_share=self.issue_share)
+        if not self.issue_share <= 1:
+            raise McsimError(f"{where}: issue_share={self.issue_share!r} must be in (0, 1]; 1 means no latency hiding")
+        if isinstance(self.core_contention, bool) or not isinstance(self.core_contention, int | float):
+            raise McsimError(f"{where}: core_contention={self.core_contention!r} must be a number")
+        if not self.core_contention >= 0:
+            raise McsimError(
+                f"{where}: core_contention={self.core_contention!r} must be >= 0; 0 makes cores independent"
+            )
+
+    def factory(self, ns: Any) -> Any:
+        """The ns-3 ObjectFactory that makes one DPA per host."""
+        return make_factory(
+            ns,
+            "ns3::mcsim::Dpa",
+            "DpaConfig",
+            Cores=ns.UintegerValue(self.cores),
+            ThreadsPerCore=ns.UintegerValue(self.threads_per_core),
+            Threads=ns.UintegerValue(self.threads),
+            Placement=ns.EnumValue[ns.mcsim.ThreadPlacement](
+                getattr(ns.mcsim.ThreadPlacement, PLACEMENTS[self.placement])
+            ),
+            ClockHz=ns.UintegerValue(self.clock_hz),
+            ZeroCopyCycles=ns.UintegerValue(self.zero_copy_cycles),
+            StagingCycles=ns.UintegerValue(self.staging_cycles),
+            IssueShare=ns.DoubleValue(float(self.issue_share)),
+            CoreContention=ns.DoubleValue(float(self.core_contention)),
+            LoopbackRate=ns.DataRateValue(ns.DataRate(self.loopback_bps)),
+        )
+
+    def core_of(self, thread: int) -> int:
+        """The core thread ``thread`` runs on."""
+        return thread % self.cores if self.placement == "spread" else thread // self.threads_per_core
+
+    def threads_on_cores(self) -> list[int]:
+        """Threads in use on each core."""
+        per = [0] * self.cores
+        for t in range(self.threads):
+            per[self.core_of(t)] += 1
+        return per
+
+    def sharing_factor(self, n: int) -> float:
+        """f(n): a thread's speed relative to running alone with n busy threads on its core (as Dpa)."""
+        u, q, x = float(self.issue_share), 0.0, 1.0
+        for k in range(1, n + 1):
+            r = u * (1.0 + q)
+            x = k / (1.0 - u + r)
+            q = x * r
+        return x / n if n else 1.0
+
+    def cycles(self, path: str) -> int:
+        """Thread cycles per completion on a receive path ("zero_copy" or "staging")."""
+        return self.staging_cycles if pick("receive path", path, RECEIVE_PATHS) else self.zero_copy_cycles
+
+    def service_ps(self, path: str, busy_on_core: int = 1, busy_cores: int = 1) -> int:
+        """Thread time of one completion while busy_on_core threads of its core and busy_cores
+        cores stay busy, rounded up to the ps as ns3::mcsim::Dpa does."""
+        lone_ps = self.cycles(path) * 1e12 / self.clock_hz
+        rate = self.sharing_factor(busy_on_core) / (1.0 + self.core_contention * (busy_cores - 1))
+        return math.ceil(lone_ps / rate)
+
+    def loopback_ps(self, chunk_b: int) -> int:
+        """Loopback write time of one staged chunk: bits / loopback_bps, rounded up."""
+        return -(-chunk_b * 8 * PS_PER_S // self.loopback_bps)
+
+
+def packet_rate(rate_bps: int, chunk_b: int, header_b: int = UD_MULTICAST_HEADER_B) -> float:
+    """Datagrams per second of a link at rate_bps carrying chunk_b payload + header_b each."""
+    require_positive("packet_rate", rate_bps=rate_bps, chunk_b=chunk_b)
+    return rate_bps / (8 * (chunk_b + header_b))
+
+
+def thread_rate(path: str, chunk_b: int, dpa: DpaConfig | None = None) -> float:
+    """Completions/s of one thread alone on a path (staging: also at most the loopback's rate)."""
+    dpa = dpa or DpaConfig()
+    require_positive("thread_rate", chunk_b=chunk_b)
+    rate = PS_PER_S / dpa.service_ps(path)
+    return min(rate, _loopback_rate(dpa, chunk_b)) if RECEIVE_PATHS[path] else rate
+
+
+def _loopback_rate(dpa: DpaConfig, chunk_b: int) -> float:
+    return PS_PER_S / dpa.loopback_ps(chunk_b)
+
+
+def _core_rates(dpa: DpaConfig, path: str) -> list[tuple[int, float]]:
+    """(threads, completions/s of each of them) of every busy core when all threads are busy."""
+    per = [n for n in dpa.threads_on_cores() if n]
+    rates = {n: PS_PER_S / dpa.service_ps(path, n, len(per)) for n in set(per)}
+    return [(n, rates[n]) for n in per]
+
+
+def capacity(path: str, chunk_b: int, dpa: DpaConfig | None = None) -> float:
+    """Completions/s of dpa.threads threads all busy (saturation), under the sharing model.
+
+    The staging path is also capped by the loopback writes (loopback_bps / chunk bits).
+    """
+    dpa = dpa or DpaConfig()
+    require_positive("capacity", chunk_b=chunk_b)
+    total = sum(n * rate for n, rate in _core_rates(dpa, path))
+    return min(total, _loopback_rate(dpa, chunk_b)) if RECEIVE_PATHS[path] else total
+
+
+def even_capacity(path: str, chunk_b: int, dpa: DpaConfig | None = None) -> float:
+    """Completions/s the threads sustain when the sender spreads chunks evenly over one endpoint
+    per thread: every thread gets the same share, so the slowest one decides (threads x slowest).
+    """
+    dpa = dpa or DpaConfig()
+    require_positive("even_capacity", chunk_b=chunk_b)
+    total = dpa.threads * min(rate for _, rate in _core_rates(dpa, path))
+    return min(total, _loopback_rate(dpa, chunk_b)) if RECEIVE_PATHS[path] else total
+
+
+def threads_needed(
+    rate_bps: int,
+    chunk_b: int,
+    path: str,
+    *,
+    dpa: DpaConfig | None = None,
+    header_b: int = UD_MULTICAST_HEADER_B,
+) -> int | None:
+    """The fewest threads that sustain line rate: rate_bps / ((chunk_b + header_b) * 8) chunks/s
+    spread round-robin over one endpoint per thread (even_capacity); None if no count does.
+
+    Parameters
+    ----------
+    rate_bps
+        Link data rate in bit/s.
+    chunk_b
+        Payload bytes per datagram (one completion each).
+    path
+        "zero_copy" or "staging".
+    dpa
+        The DPA (its ``threads`` is ignored); default DpaConfig().
+    header_b
+        Wire header bytes per datagram (default: an InfiniBand UD multicast datagram with
+        immediate, 78 B).
+    """
+    dpa = dpa or DpaConfig()
+    pick("receive path", path, RECEIVE_PATHS)
+    require_positive("threads_needed", rate_bps=rate_bps, chunk_b=chunk_b)
+    _integer("threads_needed", "header_b", header_b, 0)
+    need = packet_rate(rate_bps, chunk_b, header_b)
+    for n in range(1, dpa.cores * dpa.threads_per_core + 1):
+        if even_capacity(path, chunk_b, dataclasses.replace(dpa, threads=n)) >= need:
+            return n
+    return None
+
+
+def rdma_config(path: str, processor: Any, **rdma: Any) -> RdmaConfig:
+    """RdmaConfig for a receive path: "staging" stages UD payloads, "zero_copy" does not."""
+    return RdmaConfig(processor=processor, staging=pick("receive path", path, RECEIVE_PATHS), **rdma)
+
+
+def switched_pair(link: Link) -> nx.Graph:
+    """Two hosts on one switch (multicast needs a switch): host 0 - switch 2 - host 1."""
+    g = nx.Graph(name="switched-pair")
+    for h in (0, 1):
+        g.add_node(h, role="host", tier=0, name=f"h{h}")
+    g.add_node(2, role="switch", tier=1, name="s0")
+    for h in (0, 1):
+        g.add_edge(h, 2, **link.edge_attrs())
+    return g
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiveRun:
+    """What receive_stream measured at the receiver; per-endpoint arrays are numpy."""
+
+    endpoints: int
+    offered: np.ndarray  # datagrams sent to each endpoint
+    received: np.ndarray  # datagrams that found a posted buffer
+    overruns: np.ndarray  # datagrams dropped for want of one
+    processed: np.ndarray  # completions processed
+    min_posted: np.ndarray  # fewest buffers posted at any time
+    busy_ps: int  # processor busy time, summed over its threads
+    end_ps: int  # when the last event ran
+    verbs: VerbsResult
+
+
+def receive_stream(
+    rate_bps: int,
+    chunk_b: int,
+    *,
+    path: str,
+    processor: Any,
+    endpoints: int,
+    datagrams: int,
+    rq_depth: int = 32,
+    delay_ps: int = 100_000,
+) -> ReceiveRun:
+    """Host 0 streams ``datagrams`` UD chunks of ``chunk_b`` at line rate to host 1, round-robin
+    over ``endpoints`` endpoints (UD QPs of as many two-member multicast groups); host 1's
+    completions go to ``processor`` (DpaConfig or HostCpuConfig). Endpoint e is QP e on host 1,
+    so with a DPA of T threads it is served by thread e mod T.
+
+    The hosts hang off one switch (switched_pair), both links at ``rate_bps``; each endpoint has
+    ``rq_depth`` receive buffers. Every datagram carries UD_MULTICAST_HEADER_B header bytes.
+    """
+    pick("receive path", path, RECEIVE_PATHS)
+    _integer("receive_stream", "endpoints", endpoints, 1)
+    _integer("receive_stream", "datagrams", datagrams, endpoints)
+    link = Link(rate_bps=rate_bps, delay_ps=delay_ps)
+    counts = [datagrams // endpoints + (1 if e < datagrams % endpoints else 0) for e in range(endpoints)]
+    r = run_verbs(
+        switched_pair(link),
+        ud_streams=[UdStream(src=0, group=e, size_b=chunk_b, count=c) for e, c in enumerate(counts)],
+        groups=[[0, 1]] * endpoints,
+        rdma=rdma_config(path, processor, rq_depth=rq_depth),
+    )
+    rows = np.flatnonzero(r.ud["host"] == 1)
+    rows = rows[np.argsort(r.ud["group"][rows])]
+    return ReceiveRun(
+        endpoints=endpoints,
+        offered=np.asarray(counts, dtype=np.uint64),
+        received=r.ud["rx_packets"][rows],
+        overruns=r.ud["overruns"][rows],
+        processed=r.ud["processed"][rows],
+        min_posted=r.ud["min_posted"][rows],
+        busy_ps=int(r.nic["cpu_busy_ps"][1]),
+        end_ps=int(r.fabric.end_ps),
+        verbs=r,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SaturationRun:
+    """What saturate measured: the processor's completion rate with more work than it can do."""
+
+    done_ps: np.ndarray  # when each completion was processed, in processing order
+    rate_per_s: float  # completions/s over the middle half of the run (steady state)
+    busy_ps: int  # processor busy time, summed over its threads
+    threads: dict[str, np.ndarray] | None  # per DPA thread: THREAD_COUNTERS (None for HostCpu)
+
+
+def saturate(
+    processor: Any,
+    *,
+    path: str = "zero_copy",
+    chunk_b: int = 4096,
+    completions: int = 20_000,
+    endpoints: int | None = None,
+) -> SaturationRun:
+    """Offer ``completions`` at once, round-robin over ``endpoints`` QPs (default: one per DPA
+    thread), to ``processor`` alone (no network) and measure how fast it works through them.
+
+    The rate is taken between the first and the third quarter of the completions, when every
+    thread is busy (the first completions start with the DPA partly idle, the last ones end it).
+    """
+    staged = pick("receive path", path, RECEIVE_PATHS)
+    if not callable(getattr(processor, "factory", None)):
+        raise McsimError(f"saturate: processor={processor!r} has no factory(ns); use DpaConfig() or HostCpuConfig()")
+    endpoints = endpoints if endpoints is not None else getattr(processor, "threads", 1)
+    _integer("saturate", "endpoints", endpoints, 1)
+    _integer("saturate", "completions", completions, 8)
+    require_positive("saturate", chunk_b=chunk_b)
+    ns = runtime.load()
+    src = ns.CreateObject[ns.mcsim.CompletionSource]()
+    try:
+        src.Setup(processor.factory(ns))
+        src.Start(completions, endpoints, chunk_b, staged, ns.PicoSeconds(0))
+        ns.Simulator.Run()
+        done = np.zeros(int(src.GetProcessed()), dtype=np.uint64)
+        src.GetProcessedPs(done, done.size)
+        proc = src.GetProcessor()
+        busy_ps = int(proc.GetBusyPs())
+        threads = None
+        if isinstance(processor, DpaConfig):
+            raw = np.zeros(processor.threads * len(THREAD_COUNTERS), dtype=np.uint64)
+            ns.DynamicCast[ns.mcsim.Dpa](proc).GetThreadCounters(raw, raw.size)
+            raw = raw.reshape(-1, len(THREAD_COUNTERS))
+            threads = {k: raw[:, i].copy() for i, k in enumerate(THREAD_COUNTERS)}
+    finally:
+        src.Dispose()
+        runtime.destroy()
+    lo, hi = len(done) // 4, 3 * len(done) // 4
+    rate = (hi - lo) * PS_PER_S / float(done[hi] - done[lo])
+    return SaturationRun(done_ps=done, rate_per_s=rate, busy_ps=busy_ps, threads=threads)
+
+
+__all__ = [
+    "MEASURED_SCALING_MPPS",
+    "RECEIVE_PATHS",
+    "UD_HEADER_B",
+    "UD_MULTICAST_HEADER_B",
+    "DpaConfig",
+    "ReceiveRun",
+    "SaturationRun",
+    "capacity",
+    "even_capacity",
+    "packet_rate",
+    "rdma_config",
+    "receive_stream",
+    "saturate",
+    "thread_rate",
+    "threads_needed",
+]

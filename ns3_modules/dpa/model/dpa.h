@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "ns3/data-rate.h"
+#include "ns3/event-impl.h"
+#include "ns3/mcsim/completion-processor.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <deque>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/** @brief Where the DPA's threads run: which core thread t is on. */
+enum class ThreadPlacement
+{
+    SPREAD, //!< round-robin over the cores (t mod Cores): one thread per core first
+    PACK,   //!< fill a core first (t / ThreadsPerCore)
+};
+
+/**
+ * @brief A SmartNIC's data-path accelerator (BlueField-3 DPA) running the offloaded receive
+ * progress engine: Cores cores of ThreadsPerCore hardware threads, Threads of them in use, each
+ * serving its own endpoints: the completion of QP q goes to thread q mod Threads, which works
+ * through its completions one at a time, in arrival order (a FIFO per thread).
+ *
+ * Cost of one completion, for a thread alone on the DPA: ZeroCopyCycles (check the CQE, read the
+ * immediate, ring the CQ and RQ doorbells, set the bitmap bit, look for a gap), or StagingCycles
+ * when the payload sits in a staging buffer (Completion::staged): the same plus posting a loopback
+ * RDMA write of the payload to its place. The loopback write then runs on the NIC: one FIFO per
+ * DPA at LoopbackRate (payload bytes, rounded up to the ps); the staging buffer is released (the
+ * sink told) when it is done. The thread does not wait for it.
+ *
+ * Sharing (processor sharing, exact): while n threads of a core and A cores are busy, each busy
+ * thread of that core works at f(n) / (1 + CoreContention (A - 1)) of its lone speed; every
+ * change of n or A re-times the completions in progress.
+ *  - f(n): the threads of a core queue for its issue slots; a thread alone uses IssueShare of
+ *    them and waits on memory and the NIC the rest of the time. f(n) = X(n) / n, with X(n) the
+ *    exact mean-value analysis of that closed queue (machine-repairman model): Q(0) = 0,
+ *    R(k) = u (1 + Q(k-1)), X(k) = k / (1 - u + R(k)), Q(k) = X(k) R(k), u = IssueShare; so a
+ *    core never delivers more than 1/u lone threads' worth.
+ *  - busy cores share the DPA's memory system and NIC interface: each other busy core adds
+ *    CoreContention of a completion's cost.
+ *
+ * Events: one reusable event per core, at the next finish among its busy threads. When a change
+ * makes a core's next finish earlier, a new event is added; when it makes it later, the pending
+ * one fires early, finds nothing due and re-arms. At saturation (n and A steady) this is one
+ * event per completion (threads finishing together share it); plus one per loopback write.
+ */
+class Dpa : public CompletionProcessor
+{
+  public:
+    static TypeId GetTypeId();
+    Dpa();
+    ~Dpa() override;
+
+    void Submit(const Completion& c, CompletionSink* sink) override;
+    uint64_t GetProcessed() const override; //!< completions whose sink was told
+    uint64_t GetBusyPs() const override;    //!< thread busy time, summed over threads
+
+    /** The thread that serves QP qpn: qpn mod Threads. */
+    uint32_t GetThreadOf(uint32_t qpn) const;
+    /** The core that thread t runs on (Placement). */
+    uint32_t GetCoreOf(uint32_t thread) const;
+    /** f(n): a thread's speed, relative to running alone, with n busy threads on its core. */
+    double GetSharingFactor(uint32_t n) const;
+    /**
+     * Thread time of one completion while activeOnCore threads of its core and activeCores cores
+     * stay busy: ceil(cycles / ClockHz / r) with r = f(n) / (1 + CoreContention (A - 1)), in ps.
+     * @throws std::invalid_argument for counts outside 1..ThreadsPerCore, 1..Cores
+     */
+    Time GetServiceTime(bool staged, uint32_t activeOnCore, uint32_t activeCores) const;
+    /** Loopback write time of a staged payload of bytes: bytes * 8 / LoopbackRate, rounded up. */
+    Time GetLoopbackTime(uint32_t bytes) const;
+
+    /** Per-thread counters: completions done, busy ps, longest queue (completions). */
+    static constexpr uint32_t NUM_THREAD_COUNTERS = 3;
+    /** out[t * NUM_THREAD_COUNTERS + k] for t < Threads; throws if n is not Threads * 3. */
+    void GetThreadCounters(uint64_t* out, std::size_t n) const;
+    uint64_t GetLoopbackBytes() const;  //!< payload bytes copied by loopback writes
+    uint64_t GetLoopbackBusyPs() const; //!< time the loopback resource was busy
+    uint64_t GetCoreEvents() const;     //!< core events run (including early ones)
+
+  protected:
+    void DoDispose() override;
+    void NotifyConstructionCompleted() override;
+
+  private:
+    /** One hardware thread: its FIFO of completions (the head is in service). */
+    struct Thread
+    {
+        std::deque<std::pair<Completion, CompletionSink*>> queue;
+        double remaining = 0; //!< lone-thread ps of work left on the head
+        Time started;         //!< when the head started
+        uint32_t core = 0;
+        uint64_t processed = 0;
+        uint64_t busyPs = 0;
+        uint64_t maxQueue = 0;
+    };
+
+    /** One core: its busy threads progress together at Rate(). */
+    struct Core
+    {
+        std::vector<uint32_t> busy; //!< busy threads (at most ThreadsPerCore)
+        Time updated;               //!< their remaining work is as of this time
+        std::deque<Time> pending;   //!< scheduled event times, ascending
+        Ptr<EventImpl> event;       //!< IndexedEvent calling CoreEvent(core)
+    };
+
+    /** A loopback write in flight: done at the given time. */
+    struct LoopbackWrite
+    {
+        Time done;
+        Completion completion;
+        CompletionSink* sink;
+    };
+
+    void Check() const; //!< throws std::invalid_argument for inconsistent attributes
+    void Build();       //!< threads, cores and f(n) from the attributes
+    double LoneWorkPs(const Completion& c) const;
+    double Rate(uint32_t core) const; //!< lone-ps of work per ps of each busy thread of core
+    void Advance(uint32_t core);      //!< bring the core's busy threads' work up to now
+    void AdvanceAll();                //!< every busy core (before the number of busy cores changes)
+    void Arm(uint32_t core);          //!< make sure an event runs by the core's next finish
+    void ArmAll();
+    void CoreEvent(uint32_t core);
+    void Done(const Completion& c, CompletionSink* sink);
+    void LoopbackDone();
+
+    static constexpr uint32_t DEFAULT_CORES = 16;
+    static constexpr uint32_t DEFAULT_THREADS_PER_CORE = 16;
+    static constexpr uint32_t DEFAULT_THREADS = 16;
+    static constexpr uint64_t DEFAULT_CLOCK_HZ = 1'800'000'000;
+    static constexpr uint32_t DEFAULT_ZERO_COPY_CYCLES = 577; //!< 1.8 GHz / 577 = 3.12 M/s
+    static constexpr uint32_t DEFAULT_STAGING_CYCLES = 4 * DEFAULT_ZERO_COPY_CYCLES;
+    static constexpr double DEFAULT_ISSUE_SHARE = 0.45;
+    static constexpr double DEFAULT_CORE_CONTENTION = 0.012;
+    static constexpr uint64_t DEFAULT_LOOPBACK_BPS = 3'200'000'000'000ULL; //!< 3.2 Tbit/s
+    static constexpr double DONE_PS = 1e-6; //!< work left that counts as none (rounding)
+
+    uint32_t m_cores;            //!< "Cores"
+    uint32_t m_threadsPerCore;   //!< "ThreadsPerCore"
+    uint32_t m_nThreads;         //!< "Threads": threads in use
+    ThreadPlacement m_placement; //!< "Placement"
+    uint64_t m_clockHz;          //!< "ClockHz"
+    uint32_t m_zeroCopyCycles;   //!< "ZeroCopyCycles"
+    uint32_t m_stagingCycles;    //!< "StagingCycles"
+    double m_issueShare;         //!< "IssueShare"
+    double m_coreContention;     //!< "CoreContention"
+    DataRate m_loopbackRate;     //!< "LoopbackRate"
+
+    std::vector<Thread> m_threads; //!< empty until the first Submit
+    std::vector<Core> m_coreState;
+    std::vector<double> m_sharing; //!< f(n) for n = 0..ThreadsPerCore (f(0) unused)
+    uint32_t m_busyCores;
+    std::vector<std::pair<Completion, CompletionSink*>> m_finished; //!< scratch of CoreEvent
+    std::deque<LoopbackWrite> m_loopback; //!< FIFO; the head's event is scheduled
+    Time m_loopbackBusyUntil;
+    Ptr<EventImpl> m_loopbackEvent;
+    uint64_t m_processed;
+    uint64_t m_loopbackBytes;
+    uint64_t m_loopbackBusyPs;
+    uint64_t m_coreEvents;
+};
+
+} // namespace mcsim
+} // namespace ns3
