@@ -29,6 +29,7 @@ RANK_STATS = (
     "data_timeouts",
     "chunks_sent",
     "data_phase_end_ps",
+    "receive_drops",  # datagrams dropped: no receive buffer posted (multicast)
 )
 # (collective, algorithm) -> the C++ rank application
 ALGORITHMS = {
@@ -48,7 +49,8 @@ class TeamSpec:
     algorithm: str  # "ring" or "mcast"
     hosts: tuple[int, ...]  # rank i runs on hosts[i]
     bytes_per_rank: int  # Allgather: each rank's shard; Broadcast: the root's buffer
-    group: int = 0  # the team's multicast group (index into the fabric's groups)
+    group: int = 0  # the team's first multicast group (index into the fabric's groups)
+    endpoints: int = 1  # mcast: UD QPs per rank, each in its own group (group .. group+endpoints-1)
     roots: int = 2  # mcast Allgather: ranks multicasting at once (K)
     batch: int = 128  # mcast: datagrams posted before waiting for a completion
     chunk_b: int = 4096  # mcast: bytes per datagram; ring: bytes per pipelined WRITE
@@ -76,6 +78,7 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
             Batch=ns.UintegerValue(spec.batch),
             DataTimeout=ns.TimeValue(ns.PicoSeconds(spec.data_timeout_ps)),
             BroadcastRoot=ns.IntegerValue(spec.root if spec.collective == "broadcast" else -1),
+            Endpoints=ns.UintegerValue(spec.endpoints),
         )
     elif spec.collective == "reduce_scatter":
         factory = make_factory(

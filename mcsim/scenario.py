@@ -41,7 +41,9 @@ class Scenario:
     ring_chunk: str = "64KiB"  # ring: bytes per pipelined RDMA WRITE
     timeout_scale: float = 5.0  # mcast: data phase timeout = scale x the receive bound
     root: int = 0  # Broadcast root rank
-    rq_depth: int = 128
+    rq_depth: int = 128  # receive buffers posted per UD QP (endpoint)
+    endpoints: int = 1  # mcast: UD QPs per rank, chunks spread round-robin (one DPA thread each)
+    staging: bool = True  # UD payloads land in staging buffers (else zero copy)
     wire_format: str = "infiniband"
     flow_control: str = "lossless"
     seed: int = 1
@@ -62,8 +64,10 @@ class Scenario:
             raise McsimError(f"Scenario: ranks={p} must be 2..{n_hosts} (the hosts of {self.topology})")
         if not 1 <= self.roots <= p:
             raise McsimError(f"Scenario: roots={self.roots} must be 1..{p} (the ranks)")
-        if self.batch < 1 or self.rq_depth < 1:
-            raise McsimError(f"Scenario: batch={self.batch} and rq_depth={self.rq_depth} must be >= 1")
+        if self.batch < 1 or self.rq_depth < 1 or self.endpoints < 1:
+            raise McsimError(
+                f"Scenario: batch={self.batch}, rq_depth={self.rq_depth} and endpoints={self.endpoints} must be >= 1"
+            )
         if not 0 <= self.root < p:
             raise McsimError(f"Scenario: root={self.root} is not a rank (0..{p - 1})")
         if not self.timeout_scale > 0:
@@ -116,6 +120,7 @@ class Scenario:
             wire_format=self.wire_format,
             mtu_b=mtu,
             rq_depth=self.rq_depth,
+            staging=self.staging,
             region_b=max(1, p * n),
             processor=self.processor,
         )
@@ -131,6 +136,7 @@ class Scenario:
             data_timeout_ps=self.data_timeout_ps(),
             root=self.root,
             reduce_ps_per_byte=self.reduce_ps_per_byte,
+            endpoints=self.endpoints,
         )
         specs = [spec]
         if self.overlap == "reduce_scatter":
@@ -144,7 +150,7 @@ class Scenario:
                     reduce_ps_per_byte=self.reduce_ps_per_byte,
                 )
             )
-        groups = [list(hosts)] if self.algorithm == "mcast" else []
+        groups = [list(hosts)] * self.endpoints if self.algorithm == "mcast" else []
         with fabric.build(g, groups=groups, config=cfg) as fab:
             stack = rdma.build_stack(fab, rcfg)
             teams = [collectives.start_team(fab.ns, stack, s) for s in specs]

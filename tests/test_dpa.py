@@ -205,3 +205,31 @@ def test_the_cxx_model_refuses_more_threads_than_it_has():
     object.__setattr__(cfg, "threads", 300)  # past the Python check: the C++ side throws, not aborts
     with pytest.raises(Exception, match=r"Dpa: Threads=300 must be 1\.\.256"):
         saturate(cfg, completions=100, endpoints=1)
+
+
+# --- the DPA under the multicast collective (issue 6 with issue 5's Broadcast) --------------------
+
+
+def test_a_1_6t_broadcast_with_enough_dpa_threads_drops_nothing():
+    # 48.8 M datagrams/s of 4 KiB over 32 endpoints: 1.5 M/s per thread, each does 3.1 M/s alone
+    from mcsim.scenario import Scenario
+
+    r = Scenario(topology="fat-tree-k4", rate="1.6Tbps", collective="broadcast", bytes_per_rank="1MiB",
+                 processor=DpaConfig(threads=32), endpoints=32, staging=False).run()
+    assert r.complete
+    assert r.rank["receive_drops"].sum() == 0 and r.rank["repaired_chunks"].sum() == 0
+
+
+def test_a_1_6t_broadcast_with_too_few_dpa_threads_drops_and_repair_delivers_every_chunk():
+    # two threads take at most 6.2 M of the 48.8 M datagrams/s; 2 x 16 buffers hold 32 of 256 chunks
+    from mcsim.scenario import Scenario
+
+    r = Scenario(topology="fat-tree-k4", rate="1.6Tbps", collective="broadcast", bytes_per_rank="1MiB",
+                 processor=DpaConfig(threads=2), endpoints=2, rq_depth=16, staging=False).run()
+    assert r.complete, "repair fetched everything the receive queues dropped"
+    drops = r.rank["receive_drops"]
+    assert drops.sum() > 0
+    # every chunk a rank dropped was repaired: received + repaired = the whole buffer (256 chunks)
+    receivers = np.arange(16) != 0
+    np.testing.assert_array_equal((r.rank["chunks_received"] + r.rank["repaired_chunks"])[receivers], 256)
+    np.testing.assert_array_equal(r.rank["repaired_chunks"], drops)

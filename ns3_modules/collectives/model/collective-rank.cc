@@ -53,10 +53,18 @@ CollectiveRank::MarkFinished()
     }
 }
 
-const CollectiveRank::Stats&
+CollectiveRank::Stats
 CollectiveRank::GetStats() const
 {
-    return m_stats;
+    Stats s = m_stats;
+    s.receiveDrops = GetReceiveDrops();
+    return s;
+}
+
+uint64_t
+CollectiveRank::GetReceiveDrops() const
+{
+    return 0;
 }
 
 } // namespace mcsim

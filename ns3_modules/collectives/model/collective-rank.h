@@ -45,12 +45,16 @@ class CollectiveRank : public Object, public QpOwner
         uint64_t dataTimeouts = 0;    //!< 1 if the data phase ended by its timeout
         uint64_t chunksSent = 0;      //!< chunks this rank put on the wire (own or forwarded)
         uint64_t dataPhaseEndPs = 0;  //!< when the data phase ended (multicast) or 0
+        uint64_t receiveDrops = 0;    //!< datagrams its receive queue dropped (no buffer posted)
     };
-    static constexpr uint32_t NUM_STATS = 8;
-    const Stats& GetStats() const;
+    static constexpr uint32_t NUM_STATS = 9;
+    /** The stats, with the receive drops of the rank's QPs filled in. */
+    Stats GetStats() const;
 
   protected:
     void DoDispose() override;
+    /** Datagrams the rank's receive queues dropped (a multicast rank's UD QP); 0 by default. */
+    virtual uint64_t GetReceiveDrops() const;
     /** The rank is complete: record the time (once). */
     void MarkFinished();
 

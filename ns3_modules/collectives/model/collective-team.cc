@@ -86,10 +86,14 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
     {
         if (Ptr<McastAllgather> m = DynamicCast<McastAllgather>(m_ranks[r]))
         {
-            Ptr<UdQp> ud = stack->CreateUdQp();
             Ptr<Nic> nic = stack->GetNic(team[r]);
-            nic->AttachMulticast(group, nic->AddQp(ud, PeekPointer(m)));
-            m->Connect(group, ud, next[r], prev[r]);
+            std::vector<Ptr<UdQp>> ud;
+            for (uint32_t e = 0; e < m->GetEndpoints(); ++e)
+            {
+                ud.push_back(stack->CreateUdQp());
+                nic->AttachMulticast(group + e, nic->AddQp(ud.back(), PeekPointer(m)));
+            }
+            m->Connect(group, std::move(ud), next[r], prev[r]);
         }
         else if (Ptr<RingAllgather> g = DynamicCast<RingAllgather>(m_ranks[r]))
         {
@@ -140,7 +144,7 @@ CollectiveTeam::GetStats(uint64_t* out, std::size_t n) const
     }
     for (std::size_t r = 0; r < m_ranks.size(); ++r)
     {
-        const auto& s = m_ranks[r]->GetStats();
+        const CollectiveRank::Stats s = m_ranks[r]->GetStats();
         const uint64_t row[CollectiveRank::NUM_STATS] = {s.finishPs,
                                                          s.chunksReceived,
                                                          s.repairedChunks,
@@ -148,7 +152,8 @@ CollectiveTeam::GetStats(uint64_t* out, std::size_t n) const
                                                          s.needFetches,
                                                          s.dataTimeouts,
                                                          s.chunksSent,
-                                                         s.dataPhaseEndPs};
+                                                         s.dataPhaseEndPs,
+                                                         s.receiveDrops};
         std::copy(row, row + CollectiveRank::NUM_STATS, out + r * CollectiveRank::NUM_STATS);
     }
 }

@@ -30,7 +30,8 @@ class CollectiveTeam : public Object
 
     /**
      * Create the ranks: rank i runs on hosts[i]; rankFactory makes the rank applications.
-     * @param group the multicast group of the team (used by multicast collectives)
+     * @param group the team's (first) multicast group; a multicast rank with E endpoints uses
+     * groups group .. group + E - 1
      * @throws std::invalid_argument for fewer than 2 ranks, a repeated or unknown host, or a
      * factory that does not make a CollectiveRank
      */

@@ -52,6 +52,12 @@ McastAllgather::GetTypeId()
                           TimeValue(MilliSeconds(10)),
                           MakeTimeAccessor(&McastAllgather::m_dataTimeout),
                           MakeTimeChecker(PicoSeconds(1)))
+            .AddAttribute("Endpoints",
+                          "UD QPs per rank, each in its own copy of the team's multicast group; "
+                          "chunk i uses endpoint i mod Endpoints.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&McastAllgather::m_endpoints),
+                          MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("BroadcastRoot",
                           "The only contributing rank (a Broadcast), or -1 (an Allgather).",
                           IntegerValue(-1),
@@ -65,6 +71,7 @@ McastAllgather::McastAllgather()
       m_roots(2),
       m_batch(128),
       m_bcastRoot(-1),
+      m_endpoints(1),
       m_group(0),
       m_chunks(0),
       m_total(0),
@@ -84,10 +91,21 @@ void
 McastAllgather::DoDispose()
 {
     m_timer.Cancel();
-    m_ud = nullptr;
+    m_ud.clear();
     m_next = nullptr;
     m_prev = nullptr;
     CollectiveRank::DoDispose();
+}
+
+uint64_t
+McastAllgather::GetReceiveDrops() const
+{
+    uint64_t drops = 0;
+    for (const auto& ud : m_ud)
+    {
+        drops += ud->GetCounters().overruns;
+    }
+    return drops;
 }
 
 uint32_t
@@ -113,16 +131,32 @@ McastAllgather::ChunkSize(uint32_t i) const
     return static_cast<uint32_t>(std::min<uint64_t>(m_chunkBytes, m_shardBytes - start));
 }
 
-void
-McastAllgather::Connect(uint32_t group, Ptr<UdQp> ud, Ptr<RcQp> next, Ptr<RcQp> prev)
+uint32_t
+McastAllgather::GetEndpoints() const
 {
+    return m_endpoints;
+}
+
+void
+McastAllgather::Connect(uint32_t firstGroup, std::vector<Ptr<UdQp>> ud, Ptr<RcQp> next, Ptr<RcQp> prev)
+{
+    if (ud.size() != m_endpoints)
+    {
+        throw std::invalid_argument("McastAllgather: " + std::to_string(ud.size()) + " UD QPs for " +
+                                    std::to_string(m_endpoints) + " endpoints");
+    }
     if (m_bcastRoot >= static_cast<int32_t>(m_nRanks))
     {
         throw std::invalid_argument("McastAllgather: BroadcastRoot=" + std::to_string(m_bcastRoot) +
                                     " is not a rank of " + std::to_string(m_nRanks));
     }
-    m_group = group;
-    m_ud = ud;
+    m_group = firstGroup;
+    m_ud = std::move(ud);
+    for (const auto& q : m_ud)
+    {
+        m_isUd.resize(std::max<std::size_t>(m_isUd.size(), q->GetQpn() + 1), 0);
+        m_isUd[q->GetQpn()] = 1;
+    }
     m_next = next;
     m_prev = prev;
     m_chunks = static_cast<uint32_t>((m_shardBytes + m_chunkBytes - 1) / m_chunkBytes);
@@ -192,7 +226,8 @@ McastAllgather::PostMore()
     while (m_inFlight < m_batch && m_posted < m_chunks)
     {
         const uint32_t id = me * m_chunks + m_posted;
-        m_ud->PostSend(m_group | FabricHeader::GROUP_FLAG, 0, ChunkSize(m_posted), m_posted, true, id);
+        const uint32_t e = m_posted % m_endpoints;
+        m_ud[e]->PostSend((m_group + e) | FabricHeader::GROUP_FLAG, 0, ChunkSize(m_posted), m_posted, true, id);
         m_posted++;
         m_inFlight++;
     }
@@ -207,7 +242,7 @@ McastAllgather::SendControl(Ptr<RcQp> qp, Control type, uint32_t source)
 void
 McastAllgather::OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId)
 {
-    if (m_ud && qpn == m_ud->GetQpn())
+    if (qpn < m_isUd.size() && m_isUd[qpn])
     {
         m_inFlight--;
         m_sent++;
@@ -246,7 +281,7 @@ McastAllgather::OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId)
 void
 McastAllgather::OnReceive(uint32_t host, const Completion& c)
 {
-    if (m_ud && c.qpn == m_ud->GetQpn())
+    if (c.qpn < m_isUd.size() && m_isUd[c.qpn])
     {
         const uint32_t id = c.imm & SOURCE_MASK;
         if (id < m_have.size())

@@ -38,8 +38,14 @@ class McastAllgather : public CollectiveRank
     McastAllgather();
     ~McastAllgather() override;
 
-    /** Team wiring: the UD QP in the team's multicast group, and RC QPs to r+1 and from r-1. */
-    void Connect(uint32_t group, Ptr<UdQp> ud, Ptr<RcQp> next, Ptr<RcQp> prev);
+    /**
+     * Team wiring: one UD QP per endpoint, endpoint e in multicast group firstGroup + e (groups
+     * with the same members); RC QPs to r+1 and from r-1. Chunk i goes out through endpoint
+     * i mod Endpoints, so a receiver's completions spread over its endpoints (and a multi-threaded
+     * completion processor's threads).
+     */
+    void Connect(uint32_t firstGroup, std::vector<Ptr<UdQp>> ud, Ptr<RcQp> next, Ptr<RcQp> prev);
+    uint32_t GetEndpoints() const;
     void Start() override;
 
     void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;
@@ -47,6 +53,7 @@ class McastAllgather : public CollectiveRank
 
   protected:
     void DoDispose() override;
+    uint64_t GetReceiveDrops() const override;
 
   private:
     enum Control : uint32_t
@@ -74,8 +81,10 @@ class McastAllgather : public CollectiveRank
     Time m_dataTimeout;     //!< "DataTimeout"
     int32_t m_bcastRoot;    //!< "BroadcastRoot": -1 for an Allgather
 
-    uint32_t m_group;
-    Ptr<UdQp> m_ud;
+    uint32_t m_endpoints;   //!< "Endpoints": UD QPs (and multicast groups) per rank
+    uint32_t m_group;       //!< the first of the team's groups
+    std::vector<Ptr<UdQp>> m_ud;
+    std::vector<uint8_t> m_isUd; //!< QP number -> one of m_ud
     Ptr<RcQp> m_next;
     Ptr<RcQp> m_prev;
     uint32_t m_chunks;                 //!< chunks per shard
