@@ -8,8 +8,9 @@ back the same way after the run: no Python on the per-packet path.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any
 
 import networkx as nx
@@ -35,7 +36,18 @@ PORT_COUNTERS = (
     "max_queue_bytes",
     "busy_ps",
     "credit_stalls",
+    "loss_packets",  # lost on the wire at random (FabricConfig.loss, Faults.link_loss)
+    "chosen_drops",  # lost on the wire because chosen (Faults.drops)
+    "link_down_drops",  # lost on the wire because they arrived while the link was down (Faults.link_down)
 )
+# drop cause -> the port counter that counts it (each dropped packet counts under exactly one)
+DROP_CAUSES = {
+    "tail": "drop_packets",
+    "loss": "loss_packets",
+    "chosen": "chosen_drops",
+    "link_down": "link_down_drops",
+}
+MAX_SEED = 2**64 - 1
 HOST_COUNTERS = ("rx_packets", "rx_bytes", "first_arrival_ps", "last_arrival_ps")
 SOURCE_COUNTERS = ("sent_packets", "sent_bytes", "last_departure_ps")
 
@@ -50,14 +62,128 @@ class FabricConfig:
     header_bytes: int = DEFAULT_HEADER_BYTES  # wire bytes per packet beyond the packet itself
     switch_latency_ps: int = 100_000
     ecmp_seed: int = 1
+    loss: float = 0.0  # probability that a packet is lost on a link, every link and direction
+    seed: int = 1  # seed of the random faults: the same seed loses the same packets
 
     def __post_init__(self) -> None:
         pick("flow control", self.flow_control, FLOW_CONTROLS)
         require_positive("FabricConfig", switch_buffer_b=self.switch_buffer_b, host_buffer_b=self.host_buffer_b)
-        for name in ("header_bytes", "switch_latency_ps", "ecmp_seed"):
+        for name in ("header_bytes", "switch_latency_ps", "ecmp_seed", "seed"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise McsimError(f"FabricConfig: {name}={value!r} must be an integer >= 0")
+        if self.seed > MAX_SEED:
+            raise McsimError(f"FabricConfig: seed={self.seed} must be < 2**64")
+        _check_probability("FabricConfig", "loss", self.loss)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _check_probability(where: str, name: str, p: object) -> None:
+    if isinstance(p, bool) or not isinstance(p, Real) or not 0 <= p < 1:  # NaN fails 0 <= p too
+        raise McsimError(
+            f"{where}: {name}={p!r} must be a probability >= 0 and < 1; e.g. 1e-3 loses one packet in 1000"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Faults:
+    """Faults injected into the links of one run (pass to build() or simulate() as ``faults=``).
+
+    A lost packet occupies the wire (counted in ``tx_packets``) and is discarded when its last bit
+    arrives, instead of being handed to the far end; in lossless mode the far end's ingress credit
+    comes back at once, so credits are conserved. Each lost packet counts under one cause in the
+    sending port's counters (see :data:`DROP_CAUSES`): link down first, then chosen, then random.
+
+    Attributes
+    ----------
+    link_loss
+        ``{(u, v): p}``: loss probability of the graph edge (u, v) (either order), 0 <= p < 1, for
+        all its parallel links and both directions; overrides FabricConfig.loss there.
+    drops
+        ``[(node, port, index), ...]``: lose the index-th packet (0-based, in the order the packets
+        are committed to the wire) sent by ``port`` of ``node``; e.g. ``(root, 0, 0)`` loses the
+        first packet host ``root`` sends. An index past the last packet sent drops nothing.
+    link_down
+        ``[(u, v, down_ps, up_ps), ...]``: the edge (u, v) (all its parallel links, both
+        directions) is down during [down_ps, up_ps). Simplification: the link keeps serializing
+        while down; a packet whose last bit arrives in the interval is lost. Intervals may overlap.
+    """
+
+    link_loss: Mapping[tuple[int, int], float] = field(default_factory=dict)
+    drops: Sequence[tuple[int, int, int]] = ()
+    link_down: Sequence[tuple[int, int, int, int]] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.link_loss, Mapping):
+            raise McsimError(f"Faults: link_loss={self.link_loss!r} must be a dict {{(u, v): p}}")
+        object.__setattr__(self, "link_loss", dict(self.link_loss))
+        object.__setattr__(self, "drops", tuple(_row("drops", i, r, 3) for i, r in enumerate(self.drops)))
+        object.__setattr__(self, "link_down", tuple(_row("link_down", i, r, 4) for i, r in enumerate(self.link_down)))
+        for edge, p in self.link_loss.items():
+            where = f"Faults: link_loss[{edge!r}]"
+            if not isinstance(edge, tuple) or len(edge) != 2 or not all(map(_is_int, edge)):
+                raise McsimError(f"{where} must be keyed by an edge (u, v) of two nodes; e.g. {{(0, 4): 1e-3}}")
+            _check_probability(where, "p", p)
+        seen: dict[tuple[int, int, int], int] = {}
+        for i, (node, port, index) in enumerate(self.drops):
+            where = f"Faults: drops[{i}]=({node}, {port}, {index})"
+            for name, value in (("node", node), ("port", port), ("index", index)):
+                if value < 0:
+                    raise McsimError(f"{where}: {name}={value} must be >= 0")
+            if (node, port, index) in seen:
+                raise McsimError(f"{where} repeats drops[{seen[node, port, index]}]; list each packet once")
+            seen[node, port, index] = i
+        for i, (u, v, down_ps, up_ps) in enumerate(self.link_down):
+            where = f"Faults: link_down[{i}]=({u}, {v}, {down_ps}, {up_ps})"
+            if down_ps < 0:
+                raise McsimError(f"{where}: down_ps={down_ps} must be >= 0")
+            if up_ps <= down_ps:
+                raise McsimError(
+                    f"{where}: up_ps={up_ps} must be > down_ps={down_ps}; the link is down in [down_ps, up_ps)"
+                )
+
+    def check(self, g: nx.Graph, ports: routing.PortMap | None = None) -> None:
+        """Raise McsimError for an entry that names an edge or port ``g`` does not have."""
+        ports = ports if ports is not None else routing.port_map(g)
+        name = g.graph.get("name", "the topology")
+        normal: dict[tuple[int, int], tuple[int, int]] = {}
+        for u, v in self.link_loss:
+            where = f"Faults: link_loss[{(u, v)!r}]"
+            if not g.has_edge(u, v):
+                raise McsimError(f"{where}: ({u}, {v}) is not an edge of {name}; {_edge_hint(g, u)}")
+            key = (min(u, v), max(u, v))
+            if key in normal:
+                raise McsimError(f"{where} repeats link_loss[{normal[key]!r}]; give each edge once")
+            normal[key] = (u, v)
+        for i, (node, port, index) in enumerate(self.drops):
+            where = f"Faults: drops[{i}]=({node}, {port}, {index})"
+            if node not in ports:
+                raise McsimError(f"{where}: node={node} is not in {name} (nodes are 0..{len(ports) - 1})")
+            if port >= len(ports[node]):
+                raise McsimError(
+                    f"{where}: port={port} is out of range; node {node} has ports 0..{len(ports[node]) - 1}"
+                )
+        for i, (u, v, down_ps, up_ps) in enumerate(self.link_down):
+            if not g.has_edge(u, v):
+                where = f"Faults: link_down[{i}]=({u}, {v}, {down_ps}, {up_ps})"
+                raise McsimError(f"{where}: ({u}, {v}) is not an edge of {name}; {_edge_hint(g, u)}")
+
+
+def _row(what: str, i: int, row: object, n: int) -> tuple[int, ...]:
+    """A fault entry as a tuple of n non-bool integers, or McsimError naming it."""
+    if not isinstance(row, Sequence) or len(row) != n or not all(map(_is_int, row)):
+        fields = "(node, port, index)" if what == "drops" else "(u, v, down_ps, up_ps)"
+        raise McsimError(f"Faults: {what}[{i}]={row!r} must be {n} integers {fields}")
+    return tuple(int(x) for x in row)
+
+
+def _edge_hint(g: nx.Graph, u: object) -> str:
+    if u in g:
+        return f"node {u} links to {', '.join(map(str, sorted(g[u])))}"
+    return f"nodes are 0..{g.number_of_nodes() - 1}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,6 +212,14 @@ class FabricResult:
     unroutable_packets: int
     end_ps: int  # simulation time when the last event ran
     trees: list[routing.MulticastTree] = field(default_factory=list)
+
+    def drops_by_cause(self) -> dict[str, int]:
+        """Dropped packets of the whole fabric by cause: tail, loss, chosen, link_down."""
+        return {cause: int(self.ports[name].sum()) for cause, name in DROP_CAUSES.items()}
+
+    def dropped_packets(self) -> np.ndarray:
+        """Per global port: packets it dropped or lost on its link, all causes."""
+        return sum((self.ports[name] for name in DROP_CAUSES.values()), np.zeros_like(self.port_node, np.uint64))
 
     @property
     def finish_ps(self) -> int:
@@ -221,6 +355,7 @@ def build(
     groups: Sequence[Sequence[int]] = (),
     config: FabricConfig | None = None,
     tables: routing.UnicastTables | None = None,
+    faults: Faults | None = None,
 ) -> BuiltFabric:
     """Build the C++ fabric of ``g`` with unicast routes and one multicast tree per group.
 
@@ -234,9 +369,19 @@ def build(
         Fabric-wide settings (flow control, buffers, headers, switch latency, ECMP seed).
     tables
         Precomputed routing.unicast_tables(g) (they depend only on g); computed if None.
+    faults
+        Link faults (random loss per edge, chosen packets, link-down intervals); with
+        ``config.loss`` and ``config.seed``. Checked against ``g`` before any C++ object exists.
+
+    Raises
+    ------
+    McsimError
+        A fault entry that names an edge or port ``g`` does not have.
     """
     config = config or FabricConfig()
+    faults = faults or Faults()
     ports = routing.port_map(g)
+    faults.check(g, ports)
     trees = [routing.multicast_tree(g, members, ports=ports) for members in groups]
     has_switches = any(role == "switch" for _, role in g.nodes(data="role"))
     if tables is None and has_switches:
@@ -257,6 +402,7 @@ def build(
         HeaderBytes=ns.UintegerValue(config.header_bytes),
         SwitchLatency=ns.TimeValue(ns.PicoSeconds(config.switch_latency_ps)),
         EcmpSeed=ns.UintegerValue(config.ecmp_seed),
+        Seed=ns.UintegerValue(config.seed),
     )
     nodes = sorted(g.nodes)
     n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
@@ -287,7 +433,35 @@ def build(
         for sw, tree_ports in sorted(tree.switch_ports.items()):
             arr = _u32(tree_ports)
             fabric.SetMulticastPorts(gid, sw, arr, arr.size)
+    _set_faults(fabric, ports, links, config, faults)
     return BuiltFabric(g, ns, fabric, ports, links, trees)
+
+
+def _set_faults(fabric: Any, ports: routing.PortMap, links: list, config: FabricConfig, faults: Faults) -> None:
+    """Hand the (checked) faults to C++: one call for the losses, one per port or link otherwise."""
+    counts = [len(ports[n]) for n in sorted(ports)]
+    base = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    edge_loss = {(min(u, v), max(u, v)): float(p) for (u, v), p in faults.link_loss.items()}
+    loss = np.full(int(base[-1]), float(config.loss), dtype=np.float64)
+    for a, pa, b, pb in links:
+        p = edge_loss.get((min(a, b), max(a, b)), config.loss)
+        loss[base[a] + pa] = loss[base[b] + pb] = p
+    if loss.any():
+        fabric.SetLossProbabilities(loss, loss.size)
+    chosen: dict[tuple[int, int], list[int]] = {}
+    for node, port, index in faults.drops:
+        chosen.setdefault((node, port), []).append(index)
+    for (node, port), indexes in sorted(chosen.items()):
+        arr = np.ascontiguousarray(sorted(indexes), dtype=np.uint64)
+        fabric.SetChosenDrops(node, port, arr, arr.size)
+    down: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for u, v, down_ps, up_ps in faults.link_down:
+        down.setdefault((min(u, v), max(u, v)), []).append((down_ps, up_ps))
+    for (u, v), intervals in sorted(down.items()):
+        arr = np.ascontiguousarray(sorted(intervals), dtype=np.int64).reshape(-1)
+        for port, (nbr, _) in enumerate(ports[u]):
+            if nbr == v:  # every parallel link of the edge; SetLinkDown takes both directions
+                fabric.SetLinkDown(u, port, arr, len(intervals))
 
 
 def simulate(
@@ -297,6 +471,7 @@ def simulate(
     groups: Sequence[Sequence[int]] = (),
     config: FabricConfig | None = None,
     tables: routing.UnicastTables | None = None,
+    faults: Faults | None = None,
 ) -> FabricResult:
     """Build the fabric of ``g``, run raw ``flows`` to completion, and return every counter.
 
@@ -306,14 +481,14 @@ def simulate(
     Raises
     ------
     McsimError
-        A bad flow, group or setting, before any C++ object exists.
+        A bad flow, group, fault or setting, before any C++ object exists.
     """
     config = config or FabricConfig()
     _check_flows(g, flows, len(groups), config)
     for i, f in enumerate(flows):
         if f.group is not None and f.src not in groups[f.group]:
             raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")
-    with build(g, groups=groups, config=config, tables=tables) as fab:
+    with build(g, groups=groups, config=config, tables=tables, faults=faults) as fab:
         fab.add_flows(flows)
         fab.run()
         return fab.collect()

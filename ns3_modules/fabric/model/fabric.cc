@@ -4,6 +4,7 @@
 #include "fabric-header.h"
 
 #include "ns3/enum.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/uinteger.h"
 
 #include <limits>
@@ -56,12 +57,20 @@ Fabric::GetTypeId()
                           "Seed of the switches' ECMP flow hash.",
                           UintegerValue(1),
                           MakeUintegerAccessor(&Fabric::m_ecmpSeed),
-                          MakeUintegerChecker<uint32_t>());
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Seed",
+                          "Seed of the random faults (the RngRun of the ports' loss streams, read "
+                          "when they are assigned): the same seed loses the same packets.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&Fabric::m_seed),
+                          MakeUintegerChecker<uint64_t>());
     return tid;
 }
 
 Fabric::Fabric()
-    : m_nHosts(0)
+    : m_seed(1),
+      m_firstStream(0),
+      m_nHosts(0)
 {
 }
 
@@ -121,6 +130,7 @@ Fabric::Build(uint32_t nHosts,
     }
     const uint32_t nPorts = m_portBase[nNodes];
     m_ports.resize(nPorts);
+    m_peerIndex.assign(nPorts, 0);
     std::vector<Port*> upstream(nPorts, nullptr);
     std::vector<std::pair<uint32_t, uint32_t>> peerOf(nPorts); // global port -> (node, port)
     auto global = [&](uint32_t node, uint32_t port) {
@@ -166,6 +176,8 @@ Fabric::Build(uint32_t nHosts,
             m_ports[me] = port;
             peerOf[me] = {peerNode, l[2 * (1 - side) + 1]};
         }
+        m_peerIndex[ends[0]] = ends[1];
+        m_peerIndex[ends[1]] = ends[0];
         upstream[ends[0]] = PeekPointer(m_ports[ends[1]]);
         upstream[ends[1]] = PeekPointer(m_ports[ends[0]]);
     }
@@ -221,6 +233,17 @@ Fabric::SwitchAt(uint32_t node, const char* what) const
                                     std::to_string(node) + " is not a switch");
     }
     return m_switches[node - m_nHosts];
+}
+
+uint32_t
+Fabric::PortAt(uint32_t node, uint32_t port, const char* what) const
+{
+    if (node + 1 >= m_portBase.size() || port >= m_portBase[node + 1] - m_portBase[node])
+    {
+        throw std::invalid_argument(std::string("Fabric::") + what + ": node " +
+                                    std::to_string(node) + " has no port " + std::to_string(port));
+    }
+    return m_portBase[node] + port;
 }
 
 void
@@ -286,6 +309,17 @@ Fabric::GetHost(uint32_t i) const
     return m_hosts[i];
 }
 
+Ptr<Port>
+Fabric::GetPort(uint32_t g) const
+{
+    if (g >= m_ports.size())
+    {
+        throw std::out_of_range("Fabric::GetPort: no port " + std::to_string(g) + " of " +
+                                std::to_string(m_ports.size()));
+    }
+    return m_ports[g];
+}
+
 uint32_t
 Fabric::GetNHosts() const
 {
@@ -313,6 +347,68 @@ Fabric::GetPortIndex(uint32_t node, uint32_t port) const
                                 " on node " + std::to_string(node));
     }
     return m_portBase[node] + port;
+}
+
+void
+Fabric::SetLossProbabilities(const double* probability, std::size_t n)
+{
+    if (n != m_ports.size())
+    {
+        throw std::invalid_argument("Fabric::SetLossProbabilities: " + std::to_string(n) +
+                                    " probabilities for " + std::to_string(m_ports.size()) +
+                                    " ports");
+    }
+    for (std::size_t g = 0; g < n; ++g)
+    {
+        if (!(probability[g] >= 0.0 && probability[g] < 1.0))
+        {
+            throw std::invalid_argument("Fabric::SetLossProbabilities: port " + std::to_string(g) +
+                                        " has p=" + std::to_string(probability[g]) +
+                                        ", must be >= 0 and < 1");
+        }
+    }
+    for (std::size_t g = 0; g < n; ++g)
+    {
+        m_ports[g]->SetLossProbability(probability[g]);
+    }
+    AssignStreams(m_firstStream);
+}
+
+int64_t
+Fabric::AssignStreams(int64_t stream)
+{
+    if (stream < 0)
+    {
+        throw std::invalid_argument("Fabric::AssignStreams: stream " + std::to_string(stream) +
+                                    " must be >= 0");
+    }
+    m_firstStream = stream;
+    // a stream's generator is seeded when it is assigned: set the seed and run for just that
+    const uint32_t oldSeed = RngSeedManager::GetSeed();
+    const uint64_t oldRun = RngSeedManager::GetRun();
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(m_seed);
+    for (std::size_t g = 0; g < m_ports.size(); ++g)
+    {
+        m_ports[g]->AssignStreams(stream + static_cast<int64_t>(g));
+    }
+    RngSeedManager::SetSeed(oldSeed);
+    RngSeedManager::SetRun(oldRun);
+    return static_cast<int64_t>(m_ports.size());
+}
+
+void
+Fabric::SetChosenDrops(uint32_t node, uint32_t port, const uint64_t* indexes, std::size_t n)
+{
+    m_ports[PortAt(node, port, "SetChosenDrops")]->SetChosenDrops(indexes, n);
+}
+
+void
+Fabric::SetLinkDown(uint32_t node, uint32_t port, const int64_t* downUpPs, std::size_t n)
+{
+    const uint32_t g = PortAt(node, port, "SetLinkDown");
+    m_ports[g]->SetDownIntervals(downUpPs, n); // throws before anything changes on a bad row
+    m_ports[m_peerIndex[g]]->SetDownIntervals(downUpPs, n);
 }
 
 uint32_t
@@ -346,7 +442,10 @@ Fabric::GetPortCounters(uint64_t* out, std::size_t n) const
                                                   c.dropBytes,
                                                   c.maxQueueBytes,
                                                   c.busyPs,
-                                                  c.creditStalls};
+                                                  c.creditStalls,
+                                                  c.lossPackets,
+                                                  c.chosenDrops,
+                                                  c.linkDownDrops};
         std::copy(row, row + Port::NUM_COUNTERS, out + i * Port::NUM_COUNTERS);
     }
 }

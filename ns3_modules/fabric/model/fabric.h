@@ -62,11 +62,36 @@ class Fabric : public Object
 
     /** Host i (0 <= i < nHosts), e.g. to attach a NIC; throws std::out_of_range. */
     Ptr<Host> GetHost(uint32_t i) const;
+    /** Global port g (0 <= g < GetNPorts()); throws std::out_of_range. */
+    Ptr<Port> GetPort(uint32_t g) const;
     uint32_t GetNHosts() const;
     uint32_t GetNNodes() const;
     uint32_t GetNPorts() const;                           //!< all ports, hosts' included
     uint32_t GetPortIndex(uint32_t node, uint32_t port) const; //!< global index
     uint32_t GetNSources() const;
+
+    // Faults (after Build, before the run); see Port for what a lost packet does.
+    /**
+     * Random loss of every port (each direction of each link): probability[g] for global port g,
+     * 0 <= p < 1, n == GetNPorts(). Ports with p > 0 get a uniform random variable on stream
+     * firstStream + g (see AssignStreams) under RngRun = Seed.
+     * @throws std::invalid_argument for a wrong n or a p outside [0, 1) (nothing is changed)
+     */
+    void SetLossProbabilities(const double* probability, std::size_t n);
+    /**
+     * Give port g's loss random variable stream `stream + g`, drawn with RngSeed 1 and RngRun
+     * Seed whatever the global RngSeedManager says (it is left as it was): the losses depend only
+     * on Seed, the stream numbers and the traffic. Ports given a loss later use the same base.
+     * @return the streams this fabric reserves: GetNPorts()
+     */
+    int64_t AssignStreams(int64_t stream);
+    /** Lose these packets of (node, port): 0-based indexes in commit order (see Port). */
+    void SetChosenDrops(uint32_t node, uint32_t port, const uint64_t* indexes, std::size_t n);
+    /**
+     * The link at (node, port) is down, both directions, during the n [down, up) ps intervals in
+     * downUpPs (rows of two; Port::SetDownIntervals); replaces earlier intervals of this link.
+     */
+    void SetLinkDown(uint32_t node, uint32_t port, const int64_t* downUpPs, std::size_t n);
 
     /** out[port * Port::NUM_COUNTERS + field] = Port::Counters, for every global port. */
     void GetPortCounters(uint64_t* out, std::size_t n) const;
@@ -82,6 +107,8 @@ class Fabric : public Object
 
   private:
     Ptr<Switch> SwitchAt(uint32_t node, const char* what) const;
+    /** Global index of (node, port); throws std::invalid_argument naming `what`. */
+    uint32_t PortAt(uint32_t node, uint32_t port, const char* what) const;
     void CheckOut(std::size_t n, std::size_t want, const char* what) const;
 
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
@@ -92,12 +119,15 @@ class Fabric : public Object
     uint32_t m_headerBytes;     //!< "HeaderBytes"
     Time m_switchLatency;       //!< "SwitchLatency"
     uint32_t m_ecmpSeed;        //!< "EcmpSeed"
+    uint64_t m_seed;            //!< "Seed": RngRun of the fault streams
+    int64_t m_firstStream;      //!< stream of global port 0's loss random variable
 
     uint32_t m_nHosts;
     std::vector<Ptr<Host>> m_hosts;
     std::vector<Ptr<Switch>> m_switches;
     std::vector<Ptr<Port>> m_ports;      //!< global port index -> port
     std::vector<uint32_t> m_portBase;    //!< node -> first global port index (+1 sentinel)
+    std::vector<uint32_t> m_peerIndex;   //!< global port -> global port at the link's far end
     std::vector<Ptr<TrafficSource>> m_sources;
 };
 

@@ -3,11 +3,13 @@
 
 #include "reusable-event.h"
 
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -66,7 +68,13 @@ Port::GetTypeId()
                           "The peer's ingress buffer for this link in bytes (LOSSLESS credits).",
                           UintegerValue(DEFAULT_BUFFER_BYTES),
                           MakeUintegerAccessor(&Port::m_creditBytes),
-                          MakeUintegerChecker<uint64_t>(1));
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("LossProbability",
+                          "Probability in [0, 1) that a packet sent on this port is lost on the "
+                          "wire (it occupies the link, then is discarded at its arrival).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&Port::SetLossProbability, &Port::GetLossProbability),
+                          MakeDoubleChecker<double>(0.0, std::nextafter(1.0, 0.0)));
     return tid;
 }
 
@@ -79,7 +87,11 @@ Port::Port()
       m_txCacheBytes(std::numeric_limits<uint64_t>::max()),
       m_txCacheRate(0),
       m_txCacheLine(0),
-      m_arrivalEvent(Create<ReusableEvent<Port, &Port::Arrive>>(this))
+      m_arrivalEvent(Create<ReusableEvent<Port, &Port::Arrive>>(this)),
+      m_faulty(false),
+      m_lossProbability(0.0),
+      m_chosenNext(0),
+      m_downNext(0)
 {
 }
 
@@ -93,6 +105,7 @@ Port::DoDispose()
     m_inFlight.clear();
     m_peer = nullptr;
     m_arrivalEvent = nullptr;
+    m_lossRng = nullptr;
     Object::DoDispose();
 }
 
@@ -113,6 +126,98 @@ Port::SetCreditBytes(uint64_t bytes)
 {
     m_creditBytes = bytes;
     m_credits = static_cast<int64_t>(bytes);
+}
+
+void
+Port::SetLossProbability(double p)
+{
+    if (!(p >= 0.0 && p < 1.0)) // NaN fails too
+    {
+        throw std::invalid_argument("Port: LossProbability=" + std::to_string(p) +
+                                    " must be >= 0 and < 1");
+    }
+    m_lossProbability = p;
+    if (p > 0.0 && !m_lossRng)
+    {
+        m_lossRng = CreateObject<UniformRandomVariable>();
+    }
+    else if (p == 0.0)
+    {
+        m_lossRng = nullptr;
+    }
+    UpdateFaulty();
+}
+
+double
+Port::GetLossProbability() const
+{
+    return m_lossProbability;
+}
+
+int64_t
+Port::AssignStreams(int64_t stream)
+{
+    if (stream < 0)
+    {
+        throw std::invalid_argument("Port::AssignStreams: stream " + std::to_string(stream) +
+                                    " must be >= 0");
+    }
+    if (!m_lossRng)
+    {
+        return 0;
+    }
+    m_lossRng->SetStream(stream);
+    return 1;
+}
+
+void
+Port::SetChosenDrops(const uint64_t* indexes, std::size_t n)
+{
+    m_chosen.assign(indexes, indexes + n);
+    std::sort(m_chosen.begin(), m_chosen.end());
+    m_chosen.erase(std::unique(m_chosen.begin(), m_chosen.end()), m_chosen.end());
+    m_chosenNext = 0;
+    UpdateFaulty();
+}
+
+void
+Port::SetDownIntervals(const int64_t* downUpPs, std::size_t n)
+{
+    std::vector<std::pair<Time, Time>> down;
+    down.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const int64_t from = downUpPs[2 * i];
+        const int64_t to = downUpPs[2 * i + 1];
+        if (from < 0 || to <= from)
+        {
+            throw std::invalid_argument("Port: down interval [" + std::to_string(from) + ", " +
+                                        std::to_string(to) +
+                                        ") ps must have 0 <= down < up");
+        }
+        down.emplace_back(PicoSeconds(from), PicoSeconds(to));
+    }
+    std::sort(down.begin(), down.end());
+    m_down.clear();
+    for (const auto& d : down)
+    {
+        if (!m_down.empty() && d.first <= m_down.back().second)
+        {
+            m_down.back().second = std::max(m_down.back().second, d.second);
+        }
+        else
+        {
+            m_down.push_back(d);
+        }
+    }
+    m_downNext = 0;
+    UpdateFaulty();
+}
+
+void
+Port::UpdateFaulty()
+{
+    m_faulty = m_lossProbability > 0.0 || !m_chosen.empty() || !m_down.empty();
 }
 
 void
@@ -181,6 +286,21 @@ Time
 Port::GetBusyUntil() const
 {
     return m_busyUntil;
+}
+
+uint64_t
+Port::GetCreditsHeld() const
+{
+    if (m_mode == FlowControl::LOSSY)
+    {
+        return 0;
+    }
+    int64_t held = m_credits;
+    for (const PendingCredit& p : m_pending)
+    {
+        held += p.bytes;
+    }
+    return static_cast<uint64_t>(held);
 }
 
 const Port::Counters&
@@ -275,7 +395,48 @@ Port::Arrive()
     {
         Simulator::Schedule(m_inFlight.front().arrival - Simulator::Now(), m_arrivalEvent);
     }
+    if (m_faulty && LoseAtArrival(packet))
+    {
+        return;
+    }
     m_peer->Receive(packet, m_peerPort);
+}
+
+bool
+Port::LoseAtArrival(const Ptr<Packet>& packet)
+{
+    const Time now = Simulator::Now();
+    // packets arrive in the order they were committed: this one is the index-th
+    const uint64_t index = m_counters.txPackets - m_inFlight.size() - 1;
+    // one draw per arrival, whatever the other causes decide
+    const bool random = m_lossRng && m_lossRng->GetValue() < m_lossProbability;
+    while (m_downNext < m_down.size() && m_down[m_downNext].second <= now)
+    {
+        ++m_downNext;
+    }
+    while (m_chosenNext < m_chosen.size() && m_chosen[m_chosenNext] < index)
+    {
+        ++m_chosenNext;
+    }
+    if (m_downNext < m_down.size() && m_down[m_downNext].first <= now)
+    {
+        m_counters.linkDownDrops++;
+    }
+    else if (m_chosenNext < m_chosen.size() && m_chosen[m_chosenNext] == index)
+    {
+        m_counters.chosenDrops++;
+    }
+    else if (random)
+    {
+        m_counters.lossPackets++;
+    }
+    else
+    {
+        return false;
+    }
+    // the peer would have freed its ingress buffer at once: its credit comes back (LOSSLESS)
+    ReturnCredit(now + m_delay, GetWireBytes(packet->GetSize()));
+    return true;
 }
 
 void

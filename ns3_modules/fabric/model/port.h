@@ -9,9 +9,11 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
+#include "ns3/random-variable-stream.h"
 
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -69,9 +71,19 @@ struct CreditReturn
  * the peer gives the credits back when the packet has left it (plus one link delay). LOSSY ports
  * tail-drop a packet that does not fit into BufferBytes of queued bytes.
  *
+ * Faults (all optional, set up before the run): a packet may be lost on the wire at random
+ * (LossProbability), because it is one of the chosen packets (SetChosenDrops), or because it
+ * arrives while the link is down (SetDownIntervals). A lost packet still occupies the wire (it is
+ * counted as transmitted) and is discarded at its arrival instead of being handed to the peer; in
+ * LOSSLESS mode the peer's ingress buffer credit comes back at once (arrival + Delay), as if the
+ * peer had received and discarded it, so credits are conserved. A down link keeps serializing:
+ * what arrives while it is down is lost. Each lost packet counts under one cause (link down, then
+ * chosen, then random); a port with LossProbability > 0 draws one uniform per arrival whatever
+ * the other causes decide, so its random losses do not depend on them.
+ *
  * Speed: one event per packet (its arrival). A committed packet's start time is known at once
  * (busy-until), returned credits are applied lazily, and an event for credits is scheduled only
- * while packets are blocked on them.
+ * while packets are blocked on them. Without faults an arrival costs one extra branch.
  */
 class Port : public Object
 {
@@ -106,6 +118,12 @@ class Port : public Object
     Time GetDelay() const;                        //!< propagation delay
     Time GetBusyUntil() const;                    //!< when the last committed bit leaves
 
+    /**
+     * Credit bytes this port holds now or will get back (returned but not yet due): equal to
+     * CreditBytes once its peer's ingress buffer is empty (LOSSLESS); 0 for a LOSSY port.
+     */
+    uint64_t GetCreditsHeld() const;
+
     /** @brief Counters of one port, read in bulk after the run. */
     struct Counters
     {
@@ -117,8 +135,11 @@ class Port : public Object
         uint64_t maxQueueBytes = 0; //!< most wire bytes queued (committed not departed + waiting)
         uint64_t busyPs = 0;        //!< total serialization time
         uint64_t creditStalls = 0;  //!< packets that waited for credits (LOSSLESS)
+        uint64_t lossPackets = 0;   //!< lost on the wire at random (LossProbability)
+        uint64_t chosenDrops = 0;   //!< lost on the wire because chosen (SetChosenDrops)
+        uint64_t linkDownDrops = 0; //!< lost on the wire because they arrived while it was down
     };
-    static constexpr uint32_t NUM_COUNTERS = 8; //!< fields of Counters, in order
+    static constexpr uint32_t NUM_COUNTERS = 11; //!< fields of Counters, in order
 
     const Counters& GetCounters() const;
 
@@ -126,6 +147,34 @@ class Port : public Object
     void SetFlowControl(FlowControl mode);
     void SetBufferBytes(uint64_t bytes);
     void SetCreditBytes(uint64_t bytes);
+
+    // Faults (setup, before the run).
+    /**
+     * Probability that a packet sent on this port is lost on the wire ("LossProbability"); p > 0
+     * creates the port's uniform random variable: give it a stream with AssignStreams afterwards.
+     * @throws std::invalid_argument unless 0 <= p < 1
+     */
+    void SetLossProbability(double p);
+    double GetLossProbability() const;
+    /**
+     * Give the loss random variable (if any) the stream `stream`; it draws from the RngSeed and
+     * RngRun set at this call.
+     * @return streams used: 1 if the port has a loss random variable, else 0
+     * @throws std::invalid_argument for a negative stream
+     */
+    int64_t AssignStreams(int64_t stream);
+    /**
+     * Lose the packets with these 0-based indexes in the order they were committed on this port
+     * (any order, duplicates ignored); replaces an earlier list.
+     */
+    void SetChosenDrops(const uint64_t* indexes, std::size_t n);
+    /**
+     * The link (this direction) is down during [down, up) ps for each of the n rows (down, up) of
+     * downUpPs: a packet whose last bit would arrive then is lost. Rows in any order; overlapping
+     * intervals merge. Replaces an earlier list.
+     * @throws std::invalid_argument for down < 0 or up <= down
+     */
+    void SetDownIntervals(const int64_t* downUpPs, std::size_t n);
 
   protected:
     void DoDispose() override;
@@ -157,6 +206,8 @@ class Port : public Object
     void DrainWaiting();
     void ScheduleCreditEvent();
     void ReleaseQueue(Time now);
+    bool LoseAtArrival(const Ptr<Packet>& packet);
+    void UpdateFaulty();
 
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
 
@@ -186,6 +237,14 @@ class Port : public Object
     EventId m_creditEvent;
     Ptr<EventImpl> m_arrivalEvent; //!< reused for every arrival (one allocation per port)
     Counters m_counters;
+
+    bool m_faulty;                        //!< any fault below is set (the hot path's one branch)
+    double m_lossProbability;             //!< "LossProbability"
+    Ptr<UniformRandomVariable> m_lossRng; //!< only when m_lossProbability > 0
+    std::vector<uint64_t> m_chosen;       //!< packet indexes to lose, sorted, unique
+    std::size_t m_chosenNext;             //!< first entry of m_chosen not yet passed
+    std::vector<std::pair<Time, Time>> m_down; //!< [down, up) intervals, sorted, disjoint
+    std::size_t m_downNext;               //!< first interval not yet over
 };
 
 } // namespace mcsim

@@ -155,6 +155,82 @@ class CreditIncastTestCase : public TestCase
     }
 };
 
+/**
+ * 4-to-1 lossless incast with a two-packet ingress buffer and 5 % loss on every link direction:
+ * each lost packet's credit comes back, so the senders never stall forever, every packet not lost
+ * arrives, and at the end every port holds all its credits again.
+ */
+class LossCreditTestCase : public TestCase
+{
+  public:
+    LossCreditTestCase()
+        : TestCase("Lossless incast under random loss conserves credits and packets")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t nHosts = 5;
+        const uint64_t buffer = 2 * (4096 + 16);
+        Ptr<Fabric> fabric = CreateObject<Fabric>();
+        fabric->SetAttribute("SwitchBufferBytes", UintegerValue(buffer));
+        fabric->SetAttribute("HostBufferBytes", UintegerValue(buffer));
+        fabric->SetAttribute("Seed", UintegerValue(7));
+        const uint32_t switchPorts[1] = {nHosts};
+        std::vector<uint32_t> links;
+        for (uint32_t h = 0; h < nHosts; ++h)
+        {
+            links.insert(links.end(), {h, 0, nHosts, h});
+        }
+        const std::vector<uint64_t> rate(nHosts, 100000000000ULL);
+        const std::vector<uint32_t> encoding(2 * nHosts, 1);
+        const std::vector<int64_t> delay(nHosts, 100000);
+        fabric->Build(nHosts, switchPorts, 1, links.data(), rate.data(), encoding.data(),
+                      delay.data(), nHosts);
+        std::vector<uint32_t> offsets(nHosts + 1), ports(nHosts);
+        for (uint32_t h = 0; h < nHosts; ++h)
+        {
+            offsets[h + 1] = h + 1;
+            ports[h] = h;
+        }
+        fabric->SetUnicastTable(nHosts, offsets.data(), offsets.size(), ports.data(), ports.size());
+        const std::vector<double> loss(fabric->GetNPorts(), 0.05);
+        fabric->SetLossProbabilities(loss.data(), loss.size());
+        const uint32_t host[4] = {1, 2, 3, 4}, dst[4] = {0, 0, 0, 0};
+        const uint32_t mtu[4] = {4096, 4096, 4096, 4096};
+        const uint32_t flow[4] = {0, 0, 0, 0};
+        const uint64_t bytes[4] = {1 << 18, 1 << 18, 1 << 18, 1 << 18};
+        const int64_t start[4] = {0, 0, 0, 0};
+        fabric->AddSources(host, dst, bytes, mtu, flow, start, 4);
+        Simulator::Run();
+
+        std::vector<uint64_t> sources(4 * 3);
+        fabric->GetSourceCounters(sources.data(), sources.size());
+        for (uint32_t s = 0; s < 4; ++s)
+        {
+            NS_TEST_ASSERT_MSG_EQ(sources[3 * s], 64, "every source sent all its packets");
+        }
+        std::vector<uint64_t> c(fabric->GetNPorts() * Port::NUM_COUNTERS);
+        fabric->GetPortCounters(c.data(), c.size());
+        uint64_t lost = 0, tail = 0;
+        for (uint32_t g = 0; g < fabric->GetNPorts(); ++g)
+        {
+            tail += c[g * Port::NUM_COUNTERS + 3];
+            lost += c[g * Port::NUM_COUNTERS + 8];
+            NS_TEST_ASSERT_MSG_EQ(fabric->GetPort(g)->GetCreditsHeld(), buffer,
+                                  "port " << g << " got all its credits back");
+        }
+        NS_TEST_ASSERT_MSG_EQ(tail, 0, "lossless never tail-drops");
+        NS_TEST_ASSERT_MSG_GT(lost, 0, "packets were really lost");
+        std::vector<uint64_t> hosts(nHosts * Host::NUM_COUNTERS);
+        fabric->GetHostCounters(hosts.data(), hosts.size());
+        NS_TEST_ASSERT_MSG_EQ(hosts[0] + lost, 4 * 64, "every packet not lost arrives");
+        Simulator::Destroy();
+        fabric->Dispose();
+    }
+};
+
 class FabricTestSuite : public TestSuite
 {
   public:
@@ -164,6 +240,7 @@ class FabricTestSuite : public TestSuite
         AddTestCase(new PortTxTimeTestCase, Duration::QUICK);
         AddTestCase(new StreamTestCase, Duration::QUICK);
         AddTestCase(new CreditIncastTestCase, Duration::QUICK);
+        AddTestCase(new LossCreditTestCase, Duration::QUICK);
     }
 };
 
