@@ -46,7 +46,9 @@ class Scenario:
     staging: bool = True  # UD payloads land in staging buffers (else zero copy)
     wire_format: str = "infiniband"
     flow_control: str = "lossless"
-    seed: int = 1
+    seed: int = 1  # ECMP hash and random loss
+    loss: float = 0.0  # probability that a packet is lost on a link (every link, both directions)
+    faults: fabric.Faults | None = None  # chosen drops, per-link loss, links down
     processor: Any = field(default_factory=rdma.HostCpuConfig)
     overlap: str | None = None  # "reduce_scatter": a ring Reduce-Scatter runs at once (FSDP)
     reduce_ps_per_byte: int = 0  # Reduce-Scatter: time to add one received byte
@@ -78,6 +80,9 @@ class Scenario:
         if parse_size(self.ring_chunk, what="ring_chunk") == 0:
             raise McsimError(f"Scenario: ring_chunk={self.ring_chunk!r} must be > 0")
         pick("flow control", self.flow_control, fabric.FLOW_CONTROLS)
+        fabric.FabricConfig(loss=self.loss, seed=self.seed)  # validates loss and seed
+        if self.faults is not None:
+            self.faults.check(self.graph())
         if self.overlap is not None:
             pick("overlap", self.overlap, {"reduce_scatter": None})
             if self.collective != "allgather":
@@ -124,7 +129,10 @@ class Scenario:
             region_b=max(1, p * n),
             processor=self.processor,
         )
-        cfg = rdma.fabric_config_for(rcfg, fabric.FabricConfig(flow_control=self.flow_control, ecmp_seed=self.seed))
+        cfg = rdma.fabric_config_for(
+            rcfg,
+            fabric.FabricConfig(flow_control=self.flow_control, ecmp_seed=self.seed, seed=self.seed, loss=self.loss),
+        )
         spec = collectives.TeamSpec(
             collective=self.collective,
             algorithm=self.algorithm,
@@ -151,7 +159,7 @@ class Scenario:
                 )
             )
         groups = [list(hosts)] * self.endpoints if self.algorithm == "mcast" else []
-        with fabric.build(g, groups=groups, config=cfg) as fab:
+        with fabric.build(g, groups=groups, config=cfg, faults=self.faults) as fab:
             stack = rdma.build_stack(fab, rcfg)
             teams = [collectives.start_team(fab.ns, stack, s) for s in specs]
             try:

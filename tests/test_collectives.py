@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from mcsim.errors import McsimError
+from mcsim.fabric import Faults
 from mcsim.rdma import HostCpuConfig
 from mcsim.scenario import Scenario
 
@@ -160,3 +161,24 @@ def test_allgather_and_reduce_scatter_at_once_share_the_receive_link(algorithm):
     # every rank receives (P-1)N for each of the two through one link
     last = max(both.time_ps, both.concurrent.time_ps)
     assert last >= 2 * both.receive_bound_ps
+
+
+@pytest.mark.parametrize("algorithm", ["ring", "mcast"])
+def test_every_rank_ends_with_every_byte_under_random_loss(algorithm):
+    r = Scenario(topology="fat-tree-k4", algorithm=algorithm, bytes_per_rank=str(N), loss=1e-3, seed=3).run()
+    assert r.complete
+    assert r.fabric.drops_by_cause()["loss"] > 0, "packets were really lost"
+    if algorithm == "mcast":
+        assert r.rank["repaired_chunks"].sum() > 0 and r.rank["repair_reads"].sum() > 0
+
+
+def test_a_lost_first_chunk_of_the_first_root_is_repaired_by_every_other_rank():
+    # host 0 heads the first sequence: the first packet its port sends is chunk 0 of its shard,
+    # lost on its way to the switch, so no other rank has it
+    r = Scenario(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank=str(N), faults=Faults(drops=[(0, 0, 0)])).run()
+    assert r.complete
+    expected = np.ones(16, dtype=np.uint64)
+    expected[0] = 0
+    np.testing.assert_array_equal(r.rank["repaired_chunks"], expected)
+    np.testing.assert_array_equal(r.rank["repair_reads"], expected)
+    np.testing.assert_array_equal(r.rank["data_timeouts"], expected)  # only rank 0 had everything in time
