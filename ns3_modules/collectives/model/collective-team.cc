@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include "ns3/mcsim/bulk-output.h"
 #include "collective-team.h"
 
 #include "mcast-allgather.h"
-#include "ring-allgather.h"
-#include "ring-reduce-scatter.h"
+#include "ring-rank.h"
 
 #include "ns3/simulator.h"
 
@@ -95,13 +95,9 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
             }
             m->Connect(group, std::move(ud), next[r], prev[r]);
         }
-        else if (Ptr<RingAllgather> g = DynamicCast<RingAllgather>(m_ranks[r]))
+        else if (Ptr<RingRank> ring = DynamicCast<RingRank>(m_ranks[r]))
         {
-            g->Connect(next[r], prev[r]);
-        }
-        else if (Ptr<RingReduceScatter> rs = DynamicCast<RingReduceScatter>(m_ranks[r]))
-        {
-            rs->Connect(next[r], prev[r]);
+            ring->Connect(next[r], prev[r]);
         }
         else
         {
@@ -136,12 +132,7 @@ void
 CollectiveTeam::GetStats(uint64_t* out, std::size_t n) const
 {
     static_assert(sizeof(CollectiveRank::Stats) == CollectiveRank::NUM_STATS * sizeof(uint64_t));
-    if (n != m_ranks.size() * CollectiveRank::NUM_STATS)
-    {
-        throw std::invalid_argument("CollectiveTeam::GetStats: output has " + std::to_string(n) +
-                                    " entries, needs " +
-                                    std::to_string(m_ranks.size() * CollectiveRank::NUM_STATS));
-    }
+    CheckOutputSize("CollectiveTeam::GetStats", n, m_ranks.size() * CollectiveRank::NUM_STATS);
     for (std::size_t r = 0; r < m_ranks.size(); ++r)
     {
         const CollectiveRank::Stats s = m_ranks[r]->GetStats();

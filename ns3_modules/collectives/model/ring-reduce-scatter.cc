@@ -18,14 +18,9 @@ RingReduceScatter::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::mcsim::RingReduceScatter")
-            .SetParent<CollectiveRank>()
+            .SetParent<RingRank>()
             .SetGroupName("Mcsim")
             .AddConstructor<RingReduceScatter>()
-            .AddAttribute("ChunkBytes",
-                          "Pipelining unit: bytes per RDMA WRITE with immediate.",
-                          UintegerValue(64 * 1024),
-                          MakeUintegerAccessor(&RingReduceScatter::m_chunkBytes),
-                          MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("ReducePerByte",
                           "Time to add one received byte to the local contribution (the reduction "
                           "engine handles one chunk at a time).",
@@ -36,37 +31,11 @@ RingReduceScatter::GetTypeId()
 }
 
 RingReduceScatter::RingReduceScatter()
-    : m_chunkBytes(64 * 1024),
-      m_chunks(0),
-      m_completed(0)
+    : m_completed(0)
 {
 }
 
 RingReduceScatter::~RingReduceScatter() = default;
-
-void
-RingReduceScatter::DoDispose()
-{
-    m_next = nullptr;
-    m_prev = nullptr;
-    CollectiveRank::DoDispose();
-}
-
-void
-RingReduceScatter::Connect(Ptr<RcQp> next, Ptr<RcQp> prev)
-{
-    m_next = next;
-    m_prev = prev;
-    m_chunks = static_cast<uint32_t>((m_shardBytes + m_chunkBytes - 1) / m_chunkBytes);
-    m_prev->PostRecv((m_nRanks - 1) * m_chunks); // every WRITE with immediate consumes one
-}
-
-uint64_t
-RingReduceScatter::ChunkSize(uint32_t i) const
-{
-    const uint64_t start = static_cast<uint64_t>(i) * m_chunkBytes;
-    return std::min<uint64_t>(m_chunkBytes, m_shardBytes - start);
-}
 
 void
 RingReduceScatter::Start()
@@ -76,22 +45,6 @@ RingReduceScatter::Start()
     {
         Write(block * m_chunks + i);
     }
-}
-
-void
-RingReduceScatter::Write(uint32_t id)
-{
-    const uint32_t block = id / m_chunks;
-    const uint32_t i = id % m_chunks;
-    // partial sums of block b land in the receiver's staging area for b (its region, block b)
-    const uint64_t offset = block * m_shardBytes + static_cast<uint64_t>(i) * m_chunkBytes;
-    m_next->PostSend(RcQp::Verb::WRITE, ChunkSize(i), offset, id, true, id);
-    m_stats.chunksSent++;
-}
-
-void
-RingReduceScatter::OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId)
-{
 }
 
 void

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
-#include "collective-rank.h"
+#include "ring-rank.h"
 
-#include "ns3/mcsim/rc-qp.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -22,32 +21,18 @@ namespace mcsim
  * ReducePsPerByte per byte on a reduction engine that works on one chunk at a time, and passes it
  * on, unless b is its own block, which is then complete. Every rank sends and receives N(P-1).
  */
-class RingReduceScatter : public CollectiveRank
+class RingReduceScatter : public RingRank
 {
   public:
     static TypeId GetTypeId();
     RingReduceScatter();
     ~RingReduceScatter() override;
 
-    /** Team wiring: RC QPs to r+1 and from r-1. */
-    void Connect(Ptr<RcQp> next, Ptr<RcQp> prev);
     void Start() override;
-
-    void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;
     void OnReceive(uint32_t host, const Completion& c) override;
 
-  protected:
-    void DoDispose() override;
-
   private:
-    void Write(uint32_t id);
-    uint64_t ChunkSize(uint32_t i) const;
-
-    uint32_t m_chunkBytes;    //!< "ChunkBytes"
-    Time m_reducePerByte;     //!< "ReducePsPerByte" as a Time per byte
-    Ptr<RcQp> m_next;
-    Ptr<RcQp> m_prev;
-    uint32_t m_chunks;        //!< chunks per block
+    Time m_reducePerByte;     //!< "ReducePerByte": time to add one received byte
     uint64_t m_completed;     //!< chunks of this rank's block fully reduced
     Time m_reduceBusyUntil;   //!< the reduction engine is busy until then
 };

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include "ns3/mcsim/bulk-output.h"
 #include "completion-source.h"
 
 #include "ns3/mcsim/reusable-event.h"
@@ -130,24 +131,14 @@ CompletionSource::GetProcessed() const
 void
 CompletionSource::GetProcessedPs(uint64_t* out, std::size_t n) const
 {
-    if (n != m_donePs.size())
-    {
-        throw std::invalid_argument("CompletionSource::GetProcessedPs: output has " +
-                                    std::to_string(n) + " entries, needs " +
-                                    std::to_string(m_donePs.size()));
-    }
+    CheckOutputSize("CompletionSource::GetProcessedPs", n, m_donePs.size());
     std::copy(m_donePs.begin(), m_donePs.end(), out);
 }
 
 void
 CompletionSource::GetProcessedImm(uint32_t* out, std::size_t n) const
 {
-    if (n != m_doneImm.size())
-    {
-        throw std::invalid_argument("CompletionSource::GetProcessedImm: output has " +
-                                    std::to_string(n) + " entries, needs " +
-                                    std::to_string(m_doneImm.size()));
-    }
+    CheckOutputSize("CompletionSource::GetProcessedImm", n, m_doneImm.size());
     std::copy(m_doneImm.begin(), m_doneImm.end(), out);
 }
 

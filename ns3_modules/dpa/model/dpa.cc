@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include "ns3/mcsim/bulk-output.h"
 #include "dpa.h"
 
 #include "indexed-event.h"
@@ -437,12 +438,7 @@ Dpa::GetBusyPs() const
 void
 Dpa::GetThreadCounters(uint64_t* out, std::size_t n) const
 {
-    if (n != static_cast<std::size_t>(m_nThreads) * NUM_THREAD_COUNTERS)
-    {
-        throw std::invalid_argument("Dpa::GetThreadCounters: output has " + std::to_string(n) +
-                                    " entries, needs " +
-                                    std::to_string(m_nThreads * NUM_THREAD_COUNTERS));
-    }
+    CheckOutputSize("Dpa::GetThreadCounters", n, static_cast<std::size_t>(m_nThreads) * NUM_THREAD_COUNTERS);
     std::fill(out, out + n, 0);
     for (std::size_t t = 0; t < m_threads.size(); ++t)
     {

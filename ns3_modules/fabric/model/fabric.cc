@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric.h"
 
+#include "bulk-output.h"
 #include "fabric-header.h"
 
 #include "ns3/enum.h"
@@ -418,19 +419,9 @@ Fabric::GetNSources() const
 }
 
 void
-Fabric::CheckOut(std::size_t n, std::size_t want, const char* what) const
-{
-    if (n != want)
-    {
-        throw std::invalid_argument(std::string("Fabric::") + what + ": output has " +
-                                    std::to_string(n) + " entries, needs " + std::to_string(want));
-    }
-}
-
-void
 Fabric::GetPortCounters(uint64_t* out, std::size_t n) const
 {
-    CheckOut(n, m_ports.size() * Port::NUM_COUNTERS, "GetPortCounters");
+    CheckOutputSize("Fabric::GetPortCounters", n, m_ports.size() * Port::NUM_COUNTERS);
     static_assert(sizeof(Port::Counters) == Port::NUM_COUNTERS * sizeof(uint64_t));
     for (std::size_t i = 0; i < m_ports.size(); ++i)
     {
@@ -453,7 +444,7 @@ Fabric::GetPortCounters(uint64_t* out, std::size_t n) const
 void
 Fabric::GetHostCounters(uint64_t* out, std::size_t n) const
 {
-    CheckOut(n, m_hosts.size() * Host::NUM_COUNTERS, "GetHostCounters");
+    CheckOutputSize("Fabric::GetHostCounters", n, m_hosts.size() * Host::NUM_COUNTERS);
     for (std::size_t i = 0; i < m_hosts.size(); ++i)
     {
         const Host::Counters& c = m_hosts[i]->GetCounters();
@@ -468,7 +459,7 @@ Fabric::GetHostCounters(uint64_t* out, std::size_t n) const
 void
 Fabric::GetSourceCounters(uint64_t* out, std::size_t n) const
 {
-    CheckOut(n, m_sources.size() * 3, "GetSourceCounters");
+    CheckOutputSize("Fabric::GetSourceCounters", n, m_sources.size() * 3);
     for (std::size_t i = 0; i < m_sources.size(); ++i)
     {
         out[3 * i] = m_sources[i]->GetSentPackets();

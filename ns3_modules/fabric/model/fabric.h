@@ -109,7 +109,6 @@ class Fabric : public Object
     Ptr<Switch> SwitchAt(uint32_t node, const char* what) const;
     /** Global index of (node, port); throws std::invalid_argument naming `what`. */
     uint32_t PortAt(uint32_t node, uint32_t port, const char* what) const;
-    void CheckOut(std::size_t n, std::size_t want, const char* what) const;
 
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include "ns3/mcsim/bulk-output.h"
 #include "rdma-stack.h"
 
 #include <stdexcept>
@@ -114,11 +115,7 @@ RdmaStack::GetHostCounters(uint64_t* out, std::size_t n) const
 {
     static_assert(sizeof(Nic::Counters) == Nic::NUM_COUNTERS * sizeof(uint64_t));
     const std::size_t row = Nic::NUM_COUNTERS + 2;
-    if (n != m_nics.size() * row)
-    {
-        throw std::invalid_argument("RdmaStack::GetHostCounters: output has " + std::to_string(n) +
-                                    " entries, needs " + std::to_string(m_nics.size() * row));
-    }
+    CheckOutputSize("RdmaStack::GetHostCounters", n, m_nics.size() * row);
     for (std::size_t h = 0; h < m_nics.size(); ++h)
     {
         const Nic::Counters& c = m_nics[h]->GetCounters();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "verbs-workload.h"
 
+#include "ns3/mcsim/bulk-output.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/simulator.h"
 
@@ -232,16 +233,6 @@ VerbsWorkload::GetNUdQps() const
 
 namespace
 {
-void
-CheckSize(std::size_t n, std::size_t want, const char* what)
-{
-    if (n != want)
-    {
-        throw std::invalid_argument(std::string("VerbsWorkload::") + what + ": output has " +
-                                    std::to_string(n) + " entries, needs " + std::to_string(want));
-    }
-}
-
 template <typename C>
 void
 CopyCounters(const C& c, uint64_t* out)
@@ -255,7 +246,7 @@ CopyCounters(const C& c, uint64_t* out)
 void
 VerbsWorkload::GetRcOpTimes(uint64_t* out, std::size_t n) const
 {
-    CheckSize(n, m_ops.size() * 4, "GetRcOpTimes");
+    CheckOutputSize("VerbsWorkload::GetRcOpTimes", n, m_ops.size() * 4);
     for (std::size_t i = 0; i < m_ops.size(); ++i)
     {
         out[4 * i] = m_ops[i].donePs;
@@ -269,7 +260,7 @@ void
 VerbsWorkload::GetRcQpCounters(uint64_t* out, std::size_t n) const
 {
     static_assert(sizeof(RcQp::Counters) == RcQp::NUM_COUNTERS * sizeof(uint64_t));
-    CheckSize(n, m_ops.size() * 2 * RcQp::NUM_COUNTERS, "GetRcQpCounters");
+    CheckOutputSize("VerbsWorkload::GetRcQpCounters", n, m_ops.size() * 2 * RcQp::NUM_COUNTERS);
     for (std::size_t i = 0; i < m_ops.size(); ++i)
     {
         CopyCounters(m_ops[i].requester->GetCounters(), out + (2 * i) * RcQp::NUM_COUNTERS);
@@ -282,7 +273,7 @@ VerbsWorkload::GetUdQpCounters(uint64_t* out, std::size_t n) const
 {
     static_assert(sizeof(UdQp::Counters) == UdQp::NUM_COUNTERS * sizeof(uint64_t));
     const std::size_t row = 2 + UdQp::NUM_COUNTERS;
-    CheckSize(n, m_udQps.size() * row, "GetUdQpCounters");
+    CheckOutputSize("VerbsWorkload::GetUdQpCounters", n, m_udQps.size() * row);
     for (std::size_t i = 0; i < m_udQps.size(); ++i)
     {
         out[row * i] = m_udQps[i].host;
