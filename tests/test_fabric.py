@@ -29,14 +29,15 @@ CONFIG = FabricConfig(header_bytes=HEADER_B, switch_latency_ps=LATENCY_PS)
 
 def star(hosts: int, link: Link) -> nx.Graph:
     """hosts hosts on one switch (node `hosts`)."""
-    g = nx.Graph(name=f"star-{hosts}")
-    for h in range(hosts):
-        g.add_node(h, role="host", tier=0, name=f"h{h}")
-    g.add_node(hosts, role="switch", tier=1, name="sw")
-    for h in range(hosts):
-        g.add_edge(h, hosts, **link.edge_attrs())
-    topology.validate(g)
-    return g
+    return topology.leaf_spine(
+        1,
+        0,
+        hosts,
+        rate_bps=link.rate_bps,
+        delay_ps=link.delay_ps,
+        encoding_data_bits=link.encoding_data_bits,
+        encoding_line_bits=link.encoding_line_bits,
+    )
 
 
 def two_leaves(link: Link) -> nx.Graph:

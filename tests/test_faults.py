@@ -27,13 +27,8 @@ def config(**kwargs) -> FabricConfig:
 
 def star(hosts: int) -> nx.Graph:
     """hosts hosts on one switch (node `hosts`, whose port i leads to host i)."""
-    g = nx.Graph(name=f"star-{hosts}")
-    for h in range(hosts):
-        g.add_node(h, role="host", tier=0, name=f"h{h}")
-    g.add_node(hosts, role="switch", tier=1, name="sw")
-    for h in range(hosts):
-        g.add_edge(h, hosts, **LINK.edge_attrs())
-    topology.validate(g)
+    g = topology.leaf_spine(1, 0, hosts, rate_bps=LINK.rate_bps, delay_ps=LINK.delay_ps)
+    g.graph["name"] = f"star-{hosts}"
     return g
 
 
