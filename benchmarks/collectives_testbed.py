@@ -37,13 +37,16 @@ def main() -> int:
 
     runtime.build()
     print(f"Allgather of {args.size} per rank on testbed-188 at 56 Gbit/s")
-    print(f"{'algorithm':<10} {'wall_s':>7} {'packet_hops':>12} {'Mhops_per_s':>12} {'sim_us':>10} {'bound_us':>10} {'rss_MB':>7} {'complete':>9}")
+    print(
+        f"{'algorithm':<10} {'wall_s':>7} {'packet_hops':>12} {'Mhops_per_s':>12} "
+        f"{'sim_us':>10} {'bound_us':>10} {'rss_MB':>7} {'complete':>9}"
+    )
     for algo in ("mcast", "ring"):
         out = subprocess.run([sys.executable, "-c", CHILD, algo, args.size], capture_output=True, text=True, check=True)
         r = json.loads(out.stdout)
         print(
             f"{algo:<10} {r['wall_s']:>7.2f} {r['hops']:>12} {r['hops'] / r['wall_s'] / 1e6:>12.2f} "
-            f"{r['sim_us']:>10.1f} {r['bound_us']:>10.1f} {r['rss_mb']:>7.0f} {str(r['complete']):>9}"
+            f"{r['sim_us']:>10.1f} {r['bound_us']:>10.1f} {r['rss_mb']:>7.0f} {r['complete']!s:>9}"
         )
     print("target: multicast <= 15 s and <= 2048 MB")
     return 0

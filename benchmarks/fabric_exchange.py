@@ -56,15 +56,21 @@ def main() -> int:
     runtime.build()
     size_b = parse_size(args.size, what="--size")
     print(f"{args.topology}, {args.size} per host, lossless, 4 KiB packets")
-    print(f"{'pattern':<10} {'packet_hops':>12} {'run_s':>7} {'Mhops_per_s':>12} {'sim_us':>10} {'bound_us':>10} {'rss_MB':>7} {'all_delivered':>13}")
+    print(
+        f"{'pattern':<10} {'packet_hops':>12} {'run_s':>7} {'Mhops_per_s':>12} "
+        f"{'sim_us':>10} {'bound_us':>10} {'rss_MB':>7} {'all_delivered':>13}"
+    )
     for pattern in ("ring", "multicast"):
         out = subprocess.run(
-            [sys.executable, "-c", CHILD, pattern, args.topology, str(size_b)], capture_output=True, text=True, check=True
+            [sys.executable, "-c", CHILD, pattern, args.topology, str(size_b)],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         r = json.loads(out)
         print(
             f"{pattern:<10} {r['hops']:>12} {r['wall_s']:>7.2f} {r['hops'] / r['wall_s'] / 1e6:>12.2f} "
-            f"{r['sim_us']:>10.1f} {r['bound_us']:>10.1f} {r['rss_mb']:>7.0f} {str(r['delivered_ok']):>13}"
+            f"{r['sim_us']:>10.1f} {r['bound_us']:>10.1f} {r['rss_mb']:>7.0f} {r['delivered_ok']!s:>13}"
         )
     print("target: >= 3 M packet-hops/s")
     return 0

@@ -43,10 +43,19 @@ def main() -> int:
         loads.append(sample["load_s"])
         rss.append(sample["rss_mb"])
     print(f"{'figure':<34} {'median':>8} {'min':>8} {'max':>8}")
-    print(f"{'import mcsim + runtime.load() [s]':<34} {statistics.median(loads):>8.3f} {min(loads):>8.3f} {max(loads):>8.3f}")
-    print(f"{'whole process, python start [s]':<34} {statistics.median(walls):>8.3f} {min(walls):>8.3f} {max(walls):>8.3f}")
+    print(
+        f"{'import mcsim + runtime.load() [s]':<34} "
+        f"{statistics.median(loads):>8.3f} {min(loads):>8.3f} {max(loads):>8.3f}"
+    )
+    print(
+        f"{'whole process, python start [s]':<34} "
+        f"{statistics.median(walls):>8.3f} {min(walls):>8.3f} {max(walls):>8.3f}"
+    )
     print(f"{'peak RSS [MB]':<34} {statistics.median(rss):>8.1f} {min(rss):>8.1f} {max(rss):>8.1f}")
-    print(f"target: import + load <= 1.5 s over {runs} runs: median {'meets' if statistics.median(loads) <= 1.5 else 'MISSES'} it")
+    print(
+        f"target: import + load <= 1.5 s over {runs} runs: median "
+        f"{'meets' if statistics.median(loads) <= 1.5 else 'MISSES'} it"
+    )
     return 0
 
 

@@ -10,14 +10,13 @@ RdmaStack; several teams may share a stack (they run at once on the same NICs).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from mcsim import fabric
-from mcsim.errors import McsimError, pick
+from mcsim.errors import pick
 from mcsim.rdma import make_factory
 
 RANK_STATS = (
@@ -104,14 +103,3 @@ def team_stats(team: Any) -> dict[str, np.ndarray]:
     team.GetStats(raw, raw.size)
     table = raw.reshape(n, len(RANK_STATS))
     return {k: table[:, i].copy() for i, k in enumerate(RANK_STATS)}
-
-
-def check_hosts(hosts: Sequence[int], n_hosts: int, where: str) -> None:
-    """Raise McsimError unless hosts are >= 2 distinct hosts of the topology."""
-    if len(hosts) < 2:
-        raise McsimError(f"{where}: a collective needs >= 2 ranks, got {len(hosts)}")
-    if len(set(hosts)) != len(hosts):
-        raise McsimError(f"{where}: a host appears twice among the ranks")
-    bad = [h for h in hosts if not 0 <= h < n_hosts]
-    if bad:
-        raise McsimError(f"{where}: host {bad[0]} is not a host of the topology (hosts are 0..{n_hosts - 1})")

@@ -87,8 +87,11 @@ def with_link(g: nx.Graph, link: Link) -> nx.Graph:
     """A copy of topology g whose every link has this rate and encoding (delays, parallel kept)."""
     out = g.copy()
     for _, _, e in out.edges(data=True):
-        e.update(rate_bps=link.rate_bps, encoding_data_bits=link.encoding_data_bits,
-                 encoding_line_bits=link.encoding_line_bits)
+        e.update(
+            rate_bps=link.rate_bps,
+            encoding_data_bits=link.encoding_data_bits,
+            encoding_line_bits=link.encoding_line_bits,
+        )
     return out
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import fabric, runtime
+from mcsim import fabric
 from mcsim.errors import McsimError, pick, require_positive
 
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
@@ -333,6 +333,4 @@ def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:
 
 def fabric_config_for(rdma: RdmaConfig, config: fabric.FabricConfig | None) -> fabric.FabricConfig:
     """The fabric settings of an RDMA run: header_bytes becomes the physical-layer overhead."""
-    return dataclasses.replace(
-        config or fabric.FabricConfig(), header_bytes=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format]
-    )
+    return dataclasses.replace(config or fabric.FabricConfig(), header_bytes=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format])

@@ -46,12 +46,12 @@ class Result:
         return self.bytes_per_rank * (1 if self.collective == "broadcast" else self.ranks)
 
     @property
-    def algbw_Bps(self) -> float:  # noqa: N802 (nccl-tests name)
+    def algbw_Bps(self) -> float:
         """nccl-tests algorithm bandwidth: output bytes / time, in bytes/s."""
         return self.output_b * PS_PER_S / self.time_ps
 
     @property
-    def busbw_Bps(self) -> float:  # noqa: N802
+    def busbw_Bps(self) -> float:
         """nccl-tests bus bandwidth: algbw * (P-1)/P (Allgather, Reduce-Scatter), algbw (Broadcast)."""
         factor = 1.0 if self.collective == "broadcast" else (self.ranks - 1) / self.ranks
         return self.algbw_Bps * factor

@@ -372,7 +372,6 @@ def _prune(builds: Path) -> None:
 
 
 _ns: Any = None
-_loaded: BuildInfo | None = None
 
 
 def load() -> Any:
@@ -381,7 +380,7 @@ def load() -> Any:
     mcsim's models are in ``ns3.mcsim``. Later calls return the same namespace: a process keeps
     the library it loaded first, even if the sources change meanwhile.
     """
-    global _ns, _loaded
+    global _ns
     if _ns is not None:
         return _ns
     wheel = find_ns3()
@@ -405,13 +404,8 @@ def load() -> Any:
     # every run (each Simulator after Destroy) uses this scheduler: a binary heap in a vector,
     # the fastest here (ordered by time, then insertion: deterministic)
     ns.GlobalValue.Bind("SchedulerType", ns.TypeIdValue(ns.TypeId.LookupByName(SCHEDULER)))
-    _ns, _loaded = ns, info
+    _ns = ns
     return ns
-
-
-def loaded_build() -> BuildInfo | None:
-    """The build this process loaded, or None before :func:`load`."""
-    return _loaded
 
 
 def cppyy_module() -> Any:

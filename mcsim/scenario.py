@@ -87,7 +87,11 @@ class Scenario:
             pick("overlap", self.overlap, {"reduce_scatter": None})
             if self.collective != "allgather":
                 raise McsimError(f"Scenario: overlap={self.overlap!r} goes with collective='allgather'")
-        if isinstance(self.reduce_ps_per_byte, bool) or not isinstance(self.reduce_ps_per_byte, int) or self.reduce_ps_per_byte < 0:
+        if (
+            isinstance(self.reduce_ps_per_byte, bool)
+            or not isinstance(self.reduce_ps_per_byte, int)
+            or self.reduce_ps_per_byte < 0
+        ):
             raise McsimError(f"Scenario: reduce_ps_per_byte={self.reduce_ps_per_byte!r} must be an integer >= 0")
         pick("wire format", self.wire_format, rdma.WIRE_FORMATS)
 

@@ -31,8 +31,12 @@ def main() -> int:
     )
     incomplete = 0
     for size in args.sizes.split(","):
-        common = {"topology": args.topology, "rate": args.rate, "bytes_per_rank": size,
-                  "reduce_ps_per_byte": args.reduce_ps_per_byte}
+        common = {
+            "topology": args.topology,
+            "rate": args.rate,
+            "bytes_per_rank": size,
+            "reduce_ps_per_byte": args.reduce_ps_per_byte,
+        }
         ag = Scenario(algorithm="ring", **common).run()
         rs = Scenario(collective="reduce_scatter", algorithm="ring", **common).run()
         ring_both = Scenario(algorithm="ring", overlap="reduce_scatter", **common).run()

@@ -36,7 +36,10 @@ def main() -> int:
 
     header_b = FABRIC_HEADER_BYTES + DEFAULT_HEADER_BYTES
     print(f"one link, {format_size(size_b)} in {format_size(MTU_BYTES)} packets + {header_b} B headers")
-    print(f"{'link':<9} {'data_rate':>10} {'time_us':>11} {'closed_form_us':>15} {'goodput_Gbps':>13} {'of_data_rate':>12}")
+    print(
+        f"{'link':<9} {'data_rate':>10} {'time_us':>11} "
+        f"{'closed_form_us':>15} {'goodput_Gbps':>13} {'of_data_rate':>12}"
+    )
     failures = 0
     for name, link in LINKS.items():
         r = stream(link, size_b, mtu_b=MTU_BYTES, header_bytes=DEFAULT_HEADER_BYTES)
@@ -47,7 +50,9 @@ def main() -> int:
             f"{name:<9} {format_rate(link.data_rate_bps):>10} {r.finish_ps / 1e6:>11.3f} {bound_ps / 1e6:>15.3f} "
             f"{r.goodput_bps() / 1e9:>13.2f} {share:>12.2%}"
         )
-    print("every stream matches its closed form" if not failures else f"{failures} stream(s) differ from the closed form")
+    print(
+        "every stream matches its closed form" if not failures else f"{failures} stream(s) differ from the closed form"
+    )
     return 1 if failures else 0
 
 

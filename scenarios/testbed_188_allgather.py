@@ -35,8 +35,9 @@ def main() -> int:
     incomplete = 0
     for size_b in sizes:
         runs = {
-            algo: Scenario(topology="testbed-188", rate=args.rate, algorithm=algo, bytes_per_rank=str(size_b),
-                           ranks=args.ranks).run()
+            algo: Scenario(
+                topology="testbed-188", rate=args.rate, algorithm=algo, bytes_per_rank=str(size_b), ranks=args.ranks
+            ).run()
             for algo in ("ring", "mcast")
         }
         ring, mcast = runs["ring"], runs["mcast"]

@@ -124,7 +124,10 @@ def test_same_scenario_twice_is_identical():
         ({"roots": 17}, r"Scenario: roots=17 must be 1..16 \(the ranks\)"),
         ({"bytes_per_rank": "0"}, r"Scenario: bytes_per_rank='0' must be > 0"),
         ({"algorithm": "tree"}, r"unknown algorithm for allgather 'tree'; choose one of mcast, ring"),
-        ({"collective": "broadcast", "algorithm": "ring"}, r"unknown algorithm for broadcast 'ring'; choose one of mcast"),
+        (
+            {"collective": "broadcast", "algorithm": "ring"},
+            r"unknown algorithm for broadcast 'ring'; choose one of mcast",
+        ),
         ({"collective": "alltoall"}, r"unknown collective 'alltoall'; choose one of allgather, broadcast"),
         ({"ranks": 17}, r"Scenario: ranks=17 must be 2..16 \(the hosts of fat-tree-k4\)"),
         ({"rate": "fast"}, r"rate='fast' is not a rate"),
@@ -146,8 +149,13 @@ def test_ring_reduce_scatter_is_within_2_percent_of_the_bound():
 
 def test_reduction_cost_slows_the_reduce_scatter_by_the_closed_form():
     per_byte_ps = 400  # slower than the FDR link, which brings a byte every 8e12 / 54.5e9 = 147 ps
-    slow = Scenario(topology="fat-tree-k4", collective="reduce_scatter", algorithm="ring", bytes_per_rank="1MiB",
-                    reduce_ps_per_byte=per_byte_ps).run()
+    slow = Scenario(
+        topology="fat-tree-k4",
+        collective="reduce_scatter",
+        algorithm="ring",
+        bytes_per_rank="1MiB",
+        reduce_ps_per_byte=per_byte_ps,
+    ).run()
     # every rank's engine adds up the (P-1) N bytes it receives, one chunk at a time
     assert slow.complete
     assert slow.time_ps >= 15 * (1 << 20) * per_byte_ps
@@ -155,7 +163,9 @@ def test_reduction_cost_slows_the_reduce_scatter_by_the_closed_form():
 
 @pytest.mark.parametrize("algorithm", ["ring", "mcast"])
 def test_allgather_and_reduce_scatter_at_once_share_the_receive_link(algorithm):
-    both = Scenario(topology="fat-tree-k4", algorithm=algorithm, bytes_per_rank="256KiB", overlap="reduce_scatter").run()
+    both = Scenario(
+        topology="fat-tree-k4", algorithm=algorithm, bytes_per_rank="256KiB", overlap="reduce_scatter"
+    ).run()
     assert both.complete and both.concurrent.complete
     assert both.concurrent.collective == "reduce_scatter"
     # every rank receives (P-1)N for each of the two through one link
@@ -175,7 +185,9 @@ def test_every_rank_ends_with_every_byte_under_random_loss(algorithm):
 def test_a_lost_first_chunk_of_the_first_root_is_repaired_by_every_other_rank():
     # host 0 heads the first sequence: the first packet its port sends is chunk 0 of its shard,
     # lost on its way to the switch, so no other rank has it
-    r = Scenario(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank=str(N), faults=Faults(drops=[(0, 0, 0)])).run()
+    r = Scenario(
+        topology="fat-tree-k4", algorithm="mcast", bytes_per_rank=str(N), faults=Faults(drops=[(0, 0, 0)])
+    ).run()
     assert r.complete
     expected = np.ones(16, dtype=np.uint64)
     expected[0] = 0

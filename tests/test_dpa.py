@@ -214,8 +214,15 @@ def test_a_1_6t_broadcast_with_enough_dpa_threads_drops_nothing():
     # 48.8 M datagrams/s of 4 KiB over 32 endpoints: 1.5 M/s per thread, each does 3.1 M/s alone
     from mcsim.scenario import Scenario
 
-    r = Scenario(topology="fat-tree-k4", rate="1.6Tbps", collective="broadcast", bytes_per_rank="1MiB",
-                 processor=DpaConfig(threads=32), endpoints=32, staging=False).run()
+    r = Scenario(
+        topology="fat-tree-k4",
+        rate="1.6Tbps",
+        collective="broadcast",
+        bytes_per_rank="1MiB",
+        processor=DpaConfig(threads=32),
+        endpoints=32,
+        staging=False,
+    ).run()
     assert r.complete
     assert r.rank["receive_drops"].sum() == 0 and r.rank["repaired_chunks"].sum() == 0
 
@@ -224,8 +231,16 @@ def test_a_1_6t_broadcast_with_too_few_dpa_threads_drops_and_repair_delivers_eve
     # two threads take at most 6.2 M of the 48.8 M datagrams/s; 2 x 16 buffers hold 32 of 256 chunks
     from mcsim.scenario import Scenario
 
-    r = Scenario(topology="fat-tree-k4", rate="1.6Tbps", collective="broadcast", bytes_per_rank="1MiB",
-                 processor=DpaConfig(threads=2), endpoints=2, rq_depth=16, staging=False).run()
+    r = Scenario(
+        topology="fat-tree-k4",
+        rate="1.6Tbps",
+        collective="broadcast",
+        bytes_per_rank="1MiB",
+        processor=DpaConfig(threads=2),
+        endpoints=2,
+        rq_depth=16,
+        staging=False,
+    ).run()
     assert r.complete, "repair fetched everything the receive queues dropped"
     drops = r.rank["receive_drops"]
     assert drops.sum() > 0

@@ -119,7 +119,9 @@ def test_multicast_versus_ring_link_traversals_is_2_minus_2_over_p(hosts):
         g, [Flow(src=h, group=0, size_b=share_b) for h in range(hosts)], groups=[list(range(hosts))], config=CONFIG
     )
     # the ring: every host passes the other P-1 shares on to its successor
-    ring = simulate(g, [Flow(src=h, dst=(h + 1) % hosts, size_b=(hosts - 1) * share_b) for h in range(hosts)], config=CONFIG)
+    ring = simulate(
+        g, [Flow(src=h, dst=(h + 1) % hosts, size_b=(hosts - 1) * share_b) for h in range(hosts)], config=CONFIG
+    )
     packets = share_b // MTU_B
     assert mcast.link_traversals() == hosts * hosts * packets  # 1 up + (P-1) down per packet
     assert ring.link_traversals() == 2 * hosts * (hosts - 1) * packets

@@ -43,7 +43,9 @@ def test_rc_write_reaches_line_rate_after_headers(link):
 
 def test_acks_are_coalesced_every_ack_interval_and_at_the_last_packet():
     size_b = 1000 * MTU
-    r = run_verbs(two_hosts(T16), rc_ops=[RcOp(verb="write", src=0, dst=1, size_b=size_b)], rdma=RdmaConfig(ack_interval=7))
+    r = run_verbs(
+        two_hosts(T16), rc_ops=[RcOp(verb="write", src=0, dst=1, size_b=size_b)], rdma=RdmaConfig(ack_interval=7)
+    )
     assert r.rc_responder["acks_sent"][0] == math.ceil(1000 / 7)
     assert r.rc_responder["naks_sent"][0] == 0
 
@@ -155,12 +157,21 @@ def test_bad_rdma_config_is_one_line(kwargs, message):
 @pytest.mark.parametrize(
     ("work", "message"),
     [
-        ({"rc_ops": [RcOp(verb="read", src=0, dst=1, size_b=2 << 30)]}, r"rc op 0: a READ of 2147483648 B is larger than the registered region"),
+        (
+            {"rc_ops": [RcOp(verb="read", src=0, dst=1, size_b=2 << 30)]},
+            r"rc op 0: a READ of 2147483648 B is larger than the registered region",
+        ),
         ({"rc_ops": [RcOp(verb="wrote", src=0, dst=1, size_b=1)]}, r"unknown RC verb 'wrote'"),
         ({"rc_ops": [RcOp(verb="write", src=0, dst=0, size_b=1)]}, r"rc op 0: dst=0 is the requester itself"),
         ({"rc_ops": [RcOp(verb="write", src=0, dst=5, size_b=1)]}, r"rc op 0: dst=5 is not a host"),
-        ({"ud_streams": [UdStream(src=0, group=2, size_b=1, count=1)]}, r"ud stream 0: group=2 is not one of the 0 groups"),
-        ({"ud_streams": [UdStream(src=0, dst=1, size_b=5000, count=1)]}, r"ud stream 0: size_b=5000 is larger than one datagram"),
+        (
+            {"ud_streams": [UdStream(src=0, group=2, size_b=1, count=1)]},
+            r"ud stream 0: group=2 is not one of the 0 groups",
+        ),
+        (
+            {"ud_streams": [UdStream(src=0, dst=1, size_b=5000, count=1)]},
+            r"ud stream 0: size_b=5000 is larger than one datagram",
+        ),
         ({"ud_streams": [UdStream(src=0, dst=1, size_b=100, count=0)]}, r"ud stream 0: count=0 must be > 0"),
         ({}, r"run_verbs: no RC ops and no UD streams given"),
     ],
