@@ -43,7 +43,17 @@ RC_COUNTERS = (
     "errors",
 )
 UD_COUNTERS = ("tx_packets", "tx_payload", "rx_packets", "rx_payload", "overruns", "processed", "min_posted")
-NIC_COUNTERS = ("tx_packets", "tx_payload", "rx_packets", "rx_payload", "unknown_qp", "completions", "cpu_busy_ps")
+NIC_COUNTERS = (
+    "tx_packets",
+    "tx_payload",
+    "rx_packets",
+    "rx_payload",
+    "unknown_qp",
+    "retransmits",  # RC packets sent again, all QPs of the NIC
+    "rc_timeouts",  # RC retransmission timeouts, all QPs of the NIC
+    "completions",  # receive completions its processor handled
+    "cpu_busy_ps",  # time its processor was busy
+)
 NO_GROUP = 0xFFFFFFFF
 
 

@@ -75,6 +75,7 @@ class Result:
             "bound_us": self.receive_bound_ps / 1e6,
             "injected_B_per_rank": float(self.injected_b.mean()),
             "link_traversals": self.fabric.link_traversals(),
+            "retransmits": int(self.nic["retransmits"].sum()),
             "receive_drops": int(self.rank["receive_drops"].sum()),
             "repaired_chunks": int(self.rank["repaired_chunks"].sum()),
             "repair_reads": int(self.rank["repair_reads"].sum()),

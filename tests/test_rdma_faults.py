@@ -39,6 +39,9 @@ def test_rc_write_under_random_loss_delivers_every_byte_once_and_goodput_falls()
             assert lost > 0, "packets were really lost"
             assert r.rc_requester["retransmits"][0] > 0
             assert r.rc_responder["naks_sent"][0] + r.rc_requester["timeouts"][0] > 0
+        # the NIC totals are the sums over its QPs
+        assert r.nic["retransmits"].sum() == r.rc_requester["retransmits"].sum() + r.rc_responder["retransmits"].sum()
+        assert r.nic["rc_timeouts"].sum() == r.rc_requester["timeouts"].sum() + r.rc_responder["timeouts"].sum()
         times.append(int(r.rc_done_ps[0]))
     assert times == sorted(times) and len(set(times)) == 4, times  # goodput falls as loss rises
 

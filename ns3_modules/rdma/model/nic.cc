@@ -220,6 +220,18 @@ Nic::GetProcessor() const
     return m_processor;
 }
 
+void
+Nic::CountRetransmit()
+{
+    m_counters.retransmits++;
+}
+
+void
+Nic::CountRcTimeout()
+{
+    m_counters.rcTimeouts++;
+}
+
 const Nic::Counters&
 Nic::GetCounters() const
 {

@@ -69,9 +69,14 @@ class Nic : public Object, public PacketReceiver, public PortWaker
         uint64_t rxPackets = 0;    //!< packets received
         uint64_t rxPayload = 0;    //!< payload bytes received
         uint64_t unknownQp = 0;    //!< packets for no QP here (dropped)
+        uint64_t retransmits = 0;  //!< RC packets its QPs sent again (go-back-N)
+        uint64_t rcTimeouts = 0;   //!< RC retransmission timeouts of its QPs
     };
-    static constexpr uint32_t NUM_COUNTERS = 5;
+    static constexpr uint32_t NUM_COUNTERS = 7;
     const Counters& GetCounters() const;
+    /** An RC QP of this NIC retransmitted a packet / timed out (per-NIC totals). */
+    void CountRetransmit();
+    void CountRcTimeout();
 
   protected:
     void DoDispose() override;

@@ -223,6 +223,7 @@ RcQp::NextRequesterPacket()
     if (psn < m_sentEnd)
     {
         m_counters.retransmits++;
+        m_nic->CountRetransmit();
     }
     if (w.verb == Verb::READ)
     {
@@ -418,6 +419,7 @@ RcQp::OnTimeout()
         return;
     }
     m_counters.timeouts++;
+    m_nic->CountRcTimeout();
     if (++m_retries > m_retryLimit)
     {
         m_error = true;

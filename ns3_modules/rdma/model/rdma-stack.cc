@@ -119,7 +119,13 @@ RdmaStack::GetHostCounters(uint64_t* out, std::size_t n) const
     for (std::size_t h = 0; h < m_nics.size(); ++h)
     {
         const Nic::Counters& c = m_nics[h]->GetCounters();
-        const uint64_t fields[Nic::NUM_COUNTERS] = {c.txPackets, c.txPayload, c.rxPackets, c.rxPayload, c.unknownQp};
+        const uint64_t fields[Nic::NUM_COUNTERS] = {c.txPackets,
+                                                    c.txPayload,
+                                                    c.rxPackets,
+                                                    c.rxPayload,
+                                                    c.unknownQp,
+                                                    c.retransmits,
+                                                    c.rcTimeouts};
         std::copy(fields, fields + Nic::NUM_COUNTERS, out + row * h);
         out[row * h + Nic::NUM_COUNTERS] = m_nics[h]->GetProcessor()->GetProcessed();
         out[row * h + Nic::NUM_COUNTERS + 1] = m_nics[h]->GetProcessor()->GetBusyPs();
