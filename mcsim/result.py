@@ -29,6 +29,8 @@ class Result:
     nic: dict[str, np.ndarray]  # rdma.NIC_COUNTERS per rank (the NIC's: every collective on it)
     fabric: FabricResult
     concurrent: Result | None = None  # the collective that ran at the same time (Scenario.overlap)
+    verified: bool | None = None  # verify mode: every byte of every output right (None: not checked)
+    wrong_bytes: np.ndarray | None = None  # verify mode: per rank, bytes of its output that differ
 
     @property
     def complete(self) -> bool:
@@ -80,4 +82,5 @@ class Result:
             "repaired_chunks": int(self.rank["repaired_chunks"].sum()),
             "repair_reads": int(self.rank["repair_reads"].sum()),
             "complete": self.complete,
+            "verified": self.verified,
         }

@@ -18,6 +18,27 @@ from mcsim.result import Result
 from mcsim.units import parse_rate, parse_size
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
+VERIFY_MAX_BYTES = 64 << 20  # verify mode keeps each rank's output buffer in memory: small runs only
+
+
+def pattern(source: int, n: int) -> np.ndarray:
+    """The bytes source rank contributes in verify mode: they depend on the byte's offset, so a
+    chunk delivered to the wrong place, twice or not at all shows."""
+    j = np.arange(n, dtype=np.int64)
+    return ((source * 251 + j * 7 + (j >> 9)) % 256).astype(np.uint8)
+
+
+def expected_output(collective: str, ranks: int, n: int, root: int = 0) -> np.ndarray:
+    """Every rank's output buffer when the collective is right: the shards in rank order
+    (Allgather) or the root's buffer (Broadcast)."""
+    if collective == "broadcast":
+        return pattern(root, n)
+    return np.concatenate([pattern(s, n) for s in range(ranks)])
+
+
+def wrong_bytes(outputs: list[np.ndarray], expected: np.ndarray) -> np.ndarray:
+    """Per rank: how many bytes of its output buffer differ from the expected one."""
+    return np.array([int(np.count_nonzero(out != expected)) for out in outputs], dtype=np.int64)
 
 
 @functools.lru_cache(maxsize=16)
@@ -51,6 +72,7 @@ class Scenario:
     faults: fabric.Faults | None = None  # chosen drops, per-link loss, links down
     processor: Any = field(default_factory=rdma.HostCpuConfig)
     overlap: str | None = None  # "reduce_scatter": a ring Reduce-Scatter runs at once (FSDP)
+    verify: bool = False  # carry real bytes (a pattern per rank) and check every byte of every output
     reduce_ps_per_byte: int = 0  # Reduce-Scatter: time to add one received byte
 
     def __post_init__(self) -> None:
@@ -80,6 +102,15 @@ class Scenario:
         if parse_size(self.ring_chunk, what="ring_chunk") == 0:
             raise McsimError(f"Scenario: ring_chunk={self.ring_chunk!r} must be > 0")
         pick("flow control", self.flow_control, fabric.FLOW_CONTROLS)
+        if self.verify:
+            if self.collective == "reduce_scatter" or self.overlap is not None:
+                raise McsimError("Scenario: verify=True checks Allgather and Broadcast outputs; sums are not modelled")
+            size = self.bytes_per_rank_b * (1 if self.collective == "broadcast" else p)
+            if size > VERIFY_MAX_BYTES:
+                raise McsimError(
+                    f"Scenario: verify=True keeps every output buffer in memory ({size} B per rank); "
+                    f"verify mode is for small runs (<= {VERIFY_MAX_BYTES} B per rank)"
+                )
         fabric.FabricConfig(loss=self.loss, seed=self.seed)  # validates loss and seed
         if self.faults is not None:
             self.faults.check(self.graph())
@@ -163,22 +194,46 @@ class Scenario:
                 )
             )
         groups = [list(hosts)] * self.endpoints if self.algorithm == "mcast" else []
+        expected = expected_output(self.collective, p, n, self.root) if self.verify else None
+        outputs: list[np.ndarray] = []
         with fabric.build(g, groups=groups, config=cfg, faults=self.faults) as fab:
             stack = rdma.build_stack(fab, rcfg)
+            if expected is not None:
+                self._fill(stack, hosts, n, expected.size)
             teams = [collectives.start_team(fab.ns, stack, s) for s in specs]
             try:
                 fab.run()
                 stats = [collectives.team_stats(t) for t in teams]
                 nic = rdma.read_nic_counters(stack, fab.n_hosts)
                 fres = fab.collect()
+                for h in hosts if expected is not None else ():
+                    out = np.zeros(expected.size, dtype=np.uint8)
+                    stack.GetNic(h).ReadMemory(0, out, out.size)
+                    outputs.append(out)
             finally:
                 for t in teams:
                     t.Dispose()
                 stack.Dispose()
         results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
+        if expected is not None:
+            wrong = wrong_bytes(outputs, expected)
+            results[0] = dataclasses.replace(results[0], verified=bool((wrong == 0).all()), wrong_bytes=wrong)
         if len(results) == 2:
             return dataclasses.replace(results[0], concurrent=results[1])
         return results[0]
+
+    def _fill(self, stack: Any, hosts: tuple[int, ...], n: int, size: int) -> None:
+        """Verify mode: every rank gets a region of real bytes; contributors hold their pattern."""
+        for rank, h in enumerate(hosts):
+            nic = stack.GetNic(h)
+            nic.EnableMemory(size)
+            if self.collective == "broadcast":
+                if rank == self.root:
+                    data = pattern(rank, n)
+                    nic.WriteMemory(0, data, data.size)
+            else:
+                data = pattern(rank, n)
+                nic.WriteMemory(rank * n, data, data.size)
 
     def _result(self, spec: collectives.TeamSpec, stats: dict, nic: dict, fres: fabric.FabricResult) -> Result:
         p = len(spec.hosts)

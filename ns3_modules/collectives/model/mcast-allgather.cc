@@ -3,6 +3,7 @@
 
 #include "ns3/integer.h"
 #include "ns3/mcsim/fabric-header.h"
+#include "ns3/mcsim/transport-header.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -227,7 +228,14 @@ McastAllgather::PostMore()
     {
         const uint32_t id = me * m_chunks + m_posted;
         const uint32_t e = m_posted % m_endpoints;
-        m_ud[e]->PostSend((m_group + e) | FabricHeader::GROUP_FLAG, 0, ChunkSize(m_posted), m_posted, true, id);
+        const uint64_t offset = me * m_shardBytes + static_cast<uint64_t>(m_posted) * m_chunkBytes;
+        m_ud[e]->PostSend((m_group + e) | FabricHeader::GROUP_FLAG,
+                          0,
+                          ChunkSize(m_posted),
+                          m_posted,
+                          true,
+                          id,
+                          static_cast<int64_t>(offset));
         m_posted++;
         m_inFlight++;
     }
@@ -286,6 +294,15 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
         const uint32_t id = c.imm & SOURCE_MASK;
         if (id < m_have.size())
         {
+            if (c.packet && !m_have[id])
+            {
+                // verify mode: the datagram's bytes go to the chunk's place in the output
+                TransportHeader h;
+                c.packet->PeekHeader(h);
+                const uint64_t offset = (id / m_chunks) * m_shardBytes +
+                                        static_cast<uint64_t>(id % m_chunks) * m_chunkBytes;
+                m_stack->GetNic(m_hosts[m_rank])->StorePayload(c.packet, h, c.bytes, offset);
+            }
             m_stats.chunksReceived += m_have[id] == 0;
             SetChunk(id / m_chunks, id % m_chunks, false);
         }

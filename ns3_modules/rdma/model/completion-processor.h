@@ -4,6 +4,7 @@
 #include "wire-format.h"
 
 #include "ns3/object.h"
+#include "ns3/packet.h"
 
 #include <cstdint>
 
@@ -22,6 +23,7 @@ struct Completion
     bool hasImm = false;   //!< the message carried immediate data
     bool staged = false;   //!< the payload landed in a staging buffer and must be copied out
     Opcode opcode = Opcode::ACK;
+    Ptr<const Packet> packet; //!< verify mode (the NIC has memory): the datagram, for its bytes
 };
 
 /** @brief Told when a completion has been processed (a QP: it re-posts the buffer). */

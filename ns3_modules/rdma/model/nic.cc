@@ -7,6 +7,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -118,15 +119,80 @@ Nic::AttachMulticast(uint32_t group, uint32_t qpn)
 }
 
 Ptr<Packet>
-Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes) const
+Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data) const
 {
     h.srcHost = m_host->GetId();
     const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
     const uint32_t wire = WireHeaderBytes(m_format, h.opcode, multicast);
     NS_ASSERT_MSG(wire >= h.GetSerializedSize(), "TransportHeader larger than the real headers");
-    Ptr<Packet> p = Create<Packet>(payloadBytes + wire - h.GetSerializedSize());
+    const uint32_t size = payloadBytes + wire - h.GetSerializedSize();
+    Ptr<Packet> p;
+    if (data != nullptr)
+    {
+        std::vector<uint8_t> bytes(size, 0); // the payload, then the padding
+        std::copy(data, data + payloadBytes, bytes.begin());
+        p = Create<Packet>(bytes.data(), size);
+    }
+    else
+    {
+        p = Create<Packet>(size);
+    }
     p->AddHeader(h);
     return p;
+}
+
+void
+Nic::EnableMemory(uint64_t bytes)
+{
+    m_memory.assign(bytes, 0);
+}
+
+bool
+Nic::HasMemory() const
+{
+    return !m_memory.empty();
+}
+
+void
+Nic::WriteMemory(uint64_t offset, const uint8_t* data, std::size_t n)
+{
+    if (offset > m_memory.size() || n > m_memory.size() - offset)
+    {
+        throw std::invalid_argument("Nic::WriteMemory: [" + std::to_string(offset) + ", " +
+                                    std::to_string(offset + n) + ") is outside the region of " +
+                                    std::to_string(m_memory.size()) + " bytes");
+    }
+    std::copy(data, data + n, m_memory.begin() + static_cast<std::ptrdiff_t>(offset));
+}
+
+void
+Nic::ReadMemory(uint64_t offset, uint8_t* out, std::size_t n) const
+{
+    if (offset > m_memory.size() || n > m_memory.size() - offset)
+    {
+        throw std::invalid_argument("Nic::ReadMemory: [" + std::to_string(offset) + ", " +
+                                    std::to_string(offset + n) + ") is outside the region of " +
+                                    std::to_string(m_memory.size()) + " bytes");
+    }
+    std::copy(m_memory.begin() + static_cast<std::ptrdiff_t>(offset),
+              m_memory.begin() + static_cast<std::ptrdiff_t>(offset + n),
+              out);
+}
+
+uint8_t*
+Nic::Memory(uint64_t offset, uint64_t n)
+{
+    NS_ASSERT_MSG(offset + n <= m_memory.size(), "Nic::Memory: outside the registered region");
+    return m_memory.data() + offset;
+}
+
+void
+Nic::StorePayload(Ptr<const Packet> packet, const TransportHeader& h, uint32_t payloadBytes, uint64_t offset)
+{
+    const uint32_t head = h.GetSerializedSize();
+    std::vector<uint8_t> bytes(head + payloadBytes);
+    packet->CopyData(bytes.data(), head + payloadBytes);
+    std::copy(bytes.begin() + head, bytes.end(), Memory(offset, payloadBytes));
 }
 
 void

@@ -51,7 +51,24 @@ class Nic : public Object, public PacketReceiver, public PortWaker
      * @param h the header (srcHost is filled in)
      * @param payloadBytes payload
      */
-    Ptr<Packet> MakePacket(TransportHeader& h, uint32_t payloadBytes) const;
+    Ptr<Packet> MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data = nullptr) const;
+
+    /**
+     * Verify mode: give this NIC a registered region of real bytes (zeroed). Packets then carry
+     * real payloads: a WRITE, READ response or datagram copies bytes out of the region at its
+     * offset and the receiver copies them into its region at the same offset (local offset =
+     * remote offset: how every mcsim collective lays out its buffers).
+     */
+    void EnableMemory(uint64_t bytes);
+    bool HasMemory() const;
+    /** Bulk access for Python (numpy arrays); throws std::invalid_argument out of range. */
+    void WriteMemory(uint64_t offset, const uint8_t* data, std::size_t n);
+    void ReadMemory(uint64_t offset, uint8_t* out, std::size_t n) const;
+    /** n bytes of the region at offset (asserts they exist). */
+    uint8_t* Memory(uint64_t offset, uint64_t n);
+    /** Copy the payload of a received packet (with header h) into the region at offset. */
+    void StorePayload(Ptr<const Packet> packet, const TransportHeader& h, uint32_t payloadBytes,
+                      uint64_t offset);
 
     void Receive(Ptr<Packet> packet, uint32_t inPort) override;
     void Wake(Time departure) override;
@@ -93,6 +110,7 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     uint32_t m_rrNext;              //!< next QP the arbiter looks at
     bool m_idle;                    //!< no send scheduled: Kick() starts one
     Ptr<EventImpl> m_sendEvent;
+    std::vector<uint8_t> m_memory; //!< verify mode: the registered region
     Counters m_counters;
 };
 

@@ -71,6 +71,7 @@ RcQp::RcQp()
       m_nakSent(false),
       m_unacked(0),
       m_msgBytes(0),
+      m_msgOffset(0),
       m_postedRecvs(0)
 {
 }
@@ -163,14 +164,14 @@ RcQp::HasPacket() const
 }
 
 Ptr<Packet>
-RcQp::Build(TransportHeader& h, uint32_t payload)
+RcQp::Build(TransportHeader& h, uint32_t payload, const uint8_t* data)
 {
     h.dst = m_remoteHost;
     h.dstQpn = static_cast<uint16_t>(m_remoteQpn);
     h.flow = (m_qpn << 16) | m_remoteQpn;
     m_counters.txPackets++;
     m_counters.txPayload += payload;
-    return m_nic->MakePacket(h, payload);
+    return m_nic->MakePacket(h, payload, data);
 }
 
 Ptr<Packet>
@@ -200,12 +201,13 @@ RcQp::NextPacket()
                    : last        ? Opcode::READ_RESPONSE_LAST
                                  : Opcode::READ_RESPONSE_MIDDLE;
         h.psn = job.firstPsn + job.sent;
+        const uint8_t* data = m_nic->HasMemory() ? m_nic->Memory(job.offset + done, payload) : nullptr;
         job.sent++;
         if (last)
         {
             m_reads.pop_front();
         }
-        return Build(h, payload);
+        return Build(h, payload, data);
     }
     return NextRequesterPacket();
 }
@@ -219,6 +221,7 @@ RcQp::NextRequesterPacket()
     Wqe& w = m_sq[idx];
     TransportHeader h;
     uint32_t payload = 0;
+    const uint8_t* data = nullptr;
     const uint32_t psn = w.verb == Verb::READ ? std::max(m_txPsn, w.firstPsn + w.readRecvd) : m_txPsn;
     if (psn < m_sentEnd)
     {
@@ -270,10 +273,14 @@ RcQp::NextRequesterPacket()
         h.length = static_cast<uint32_t>(std::min<uint64_t>(w.bytes, UINT32_MAX));
         h.flags = last ? TransportHeader::FLAG_ACK_REQUEST : 0;
         m_txPsn = psn + 1;
+        if (!send && m_nic->HasMemory())
+        {
+            data = m_nic->Memory(w.remoteOffset + static_cast<uint64_t>(i) * mtu, payload);
+        }
     }
     m_sentEnd = std::max(m_sentEnd, m_txPsn);
     ArmTimer();
-    return Build(h, payload);
+    return Build(h, payload, data);
 }
 
 void
@@ -285,11 +292,11 @@ RcQp::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadByte
     }
     else if (IsReadResponse(h.opcode))
     {
-        HandleReadResponse(h, payloadBytes);
+        HandleReadResponse(packet, h, payloadBytes);
     }
     else
     {
-        HandleRequest(h, payloadBytes);
+        HandleRequest(packet, h, payloadBytes);
     }
 }
 
@@ -316,7 +323,7 @@ RcQp::HandleAck(const TransportHeader& h)
 }
 
 void
-RcQp::HandleReadResponse(const TransportHeader& h, uint32_t payload)
+RcQp::HandleReadResponse(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload)
 {
     const std::size_t idx = FindWqe(h.psn);
     if (idx == m_sq.size() || m_sq[idx].verb != Verb::READ)
@@ -341,6 +348,11 @@ RcQp::HandleReadResponse(const TransportHeader& h, uint32_t payload)
             GoBack(expected);
         }
         return;
+    }
+    if (m_nic->HasMemory())
+    {
+        const uint64_t offset = w.remoteOffset + static_cast<uint64_t>(h.psn - w.firstPsn) * m_nic->GetMtuBytes();
+        m_nic->StorePayload(packet, h, payload, offset);
     }
     w.readRecvd++;
     m_counters.rxPayload += payload;
@@ -450,14 +462,14 @@ RcQp::QueueControl(uint32_t psn, uint8_t flags)
 }
 
 void
-RcQp::HandleRequest(const TransportHeader& h, uint32_t payload)
+RcQp::HandleRequest(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload)
 {
     if (h.psn < m_ePsn)
     {
         m_counters.duplicates++;
         if (h.opcode == Opcode::READ_REQUEST) // re-executed: the requester lost responses
         {
-            m_reads.push_back({h.psn, Packets(h.length), h.length, 0});
+            m_reads.push_back({h.psn, Packets(h.length), h.length, 0, h.remoteOffset});
             m_nic->Kick();
         }
         else
@@ -492,7 +504,7 @@ RcQp::HandleRequest(const TransportHeader& h, uint32_t payload)
     if (op == Opcode::READ_REQUEST)
     {
         const uint32_t n = Packets(h.length);
-        m_reads.push_back({h.psn, n, h.length, 0});
+        m_reads.push_back({h.psn, n, h.length, 0, h.remoteOffset});
         m_ePsn += n;
         m_nic->Kick();
         return;
@@ -504,6 +516,12 @@ RcQp::HandleRequest(const TransportHeader& h, uint32_t payload)
     if (startsMessage)
     {
         m_msgBytes = 0;
+        m_msgOffset = h.remoteOffset;
+    }
+    const bool write = op >= Opcode::WRITE_FIRST && op <= Opcode::WRITE_ONLY_IMM;
+    if (write && payload > 0 && m_nic->HasMemory())
+    {
+        m_nic->StorePayload(packet, h, payload, m_msgOffset + m_msgBytes);
     }
     m_ePsn++;
     m_msgBytes += payload;

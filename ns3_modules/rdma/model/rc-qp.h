@@ -116,15 +116,16 @@ class RcQp : public QueuePair
         uint32_t npkts;
         uint64_t bytes;
         uint32_t sent;
+        uint64_t offset; //!< in this (the responder's) region
     };
 
     uint32_t Packets(uint64_t bytes) const;
     std::size_t FindWqe(uint32_t psn) const; //!< index in m_sq, or m_sq.size()
     Ptr<Packet> NextRequesterPacket();
-    Ptr<Packet> Build(TransportHeader& h, uint32_t payload);
+    Ptr<Packet> Build(TransportHeader& h, uint32_t payload, const uint8_t* data = nullptr);
     void HandleAck(const TransportHeader& h);
-    void HandleReadResponse(const TransportHeader& h, uint32_t payload);
-    void HandleRequest(const TransportHeader& h, uint32_t payload);
+    void HandleReadResponse(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload);
+    void HandleRequest(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload);
     void Acknowledge(uint32_t upTo);
     void GoBack(uint32_t psn);
     void QueueControl(uint32_t psn, uint8_t flags);
@@ -158,6 +159,7 @@ class RcQp : public QueuePair
     bool m_nakSent;              //!< a NAK for m_ePsn is out
     uint32_t m_unacked;          //!< packets accepted since the last ACK
     uint64_t m_msgBytes;         //!< bytes of the message being received
+    uint64_t m_msgOffset;        //!< its place in the region (a WRITE's RETH)
     uint32_t m_postedRecvs;
     std::deque<Control> m_control; //!< ACKs and NAKs to send
     std::deque<ReadJob> m_reads;   //!< READ responses to send

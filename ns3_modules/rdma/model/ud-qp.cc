@@ -49,7 +49,13 @@ UdQp::UdQp()
 UdQp::~UdQp() = default;
 
 void
-UdQp::PostSend(uint32_t dst, uint32_t dstQpn, uint32_t bytes, uint64_t wrId, bool withImm, uint32_t imm)
+UdQp::PostSend(uint32_t dst,
+               uint32_t dstQpn,
+               uint32_t bytes,
+               uint64_t wrId,
+               bool withImm,
+               uint32_t imm,
+               int64_t localOffset)
 {
     if (m_nic == nullptr)
     {
@@ -61,7 +67,7 @@ UdQp::PostSend(uint32_t dst, uint32_t dstQpn, uint32_t bytes, uint64_t wrId, boo
                                     std::to_string(bytes) + " bytes; it must be 1.." +
                                     std::to_string(m_nic->GetMtuBytes()) + " (the MTU)");
     }
-    m_sq.push_back({dst, dstQpn, bytes, wrId, withImm, imm});
+    m_sq.push_back({dst, dstQpn, bytes, wrId, withImm, imm, localOffset});
     m_nic->Kick();
 }
 
@@ -85,7 +91,10 @@ UdQp::NextPacket()
     h.imm = d.imm;
     m_counters.txPackets++;
     m_counters.txPayload += d.bytes;
-    Ptr<Packet> p = m_nic->MakePacket(h, d.bytes);
+    const uint8_t* data = d.localOffset >= 0 && m_nic->HasMemory()
+                              ? m_nic->Memory(static_cast<uint64_t>(d.localOffset), d.bytes)
+                              : nullptr;
+    Ptr<Packet> p = m_nic->MakePacket(h, d.bytes, data);
     if (m_owner != nullptr)
     {
         m_owner->OnSendComplete(m_nic->GetHostId(), m_qpn, d.wrId); // a UD send completes when it leaves
@@ -119,6 +128,10 @@ UdQp::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadByte
     c.hasImm = HasImm(h.opcode);
     c.staged = m_staging;
     c.opcode = h.opcode;
+    if (m_nic->HasMemory())
+    {
+        c.packet = packet;
+    }
     m_nic->GetProcessor()->Submit(c, this);
 }
 

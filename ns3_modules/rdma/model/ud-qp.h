@@ -32,10 +32,11 @@ class UdQp : public QueuePair
      * @param dst a host id, or a group id | FabricHeader::GROUP_FLAG
      * @param dstQpn the QP number at the destination host (ignored for a group)
      * @param bytes payload, at most the NIC's MTU
+     * @param localOffset verify mode: the payload's bytes are the region's at this offset
      * @throws std::invalid_argument for 0 or more than MTU bytes
      */
     void PostSend(uint32_t dst, uint32_t dstQpn, uint32_t bytes, uint64_t wrId, bool withImm,
-                  uint32_t imm);
+                  uint32_t imm, int64_t localOffset = -1);
 
     bool HasPacket() const override;
     Ptr<Packet> NextPacket() override;
@@ -67,6 +68,7 @@ class UdQp : public QueuePair
         uint64_t wrId;
         bool withImm;
         uint32_t imm;
+        int64_t localOffset; //!< verify mode: the payload's place in the region, or -1
     };
 
     uint32_t m_rqDepth; //!< "RqDepth"
