@@ -33,6 +33,15 @@ def test_stream_prints_columns_and_matches_closed_form(capsys):
     assert row.split()[2] == row.split()[4]
 
 
+def test_allgather_prints_columns_and_verifies(capsys):
+    assert main(["allgather", "--topology", "fat-tree-k4", "--algo", "mcast", "--size", "4KiB,64KiB", "--verify"]) == 0
+    out, err = capsys.readouterr()
+    header, *rows = out.splitlines()
+    assert header.split()[:4] == ["size_B", "time_us", "algbw_GBps", "busbw_GBps"]
+    assert [row.split()[0] for row in rows] == ["4096", "65536"]
+    assert "every byte of every output is right" in err
+
+
 def test_topo_show_summarises_the_testbed(capsys):
     assert main(["topo", "show", "testbed-188"]) == 0
     out = capsys.readouterr().out
