@@ -87,6 +87,7 @@ Port::Port()
       m_txCacheBytes(std::numeric_limits<uint64_t>::max()),
       m_txCacheRate(0),
       m_txCacheLine(0),
+      m_creditEvent(Create<ReusableEvent<Port, &Port::CreditEvent>>(this)),
       m_arrivalEvent(Create<ReusableEvent<Port, &Port::Arrive>>(this)),
       m_faulty(false),
       m_lossProbability(0.0),
@@ -100,10 +101,10 @@ Port::~Port() = default;
 void
 Port::DoDispose()
 {
-    m_creditEvent.Cancel();
     m_waiting.clear();
     m_inFlight.clear();
     m_peer = nullptr;
+    m_creditEvent = nullptr;
     m_arrivalEvent = nullptr;
     m_lossRng = nullptr;
     Object::DoDispose();
@@ -296,9 +297,9 @@ Port::GetCreditsHeld() const
         return 0;
     }
     int64_t held = m_credits;
-    for (const PendingCredit& p : m_pending)
+    for (std::size_t i = 0; i < m_pending.size(); ++i)
     {
-        held += p.bytes;
+        held += m_pending[i].bytes;
     }
     return static_cast<uint64_t>(held);
 }
@@ -360,7 +361,7 @@ Port::Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit, Time now)
     m_counters.txWireBytes += wire;
     m_counters.busyPs += static_cast<uint64_t>(tx.GetPicoSeconds());
     ReleaseQueue(now);
-    m_departures.emplace_back(m_busyUntil, wire);
+    m_departures.push_back({m_busyUntil, wire});
     m_queuedBytes += wire;
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, m_queuedBytes + m_waitingBytes);
     m_inFlight.push_back({m_busyUntil + m_delay, packet});
@@ -447,12 +448,12 @@ Port::ReturnCredit(Time at, uint32_t wireBytes)
         return;
     }
     // returns come nearly in time order: insert from the back, usually at the back
-    auto it = m_pending.end();
-    while (it != m_pending.begin() && std::prev(it)->at > at)
+    std::size_t i = m_pending.size();
+    while (i > 0 && m_pending[i - 1].at > at)
     {
-        --it;
+        --i;
     }
-    m_pending.insert(it, {at, wireBytes});
+    m_pending.insert(i, {at, wireBytes});
     if (!m_waiting.empty())
     {
         if (at <= Simulator::Now())
@@ -512,16 +513,23 @@ Port::ScheduleCreditEvent()
     {
         return; // the credits are still held downstream; ReturnCredit schedules when they come
     }
-    const Time at = std::max(m_pending.front().at, Simulator::Now());
-    if (m_creditEvent.IsPending())
+    const Time now = Simulator::Now();
+    const Time at = std::max(m_pending.front().at, now);
+    if (!m_creditEvents.empty() && m_creditEvents.front() <= at)
     {
-        if (TimeStep(m_creditEvent.GetTs()) <= at)
-        {
-            return;
-        }
-        m_creditEvent.Cancel();
+        return; // an event at or before then will look again
     }
-    m_creditEvent = Simulator::Schedule(at - Simulator::Now(), &Port::DrainWaiting, this);
+    // earlier than any scheduled one: the later ones stay scheduled and find nothing or little
+    // to do (cheaper than cancelling, which leaves a dead event in the queue anyway)
+    m_creditEvents.insert(0, at);
+    Simulator::Schedule(at - now, m_creditEvent);
+}
+
+void
+Port::CreditEvent()
+{
+    m_creditEvents.pop_front(); // events run in time order: this is the earliest
+    DrainWaiting();
 }
 
 void

@@ -3,6 +3,8 @@
 
 #include "packet-receiver.h"
 
+#include "ns3/mcsim/fifo.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
@@ -12,7 +14,6 @@
 #include "ns3/random-variable-stream.h"
 
 #include <cstdint>
-#include <deque>
 #include <utility>
 #include <vector>
 
@@ -185,7 +186,7 @@ class Port : public Object
         Ptr<Packet> packet;
         Time earliest;
         CreditReturn credit;
-        PortWaker* waker;
+        PortWaker* waker = nullptr;
     };
 
     struct InFlight
@@ -204,6 +205,7 @@ class Port : public Object
     void Arrive();
     void HarvestCredits(Time now);
     void DrainWaiting();
+    void CreditEvent();
     void ScheduleCreditEvent();
     void ReleaseQueue(Time now);
     bool LoseAtArrival(const Ptr<Packet>& packet);
@@ -224,17 +226,18 @@ class Port : public Object
     uint32_t m_peerPort;
     Time m_busyUntil;
     int64_t m_credits;                        //!< bytes the peer can still take
-    std::deque<Waiting> m_waiting;            //!< blocked on credits, FIFO
+    Fifo<Waiting> m_waiting;                  //!< blocked on credits, FIFO
     uint64_t m_waitingBytes;
-    std::deque<InFlight> m_inFlight;          //!< committed, FIFO by arrival
-    std::deque<std::pair<Time, uint32_t>> m_departures; //!< committed, not yet departed
+    Fifo<InFlight> m_inFlight;                //!< committed, FIFO by arrival
+    Fifo<std::pair<Time, uint32_t>> m_departures; //!< committed, not yet departed
     uint64_t m_queuedBytes;                   //!< wire bytes in m_departures
-    std::deque<PendingCredit> m_pending; //!< returned credits not yet usable, sorted by time
+    Fifo<PendingCredit> m_pending;       //!< returned credits not yet usable, sorted by time
     mutable uint64_t m_txCacheBytes;     //!< last size GetTxTime computed, at ...
     mutable uint64_t m_txCacheRate;      //!< ... this rate and ...
     mutable uint64_t m_txCacheLine;      //!< ... this header and encoding (packed) ...
     mutable Time m_txCacheTime;          //!< ... and its result (skips a 128-bit division)
-    EventId m_creditEvent;
+    Fifo<Time> m_creditEvents;     //!< times of the scheduled credit events, ascending
+    Ptr<EventImpl> m_creditEvent;  //!< reused for every credit event (never cancelled)
     Ptr<EventImpl> m_arrivalEvent; //!< reused for every arrival (one allocation per port)
     Counters m_counters;
 

@@ -34,6 +34,12 @@ TrafficSource::GetTypeId()
                                           "packet also carries a 16-byte FabricHeader.",
                                           UintegerValue(DEFAULT_PACKET_BYTES),
                                           MakeUintegerAccessor(&TrafficSource::m_packetBytes),
+                                          MakeUintegerChecker<uint32_t>(1))
+                            .AddAttribute("Burst",
+                                          "Packets handed to the host's port per wake-up (the "
+                                          "source's events per packet are 1 / Burst).",
+                                          UintegerValue(DEFAULT_BURST),
+                                          MakeUintegerAccessor(&TrafficSource::m_burst),
                                           MakeUintegerChecker<uint32_t>(1));
     return tid;
 }
@@ -43,6 +49,7 @@ TrafficSource::TrafficSource()
       m_flow(0),
       m_sentPackets(0),
       m_sentBytes(0),
+      m_lastSize(0),
       m_sendEvent(Create<ReusableEvent<TrafficSource, &TrafficSource::SendNext>>(this))
 {
 }
@@ -82,19 +89,28 @@ TrafficSource::Start(Time at)
 void
 TrafficSource::SendNext()
 {
-    const auto size =
-        static_cast<uint32_t>(std::min<uint64_t>(m_totalBytes - m_sentBytes, m_packetBytes));
-    Ptr<Packet> packet = Create<Packet>(size);
-    packet->AddHeader(FabricHeader(m_host->GetId(),
-                                   m_destination,
-                                   m_flow,
-                                   static_cast<uint32_t>(m_sentPackets)));
-    m_sentPackets++;
-    m_sentBytes += size;
-    const Time departure = m_host->Send(packet, this);
-    if (!departure.IsNegative())
+    for (uint32_t i = 0; i < m_burst && m_sentBytes < m_totalBytes; ++i)
     {
-        Wake(departure);
+        const auto size =
+            static_cast<uint32_t>(std::min<uint64_t>(m_totalBytes - m_sentBytes, m_packetBytes));
+        Ptr<Packet> packet = Create<Packet>(size);
+        packet->AddHeader(FabricHeader(m_host->GetId(),
+                                       m_destination,
+                                       m_flow,
+                                       static_cast<uint32_t>(m_sentPackets)));
+        m_sentPackets++;
+        m_sentBytes += size;
+        m_lastSize = packet->GetSize();
+        const Time departure = m_host->Send(packet, this);
+        if (departure.IsNegative())
+        {
+            return; // it waits for credits: Wake() goes on when it is committed
+        }
+        m_lastDeparture = departure;
+    }
+    if (m_sentBytes < m_totalBytes)
+    {
+        WakeAtStart(m_lastDeparture, m_lastSize);
     }
 }
 
@@ -104,8 +120,15 @@ TrafficSource::Wake(Time departure)
     m_lastDeparture = departure;
     if (m_sentBytes < m_totalBytes)
     {
-        Simulator::Schedule(departure - Simulator::Now(), m_sendEvent);
+        WakeAtStart(departure, m_lastSize);
     }
+}
+
+void
+TrafficSource::WakeAtStart(Time departure, uint32_t packetBytes)
+{
+    const Time start = departure - m_host->GetPort()->GetTxTime(packetBytes);
+    Simulator::Schedule(std::max(start, Simulator::Now()) - Simulator::Now(), m_sendEvent);
 }
 
 uint64_t

@@ -19,9 +19,12 @@ namespace mcsim
  * @brief Raw traffic source: a host sends TotalBytes to a host or a multicast group, in packets of
  * PacketBytes payload plus a FabricHeader.
  *
- * It keeps at most one packet queued at its host's port: the next one is handed over when the
- * previous one's last bit leaves (or, if it had to wait for credits, when it is committed and its
- * departure is known). The last packet carries the remainder. One event per packet.
+ * It hands its host's port Burst packets at a time and wakes again when the last of them starts
+ * on the wire, so the port always has the next packet and the link never idles between bursts;
+ * a packet that has to wait for credits ends the burst early, and the source goes on when that
+ * packet is committed. The last packet carries the remainder. One event per Burst packets: the
+ * wire timing is the same as handing packets over one by one, only the source's own events are
+ * fewer (queued packets hold their credits a few packet times earlier).
  */
 class TrafficSource : public Object, public PortWaker
 {
@@ -50,17 +53,22 @@ class TrafficSource : public Object, public PortWaker
 
   private:
     void SendNext();
+    /** Wake again when the packet whose last bit leaves at departure starts on the wire. */
+    void WakeAtStart(Time departure, uint32_t packetBytes);
 
     static constexpr uint32_t DEFAULT_PACKET_BYTES = 4096;
+    static constexpr uint32_t DEFAULT_BURST = 8;
 
     uint64_t m_totalBytes;  //!< "TotalBytes": payload to send
     uint32_t m_packetBytes; //!< "PacketBytes": payload per packet (the MTU)
+    uint32_t m_burst;       //!< "Burst": packets handed over per wake-up
     Ptr<Host> m_host;
     uint32_t m_destination;
     uint32_t m_flow;
     uint64_t m_sentPackets;
     uint64_t m_sentBytes;
     Time m_lastDeparture;
+    uint32_t m_lastSize; //!< size of the last packet handed over, FabricHeader included
     Ptr<EventImpl> m_sendEvent; //!< reused for every packet
 };
 

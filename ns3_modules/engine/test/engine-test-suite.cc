@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// ns-3 test suite "mcsim-engine": the event scheduler against ns-3's own. Run from Python with
+// mcsim.runtime.run_cxx_test_suite("mcsim-engine") (tests/test_engine.py).
+
+#include "ns3/mcsim/quad-heap-scheduler.h"
+#include "ns3/object-factory.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/test.h"
+
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+namespace
+{
+
+Scheduler::Event
+MakeEvent(uint64_t ts, uint32_t uid)
+{
+    Scheduler::Event ev;
+    ev.impl = nullptr;
+    ev.key.m_ts = ts;
+    ev.key.m_uid = uid;
+    ev.key.m_context = uid % 7;
+    return ev;
+}
+
+/**
+ * Random inserts (many equal time stamps), removals of the next event and of arbitrary pending
+ * events, applied to QuadHeapScheduler and to ns3::PriorityQueueScheduler: both give the same
+ * sequence of events, and every inserted event comes out once.
+ */
+class QuadHeapOrderTestCase : public TestCase
+{
+  public:
+    QuadHeapOrderTestCase()
+        : TestCase("QuadHeapScheduler pops in the same order as PriorityQueueScheduler")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<Scheduler> ours = ObjectFactory("ns3::mcsim::QuadHeapScheduler").Create<Scheduler>();
+        Ptr<Scheduler> ref = ObjectFactory("ns3::PriorityQueueScheduler").Create<Scheduler>();
+        std::mt19937_64 rng(12345);
+        std::vector<Scheduler::Event> pending; // what should be queued, for removals
+        uint64_t now = 0;
+        uint32_t uid = 0;
+        uint64_t popped = 0;
+        for (int step = 0; step < 200000; ++step)
+        {
+            const uint64_t r = rng() % 100;
+            if (r < 55 || ref->IsEmpty())
+            {
+                // time stamps within 64 ps of now: many ties, broken by uid
+                const Scheduler::Event ev = MakeEvent(now + rng() % 64, uid++);
+                ours->Insert(ev);
+                ref->Insert(ev);
+                pending.push_back(ev);
+            }
+            else if (r < 95)
+            {
+                const Scheduler::Event a = ours->RemoveNext();
+                const Scheduler::Event b = ref->RemoveNext();
+                NS_TEST_ASSERT_MSG_EQ(a.key.m_uid, b.key.m_uid, "same next event at step " << step);
+                NS_TEST_ASSERT_MSG_EQ(a.key.m_ts, b.key.m_ts, "same time stamp");
+                NS_TEST_ASSERT_MSG_EQ(a.key.m_context, b.key.m_context, "context kept");
+                now = a.key.m_ts;
+                ++popped;
+                std::erase_if(pending, [&](const Scheduler::Event& e) { return e.key.m_uid == a.key.m_uid; });
+            }
+            else
+            {
+                const std::size_t i = rng() % pending.size();
+                ours->Remove(pending[i]);
+                ref->Remove(pending[i]);
+                pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+            }
+            NS_TEST_ASSERT_MSG_EQ(ours->IsEmpty(), ref->IsEmpty(), "both empty or both not");
+            if (!ref->IsEmpty())
+            {
+                NS_TEST_ASSERT_MSG_EQ(ours->PeekNext().key.m_uid, ref->PeekNext().key.m_uid, "same peek");
+            }
+        }
+        while (!ref->IsEmpty())
+        {
+            NS_TEST_ASSERT_MSG_EQ(ours->RemoveNext().key.m_uid, ref->RemoveNext().key.m_uid, "drain");
+            ++popped;
+        }
+        NS_TEST_ASSERT_MSG_EQ(ours->IsEmpty(), true, "drained");
+        NS_TEST_ASSERT_MSG_GT(popped, 50000, "the test popped many events (40 % of the steps pop)");
+    }
+};
+
+/** Removing an event that is not queued is a C++ exception, not an abort. */
+class QuadHeapRemoveMissingTestCase : public TestCase
+{
+  public:
+    QuadHeapRemoveMissingTestCase()
+        : TestCase("QuadHeapScheduler::Remove of an unknown event throws")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<Scheduler> s = ObjectFactory("ns3::mcsim::QuadHeapScheduler").Create<Scheduler>();
+        s->Insert(MakeEvent(5, 1));
+        bool threw = false;
+        try
+        {
+            s->Remove(MakeEvent(5, 2));
+        }
+        catch (const std::invalid_argument&)
+        {
+            threw = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "unknown uid");
+        NS_TEST_ASSERT_MSG_EQ(s->RemoveNext().key.m_uid, 1, "the queued event is intact");
+    }
+};
+
+class EngineTestSuite : public TestSuite
+{
+  public:
+    EngineTestSuite()
+        : TestSuite("mcsim-engine", Type::UNIT)
+    {
+        AddTestCase(new QuadHeapOrderTestCase, Duration::QUICK);
+        AddTestCase(new QuadHeapRemoveMissingTestCase, Duration::QUICK);
+    }
+};
+
+EngineTestSuite g_engineTestSuite;
+
+} // namespace
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The event engine: mcsim's scheduler orders events exactly as ns-3's own does."""
+
+from mcsim import runtime
+
+
+def test_cxx_test_suite_passes(capfd):
+    assert runtime.run_cxx_test_suite("mcsim-engine") == 0
+    assert "PASS mcsim-engine" in capfd.readouterr().out
+
+
+def test_every_run_uses_the_quad_heap_scheduler():
+    ns = runtime.load()
+    value = ns.TypeIdValue()
+    ns.GlobalValue.GetValueByName("SchedulerType", value)
+    assert value.Get().GetName() == "ns3::mcsim::QuadHeapScheduler"
