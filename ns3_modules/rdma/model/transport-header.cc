@@ -56,7 +56,7 @@ TransportHeader::GetSerializedSize() const
 void
 TransportHeader::Serialize(Buffer::Iterator start) const
 {
-    // the FabricHeader's layout first (it is little-endian, see FabricHeader::Serialize)
+    // the FabricHeader's layout first (see FabricHeader::Serialize)
     FabricHeader(srcHost, dst, flow, psn).Serialize(start);
     start.Next(FabricHeader::SERIALIZED_BYTES);
     start.WriteU8(static_cast<uint8_t>(opcode));
