@@ -327,17 +327,10 @@ Port::Send(Ptr<Packet> packet, Time earliest, CreditReturn credit, PortWaker* wa
         }
         return Commit(packet, earliest, credit, now);
     }
-    if (m_waiting.empty())
+    Time ready;
+    if (m_waiting.empty() && TakeCredits(wire, now, ready))
     {
-        if (m_credits < wire)
-        {
-            HarvestCredits(now);
-        }
-        if (m_credits >= wire)
-        {
-            m_credits -= wire;
-            return Commit(packet, earliest, credit, now);
-        }
+        return Commit(packet, CreditReady(earliest, ready, now), credit, now);
     }
     m_waiting.push_back({packet, earliest, credit, waker});
     m_waitingBytes += wire;
@@ -371,15 +364,19 @@ Port::Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit, Time now)
     }
     if (credit.to != nullptr)
     {
-        credit.to->ReturnCredit(m_busyUntil + credit.to->m_delay, credit.to->GetWireBytes(size));
+        ReturnCreditFor(credit.to, m_busyUntil, credit.to->GetWireBytes(size));
     }
     else if (credit.shared != nullptr)
     {
         SharedCredit* s = credit.shared;
-        s->latest = std::max(s->latest, m_busyUntil);
+        if (m_busyUntil >= s->latest)
+        {
+            s->latest = m_busyUntil;
+            s->latestPort = this;
+        }
         if (--s->copiesLeft == 0)
         {
-            s->to->ReturnCredit(s->latest + s->to->m_delay, s->wireBytes);
+            s->latestPort->ReturnCreditFor(s->to, s->latest, s->wireBytes);
             delete s;
         }
     }
@@ -387,14 +384,55 @@ Port::Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit, Time now)
 }
 
 void
+Port::ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes)
+{
+    if (to->m_mode == FlowControl::LOSSY)
+    {
+        return;
+    }
+    // if both links are equally long, the credit reaches `to` just when this packet reaches the
+    // next hop: should `to` wait for it, that arrival tells it (AttachCreditDue) and `to` needs
+    // no event of its own
+    to->AddPendingCredit(departure + to->m_delay, wireBytes, to->m_delay == m_delay ? this : nullptr);
+}
+
+void
+Port::AttachCreditDue(Time arrival, Port* to)
+{
+    // arrival times in flight are strictly increasing: binary search
+    std::size_t lo = 0;
+    std::size_t hi = m_inFlight.size();
+    while (lo < hi)
+    {
+        const std::size_t mid = (lo + hi) / 2;
+        if (m_inFlight[mid].arrival < arrival)
+        {
+            lo = mid + 1;
+        }
+        else
+        {
+            hi = mid;
+        }
+    }
+    NS_ASSERT_MSG(lo < m_inFlight.size() && m_inFlight[lo].arrival == arrival,
+                  "Port: no packet in flight arrives when the credit is due");
+    m_inFlight[lo].creditDue = to;
+}
+
+void
 Port::Arrive()
 {
     NS_ASSERT_MSG(!m_inFlight.empty(), "Port::Arrive with nothing in flight");
     Ptr<Packet> packet = std::move(m_inFlight.front().packet);
+    Port* creditDue = m_inFlight.front().creditDue;
     m_inFlight.pop_front();
     if (!m_inFlight.empty())
     {
         Simulator::Schedule(m_inFlight.front().arrival - Simulator::Now(), m_arrivalEvent);
+    }
+    if (creditDue != nullptr)
+    {
+        creditDue->CreditDue();
     }
     if (m_faulty && LoseAtArrival(packet))
     {
@@ -447,18 +485,24 @@ Port::ReturnCredit(Time at, uint32_t wireBytes)
     {
         return;
     }
+    AddPendingCredit(at, wireBytes, nullptr);
+}
+
+void
+Port::AddPendingCredit(Time at, uint32_t wireBytes, Port* via)
+{
     // returns come nearly in time order: insert from the back, usually at the back
     std::size_t i = m_pending.size();
     while (i > 0 && m_pending[i - 1].at > at)
     {
         --i;
     }
-    m_pending.insert(i, {at, wireBytes});
+    m_pending.insert(i, {at, wireBytes, via});
     if (!m_waiting.empty())
     {
-        if (at <= Simulator::Now())
+        if (at <= Simulator::Now() + m_delay)
         {
-            DrainWaiting();
+            DrainWaiting(); // due within a link delay: usable now (TakeCredits)
         }
         else
         {
@@ -477,24 +521,64 @@ Port::HarvestCredits(Time now)
     }
 }
 
+bool
+Port::TakeCredits(uint32_t wireBytes, Time now, Time& ready)
+{
+    // Every return is registered at least one link delay before it is due (the peer's buffer
+    // frees no earlier than now, and the credit then crosses the link), so all credits due by
+    // now + Delay are known: a packet may take them now and start when the last one it needs is due.
+    const Time horizon = now + m_delay;
+    int64_t have = m_credits;
+    std::size_t n = 0;
+    while (have < wireBytes && n < m_pending.size() && m_pending[n].at <= horizon)
+    {
+        have += m_pending[n].bytes;
+        ++n;
+    }
+    if (have < wireBytes)
+    {
+        HarvestCredits(now);
+        return false;
+    }
+    // credits left over from the last entry are due by then too; the packets after this one
+    // start after it, so they may use them
+    ready = n > 0 ? m_pending[n - 1].at : Time(0);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        m_pending.pop_front();
+    }
+    m_credits = have - wireBytes;
+    return true;
+}
+
+Time
+Port::CreditReady(Time earliest, Time ready, Time now)
+{
+    if (ready > std::max({earliest, now, m_busyUntil}))
+    {
+        m_counters.creditStalls++; // the credit's return sets its start
+        return ready;
+    }
+    return earliest;
+}
+
 void
 Port::DrainWaiting()
 {
     const Time now = Simulator::Now();
-    HarvestCredits(now);
     while (!m_waiting.empty())
     {
         Waiting& head = m_waiting.front();
         const uint32_t wire = GetWireBytes(head.packet->GetSize());
-        if (m_credits < wire)
+        Time ready;
+        if (!TakeCredits(wire, now, ready))
         {
             break;
         }
-        m_credits -= wire;
         m_waitingBytes -= wire;
         Waiting w = std::move(head);
         m_waiting.pop_front();
-        const Time departure = Commit(w.packet, w.earliest, w.credit, now);
+        const Time departure = Commit(w.packet, std::max(w.earliest, ready), w.credit, now);
         if (w.waker != nullptr)
         {
             w.waker->Wake(departure);
@@ -509,12 +593,32 @@ Port::DrainWaiting()
 void
 Port::ScheduleCreditEvent()
 {
-    if (m_pending.empty())
+    // which returned credit completes the head packet's?
+    const uint32_t wire = GetWireBytes(m_waiting.front().packet->GetSize());
+    int64_t have = m_credits;
+    std::size_t n = 0;
+    while (have < wire && n < m_pending.size())
     {
-        return; // the credits are still held downstream; ReturnCredit schedules when they come
+        have += m_pending[n].bytes;
+        ++n;
+    }
+    if (have < wire)
+    {
+        return; // the rest are still held downstream; ReturnCredit calls again when they come
     }
     const Time now = Simulator::Now();
-    const Time at = std::max(m_pending.front().at, now);
+    Time at = now;
+    if (n > 0)
+    {
+        const PendingCredit& last = m_pending[n - 1];
+        if (last.via != nullptr && last.at > now)
+        {
+            last.via->AttachCreditDue(last.at, this); // that arrival calls CreditDue()
+            return;
+        }
+        // one link delay before it is due, every credit due by then is known (TakeCredits)
+        at = std::max(last.at - m_delay, now);
+    }
     if (!m_creditEvents.empty() && m_creditEvents.front() <= at)
     {
         return; // an event at or before then will look again
@@ -523,6 +627,15 @@ Port::ScheduleCreditEvent()
     // to do (cheaper than cancelling, which leaves a dead event in the queue anyway)
     m_creditEvents.insert(0, at);
     Simulator::Schedule(at - now, m_creditEvent);
+}
+
+void
+Port::CreditDue()
+{
+    if (!m_waiting.empty())
+    {
+        DrainWaiting();
+    }
 }
 
 void

@@ -50,6 +50,7 @@ struct SharedCredit
     uint32_t wireBytes;  //!< bytes the packet took on the upstream link
     uint32_t copiesLeft; //!< copies not yet departed
     Time latest;         //!< latest departure so far
+    Port* latestPort;    //!< the port of that copy
 };
 
 /** @brief Where a packet's ingress buffer credit goes when it leaves; nothing by default. */
@@ -135,7 +136,7 @@ class Port : public Object
         uint64_t dropBytes = 0;     //!< bytes tail-dropped
         uint64_t maxQueueBytes = 0; //!< most wire bytes queued (committed not departed + waiting)
         uint64_t busyPs = 0;        //!< total serialization time
-        uint64_t creditStalls = 0;  //!< packets that waited for credits (LOSSLESS)
+        uint64_t creditStalls = 0;  //!< packets held back by missing credits (LOSSLESS)
         uint64_t lossPackets = 0;   //!< lost on the wire at random (LossProbability)
         uint64_t chosenDrops = 0;   //!< lost on the wire because chosen (SetChosenDrops)
         uint64_t linkDownDrops = 0; //!< lost on the wire because they arrived while it was down
@@ -193,19 +194,35 @@ class Port : public Object
     {
         Time arrival;
         Ptr<Packet> packet;
+        Port* creditDue = nullptr; //!< an upstream port whose credit for it is due at arrival
     };
 
     struct PendingCredit
     {
         Time at;
         uint32_t bytes;
+        Port* via;      //!< a port whose packet arrives at `at` (it can tell this one), or null
     };
 
     Time Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit, Time now);
     void Arrive();
     void HarvestCredits(Time now);
+    /**
+     * Take wireBytes of credits for the next packet if those due by now + Delay suffice; ready
+     * is then when the last one it needed is due (0 if all were due already).
+     */
+    bool TakeCredits(uint32_t wireBytes, Time now, Time& ready);
+    /** A packet's earliest start given when its credits are ready; counts a stall if they set it. */
+    Time CreditReady(Time earliest, Time ready, Time now);
     void DrainWaiting();
     void CreditEvent();
+    /** Credits come back at `at`; via: see PendingCredit. */
+    void AddPendingCredit(Time at, uint32_t wireBytes, Port* via);
+    /** The packet in flight that arrives at `arrival` calls to->CreditDue() when it arrives. */
+    void AttachCreditDue(Time arrival, Port* to);
+    void CreditDue();
+    /** Return the ingress credit of a packet this port sends to `to`, at departure + to's delay. */
+    void ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes);
     void ScheduleCreditEvent();
     void ReleaseQueue(Time now);
     bool LoseAtArrival(const Ptr<Packet>& packet);

@@ -182,7 +182,7 @@ Switch::Receive(Ptr<Packet> packet, uint32_t inPort)
     if (upstream != nullptr)
     {
         credit.shared =
-            new SharedCredit{upstream, upstream->GetWireBytes(packet->GetSize()), copies, Time(0)};
+            new SharedCredit{upstream, upstream->GetWireBytes(packet->GetSize()), copies, Time(0), nullptr};
     }
     for (uint32_t p : *tree)
     {
