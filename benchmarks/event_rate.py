@@ -44,7 +44,7 @@ double run_chain(const std::string& scheduler, uint32_t pending, uint64_t events
 }
 """
 
-SCHEDULERS = ("ns3::mcsim::QuadHeapScheduler", "ns3::PriorityQueueScheduler", "ns3::MapScheduler")
+SCHEDULERS = ("ns3::mcsim::WheelScheduler", "ns3::PriorityQueueScheduler", "ns3::MapScheduler")
 
 
 def main() -> int:

@@ -65,7 +65,7 @@ INCLUDES = (
     "ns3/object-factory.h",
     "ns3/mcsim/mcsim.h",
 )
-SCHEDULER = "ns3::mcsim::QuadHeapScheduler"
+SCHEDULER = "ns3::mcsim::WheelScheduler"
 # The wheel's libraries were compiled with these; cling sees the same inline code.
 CXX_DEFINES = ("NS3_LOG_ENABLE", "NS3_ASSERT_ENABLE")
 
@@ -408,7 +408,7 @@ def load() -> Any:
 
 def _bind_globals(ns: Any) -> None:
     """Set ns-3's global values mcsim relies on (again after a C++ test run resets them)."""
-    # every run (each Simulator after Destroy) uses this scheduler: mcsim's 4-ary heap, the same
+    # every run (each Simulator after Destroy) uses this scheduler: mcsim's timing wheel, the same
     # order as ns-3's own (time, then insertion: deterministic) and faster (benchmarks/event_rate.py)
     ns.GlobalValue.Bind("SchedulerType", ns.TypeIdValue(ns.TypeId.LookupByName(SCHEDULER)))
 

@@ -9,8 +9,8 @@ def test_cxx_test_suite_passes(capfd):
     assert "PASS mcsim-engine" in capfd.readouterr().out
 
 
-def test_every_run_uses_the_quad_heap_scheduler():
+def test_every_run_uses_the_wheel_scheduler():
     ns = runtime.load()
     value = ns.TypeIdValue()
     ns.GlobalValue.GetValueByName("SchedulerType", value)
-    assert value.Get().GetName() == "ns3::mcsim::QuadHeapScheduler"
+    assert value.Get().GetName() == "ns3::mcsim::WheelScheduler"

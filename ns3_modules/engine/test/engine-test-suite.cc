@@ -3,7 +3,7 @@
 // ns-3 test suite "mcsim-engine": the event scheduler against ns-3's own. Run from Python with
 // mcsim.runtime.run_cxx_test_suite("mcsim-engine") (tests/test_engine.py).
 
-#include "ns3/mcsim/quad-heap-scheduler.h"
+#include "ns3/mcsim/wheel-scheduler.h"
 #include "ns3/object-factory.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/test.h"
@@ -32,35 +32,43 @@ MakeEvent(uint64_t ts, uint32_t uid)
 }
 
 /**
- * Random inserts (many equal time stamps), removals of the next event and of arbitrary pending
- * events, applied to QuadHeapScheduler and to ns3::PriorityQueueScheduler: both give the same
- * sequence of events, and every inserted event comes out once.
+ * Random inserts, removals of the next event and of arbitrary pending events, and peeks, applied
+ * to WheelScheduler and to ns3::PriorityQueueScheduler: both give the same sequence of events,
+ * and every inserted event comes out once. Time stamps are a mix of ties (many in one 1 ns slot),
+ * events inside the 16.8 us window and events far beyond it, so every path of the wheel runs:
+ * slot lists, the sorted current slot, the far heap and the choice between the two.
  */
-class QuadHeapOrderTestCase : public TestCase
+class WheelOrderTestCase : public TestCase
 {
   public:
-    QuadHeapOrderTestCase()
-        : TestCase("QuadHeapScheduler pops in the same order as PriorityQueueScheduler")
+    WheelOrderTestCase()
+        : TestCase("WheelScheduler pops in the same order as PriorityQueueScheduler")
     {
     }
 
   private:
     void DoRun() override
     {
-        Ptr<Scheduler> ours = ObjectFactory("ns3::mcsim::QuadHeapScheduler").Create<Scheduler>();
+        Ptr<Scheduler> ours = ObjectFactory("ns3::mcsim::WheelScheduler").Create<Scheduler>();
         Ptr<Scheduler> ref = ObjectFactory("ns3::PriorityQueueScheduler").Create<Scheduler>();
         std::mt19937_64 rng(12345);
         std::vector<Scheduler::Event> pending; // what should be queued, for removals
         uint64_t now = 0;
         uint32_t uid = 0;
         uint64_t popped = 0;
-        for (int step = 0; step < 200000; ++step)
+        const uint64_t ranges[] = {64, 1 << 20, 1ULL << 24, 1ULL << 32}; // ps ahead of now
+        for (int step = 0; step < 300000; ++step)
         {
             const uint64_t r = rng() % 100;
-            if (r < 55 || ref->IsEmpty())
+            if (r < 5 && !ref->IsEmpty())
             {
-                // time stamps within 64 ps of now: many ties, broken by uid
-                const Scheduler::Event ev = MakeEvent(now + rng() % 64, uid++);
+                // peek: the wheel may load a slot ahead of now; later inserts may come before it
+                NS_TEST_ASSERT_MSG_EQ(ours->PeekNext().key.m_uid, ref->PeekNext().key.m_uid, "same peek");
+            }
+            else if (r < 55 || ref->IsEmpty())
+            {
+                const uint64_t ahead = rng() % ranges[rng() % 4];
+                const Scheduler::Event ev = MakeEvent(now + ahead, uid++);
                 ours->Insert(ev);
                 ref->Insert(ev);
                 pending.push_back(ev);
@@ -84,10 +92,6 @@ class QuadHeapOrderTestCase : public TestCase
                 pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
             }
             NS_TEST_ASSERT_MSG_EQ(ours->IsEmpty(), ref->IsEmpty(), "both empty or both not");
-            if (!ref->IsEmpty())
-            {
-                NS_TEST_ASSERT_MSG_EQ(ours->PeekNext().key.m_uid, ref->PeekNext().key.m_uid, "same peek");
-            }
         }
         while (!ref->IsEmpty())
         {
@@ -99,19 +103,50 @@ class QuadHeapOrderTestCase : public TestCase
     }
 };
 
-/** Removing an event that is not queued is a C++ exception, not an abort. */
-class QuadHeapRemoveMissingTestCase : public TestCase
+/** 1000 events in one slot (sorted with std::sort, not by insertion) and 20 in the next. */
+class WheelCrowdedSlotTestCase : public TestCase
 {
   public:
-    QuadHeapRemoveMissingTestCase()
-        : TestCase("QuadHeapScheduler::Remove of an unknown event throws")
+    WheelCrowdedSlotTestCase()
+        : TestCase("WheelScheduler orders a slot of 1000 events")
     {
     }
 
   private:
     void DoRun() override
     {
-        Ptr<Scheduler> s = ObjectFactory("ns3::mcsim::QuadHeapScheduler").Create<Scheduler>();
+        Ptr<Scheduler> ours = ObjectFactory("ns3::mcsim::WheelScheduler").Create<Scheduler>();
+        Ptr<Scheduler> ref = ObjectFactory("ns3::PriorityQueueScheduler").Create<Scheduler>();
+        uint32_t uid = 0;
+        for (uint32_t i = 0; i < 1020; ++i)
+        {
+            // slot 5 (5120..6143 ps) gets 1000 events in scrambled order, with ties; slot 6 gets 20
+            const uint64_t ts = i < 1000 ? 5120 + (i * 7919) % 1000 / 4 : 6144 + (i * 13) % 20;
+            const Scheduler::Event ev = MakeEvent(ts, uid++);
+            ours->Insert(ev);
+            ref->Insert(ev);
+        }
+        while (!ref->IsEmpty())
+        {
+            NS_TEST_ASSERT_MSG_EQ(ours->RemoveNext().key.m_uid, ref->RemoveNext().key.m_uid, "same order");
+        }
+        NS_TEST_ASSERT_MSG_EQ(ours->IsEmpty(), true, "drained");
+    }
+};
+
+/** Removing an event that is not queued is a C++ exception, not an abort. */
+class WheelRemoveMissingTestCase : public TestCase
+{
+  public:
+    WheelRemoveMissingTestCase()
+        : TestCase("WheelScheduler::Remove of an unknown event throws")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<Scheduler> s = ObjectFactory("ns3::mcsim::WheelScheduler").Create<Scheduler>();
         s->Insert(MakeEvent(5, 1));
         bool threw = false;
         try
@@ -133,8 +168,9 @@ class EngineTestSuite : public TestSuite
     EngineTestSuite()
         : TestSuite("mcsim-engine", Type::UNIT)
     {
-        AddTestCase(new QuadHeapOrderTestCase, Duration::QUICK);
-        AddTestCase(new QuadHeapRemoveMissingTestCase, Duration::QUICK);
+        AddTestCase(new WheelOrderTestCase, Duration::QUICK);
+        AddTestCase(new WheelCrowdedSlotTestCase, Duration::QUICK);
+        AddTestCase(new WheelRemoveMissingTestCase, Duration::QUICK);
     }
 };
 

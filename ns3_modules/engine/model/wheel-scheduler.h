@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "event-heap.h"
+
+#include "ns3/scheduler.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief An event scheduler on a timing wheel: the default of every mcsim run.
+ *
+ * Same order as every ns-3 scheduler (time stamp, then uid), so a run gives the same results as
+ * with ns3::PriorityQueueScheduler, only faster when, as in a packet network, most events fall
+ * within microseconds of now: the wheel has 2^14 slots of 2^10 ps (a window of 16.8 us ahead of
+ * the last event run). An event inside the window goes into its slot's list in O(1); when the
+ * wheel reaches a slot, the slot's events are sorted (a few, typically) and run from there; a
+ * two-level bitmap finds the next busy slot. Events beyond the window wait in a 4-ary heap, and
+ * each removal takes the earlier of the wheel's next event and the heap's.
+ *
+ * Remove() of an event that is not the next is a linear search of its slot (ns-3 calls it only
+ * for Simulator::Remove; a cancelled event stays queued until its time).
+ */
+class WheelScheduler : public Scheduler
+{
+  public:
+    static TypeId GetTypeId();
+    WheelScheduler();
+    ~WheelScheduler() override;
+
+    void Insert(const Event& ev) override;
+    bool IsEmpty() const override;
+    Event PeekNext() const override;
+    Event RemoveNext() override;
+    /** @throws std::invalid_argument if ev is not queued */
+    void Remove(const Event& ev) override;
+
+    static constexpr uint32_t SLOT_BITS = 10;  //!< a slot spans 2^10 ps
+    static constexpr uint32_t WHEEL_BITS = 14; //!< 2^14 slots
+
+  private:
+    static constexpr uint64_t SLOTS = uint64_t{1} << WHEEL_BITS;
+    static constexpr uint64_t MASK = SLOTS - 1;
+    static constexpr int32_t NONE = -1;
+    static constexpr std::size_t INSERTION_SORT_MAX = 32; //!< larger slots use std::sort
+
+    static uint64_t SlotOf(const Event& ev)
+    {
+        return ev.key.m_ts >> SLOT_BITS;
+    }
+
+    struct Node
+    {
+        Event ev;
+        int32_t next;
+    };
+
+    /** Make the earliest event available: in m_current (returns true) or at the heap's top. */
+    bool Select();
+    /** Move the events of absolute slot `slot` into m_current, sorted, latest first. */
+    void Load(uint64_t slot);
+    /** The next busy slot at or after absolute slot `from` (< from + SLOTS), or false. */
+    bool NextBusy(uint64_t from, uint64_t& slot) const;
+    void MarkBusy(uint64_t index);
+    void MarkIdle(uint64_t index);
+
+    std::vector<int32_t> m_head;   //!< per slot: first node of its unsorted list, or NONE
+    std::vector<Node> m_nodes;     //!< node pool
+    int32_t m_free;                //!< first free node, or NONE
+    std::vector<uint64_t> m_busy;  //!< one bit per slot: its list is not empty
+    std::vector<uint64_t> m_summary; //!< one bit per word of m_busy: it is not zero
+    std::vector<Event> m_current;  //!< the events of slot m_cursor, sorted, latest first
+    uint64_t m_cursor;             //!< absolute slot of the last event run (the window's start)
+    EventHeap m_far;               //!< events beyond the window
+    uint64_t m_count;              //!< events queued
+};
+
+} // namespace mcsim
+} // namespace ns3
