@@ -4,8 +4,10 @@
 ring:      every host streams (P-1) x 1 MiB to its ring successor (the traffic of a ring Allgather)
 multicast: every host multicasts 1 MiB to all P hosts at once (P roots)
 
-Prints packet-hops (link traversals), wall time of Simulator::Run(), packet-hops per second, the
-simulated time against its closed-form bound, and peak RSS. Each pattern runs in a fresh process so
+Prints packet-hops (link traversals), events per hop, wall time of Simulator::Run(), packet-hops per
+second, the simulated time against its closed-form bound, and peak RSS. Every hop costs one event
+(its arrival); the ring's sources add one event per 8 packets, and credits cost no events of their
+own. Each pattern runs in a fresh process so
 that its RSS is its own. Target (issue 3): >= 3 M packet-hops/s on the 2-core reference machine.
 
 Run: python benchmarks/fabric_exchange.py [--size 1MiB] [--topology testbed-188]
@@ -19,25 +21,29 @@ import sys
 CHILD = """
 import json, resource, sys, time
 from mcsim import runtime, topology
-from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow, simulate
+from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow, build
 pattern, name, size_b = sys.argv[1], sys.argv[2], int(sys.argv[3])
 g = topology.resolve(name)
 P = topology.host_count(g)
-runtime.load()
+ns = runtime.load()
 cfg = FabricConfig()
 if pattern == "ring":
     flows, groups = [Flow(src=h, dst=(h + 1) % P, size_b=(P - 1) * size_b) for h in range(P)], []
 else:
     flows, groups = [Flow(src=h, group=0, size_b=size_b) for h in range(P)], [list(range(P))]
-t0 = time.perf_counter()
-r = simulate(g, flows, groups=groups, config=cfg)
-wall = time.perf_counter() - t0
+with build(g, groups=groups, config=cfg) as fab:
+    fab.add_flows(flows)
+    t0 = time.perf_counter()
+    fab.run()
+    wall = time.perf_counter() - t0
+    r = fab.collect()
+    events = int(ns.Simulator.GetEventCount())
 link = next(iter(g.edges(data=True)))[2]
 data_bps = link["rate_bps"] * link["encoding_data_bits"] // link["encoding_line_bits"]
 packets = -(-size_b // 4096)
 wire = (P - 1) * packets * (4096 + FABRIC_HEADER_BYTES + cfg.header_bytes)
 print(json.dumps({
-    "hops": r.link_traversals(), "wall_s": wall, "sim_us": r.finish_ps / 1e6,
+    "hops": r.link_traversals(), "events": events, "wall_s": wall, "sim_us": r.finish_ps / 1e6,
     "bound_us": wire * 8 * 1e6 / data_bps,  # every host receives (P-1) shares through one link
     "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "delivered_ok": bool((r.hosts["rx_packets"] == (P - 1) * packets).all()),
@@ -57,7 +63,7 @@ def main() -> int:
     size_b = parse_size(args.size, what="--size")
     print(f"{args.topology}, {args.size} per host, lossless, 4 KiB packets")
     print(
-        f"{'pattern':<10} {'packet_hops':>12} {'run_s':>7} {'Mhops_per_s':>12} "
+        f"{'pattern':<10} {'packet_hops':>12} {'events_per_hop':>14} {'run_s':>7} {'Mhops_per_s':>12} "
         f"{'sim_us':>10} {'bound_us':>10} {'rss_MB':>7} {'all_delivered':>13}"
     )
     for pattern in ("ring", "multicast"):
@@ -69,7 +75,8 @@ def main() -> int:
         ).stdout
         r = json.loads(out)
         print(
-            f"{pattern:<10} {r['hops']:>12} {r['wall_s']:>7.2f} {r['hops'] / r['wall_s'] / 1e6:>12.2f} "
+            f"{pattern:<10} {r['hops']:>12} {r['events'] / r['hops']:>14.3f} {r['wall_s']:>7.2f} "
+            f"{r['hops'] / r['wall_s'] / 1e6:>12.2f} "
             f"{r['sim_us']:>10.1f} {r['bound_us']:>10.1f} {r['rss_mb']:>7.0f} {r['delivered_ok']!s:>13}"
         )
     print("target: >= 3 M packet-hops/s")

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "packet-receiver.h"
+#include "reusable-event.h"
 
 #include "ns3/mcsim/fifo.h"
 
@@ -255,7 +256,10 @@ class Port : public Object
     mutable Time m_txCacheTime;          //!< ... and its result (skips a 128-bit division)
     Fifo<Time> m_creditEvents;     //!< times of the scheduled credit events, ascending
     Ptr<EventImpl> m_creditEvent;  //!< reused for every credit event (never cancelled)
-    Ptr<EventImpl> m_arrivalEvent; //!< reused for every arrival (one allocation per port)
+    /** Every arrival's event, inside the port (its cache lines are the port's); the port holds
+     * a reference to it, so the simulator never deletes it, and DoDispose() drops that. */
+    ReusableEvent<Port, &Port::Arrive> m_arrivalImpl;
+    Ptr<EventImpl> m_arrivalEvent; //!< &m_arrivalImpl
     Counters m_counters;
 
     bool m_faulty;                        //!< any fault below is set (the hot path's one branch)
