@@ -178,11 +178,16 @@ WheelScheduler::Load(uint64_t slot)
     }
     m_head[index] = NONE;
     MarkIdle(index);
-    // latest first: the earliest is popped from the back; a slot holds a few events, typically
+    // latest first: the earliest is popped from the back. The list holds the slot's events in
+    // reverse order of insertion, hence of uid, so a stable sort by time stamp alone gives the
+    // order (time stamp, uid), latest first. A slot holds a few events, or, when many flows run
+    // in lockstep, a few time stamps: insertion sort for a few, std::sort on (time stamp, uid)
+    // for more.
+    auto later = [](const Event& x, const Event& y) { return x.key.m_ts > y.key.m_ts; };
     if (m_current.size() > INSERTION_SORT_MAX)
     {
-        std::sort(m_current.begin(), m_current.end(), [](const Event& a, const Event& b) {
-            return EventBefore(b, a);
+        std::sort(m_current.begin(), m_current.end(), [](const Event& x, const Event& y) {
+            return EventBefore(y, x);
         });
     }
     else
@@ -191,7 +196,7 @@ WheelScheduler::Load(uint64_t slot)
         {
             const Event ev = m_current[i];
             std::size_t j = i;
-            while (j > 0 && EventBefore(m_current[j - 1], ev))
+            while (j > 0 && later(ev, m_current[j - 1]))
             {
                 m_current[j] = m_current[j - 1];
                 --j;

@@ -23,6 +23,28 @@ class FabricHeader : public Header
     static constexpr uint32_t GROUP_FLAG = 0x80000000U; //!< dst names a multicast group
     static constexpr uint32_t SERIALIZED_BYTES = 16;    //!< wire size
 
+    /**
+     * The header's fields as plain data: what ports carry beside a packet, so that switches
+     * route it without reading the packet's bytes.
+     */
+    struct Fields
+    {
+        uint32_t src;  //!< sending host
+        uint32_t dst;  //!< host id, or group id | GROUP_FLAG
+        uint32_t flow; //!< flow id for ECMP
+        uint32_t seq;  //!< sequence number in the flow
+
+        bool IsGroup() const
+        {
+            return (dst & GROUP_FLAG) != 0;
+        }
+
+        uint32_t GetGroup() const
+        {
+            return dst & ~GROUP_FLAG;
+        }
+    };
+
     FabricHeader();
     FabricHeader(uint32_t src, uint32_t dst, uint32_t flow, uint32_t seq);
 
@@ -37,6 +59,7 @@ class FabricHeader : public Header
     uint32_t GetDestination() const { return m_dst; } //!< host id, or group id | GROUP_FLAG
     uint32_t GetFlow() const { return m_flow; }       //!< flow id for ECMP
     uint32_t GetSeq() const { return m_seq; }         //!< sequence number in the flow
+    Fields GetFields() const { return {m_src, m_dst, m_flow, m_seq}; }
     bool IsGroup() const { return (m_dst & GROUP_FLAG) != 0; }
     uint32_t GetGroup() const { return m_dst & ~GROUP_FLAG; }
 

@@ -44,13 +44,13 @@ Host::Setup(uint32_t id, Ptr<Port> port, Port* upstream)
 }
 
 Time
-Host::Send(Ptr<Packet> packet, PortWaker* waker)
+Host::Send(Ptr<Packet> packet, const FabricHeader::Fields& fields, PortWaker* waker)
 {
-    return m_port->Send(packet, Simulator::Now(), CreditReturn{}, waker);
+    return m_port->Send(packet, fields, Simulator::Now(), CreditReturn{}, waker);
 }
 
 void
-Host::Receive(Ptr<Packet> packet, uint32_t inPort)
+Host::Receive(Ptr<Packet> packet, const FabricHeader::Fields& fields, uint32_t inPort)
 {
     const uint64_t now = Simulator::Now().GetPicoSeconds();
     if (m_counters.rxPackets == 0)
@@ -67,7 +67,7 @@ Host::Receive(Ptr<Packet> packet, uint32_t inPort)
     }
     if (m_upper != nullptr)
     {
-        m_upper->Receive(packet, inPort);
+        m_upper->Receive(packet, fields, inPort);
     }
 }
 

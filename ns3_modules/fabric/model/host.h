@@ -30,13 +30,13 @@ class Host : public Object, public PacketReceiver
     void Setup(uint32_t id, Ptr<Port> port, Port* upstream);
 
     /**
-     * Send a packet (with its FabricHeader) into the fabric.
+     * Send a packet (with its FabricHeader, whose fields go beside it) into the fabric.
      * @return when its last bit leaves the host, or Time(-1) if it waits for credits (waker is
      * told when it leaves)
      */
-    Time Send(Ptr<Packet> packet, PortWaker* waker);
+    Time Send(Ptr<Packet> packet, const FabricHeader::Fields& fields, PortWaker* waker);
 
-    void Receive(Ptr<Packet> packet, uint32_t inPort) override;
+    void Receive(Ptr<Packet> packet, const FabricHeader::Fields& fields, uint32_t inPort) override;
 
     /**
      * Hand every received packet, after counting it, to an upper layer (a NIC's transport);

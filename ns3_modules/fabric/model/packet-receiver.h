@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "fabric-header.h"
+
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
 
@@ -26,9 +28,10 @@ class PacketReceiver
      * Take a packet whose last bit arrived now.
      * @param packet the packet, read-only: a multicast switch hands the same Packet object to
      * every copy, so a receiver uses PeekHeader and must Copy() before changing it
+     * @param fields its FabricHeader (the packet's first bytes), as the sender gave it
      * @param inPort the receiver's port number on which it arrived
      */
-    virtual void Receive(Ptr<Packet> packet, uint32_t inPort) = 0;
+    virtual void Receive(Ptr<Packet> packet, const FabricHeader::Fields& fields, uint32_t inPort) = 0;
 };
 
 } // namespace mcsim

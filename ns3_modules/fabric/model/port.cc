@@ -312,7 +312,11 @@ Port::GetCounters() const
 }
 
 Time
-Port::Send(Ptr<Packet> packet, Time earliest, CreditReturn credit, PortWaker* waker)
+Port::Send(Ptr<Packet> packet,
+           const FabricHeader::Fields& fields,
+           Time earliest,
+           CreditReturn credit,
+           PortWaker* waker)
 {
     NS_ASSERT_MSG(m_peer != nullptr, "Port::Send on an unconnected port");
     const uint32_t wire = GetWireBytes(packet->GetSize());
@@ -326,14 +330,14 @@ Port::Send(Ptr<Packet> packet, Time earliest, CreditReturn credit, PortWaker* wa
             m_counters.dropBytes += wire;
             return Time(-1);
         }
-        return Commit(packet, earliest, credit, now);
+        return Commit(packet, fields, earliest, credit, now);
     }
     Time ready;
     if (m_waiting.empty() && TakeCredits(wire, now, ready))
     {
-        return Commit(packet, CreditReady(earliest, ready, now), credit, now);
+        return Commit(packet, fields, CreditReady(earliest, ready, now), credit, now);
     }
-    m_waiting.push_back({packet, earliest, credit, waker});
+    m_waiting.push_back({packet, fields, earliest, credit, waker});
     m_waitingBytes += wire;
     m_counters.creditStalls++;
     ReleaseQueue(now);
@@ -343,7 +347,11 @@ Port::Send(Ptr<Packet> packet, Time earliest, CreditReturn credit, PortWaker* wa
 }
 
 Time
-Port::Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit, Time now)
+Port::Commit(Ptr<Packet> packet,
+             const FabricHeader::Fields& fields,
+             Time earliest,
+             CreditReturn credit,
+             Time now)
 {
     const uint32_t size = packet->GetSize();
     const uint32_t wire = GetWireBytes(size);
@@ -358,7 +366,7 @@ Port::Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit, Time now)
     m_departures.push_back({m_busyUntil, wire});
     m_queuedBytes += wire;
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, m_queuedBytes + m_waitingBytes);
-    m_inFlight.push_back({m_busyUntil + m_delay, packet});
+    m_inFlight.push_back({m_busyUntil + m_delay, packet, fields});
     if (m_inFlight.size() == 1)
     {
         Simulator::Schedule(m_inFlight.front().arrival - now, m_arrivalEvent);
@@ -424,12 +432,15 @@ void
 Port::Arrive()
 {
     NS_ASSERT_MSG(!m_inFlight.empty(), "Port::Arrive with nothing in flight");
-    Ptr<Packet> packet = std::move(m_inFlight.front().packet);
-    Port* creditDue = m_inFlight.front().creditDue;
+    InFlight& head = m_inFlight.front();
+    const Time now = head.arrival; // this event runs at the head's arrival
+    Ptr<Packet> packet = std::move(head.packet);
+    const FabricHeader::Fields fields = head.fields;
+    Port* creditDue = head.creditDue;
     m_inFlight.pop_front();
     if (!m_inFlight.empty())
     {
-        Simulator::Schedule(m_inFlight.front().arrival - Simulator::Now(), m_arrivalEvent);
+        Simulator::Schedule(m_inFlight.front().arrival - now, m_arrivalEvent);
     }
     if (creditDue != nullptr)
     {
@@ -439,7 +450,7 @@ Port::Arrive()
     {
         return;
     }
-    m_peer->Receive(packet, m_peerPort);
+    m_peer->Receive(packet, fields, m_peerPort);
 }
 
 bool
@@ -579,7 +590,7 @@ Port::DrainWaiting()
         m_waitingBytes -= wire;
         Waiting w = std::move(head);
         m_waiting.pop_front();
-        const Time departure = Commit(w.packet, std::max(w.earliest, ready), w.credit, now);
+        const Time departure = Commit(w.packet, w.fields, std::max(w.earliest, ready), w.credit, now);
         if (w.waker != nullptr)
         {
             w.waker->Wake(departure);

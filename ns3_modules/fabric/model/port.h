@@ -105,12 +105,17 @@ class Port : public Object
     /**
      * Queue a packet.
      * @param packet the packet (its whole size goes on the wire, plus HeaderBytes)
+     * @param fields its FabricHeader, carried beside it to the peer
      * @param earliest it may not start before this time (the switch latency)
      * @param credit whose ingress credit to return when it has left
      * @param waker told when the packet is committed if it had to wait (may be null)
      * @return the time its last bit leaves, or Time(-1) if it waits for credits or was dropped
      */
-    Time Send(Ptr<Packet> packet, Time earliest, CreditReturn credit, PortWaker* waker);
+    Time Send(Ptr<Packet> packet,
+              const FabricHeader::Fields& fields,
+              Time earliest,
+              CreditReturn credit,
+              PortWaker* waker);
 
     /** Credits come back to this port at time at (>= Now()), for its next packets. */
     void ReturnCredit(Time at, uint32_t wireBytes);
@@ -186,6 +191,7 @@ class Port : public Object
     struct Waiting
     {
         Ptr<Packet> packet;
+        FabricHeader::Fields fields;
         Time earliest;
         CreditReturn credit;
         PortWaker* waker = nullptr;
@@ -195,6 +201,7 @@ class Port : public Object
     {
         Time arrival;
         Ptr<Packet> packet;
+        FabricHeader::Fields fields;
         Port* creditDue = nullptr; //!< an upstream port whose credit for it is due at arrival
     };
 
@@ -205,7 +212,11 @@ class Port : public Object
         Port* via;      //!< a port whose packet arrives at `at` (it can tell this one), or null
     };
 
-    Time Commit(Ptr<Packet> packet, Time earliest, CreditReturn credit, Time now);
+    Time Commit(Ptr<Packet> packet,
+                const FabricHeader::Fields& fields,
+                Time earliest,
+                CreditReturn credit,
+                Time now);
     void Arrive();
     void HarvestCredits(Time now);
     /**

@@ -135,15 +135,13 @@ Switch::SetMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPo
 }
 
 void
-Switch::Receive(Ptr<Packet> packet, uint32_t inPort)
+Switch::Receive(Ptr<Packet> packet, const FabricHeader::Fields& h, uint32_t inPort)
 {
-    FabricHeader h;
-    packet->PeekHeader(h);
     const Time earliest = Simulator::Now() + m_latency;
     Port* upstream = m_lossless ? m_upstream[inPort] : nullptr;
     if (!h.IsGroup())
     {
-        const uint32_t d = h.GetDestination();
+        const uint32_t d = h.dst;
         if (d + 1 >= m_ucOffsets.size())
         {
             m_counters.unroutable++;
@@ -155,11 +153,11 @@ Switch::Receive(Ptr<Packet> packet, uint32_t inPort)
         uint32_t pick = 0;
         if (n > 1)
         {
-            const uint64_t key = (static_cast<uint64_t>(h.GetSource()) << 32) ^ d ^
-                                 (static_cast<uint64_t>(h.GetFlow()) << 16) ^ m_ecmpSeed;
+            const uint64_t key = (static_cast<uint64_t>(h.src) << 32) ^ d ^
+                                 (static_cast<uint64_t>(h.flow) << 16) ^ m_ecmpSeed;
             pick = static_cast<uint32_t>(Mix(key) % n);
         }
-        m_ports[m_ucPorts[first + pick]]->Send(packet, earliest, CreditReturn{upstream, nullptr}, nullptr);
+        m_ports[m_ucPorts[first + pick]]->Send(packet, h, earliest, CreditReturn{upstream, nullptr}, nullptr);
         return;
     }
     const uint32_t g = h.GetGroup();
@@ -189,7 +187,7 @@ Switch::Receive(Ptr<Packet> packet, uint32_t inPort)
         if (p != inPort)
         {
             // every copy is the same read-only packet (see PacketReceiver::Receive)
-            m_ports[p]->Send(packet, earliest, credit, nullptr);
+            m_ports[p]->Send(packet, h, earliest, credit, nullptr);
         }
     }
 }

@@ -94,14 +94,15 @@ TrafficSource::SendNext()
         const auto size =
             static_cast<uint32_t>(std::min<uint64_t>(m_totalBytes - m_sentBytes, m_packetBytes));
         Ptr<Packet> packet = Create<Packet>(size);
-        packet->AddHeader(FabricHeader(m_host->GetId(),
-                                       m_destination,
-                                       m_flow,
-                                       static_cast<uint32_t>(m_sentPackets)));
+        const FabricHeader header(m_host->GetId(),
+                                  m_destination,
+                                  m_flow,
+                                  static_cast<uint32_t>(m_sentPackets));
+        packet->AddHeader(header);
         m_sentPackets++;
         m_sentBytes += size;
         m_lastSize = packet->GetSize();
-        const Time departure = m_host->Send(packet, this);
+        const Time departure = m_host->Send(packet, header.GetFields(), this);
         if (departure.IsNegative())
         {
             return; // it waits for credits: Wake() goes on when it is committed

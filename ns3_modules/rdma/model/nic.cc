@@ -223,7 +223,7 @@ Nic::TrySend()
         m_counters.txPackets++;
         const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
         m_counters.txPayload += packet->GetSize() - WireHeaderBytes(m_format, h.opcode, multicast);
-        const Time departure = m_host->Send(packet, this);
+        const Time departure = m_host->Send(packet, {h.srcHost, h.dst, h.flow, h.psn}, this);
         if (!departure.IsNegative())
         {
             Wake(departure);
@@ -240,7 +240,7 @@ Nic::Wake(Time departure)
 }
 
 void
-Nic::Receive(Ptr<Packet> packet, uint32_t inPort)
+Nic::Receive(Ptr<Packet> packet, const FabricHeader::Fields& fields, uint32_t inPort)
 {
     TransportHeader h;
     packet->PeekHeader(h);
