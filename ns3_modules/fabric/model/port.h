@@ -85,8 +85,11 @@ struct CreditReturn
  * the other causes decide, so its random losses do not depend on them.
  *
  * Speed: one event per packet (its arrival). A committed packet's start time is known at once
- * (busy-until), returned credits are applied lazily, and an event for credits is scheduled only
- * while packets are blocked on them. Without faults an arrival costs one extra branch.
+ * (busy-until) and returned credits are applied lazily. Every return is registered at least one
+ * link delay before it is due, so a packet may take credits due within now + Delay at once (it
+ * starts no earlier than they are due); a port blocked on credits is told by the arrival event
+ * that coincides with the return (equal link delays), or else by a credit event one delay early.
+ * Without faults an arrival costs one extra branch.
  */
 class Port : public Object
 {
