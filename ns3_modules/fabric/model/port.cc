@@ -533,13 +533,9 @@ Port::HarvestCredits(Time now)
     }
 }
 
-bool
-Port::TakeCredits(uint32_t wireBytes, Time now, Time& ready)
+std::size_t
+Port::PendingNeeded(uint32_t wireBytes, Time horizon) const
 {
-    // Every return is registered at least one link delay before it is due (the peer's buffer
-    // frees no earlier than now, and the credit then crosses the link), so all credits due by
-    // now + Delay are known: a packet may take them now and start when the last one it needs is due.
-    const Time horizon = now + m_delay;
     int64_t have = m_credits;
     std::size_t n = 0;
     while (have < wireBytes && n < m_pending.size() && m_pending[n].at <= horizon)
@@ -547,10 +543,25 @@ Port::TakeCredits(uint32_t wireBytes, Time now, Time& ready)
         have += m_pending[n].bytes;
         ++n;
     }
-    if (have < wireBytes)
+    return have < wireBytes ? NOT_ENOUGH : n;
+}
+
+bool
+Port::TakeCredits(uint32_t wireBytes, Time now, Time& ready)
+{
+    // Every return is registered at least one link delay before it is due (the peer's buffer
+    // frees no earlier than now, and the credit then crosses the link), so all credits due by
+    // now + Delay are known: a packet may take them now and start when the last one it needs is due.
+    const std::size_t n = PendingNeeded(wireBytes, now + m_delay);
+    if (n == NOT_ENOUGH)
     {
         HarvestCredits(now);
         return false;
+    }
+    int64_t have = m_credits;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        have += m_pending[i].bytes;
     }
     // credits left over from the last entry are due by then too; the packets after this one
     // start after it, so they may use them
@@ -606,15 +617,9 @@ void
 Port::ScheduleCreditEvent()
 {
     // which returned credit completes the head packet's?
-    const uint32_t wire = GetWireBytes(m_waiting.front().packet->GetSize());
-    int64_t have = m_credits;
-    std::size_t n = 0;
-    while (have < wire && n < m_pending.size())
-    {
-        have += m_pending[n].bytes;
-        ++n;
-    }
-    if (have < wire)
+    const std::size_t n =
+        PendingNeeded(GetWireBytes(m_waiting.front().packet->GetSize()), Time::Max());
+    if (n == NOT_ENOUGH)
     {
         return; // the rest are still held downstream; ReturnCredit calls again when they come
     }

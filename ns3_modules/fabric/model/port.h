@@ -223,6 +223,12 @@ class Port : public Object
     void Arrive();
     void HarvestCredits(Time now);
     /**
+     * How many of the first pending credits, with those held, make wireBytes, counting only
+     * those due by horizon; NOT_ENOUGH if they do not.
+     */
+    std::size_t PendingNeeded(uint32_t wireBytes, Time horizon) const;
+    static constexpr std::size_t NOT_ENOUGH = static_cast<std::size_t>(-1);
+    /**
      * Take wireBytes of credits for the next packet if those due by now + Delay suffice; ready
      * is then when the last one it needed is due (0 if all were due already).
      */
