@@ -44,13 +44,13 @@ Host::Setup(uint32_t id, Ptr<Port> port, Port* upstream)
 }
 
 Time
-Host::Send(Ptr<Packet> packet, const FabricHeader::Fields& fields, PortWaker* waker)
+Host::Send(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, PortWaker* waker)
 {
     return m_port->Send(packet, fields, Simulator::Now(), CreditReturn{}, waker);
 }
 
 void
-Host::Receive(Ptr<Packet> packet, const FabricHeader::Fields& fields, uint32_t inPort)
+Host::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort)
 {
     const uint64_t now = Simulator::Now().GetPicoSeconds();
     if (m_counters.rxPackets == 0)

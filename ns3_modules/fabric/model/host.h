@@ -34,9 +34,9 @@ class Host : public Object, public PacketReceiver
      * @return when its last bit leaves the host, or Time(-1) if it waits for credits (waker is
      * told when it leaves)
      */
-    Time Send(Ptr<Packet> packet, const FabricHeader::Fields& fields, PortWaker* waker);
+    Time Send(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, PortWaker* waker);
 
-    void Receive(Ptr<Packet> packet, const FabricHeader::Fields& fields, uint32_t inPort) override;
+    void Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort) override;
 
     /**
      * Hand every received packet, after counting it, to an upper layer (a NIC's transport);

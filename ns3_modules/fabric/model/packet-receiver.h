@@ -31,7 +31,9 @@ class PacketReceiver
      * @param fields its FabricHeader (the packet's first bytes), as the sender gave it
      * @param inPort the receiver's port number on which it arrived
      */
-    virtual void Receive(Ptr<Packet> packet, const FabricHeader::Fields& fields, uint32_t inPort) = 0;
+    virtual void Receive(const Ptr<Packet>& packet,
+                         const FabricHeader::Fields& fields,
+                         uint32_t inPort) = 0;
 };
 
 } // namespace mcsim

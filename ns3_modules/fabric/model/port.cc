@@ -312,7 +312,7 @@ Port::GetCounters() const
 }
 
 Time
-Port::Send(Ptr<Packet> packet,
+Port::Send(const Ptr<Packet>& packet,
            const FabricHeader::Fields& fields,
            Time earliest,
            CreditReturn credit,
@@ -330,14 +330,14 @@ Port::Send(Ptr<Packet> packet,
             m_counters.dropBytes += wire;
             return Time(-1);
         }
-        return Commit(packet, fields, earliest, credit, now);
+        return Commit(OwnedPacket(packet), fields, earliest, credit, now);
     }
     Time ready;
     if (m_waiting.empty() && TakeCredits(wire, now, ready))
     {
-        return Commit(packet, fields, CreditReady(earliest, ready, now), credit, now);
+        return Commit(OwnedPacket(packet), fields, CreditReady(earliest, ready, now), credit, now);
     }
-    m_waiting.push_back({packet, fields, earliest, credit, waker});
+    m_waiting.push_back({OwnedPacket(packet), fields, earliest, credit, waker});
     m_waitingBytes += wire;
     m_counters.creditStalls++;
     ReleaseQueue(now);
@@ -347,13 +347,13 @@ Port::Send(Ptr<Packet> packet,
 }
 
 Time
-Port::Commit(Ptr<Packet> packet,
+Port::Commit(OwnedPacket packet,
              const FabricHeader::Fields& fields,
              Time earliest,
              CreditReturn credit,
              Time now)
 {
-    const uint32_t size = packet->GetSize();
+    const uint32_t size = packet.Get()->GetSize();
     const uint32_t wire = GetWireBytes(size);
     const Time tx = GetTxTime(size);
     const Time start = std::max({earliest, now, m_busyUntil});
@@ -366,7 +366,7 @@ Port::Commit(Ptr<Packet> packet,
     m_departures.push_back({m_busyUntil, wire});
     m_queuedBytes += wire;
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, m_queuedBytes + m_waitingBytes);
-    m_inFlight.push_back({m_busyUntil + m_delay, packet, fields});
+    m_inFlight.push_back({m_busyUntil + m_delay, std::move(packet), fields});
     if (m_inFlight.size() == 1)
     {
         Simulator::Schedule(m_inFlight.front().arrival - now, m_arrivalEvent);
@@ -434,7 +434,7 @@ Port::Arrive()
     NS_ASSERT_MSG(!m_inFlight.empty(), "Port::Arrive with nothing in flight");
     InFlight& head = m_inFlight.front();
     const Time now = head.arrival; // this event runs at the head's arrival
-    Ptr<Packet> packet = std::move(head.packet);
+    const Ptr<Packet> packet = head.packet.Release();
     const FabricHeader::Fields fields = head.fields;
     Port* creditDue = head.creditDue;
     m_inFlight.pop_front();
@@ -592,7 +592,7 @@ Port::DrainWaiting()
     while (!m_waiting.empty())
     {
         Waiting& head = m_waiting.front();
-        const uint32_t wire = GetWireBytes(head.packet->GetSize());
+        const uint32_t wire = GetWireBytes(head.packet.Get()->GetSize());
         Time ready;
         if (!TakeCredits(wire, now, ready))
         {
@@ -601,7 +601,8 @@ Port::DrainWaiting()
         m_waitingBytes -= wire;
         Waiting w = std::move(head);
         m_waiting.pop_front();
-        const Time departure = Commit(w.packet, w.fields, std::max(w.earliest, ready), w.credit, now);
+        const Time departure =
+            Commit(std::move(w.packet), w.fields, std::max(w.earliest, ready), w.credit, now);
         if (w.waker != nullptr)
         {
             w.waker->Wake(departure);
@@ -618,7 +619,7 @@ Port::ScheduleCreditEvent()
 {
     // which returned credit completes the head packet's?
     const std::size_t n =
-        PendingNeeded(GetWireBytes(m_waiting.front().packet->GetSize()), Time::Max());
+        PendingNeeded(GetWireBytes(m_waiting.front().packet.Get()->GetSize()), Time::Max());
     if (n == NOT_ENOUGH)
     {
         return; // the rest are still held downstream; ReturnCredit calls again when they come

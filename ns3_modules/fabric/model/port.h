@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "owned-packet.h"
 #include "packet-receiver.h"
 #include "reusable-event.h"
 
@@ -114,7 +115,7 @@ class Port : public Object
      * @param waker told when the packet is committed if it had to wait (may be null)
      * @return the time its last bit leaves, or Time(-1) if it waits for credits or was dropped
      */
-    Time Send(Ptr<Packet> packet,
+    Time Send(const Ptr<Packet>& packet,
               const FabricHeader::Fields& fields,
               Time earliest,
               CreditReturn credit,
@@ -193,7 +194,7 @@ class Port : public Object
   private:
     struct Waiting
     {
-        Ptr<Packet> packet;
+        OwnedPacket packet;
         FabricHeader::Fields fields;
         Time earliest;
         CreditReturn credit;
@@ -203,7 +204,7 @@ class Port : public Object
     struct InFlight
     {
         Time arrival;
-        Ptr<Packet> packet;
+        OwnedPacket packet;
         FabricHeader::Fields fields;
         Port* creditDue = nullptr; //!< an upstream port whose credit for it is due at arrival
     };
@@ -215,7 +216,8 @@ class Port : public Object
         Port* via;      //!< a port whose packet arrives at `at` (it can tell this one), or null
     };
 
-    Time Commit(Ptr<Packet> packet,
+    /** Put the packet on the wire (this port now holds it until its arrival). */
+    Time Commit(OwnedPacket packet,
                 const FabricHeader::Fields& fields,
                 Time earliest,
                 CreditReturn credit,

@@ -135,7 +135,7 @@ Switch::SetMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPo
 }
 
 void
-Switch::Receive(Ptr<Packet> packet, const FabricHeader::Fields& h, uint32_t inPort)
+Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32_t inPort)
 {
     const Time earliest = Simulator::Now() + m_latency;
     Port* upstream = m_lossless ? m_upstream[inPort] : nullptr;

@@ -45,7 +45,7 @@ class Switch : public Object, public PacketReceiver
     /** This switch's ports in multicast group g's tree; throws on a port out of range. */
     void SetMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPorts);
 
-    void Receive(Ptr<Packet> packet, const FabricHeader::Fields& fields, uint32_t inPort) override;
+    void Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort) override;
 
     uint32_t GetNPorts() const;
     Ptr<Port> GetPort(uint32_t i) const;

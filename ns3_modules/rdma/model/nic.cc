@@ -240,7 +240,7 @@ Nic::Wake(Time departure)
 }
 
 void
-Nic::Receive(Ptr<Packet> packet, const FabricHeader::Fields& fields, uint32_t inPort)
+Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort)
 {
     TransportHeader h;
     packet->PeekHeader(h);

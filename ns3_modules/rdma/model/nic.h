@@ -70,7 +70,7 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     void StorePayload(Ptr<const Packet> packet, const TransportHeader& h, uint32_t payloadBytes,
                       uint64_t offset);
 
-    void Receive(Ptr<Packet> packet, const FabricHeader::Fields& fields, uint32_t inPort) override;
+    void Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort) override;
     void Wake(Time departure) override;
 
     uint32_t GetHostId() const;
