@@ -60,6 +60,7 @@ void
 TrafficSource::DoDispose()
 {
     m_host = nullptr;
+    m_packet = nullptr;
     m_sendEvent = nullptr;
     Object::DoDispose();
 }
@@ -70,6 +71,8 @@ TrafficSource::Setup(Ptr<Host> host, uint32_t destination, uint32_t flow)
     m_host = host;
     m_destination = destination;
     m_flow = flow;
+    m_header = FabricHeader(host->GetId(), destination, flow, 0);
+    m_packet = nullptr;
 }
 
 void
@@ -93,16 +96,11 @@ TrafficSource::SendNext()
     {
         const auto size =
             static_cast<uint32_t>(std::min<uint64_t>(m_totalBytes - m_sentBytes, m_packetBytes));
-        Ptr<Packet> packet = Create<Packet>(size);
-        const FabricHeader header(m_host->GetId(),
-                                  m_destination,
-                                  m_flow,
-                                  static_cast<uint32_t>(m_sentPackets));
-        packet->AddHeader(header);
+        const Ptr<Packet>& packet = PacketOf(size);
         m_sentPackets++;
         m_sentBytes += size;
         m_lastSize = packet->GetSize();
-        const Time departure = m_host->Send(packet, header.GetFields(), this);
+        const Time departure = m_host->Send(packet, m_header.GetFields(), this);
         if (departure.IsNegative())
         {
             return; // it waits for credits: Wake() goes on when it is committed
@@ -113,6 +111,18 @@ TrafficSource::SendNext()
     {
         WakeAtStart(m_lastDeparture, m_lastSize);
     }
+}
+
+const Ptr<Packet>&
+TrafficSource::PacketOf(uint32_t payloadBytes)
+{
+    if (!m_packet || m_packet->GetSize() != payloadBytes + FabricHeader::SERIALIZED_BYTES)
+    {
+        // a new packet: the one before may still be on its way (ports and receivers hold it)
+        m_packet = Create<Packet>(payloadBytes);
+        m_packet->AddHeader(m_header);
+    }
+    return m_packet;
 }
 
 void

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "fabric-header.h"
 #include "host.h"
 #include "port.h"
 
@@ -25,6 +26,11 @@ namespace mcsim
  * packet is committed. The last packet carries the remainder. One event per Burst packets: the
  * wire timing is the same as handing packets over one by one, only the source's own events are
  * fewer (queued packets hold their credits a few packet times earlier).
+ *
+ * Its packets are alike: the same FabricHeader (a raw flow numbers no packets: seq is 0) and no
+ * content. So all packets of one size are one read-only Packet object, handed to the port again
+ * and again, as a multicast switch hands one object to every copy (receivers never change a
+ * packet, see PacketReceiver::Receive); sizes, timing and counters are those of separate packets.
  */
 class TrafficSource : public Object, public PortWaker
 {
@@ -55,6 +61,8 @@ class TrafficSource : public Object, public PortWaker
     void SendNext();
     /** Wake again when the packet whose last bit leaves at departure starts on the wire. */
     void WakeAtStart(Time departure, uint32_t packetBytes);
+    /** The packet of payloadBytes (the one sent last if it has that size, else a new one). */
+    const Ptr<Packet>& PacketOf(uint32_t payloadBytes);
 
     static constexpr uint32_t DEFAULT_PACKET_BYTES = 4096;
     static constexpr uint32_t DEFAULT_BURST = 8;
@@ -65,6 +73,8 @@ class TrafficSource : public Object, public PortWaker
     Ptr<Host> m_host;
     uint32_t m_destination;
     uint32_t m_flow;
+    FabricHeader m_header; //!< every packet's header
+    Ptr<Packet> m_packet;  //!< the packet sent last, shared by all packets of its size
     uint64_t m_sentPackets;
     uint64_t m_sentBytes;
     Time m_lastDeparture;
