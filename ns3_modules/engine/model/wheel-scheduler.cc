@@ -184,7 +184,11 @@ WheelScheduler::Load(uint64_t slot)
     // in lockstep, a few time stamps: insertion sort for a few, std::sort on (time stamp, uid)
     // for more.
     auto later = [](const Event& x, const Event& y) { return x.key.m_ts > y.key.m_ts; };
-    if (m_current.size() > INSERTION_SORT_MAX)
+    if (std::is_sorted(m_current.begin(), m_current.end(), later))
+    {
+        // already in order (one time stamp, or inserted in time order): nothing moves
+    }
+    else if (m_current.size() > INSERTION_SORT_MAX)
     {
         std::sort(m_current.begin(), m_current.end(), [](const Event& x, const Event& y) {
             return EventBefore(y, x);
