@@ -337,12 +337,18 @@ Port::Send(const Ptr<Packet>& packet,
     {
         return Commit(OwnedPacket(packet), fields, CreditReady(earliest, ready, now), credit, now);
     }
+    const bool head = m_waiting.empty();
     m_waiting.push_back({OwnedPacket(packet), fields, earliest, credit, waker});
     m_waitingBytes += wire;
     m_counters.creditStalls++;
     ReleaseQueue(now);
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, m_queuedBytes + m_waitingBytes);
-    ScheduleCreditEvent();
+    if (head)
+    {
+        // behind an earlier head, nothing changes: whatever tells the head (a credit event, an
+        // arrival, or the next ReturnCredit) is in place already
+        ScheduleCreditEvent();
+    }
     return Time(-1);
 }
 
