@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// ns-3 test suite "mcsim-engine": the event scheduler against ns-3's own. Run from Python with
+// ns-3 test suite "mcsim-engine": the event scheduler against ns-3's own, and the hot path's FIFO. Run from Python with
 // mcsim.runtime.run_cxx_test_suite("mcsim-engine") (tests/test_engine.py).
 
+#include "ns3/mcsim/fifo.h"
 #include "ns3/mcsim/wheel-scheduler.h"
 #include "ns3/object-factory.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/test.h"
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -134,6 +137,95 @@ class WheelCrowdedSlotTestCase : public TestCase
     }
 };
 
+/** 300 events of one time stamp, inserted in uid order (a slot that needs no sorting), then more. */
+class WheelSortedSlotTestCase : public TestCase
+{
+  public:
+    WheelSortedSlotTestCase()
+        : TestCase("WheelScheduler runs a slot of equal time stamps in uid order")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<Scheduler> ours = ObjectFactory("ns3::mcsim::WheelScheduler").Create<Scheduler>();
+        Ptr<Scheduler> ref = ObjectFactory("ns3::PriorityQueueScheduler").Create<Scheduler>();
+        uint32_t uid = 0;
+        for (uint32_t i = 0; i < 400; ++i)
+        {
+            // 300 ties at 2048 ps, then 100 in the same slot in ascending time stamps
+            const Scheduler::Event ev = MakeEvent(i < 300 ? 2048 : 2049 + (i - 300), uid++);
+            ours->Insert(ev);
+            ref->Insert(ev);
+        }
+        while (!ref->IsEmpty())
+        {
+            NS_TEST_ASSERT_MSG_EQ(ours->RemoveNext().key.m_uid, ref->RemoveNext().key.m_uid, "same order");
+        }
+    }
+};
+
+/**
+ * Fifo against std::deque over random pushes, pops and inserts that wrap around the ring and make
+ * it grow while wrapped; a Fifo of shared_ptr releases what it pops.
+ */
+class FifoTestCase : public TestCase
+{
+  public:
+    FifoTestCase()
+        : TestCase("Fifo behaves as a deque")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Fifo<uint64_t> fifo;
+        std::deque<uint64_t> ref;
+        std::mt19937_64 rng(7);
+        for (uint64_t step = 0; step < 20000; ++step)
+        {
+            const uint64_t r = rng() % 10;
+            if (r < 5 || ref.empty())
+            {
+                fifo.push_back(step);
+                ref.push_back(step);
+            }
+            else if (r < 8)
+            {
+                NS_TEST_ASSERT_MSG_EQ(fifo.front(), ref.front(), "front");
+                fifo.pop_front();
+                ref.pop_front();
+            }
+            else
+            {
+                const std::size_t at = rng() % (ref.size() + 1);
+                fifo.insert(at, step);
+                ref.insert(ref.begin() + static_cast<std::ptrdiff_t>(at), step);
+            }
+            NS_TEST_ASSERT_MSG_EQ(fifo.size(), ref.size(), "size");
+            if (step % 97 == 0)
+            {
+                for (std::size_t i = 0; i < ref.size(); ++i)
+                {
+                    NS_TEST_ASSERT_MSG_EQ(fifo[i], ref[i], "element " << i);
+                }
+            }
+        }
+        auto held = std::make_shared<int>(1);
+        Fifo<std::shared_ptr<int>> owners;
+        owners.push_back(held);
+        NS_TEST_ASSERT_MSG_EQ(held.use_count(), 2, "queued");
+        owners.pop_front();
+        NS_TEST_ASSERT_MSG_EQ(held.use_count(), 1, "released when popped");
+        fifo.clear();
+        NS_TEST_ASSERT_MSG_EQ(fifo.empty(), true, "cleared");
+        fifo.push_back(5);
+        NS_TEST_ASSERT_MSG_EQ(fifo.front(), 5, "usable after clear");
+    }
+};
+
 /** Removing an event that is not queued is a C++ exception, not an abort. */
 class WheelRemoveMissingTestCase : public TestCase
 {
@@ -170,7 +262,9 @@ class EngineTestSuite : public TestSuite
     {
         AddTestCase(new WheelOrderTestCase, Duration::QUICK);
         AddTestCase(new WheelCrowdedSlotTestCase, Duration::QUICK);
+        AddTestCase(new WheelSortedSlotTestCase, Duration::QUICK);
         AddTestCase(new WheelRemoveMissingTestCase, Duration::QUICK);
+        AddTestCase(new FifoTestCase, Duration::QUICK);
     }
 };
 

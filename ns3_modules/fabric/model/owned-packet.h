@@ -69,12 +69,19 @@ class OwnedPacket
     }
 
   private:
-    void Reset()
+    // Most handles end empty (moved from, or released): the test is inlined, the release is not
+    // (it may delete the packet, too large to inline everywhere).
+    [[gnu::always_inline]] void Reset()
     {
         if (m_packet != nullptr)
         {
-            std::exchange(m_packet, nullptr)->Unref();
+            Drop();
         }
+    }
+
+    [[gnu::noinline]] void Drop()
+    {
+        std::exchange(m_packet, nullptr)->Unref();
     }
 
     Packet* m_packet = nullptr;

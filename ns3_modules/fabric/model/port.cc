@@ -32,22 +32,22 @@ Port::GetTypeId()
             .AddAttribute("DataRate",
                           "Signalling rate of the link in bit/s, before line encoding.",
                           DataRateValue(DataRate("56Gbps")),
-                          MakeDataRateAccessor(&Port::m_rate),
+                          MakeDataRateAccessor(&Port::SetDataRate, &Port::GetDataRate),
                           MakeDataRateChecker())
             .AddAttribute("EncodingDataBits",
                           "Data bits per line code word (64 for 64b/66b; 1 and 1 for none).",
                           UintegerValue(1),
-                          MakeUintegerAccessor(&Port::m_encodingDataBits),
+                          MakeUintegerAccessor(&Port::SetEncodingDataBits, &Port::GetEncodingDataBits),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("EncodingLineBits",
                           "Line bits per code word (66 for 64b/66b); >= EncodingDataBits.",
                           UintegerValue(1),
-                          MakeUintegerAccessor(&Port::m_encodingLineBits),
+                          MakeUintegerAccessor(&Port::SetEncodingLineBits, &Port::GetEncodingLineBits),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("HeaderBytes",
                           "Bytes each packet occupies on the wire beyond its size, in bytes.",
                           UintegerValue(0),
-                          MakeUintegerAccessor(&Port::m_headerBytes),
+                          MakeUintegerAccessor(&Port::SetHeaderBytes, &Port::GetHeaderBytes),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("Delay",
                           "Propagation delay of the link, from last bit sent to last bit received.",
@@ -81,16 +81,20 @@ Port::GetTypeId()
 Port::Port()
     : m_peer(nullptr),
       m_peerPort(0),
+      m_mode(FlowControl::LOSSLESS),
+      m_headerBytes(0),
+      m_faulty(false),
       m_credits(0),
-      m_waitingBytes(0),
-      m_queuedBytes(0),
-      m_txCacheBytes(std::numeric_limits<uint64_t>::max()),
-      m_txCacheRate(0),
-      m_txCacheLine(0),
-      m_creditEvent(Create<ReusableEvent<Port, &Port::CreditEvent>>(this)),
       m_arrivalImpl(this),
       m_arrivalEvent(&m_arrivalImpl),
-      m_faulty(false),
+      m_waitingBytes(0),
+      m_queuedBytes(0),
+      m_txCacheBytes(NO_TX_CACHE),
+      m_encodingDataBits(1),
+      m_encodingLineBits(1),
+      m_bufferBytes(DEFAULT_BUFFER_BYTES),
+      m_creditBytes(DEFAULT_BUFFER_BYTES),
+      m_creditEvent(Create<ReusableEvent<Port, &Port::CreditEvent>>(this)),
       m_lossProbability(0.0),
       m_chosenNext(0),
       m_downNext(0)
@@ -244,13 +248,63 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
     m_credits = static_cast<int64_t>(m_creditBytes);
 }
 
+void
+Port::SetDataRate(DataRate rate)
+{
+    m_rate = rate;
+    m_txCacheBytes = NO_TX_CACHE;
+}
+
+DataRate
+Port::GetDataRate() const
+{
+    return m_rate;
+}
+
+void
+Port::SetEncodingDataBits(uint32_t bits)
+{
+    m_encodingDataBits = bits;
+    m_txCacheBytes = NO_TX_CACHE;
+}
+
+uint32_t
+Port::GetEncodingDataBits() const
+{
+    return m_encodingDataBits;
+}
+
+void
+Port::SetEncodingLineBits(uint32_t bits)
+{
+    m_encodingLineBits = bits;
+    m_txCacheBytes = NO_TX_CACHE;
+}
+
+uint32_t
+Port::GetEncodingLineBits() const
+{
+    return m_encodingLineBits;
+}
+
+void
+Port::SetHeaderBytes(uint32_t bytes)
+{
+    m_headerBytes = bytes;
+    m_txCacheBytes = NO_TX_CACHE;
+}
+
+uint32_t
+Port::GetHeaderBytes() const
+{
+    return m_headerBytes;
+}
+
 Time
 Port::GetTxTime(uint64_t packetBytes) const
 {
-    // the key includes every attribute the time depends on: they may change between runs
-    const uint64_t line = (static_cast<uint64_t>(m_headerBytes) << 40) ^
-                          (static_cast<uint64_t>(m_encodingDataBits) << 20) ^ m_encodingLineBits;
-    if (packetBytes != m_txCacheBytes || m_rate.GetBitRate() != m_txCacheRate || line != m_txCacheLine)
+    // the setters of the attributes it depends on drop the cached time
+    if (packetBytes != m_txCacheBytes)
     {
         // ps = ceil(bits * 1e12 * line / (data * rate)), exact in 128-bit integers.
         const unsigned __int128 bits = (packetBytes + m_headerBytes) * 8ULL;
@@ -259,8 +313,6 @@ Port::GetTxTime(uint64_t packetBytes) const
             static_cast<unsigned __int128>(m_encodingDataBits) * m_rate.GetBitRate();
         m_txCacheTime = PicoSeconds(static_cast<int64_t>((num + den - 1) / den));
         m_txCacheBytes = packetBytes;
-        m_txCacheRate = m_rate.GetBitRate();
-        m_txCacheLine = line;
     }
     return m_txCacheTime;
 }

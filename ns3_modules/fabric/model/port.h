@@ -124,6 +124,17 @@ class Port : public Object
     /** Credits come back to this port at time at (>= Now()), for its next packets. */
     void ReturnCredit(Time at, uint32_t wireBytes);
 
+    // The line's attributes, by name "DataRate", "EncodingDataBits", "EncodingLineBits" and
+    // "HeaderBytes" (each setter drops the cached serialization time).
+    void SetDataRate(DataRate rate);
+    DataRate GetDataRate() const;
+    void SetEncodingDataBits(uint32_t bits);
+    uint32_t GetEncodingDataBits() const;
+    void SetEncodingLineBits(uint32_t bits);
+    uint32_t GetEncodingLineBits() const;
+    void SetHeaderBytes(uint32_t bytes);
+    uint32_t GetHeaderBytes() const;
+
     Time GetTxTime(uint64_t packetBytes) const;   //!< serialization time, HeaderBytes included
     uint32_t GetWireBytes(uint32_t packetBytes) const; //!< packet size plus HeaderBytes
     uint64_t GetDataRateBps() const;              //!< data rate after encoding, rounded down
@@ -253,38 +264,41 @@ class Port : public Object
 
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
 
+    static constexpr uint64_t NO_TX_CACHE = static_cast<uint64_t>(-1);
+
+    // Hot: what every packet's Send, Commit and Arrive read and write, in the first cache lines
+    // of the object (a port is touched once per packet, mostly cold: the fewer lines, the fewer
+    // misses). Cold: attributes read only through the hot copies above, credit events, faults.
+    PacketReceiver* m_peer;
+    uint32_t m_peerPort;
+    FlowControl m_mode;          //!< "FlowControl"
+    uint32_t m_headerBytes;      //!< "HeaderBytes": wire bytes per packet beyond its size
+    bool m_faulty;               //!< any fault below is set (the hot path's one branch)
+    Time m_delay;                //!< "Delay": propagation delay
+    Time m_busyUntil;
+    int64_t m_credits;           //!< bytes the peer can still take
+    Fifo<InFlight> m_inFlight;   //!< committed, FIFO by arrival
+    /** Every arrival's event, inside the port (the simulator reads it at each arrival); the port
+     * holds a reference to it, so the simulator never deletes it, and DoDispose() drops that. */
+    ReusableEvent<Port, &Port::Arrive> m_arrivalImpl;
+    Ptr<EventImpl> m_arrivalEvent; //!< &m_arrivalImpl
+    Fifo<Waiting> m_waiting;     //!< blocked on credits, FIFO
+    uint64_t m_waitingBytes;
+    Fifo<PendingCredit> m_pending; //!< returned credits not yet usable, sorted by time
+    Fifo<std::pair<Time, uint32_t>> m_departures; //!< committed, not yet departed
+    uint64_t m_queuedBytes;                   //!< wire bytes in m_departures
+    mutable uint64_t m_txCacheBytes; //!< last size GetTxTime computed (NO_TX_CACHE: none) ...
+    mutable Time m_txCacheTime;      //!< ... and its result (skips a 128-bit division)
+    Counters m_counters;
+
     DataRate m_rate;             //!< "DataRate": signalling rate
     uint32_t m_encodingDataBits; //!< "EncodingDataBits"
     uint32_t m_encodingLineBits; //!< "EncodingLineBits"
-    uint32_t m_headerBytes;      //!< "HeaderBytes": wire bytes per packet beyond its size
-    Time m_delay;                //!< "Delay": propagation delay
-    FlowControl m_mode;          //!< "FlowControl"
     uint64_t m_bufferBytes;      //!< "BufferBytes": output buffer (LOSSY)
     uint64_t m_creditBytes;      //!< "CreditBytes": peer ingress buffer (LOSSLESS)
-
-    PacketReceiver* m_peer;
-    uint32_t m_peerPort;
-    Time m_busyUntil;
-    int64_t m_credits;                        //!< bytes the peer can still take
-    Fifo<Waiting> m_waiting;                  //!< blocked on credits, FIFO
-    uint64_t m_waitingBytes;
-    Fifo<InFlight> m_inFlight;                //!< committed, FIFO by arrival
-    Fifo<std::pair<Time, uint32_t>> m_departures; //!< committed, not yet departed
-    uint64_t m_queuedBytes;                   //!< wire bytes in m_departures
-    Fifo<PendingCredit> m_pending;       //!< returned credits not yet usable, sorted by time
-    mutable uint64_t m_txCacheBytes;     //!< last size GetTxTime computed, at ...
-    mutable uint64_t m_txCacheRate;      //!< ... this rate and ...
-    mutable uint64_t m_txCacheLine;      //!< ... this header and encoding (packed) ...
-    mutable Time m_txCacheTime;          //!< ... and its result (skips a 128-bit division)
     Fifo<Time> m_creditEvents;     //!< times of the scheduled credit events, ascending
     Ptr<EventImpl> m_creditEvent;  //!< reused for every credit event (never cancelled)
-    /** Every arrival's event, inside the port (its cache lines are the port's); the port holds
-     * a reference to it, so the simulator never deletes it, and DoDispose() drops that. */
-    ReusableEvent<Port, &Port::Arrive> m_arrivalImpl;
-    Ptr<EventImpl> m_arrivalEvent; //!< &m_arrivalImpl
-    Counters m_counters;
 
-    bool m_faulty;                        //!< any fault below is set (the hot path's one branch)
     double m_lossProbability;             //!< "LossProbability"
     Ptr<UniformRandomVariable> m_lossRng; //!< only when m_lossProbability > 0
     std::vector<uint64_t> m_chosen;       //!< packet indexes to lose, sorted, unique
