@@ -7,6 +7,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -224,9 +225,7 @@ Dpa::GetServiceTime(bool staged, uint32_t activeOnCore, uint32_t activeCores) co
 Time
 Dpa::GetLoopbackTime(uint32_t bytes) const
 {
-    const auto bits = static_cast<unsigned __int128>(bytes) * 8 * 1'000'000'000'000ULL;
-    const uint64_t rate = m_loopbackRate.GetBitRate();
-    return PicoSeconds(static_cast<int64_t>((bits + rate - 1) / rate));
+    return LineTime(bytes, m_loopbackRate.GetBitRate());
 }
 
 double

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "port.h"
 
+#include "line-time.h"
 #include "reusable-event.h"
 
 #include "ns3/double.h"
@@ -306,12 +307,10 @@ Port::GetTxTime(uint64_t packetBytes) const
     // the setters of the attributes it depends on drop the cached time
     if (packetBytes != m_txCacheBytes)
     {
-        // ps = ceil(bits * 1e12 * line / (data * rate)), exact in 128-bit integers.
-        const unsigned __int128 bits = (packetBytes + m_headerBytes) * 8ULL;
-        const unsigned __int128 num = bits * 1000000000000ULL * m_encodingLineBits;
-        const unsigned __int128 den =
-            static_cast<unsigned __int128>(m_encodingDataBits) * m_rate.GetBitRate();
-        m_txCacheTime = PicoSeconds(static_cast<int64_t>((num + den - 1) / den));
+        m_txCacheTime = LineTime(packetBytes + m_headerBytes,
+                                 m_rate.GetBitRate(),
+                                 m_encodingDataBits,
+                                 m_encodingLineBits);
         m_txCacheBytes = packetBytes;
     }
     return m_txCacheTime;

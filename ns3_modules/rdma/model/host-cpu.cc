@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "host-cpu.h"
 
+#include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
 
@@ -65,7 +66,7 @@ HostCpu::GetServiceTime(const Completion& c) const
     Time t = m_perCompletion;
     if (c.staged && c.bytes > 0)
     {
-        t += m_memcpy.CalculateBytesTxTime(c.bytes);
+        t += LineTime(c.bytes, m_memcpy.GetBitRate());
     }
     return t;
 }
