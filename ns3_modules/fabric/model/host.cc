@@ -52,17 +52,18 @@ Host::Send(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, PortWa
 void
 Host::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort)
 {
-    const uint64_t now = Simulator::Now().GetPicoSeconds();
+    const Time now = Simulator::Now();
+    const auto nowPs = static_cast<uint64_t>(now.GetPicoSeconds());
     if (m_counters.rxPackets == 0)
     {
-        m_counters.firstArrivalPs = now;
+        m_counters.firstArrivalPs = nowPs;
     }
-    m_counters.lastArrivalPs = now;
+    m_counters.lastArrivalPs = nowPs;
     m_counters.rxPackets++;
     m_counters.rxBytes += packet->GetSize();
     if (m_upstream != nullptr)
     {
-        m_upstream->ReturnCredit(Simulator::Now() + m_upstream->GetDelay(),
+        m_upstream->ReturnCredit(now + m_upstream->GetDelay(),
                                  m_upstream->GetWireBytes(packet->GetSize()));
     }
     if (m_upper != nullptr)

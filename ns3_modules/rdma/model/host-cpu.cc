@@ -74,7 +74,7 @@ HostCpu::GetServiceTime(const Completion& c) const
 void
 HostCpu::Submit(const Completion& c, CompletionSink* sink)
 {
-    m_queue.emplace_back(c, sink);
+    m_queue.push_back({c, sink});
     if (m_queue.size() == 1)
     {
         const Time t = GetServiceTime(c);
@@ -86,7 +86,7 @@ HostCpu::Submit(const Completion& c, CompletionSink* sink)
 void
 HostCpu::Finish()
 {
-    auto [c, sink] = m_queue.front();
+    auto [c, sink] = std::move(m_queue.front());
     m_queue.pop_front();
     m_processed++;
     if (!m_queue.empty())

@@ -3,11 +3,12 @@
 
 #include "completion-processor.h"
 
+#include "ns3/mcsim/fifo.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 
-#include <deque>
 #include <utility>
 
 namespace ns3
@@ -42,7 +43,7 @@ class HostCpu : public CompletionProcessor
 
     Time m_perCompletion; //!< "PerCompletionCost"
     DataRate m_memcpy;    //!< "MemcpyRate"
-    std::deque<std::pair<Completion, CompletionSink*>> m_queue; //!< head is in service
+    Fifo<std::pair<Completion, CompletionSink*>> m_queue; //!< head is in service
     Ptr<EventImpl> m_finishEvent;
     uint64_t m_processed;
     uint64_t m_busyPs;
