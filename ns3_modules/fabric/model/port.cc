@@ -89,6 +89,7 @@ Port::Port()
       m_arrivalImpl(this),
       m_arrivalEvent(&m_arrivalImpl),
       m_waitingBytes(0),
+      m_departed(0),
       m_queuedBytes(0),
       m_txCacheBytes(NO_TX_CACHE),
       m_encodingDataBits(1),
@@ -109,6 +110,7 @@ Port::DoDispose()
 {
     m_waiting.clear();
     m_inFlight.clear();
+    m_departed = 0;
     m_peer = nullptr;
     m_creditEvent = nullptr;
     m_arrivalEvent = nullptr;
@@ -420,10 +422,9 @@ Port::Commit(OwnedPacket packet,
     m_counters.txWireBytes += wire;
     m_counters.busyPs += static_cast<uint64_t>(tx.GetPicoSeconds());
     ReleaseQueue(now);
-    m_departures.push_back({m_busyUntil, wire});
     m_queuedBytes += wire;
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, m_queuedBytes + m_waitingBytes);
-    m_inFlight.push_back({m_busyUntil + m_delay, std::move(packet), fields});
+    m_inFlight.push_back({m_busyUntil + m_delay, std::move(packet), fields, nullptr, wire});
     if (m_inFlight.size() == 1)
     {
         Simulator::Schedule(m_inFlight.front().arrival - now, m_arrivalEvent);
@@ -494,6 +495,14 @@ Port::Arrive()
     const Ptr<Packet> packet = head.packet.Release();
     const FabricHeader::Fields fields = head.fields;
     Port* creditDue = head.creditDue;
+    if (m_departed > 0)
+    {
+        --m_departed;
+    }
+    else
+    {
+        m_queuedBytes -= head.wireBytes; // it departed, uncounted yet
+    }
     m_inFlight.pop_front();
     if (!m_inFlight.empty())
     {
@@ -723,10 +732,11 @@ Port::CreditEvent()
 void
 Port::ReleaseQueue(Time now)
 {
-    while (!m_departures.empty() && m_departures.front().first <= now)
+    // departures are in commit order, at arrival - Delay
+    while (m_departed < m_inFlight.size() && m_inFlight[m_departed].arrival - m_delay <= now)
     {
-        m_queuedBytes -= m_departures.front().second;
-        m_departures.pop_front();
+        m_queuedBytes -= m_inFlight[m_departed].wireBytes;
+        ++m_departed;
     }
 }
 

@@ -212,12 +212,14 @@ class Port : public Object
         PortWaker* waker = nullptr;
     };
 
+    /** A committed packet, from its commit to its arrival (it departs at arrival - Delay). */
     struct InFlight
     {
         Time arrival;
         OwnedPacket packet;
         FabricHeader::Fields fields;
         Port* creditDue = nullptr; //!< an upstream port whose credit for it is due at arrival
+        uint32_t wireBytes = 0;    //!< its bytes on the wire
     };
 
     struct PendingCredit
@@ -258,6 +260,7 @@ class Port : public Object
     /** Return the ingress credit of a packet this port sends to `to`, at departure + to's delay. */
     void ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes);
     void ScheduleCreditEvent();
+    /** Count the packets in flight that have departed by now out of the queued bytes. */
     void ReleaseQueue(Time now);
     bool LoseAtArrival(const Ptr<Packet>& packet);
     void UpdateFaulty();
@@ -285,8 +288,8 @@ class Port : public Object
     Fifo<Waiting> m_waiting;     //!< blocked on credits, FIFO
     uint64_t m_waitingBytes;
     Fifo<PendingCredit> m_pending; //!< returned credits not yet usable, sorted by time
-    Fifo<std::pair<Time, uint32_t>> m_departures; //!< committed, not yet departed
-    uint64_t m_queuedBytes;                   //!< wire bytes in m_departures
+    std::size_t m_departed;      //!< the first m_departed packets in flight have departed ...
+    uint64_t m_queuedBytes;      //!< ... and the others, with these wire bytes, are queued
     mutable uint64_t m_txCacheBytes; //!< last size GetTxTime computed (NO_TX_CACHE: none) ...
     mutable Time m_txCacheTime;      //!< ... and its result (skips a 128-bit division)
     Counters m_counters;
