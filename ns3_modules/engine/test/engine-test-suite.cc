@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -106,12 +107,16 @@ class WheelOrderTestCase : public TestCase
     }
 };
 
-/** 1000 events in one slot (sorted with std::sort, not by insertion) and 20 in the next. */
-class WheelCrowdedSlotTestCase : public TestCase
+/**
+ * Events with the given time stamps, inserted in this order (uids ascending), come out of
+ * WheelScheduler in the same order as out of ns3::PriorityQueueScheduler.
+ */
+class WheelSlotTestCase : public TestCase
 {
   public:
-    WheelCrowdedSlotTestCase()
-        : TestCase("WheelScheduler orders a slot of 1000 events")
+    WheelSlotTestCase(const std::string& name, std::vector<uint64_t> timestamps)
+        : TestCase(name),
+          m_timestamps(std::move(timestamps))
     {
     }
 
@@ -121,10 +126,8 @@ class WheelCrowdedSlotTestCase : public TestCase
         Ptr<Scheduler> ours = ObjectFactory("ns3::mcsim::WheelScheduler").Create<Scheduler>();
         Ptr<Scheduler> ref = ObjectFactory("ns3::PriorityQueueScheduler").Create<Scheduler>();
         uint32_t uid = 0;
-        for (uint32_t i = 0; i < 1020; ++i)
+        for (uint64_t ts : m_timestamps)
         {
-            // slot 5 (5120..6143 ps) gets 1000 events in scrambled order, with ties; slot 6 gets 20
-            const uint64_t ts = i < 1000 ? 5120 + (i * 7919) % 1000 / 4 : 6144 + (i * 13) % 20;
             const Scheduler::Event ev = MakeEvent(ts, uid++);
             ours->Insert(ev);
             ref->Insert(ev);
@@ -135,36 +138,34 @@ class WheelCrowdedSlotTestCase : public TestCase
         }
         NS_TEST_ASSERT_MSG_EQ(ours->IsEmpty(), true, "drained");
     }
+
+    std::vector<uint64_t> m_timestamps;
 };
 
-/** 300 events of one time stamp, inserted in uid order (a slot that needs no sorting), then more. */
-class WheelSortedSlotTestCase : public TestCase
+/** 1000 events in one slot in scrambled order, with ties (sorted with std::sort), 20 in the next. */
+std::vector<uint64_t>
+CrowdedSlot()
 {
-  public:
-    WheelSortedSlotTestCase()
-        : TestCase("WheelScheduler runs a slot of equal time stamps in uid order")
+    std::vector<uint64_t> ts;
+    for (uint64_t i = 0; i < 1020; ++i)
     {
+        // slot 5 is 5120..6143 ps; slot 6 starts at 6144
+        ts.push_back(i < 1000 ? 5120 + (i * 7919) % 1000 / 4 : 6144 + (i * 13) % 20);
     }
+    return ts;
+}
 
-  private:
-    void DoRun() override
+/** 300 events of one time stamp, then 100 later ones in the same slot: a slot already in order. */
+std::vector<uint64_t>
+SlotInOrder()
+{
+    std::vector<uint64_t> ts(300, 2048);
+    for (uint64_t i = 0; i < 100; ++i)
     {
-        Ptr<Scheduler> ours = ObjectFactory("ns3::mcsim::WheelScheduler").Create<Scheduler>();
-        Ptr<Scheduler> ref = ObjectFactory("ns3::PriorityQueueScheduler").Create<Scheduler>();
-        uint32_t uid = 0;
-        for (uint32_t i = 0; i < 400; ++i)
-        {
-            // 300 ties at 2048 ps, then 100 in the same slot in ascending time stamps
-            const Scheduler::Event ev = MakeEvent(i < 300 ? 2048 : 2049 + (i - 300), uid++);
-            ours->Insert(ev);
-            ref->Insert(ev);
-        }
-        while (!ref->IsEmpty())
-        {
-            NS_TEST_ASSERT_MSG_EQ(ours->RemoveNext().key.m_uid, ref->RemoveNext().key.m_uid, "same order");
-        }
+        ts.push_back(2049 + i);
     }
-};
+    return ts;
+}
 
 /**
  * Fifo against std::deque over random pushes, pops and inserts that wrap around the ring and make
@@ -261,8 +262,11 @@ class EngineTestSuite : public TestSuite
         : TestSuite("mcsim-engine", Type::UNIT)
     {
         AddTestCase(new WheelOrderTestCase, Duration::QUICK);
-        AddTestCase(new WheelCrowdedSlotTestCase, Duration::QUICK);
-        AddTestCase(new WheelSortedSlotTestCase, Duration::QUICK);
+        AddTestCase(new WheelSlotTestCase("WheelScheduler orders a slot of 1000 events", CrowdedSlot()),
+                    Duration::QUICK);
+        AddTestCase(new WheelSlotTestCase("WheelScheduler runs a slot of equal time stamps in uid order",
+                                          SlotInOrder()),
+                    Duration::QUICK);
         AddTestCase(new WheelRemoveMissingTestCase, Duration::QUICK);
         AddTestCase(new FifoTestCase, Duration::QUICK);
     }
