@@ -221,3 +221,27 @@ def test_bad_config_is_one_line(kwargs, message):
 def test_lossless_buffer_smaller_than_a_packet_is_rejected(testbed):
     with pytest.raises(McsimError, match=r"flow 0: a 4122 B packet does not fit a lossless buffer of 4000 B"):
         simulate(testbed, [Flow(src=0, dst=1, size_b=1)], config=FabricConfig(header_bytes=10, switch_buffer_b=4000))
+
+
+def test_port_serialization_time_follows_its_attributes_when_they_change():
+    """GetTxTime caches the last size's time; setting a line attribute must drop that cache."""
+    from mcsim import runtime
+
+    ns = runtime.load()
+    port = ns.CreateObject[ns.mcsim.Port]()
+
+    def expect_ps(header_b: int, rate_bps: int, data_bits: int = 1, line_bits: int = 1) -> int:
+        bits = (MTU_B + header_b) * 8 * 10**12 * line_bits
+        return -(-bits // (data_bits * rate_bps))  # ceil: exact integer ps, rounded up
+
+    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(0, 56 * 10**9)  # the defaults
+    port.SetAttribute("HeaderBytes", ns.UintegerValue(HEADER_B))
+    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(HEADER_B, 56 * 10**9)
+    port.SetAttribute("DataRate", ns.DataRateValue(ns.DataRate(parse_rate("1.6Tbps"))))
+    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(HEADER_B, parse_rate("1.6Tbps"))
+    port.SetAttribute("EncodingDataBits", ns.UintegerValue(64))
+    port.SetAttribute("EncodingLineBits", ns.UintegerValue(66))
+    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(HEADER_B, parse_rate("1.6Tbps"), 64, 66)
+    value = ns.UintegerValue()
+    port.GetAttribute("EncodingLineBits", value)
+    assert value.Get() == 66

@@ -32,22 +32,26 @@ Port::GetTypeId()
             .AddAttribute("DataRate",
                           "Signalling rate of the link in bit/s, before line encoding.",
                           DataRateValue(DataRate("56Gbps")),
-                          MakeDataRateAccessor(&Port::SetDataRate, &Port::GetDataRate),
+                          MakeDataRateAccessor(&Port::SetLine<DataRate, &Port::m_rate>,
+                                               &Port::GetLine<DataRate, &Port::m_rate>),
                           MakeDataRateChecker())
             .AddAttribute("EncodingDataBits",
                           "Data bits per line code word (64 for 64b/66b; 1 and 1 for none).",
                           UintegerValue(1),
-                          MakeUintegerAccessor(&Port::SetEncodingDataBits, &Port::GetEncodingDataBits),
+                          MakeUintegerAccessor(&Port::SetLine<uint32_t, &Port::m_encodingDataBits>,
+                                               &Port::GetLine<uint32_t, &Port::m_encodingDataBits>),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("EncodingLineBits",
                           "Line bits per code word (66 for 64b/66b); >= EncodingDataBits.",
                           UintegerValue(1),
-                          MakeUintegerAccessor(&Port::SetEncodingLineBits, &Port::GetEncodingLineBits),
+                          MakeUintegerAccessor(&Port::SetLine<uint32_t, &Port::m_encodingLineBits>,
+                                               &Port::GetLine<uint32_t, &Port::m_encodingLineBits>),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("HeaderBytes",
                           "Bytes each packet occupies on the wire beyond its size, in bytes.",
                           UintegerValue(0),
-                          MakeUintegerAccessor(&Port::SetHeaderBytes, &Port::GetHeaderBytes),
+                          MakeUintegerAccessor(&Port::SetLine<uint32_t, &Port::m_headerBytes>,
+                                               &Port::GetLine<uint32_t, &Port::m_headerBytes>),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("Delay",
                           "Propagation delay of the link, from last bit sent to last bit received.",
@@ -248,58 +252,6 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
     m_peer = peer;
     m_peerPort = peerPort;
     m_credits = static_cast<int64_t>(m_creditBytes);
-}
-
-void
-Port::SetDataRate(DataRate rate)
-{
-    m_rate = rate;
-    m_txCacheBytes = NO_TX_CACHE;
-}
-
-DataRate
-Port::GetDataRate() const
-{
-    return m_rate;
-}
-
-void
-Port::SetEncodingDataBits(uint32_t bits)
-{
-    m_encodingDataBits = bits;
-    m_txCacheBytes = NO_TX_CACHE;
-}
-
-uint32_t
-Port::GetEncodingDataBits() const
-{
-    return m_encodingDataBits;
-}
-
-void
-Port::SetEncodingLineBits(uint32_t bits)
-{
-    m_encodingLineBits = bits;
-    m_txCacheBytes = NO_TX_CACHE;
-}
-
-uint32_t
-Port::GetEncodingLineBits() const
-{
-    return m_encodingLineBits;
-}
-
-void
-Port::SetHeaderBytes(uint32_t bytes)
-{
-    m_headerBytes = bytes;
-    m_txCacheBytes = NO_TX_CACHE;
-}
-
-uint32_t
-Port::GetHeaderBytes() const
-{
-    return m_headerBytes;
 }
 
 Time

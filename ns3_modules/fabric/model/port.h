@@ -124,17 +124,6 @@ class Port : public Object
     /** Credits come back to this port at time at (>= Now()), for its next packets. */
     void ReturnCredit(Time at, uint32_t wireBytes);
 
-    // The line's attributes, by name "DataRate", "EncodingDataBits", "EncodingLineBits" and
-    // "HeaderBytes" (each setter drops the cached serialization time).
-    void SetDataRate(DataRate rate);
-    DataRate GetDataRate() const;
-    void SetEncodingDataBits(uint32_t bits);
-    uint32_t GetEncodingDataBits() const;
-    void SetEncodingLineBits(uint32_t bits);
-    uint32_t GetEncodingLineBits() const;
-    void SetHeaderBytes(uint32_t bytes);
-    uint32_t GetHeaderBytes() const;
-
     Time GetTxTime(uint64_t packetBytes) const;   //!< serialization time, HeaderBytes included
     uint32_t GetWireBytes(uint32_t packetBytes) const; //!< packet size plus HeaderBytes
     uint64_t GetDataRateBps() const;              //!< data rate after encoding, rounded down
@@ -268,6 +257,21 @@ class Port : public Object
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
 
     static constexpr uint64_t NO_TX_CACHE = static_cast<uint64_t>(-1);
+
+    /** Accessors of the attributes the serialization time depends on ("DataRate",
+     * "EncodingDataBits", "EncodingLineBits", "HeaderBytes"): setting one drops the cached time. */
+    template <typename T, T Port::*Member>
+    void SetLine(T value)
+    {
+        this->*Member = value;
+        m_txCacheBytes = NO_TX_CACHE;
+    }
+
+    template <typename T, T Port::*Member>
+    T GetLine() const
+    {
+        return this->*Member;
+    }
 
     // Hot: what every packet's Send, Commit and Arrive read and write, in the first cache lines
     // of the object (a port is touched once per packet, mostly cold: the fewer lines, the fewer
