@@ -15,7 +15,8 @@ namespace mcsim
  * headers: InfiniBand LRH and the routing part of the GRH/BTH).
  *
  * dst is a host id, or a multicast group id with GROUP_FLAG set. flow identifies the flow (a QP
- * in the transport) for ECMP hashing; seq is the packet's sequence number within its flow.
+ * in the transport) for ECMP hashing; seq is the packet's sequence number within its flow (the
+ * PSN of an RDMA packet; 0 on raw flows, whose packets are alike).
  */
 class FabricHeader : public Header
 {
@@ -32,7 +33,7 @@ class FabricHeader : public Header
         uint32_t src;  //!< sending host
         uint32_t dst;  //!< host id, or group id | GROUP_FLAG
         uint32_t flow; //!< flow id for ECMP
-        uint32_t seq;  //!< sequence number in the flow
+        uint32_t seq;  //!< sequence number in the flow (0 on raw flows)
 
         bool IsGroup() const
         {
