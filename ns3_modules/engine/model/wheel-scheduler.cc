@@ -181,18 +181,17 @@ WheelScheduler::Load(uint64_t slot)
     // latest first: the earliest is popped from the back. The list holds the slot's events in
     // reverse order of insertion, hence of uid, so a stable sort by time stamp alone gives the
     // order (time stamp, uid), latest first. A slot holds a few events, or, when many flows run
-    // in lockstep, a few time stamps: insertion sort for a few, std::sort on (time stamp, uid)
-    // for more.
+    // in lockstep, a few time stamps, often one: insertion sort for a few (no moves when in
+    // order), else std::sort on (time stamp, uid) unless the slot is in order already.
     auto later = [](const Event& x, const Event& y) { return x.key.m_ts > y.key.m_ts; };
-    if (std::is_sorted(m_current.begin(), m_current.end(), later))
+    if (m_current.size() > INSERTION_SORT_MAX)
     {
-        // already in order (one time stamp, or inserted in time order): nothing moves
-    }
-    else if (m_current.size() > INSERTION_SORT_MAX)
-    {
-        std::sort(m_current.begin(), m_current.end(), [](const Event& x, const Event& y) {
-            return EventBefore(y, x);
-        });
+        if (!std::is_sorted(m_current.begin(), m_current.end(), later))
+        {
+            std::sort(m_current.begin(), m_current.end(), [](const Event& x, const Event& y) {
+                return EventBefore(y, x);
+            });
+        }
     }
     else
     {

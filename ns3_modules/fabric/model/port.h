@@ -275,7 +275,8 @@ class Port : public Object
 
     // Hot: what every packet's Send, Commit and Arrive read and write, in the first cache lines
     // of the object (a port is touched once per packet, mostly cold: the fewer lines, the fewer
-    // misses). Cold: attributes read only through the hot copies above, credit events, faults.
+    // misses). Cold: the line attributes (read when the cached serialization time misses), the
+    // buffer sizes, credit events, faults.
     PacketReceiver* m_peer;
     uint32_t m_peerPort;
     FlowControl m_mode;          //!< "FlowControl"

@@ -45,9 +45,7 @@ TrafficSource::GetTypeId()
 }
 
 TrafficSource::TrafficSource()
-    : m_destination(0),
-      m_flow(0),
-      m_sentPackets(0),
+    : m_sentPackets(0),
       m_sentBytes(0),
       m_lastSize(0),
       m_sendEvent(Create<ReusableEvent<TrafficSource, &TrafficSource::SendNext>>(this))
@@ -69,8 +67,6 @@ void
 TrafficSource::Setup(Ptr<Host> host, uint32_t destination, uint32_t flow)
 {
     m_host = host;
-    m_destination = destination;
-    m_flow = flow;
     m_header = FabricHeader(host->GetId(), destination, flow, 0);
     m_packet = nullptr;
 }

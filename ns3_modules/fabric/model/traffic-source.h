@@ -71,9 +71,7 @@ class TrafficSource : public Object, public PortWaker
     uint32_t m_packetBytes; //!< "PacketBytes": payload per packet (the MTU)
     uint32_t m_burst;       //!< "Burst": packets handed over per wake-up
     Ptr<Host> m_host;
-    uint32_t m_destination;
-    uint32_t m_flow;
-    FabricHeader m_header; //!< every packet's header
+    FabricHeader m_header; //!< every packet's header (host, destination, flow, seq 0)
     Ptr<Packet> m_packet;  //!< the packet sent last, shared by all packets of its size
     uint64_t m_sentPackets;
     uint64_t m_sentBytes;
