@@ -50,11 +50,23 @@ NIC_COUNTERS = (
     "rx_payload",
     "unknown_qp",
     "retransmits",  # RC packets sent again, all QPs of the NIC
-    "rc_timeouts",  # RC retransmission timeouts, all QPs of the NIC
+    "rc_timeouts",  # RC local ACK timeouts, all QPs of the NIC
+    "rc_errors",  # RC QPs of the NIC that went to the error state (retries exhausted)
     "completions",  # receive completions its processor handled
     "cpu_busy_ps",  # time its processor was busy
 )
 NO_GROUP = 0xFFFFFFFF
+RETRY_FOREVER = 0xFFFFFFFF  # RcQp RetryCount: never give up
+ACK_TIMEOUT_UNIT_PS = 4_096_000  # IB local ACK timeout: 4.096 us x 2^timeout
+# IB min_rnr_timer codes 0..31 -> the RNR NAK wait in ps (IB spec table 45; code 0 is the longest)
+RNR_TIMER_PS = tuple(
+    int(ms * 1_000_000_000)
+    for ms in (
+        655.36, 0.01, 0.02, 0.03, 0.04, 0.06, 0.08, 0.12, 0.16, 0.24, 0.32, 0.48, 0.64, 0.96, 1.28, 1.92,
+        2.56, 3.84, 5.12, 7.68, 10.24, 15.36, 20.48, 30.72, 40.96, 61.44, 81.92, 122.88, 163.84, 245.76,
+        327.68, 491.52,
+    )
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,16 +93,56 @@ class HostCpuConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RcConfig:
+    """Reliable Connected QP settings, with their InfiniBand encodings (ibv_modify_qp).
+
+    The defaults are common verbs settings: a local ACK timeout of 67.1 ms never fires in a
+    loss-free fabric, however loaded; ``RcConfig(ack_timeout_exp=0, retry_cnt=0, rnr_retry=0,
+    min_rnr_timer=30)`` is the paper artifact's host transport without --rnr_retry.
+    """
+
+    ack_interval: int = 16  # the responder ACKs every this many packets (and each message's last)
+    ack_timeout_exp: int = 14  # "timeout": local ACK timeout 4.096 us x 2^n (14: 67.1 ms); 0: never
+    # 0..7 retries (timeouts, sequence-error and implied NAKs) without progress, then the QP fails;
+    # None: retry for ever (not an IB setting: for studying the layers above RC at extreme loss)
+    retry_cnt: int | None = 7
+    rnr_retry: int = 7  # 0..7 RNR NAKs without progress; 7: retry for ever
+    min_rnr_timer: int = 12  # 0..31 code of the wait after an RNR NAK (12: 0.64 ms; see RNR_TIMER_PS)
+    max_outstanding_reads: int = 16  # max_rd_atomic: READs in flight per QP
+
+    def __post_init__(self) -> None:
+        require_positive("RcConfig", ack_interval=self.ack_interval, max_outstanding_reads=self.max_outstanding_reads)
+        for name, top in (("ack_timeout_exp", 31), ("retry_cnt", 7), ("rnr_retry", 7), ("min_rnr_timer", 31)):
+            value = getattr(self, name)
+            if name == "retry_cnt" and value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
+                raise McsimError(f"RcConfig: {name}={value!r} must be an integer 0..{top} (its InfiniBand encoding)")
+
+    @property
+    def ack_timeout_ps(self) -> int:
+        """The local ACK timeout (0: none)."""
+        return 0 if self.ack_timeout_exp == 0 else ACK_TIMEOUT_UNIT_PS << self.ack_timeout_exp
+
+    def attributes(self, ns: Any) -> dict[str, Any]:
+        """ns3::mcsim::RcQp attribute values."""
+        return {
+            "AckInterval": ns.UintegerValue(self.ack_interval),
+            "LocalAckTimeout": ns.TimeValue(ns.PicoSeconds(self.ack_timeout_ps)),
+            "RetryCount": ns.UintegerValue(RETRY_FOREVER if self.retry_cnt is None else self.retry_cnt),
+            "RnrRetry": ns.UintegerValue(self.rnr_retry),
+            "MaxOutstandingReads": ns.UintegerValue(self.max_outstanding_reads),
+            "RnrDelay": ns.TimeValue(ns.PicoSeconds(RNR_TIMER_PS[self.min_rnr_timer])),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RdmaConfig:
     """NIC, queue-pair and host-CPU settings; sizes in bytes, times in ps, rates in bit/s."""
 
     wire_format: str = "infiniband"  # or "rocev2"
     mtu_b: int = 4096
-    ack_interval: int = 16  # the responder ACKs every this many packets (and each message's last)
-    retransmit_timeout_ps: int = 40_000_000  # 40 us without progress: go back N
-    retry_limit: int = 7
-    max_outstanding_reads: int = 16
-    rnr_delay_ps: int = 10_000_000
+    rc: RcConfig = dataclasses.field(default_factory=RcConfig)
     rq_depth: int = 128  # UD receive buffers posted
     staging: bool = True  # UD payloads land in staging buffers and are copied to their place
     region_b: int = 1 << 30  # registered memory per host (WRITE/READ targets)
@@ -104,20 +156,11 @@ class RdmaConfig:
             raise McsimError(f"RdmaConfig: mtu_b={self.mtu_b} is not an MTU; choose one of {IB_MTUS}")
         if isinstance(self.rq_depth, int) and self.rq_depth < 1:
             raise McsimError(f"RdmaConfig: rq_depth={self.rq_depth} must be >= 1 (a UD QP needs posted buffers)")
-        require_positive(
-            "RdmaConfig",
-            ack_interval=self.ack_interval,
-            retransmit_timeout_ps=self.retransmit_timeout_ps,
-            max_outstanding_reads=self.max_outstanding_reads,
-            rq_depth=self.rq_depth,
-            region_b=self.region_b,
-        )
+        require_positive("RdmaConfig", rq_depth=self.rq_depth, region_b=self.region_b)
+        if not isinstance(self.rc, RcConfig):
+            raise McsimError(f"RdmaConfig: rc={self.rc!r} must be an RcConfig")
         if not callable(getattr(self.processor, "factory", None)):
             raise McsimError(f"RdmaConfig: processor={self.processor!r} has no factory(ns); use HostCpuConfig()")
-        for name in ("retry_limit", "rnr_delay_ps"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise McsimError(f"RdmaConfig: {name}={value!r} must be an integer >= 0")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -319,16 +362,7 @@ def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:
         WireFormat=ns.EnumValue[ns.mcsim.WireFormat](fmt),
         MtuBytes=ns.UintegerValue(rdma.mtu_b),
     )
-    rc = make_factory(
-        ns,
-        "ns3::mcsim::RcQp",
-        "RdmaConfig",
-        AckInterval=ns.UintegerValue(rdma.ack_interval),
-        RetransmitTimeout=ns.TimeValue(ns.PicoSeconds(rdma.retransmit_timeout_ps)),
-        RetryLimit=ns.UintegerValue(rdma.retry_limit),
-        MaxOutstandingReads=ns.UintegerValue(rdma.max_outstanding_reads),
-        RnrDelay=ns.TimeValue(ns.PicoSeconds(rdma.rnr_delay_ps)),
-    )
+    rc = make_factory(ns, "ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes(ns))
     ud = make_factory(
         ns,
         "ns3::mcsim::UdQp",

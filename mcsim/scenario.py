@@ -71,6 +71,7 @@ class Scenario:
     loss: float = 0.0  # probability that a packet is lost on a link (every link, both directions)
     faults: fabric.Faults | None = None  # chosen drops, per-link loss, links down
     processor: Any = field(default_factory=rdma.HostCpuConfig)
+    rc: rdma.RcConfig = field(default_factory=rdma.RcConfig)  # RC QP timeouts and retries (IB encodings)
     overlap: str | None = None  # "reduce_scatter": a ring Reduce-Scatter runs at once (FSDP)
     verify: bool = False  # carry real bytes (a pattern per rank) and check every byte of every output
     reduce_ps_per_byte: int = 0  # Reduce-Scatter: time to add one received byte
@@ -163,6 +164,7 @@ class Scenario:
             staging=self.staging,
             region_b=max(1, p * n),
             processor=self.processor,
+            rc=self.rc,
         )
         cfg = rdma.fabric_config_for(
             rcfg,

@@ -9,7 +9,7 @@ import pytest
 from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.link import Link, two_hosts
-from mcsim.rdma import HostCpuConfig, RcOp, RdmaConfig, UdStream, run_verbs
+from mcsim.rdma import RNR_TIMER_PS, HostCpuConfig, RcConfig, RcOp, RdmaConfig, UdStream, run_verbs
 from mcsim.units import parse_rate
 
 MTU = 4096
@@ -44,7 +44,9 @@ def test_rc_write_reaches_line_rate_after_headers(link):
 def test_acks_are_coalesced_every_ack_interval_and_at_the_last_packet():
     size_b = 1000 * MTU
     r = run_verbs(
-        two_hosts(T16), rc_ops=[RcOp(verb="write", src=0, dst=1, size_b=size_b)], rdma=RdmaConfig(ack_interval=7)
+        two_hosts(T16),
+        rc_ops=[RcOp(verb="write", src=0, dst=1, size_b=size_b)],
+        rdma=RdmaConfig(rc=RcConfig(ack_interval=7)),
     )
     assert r.rc_responder["acks_sent"][0] == math.ceil(1000 / 7)
     assert r.rc_responder["naks_sent"][0] == 0
@@ -144,14 +146,35 @@ def test_same_verbs_run_twice_is_identical():
         ({"rq_depth": 0}, r"RdmaConfig: rq_depth=0 must be >= 1"),
         ({"wire_format": "roce"}, r"unknown wire format 'roce'; choose one of infiniband, rocev2"),
         ({"mtu_b": 4000}, r"RdmaConfig: mtu_b=4000 is not an MTU"),
-        ({"ack_interval": 0}, r"RdmaConfig: ack_interval=0 must be > 0"),
-        ({"retry_limit": -1}, r"RdmaConfig: retry_limit=-1 must be an integer >= 0"),
+        ({"rc": {"retry_cnt": 3}}, r"RdmaConfig: rc=\{'retry_cnt': 3\} must be an RcConfig"),
         ({"processor": "dpa"}, r"RdmaConfig: processor='dpa' has no factory\(ns\); use HostCpuConfig\(\)"),
     ],
 )
 def test_bad_rdma_config_is_one_line(kwargs, message):
     with pytest.raises(McsimError, match=message):
         RdmaConfig(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"ack_interval": 0}, r"RcConfig: ack_interval=0 must be > 0"),
+        ({"retry_cnt": -1}, r"RcConfig: retry_cnt=-1 must be an integer 0..7"),
+        ({"retry_cnt": 8}, r"RcConfig: retry_cnt=8 must be an integer 0..7"),
+        ({"rnr_retry": True}, r"RcConfig: rnr_retry=True must be an integer 0..7"),
+        ({"ack_timeout_exp": 32}, r"RcConfig: ack_timeout_exp=32 must be an integer 0..31"),
+        ({"min_rnr_timer": 1.5}, r"RcConfig: min_rnr_timer=1.5 must be an integer 0..31"),
+    ],
+)
+def test_bad_rc_config_is_one_line(kwargs, message):
+    with pytest.raises(McsimError, match=message):
+        RcConfig(**kwargs)
+
+
+def test_rc_timers_follow_the_infiniband_encodings():
+    assert RcConfig(ack_timeout_exp=14).ack_timeout_ps == 67_108_864_000  # 4.096 us x 2^14
+    assert RcConfig(ack_timeout_exp=0).ack_timeout_ps == 0  # no timer
+    assert RNR_TIMER_PS[12] == 640_000_000 and RNR_TIMER_PS[0] == 655_360_000_000 and len(RNR_TIMER_PS) == 32
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import pytest
 
 from mcsim.fabric import FabricConfig, Faults
 from mcsim.link import Link, two_hosts
-from mcsim.rdma import RcOp, RdmaConfig, run_verbs
+from mcsim.rdma import RcConfig, RcOp, RdmaConfig, run_verbs
 from mcsim.units import parse_rate
 
 T16 = Link(rate_bps=parse_rate("1.6Tbps"))
@@ -66,21 +66,36 @@ def test_rdma_read_under_loss_completes_with_every_byte(p):
     assert r.rc_requester["read_gaps"][0] + r.rc_requester["timeouts"][0] > 0
 
 
-def test_a_link_down_mid_transfer_is_recovered_by_timeouts():
-    # 16 MiB at 100 Gbit/s takes ~1.35 ms; the link is down from 0.3 to 0.5 ms
+def test_a_link_down_mid_transfer_is_recovered_by_the_nak_that_follows():
+    # 16 MiB at 100 Gbit/s takes ~1.35 ms; the link is down from 0.3 to 0.5 ms: the first packet
+    # after it is out of sequence, and its NAK sends the requester back long before a timeout
     r = write(E100, 16 << 20, faults=Faults(link_down=[(0, 1, 300_000_000, 500_000_000)]))
     assert r.fabric.drops_by_cause()["link_down"] > 0
-    assert r.rc_requester["timeouts"][0] >= 1
+    assert r.rc_responder["naks_sent"][0] == 1 and r.rc_requester["naks_received"][0] == 1
+    assert r.rc_requester["timeouts"][0] == 0
     assert r.rc_responder["rx_payload"][0] == 16 << 20
     assert r.rc_requester["errors"][0] == 0
-    assert r.rc_done_ps[0] > 500_000_000
+    assert 500_000_000 < r.rc_done_ps[0] < RcConfig().ack_timeout_ps
+
+
+def test_a_lost_tail_is_recovered_by_the_local_ack_timeout():
+    # the link is down from 1.2 ms to 2 ms: the last packets and their ACKs are lost and nothing
+    # follows them, so only the local ACK timer (67.1 ms after the last progress) recovers
+    r = write(E100, 16 << 20, faults=Faults(link_down=[(0, 1, 1_200_000_000, 2_000_000_000)]))
+    assert r.fabric.drops_by_cause()["link_down"] > 0
+    assert r.rc_requester["timeouts"][0] == 1
+    assert r.rc_responder["rx_payload"][0] == 16 << 20
+    assert r.rc_requester["errors"][0] == 0
+    timeout = RcConfig().ack_timeout_ps
+    assert 1_200_000_000 + timeout < r.rc_done_ps[0] < 1_400_000_000 + timeout
 
 
 def test_a_link_down_longer_than_the_retries_stops_the_qp():
-    # RetransmitTimeout 40 us x (RetryLimit 7 + 1) = 320 us < 1 ms down
-    r = write(E100, 16 << 20, faults=Faults(link_down=[(0, 1, 300_000_000, 1_300_000_000)]))
+    # local ACK timeout 4.096 us x 2^3 = 32.8 us, x (retry_cnt 7 + 1) = 262 us < 1 ms down
+    rc = RcConfig(ack_timeout_exp=3)
+    r = write(E100, 16 << 20, faults=Faults(link_down=[(0, 1, 300_000_000, 1_300_000_000)]), rdma=RdmaConfig(rc=rc))
     assert r.rc_requester["errors"][0] == 1
-    assert r.rc_requester["timeouts"][0] == RdmaConfig().retry_limit + 1
+    assert r.rc_requester["timeouts"][0] == rc.retry_cnt + 1
     assert r.rc_requester["completed"][0] == 0
     assert r.rc_responder["rx_payload"][0] < 16 << 20
 

@@ -298,6 +298,12 @@ Nic::CountRcTimeout()
     m_counters.rcTimeouts++;
 }
 
+void
+Nic::CountRcError()
+{
+    m_counters.rcErrors++;
+}
+
 const Nic::Counters&
 Nic::GetCounters() const
 {

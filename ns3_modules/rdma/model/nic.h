@@ -87,13 +87,15 @@ class Nic : public Object, public PacketReceiver, public PortWaker
         uint64_t rxPayload = 0;    //!< payload bytes received
         uint64_t unknownQp = 0;    //!< packets for no QP here (dropped)
         uint64_t retransmits = 0;  //!< RC packets its QPs sent again (go-back-N)
-        uint64_t rcTimeouts = 0;   //!< RC retransmission timeouts of its QPs
+        uint64_t rcTimeouts = 0;   //!< RC local ACK timeouts of its QPs
+        uint64_t rcErrors = 0;     //!< RC QPs of its that went to the error state (retries exhausted)
     };
-    static constexpr uint32_t NUM_COUNTERS = 7;
+    static constexpr uint32_t NUM_COUNTERS = 8;
     const Counters& GetCounters() const;
-    /** An RC QP of this NIC retransmitted a packet / timed out (per-NIC totals). */
+    /** An RC QP of this NIC retransmitted a packet / timed out / went to the error state. */
     void CountRetransmit();
     void CountRcTimeout();
+    void CountRcError();
 
   protected:
     void DoDispose() override;

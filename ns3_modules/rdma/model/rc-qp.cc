@@ -30,26 +30,34 @@ RcQp::GetTypeId()
                           UintegerValue(16),
                           MakeUintegerAccessor(&RcQp::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("RetransmitTimeout",
+            .AddAttribute("LocalAckTimeout",
                           "Time without progress after which the requester goes back to the "
-                          "first unacknowledged PSN.",
-                          TimeValue(MicroSeconds(40)),
+                          "expected PSN (IB: 4.096 us x 2^timeout); 0: never.",
+                          TimeValue(PicoSeconds(4096000LL << 14)), // IB timeout 14: 67.1 ms
                           MakeTimeAccessor(&RcQp::m_timeout),
-                          MakeTimeChecker(PicoSeconds(1)))
-            .AddAttribute("RetryLimit",
-                          "Timeouts in a row without progress before the QP goes to the error "
-                          "state.",
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("RetryCount",
+                          "Retries (local ACK timeouts, sequence-error and implied NAKs) in a row "
+                          "without progress before the QP goes to the error state (IB retry_cnt: "
+                          "0..7; more is not an IB setting, 4294967295: retry for ever).",
                           UintegerValue(7),
-                          MakeUintegerAccessor(&RcQp::m_retryLimit),
+                          MakeUintegerAccessor(&RcQp::m_retryCount),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("RnrRetry",
+                          "RNR NAKs in a row without progress before the error state; 7: retry "
+                          "for ever (IB rnr_retry).",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&RcQp::m_rnrRetry),
+                          MakeUintegerChecker<uint32_t>(0, 7))
             .AddAttribute("MaxOutstandingReads",
                           "RDMA READs in flight at once (max_rd_atomic).",
                           UintegerValue(16),
                           MakeUintegerAccessor(&RcQp::m_maxReads),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("RnrDelay",
-                          "How long the requester waits after a receiver-not-ready NAK.",
-                          TimeValue(MicroSeconds(10)),
+                          "How long the requester waits after a receiver-not-ready NAK (IB "
+                          "min_rnr_timer; 12: 0.64 ms).",
+                          TimeValue(MicroSeconds(640)),
                           MakeTimeAccessor(&RcQp::m_rnrDelay),
                           MakeTimeChecker(Time(0)));
     return tid;
@@ -66,6 +74,8 @@ RcQp::RcQp()
       m_una(0),
       m_outstandingReads(0),
       m_retries(0),
+      m_rnrRetries(0),
+      m_retriedAt(0),
       m_error(false),
       m_ePsn(0),
       m_nakSent(false),
@@ -126,7 +136,7 @@ RcQp::PostSend(Verb verb, uint64_t bytes, uint64_t remoteOffset, uint64_t wrId, 
         throw std::invalid_argument(where + "a READ has no immediate data");
     }
     const uint32_t n = Packets(bytes);
-    m_sq.push_back({verb, withImm, imm, wrId, bytes, remoteOffset, m_nextPsn, n, 0, false, 0});
+    m_sq.push_back({verb, withImm, imm, wrId, bytes, remoteOffset, m_nextPsn, n, false});
     m_nextPsn += n;
     m_nic->Kick();
 }
@@ -151,11 +161,15 @@ RcQp::FindWqe(uint32_t psn) const
 bool
 RcQp::HasPacket() const
 {
-    if (!m_control.empty() || !m_reads.empty())
+    if (m_error)
+    {
+        return false;
+    }
+    if (!m_responses.empty())
     {
         return true;
     }
-    if (m_error || m_txPsn >= m_nextPsn || Simulator::Now() < m_rnrUntil)
+    if (m_txPsn >= m_nextPsn || Simulator::Now() < m_rnrUntil)
     {
         return false;
     }
@@ -179,33 +193,32 @@ RcQp::NextPacket()
 {
     const uint32_t mtu = m_nic->GetMtuBytes();
     TransportHeader h;
-    if (!m_control.empty())
+    if (!m_responses.empty())
     {
-        const Control c = m_control.front();
-        m_control.pop_front();
-        h.opcode = Opcode::ACK;
-        h.psn = c.psn;
-        h.flags = c.flags;
-        m_counters.acksSent++;
-        return Build(h, 0);
-    }
-    if (!m_reads.empty())
-    {
-        ReadJob& job = m_reads.front();
-        const uint64_t done = static_cast<uint64_t>(job.sent) * mtu;
-        const auto payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, job.bytes - done));
-        const bool first = job.sent == 0;
-        const bool last = job.sent + 1 == job.npkts;
+        Response& r = m_responses.front();
+        if (r.npkts == 0)
+        {
+            h.opcode = Opcode::ACK;
+            h.psn = r.psn;
+            h.flags = r.flags;
+            m_responses.pop_front();
+            m_counters.acksSent++;
+            return Build(h, 0);
+        }
+        const uint64_t done = static_cast<uint64_t>(r.sent) * mtu;
+        const auto payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, r.bytes - done));
+        const bool first = r.sent == 0;
+        const bool last = r.sent + 1 == r.npkts;
         h.opcode = first && last ? Opcode::READ_RESPONSE_ONLY
                    : first       ? Opcode::READ_RESPONSE_FIRST
                    : last        ? Opcode::READ_RESPONSE_LAST
                                  : Opcode::READ_RESPONSE_MIDDLE;
-        h.psn = job.firstPsn + job.sent;
-        const uint8_t* data = m_nic->HasMemory() ? m_nic->Memory(job.offset + done, payload) : nullptr;
-        job.sent++;
+        h.psn = r.psn + r.sent;
+        const uint8_t* data = m_nic->HasMemory() ? m_nic->Memory(r.offset + done, payload) : nullptr;
+        r.sent++;
         if (last)
         {
-            m_reads.pop_front();
+            m_responses.pop_front();
         }
         return Build(h, payload, data);
     }
@@ -222,7 +235,7 @@ RcQp::NextRequesterPacket()
     TransportHeader h;
     uint32_t payload = 0;
     const uint8_t* data = nullptr;
-    const uint32_t psn = w.verb == Verb::READ ? std::max(m_txPsn, w.firstPsn + w.readRecvd) : m_txPsn;
+    const uint32_t psn = m_txPsn; // a READ re-requested from a gap starts at the gap (m_una)
     if (psn < m_sentEnd)
     {
         m_counters.retransmits++;
@@ -278,6 +291,10 @@ RcQp::NextRequesterPacket()
             data = m_nic->Memory(w.remoteOffset + static_cast<uint64_t>(i) * mtu, payload);
         }
     }
+    if (m_una >= m_sentEnd)
+    {
+        m_progressAt = Simulator::Now(); // nothing was outstanding: the timer starts with this packet
+    }
     m_sentEnd = std::max(m_sentEnd, m_txPsn);
     ArmTimer();
     return Build(h, payload, data);
@@ -286,6 +303,10 @@ RcQp::NextRequesterPacket()
 void
 RcQp::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes)
 {
+    if (m_error)
+    {
+        return; // a QP in the error state neither sends nor takes packets
+    }
     if (h.opcode == Opcode::ACK)
     {
         HandleAck(h);
@@ -303,50 +324,54 @@ RcQp::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadByte
 void
 RcQp::HandleAck(const TransportHeader& h)
 {
-    if ((h.flags & (TransportHeader::FLAG_NAK | TransportHeader::FLAG_RNR)) == 0)
+    const bool nak = (h.flags & (TransportHeader::FLAG_NAK | TransportHeader::FLAG_RNR)) != 0;
+    // an ACK names the last PSN it acknowledges, a NAK the PSN the responder expects
+    const uint32_t limit = nak ? h.psn : h.psn + 1;
+    Acknowledge(limit);
+    if (m_una < limit)
     {
-        Acknowledge(h.psn + 1);
+        CheckImpliedNak(limit); // the responder is past a READ whose responses were lost
         return;
     }
-    Acknowledge(h.psn); // a NAK names the PSN the responder expects: all before it arrived
+    if (!nak || h.psn < m_una)
+    {
+        return; // progress, or a stale NAK from before it
+    }
     if (h.flags & TransportHeader::FLAG_RNR)
     {
         m_counters.rnrNaksReceived++;
+        if (m_rnrRetry < 7 && !UseRetry(m_rnrRetries, m_rnrRetry))
+        {
+            return;
+        }
         m_rnrUntil = Simulator::Now() + m_rnrDelay;
         Simulator::Schedule(m_rnrDelay, &Nic::Kick, m_nic);
+        GoBack(m_una);
+        return;
     }
-    else
-    {
-        m_counters.naksReceived++;
-    }
-    GoBack(h.psn);
+    m_counters.naksReceived++;
+    Retry();
 }
 
 void
 RcQp::HandleReadResponse(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload)
 {
-    const std::size_t idx = FindWqe(h.psn);
-    if (idx == m_sq.size() || m_sq[idx].verb != Verb::READ)
+    Acknowledge(h.psn); // a response acknowledges every request before it
+    if (h.psn < m_una)
     {
-        m_counters.duplicates++; // a late copy for a READ already complete
+        m_counters.duplicates++; // a late copy of a response already taken
         return;
     }
-    Wqe& w = m_sq[idx];
-    const uint32_t expected = w.firstPsn + w.readRecvd;
-    if (h.psn < expected)
+    if (h.psn > m_una)
     {
-        m_counters.duplicates++;
+        m_counters.outOfSequence++; // discarded: the requester takes responses in PSN order
+        CheckImpliedNak(h.psn);
         return;
     }
-    if (h.psn > expected)
+    Wqe& w = m_sq.front(); // m_una == h.psn < m_nextPsn: the head holds the PSN
+    if (w.verb != Verb::READ)
     {
-        m_counters.outOfSequence++;
-        if (w.readReissuedAt != expected + 1) // once per gap (+1: 0 means never)
-        {
-            w.readReissuedAt = expected + 1;
-            m_counters.readGaps++;
-            GoBack(expected);
-        }
+        m_counters.duplicates++; // a stale response naming a PSN of a SEND or WRITE
         return;
     }
     if (m_nic->HasMemory())
@@ -354,35 +379,31 @@ RcQp::HandleReadResponse(Ptr<Packet> packet, const TransportHeader& h, uint32_t 
         const uint64_t offset = w.remoteOffset + static_cast<uint64_t>(h.psn - w.firstPsn) * m_nic->GetMtuBytes();
         m_nic->StorePayload(packet, h, payload, offset);
     }
-    w.readRecvd++;
     m_counters.rxPayload += payload;
-    m_retries = 0;
-    Acknowledge(h.psn); // a response acknowledges every PSN before it
-    ArmTimer();
+    m_una = h.psn + 1;
+    Acknowledge(m_una); // completes the READ with its last response
+    Progress();
 }
 
 void
-RcQp::Acknowledge(uint32_t upTo)
+RcQp::Acknowledge(uint32_t limit)
 {
-    if (upTo > m_una)
-    {
-        m_una = upTo;
-        m_retries = 0;
-        m_txPsn = std::max(m_txPsn, m_una);
-    }
+    const uint32_t before = m_una;
     while (!m_sq.empty())
     {
         Wqe& w = m_sq.front();
-        const bool done = w.verb == Verb::READ ? w.readRecvd == w.npkts : w.firstPsn + w.npkts <= m_una;
-        if (!done)
+        const uint32_t end = w.firstPsn + w.npkts;
+        if (w.verb != Verb::READ && limit > m_una)
         {
-            break;
+            m_una = std::min(limit, end);
+        }
+        if (m_una < end)
+        {
+            break; // a READ is acknowledged only by its own responses
         }
         if (w.verb == Verb::READ)
         {
             m_outstandingReads--;
-            m_una = std::max(m_una, w.firstPsn + w.npkts);
-            m_txPsn = std::max(m_txPsn, m_una);
         }
         const uint64_t wrId = w.wrId;
         m_sq.pop_front();
@@ -392,16 +413,70 @@ RcQp::Acknowledge(uint32_t upTo)
             m_owner->OnSendComplete(m_nic->GetHostId(), m_qpn, wrId);
         }
     }
+    if (m_una != before)
+    {
+        Progress();
+    }
+}
+
+void
+RcQp::Progress()
+{
+    m_retries = 0;
+    m_rnrRetries = 0;
+    m_txPsn = std::max(m_txPsn, m_una);
+    m_progressAt = Simulator::Now();
     if (m_una >= m_sentEnd)
     {
-        m_timer.Cancel();
+        m_timer.Cancel(); // nothing outstanding
     }
     else
     {
-        m_timer.Cancel();
         ArmTimer();
     }
     m_nic->Kick(); // a READ slot may have freed up
+}
+
+void
+RcQp::CheckImpliedNak(uint32_t limit)
+{
+    if (limit > m_una && limit <= m_sentEnd)
+    {
+        m_counters.readGaps += m_retriedAt != m_una + 1;
+        Retry();
+    }
+}
+
+void
+RcQp::Retry()
+{
+    if (m_retriedAt == m_una + 1)
+    {
+        return; // already sent back to this PSN: the later packets of the old stream tell nothing new
+    }
+    m_retriedAt = m_una + 1;
+    if (UseRetry(m_retries, m_retryCount))
+    {
+        GoBack(m_una);
+    }
+}
+
+bool
+RcQp::UseRetry(uint32_t& used, uint32_t limit)
+{
+    if (limit == UINT32_MAX)
+    {
+        return true; // for ever
+    }
+    if (++used > limit)
+    {
+        m_error = true;
+        m_counters.errors++;
+        m_nic->CountRcError();
+        m_timer.Cancel();
+        return false;
+    }
+    return true;
 }
 
 void
@@ -417,9 +492,9 @@ RcQp::GoBack(uint32_t psn)
 void
 RcQp::ArmTimer()
 {
-    if (!m_timer.IsPending() && m_una < m_sentEnd)
+    if (!m_timer.IsPending() && m_una < m_sentEnd && !m_timeout.IsZero() && !m_error)
     {
-        m_timer = Simulator::Schedule(m_timeout, &RcQp::OnTimeout, this);
+        m_timer = Simulator::Schedule(m_progressAt + m_timeout - Simulator::Now(), &RcQp::OnTimeout, this);
     }
 }
 
@@ -430,14 +505,19 @@ RcQp::OnTimeout()
     {
         return;
     }
-    m_counters.timeouts++;
-    m_nic->CountRcTimeout();
-    if (++m_retries > m_retryLimit)
+    if (Simulator::Now() < m_progressAt + m_timeout)
     {
-        m_error = true;
-        m_counters.errors++;
+        ArmTimer(); // progress since this timer was set: wait for the rest of the period
         return;
     }
+    m_counters.timeouts++;
+    m_nic->CountRcTimeout();
+    if (!UseRetry(m_retries, m_retryCount))
+    {
+        return;
+    }
+    m_retriedAt = 0; // nothing of the old stream is still in flight: a new gap may be told again
+    m_progressAt = Simulator::Now();
     GoBack(m_una);
     ArmTimer();
 }
@@ -445,13 +525,14 @@ RcQp::OnTimeout()
 void
 RcQp::QueueControl(uint32_t psn, uint8_t flags)
 {
-    if (flags == 0 && !m_control.empty() && m_control.back().flags == 0)
+    Response* back = m_responses.empty() ? nullptr : &m_responses.back();
+    if (flags == 0 && back != nullptr && back->npkts == 0 && back->flags == 0)
     {
-        m_control.back().psn = psn; // coalesce: one cumulative ACK says it all
+        back->psn = psn; // coalesce: one cumulative ACK says it all
     }
     else
     {
-        m_control.push_back({psn, flags});
+        m_responses.push_back({psn, 0, 0, flags, 0, 0});
         if (flags & TransportHeader::FLAG_NAK)
         {
             m_counters.naksSent++;
@@ -462,6 +543,27 @@ RcQp::QueueControl(uint32_t psn, uint8_t flags)
 }
 
 void
+RcQp::AbandonFrom(uint32_t psn)
+{
+    while (!m_responses.empty())
+    {
+        Response& r = m_responses.back();
+        if (r.psn >= psn)
+        {
+            m_responses.pop_back(); // the requester asks for all of it again
+            continue;
+        }
+        if (r.npkts > 0 && r.psn + r.npkts > psn)
+        {
+            // an older stream of the same READ: the requester holds its PSNs before psn (it asks
+            // from there) and the new stream brings the rest
+            m_responses.pop_back();
+        }
+        break;
+    }
+}
+
+void
 RcQp::HandleRequest(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload)
 {
     if (h.psn < m_ePsn)
@@ -469,7 +571,8 @@ RcQp::HandleRequest(Ptr<Packet> packet, const TransportHeader& h, uint32_t paylo
         m_counters.duplicates++;
         if (h.opcode == Opcode::READ_REQUEST) // re-executed: the requester lost responses
         {
-            m_reads.push_back({h.psn, Packets(h.length), h.length, 0, h.remoteOffset});
+            AbandonFrom(h.psn);
+            m_responses.push_back({h.psn, Packets(h.length), 0, 0, h.length, h.remoteOffset});
             m_nic->Kick();
         }
         else
@@ -504,7 +607,7 @@ RcQp::HandleRequest(Ptr<Packet> packet, const TransportHeader& h, uint32_t paylo
     if (op == Opcode::READ_REQUEST)
     {
         const uint32_t n = Packets(h.length);
-        m_reads.push_back({h.psn, n, h.length, 0, h.remoteOffset});
+        m_responses.push_back({h.psn, n, 0, 0, h.length, h.remoteOffset});
         m_ePsn += n;
         m_nic->Kick();
         return;

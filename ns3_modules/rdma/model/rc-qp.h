@@ -15,15 +15,25 @@ namespace mcsim
 {
 
 /**
- * @brief Reliable Connected QP: SEND/RECV, RDMA WRITE (with or without immediate), RDMA READ.
+ * @brief Reliable Connected QP: SEND/RECV, RDMA WRITE (with or without immediate), RDMA READ,
+ * with the InfiniBand RC rules for acknowledgement and recovery.
  *
- * Requester: every packet has a PSN (a READ request takes the PSNs of its responses); packets
- * stay unacknowledged until a cumulative ACK; a NAK (PSN sequence error at the responder) or a
- * retransmission timeout goes back N to the first unacknowledged PSN; a missing READ response
- * re-issues the READ from the missing PSN; at most MaxOutstandingReads READs are in flight.
- * Responder: accepts only the expected PSN, ACKs every AckInterval packets and the last packet of
- * a message (coalesced), NAKs once per sequence error, re-ACKs duplicates, serves READs (also
- * duplicate ones), and RNR-NAKs a SEND or a WRITE with immediate when no receive is posted.
+ * Requester: every packet has a PSN (a READ request takes the PSNs of its responses). Responses
+ * arrive in PSN order, so the requester expects one PSN at a time (m_una): an ACK of PSN p
+ * acknowledges every SEND/WRITE packet up to p, a READ response of PSN p every one before p; a
+ * READ is complete only when all its responses arrived. An ACK or response past a READ that still
+ * misses data is an implied NAK: the requester goes back to the READ's first missing PSN (a PSN
+ * sequence error NAK likewise to the PSN it names), re-requests the READ from there and sends every
+ * later request again (go-back-N); a response ahead of the expected PSN is discarded. Each such
+ * retry, and each local ACK timeout (no progress for LocalAckTimeout; 0: never), uses one of
+ * RetryCount retries; progress gives them back, and one retry too many puts the QP in the error
+ * state. An RNR NAK waits RnrDelay and retries, RnrRetry times (7: for ever). At most
+ * MaxOutstandingReads READs are in flight.
+ * Responder: accepts only the expected PSN and answers in PSN order through one queue (ACKs,
+ * NAKs and READ response streams): ACKs every AckInterval packets and the last packet of a
+ * message (coalesced), NAKs once per sequence error, re-ACKs duplicates, and RNR-NAKs a SEND or a
+ * WRITE with immediate when no receive is posted. A duplicate READ request (the requester lost
+ * responses) abandons every queued response from its PSN on and re-sends from that PSN.
  * PSNs are 32-bit and never wrap within a run.
  */
 class RcQp : public QueuePair
@@ -70,7 +80,7 @@ class RcQp : public QueuePair
         uint64_t txPackets = 0;       //!< packets sent (data, requests, responses, ACKs)
         uint64_t txPayload = 0;       //!< payload bytes sent
         uint64_t retransmits = 0;     //!< requester packets sent again (go-back-N)
-        uint64_t naksReceived = 0;    //!< sequence-error NAKs received
+        uint64_t naksReceived = 0;    //!< sequence-error NAKs received (explicit ones)
         uint64_t rnrNaksReceived = 0; //!< receiver-not-ready NAKs received
         uint64_t timeouts = 0;        //!< retransmission timeouts
         uint64_t acksSent = 0;        //!< ACKs sent (NAKs included)
@@ -78,9 +88,9 @@ class RcQp : public QueuePair
         uint64_t rxPayload = 0;       //!< payload bytes accepted in order (responder + READ data)
         uint64_t duplicates = 0;      //!< packets received twice (dropped, re-ACKed)
         uint64_t outOfSequence = 0;   //!< packets received ahead of the expected PSN (dropped)
-        uint64_t readGaps = 0;        //!< READ responses missing: READ re-issued
+        uint64_t readGaps = 0;        //!< implied NAKs: a READ missed responses and was re-issued
         uint64_t completed = 0;       //!< send work requests completed
-        uint64_t errors = 0;          //!< RetryLimit exceeded: the QP stopped
+        uint64_t errors = 0;          //!< retries exhausted: the QP went to the error state
     };
     static constexpr uint32_t NUM_COUNTERS = 14;
     const Counters& GetCounters() const;
@@ -99,24 +109,18 @@ class RcQp : public QueuePair
         uint64_t remoteOffset;
         uint32_t firstPsn;
         uint32_t npkts;
-        uint32_t readRecvd;      //!< READ: responses accepted
-        bool readRequested;      //!< READ: counted in m_outstandingReads
-        uint32_t readReissuedAt; //!< READ: the PSN a gap last re-issued it from
+        bool readRequested; //!< READ: counted in m_outstandingReads
     };
 
-    struct Control
+    /** @brief What the responder sends next: an ACK/NAK (npkts 0) or a READ response stream. */
+    struct Response
     {
-        uint32_t psn;
-        uint8_t flags;
-    };
-
-    struct ReadJob
-    {
-        uint32_t firstPsn;
-        uint32_t npkts;
-        uint64_t bytes;
-        uint32_t sent;
-        uint64_t offset; //!< in this (the responder's) region
+        uint32_t psn;    //!< ACK/NAK: the PSN it names; READ: the first response's PSN
+        uint32_t npkts;  //!< READ: response packets in the stream; 0 for an ACK or NAK
+        uint32_t sent;   //!< READ: response packets sent so far
+        uint8_t flags;   //!< ACK/NAK: TransportHeader flags
+        uint64_t bytes;  //!< READ: bytes of the stream
+        uint64_t offset; //!< READ: where the stream starts in this (the responder's) region
     };
 
     uint32_t Packets(uint64_t bytes) const;
@@ -126,16 +130,25 @@ class RcQp : public QueuePair
     void HandleAck(const TransportHeader& h);
     void HandleReadResponse(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload);
     void HandleRequest(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload);
-    void Acknowledge(uint32_t upTo);
+    /** Acknowledge SEND/WRITE PSNs below limit and complete what is done; stops at a READ. */
+    void Acknowledge(uint32_t limit);
+    void Progress(); //!< m_una moved: retries back, the local ACK timer starts again
+    /** An ACK or response acknowledged up to limit: past m_una means a READ lost responses. */
+    void CheckImpliedNak(uint32_t limit);
+    /** Retry from m_una (NAK or implied NAK), once per PSN, using up one retry. */
+    void Retry();
+    bool UseRetry(uint32_t& used, uint32_t limit); //!< false (and the error state) when exhausted
     void GoBack(uint32_t psn);
     void QueueControl(uint32_t psn, uint8_t flags);
+    void AbandonFrom(uint32_t psn);
     void ArmTimer();
     void OnTimeout();
     void Deliver(const TransportHeader& h);
 
     uint32_t m_ackInterval;      //!< "AckInterval"
-    Time m_timeout;              //!< "RetransmitTimeout"
-    uint32_t m_retryLimit;       //!< "RetryLimit"
+    Time m_timeout;              //!< "LocalAckTimeout" (0: never)
+    uint32_t m_retryCount;       //!< "RetryCount"
+    uint32_t m_rnrRetry;         //!< "RnrRetry" (7: for ever)
     uint32_t m_maxReads;         //!< "MaxOutstandingReads"
     Time m_rnrDelay;             //!< "RnrDelay"
 
@@ -148,12 +161,15 @@ class RcQp : public QueuePair
     uint32_t m_nextPsn;          //!< next PSN to assign to a new work request
     uint32_t m_txPsn;            //!< next PSN to transmit
     uint32_t m_sentEnd;          //!< one past the highest PSN ever transmitted
-    uint32_t m_una;              //!< every PSN below is acknowledged
+    uint32_t m_una;              //!< the expected response PSN: every PSN below is acknowledged
     uint32_t m_outstandingReads;
-    uint32_t m_retries;
+    uint32_t m_retries;          //!< retries since the last progress (timeouts, NAKs)
+    uint32_t m_rnrRetries;       //!< RNR NAKs since the last progress
+    uint32_t m_retriedAt;        //!< the PSN a NAK last sent the requester back to, + 1 (0: none)
+    Time m_progressAt;           //!< the local ACK timer runs from here (last progress or retry)
     Time m_rnrUntil;
     bool m_error;
-    EventId m_timer;
+    EventId m_timer;             //!< at most one pending: it re-checks m_progressAt when it fires
     // responder
     uint32_t m_ePsn;             //!< expected PSN
     bool m_nakSent;              //!< a NAK for m_ePsn is out
@@ -161,8 +177,7 @@ class RcQp : public QueuePair
     uint64_t m_msgBytes;         //!< bytes of the message being received
     uint64_t m_msgOffset;        //!< its place in the region (a WRITE's RETH)
     uint32_t m_postedRecvs;
-    std::deque<Control> m_control; //!< ACKs and NAKs to send
-    std::deque<ReadJob> m_reads;   //!< READ responses to send
+    std::deque<Response> m_responses; //!< ACKs, NAKs and READ responses, in PSN order
     Counters m_counters;
 };
 

@@ -125,7 +125,8 @@ RdmaStack::GetHostCounters(uint64_t* out, std::size_t n) const
                                                     c.rxPayload,
                                                     c.unknownQp,
                                                     c.retransmits,
-                                                    c.rcTimeouts};
+                                                    c.rcTimeouts,
+                                                    c.rcErrors};
         std::copy(fields, fields + Nic::NUM_COUNTERS, out + row * h);
         out[row * h + Nic::NUM_COUNTERS] = m_nics[h]->GetProcessor()->GetProcessed();
         out[row * h + Nic::NUM_COUNTERS + 1] = m_nics[h]->GetProcessor()->GetBusyPs();
