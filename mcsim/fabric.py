@@ -16,7 +16,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import routing, runtime
+from mcsim import routing, runtime, subnet_manager
 from mcsim.errors import McsimError, pick, require_positive
 
 FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}
@@ -48,6 +48,8 @@ DROP_CAUSES = {
     "link_down": "link_down_drops",
 }
 MAX_SEED = 2**64 - 1
+FOREVER = None  # the up_ps of a Faults.link_down entry whose link never comes back
+DEFAULT_REROUTE_DELAY_PS = 100_000_000_000  # 100 ms: trap, sweep, route computation, switch programming
 HOST_COUNTERS = ("rx_packets", "rx_bytes", "first_arrival_ps", "last_arrival_ps")
 SOURCE_COUNTERS = ("sent_packets", "sent_bytes", "last_departure_ps")
 
@@ -108,13 +110,20 @@ class Faults:
         first packet host ``root`` sends. An index past the last packet sent drops nothing.
     link_down
         ``[(u, v, down_ps, up_ps), ...]``: the edge (u, v) (all its parallel links, both
-        directions) is down during [down_ps, up_ps). Simplification: the link keeps serializing
-        while down; a packet whose last bit arrives in the interval is lost. Intervals may overlap.
+        directions) is down during [down_ps, up_ps); ``up_ps=FOREVER`` (None): down for good.
+        Simplification: the link keeps serializing while down; a packet whose last bit arrives in
+        the interval is lost. Intervals may overlap.
+    reroute_delay_ps
+        The subnet manager (mcsim.subnet_manager): this long after a link of ``link_down`` goes
+        down or comes back, it recomputes up*/down* unicast routes and the multicast trees over the
+        links that are up and reprograms every switch (links down from time 0 are routed around
+        from the start). Default 100 ms; None: no subnet manager, the routes stay as built.
     """
 
     link_loss: Mapping[tuple[int, int], float] = field(default_factory=dict)
     drops: Sequence[tuple[int, int, int]] = ()
-    link_down: Sequence[tuple[int, int, int, int]] = ()
+    link_down: Sequence[tuple[int, int, int, int | None]] = ()
+    reroute_delay_ps: int | None = DEFAULT_REROUTE_DELAY_PS
 
     def __post_init__(self) -> None:
         if not isinstance(self.link_loss, Mapping):
@@ -140,10 +149,16 @@ class Faults:
             where = f"Faults: link_down[{i}]=({u}, {v}, {down_ps}, {up_ps})"
             if down_ps < 0:
                 raise McsimError(f"{where}: down_ps={down_ps} must be >= 0")
-            if up_ps <= down_ps:
+            if up_ps is not None and up_ps <= down_ps:
                 raise McsimError(
-                    f"{where}: up_ps={up_ps} must be > down_ps={down_ps}; the link is down in [down_ps, up_ps)"
+                    f"{where}: up_ps={up_ps} must be > down_ps={down_ps}; the link is down in [down_ps, up_ps) "
+                    "(up_ps=FOREVER: for good)"
                 )
+        if self.reroute_delay_ps is not None and (not _is_int(self.reroute_delay_ps) or self.reroute_delay_ps < 0):
+            raise McsimError(
+                f"Faults: reroute_delay_ps={self.reroute_delay_ps!r} must be an integer >= 0 (ps), or None for "
+                "static routes"
+            )
 
     def check(self, g: nx.Graph, ports: routing.PortMap | None = None) -> None:
         """Raise McsimError for an entry that names an edge or port ``g`` does not have."""
@@ -172,12 +187,15 @@ class Faults:
                 raise McsimError(f"{where}: ({u}, {v}) is not an edge of {name}; {_edge_hint(g, u)}")
 
 
-def _row(what: str, i: int, row: object, n: int) -> tuple[int, ...]:
-    """A fault entry as a tuple of n non-bool integers, or McsimError naming it."""
-    if not isinstance(row, Sequence) or len(row) != n or not all(map(_is_int, row)):
-        fields = "(node, port, index)" if what == "drops" else "(u, v, down_ps, up_ps)"
+def _row(what: str, i: int, row: object, n: int) -> tuple[Any, ...]:
+    """A fault entry as a tuple of n non-bool integers (a link_down's up_ps may be FOREVER), or
+    McsimError naming it."""
+    forever = what == "link_down" and isinstance(row, Sequence) and len(row) == n and row[-1] is FOREVER
+    values = row[:-1] if forever else row  # type: ignore[index]
+    if not isinstance(row, Sequence) or len(row) != n or not all(map(_is_int, values)):
+        fields = "(node, port, index)" if what == "drops" else "(u, v, down_ps, up_ps or FOREVER)"
         raise McsimError(f"Faults: {what}[{i}]={row!r} must be {n} integers {fields}")
-    return tuple(int(x) for x in row)
+    return (*(int(x) for x in values), *((FOREVER,) if forever else ()))
 
 
 def _edge_hint(g: nx.Graph, u: object) -> str:
@@ -279,13 +297,14 @@ class BuiltFabric:
     objects and ends the simulation (Simulator::Destroy), so the next run starts afresh.
     """
 
-    def __init__(self, g: nx.Graph, ns: Any, cxx: Any, ports: dict, links: list, trees: list) -> None:
+    def __init__(self, g: nx.Graph, ns: Any, cxx: Any, ports: dict, links: list, trees: list, sweeps: int = 0) -> None:
         self.graph = g
         self.ns = ns  # the cppyy ns3 namespace
         self.cxx = cxx  # ns3::mcsim::Fabric
         self.ports = ports  # routing.port_map(g)
         self.links = links  # (u, port_u, v, port_v) per physical link
-        self.trees = trees  # one routing.MulticastTree per group
+        self.trees = trees  # one routing.MulticastTree per group (as the run starts; None: unreachable)
+        self.sweeps = sweeps  # subnet manager sweeps scheduled (each reprograms every switch)
         self.n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
         self.n_flows = 0
 
@@ -368,10 +387,12 @@ def build(
     config
         Fabric-wide settings (flow control, buffers, headers, switch latency, ECMP seed).
     tables
-        Precomputed routing.unicast_tables(g) (they depend only on g); computed if None.
+        Precomputed routing.unicast_tables(g) (they depend only on g); computed if None. Not used
+        when links are down from time 0 (the subnet manager routes around them).
     faults
         Link faults (random loss per edge, chosen packets, link-down intervals); with
         ``config.loss`` and ``config.seed``. Checked against ``g`` before any C++ object exists.
+        The subnet manager's sweeps after link changes (mcsim.subnet_manager) are scheduled here.
 
     Raises
     ------
@@ -382,10 +403,9 @@ def build(
     faults = faults or Faults()
     ports = routing.port_map(g)
     faults.check(g, ports)
-    trees = [routing.multicast_tree(g, members, ports=ports) for members in groups]
-    has_switches = any(role == "switch" for _, role in g.nodes(data="role"))
-    if tables is None and has_switches:
-        tables = routing.unicast_tables(g, ports)
+    start, sweeps = subnet_manager.plan(
+        g, ports, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps, healthy_tables=tables
+    )
 
     ns = runtime.load()
     if int(ns.mcsim.FabricHeader.SERIALIZED_BYTES) != FABRIC_HEADER_BYTES:
@@ -425,16 +445,31 @@ def build(
         np.ascontiguousarray(delays, dtype=np.int64),
         len(links),
     )
-    if tables is not None:
-        for sw in nodes[n_hosts:]:
-            offsets, candidates = (_u32(a) for a in tables.for_switch(sw))
-            fabric.SetUnicastTable(sw, offsets, offsets.size, candidates, candidates.size)
-    for gid, tree in enumerate(trees):
-        for sw, tree_ports in sorted(tree.switch_ports.items()):
-            arr = _u32(tree_ports)
-            fabric.SetMulticastPorts(gid, sw, arr, arr.size)
+    _set_routes(fabric, nodes[n_hosts:], start, None)
+    for sweep in sweeps:
+        _set_routes(fabric, nodes[n_hosts:], sweep.routes, sweep.at_ps)
     _set_faults(fabric, ports, links, config, faults)
-    return BuiltFabric(g, ns, fabric, ports, links, trees)
+    return BuiltFabric(g, ns, fabric, ports, links, list(start.trees), len(sweeps))
+
+
+def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes, at_ps: int | None) -> None:
+    """Program every switch with these routes now (at_ps None) or schedule it (a subnet manager
+    sweep): the unicast table, and each group's tree ports (none where a switch left the tree)."""
+    for sw in switches if routes.tables is not None else ():
+        offsets, candidates = routes.tables.for_switch(sw)
+        args = (_u32(offsets), offsets.size, _u32(candidates), candidates.size)  # sizes: _u32 never empty
+        if at_ps is None:
+            fabric.SetUnicastTable(sw, *args)
+        else:
+            fabric.ScheduleUnicastTable(at_ps, sw, *args)
+    for gid, tree in enumerate(routes.trees):
+        tree_ports = tree.switch_ports if tree is not None else {}
+        for sw in switches if at_ps is not None else sorted(tree_ports):
+            own = tree_ports.get(sw, ())
+            if at_ps is None:
+                fabric.SetMulticastPorts(gid, sw, _u32(own), len(own))
+            else:
+                fabric.ScheduleMulticastPorts(at_ps, gid, sw, _u32(own), len(own))
 
 
 def _set_faults(fabric: Any, ports: routing.PortMap, links: list, config: FabricConfig, faults: Faults) -> None:
@@ -456,7 +491,8 @@ def _set_faults(fabric: Any, ports: routing.PortMap, links: list, config: Fabric
         fabric.SetChosenDrops(node, port, arr, arr.size)
     down: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for u, v, down_ps, up_ps in faults.link_down:
-        down.setdefault((min(u, v), max(u, v)), []).append((down_ps, up_ps))
+        up = np.iinfo(np.int64).max if up_ps is FOREVER else up_ps
+        down.setdefault((min(u, v), max(u, v)), []).append((down_ps, up))
     for (u, v), intervals in sorted(down.items()):
         arr = np.ascontiguousarray(sorted(intervals), dtype=np.int64).reshape(-1)
         for port, (nbr, _) in enumerate(ports[u]):

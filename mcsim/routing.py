@@ -13,7 +13,9 @@ Unicast
 Switch s forwards a packet for host d on one of ``candidates[offsets[d]:offsets[d+1]]``: every
 port (every parallel link included) on a minimal-hop path to d, ascending. On fat-trees and
 leaf-spines the minimal paths are exactly the up*/down* paths. The C++ switch picks one candidate
-by a hash of the flow; :func:`path` replays that choice in Python for tests.
+by a hash of the flow; :func:`path` replays that choice in Python for tests. With links down
+(:func:`updown_tables`) the routes are up*/down* on the links that are up (no valley, so no
+credit loop in a lossless fabric), and an empty slice means no route: the switch drops.
 
 Multicast
 ---------
@@ -101,7 +103,8 @@ class UnicastTables:
     - ``base``: uint64, shape (S+1,): switch H+i's candidate list is
       ``candidates[base[i]:base[i+1]]`` (so ``offsets[i, H] == base[i+1] - base[i]``).
     - ``candidates``: uint32, shape (base[S],): all switches' candidate port numbers concatenated,
-      ascending within each (switch, host) slice; every slice has >= 1 entry.
+      ascending within each (switch, host) slice; every slice has >= 1 entry, except in
+      :func:`updown_tables` where an empty slice means no route is left.
 
     :meth:`for_switch` returns one switch's (offsets, candidates) pair as zero-copy views.
     """
@@ -142,23 +145,23 @@ def _switch_distances(g: nx.Graph, hosts: int, sources: Iterable[int]) -> np.nda
     """Hop distances between switches, one row per source switch: int32, shape (len(sources), S).
 
     One breadth-first search for all sources at once, level by level over the switch-to-switch
-    links (hosts never lie on a path between switches); column j is switch ``hosts + j``.
+    links (hosts never lie on a path between switches); column j is switch ``hosts + j``; -1 where
+    a switch is not reached (a fabric cut by links that are down).
     """
     sources = np.fromiter(sources, dtype=np.int64) - hosts
     switches = g.number_of_nodes() - hosts
     dist = np.full((sources.size, switches), -1, dtype=np.int32)
+    # every switch is its own neighbour too: no switch has an empty list, and it changes no distance
     pairs = [(u - hosts, v - hosts) for u, v in g.edges if u >= hosts and v >= hosts]
+    pairs += [(s, s) for s in range(switches)]
     frontier = np.zeros(dist.shape, dtype=bool)
     frontier[np.arange(sources.size), sources] = True
-    if not pairs:  # a single switch
-        dist[frontier] = 0
-        return dist
     ends = np.asarray(pairs, dtype=np.int64)
     tail = np.concatenate((ends[:, 0], ends[:, 1]))
     head = np.concatenate((ends[:, 1], ends[:, 0]))
     order = np.argsort(head, kind="stable")
     tail, head = tail[order], head[order]
-    starts = np.searchsorted(head, np.arange(switches))  # every switch has a switch neighbour
+    starts = np.searchsorted(head, np.arange(switches))
     level = 0
     while frontier.any():
         dist[frontier] = level
@@ -234,6 +237,85 @@ def unicast_tables(g: nx.Graph, ports: PortMap | None = None) -> UnicastTables:
     np.cumsum([c.size for c in chunks], out=base[1:])
     return UnicastTables(
         hosts=hosts, offsets=_readonly(all_offsets), base=_readonly(base), candidates=_readonly(np.concatenate(chunks))
+    )
+
+
+def _edge(u: int, v: int) -> tuple[int, int]:
+    return (u, v) if u < v else (v, u)
+
+
+def updown_tables(g: nx.Graph, down: Iterable[tuple[int, int]] = (), ports: PortMap | None = None) -> UnicastTables:
+    """Up*/down* unicast routes over the links that are up (``down``: edges (u, v) down, all
+    their parallel links), as a subnet manager recomputes them after a link fails or returns.
+
+    "Up" is toward a higher tier. A switch that reaches the destination's leaf going only down takes
+    the down links on the shortest such paths; any other switch takes the up links on the shortest
+    up*/down* paths. A host's leaf always sends to the host's port (a dead host link drops there).
+    Where no up*/down* path is left, the slice is empty: the switch drops the packet as
+    unroutable. With no link down these are exactly :func:`unicast_tables` on fat-trees and
+    leaf-spines (a test checks it).
+    """
+    validate(g)
+    ports = port_map(g) if ports is None else ports
+    dead = {_edge(u, v) for u, v in down}
+    hosts, nodes = host_count(g), g.number_of_nodes()
+    tier = [g.nodes[n]["tier"] for n in range(nodes)]
+    ups: dict[int, list[int]] = {s: [] for s in range(hosts, nodes)}
+    downs: dict[int, list[int]] = {s: [] for s in range(hosts, nodes)}
+    for u, v in g.edges:
+        if u >= hosts and v >= hosts and _edge(u, v) not in dead and tier[u] != tier[v]:
+            lo, hi = (u, v) if tier[u] < tier[v] else (v, u)
+            ups[lo].append(hi)
+            downs[hi].append(lo)
+    by_tier = sorted(range(hosts, nodes), key=lambda s: -tier[s])
+    leaf_of = _host_leaves(g, hosts)
+    leaves = sorted(set(leaf_of))
+    unreached = nodes + 1
+    # via[s][leaf]: the neighbours switch s forwards to toward that leaf
+    via: dict[int, dict[int, list[int]]] = {s: {} for s in range(hosts, nodes)}
+    for leaf in leaves:
+        dd = dict.fromkeys(range(hosts, nodes), unreached)  # hops going only down to the leaf
+        dd[leaf] = 0
+        queue = deque([leaf])
+        while queue:
+            y = queue.popleft()
+            for x in ups[y]:
+                if dd[x] == unreached:
+                    dd[x] = dd[y] + 1
+                    queue.append(x)
+        ud = dict(dd)  # hops on the shortest up*/down* path
+        for s in by_tier:  # the switches above s are done before s
+            if dd[s] == unreached:
+                ud[s] = min((ud[y] + 1 for y in ups[s]), default=unreached)
+        for s in range(hosts, nodes):
+            if s == leaf:
+                continue
+            if dd[s] != unreached:
+                via[s][leaf] = [y for y in downs[s] if dd[y] == dd[s] - 1]
+            elif ud[s] < unreached:
+                via[s][leaf] = [y for y in ups[s] if ud[y] == ud[s] - 1]
+    offsets_all = np.zeros((nodes - hosts, hosts + 1), dtype=np.uint32)
+    chunks: list[np.ndarray] = []
+    for i, s in enumerate(range(hosts, nodes)):
+        toward: dict[int, list[int]] = {}
+        for port, (nbr, _) in enumerate(ports[s]):
+            toward.setdefault(nbr, []).append(port)
+        per_host: list[list[int]] = []
+        for d in range(hosts):
+            if leaf_of[d] == s:
+                per_host.append([toward[d][0]])
+            else:
+                per_host.append(sorted(p for y in via[s].get(leaf_of[d], ()) for p in toward[y]))
+        counts = np.fromiter((len(c) for c in per_host), dtype=np.int64, count=hosts)
+        offsets_all[i, 1:] = np.cumsum(counts)
+        chunks.append(np.fromiter((p for c in per_host for p in c), dtype=np.uint32, count=int(counts.sum())))
+    base = np.zeros(nodes - hosts + 1, dtype=np.uint64)
+    np.cumsum([c.size for c in chunks], out=base[1:])
+    return UnicastTables(
+        hosts=hosts,
+        offsets=_readonly(offsets_all),
+        base=_readonly(base),
+        candidates=_readonly(np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.uint32)),
     )
 
 
@@ -380,7 +462,9 @@ def _bfs_parents(g: nx.Graph, root: int, hosts: int) -> dict[int, int]:
     return parent
 
 
-def multicast_tree(g: nx.Graph, members: Iterable[int], *, ports: PortMap | None = None) -> MulticastTree:
+def multicast_tree(
+    g: nx.Graph, members: Iterable[int], *, ports: PortMap | None = None, down: Iterable[tuple[int, int]] = ()
+) -> MulticastTree | None:
     """Return one loop-free multicast tree for the group of member hosts.
 
     The root is the switch that minimises the largest hop distance to the members' leaves (ties:
@@ -389,6 +473,11 @@ def multicast_tree(g: nx.Graph, members: Iterable[int], *, ports: PortMap | None
     pruned by construction. Between two switches the tree uses exactly one of the parallel links,
     chosen by a stable hash of (sorted members, the two switches) modulo ``parallel``, so that
     different groups spread over parallel links.
+
+    With edges ``down`` (a subnet manager's view after link failures) the tree is grown over the
+    links that are up and spans the members it can still reach: those whose host link is up, in the
+    part of the fabric that holds most of them (ties: the lowest leaf). None if no member's link is
+    up. Without ``down`` it is never None.
 
     Raises
     ------
@@ -404,8 +493,20 @@ def multicast_tree(g: nx.Graph, members: Iterable[int], *, ports: PortMap | None
     ports = port_map(g) if ports is None else ports
     first = _first_ports(ports)
     leaf_of = _host_leaves(g, hosts)
-    member_leaves = sorted({leaf_of[m] for m in group})
+    dead = {_edge(u, v) for u, v in down}
+    reached = group
+    if dead:
+        g = g.copy()
+        g.remove_edges_from(dead)
+        linked = [m for m in group if _edge(m, leaf_of[m]) not in dead]
+        if not linked:
+            return None
+        parts = [p for p in nx.connected_components(g) if any(leaf_of[m] in p for m in linked)]
+        part = max(parts, key=lambda p: (sum(leaf_of[m] in p for m in linked), -min(p)))
+        reached = tuple(m for m in linked if leaf_of[m] in part)
+    member_leaves = sorted({leaf_of[m] for m in reached})
     dist = _switch_distances(g, hosts, member_leaves)
+    dist[dist < 0] = np.iinfo(np.int32).max  # a switch cut off from a member's leaf is never the root
     root = hosts + int(np.argmin(dist.max(axis=0)))  # argmin: the first, i.e. the lowest id, on ties
     parent = _bfs_parents(g, root, hosts)
     edges: set[tuple[int, int]] = set()
@@ -421,7 +522,7 @@ def multicast_tree(g: nx.Graph, members: Iterable[int], *, ports: PortMap | None
     for u, v in sorted(edges):
         index = _link_index(group, u, v, g[u][v]["parallel"])
         tree_links.append((u, first[u][v] + index, v, first[v][u] + index))
-    for m in group:
+    for m in reached:
         tree_links.append((m, 0, leaf_of[m], first[leaf_of[m]][m]))
     switch_ports: dict[int, list[int]] = {}
     for u, pu, v, pv in tree_links:
@@ -429,7 +530,7 @@ def multicast_tree(g: nx.Graph, members: Iterable[int], *, ports: PortMap | None
             if node >= hosts:
                 switch_ports.setdefault(node, []).append(port)
     return MulticastTree(
-        members=group,
+        members=reached,
         root=root,
         switch_ports={s: tuple(sorted(switch_ports[s])) for s in sorted(switch_ports)},
         tree_links=tuple(sorted(tree_links)),

@@ -6,6 +6,7 @@
 
 #include "ns3/enum.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <limits>
@@ -270,6 +271,73 @@ Fabric::SetMulticastPorts(uint32_t group, uint32_t node, const uint32_t* ports, 
         throw std::invalid_argument("Fabric::SetMulticastPorts: group id too large");
     }
     SwitchAt(node, "SetMulticastPorts")->SetMulticastPorts(group, ports, nPorts);
+}
+
+void
+Fabric::ScheduleUnicastTable(int64_t atPs,
+                             uint32_t node,
+                             const uint32_t* offsets,
+                             std::size_t nOffsets,
+                             const uint32_t* candidates,
+                             std::size_t nCandidates)
+{
+    if (nOffsets != m_nHosts + 1 || atPs < Simulator::Now().GetPicoSeconds())
+    {
+        throw std::invalid_argument("Fabric::ScheduleUnicastTable: " + std::to_string(nOffsets) +
+                                    " offsets for " + std::to_string(m_nHosts) +
+                                    " hosts, or a time in the past");
+    }
+    SwitchAt(node, "ScheduleUnicastTable")->CheckUnicastTable(offsets, nOffsets, candidates, nCandidates);
+    m_routeUpdates.push_back({node,
+                              -1,
+                              std::vector<uint32_t>(offsets, offsets + nOffsets),
+                              std::vector<uint32_t>(candidates, candidates + nCandidates)});
+    Simulator::Schedule(PicoSeconds(atPs) - Simulator::Now(),
+                        &Fabric::ApplyRouteUpdate,
+                        this,
+                        m_routeUpdates.size() - 1);
+}
+
+void
+Fabric::ScheduleMulticastPorts(int64_t atPs,
+                               uint32_t group,
+                               uint32_t node,
+                               const uint32_t* ports,
+                               std::size_t nPorts)
+{
+    if (group >= FabricHeader::GROUP_FLAG || atPs < Simulator::Now().GetPicoSeconds())
+    {
+        throw std::invalid_argument("Fabric::ScheduleMulticastPorts: group id too large or a time "
+                                    "in the past");
+    }
+    SwitchAt(node, "ScheduleMulticastPorts")->CheckMulticastPorts(group, ports, nPorts);
+    m_routeUpdates.push_back({node, group, {}, std::vector<uint32_t>(ports, ports + nPorts)});
+    Simulator::Schedule(PicoSeconds(atPs) - Simulator::Now(),
+                        &Fabric::ApplyRouteUpdate,
+                        this,
+                        m_routeUpdates.size() - 1);
+}
+
+void
+Fabric::ApplyRouteUpdate(std::size_t i)
+{
+    const RouteUpdate& u = m_routeUpdates[i];
+    Ptr<Switch> sw = m_switches[u.node - m_nHosts];
+    if (u.group < 0)
+    {
+        sw->SetUnicastTable(u.offsets.data(), u.offsets.size(), u.ports.data(), u.ports.size());
+    }
+    else
+    {
+        sw->SetMulticastPorts(static_cast<uint32_t>(u.group), u.ports.data(), u.ports.size());
+    }
+    m_routeUpdatesApplied++;
+}
+
+uint64_t
+Fabric::GetRouteUpdates() const
+{
+    return m_routeUpdatesApplied;
 }
 
 void

@@ -51,6 +51,18 @@ class Fabric : public Object
                          const uint32_t* candidates, std::size_t nCandidates);
     /** Switch `node`'s ports in group's multicast tree. */
     void SetMulticastPorts(uint32_t group, uint32_t node, const uint32_t* ports, std::size_t nPorts);
+    /**
+     * A subnet manager's reprogramming: at atPs, SetUnicastTable(node, ...) with this table
+     * (checked and copied now, so a bad table throws here and not during the run).
+     */
+    void ScheduleUnicastTable(int64_t atPs, uint32_t node, const uint32_t* offsets,
+                              std::size_t nOffsets, const uint32_t* candidates,
+                              std::size_t nCandidates);
+    /** At atPs, SetMulticastPorts(group, node, ...) (checked and copied now). */
+    void ScheduleMulticastPorts(int64_t atPs, uint32_t group, uint32_t node, const uint32_t* ports,
+                                std::size_t nPorts);
+    /** Scheduled route changes applied so far (a switch's table or tree ports each). */
+    uint64_t GetRouteUpdates() const;
 
     /**
      * Add n raw traffic sources: host[i] sends bytes[i] to destination[i] (a host, or a group |
@@ -107,6 +119,15 @@ class Fabric : public Object
 
   private:
     Ptr<Switch> SwitchAt(uint32_t node, const char* what) const;
+    /** @brief A scheduled route change: a unicast table (group < 0) or a group's tree ports. */
+    struct RouteUpdate
+    {
+        uint32_t node;
+        int64_t group;
+        std::vector<uint32_t> offsets; //!< unicast only
+        std::vector<uint32_t> ports;   //!< the candidates (unicast) or the tree ports
+    };
+    void ApplyRouteUpdate(std::size_t i);
     /** Global index of (node, port); throws std::invalid_argument naming `what`. */
     uint32_t PortAt(uint32_t node, uint32_t port, const char* what) const;
 
@@ -128,6 +149,8 @@ class Fabric : public Object
     std::vector<uint32_t> m_portBase;    //!< node -> first global port index (+1 sentinel)
     std::vector<uint32_t> m_peerIndex;   //!< global port -> global port at the link's far end
     std::vector<Ptr<TrafficSource>> m_sources;
+    std::vector<RouteUpdate> m_routeUpdates;
+    uint64_t m_routeUpdatesApplied = 0;
 };
 
 } // namespace mcsim

@@ -91,6 +91,17 @@ Switch::SetUnicastTable(const uint32_t* offsets,
                         const uint32_t* candidates,
                         std::size_t nCandidates)
 {
+    CheckUnicastTable(offsets, nOffsets, candidates, nCandidates);
+    m_ucOffsets.assign(offsets, offsets + nOffsets);
+    m_ucPorts.assign(candidates, candidates + nCandidates);
+}
+
+void
+Switch::CheckUnicastTable(const uint32_t* offsets,
+                          std::size_t nOffsets,
+                          const uint32_t* candidates,
+                          std::size_t nCandidates) const
+{
     if (nOffsets < 2 || offsets[0] != 0 || offsets[nOffsets - 1] != nCandidates)
     {
         throw std::invalid_argument(Where() + ": unicast offsets must start at 0 and end at " +
@@ -98,9 +109,10 @@ Switch::SetUnicastTable(const uint32_t* offsets,
     }
     for (std::size_t d = 0; d + 1 < nOffsets; ++d)
     {
-        if (offsets[d + 1] <= offsets[d])
+        if (offsets[d + 1] < offsets[d])
         {
-            throw std::invalid_argument(Where() + ": no route to host " + std::to_string(d));
+            throw std::invalid_argument(Where() + ": unicast offsets decrease at host " +
+                                        std::to_string(d));
         }
     }
     for (std::size_t i = 0; i < nCandidates; ++i)
@@ -111,12 +123,21 @@ Switch::SetUnicastTable(const uint32_t* offsets,
                                         " of " + std::to_string(m_ports.size()));
         }
     }
-    m_ucOffsets.assign(offsets, offsets + nOffsets);
-    m_ucPorts.assign(candidates, candidates + nCandidates);
 }
 
 void
 Switch::SetMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPorts)
+{
+    CheckMulticastPorts(group, ports, nPorts);
+    if (group >= m_groupPorts.size())
+    {
+        m_groupPorts.resize(group + 1);
+    }
+    m_groupPorts[group].assign(ports, ports + nPorts);
+}
+
+void
+Switch::CheckMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPorts) const
 {
     for (std::size_t i = 0; i < nPorts; ++i)
     {
@@ -127,11 +148,6 @@ Switch::SetMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPo
                                         std::to_string(m_ports.size()));
         }
     }
-    if (group >= m_groupPorts.size())
-    {
-        m_groupPorts.resize(group + 1);
-    }
-    m_groupPorts[group].assign(ports, ports + nPorts);
 }
 
 void
@@ -142,14 +158,14 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
     if (!h.IsGroup())
     {
         const uint32_t d = h.dst;
-        if (d + 1 >= m_ucOffsets.size())
+        const uint32_t n = d + 1 < m_ucOffsets.size() ? m_ucOffsets[d + 1] - m_ucOffsets[d] : 0;
+        if (n == 0) // an unknown host, or no route left to it
         {
             m_counters.unroutable++;
             ReleaseIngress(upstream, packet);
             return;
         }
         const uint32_t first = m_ucOffsets[d];
-        const uint32_t n = m_ucOffsets[d + 1] - first;
         uint32_t pick = 0;
         if (n > 1)
         {

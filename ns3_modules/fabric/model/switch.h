@@ -36,14 +36,21 @@ class Switch : public Object, public PacketReceiver
                bool lossless);
 
     /**
-     * Unicast table (CSR, copied): offsets has nHosts + 1 entries, candidates the ports.
-     * @throws std::invalid_argument on an empty candidate list or a port out of range
+     * Unicast table (CSR, copied): offsets has nHosts + 1 entries, candidates the ports. An empty
+     * candidate list means no route (a subnet manager found none): such packets are dropped and
+     * counted as unroutable.
+     * @throws std::invalid_argument on offsets out of order or a port out of range
      */
     void SetUnicastTable(const uint32_t* offsets, std::size_t nOffsets, const uint32_t* candidates,
                          std::size_t nCandidates);
+    /** Throws what SetUnicastTable would throw for this table; changes nothing. */
+    void CheckUnicastTable(const uint32_t* offsets, std::size_t nOffsets,
+                           const uint32_t* candidates, std::size_t nCandidates) const;
 
-    /** This switch's ports in multicast group g's tree; throws on a port out of range. */
+    /** This switch's ports in multicast group g's tree (replacing them; none: not in the tree). */
     void SetMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPorts);
+    /** Throws what SetMulticastPorts would throw (a port out of range); changes nothing. */
+    void CheckMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPorts) const;
 
     void Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort) override;
 

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The subnet manager: routes around links that are down, as an InfiniBand SM does.
+
+When a link goes down or comes back, a real fabric's switches send a trap to the subnet manager,
+which sweeps the fabric, recomputes unicast routes and multicast trees over the links that are up
+and reprograms every switch. mcsim models that with one delay (``Faults.reroute_delay_ps``): the
+sweep that follows a change at time t happens at t + delay, sees the links as they are then, and
+reprograms all switches at that instant. Packets sent into a dead link before the sweep are lost;
+the transports and collectives recover through their own repair.
+
+The link-down times are known before the run, so the plan is computed in Python beforehand and
+handed to C++ as scheduled table changes: no Python runs during the simulation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+from mcsim import routing
+
+Edge = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Routes:
+    """The routes of one state of the fabric: the edges down, unicast tables, one tree per group."""
+
+    down: frozenset[Edge]
+    tables: routing.UnicastTables | None  # None: a fabric without switches
+    trees: tuple[routing.MulticastTree | None, ...]  # None: no member of the group is reachable
+
+
+@dataclass(frozen=True, slots=True)
+class Sweep:
+    """The subnet manager reprograms every switch with ``routes`` at ``at_ps``."""
+
+    at_ps: int
+    routes: Routes
+
+
+def _down_at(intervals: dict[Edge, list[tuple[int, int | None]]], t: int) -> frozenset[Edge]:
+    return frozenset(e for e, ivs in intervals.items() if any(d <= t and (u is None or t < u) for d, u in ivs))
+
+
+def routes(
+    g: nx.Graph,
+    ports: routing.PortMap,
+    groups: list[list[int]],
+    down: frozenset[Edge],
+    has_switches: bool,
+    healthy_tables: routing.UnicastTables | None = None,
+) -> Routes:
+    """Unicast tables and multicast trees over the links that are up (all of them if down is empty;
+    then ``healthy_tables``, routing.unicast_tables(g), is used if given)."""
+    if not down:
+        tables = healthy_tables if healthy_tables is not None or not has_switches else routing.unicast_tables(g, ports)
+        return Routes(down, tables, tuple(routing.multicast_tree(g, m, ports=ports) for m in groups))
+    return Routes(
+        down,
+        routing.updown_tables(g, down, ports) if has_switches else None,
+        tuple(routing.multicast_tree(g, m, ports=ports, down=down) for m in groups),
+    )
+
+
+def plan(
+    g: nx.Graph,
+    ports: routing.PortMap,
+    groups: list[list[int]],
+    link_down: tuple[tuple[int, int, int, int | None], ...],
+    reroute_delay_ps: int | None,
+    *,
+    healthy_tables: routing.UnicastTables | None = None,
+) -> tuple[Routes, list[Sweep]]:
+    """The routes the fabric starts with and the sweeps that change them.
+
+    Links down at time 0 are routed around from the start (the subnet manager configured the fabric
+    before the run). Every later change at t (a link going down or coming back) triggers a sweep at
+    t + reroute_delay_ps; a sweep that finds the same links down as the routes in force changes
+    nothing and is left out. With reroute_delay_ps None there is no subnet manager: the routes are
+    those of the whole fabric for the whole run. ``healthy_tables``: routing.unicast_tables(g), if
+    already computed.
+    """
+    has_switches = any(role == "switch" for _, role in g.nodes(data="role"))
+    if reroute_delay_ps is None or not link_down:
+        return routes(g, ports, groups, frozenset(), has_switches, healthy_tables), []
+    intervals: dict[Edge, list[tuple[int, int | None]]] = {}
+    for u, v, down_ps, up_ps in link_down:
+        intervals.setdefault((min(u, v), max(u, v)), []).append((down_ps, up_ps))
+    changes = {d for ivs in intervals.values() for d, _ in ivs} | {u for ivs in intervals.values() for _, u in ivs}
+    current = routes(g, ports, groups, _down_at(intervals, 0), has_switches, healthy_tables)
+    start = current
+    sweeps = []
+    for t in sorted(c + reroute_delay_ps for c in changes if c is not None and c > 0):
+        down = _down_at(intervals, t)
+        if down != current.down:
+            current = routes(g, ports, groups, down, has_switches, healthy_tables)
+            sweeps.append(Sweep(t, current))
+    return start, sweeps
