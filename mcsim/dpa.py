@@ -45,7 +45,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import runtime
+from mcsim import run_control, runtime
 from mcsim.errors import McsimError, pick, require_positive
 from mcsim.link import Link
 from mcsim.rdma import RdmaConfig, UdStream, VerbsResult, make_factory, run_verbs
@@ -362,7 +362,7 @@ def saturate(
     try:
         src.Setup(processor.factory(ns))
         src.Start(completions, endpoints, chunk_b, staged, ns.PicoSeconds(0))
-        ns.Simulator.Run()
+        run_control.run(ns)
         done = np.zeros(int(src.GetProcessed()), dtype=np.uint64)
         src.GetProcessedPs(done, done.size)
         proc = src.GetProcessor()
@@ -374,8 +374,7 @@ def saturate(
             raw = raw.reshape(-1, len(THREAD_COUNTERS))
             threads = {k: raw[:, i].copy() for i, k in enumerate(THREAD_COUNTERS)}
     finally:
-        src.Dispose()
-        runtime.destroy()
+        runtime.dispose(src)
     lo, hi = len(done) // 4, 3 * len(done) // 4
     rate = (hi - lo) * PS_PER_S / float(done[hi] - done[lo])
     return SaturationRun(done_ps=done, rate_per_s=rate, busy_ps=busy_ps, threads=threads)

@@ -33,3 +33,7 @@ def pick(kind: str, name: str, registry: Mapping[str, T]) -> T:
         near = "".join(f"; did you mean {m!r}?" for m in difflib.get_close_matches(name, registry, 1))
         raise McsimError(f"unknown {kind} {name!r}; choose one of {', '.join(sorted(registry))}{near}")
     return registry[name]
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a simulation; the message says how far it got (the CLI prints it, exit 130)."""

@@ -16,7 +16,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import routing, runtime, subnet_manager
+from mcsim import routing, run_control, runtime, subnet_manager
 from mcsim.errors import McsimError, pick, require_positive
 
 FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}
@@ -312,8 +312,7 @@ class BuiltFabric:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.cxx.Dispose()
-        runtime.destroy()
+        runtime.dispose(self.cxx)
 
     def add_flows(self, flows: Sequence[Flow]) -> None:
         """Add raw traffic sources (checked by simulate())."""
@@ -333,8 +332,15 @@ class BuiltFabric:
         return self.cxx.GetHost(i)
 
     def run(self) -> None:
-        """Run the simulation until no event is left."""
-        self.ns.Simulator.Run()
+        """Run the simulation until no event is left (progress on stderr for long runs; Ctrl-C raises
+        mcsim.errors.Interrupted saying how far it got)."""
+        run_control.run(self.ns, self.delivered_packets)
+
+    def delivered_packets(self) -> int:
+        """Packets the hosts have received so far (a bulk read of the host counters)."""
+        raw = np.zeros(self.n_hosts * len(HOST_COUNTERS), dtype=np.uint64)
+        self.cxx.GetHostCounters(raw, raw.size)
+        return int(raw.reshape(-1, len(HOST_COUNTERS))[:, HOST_COUNTERS.index("rx_packets")].sum())
 
     def collect(self) -> FabricResult:
         """Read every fabric counter (call after run(), inside the with block)."""

@@ -17,7 +17,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import fabric
+from mcsim import fabric, runtime
 from mcsim.errors import McsimError, pick, require_positive
 
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
@@ -317,8 +317,7 @@ def run_verbs(
             fab.run()
             result = _collect(work, stack, fab, len(rc_ops))
         finally:
-            work.Dispose()
-            stack.Dispose()
+            runtime.dispose(work, stack)
     return result
 
 

@@ -458,3 +458,14 @@ def destroy() -> None:
     """End the current simulation (Simulator::Destroy) so that the process can build another."""
     if _ns is not None:
         _ns.Simulator.Destroy()
+
+
+def dispose(*objects: Any) -> None:
+    """End the simulation and free C++ objects, in the one safe order: drop the pending events first
+    (a run stopped early, e.g. by Ctrl-C, leaves events, and some live inside the objects, such as a
+    port's arrival event), then Dispose each object, then end the simulator again in case a Dispose
+    touched it (cancelling a timer)."""
+    destroy()
+    for obj in objects:
+        obj.Dispose()
+    destroy()

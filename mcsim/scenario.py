@@ -11,7 +11,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import collectives, fabric, rdma, topology
+from mcsim import collectives, fabric, rdma, runtime, topology
 from mcsim.errors import McsimError, pick
 from mcsim.link import preset, with_link
 from mcsim.result import Result
@@ -213,9 +213,7 @@ class Scenario:
                     stack.GetNic(h).ReadMemory(0, out, out.size)
                     outputs.append(out)
             finally:
-                for t in teams:
-                    t.Dispose()
-                stack.Dispose()
+                runtime.dispose(*teams, stack)
         results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
         if expected is not None:
             wrong = wrong_bytes(outputs, expected)

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "wheel-scheduler.h"
 
+#include "run-control.h"
+
+#include "ns3/simulator.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -90,9 +94,45 @@ WheelScheduler::PeekNext() const
     return self->Select() ? m_current.back() : m_far.Top();
 }
 
+namespace
+{
+std::optional<std::chrono::steady_clock::time_point> g_deadline; //!< run control: stop after it
+uint32_t g_countdown = 0; //!< events until the next look at the clock
+bool g_stopped = false;   //!< the deadline stopped the run
+} // namespace
+
+void
+WheelScheduler::StopAt(std::optional<std::chrono::steady_clock::time_point> deadline)
+{
+    g_deadline = deadline;
+    g_countdown = RunControl::CHECK_EVERY;
+    g_stopped = false;
+}
+
+bool
+WheelScheduler::Stopped()
+{
+    return g_stopped;
+}
+
+void
+WheelScheduler::LookAtTheClock()
+{
+    g_countdown = RunControl::CHECK_EVERY;
+    if (!g_stopped && std::chrono::steady_clock::now() >= *g_deadline)
+    {
+        g_stopped = true;
+        Simulator::Stop(); // after the event being removed now has run
+    }
+}
+
 Scheduler::Event
 WheelScheduler::RemoveNext()
 {
+    if (g_deadline && --g_countdown == 0)
+    {
+        LookAtTheClock();
+    }
     --m_count;
     if (Select())
     {

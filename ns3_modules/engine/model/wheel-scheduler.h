@@ -5,7 +5,9 @@
 
 #include "ns3/scheduler.h"
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace ns3
@@ -44,7 +46,16 @@ class WheelScheduler : public Scheduler
     static constexpr uint32_t SLOT_BITS = 10;  //!< a slot spans 2^10 ps
     static constexpr uint32_t WHEEL_BITS = 14; //!< 2^14 slots
 
+    /**
+     * Run control (see RunControl): from now on, call Simulator::Stop() once the wall clock passes
+     * `deadline` (looked at every RunControl::CHECK_EVERY events); nullopt: never. Clears Stopped().
+     */
+    static void StopAt(std::optional<std::chrono::steady_clock::time_point> deadline);
+    /** True if the deadline stopped the simulation since the last StopAt. */
+    static bool Stopped();
+
   private:
+    static void LookAtTheClock();
     static constexpr uint64_t SLOTS = uint64_t{1} << WHEEL_BITS;
     static constexpr uint64_t MASK = SLOTS - 1;
     static constexpr int32_t NONE = -1;

@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Runs in slices of wall-clock time: the same results however sliced, a progress line, and Ctrl-C
+that stops a long run within a second with exit code 130 and a line saying how far it got."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+
+from mcsim import run_control, runtime
+from mcsim.fabric import Faults
+from mcsim.scenario import Scenario
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def scenario() -> Scenario:
+    return Scenario(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="256KiB", loss=1e-2, seed=3)
+
+
+def fingerprint(r) -> list[np.ndarray]:
+    arrays = [r.finish_ps, r.injected_b, r.received_b, *r.rank.values(), *r.nic.values()]
+    return arrays + list(r.fabric.ports.values()) + list(r.fabric.hosts.values())
+
+
+def test_a_run_sliced_every_few_thousand_events_gives_the_same_results_bit_for_bit(monkeypatch):
+    whole = scenario().run()
+    monkeypatch.setattr(run_control, "SLICE_S", 0.0)  # the scheduler stops at every look at the clock
+    calls = []
+    real = runtime.load().mcsim.RunControl.RunFor
+
+    class Counting:
+        @staticmethod
+        def RunFor(seconds):
+            calls.append(seconds)
+            return real(seconds)
+
+        EventsRun = runtime.load().mcsim.RunControl.EventsRun
+
+    monkeypatch.setattr(run_control, "_control", lambda ns: Counting)
+    sliced = scenario().run()
+    assert len(calls) > 10, "the run really was cut into many slices"
+    for a, b in zip(fingerprint(whole), fingerprint(sliced), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert whole.complete and whole.time_ps == sliced.time_ps
+
+
+def test_a_long_run_shows_a_progress_line_on_stderr(monkeypatch, capsys):
+    monkeypatch.setattr(run_control, "SLICE_S", 0.0)
+    monkeypatch.setattr(run_control, "QUIET_S", 0.0)
+    monkeypatch.setattr(run_control, "LOG_EVERY_S", 0.0)
+    scenario().run()
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("mcsim: simulated ")]
+    assert len(lines) > 3
+    assert all(" us in " in line and " M events " in line and " M packets delivered" in line for line in lines)
+    simulated = [float(line.split()[2]) for line in lines]
+    assert simulated == sorted(simulated) and simulated[-1] > 0
+
+
+def test_progress_can_be_turned_off(monkeypatch, capsys):
+    monkeypatch.setattr(run_control, "SLICE_S", 0.0)
+    monkeypatch.setattr(run_control, "QUIET_S", 0.0)
+    monkeypatch.setenv("MCSIM_PROGRESS", "0")
+    scenario().run()
+    assert "mcsim: simulated" not in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_a_long_run_within_a_second_with_exit_130_and_how_far_it_got(tmp_path):
+    runtime.build()  # the subprocess must not spend its time compiling
+    script = tmp_path / "long.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            from mcsim import runtime
+            from mcsim.scenario import Scenario
+            runtime.load()
+            print("ready", flush=True)
+            Scenario(topology="testbed-188", algorithm="ring", bytes_per_rank="8MiB").run()  # minutes
+            print("finished", flush=True)
+            """
+        )
+    )
+    env = {**os.environ, "MCSIM_PROGRESS": "1"}
+    mcsim = [sys.executable, "-c", "import sys; from mcsim.cli import main; sys.exit(main(sys.argv[1:]))"]
+    p = subprocess.Popen(
+        [*mcsim, "run", str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO
+    )
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(2.0)  # well into the simulation
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+        waited = time.monotonic() - sent
+    finally:
+        p.kill()
+    assert p.returncode == 130, err
+    assert waited < 1.0, f"took {waited:.2f} s to stop"
+    assert "finished" not in out
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("mcsim: interrupted: simulated "), err
+    assert float(last.split()[3]) > 0  # simulated time reached, in us
+    assert " M packets delivered" in last
+
+
+def test_faults_and_sweeps_run_in_slices_too(monkeypatch):
+    monkeypatch.setattr(run_control, "SLICE_S", 0.0)
+    faults = Faults(link_down=[(24, 32, 20_000_000, None)], reroute_delay_ps=1_000_000)
+    r = Scenario(topology="fat-tree-k4", algorithm="ring", bytes_per_rank="64KiB", faults=faults).run()
+    assert r.complete
+
+
+def test_after_an_interrupted_run_the_same_process_runs_again_with_the_same_results():
+    import threading
+
+    import pytest
+
+    from mcsim.errors import Interrupted
+
+    before = scenario().run()
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(Interrupted, match=r"^interrupted: simulated [0-9.]+ us in "):
+            Scenario(topology="testbed-188", algorithm="ring", bytes_per_rank="8MiB").run()  # minutes
+    finally:
+        timer.cancel()
+    after = scenario().run()
+    for a, b in zip(fingerprint(before), fingerprint(after), strict=True):
+        np.testing.assert_array_equal(a, b)
