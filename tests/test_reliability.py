@@ -19,14 +19,17 @@ def assert_recovered(r):
 
 
 def test_two_repair_reads_on_one_qp_with_the_first_response_lost_complete():
-    # rank 0 misses two separate chunks and READs them from rank 1 with two READs on one QP; the
-    # first READ's response is lost, the second's arrives: an implied NAK must re-request the first
-    # (this livelocked when the second response acknowledged past the first READ)
-    faults = Faults(drops=[(16, 0, 154), (16, 0, 157), (16, 0, 244)])
+    # rank 0 misses two separate chunks of one source (its leaf's port 0 loses them) and READs them
+    # from rank 1 with two READs on one QP; the first READ's response (the 171st packet to rank 0)
+    # is lost and the second's arrives: an implied NAK must re-request the first (this livelocked
+    # when the second response acknowledged past the first READ)
+    faults = Faults(drops=[(16, 0, 154), (16, 0, 157), (16, 0, 171)])
     r = Scenario(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="64KiB", verify=True, faults=faults).run()
     assert_recovered(r)
     assert int(r.rank["repair_reads"][0]) == 2 and int(r.rank["repaired_chunks"][0]) == 2
     assert r.fabric.drops_by_cause()["chosen"] == 3
+    # both READ requests went out again (go-back-N from the first READ) and no timer was needed
+    assert int(r.nic["retransmits"][0]) == 2 and int(r.nic["rc_timeouts"][0]) == 0
 
 
 @pytest.mark.parametrize("seed", range(1, 9))
@@ -108,3 +111,24 @@ def test_a_loss_free_fat_tree_allgather_never_times_out_or_retransmits(algorithm
     r = Scenario(topology="fat-tree-k4", algorithm=algorithm, bytes_per_rank="1MiB").run()
     assert r.complete
     assert int(r.nic["rc_timeouts"].sum()) == 0 and int(r.nic["retransmits"].sum()) == 0
+
+
+def test_a_lost_chunk_before_a_source_s_last_is_repaired_at_once_not_after_the_data_timeout():
+    sc = Scenario(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="64KiB", verify=True)
+    bound = 16 * 15 * 4096 * 8 * 10**12 // sc.data_rate_bps  # 15 shards of 16 chunks through one link
+    # host 0 (a root) loses its 6th chunk on its own link: every other rank misses it, sees host 0's
+    # last chunk arrive after it, and asks its neighbour for it then
+    r = Scenario(**_fields(sc), faults=Faults(drops=[(0, 0, 5)])).run()
+    assert_recovered(r)
+    assert int(r.rank["data_timeouts"].sum()) == 0
+    assert int(r.rank["repaired_chunks"].sum()) == 15 and int(r.rank["need_fetches"].sum()) == 15
+    assert r.time_ps < 1.25 * bound < sc.data_timeout_ps()
+    # the last chunk itself lost: nothing follows it, so only the data timeout reveals it
+    tail = Scenario(**_fields(sc), faults=Faults(drops=[(0, 0, 15)])).run()
+    assert_recovered(tail)
+    assert int(tail.rank["data_timeouts"].sum()) == 15
+    assert tail.time_ps > sc.data_timeout_ps()
+
+
+def _fields(sc):
+    return {k: getattr(sc, k) for k in ("topology", "algorithm", "bytes_per_rank", "verify")}

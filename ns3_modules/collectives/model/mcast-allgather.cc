@@ -75,6 +75,7 @@ McastAllgather::McastAllgather()
       m_endpoints(1),
       m_group(0),
       m_chunks(0),
+      m_tailEndpoints(0),
       m_total(0),
       m_expected(0),
       m_posted(0),
@@ -168,6 +169,9 @@ McastAllgather::Connect(uint32_t firstGroup, std::vector<Ptr<UdQp>> ud, Ptr<RcQp
     m_have.assign(static_cast<std::size_t>(Sources()) * m_chunks, 0);
     m_count.assign(Sources(), 0);
     m_owed.assign(Sources(), 0);
+    m_asked.assign(Sources(), 0);
+    m_tails.assign(Sources(), 0);
+    m_tailEndpoints = std::min(m_endpoints, m_chunks);
     m_expected = static_cast<uint64_t>(Sources()) * m_chunks;
     if (MySource() >= 0)
     {
@@ -303,8 +307,16 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
                                         static_cast<uint64_t>(id % m_chunks) * m_chunkBytes;
                 m_stack->GetNic(m_hosts[m_rank])->StorePayload(c.packet, h, c.bytes, offset);
             }
-            m_stats.chunksReceived += m_have[id] == 0;
-            SetChunk(id / m_chunks, id % m_chunks, false);
+            const bool fresh = m_have[id] == 0;
+            m_stats.chunksReceived += fresh;
+            const uint32_t source = id / m_chunks;
+            const uint32_t i = id % m_chunks;
+            SetChunk(source, i, false);
+            if (fresh && i + m_endpoints >= m_chunks && ++m_tails[source] == m_tailEndpoints &&
+                m_count[source] < m_chunks)
+            {
+                NeedFetch(source); // the source's last chunks are here: what is missing was lost
+            }
         }
         return;
     }
@@ -390,10 +402,21 @@ McastAllgather::EndDataPhase()
     {
         if (m_count[s] < m_chunks)
         {
-            m_stats.needFetches++;
-            SendControl(m_next, NEED_FETCH, s);
+            NeedFetch(s);
         }
     }
+}
+
+void
+McastAllgather::NeedFetch(uint32_t source)
+{
+    if (m_asked[source])
+    {
+        return;
+    }
+    m_asked[source] = 1;
+    m_stats.needFetches++;
+    SendControl(m_next, NEED_FETCH, source);
 }
 
 void

@@ -25,6 +25,10 @@ namespace mcsim
  * UD datagrams whose immediate is the global chunk id (source * chunks per shard + i), at most
  * Batch posted at a time. Receivers set a bit per chunk. The data phase ends when every chunk is
  * here or after DataTimeout.
+ * Early repair: a source's chunks on one endpoint follow one tree path and arrive in order, so once
+ * the last chunk of source s on every endpoint has arrived, the chunks of s still missing are lost:
+ * the rank asks for s at once (NEED_FETCH) instead of waiting for the data phase to end. Only a
+ * lost last chunk waits for DataTimeout.
  * Repair: a rank sends NEED_FETCH(s) to rank r+1 for every source s with missing chunks; r+1
  * answers FETCH_OK(s) at once if it holds all of s, else as soon as it does (repairs chain down the
  * ring, ending at s itself); the rank then READs every run of missing chunks from r+1 with one RDMA
@@ -71,6 +75,7 @@ class McastAllgather : public CollectiveRank
     void PostMore();
     void SendControl(Ptr<RcQp> qp, Control type, uint32_t source);
     void SetChunk(uint32_t source, uint32_t i, bool repaired);
+    void NeedFetch(uint32_t source); //!< ask r+1 for source (once)
     void EndDataPhase();
     void OnNeedFetch(uint32_t source);
     void OnFetchOk(uint32_t source);
@@ -91,6 +96,9 @@ class McastAllgather : public CollectiveRank
     std::vector<uint8_t> m_have;       //!< source * m_chunks + i -> chunk here
     std::vector<uint32_t> m_count;     //!< source -> chunks here
     std::vector<uint8_t> m_owed;       //!< source -> r-1 waits for FETCH_OK(source)
+    std::vector<uint8_t> m_asked;      //!< source -> NEED_FETCH(source) sent
+    std::vector<uint32_t> m_tails;     //!< source -> endpoints whose last chunk of it arrived
+    uint32_t m_tailEndpoints;          //!< endpoints that carry chunks: min(Endpoints, chunks)
     uint64_t m_total;                  //!< chunks here (own shard included)
     uint64_t m_expected;               //!< chunks in the output
     uint32_t m_posted;                 //!< own chunks posted so far
