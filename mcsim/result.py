@@ -1,16 +1,43 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Result: what one collective run measured, as numpy arrays, with nccl-tests bandwidths."""
+"""Result: what one collective run measured, as numpy arrays, with nccl-tests bandwidths.
+
+A run in which some rank never got its whole output has no time and no bandwidth: ``time_ps``,
+``algbw_Bps`` and ``busbw_Bps`` raise :class:`~mcsim.errors.IncompleteRun`, ``summary()`` gives NaN,
+and :meth:`Result.why_unfinished` says why each unfinished rank did not finish.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from mcsim.errors import IncompleteRun
 from mcsim.fabric import FabricResult
 
 PS_PER_S = 10**12
+MAX_LISTED_RANKS = 10  # an incomplete run's message names at most this many ranks per reason
+
+
+def _rc_error(r: Result, rank: int) -> bool:
+    errors = r.nic.get("rc_errors")
+    return errors is not None and int(errors[rank]) > 0
+
+
+# Why a rank did not finish, from the data in its Result: (test, reason), the first test that
+# holds wins and the last one always holds. Add a cause here, before the last entry.
+UNFINISHED_REASONS: tuple[tuple[Callable[[Result, int], bool], str], ...] = (
+    (
+        _rc_error,
+        "an RC queue pair of its NIC exhausted its retries (RcConfig.retry_cnt) and went to the error state",
+    ),
+    (
+        lambda r, rank: True,
+        "did not receive its whole output (missing data when the simulation ran out of events)",
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +65,46 @@ class Result:
         return bool((self.finish_ps >= 0).all())
 
     @property
+    def unfinished_ranks(self) -> np.ndarray:
+        """The ranks that never had their whole output (finish_ps < 0), ascending."""
+        return np.flatnonzero(self.finish_ps < 0)
+
+    def why_unfinished(self) -> dict[int, str]:
+        """A reason per unfinished rank (see UNFINISHED_REASONS); empty for a complete run."""
+        return {
+            int(rank): next(text for test, text in UNFINISHED_REASONS if test(self, int(rank)))
+            for rank in self.unfinished_ranks
+        }
+
+    def unfinished_text(self) -> str:
+        """``"ranks 3, 7 of 16 did not finish: <reason>"``, one part per reason ("; " between them);
+        at most MAX_LISTED_RANKS ranks listed per reason. Empty for a complete run."""
+        by_reason: dict[str, list[int]] = {}
+        for rank, reason in self.why_unfinished().items():
+            by_reason.setdefault(reason, []).append(rank)
+        parts = []
+        for reason, ranks in by_reason.items():
+            listed = ", ".join(map(str, ranks[:MAX_LISTED_RANKS]))
+            more = f" ... and {len(ranks) - MAX_LISTED_RANKS} more" if len(ranks) > MAX_LISTED_RANKS else ""
+            noun = "rank" if len(ranks) == 1 else "ranks"
+            parts.append(f"{noun} {listed}{more} of {self.ranks} did not finish: {reason}")
+        return "; ".join(parts)
+
+    def incomplete_line(self) -> str:
+        """What tables print instead of numbers for an incomplete run: ``"INCOMPLETE: ranks ..."``."""
+        return f"INCOMPLETE: {self.unfinished_text()}"
+
+    def _require_complete(self, what: str) -> None:
+        if not self.complete:
+            raise IncompleteRun(
+                f"{self.collective} {self.algorithm} of {self.bytes_per_rank} B per rank has no {what}: "
+                f"{self.unfinished_text()} (finish_ps is -1 for them; see why_unfinished())"
+            )
+
+    @property
     def time_ps(self) -> int:
-        """When the last rank had its whole output."""
+        """When the last rank had its whole output; IncompleteRun if some rank never had it."""
+        self._require_complete("time")
         return int(self.finish_ps.max())
 
     @property
@@ -49,7 +114,8 @@ class Result:
 
     @property
     def algbw_Bps(self) -> float:
-        """nccl-tests algorithm bandwidth: output bytes / time, in bytes/s."""
+        """nccl-tests algorithm bandwidth: output bytes / time, in bytes/s (IncompleteRun if incomplete)."""
+        self._require_complete("bandwidth")
         return self.output_b * PS_PER_S / self.time_ps
 
     @property
@@ -65,15 +131,18 @@ class Result:
         return lacking * 8 * PS_PER_S / self.data_rate_bps
 
     def summary(self) -> dict[str, Any]:
-        """Scalars for tables, CSV and JSON (units in the names)."""
+        """Scalars for tables, CSV and JSON (units in the names); time and bandwidths are NaN for an
+        incomplete run, and ``unfinished_ranks`` counts the ranks that did not finish."""
+        done = self.complete
+        nan = float("nan")
         return {
             "collective": self.collective,
             "algorithm": self.algorithm,
             "ranks": self.ranks,
             "size_B": self.bytes_per_rank,
-            "time_us": self.time_ps / 1e6,
-            "algbw_GBps": self.algbw_Bps / 1e9,
-            "busbw_GBps": self.busbw_Bps / 1e9,
+            "time_us": self.time_ps / 1e6 if done else nan,
+            "algbw_GBps": self.algbw_Bps / 1e9 if done else nan,
+            "busbw_GBps": self.busbw_Bps / 1e9 if done else nan,
             "bound_us": self.receive_bound_ps / 1e6,
             "injected_B_per_rank": float(self.injected_b.mean()),
             "link_traversals": self.fabric.link_traversals(),
@@ -81,6 +150,13 @@ class Result:
             "receive_drops": int(self.rank["receive_drops"].sum()),
             "repaired_chunks": int(self.rank["repaired_chunks"].sum()),
             "repair_reads": int(self.rank["repair_reads"].sum()),
-            "complete": self.complete,
+            "complete": done,
+            "unfinished_ranks": int(self.unfinished_ranks.size),
             "verified": self.verified,
         }
+
+
+def incomplete_lines(label: str, runs: Mapping[str, Result]) -> list[str]:
+    """For a table row that compares ``runs`` (name -> Result): one ``"<label> <name> INCOMPLETE: ..."``
+    line per incomplete run, to print instead of the row's numbers; empty if every run is complete."""
+    return [f"{label} {name} {r.incomplete_line()}" for name, r in runs.items() if not r.complete]
