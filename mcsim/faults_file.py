@@ -8,7 +8,8 @@ Every key is optional; an unknown key anywhere is an error::
     link_down = [{u = 16, v = 20, down = "10us", up = "forever"}] # down in [down, up); "forever": for good
 
 Times are strings with a unit (``"300ns"``, ``"10us"``, ``"2ms"``). A top-level ``reroute_delay =
-"100ms"`` is accepted when :class:`mcsim.fabric.Faults` has a ``reroute_delay_ps`` field.
+"100ms"`` (or ``"static"``: routes stay as built) is accepted when :class:`mcsim.fabric.Faults` has
+a ``reroute_delay_ps`` field (the subnet manager's delay).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from mcsim.fabric import Faults
 from mcsim.units import parse_time
 
 FOREVER = "forever"  # link_down up = "forever": the link never comes back (up_ps None)
+STATIC = "static"  # reroute_delay = "static": no re-routing (reroute_delay_ps None)
 
 
 def _node(where: str, key: str, value: object) -> int:
@@ -35,9 +37,11 @@ def _probability(where: str, key: str, value: object) -> object:
 
 
 def _time(where: str, key: str, value: object) -> int:
+    """A time string with a unit; ``where`` is the entry ("link_down[0]"), empty at the top level."""
+    name = f"{where}: {key}" if where else key
     if not isinstance(value, str):
-        raise McsimError(f"{where}: {key}={value!r} must be a time with a unit, e.g. '10us'")
-    return parse_time(value, what=f"{where}: {key}")
+        raise McsimError(f"{name}={value!r} must be a time with a unit, e.g. '10us'")
+    return parse_time(value, what=name)
 
 
 def _up_time(where: str, key: str, value: object) -> int | None:
@@ -104,7 +108,8 @@ def faults_from_toml(doc: dict[str, Any]) -> dict[str, Any]:
         if name in doc:
             kwargs[name] = _entries(name, doc[name])
     if "reroute_delay" in doc:
-        kwargs["reroute_delay_ps"] = _time("reroute_delay", "reroute_delay", doc["reroute_delay"])
+        delay = doc["reroute_delay"]
+        kwargs["reroute_delay_ps"] = None if delay == STATIC else _time("", "reroute_delay", delay)
     return kwargs
 
 

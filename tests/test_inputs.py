@@ -260,6 +260,18 @@ def test_a_link_down_forever_loads(tmp_path):
     assert load_faults(path).link_down == ((16, 24, 10_000_000, None),)
 
 
+def test_reroute_delay_goes_to_faults_where_the_fabric_reroutes(tmp_path):
+    fast, static = write(tmp_path, 'reroute_delay = "2ms"', "a.toml"), write(tmp_path, 'reroute_delay = "static"')
+    if "reroute_delay_ps" in Faults.__dataclass_fields__:
+        assert load_faults(fast).reroute_delay_ps == 2_000_000_000
+        assert load_faults(static).reroute_delay_ps is None
+    else:  # this fabric has no subnet manager: the key is unknown
+        with pytest.raises(
+            McsimError, match=r"unknown key 'reroute_delay'; choose one of drops, link_down, link_loss$"
+        ):
+            load_faults(fast)
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
