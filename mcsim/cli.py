@@ -7,6 +7,7 @@ Exit codes: 0 ok, 1 a run failed its own check, 2 bad input or environment (one 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.metadata
 import json
 import platform
@@ -19,7 +20,9 @@ from typing import Any, NoReturn
 from mcsim import runtime, topology
 from mcsim.errors import McsimError
 from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
+from mcsim.faults_file import load_faults
 from mcsim.link import DEFAULT_DELAY_PS, Link, expected_finish_ps, parse_encoding, stream
+from mcsim.rdma import RcConfig
 from mcsim.result import Result
 from mcsim.scenario import Scenario
 from mcsim.units import format_time, parse_rate, parse_size, parse_time
@@ -33,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"mcsim: error: {message} (see mcsim {self.prog.split(' ', 1)[-1]} --help)\n")
+        self.exit(2, f"mcsim: error: {message} (see {self.prog} --help)\n")
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -80,9 +83,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(script.resolve().parent))
     try:
         runpy.run_path(str(script), run_name="__main__")
-    except SystemExit as exc:
-        code = exc.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
+    except SystemExit as exc:  # as Python does: an int is the exit code, anything else goes to stderr, code 1
+        if exc.code is None or isinstance(exc.code, int):
+            return int(exc.code or 0)
+        print(exc.code, file=sys.stderr)
+        return 1
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
     return 0
@@ -114,7 +119,8 @@ RESULT_COLUMNS = ("size_B", "time_us", "algbw_GBps", "busbw_GBps", "bound_us", "
 
 
 def print_results(results: Sequence[Result], fmt: str) -> None:
-    """Fixed columns (as OSU and nccl-tests), or CSV, or JSON lines, one row per result."""
+    """Fixed columns (as OSU and nccl-tests), or CSV, or JSON lines, one row per result; an
+    incomplete run has NaN time and bandwidths (CSV, JSON) or an INCOMPLETE line (table)."""
     rows = [r.summary() for r in results]
     if fmt == "json":
         for row in rows:
@@ -126,34 +132,90 @@ def print_results(results: Sequence[Result], fmt: str) -> None:
             print(",".join(str(v) for v in row.values()))
         return
     print(" ".join(f"{c:>20}" if c == "injected_B_per_rank" else f"{c:>12}" for c in RESULT_COLUMNS))
-    for row in rows:
+    for r, row in zip(results, rows, strict=True):
+        if not r.complete:
+            print(f"{row['size_B']:>12} {r.incomplete_line()}")
+            continue
         print(
             f"{row['size_B']:>12} {row['time_us']:>12.2f} {row['algbw_GBps']:>12.3f} {row['busbw_GBps']:>12.3f} "
             f"{row['bound_us']:>12.2f} {row['injected_B_per_rank']:>20.0f} {row['repair_reads']:>12}"
         )
 
 
+SCENARIO_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Scenario)}
+RC_DEFAULTS = RcConfig()
+RETRY_FOREVER = "forever"
+
+
+def _sizes(text: str) -> list[str]:
+    sizes = [s.strip() for s in text.split(",")]
+    if not all(sizes):
+        raise McsimError(f"--size={text!r} has an empty size; give sizes separated by commas, e.g. --size 4KiB,1MiB")
+    return sizes
+
+
+RETRY_CNTS: dict[str, int | None] = {str(n): n for n in range(8)} | {RETRY_FOREVER: None}
+
+
+def _retry_cnt(text: str) -> int | None:
+    """--retry-cnt: 0..7, or "forever" (RcConfig.retry_cnt=None)."""
+    if text not in RETRY_CNTS:
+        raise McsimError(f"--retry-cnt={text!r} must be 0..7 (the InfiniBand retry_cnt) or {RETRY_FOREVER!r}")
+    return RETRY_CNTS[text]
+
+
+def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
+    """One Scenario per --size, every option checked before anything runs."""
+    if args.command == "broadcast" and args.roots is not None:
+        raise McsimError("broadcast: --roots is for allgather (a broadcast has one root: --root R)")
+    if args.command == "allgather" and args.root is not None:
+        raise McsimError("allgather: --root is for broadcast (an allgather has --roots K at a time)")
+    common: dict[str, Any] = {
+        "topology": args.topology,
+        "rate": args.rate,
+        "collective": args.command,
+        "algorithm": args.algo,
+        "ranks": args.ranks,
+        "seed": args.seed,
+        "verify": args.verify,
+        "loss": args.loss,
+        "mtu": args.mtu,
+        "timeout_scale": args.timeout_scale,
+        "faults": load_faults(args.faults) if args.faults is not None else None,
+        "rc": dataclasses.replace(
+            RC_DEFAULTS, retry_cnt=_retry_cnt(args.retry_cnt), ack_timeout_exp=args.ack_timeout_exp
+        ),
+    }
+    if args.command == "allgather":
+        common["roots"] = args.roots
+    else:
+        common["root"] = args.root
+    scenarios = [Scenario(bytes_per_rank=size, **common) for size in _sizes(args.size)]
+    for sc in scenarios:
+        sc.check_resources()
+    return scenarios
+
+
 def cmd_collective(args: argparse.Namespace) -> int:
-    sizes = [s for s in args.size.split(",") if s]
+    scenarios = _collective_scenarios(args)
     results = []
-    for size in sizes:
-        sc = Scenario(
-            topology=args.topology,
-            rate=args.rate,
-            collective=args.command,
-            algorithm=args.algo,
-            bytes_per_rank=size,
-            ranks=args.ranks,
-            roots=args.roots,
-            seed=args.seed,
-            verify=args.verify,
+    for sc in scenarios:
+        cost = sc.estimate()["packets"]
+        print(
+            f"mcsim: {args.command} {args.algo} {sc.bytes_per_rank} on {args.topology} (<= {cost:.3g} packet-hops) ...",
+            file=sys.stderr,
         )
-        print(f"mcsim: {args.command} {args.algo} {size} on {args.topology} ...", file=sys.stderr)
         results.append(sc.run())
     print_results(results, args.format)
-    ok = all(r.complete and r.verified is not False for r in results)
+    if args.format != "table":
+        for r in results:
+            if not r.complete:
+                print(f"mcsim: {r.bytes_per_rank} B per rank: {r.incomplete_line()}", file=sys.stderr)
     if args.verify:
-        print(f"mcsim: verify: {'every byte of every output is right' if ok else 'WRONG BYTES'}", file=sys.stderr)
+        wrong = sum(r.verified is False for r in results)
+        verdict = f"WRONG BYTES in {wrong} of {len(results)} runs" if wrong else "every byte of every output is right"
+        print(f"mcsim: verify: {verdict}", file=sys.stderr)
+    ok = all(r.complete and r.verified is not False for r in results)
     return 0 if ok else 1
 
 
@@ -162,21 +224,69 @@ def cmd_topo_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
+    """The options of ``mcsim allgather`` and ``mcsim broadcast``, named as the Scenario fields."""
+    d = SCENARIO_DEFAULTS
+    p.add_argument("--topology", default=d["topology"], help="a name from topologies/ or a file")
+    p.add_argument("--algo", default=d["algorithm"], help="mcast" + (" or ring" if name == "allgather" else ""))
+    p.add_argument("--size", default=d["bytes_per_rank"], help="bytes per rank; several: 4KiB,64KiB,1MiB")
+    p.add_argument("--rate", default=None, help="every link at this rate (56Gbps = FDR); default: the file's")
+    p.add_argument("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
+    if name == "allgather":
+        p.add_argument(
+            "--roots", type=int, default=d["roots"], metavar="K", help="mcast: roots multicasting at once (K)"
+        )
+        p.add_argument("--root", type=int, default=None, help=argparse.SUPPRESS)  # refused with a hint
+    else:
+        p.add_argument("--root", type=int, default=d["root"], metavar="R", help="the root rank")
+        p.add_argument("--roots", type=int, default=None, help=argparse.SUPPRESS)  # refused with a hint
+    p.add_argument(
+        "--mtu", default=d["mtu"], metavar="SIZE", help="payload bytes per packet (an InfiniBand MTU: 256B..4KiB)"
+    )
+    p.add_argument(
+        "--loss", type=float, default=d["loss"], metavar="P", help="probability that a packet is lost, on every link"
+    )
+    p.add_argument("--faults", default=None, metavar="FILE.toml", help="per-link loss, chosen drops, links down")
+    p.add_argument(
+        "--timeout-scale",
+        type=float,
+        default=d["timeout_scale"],
+        metavar="X",
+        help="mcast: data phase timeout, x receive bound",
+    )
+    p.add_argument(
+        "--retry-cnt",
+        default=str(RC_DEFAULTS.retry_cnt),
+        metavar="N",
+        help=f"RC retries (timeouts, NAKs) before a QP fails: 0..7, or {RETRY_FOREVER}",
+    )
+    p.add_argument(
+        "--ack-timeout-exp",
+        type=int,
+        default=RC_DEFAULTS.ack_timeout_exp,
+        metavar="N",
+        help="RC local ACK timeout 4.096us x 2^N (14: 67.1ms); 0: none",
+    )
+    p.add_argument("--seed", type=int, default=d["seed"], help="random seed (ECMP hash, loss)")
+    p.add_argument("--verify", action="store_true", help="carry real bytes and check every output byte")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mcsim", description="Packet-level simulator of collective communication over ns-3.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("build", help="build the C++ models if their sources changed; print the library path")
     p.add_argument("--force", action="store_true", help="rebuild even if the cache is up to date")
-    p.set_defaults(func=cmd_build)
+    p.set_defaults(func=cmd_build, parser=p)
 
     p = sub.add_parser("info", help="versions, paths and build cache state")
-    p.set_defaults(func=cmd_info)
+    p.set_defaults(func=cmd_info, parser=p)
 
     p = sub.add_parser("run", help="run a scenario script (extra arguments go to the script)")
     p.add_argument("script", help="path of a Python scenario script, e.g. scenarios/link_stream.py")
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments passed to the script")
-    p.set_defaults(func=cmd_run)
+    p.set_defaults(func=cmd_run, parser=p)
 
     for name in ("allgather", "broadcast"):
         p = sub.add_parser(
@@ -185,16 +295,8 @@ def build_parser() -> argparse.ArgumentParser:
             "or, with --verify, got a wrong byte)",
             formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         )
-        p.add_argument("--topology", default="testbed-188", help="a name from topologies/ or a file")
-        p.add_argument("--algo", default="mcast", help="mcast" + (" or ring" if name == "allgather" else ""))
-        p.add_argument("--size", default="1MiB", help="bytes per rank; several: 4KiB,64KiB,1MiB")
-        p.add_argument("--rate", default=None, help="every link at this rate (56Gbps = FDR); default: the file's")
-        p.add_argument("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
-        p.add_argument("--roots", type=int, default=2, help="mcast Allgather: roots multicasting at once (K)")
-        p.add_argument("--seed", type=int, default=1, help="random seed (ECMP hash, loss)")
-        p.add_argument("--verify", action="store_true", help="carry real bytes and check every output byte")
-        p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
-        p.set_defaults(func=cmd_collective)
+        _collective_options(p, name)
+        p.set_defaults(func=cmd_collective, parser=p)
 
     p = sub.add_parser("topo", help="inspect topologies")
     topo = p.add_subparsers(dest="topo_command", required=True, parser_class=_Parser)
@@ -202,7 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "file", help=f"a .toml or .graphml file, or a name from topologies/ ({', '.join(topology.available())})"
     )
-    p.set_defaults(func=cmd_topo_show)
+    p.set_defaults(func=cmd_topo_show, parser=p)
 
     p = sub.add_parser(
         "stream",
@@ -219,12 +321,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delay", default=format_time(DEFAULT_DELAY_PS), help="propagation delay")
     p.add_argument("--size", default="64MiB", help="payload bytes to send")
     p.add_argument("--mtu", default=f"{DEFAULT_MTU_BYTES}", help="payload bytes per packet")
-    p.set_defaults(func=cmd_stream)
+    p.set_defaults(func=cmd_stream, parser=p)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args, extra = build_parser().parse_known_args(argv)
+    if extra:  # the subcommand's parser names itself in the hint ("see mcsim allgather --help")
+        args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return int(args.func(args))
     except McsimError as exc:  # bad input or environment: one line; real bugs keep their traceback

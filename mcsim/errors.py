@@ -18,6 +18,10 @@ class McsimError(ValueError):
     """Bad input or an environment problem that the user can fix; printed as one line."""
 
 
+class IncompleteRun(McsimError):
+    """A run in which some rank never got its whole output: it has no time and no bandwidth."""
+
+
 def require_positive(where: str, **values: int | float) -> None:
     """Raise McsimError for the first of ``values`` that is not > 0."""
     for name, value in values.items():
@@ -27,10 +31,27 @@ def require_positive(where: str, **values: int | float) -> None:
             raise McsimError(f"{where}: {name}={value!r} must be > 0")
 
 
+def require_int(where: str, name: str, value: object, *, lo: int, hi: int | None = None, why: str = "") -> int:
+    """Return ``value`` if it is an integer (not a bool) in lo..hi (hi None: no upper bound).
+
+    Otherwise raise McsimError ``"<where>: <name>=<value> must be [an integer] <range><why>"``
+    ("an integer" when the type is wrong); ``why`` (e.g. ``" (the ranks)"``) says where the range
+    comes from.
+    """
+    bounds = f">= {lo}" if hi is None else f"{lo}..{hi}"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise McsimError(f"{where}: {name}={value!r} must be an integer {bounds}{why}")
+    if value < lo or (hi is not None and value > hi):
+        raise McsimError(f"{where}: {name}={value!r} must be {bounds}{why}")
+    return value
+
+
 def pick(kind: str, name: str, registry: Mapping[str, T]) -> T:
-    """Return ``registry[name]``; an unknown name raises the one "unknown X" message."""
-    if name not in registry:
-        near = "".join(f"; did you mean {m!r}?" for m in difflib.get_close_matches(name, registry, 1))
+    """Return ``registry[name]``; an unknown name (or not a string) raises the one "unknown X" message."""
+    if not isinstance(name, str) or name not in registry:
+        near = ""
+        if isinstance(name, str):
+            near = "".join(f"; did you mean {m!r}?" for m in difflib.get_close_matches(name, registry, 1))
         raise McsimError(f"unknown {kind} {name!r}; choose one of {', '.join(sorted(registry))}{near}")
     return registry[name]
 

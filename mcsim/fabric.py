@@ -9,7 +9,7 @@ back the same way after the run: no Python on the per-packet path.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
 from typing import Any
 
@@ -17,7 +17,7 @@ import networkx as nx
 import numpy as np
 
 from mcsim import routing, run_control, runtime, subnet_manager
-from mcsim.errors import McsimError, pick, require_positive
+from mcsim.errors import IncompleteRun, McsimError, pick, require_positive
 
 FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}
 GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
@@ -230,6 +230,9 @@ class FabricResult:
     unroutable_packets: int
     end_ps: int  # simulation time when the last event ran
     trees: list[routing.MulticastTree] = field(default_factory=list)
+    # raw flows (simulate()): packets the hosts receive when none is lost; None for RDMA runs, whose
+    # transport recovers what is lost
+    expected_rx_packets: int | None = None
 
     def drops_by_cause(self) -> dict[str, int]:
         """Dropped packets of the whole fabric by cause: tail, loss, chosen, link_down."""
@@ -241,7 +244,16 @@ class FabricResult:
 
     @property
     def finish_ps(self) -> int:
-        """Last bit of the last packet at any host."""
+        """Last bit of the last packet at any host. For raw flows that lost packets there is no
+        finish: IncompleteRun, naming how many were lost and why (raw flows do not recover)."""
+        received = int(self.hosts["rx_packets"].sum())
+        if self.expected_rx_packets is not None and received < self.expected_rx_packets:
+            causes = ", ".join(f"{n} {cause}" for cause, n in self.drops_by_cause().items() if n)
+            raise IncompleteRun(
+                f"the flows have no finish time: {self.expected_rx_packets - received} of "
+                f"{self.expected_rx_packets} packets never arrived (drops: {causes or 'none counted'}; "
+                f"{self.unroutable_packets} unroutable)"
+            )
         return int(self.hosts["last_arrival_ps"].max())
 
     def link_traversals(self) -> int:
@@ -530,10 +542,13 @@ def simulate(
     for i, f in enumerate(flows):
         if f.group is not None and f.src not in groups[f.group]:
             raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")
+    expected = sum(
+        -(-f.size_b // f.mtu_b) * (1 if f.dst is not None else len(groups[f.group]) - 1) for f in flows
+    )  # fmt: skip
     with build(g, groups=groups, config=config, tables=tables, faults=faults) as fab:
         fab.add_flows(flows)
         fab.run()
-        return fab.collect()
+        return replace(fab.collect(), expected_rx_packets=expected)
 
 
 def _columns(raw: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarray]:

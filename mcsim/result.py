@@ -1,16 +1,64 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Result: what one collective run measured, as numpy arrays, with nccl-tests bandwidths."""
+"""Result: what one collective run measured, as numpy arrays, with nccl-tests bandwidths.
+
+A run in which some rank never got its whole output has no time and no bandwidth: ``time_ps``,
+``algbw_Bps`` and ``busbw_Bps`` raise :class:`~mcsim.errors.IncompleteRun`, ``summary()`` gives NaN,
+and :meth:`Result.why_unfinished` says why each unfinished rank did not finish.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from mcsim.errors import IncompleteRun
 from mcsim.fabric import FabricResult
 
 PS_PER_S = 10**12
+MAX_LISTED_RANKS = 10  # an incomplete run's message names at most this many ranks per reason
+
+
+RC_ERROR_REASON = "an RC queue pair of its NIC exhausted its retries (RcConfig.retry_cnt) and went to the error state"
+NO_KNOWN_CAUSE_REASON = "did not receive its whole output (missing data when the simulation ran out of events)"
+
+
+def cut_off_reason(down_ps: int) -> str:
+    return f"its only link went down for good at {down_ps / 1e6:.3f} us (Faults.link_down)"
+
+
+def held_up_reason(culprits: list[int]) -> str:
+    listed = ", ".join(map(str, culprits[:MAX_LISTED_RANKS]))
+    more = f" ... and {len(culprits) - MAX_LISTED_RANKS} more" if len(culprits) > MAX_LISTED_RANKS else ""
+    noun = "rank" if len(culprits) == 1 else "ranks"
+    return f"it misses data that {noun} {listed}{more} could not deliver (cut off, or a failed RC queue pair)"
+
+
+def _cut_off(r: Result, rank: int) -> str | None:
+    down = r.link_down_for_good_ps
+    return cut_off_reason(int(down[rank])) if down is not None and down[rank] >= 0 else None
+
+
+def _rc_error(r: Result, rank: int) -> str | None:
+    errors = r.nic.get("rc_errors")
+    return RC_ERROR_REASON if errors is not None and int(errors[rank]) > 0 else None
+
+
+def _held_up(r: Result, rank: int) -> str | None:
+    """Another rank that cannot deliver (cut off, or a failed QP) holds up this rank's data."""
+    culprits = [c for c in range(r.ranks) if c != rank and (_cut_off(r, c) or _rc_error(r, c))]
+    return held_up_reason(culprits) if culprits else None
+
+
+def _no_known_cause(r: Result, rank: int) -> str | None:
+    return NO_KNOWN_CAUSE_REASON
+
+
+# Why a rank did not finish, from the data in its Result: each function returns the reason or
+# None; the first that gives one wins and the last one always does. Add a cause before the last.
+UNFINISHED_REASONS: tuple[Callable[[Result, int], str | None], ...] = (_cut_off, _rc_error, _held_up, _no_known_cause)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +79,8 @@ class Result:
     concurrent: Result | None = None  # the collective that ran at the same time (Scenario.overlap)
     verified: bool | None = None  # verify mode: every byte of every output right (None: not checked)
     wrong_bytes: np.ndarray | None = None  # verify mode: per rank, bytes of its output that differ
+    # per rank: when its host's only link went down for good (Faults.link_down ... FOREVER), -1: never
+    link_down_for_good_ps: np.ndarray | None = None
 
     @property
     def complete(self) -> bool:
@@ -38,8 +88,46 @@ class Result:
         return bool((self.finish_ps >= 0).all())
 
     @property
+    def unfinished_ranks(self) -> np.ndarray:
+        """The ranks that never had their whole output (finish_ps < 0), ascending."""
+        return np.flatnonzero(self.finish_ps < 0)
+
+    def why_unfinished(self) -> dict[int, str]:
+        """A reason per unfinished rank (see UNFINISHED_REASONS); empty for a complete run."""
+        reasons = {}
+        for rank in map(int, self.unfinished_ranks):
+            reasons[rank] = next(text for cause in UNFINISHED_REASONS if (text := cause(self, rank)) is not None)
+        return reasons
+
+    def unfinished_text(self) -> str:
+        """``"ranks 3, 7 of 16 did not finish: <reason>"``, one part per reason ("; " between them);
+        at most MAX_LISTED_RANKS ranks listed per reason. Empty for a complete run."""
+        by_reason: dict[str, list[int]] = {}
+        for rank, reason in self.why_unfinished().items():
+            by_reason.setdefault(reason, []).append(rank)
+        parts = []
+        for reason, ranks in by_reason.items():
+            listed = ", ".join(map(str, ranks[:MAX_LISTED_RANKS]))
+            more = f" ... and {len(ranks) - MAX_LISTED_RANKS} more" if len(ranks) > MAX_LISTED_RANKS else ""
+            noun = "rank" if len(ranks) == 1 else "ranks"
+            parts.append(f"{noun} {listed}{more} of {self.ranks} did not finish: {reason}")
+        return "; ".join(parts)
+
+    def incomplete_line(self) -> str:
+        """What tables print instead of numbers for an incomplete run: ``"INCOMPLETE: ranks ..."``."""
+        return f"INCOMPLETE: {self.unfinished_text()}"
+
+    def _require_complete(self, what: str) -> None:
+        if not self.complete:
+            raise IncompleteRun(
+                f"{self.collective} {self.algorithm} of {self.bytes_per_rank} B per rank has no {what}: "
+                f"{self.unfinished_text()} (finish_ps is -1 for them; see why_unfinished())"
+            )
+
+    @property
     def time_ps(self) -> int:
-        """When the last rank had its whole output."""
+        """When the last rank had its whole output; IncompleteRun if some rank never had it."""
+        self._require_complete("time")
         return int(self.finish_ps.max())
 
     @property
@@ -49,7 +137,8 @@ class Result:
 
     @property
     def algbw_Bps(self) -> float:
-        """nccl-tests algorithm bandwidth: output bytes / time, in bytes/s."""
+        """nccl-tests algorithm bandwidth: output bytes / time, in bytes/s (IncompleteRun if incomplete)."""
+        self._require_complete("bandwidth")
         return self.output_b * PS_PER_S / self.time_ps
 
     @property
@@ -65,15 +154,18 @@ class Result:
         return lacking * 8 * PS_PER_S / self.data_rate_bps
 
     def summary(self) -> dict[str, Any]:
-        """Scalars for tables, CSV and JSON (units in the names)."""
+        """Scalars for tables, CSV and JSON (units in the names); time and bandwidths are NaN for an
+        incomplete run, and ``unfinished_ranks`` counts the ranks that did not finish."""
+        done = self.complete
+        nan = float("nan")
         return {
             "collective": self.collective,
             "algorithm": self.algorithm,
             "ranks": self.ranks,
             "size_B": self.bytes_per_rank,
-            "time_us": self.time_ps / 1e6,
-            "algbw_GBps": self.algbw_Bps / 1e9,
-            "busbw_GBps": self.busbw_Bps / 1e9,
+            "time_us": self.time_ps / 1e6 if done else nan,
+            "algbw_GBps": self.algbw_Bps / 1e9 if done else nan,
+            "busbw_GBps": self.busbw_Bps / 1e9 if done else nan,
             "bound_us": self.receive_bound_ps / 1e6,
             "injected_B_per_rank": float(self.injected_b.mean()),
             "link_traversals": self.fabric.link_traversals(),
@@ -81,6 +173,13 @@ class Result:
             "receive_drops": int(self.rank["receive_drops"].sum()),
             "repaired_chunks": int(self.rank["repaired_chunks"].sum()),
             "repair_reads": int(self.rank["repair_reads"].sum()),
-            "complete": self.complete,
+            "complete": done,
+            "unfinished_ranks": int(self.unfinished_ranks.size),
             "verified": self.verified,
         }
+
+
+def incomplete_lines(label: str, runs: Mapping[str, Result]) -> list[str]:
+    """For a table row that compares ``runs`` (name -> Result): one ``"<label> <name> INCOMPLETE: ..."``
+    line per incomplete run, to print instead of the row's numbers; empty if every run is complete."""
+    return [f"{label} {name} {r.incomplete_line()}" for name, r in runs.items() if not r.complete]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,13 +14,34 @@ import networkx as nx
 import numpy as np
 
 from mcsim import collectives, fabric, rdma, runtime, topology
-from mcsim.errors import McsimError, pick
+from mcsim.errors import McsimError, pick, require_int
 from mcsim.link import preset, with_link
 from mcsim.result import Result
 from mcsim.units import parse_rate, parse_size
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
-VERIFY_MAX_BYTES = 64 << 20  # verify mode keeps each rank's output buffer in memory: small runs only
+# verify mode is a check for small runs: each rank's output is generated, copied out of C++ and
+# compared byte by byte in numpy; Scenario.check_resources() bounds the memory of all ranks together
+VERIFY_MAX_BYTES = 64 << 20
+
+# upper bounds of Scenario fields; the reason goes into the error message
+MAX_QP_WR = 32768  # work requests one queue holds (ibv_query_device max_qp_wr of ConnectX NICs)
+QP_WR_WHY = f" (a ConnectX queue holds at most {MAX_QP_WR} work requests, max_qp_wr)"
+MAX_ENDPOINTS = 16383  # multicast LIDs of an InfiniBand subnet (0xC000..0xFFFE)
+ENDPOINTS_WHY = (
+    ": each endpoint is one UD QP per rank in a multicast group of its own, and an InfiniBand subnet has "
+    f"{MAX_ENDPOINTS} multicast LIDs (a NIC has 65535 QPs)"
+)
+MAX_MESSAGE_B = 2**31  # the largest InfiniBand message (one RDMA WRITE): 2 GiB
+MCAST_MAX_CHUNKS = 2**24 - 1  # the multicast chunk id is 24 bits of the UD immediate
+RING_MAX_CHUNKS = 2**32 - 1  # the ring chunk id is the WRITE's 32-bit immediate
+MAX_PSNS = 2**32 - 1  # packets one RC QP may send: its 32-bit PSNs must not wrap within a run
+MAX_TIME_PS = 2**63 - 1  # ns-3 Time in ps is a signed 64-bit integer (106 days)
+
+# Scenario.estimate(): memory besides the run's own buffers, and what each buffer byte costs
+PROCESS_B = 300 << 20  # Python, numpy, networkx, cppyy and the ns-3 libraries (measured ~210-300 MB)
+PATTERN_TEMP_B_PER_BYTE = 24  # pattern(): int64 temporaries per byte of a shard (measured: 24)
+RC_WQE_B = 64  # one posted RDMA WRITE in a QP's send queue (RcQp::Wqe in a std::deque)
 
 
 def pattern(source: int, n: int) -> np.ndarray:
@@ -44,6 +67,33 @@ def wrong_bytes(outputs: list[np.ndarray], expected: np.ndarray) -> np.ndarray:
 @functools.lru_cache(maxsize=16)
 def _topology(name: str) -> nx.Graph:
     return topology.resolve(name)
+
+
+@functools.lru_cache(maxsize=16)
+def _diameter_hops(name: str) -> int:
+    return topology.diameter_hops(_topology(name))
+
+
+def _packets(size_b: int, message_b: int, mtu_b: int) -> int:
+    """Packets that carry size_b bytes sent as messages of message_b bytes, each cut at mtu_b."""
+    full, rest = divmod(size_b, message_b)
+    return full * -(-message_b // mtu_b) + -(-rest // mtu_b)
+
+
+def available_memory_b() -> int | None:
+    """Memory this machine can still give a process: MemAvailable of /proc/meminfo, else the free
+    physical pages (os.sysconf); None if neither is known."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024  # the value is in kB
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,55 +127,118 @@ class Scenario:
     reduce_ps_per_byte: int = 0  # Reduce-Scatter: time to add one received byte
 
     def __post_init__(self) -> None:
-        g = _topology(self.topology)
-        n_hosts = topology.host_count(g)
+        """Check every field (type, then range) before any C++ object exists: one McsimError line."""
+        self._check_types()
+        n_hosts = topology.host_count(_topology(self.topology))
         if self.rate is not None:
-            parse_rate(self.rate, what="rate")
+            parse_rate(self.rate, what="Scenario: rate")
         collectives.TeamSpec(collective=self.collective, algorithm=self.algorithm, hosts=(0, 1), bytes_per_rank=1)
-        if parse_size(self.bytes_per_rank, what="bytes_per_rank") == 0:
+        n = parse_size(self.bytes_per_rank, what="Scenario: bytes_per_rank")
+        if n == 0:
             raise McsimError(f"Scenario: bytes_per_rank={self.bytes_per_rank!r} must be > 0")
+        if n_hosts < 2:
+            raise McsimError(f"Scenario: topology={self.topology!r} has {n_hosts} host; a collective needs 2")
+        if self.ranks is not None:
+            require_int("Scenario", "ranks", self.ranks, lo=2, hi=n_hosts, why=f" (the hosts of {self.topology})")
         p = self.n_ranks
-        if not 2 <= p <= n_hosts:
-            raise McsimError(f"Scenario: ranks={p} must be 2..{n_hosts} (the hosts of {self.topology})")
-        if not 1 <= self.roots <= p:
-            raise McsimError(f"Scenario: roots={self.roots} must be 1..{p} (the ranks)")
-        if self.batch < 1 or self.rq_depth < 1 or self.endpoints < 1:
-            raise McsimError(
-                f"Scenario: batch={self.batch}, rq_depth={self.rq_depth} and endpoints={self.endpoints} must be >= 1"
-            )
-        if not 0 <= self.root < p:
-            raise McsimError(f"Scenario: root={self.root} is not a rank (0..{p - 1})")
-        if not self.timeout_scale > 0:
-            raise McsimError(f"Scenario: timeout_scale={self.timeout_scale} must be > 0")
-        mtu = parse_size(self.mtu, what="mtu")
+        require_int("Scenario", "roots", self.roots, lo=1, hi=p, why=" (the ranks)")
+        require_int("Scenario", "root", self.root, lo=0, hi=p - 1, why=" (a rank)")
+        require_int("Scenario", "batch", self.batch, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
+        require_int("Scenario", "rq_depth", self.rq_depth, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
+        require_int("Scenario", "endpoints", self.endpoints, lo=1, hi=MAX_ENDPOINTS, why=ENDPOINTS_WHY)
+        require_int("Scenario", "seed", self.seed, lo=0, hi=fabric.MAX_SEED)
+        require_int("Scenario", "reduce_ps_per_byte", self.reduce_ps_per_byte, lo=0)
+        mtu = parse_size(self.mtu, what="Scenario: mtu")
         if mtu not in rdma.IB_MTUS:
             raise McsimError(f"Scenario: mtu={self.mtu!r} is not an MTU; choose one of {rdma.IB_MTUS} bytes")
-        if parse_size(self.ring_chunk, what="ring_chunk") == 0:
-            raise McsimError(f"Scenario: ring_chunk={self.ring_chunk!r} must be > 0")
+        ring_chunk = parse_size(self.ring_chunk, what="Scenario: ring_chunk")
+        if not 0 < ring_chunk <= MAX_MESSAGE_B:
+            raise McsimError(
+                f"Scenario: ring_chunk={self.ring_chunk!r} must be 1..{MAX_MESSAGE_B} B (2 GiB: the largest "
+                "InfiniBand message, one RDMA WRITE)"
+            )
+        self._check_chunk_ids(p, n, mtu, ring_chunk)
+        self._check_timeout()
         pick("flow control", self.flow_control, fabric.FLOW_CONTROLS)
+        pick("wire format", self.wire_format, rdma.WIRE_FORMATS)
         if self.verify:
             if self.collective == "reduce_scatter" or self.overlap is not None:
                 raise McsimError("Scenario: verify=True checks Allgather and Broadcast outputs; sums are not modelled")
-            size = self.bytes_per_rank_b * (1 if self.collective == "broadcast" else p)
+            size = self.output_b
             if size > VERIFY_MAX_BYTES:
                 raise McsimError(
                     f"Scenario: verify=True keeps every output buffer in memory ({size} B per rank); "
                     f"verify mode is for small runs (<= {VERIFY_MAX_BYTES} B per rank)"
                 )
-        fabric.FabricConfig(loss=self.loss, seed=self.seed)  # validates loss and seed
+        fabric.FabricConfig(loss=self.loss, seed=self.seed)  # validates loss
         if self.faults is not None:
             self.faults.check(self.graph())
         if self.overlap is not None:
             pick("overlap", self.overlap, {"reduce_scatter": None})
             if self.collective != "allgather":
                 raise McsimError(f"Scenario: overlap={self.overlap!r} goes with collective='allgather'")
-        if (
-            isinstance(self.reduce_ps_per_byte, bool)
-            or not isinstance(self.reduce_ps_per_byte, int)
-            or self.reduce_ps_per_byte < 0
-        ):
-            raise McsimError(f"Scenario: reduce_ps_per_byte={self.reduce_ps_per_byte!r} must be an integer >= 0")
-        pick("wire format", self.wire_format, rdma.WIRE_FORMATS)
+
+    def _check_types(self) -> None:
+        """Fields whose type is wrong, before any of them is used in a comparison."""
+        for name in ("topology", "collective", "algorithm", "wire_format", "flow_control"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise McsimError(f"Scenario: {name}={value!r} must be a string")
+        for name in ("staging", "verify"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise McsimError(f"Scenario: {name}={value!r} must be True or False")
+        scale = self.timeout_scale
+        if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale < math.inf:
+            raise McsimError(f"Scenario: timeout_scale={scale!r} must be a finite number > 0 (int or float)")
+        if self.faults is not None and not isinstance(self.faults, fabric.Faults):
+            raise McsimError(f"Scenario: faults={self.faults!r} must be a mcsim.fabric.Faults or None")
+        if not isinstance(self.rc, rdma.RcConfig):
+            raise McsimError(f"Scenario: rc={self.rc!r} must be a mcsim.rdma.RcConfig")
+        if not callable(getattr(self.processor, "factory", None)):
+            raise McsimError(
+                f"Scenario: processor={self.processor!r} has no factory(ns); use HostCpuConfig() or DpaConfig()"
+            )
+        if self.overlap is not None and not isinstance(self.overlap, str):
+            raise McsimError(f"Scenario: overlap={self.overlap!r} must be None or 'reduce_scatter'")
+
+    def _check_chunk_ids(self, p: int, n: int, mtu: int, ring_chunk: int) -> None:
+        """The chunk ids and PSNs the C++ collectives use must fit their integers."""
+        sources = self._sources
+        if self.algorithm == "mcast":
+            chunks = sources * -(-n // mtu)
+            if chunks > MCAST_MAX_CHUNKS:
+                raise McsimError(
+                    f"Scenario: bytes_per_rank={self.bytes_per_rank!r} makes {chunks} multicast chunks of {mtu} B "
+                    f"({sources} shards); the chunk id has 24 bits (at most {MCAST_MAX_CHUNKS}): use a smaller "
+                    "shard or fewer ranks"
+                )
+        if self._rings:
+            chunks = p * -(-n // ring_chunk)
+            if chunks > RING_MAX_CHUNKS:
+                raise McsimError(
+                    f"Scenario: bytes_per_rank={self.bytes_per_rank!r} makes {chunks} ring chunks of {ring_chunk} B; "
+                    f"the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): raise ring_chunk"
+                )
+            packets = (p - 1) * _packets(n, ring_chunk, mtu)
+            if packets > MAX_PSNS:
+                raise McsimError(
+                    f"Scenario: bytes_per_rank={self.bytes_per_rank!r} sends {packets} packets over each ring QP; "
+                    f"RC PSNs are 32-bit and must not wrap in a run (at most {MAX_PSNS}): use a smaller shard"
+                )
+
+    def _check_timeout(self) -> None:
+        if self.algorithm != "mcast":
+            return
+        try:
+            timeout_ps: float = self.data_timeout_ps()
+        except OverflowError:  # timeout_scale x the bound is past the largest float
+            timeout_ps = math.inf
+        if timeout_ps > MAX_TIME_PS:
+            raise McsimError(
+                f"Scenario: timeout_scale={self.timeout_scale!r} makes a data timeout of {timeout_ps:.3g} ps, "
+                f"past the simulator's clock (at most {MAX_TIME_PS} ps = 106 days)"
+            )
 
     @property
     def n_ranks(self) -> int:
@@ -151,8 +264,94 @@ class Scenario:
         bound = lacking * 8 * 10**12 // self.data_rate_bps
         return max(int(self.timeout_scale * bound), MIN_DATA_TIMEOUT_PS)
 
+    @property
+    def _sources(self) -> int:
+        """Ranks that contribute a shard: every rank, or the root of a Broadcast."""
+        return 1 if self.collective == "broadcast" else self.n_ranks
+
+    @property
+    def _rings(self) -> int:
+        """Ring collectives in the run: the ring algorithm, and the Reduce-Scatter of overlap."""
+        return (self.algorithm == "ring") + (self.overlap == "reduce_scatter")
+
+    @property
+    def output_b(self) -> int:
+        """Each rank's output buffer: P shards (Allgather, Reduce-Scatter) or the root's buffer (Broadcast)."""
+        return self.bytes_per_rank_b * (1 if self.collective == "broadcast" else self.n_ranks)
+
+    def _memory_b(self) -> dict[str, int]:
+        """The parts of Scenario.estimate()'s memory_b, in bytes (cheap: no graph walk)."""
+        p, n = self.n_ranks, self.bytes_per_rank_b
+        parts = {"process_b": PROCESS_B, "verify_b": 0, "bitmap_b": 0, "send_queue_b": 0}
+        if self.verify:
+            # the NIC regions and the copies read back (2 per rank), the expected buffer and the
+            # comparison's temporary (1 each), pattern()'s int64 temporaries for one shard
+            parts["verify_b"] = 2 * p * self.output_b + 2 * self.output_b + PATTERN_TEMP_B_PER_BYTE * n
+        if self.algorithm == "mcast":  # one byte per chunk of the output on every rank
+            parts["bitmap_b"] = p * self._sources * -(-n // parse_size(self.mtu))
+        # every rank of a ring posts the WRITEs of its first block at once
+        parts["send_queue_b"] = self._rings * p * -(-n // parse_size(self.ring_chunk)) * RC_WQE_B
+        return parts
+
+    def estimate(self) -> dict[str, int]:
+        """What the run will cost, before it runs (no C++; one BFS per switch that has hosts, cached).
+
+        Returns
+        -------
+        dict
+            ``packets``: payload packets the collective puts on links, counted once per link they
+            cross (a bound: the ring's packets cross at most ``hops_bound`` links, the multicast
+            tree has at most ``tree_links_bound`` links); control, ACKs and repair not counted.
+            ``hops_bound``: the topology's largest host-to-host hop count. ``tree_links_bound``:
+            the P host links plus the switch links of the tree, at most (switches - 1) and at most
+            (P-1) x (hops_bound - 2) (the tree is a BFS tree from its centre). ``memory_b``: a
+            conservative bound of the process's RAM, the sum of ``process_b`` (Python and the
+            libraries), ``verify_b`` (verify mode: 2 x ranks x output_b for the NIC regions and the
+            copies read back, the expected output, pattern temporaries), ``bitmap_b`` (multicast:
+            one byte per chunk of the output on every rank, P x P x chunks) and ``send_queue_b``
+            (ring: every rank posts its first block's WRITEs at once).
+        """
+        g = _topology(self.topology)
+        p, n, mtu = self.n_ranks, self.bytes_per_rank_b, parse_size(self.mtu)
+        hops = _diameter_hops(self.topology)
+        switches = g.number_of_nodes() - topology.host_count(g)
+        tree_links = p + max(0, min(switches - 1, (p - 1) * (hops - 2)))
+        packets = self._rings * p * (p - 1) * _packets(n, parse_size(self.ring_chunk), mtu) * hops
+        if self.algorithm == "mcast":
+            packets += self._sources * -(-n // mtu) * tree_links
+        memory = self._memory_b()
+        return {
+            "packets": packets,
+            "hops_bound": hops,
+            "tree_links_bound": tree_links,
+            "memory_b": sum(memory.values()),
+            **memory,
+        }
+
+    def check_resources(self, available_b: int | None = None) -> None:
+        """Raise McsimError (one line) if the run needs more memory than the machine has available.
+
+        ``available_b`` defaults to :func:`available_memory_b` (MemAvailable); nothing is checked
+        if that is unknown. Only the memory parts of :meth:`estimate` are computed (no graph walk).
+        """
+        available = available_memory_b() if available_b is None else available_b
+        if available is None:
+            return
+        parts = self._memory_b()
+        need = sum(parts.values())
+        if need <= available:
+            return
+        gib = 2**30
+        detail = ", ".join(f"{name[:-2].replace('_', ' ')} {b / gib:.3g}" for name, b in parts.items() if b)
+        raise McsimError(
+            f"Scenario: needs ~{need / gib:.3g} GiB ({detail} GiB), this machine has {available / gib:.3g} GiB "
+            "available; use fewer ranks or a smaller bytes_per_rank"
+            + (", or verify=False" if parts["verify_b"] else "")
+        )
+
     def run(self) -> Result:
         """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap)."""
+        self.check_resources()
         g = self.graph()
         p, n = self.n_ranks, self.bytes_per_rank_b
         hosts = tuple(range(p))
@@ -250,4 +449,16 @@ class Scenario:
             rank=stats,
             nic={k: v[:p] for k, v in nic.items()},
             fabric=fres,
+            link_down_for_good_ps=self._link_down_for_good_ps(spec.hosts),
         )
+
+    def _link_down_for_good_ps(self, hosts: tuple[int, ...]) -> np.ndarray:
+        """Per rank: when its host's only link went down for good (-1: never)."""
+        out = np.full(len(hosts), -1, dtype=np.int64)
+        rank_of = {h: i for i, h in enumerate(hosts)}
+        for u, v, down_ps, up_ps in self.faults.link_down if self.faults is not None else ():
+            for h in (u, v):
+                if up_ps is fabric.FOREVER and h in rank_of:
+                    i = rank_of[h]
+                    out[i] = down_ps if out[i] < 0 else min(out[i], down_ps)
+        return out

@@ -651,16 +651,23 @@ def _bisection_bps(g: nx.Graph, hosts: int) -> int:
     return int(nx.maximum_flow_value(flow, source, sink))
 
 
-def _diameter_hops(g: nx.Graph, hosts: int) -> int:
-    """Largest host-to-host hop count: BFS from each host-bearing switch only."""
-    attached: dict[int, int] = {}
+def diameter_hops(g: nx.Graph) -> int:
+    """Return the largest host-to-host hop count of a validated graph (0 with one host).
+
+    A host's one link goes to its attachment node x (a switch, or the other host when two hosts
+    share one link), so its distance to any other host b is 1 + dist(x, b): one BFS per attachment
+    node.
+    """
+    hosts = host_count(g)
+    attached: dict[int, list[int]] = {}
     for h in range(hosts):
-        (leaf,) = g[h]
-        attached[leaf] = attached.get(leaf, 0) + 1
-    best = 2 if any(n >= 2 for n in attached.values()) else 0
-    for leaf in attached:
-        dist = nx.single_source_shortest_path_length(g, leaf)
-        best = max(best, *(dist[other] + 2 for other in attached if other != leaf), 0)
+        (x,) = g[h]
+        attached.setdefault(x, []).append(h)
+    best = 0
+    for x, mine in attached.items():
+        dist = nx.single_source_shortest_path_length(g, x)
+        others = (b for b in range(hosts) if len(mine) > 1 or b != mine[0])
+        best = max(best, max((dist[b] + 1 for b in others), default=0))
     return best
 
 
@@ -723,7 +730,7 @@ def summary(g: nx.Graph) -> dict[str, Any]:
         "tiers": tiers,
         "max_switch_ports": max((ports[n] for n in range(hosts, g.number_of_nodes())), default=0),
         "bisection_bps": _bisection_bps(g, hosts),
-        "diameter": _diameter_hops(g, hosts),
+        "diameter": diameter_hops(g),
         "oversubscription": dict(sorted(oversub.items())),
     }
 

@@ -13,6 +13,7 @@ Run: mcsim run scenarios/fsdp_ag_rs.py [--topology fat-tree-k4] [--sizes 256KiB,
 import argparse
 import sys
 
+from mcsim.result import incomplete_lines
 from mcsim.scenario import Scenario
 
 
@@ -42,7 +43,11 @@ def main() -> int:
         ring_both = Scenario(algorithm="ring", overlap="reduce_scatter", **common).run()
         mcast_both = Scenario(algorithm="mcast", overlap="reduce_scatter", **common).run()
         runs = (ag, rs, ring_both, ring_both.concurrent, mcast_both, mcast_both.concurrent)
-        incomplete += sum(not r.complete for r in runs)
+        names = ("AG_ring", "RS_ring", "AG_ring||RS", "RS||AG_ring", "AG_mcast||RS", "RS||AG_mcast")
+        if lines := incomplete_lines(f"{size:>8}", dict(zip(names, runs, strict=True))):
+            incomplete += len(lines)
+            print("\n".join(lines), flush=True)
+            continue
         times = " ".join(f"{r.time_ps / 1e6:>{w}.1f}" for r, w in zip(runs, (9, 9, 12, 12, 13, 13), strict=True))
         print(f"{size:>8} {ag.receive_bound_ps / 1e6:>9.1f} {times}", flush=True)
     print("every rank received every byte" if not incomplete else f"{incomplete} run(s) left a rank incomplete")

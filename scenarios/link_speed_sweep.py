@@ -13,6 +13,7 @@ Run: mcsim run scenarios/link_speed_sweep.py [--size 256KiB] [--ranks 188]
 import argparse
 import sys
 
+from mcsim.result import incomplete_lines
 from mcsim.scenario import Scenario
 
 RATES = ("56Gbps", "100Gbps", "200Gbps", "400Gbps", "800Gbps", "1.6Tbps")
@@ -34,7 +35,10 @@ def main() -> int:
     for rate in args.rates.split(","):
         ring = Scenario(rate=rate, algorithm="ring", bytes_per_rank=args.size, ranks=args.ranks).run()
         mcast = Scenario(rate=rate, algorithm="mcast", bytes_per_rank=args.size, ranks=args.ranks).run()
-        incomplete += (not ring.complete) + (not mcast.complete)
+        if lines := incomplete_lines(f"{rate:>8}", {"ring": ring, "mcast": mcast}):
+            incomplete += len(lines)
+            print("\n".join(lines), flush=True)
+            continue
         bound = ring.receive_bound_ps
         print(
             f"{rate:>8} {bound / 1e6:>10.1f} {ring.time_ps / 1e6:>10.1f} {mcast.time_ps / 1e6:>10.1f} "

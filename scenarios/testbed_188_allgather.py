@@ -13,6 +13,7 @@ Run: mcsim run scenarios/testbed_188_allgather.py [--sizes 4KiB,64KiB,1MiB] [--r
 import argparse
 import sys
 
+from mcsim.result import incomplete_lines
 from mcsim.scenario import Scenario
 from mcsim.units import format_size, parse_size
 
@@ -41,7 +42,10 @@ def main() -> int:
             for algo in ("ring", "mcast")
         }
         ring, mcast = runs["ring"], runs["mcast"]
-        incomplete += (not ring.complete) + (not mcast.complete)
+        if lines := incomplete_lines(f"{format_size(size_b):>7}", runs):
+            incomplete += len(lines)
+            print("\n".join(lines), flush=True)
+            continue
         print(
             f"{format_size(size_b):>7} {ring.time_ps / 1e6:>10.1f} {mcast.time_ps / 1e6:>10.1f} "
             f"{ring.receive_bound_ps / 1e6:>10.1f} {ring.busbw_Bps / 1e9:>16.3f} {mcast.busbw_Bps / 1e9:>17.3f} "

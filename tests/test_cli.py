@@ -1,13 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The mcsim command: every command works; bad input is one line on stderr and exit code 2."""
 
+import json
+import math
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from mcsim.cli import main
+from mcsim import scenario, topology
+from mcsim.cli import _collective_scenarios, build_parser, main
+from mcsim.faults_file import load_faults
+from mcsim.link import Link, two_hosts
+from mcsim.rdma import RcConfig
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -81,6 +87,31 @@ def test_run_the_main_scenario(capsys):
         (["frobnicate"], "mcsim: error: argument command: invalid choice: 'frobnicate'"),
         ([], "mcsim: error: the following arguments are required: command"),
         (["topo", "show", "testbed-189"], "mcsim: error: unknown topology 'testbed-189'; choose one of"),
+        (["allgather", "--size", ","], "mcsim: error: --size=',' has an empty size; give sizes separated by commas"),
+        (["allgather", "--size", "4KiB,,1MiB"], "mcsim: error: --size='4KiB,,1MiB' has an empty size"),
+        (["broadcast", "--roots", "7"], "mcsim: error: broadcast: --roots is for allgather (a broadcast has one root"),
+        (["allgather", "--root", "1"], "mcsim: error: allgather: --root is for broadcast"),
+        (["allgather", "--bogus"], "mcsim: error: unrecognized arguments: --bogus (see mcsim allgather --help)\n"),
+        (["topo", "show", "a", "b"], "mcsim: error: unrecognized arguments: b (see mcsim topo show --help)\n"),
+        (["stream", "--rat", "1G"], "mcsim: error: unrecognized arguments: --rat 1G (see mcsim stream --help)\n"),
+        ([], "mcsim: error: the following arguments are required: command (see mcsim --help)\n"),
+        (["allgather", "--ranks", "4.5"], "mcsim: error: argument --ranks: invalid int value: '4.5' (see mcsim allg"),
+        (["allgather", "--retry-cnt", "8"], "mcsim: error: --retry-cnt='8' must be 0..7 (the InfiniBand retry_cnt) or"),
+        (
+            ["allgather", "--ack-timeout-exp", "32"],
+            "mcsim: error: RcConfig: ack_timeout_exp=32 must be an integer 0..31",
+        ),
+        (["allgather", "--loss", "1"], "mcsim: error: FabricConfig: loss=1.0 must be a probability >= 0 and < 1"),
+        (["allgather", "--loss", "lots"], "mcsim: error: argument --loss: invalid float value: 'lots'"),
+        (["allgather", "--mtu", "9KiB"], "mcsim: error: Scenario: mtu='9KiB' is not an MTU"),
+        (["allgather", "--timeout-scale", "-1"], "mcsim: error: Scenario: timeout_scale=-1.0 must be a finite number"),
+        (["allgather", "--faults", "no/such.toml"], "mcsim: error: faults file 'no/such.toml' does not exist\n"),
+        (["broadcast", "--root", "188"], "mcsim: error: Scenario: root=188 must be 0..187 (a rank)\n"),
+        (["allgather", "--ranks", "1"], "mcsim: error: Scenario: ranks=1 must be 2..188 (the hosts of testbed-188)"),
+        (
+            ["allgather", "--size", "1TiB"],
+            f"mcsim: error: Scenario: bytes_per_rank='1TiB' makes {188 * 2**28} multicast",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_one_line(argv, message):
@@ -89,3 +120,99 @@ def test_bad_input_exits_2_with_one_line(argv, message):
     assert proc.stderr.startswith(message)
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_an_argparse_error_names_the_subcommand(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["topo", "show"])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.endswith("(see mcsim topo show --help)\n")
+
+
+def test_run_prints_the_message_a_script_exits_with(tmp_path, capsys):
+    script = tmp_path / "s.py"
+    script.write_text("import sys\nsys.exit('the fabric has no multicast switch')\n")
+    assert main(["run", str(script)]) == 1
+    assert capsys.readouterr().err == "the fabric has no multicast switch\n"
+    script.write_text("import sys\nsys.exit()\n")
+    assert main(["run", str(script)]) == 0
+
+
+def test_topo_show_gives_two_hosts_on_one_link_a_diameter_of_one_hop(tmp_path, capsys):
+    path = tmp_path / "pair.graphml"
+    topology.save(two_hosts(Link(rate_bps=10**11, encoding_data_bits=1, encoding_line_bits=1)), path)
+    assert main(["topo", "show", str(path)]) == 0
+    assert "diameter          1 hops host to host" in capsys.readouterr().out
+
+
+def star(tmp_path, hosts: int) -> str:
+    path = tmp_path / f"star-{hosts}.toml"
+    path.write_text(
+        f'name = "star-{hosts}"\n[builder]\nname = "leaf_spine"\nleaves = 1\nspines = 0\nhosts_per_leaf = {hosts}\n'
+        'rate = "100Gbps"\nencoding = "none"\ndelay = "100ns"\n'
+    )
+    return str(path)
+
+
+# 5 % loss and no RC retry: the ring's QPs fail at the first loss, so ranks never finish
+INCOMPLETE = ["allgather", "--algo", "ring", "--size", "64KiB", "--loss", "0.05", "--retry-cnt", "0"]
+
+
+def test_an_incomplete_size_prints_incomplete_instead_of_numbers_and_exits_1(tmp_path, capsys):
+    assert main([*INCOMPLETE, "--topology", star(tmp_path, 4)]) == 1
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split()[:2] == ["size_B", "time_us"]
+    size, text = row.split(maxsplit=1)
+    assert size == "65536"
+    assert text.startswith("INCOMPLETE: ") and " of 4 did not finish: " in text
+    assert "RcConfig.retry_cnt" in text  # the QPs ran out of retries
+
+
+def test_an_incomplete_size_is_nan_in_csv_and_json(tmp_path, capsys):
+    assert main([*INCOMPLETE, "--topology", star(tmp_path, 4), "--format", "csv"]) == 1
+    out, err = capsys.readouterr()
+    header, values = (line.split(",") for line in out.splitlines())
+    row = dict(zip(header, values, strict=True))
+    assert [row[k] for k in ("time_us", "algbw_GBps", "busbw_GBps")] == ["nan"] * 3
+    assert 1 <= int(row["unfinished_ranks"]) <= 4 and row["complete"] == "False"
+    assert "mcsim: 65536 B per rank: INCOMPLETE: " in err
+    assert main([*INCOMPLETE, "--topology", star(tmp_path, 4), "--format", "json"]) == 1
+    (row,) = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert math.isnan(row["time_us"]) and math.isnan(row["busbw_GBps"]) and row["unfinished_ranks"] >= 1
+
+
+def test_collective_options_map_to_the_scenario_fields(tmp_path):
+    faults = tmp_path / "f.toml"
+    faults.write_text("drops = [{node = 0, port = 0, index = 0}]\n")
+    argv = ["broadcast", "--topology", "fat-tree-k4", "--size", "4KiB,8KiB", "--root", "3", "--mtu", "2KiB"]
+    argv += ["--loss", "0.001", "--timeout-scale", "2.5", "--retry-cnt", "forever", "--ack-timeout-exp", "10"]
+    scenarios = _collective_scenarios(build_parser().parse_args([*argv, "--faults", str(faults)]))
+    assert [sc.bytes_per_rank for sc in scenarios] == ["4KiB", "8KiB"]
+    sc = scenarios[0]
+    assert (sc.collective, sc.root, sc.mtu, sc.loss, sc.timeout_scale) == ("broadcast", 3, "2KiB", 0.001, 2.5)
+    assert sc.rc == RcConfig(retry_cnt=None, ack_timeout_exp=10)
+    assert sc.faults == load_faults(faults)
+    (ag,) = _collective_scenarios(build_parser().parse_args(["allgather", "--roots", "4", "--retry-cnt", "3"]))
+    assert ag.roots == 4 and ag.rc == RcConfig(retry_cnt=3) and ag.faults is None
+
+
+def test_a_faults_file_drives_the_repair(tmp_path, capsys):
+    faults = tmp_path / "f.toml"
+    faults.write_text("drops = [{node = 0, port = 0, index = 0}]  # chunk 0 of rank 0, on its way out\n")
+    argv = ["allgather", "--topology", "fat-tree-k4", "--size", "64KiB", "--faults", str(faults), "--format", "json"]
+    assert main(argv) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["complete"] and row["repaired_chunks"] == 15  # every rank but rank 0 fetched the lost chunk
+
+
+def test_a_run_that_does_not_fit_in_memory_is_refused_before_it_runs(monkeypatch, capsys):
+    monkeypatch.setattr(scenario, "available_memory_b", lambda: 512 << 20)
+    # verify mode: 16 ranks x 16 MiB of output, twice, + the process: > 512 MiB
+    assert main(["allgather", "--topology", "fat-tree-k4", "--size", "4KiB,1MiB", "--verify"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # not even the 4 KiB size ran
+    assert (
+        err.startswith("mcsim: error: Scenario: needs ~0.848 GiB (process 0.293, verify 0.555")
+        and "this machine has 0.5 GiB available" in err
+    )
+    assert err.count("\n") == 1

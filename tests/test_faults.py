@@ -261,3 +261,23 @@ def no_cxx(monkeypatch):
 def test_fault_naming_a_missing_edge_or_port_fails_before_cxx(no_cxx, faults, message):
     with pytest.raises(McsimError, match=message):
         simulate(star(4), [Flow(src=0, dst=1, size_b=MTU_B)], config=config(), faults=faults)
+
+
+def test_raw_flows_that_lost_packets_have_no_finish_time():
+    from mcsim.errors import IncompleteRun
+
+    flows = [Flow(src=0, dst=1, size_b=10 * MTU_B)]
+    clean = simulate(two_hosts(LINK), flows, config=config())
+    assert clean.expected_rx_packets == 10 and clean.finish_ps > 0
+    # every packet lost: there is no last arrival, so no finish (it used to report 0)
+    everything = simulate(two_hosts(LINK), flows, config=config(), faults=Faults(link_down=[(0, 1, 0, None)]))
+    with pytest.raises(IncompleteRun, match=r"10 of 10 packets never arrived \(drops: 10 link_down; 0 unroutable\)"):
+        _ = everything.finish_ps
+    # the last packet lost: the previous arrival is not the finish either
+    last = simulate(two_hosts(LINK), flows, config=config(), faults=Faults(drops=[(0, 0, 9)]))
+    with pytest.raises(IncompleteRun, match=r"1 of 10 packets never arrived \(drops: 1 chosen; 0 unroutable\)"):
+        _ = last.finish_ps
+    # a multicast flow counts one copy per other member
+    g = star(4)
+    mc = simulate(g, [Flow(src=0, group=0, size_b=3 * MTU_B)], groups=[[0, 1, 2, 3]], config=config())
+    assert mc.expected_rx_packets == 9 and mc.finish_ps > 0

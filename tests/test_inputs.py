@@ -1,0 +1,320 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Bad input is one McsimError line before any C++ exists: every Scenario field, faults files,
+the resources a run needs; and what a run will cost, before it runs."""
+
+import math
+import re
+
+import networkx as nx
+import pytest
+
+from mcsim import routing, topology
+from mcsim.errors import McsimError
+from mcsim.fabric import DEFAULT_REROUTE_DELAY_PS, Faults
+from mcsim.faults_file import load_faults, read_faults
+from mcsim.link import Link, two_hosts
+from mcsim.rdma import RcConfig
+from mcsim.scenario import MAX_ENDPOINTS, MAX_QP_WR, PROCESS_B, Scenario
+
+QP = rf"\(a ConnectX queue holds at most {MAX_QP_WR} work requests, max_qp_wr\)"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"ranks": "4"}, r"^Scenario: ranks='4' must be an integer 2..16 \(the hosts of fat-tree-k4\)$"),
+        ({"ranks": 4.0}, r"^Scenario: ranks=4.0 must be an integer 2..16"),
+        ({"ranks": True}, r"^Scenario: ranks=True must be an integer 2..16"),
+        ({"ranks": 0}, r"^Scenario: ranks=0 must be 2..16 \(the hosts of fat-tree-k4\)$"),
+        ({"roots": "2"}, r"^Scenario: roots='2' must be an integer 1..16 \(the ranks\)$"),
+        ({"roots": 2.0}, r"^Scenario: roots=2.0 must be an integer 1..16"),
+        ({"roots": 0}, r"^Scenario: roots=0 must be 1..16 \(the ranks\)$"),
+        ({"root": "0"}, r"^Scenario: root='0' must be an integer 0..15 \(a rank\)$"),
+        ({"root": 0.0}, r"^Scenario: root=0.0 must be an integer 0..15"),
+        ({"root": -1}, r"^Scenario: root=-1 must be 0..15 \(a rank\)$"),
+        ({"timeout_scale": "5"}, r"^Scenario: timeout_scale='5' must be a finite number > 0 \(int or float\)$"),
+        ({"timeout_scale": True}, r"^Scenario: timeout_scale=True must be a finite number > 0"),
+        ({"timeout_scale": 0}, r"^Scenario: timeout_scale=0 must be a finite number > 0"),
+        ({"timeout_scale": -1.5}, r"^Scenario: timeout_scale=-1.5 must be a finite number > 0"),
+        ({"timeout_scale": math.inf}, r"^Scenario: timeout_scale=inf must be a finite number > 0"),
+        ({"timeout_scale": math.nan}, r"^Scenario: timeout_scale=nan must be a finite number > 0"),
+        (
+            {"timeout_scale": 1e300},
+            r"^Scenario: timeout_scale=1e\+300 makes a data timeout of inf ps, past the simulator's clock",
+        ),
+        ({"timeout_scale": 1e10}, r"^Scenario: timeout_scale=10000000000.0 makes a data timeout of 2.\d+e\+19 ps"),
+        ({"batch": "8"}, rf"^Scenario: batch='8' must be an integer 1..{MAX_QP_WR} {QP}$"),
+        ({"batch": 8.0}, rf"^Scenario: batch=8.0 must be an integer 1..{MAX_QP_WR}"),
+        ({"batch": 0}, rf"^Scenario: batch=0 must be 1..{MAX_QP_WR} {QP}$"),
+        ({"batch": 10**12}, rf"^Scenario: batch=1000000000000 must be 1..{MAX_QP_WR} {QP}$"),
+        ({"rq_depth": "8"}, rf"^Scenario: rq_depth='8' must be an integer 1..{MAX_QP_WR} {QP}$"),
+        ({"rq_depth": 8.5}, rf"^Scenario: rq_depth=8.5 must be an integer 1..{MAX_QP_WR}"),
+        ({"rq_depth": -1}, rf"^Scenario: rq_depth=-1 must be 1..{MAX_QP_WR}"),
+        ({"endpoints": "2"}, rf"^Scenario: endpoints='2' must be an integer 1..{MAX_ENDPOINTS}: each endpoint"),
+        ({"endpoints": 2.0}, rf"^Scenario: endpoints=2.0 must be an integer 1..{MAX_ENDPOINTS}"),
+        ({"endpoints": 0}, rf"^Scenario: endpoints=0 must be 1..{MAX_ENDPOINTS}"),
+        (
+            {"endpoints": 100_000},
+            rf"^Scenario: endpoints=100000 must be 1..{MAX_ENDPOINTS}: each endpoint is one UD QP per rank in a "
+            rf"multicast group of its own, and an InfiniBand subnet has {MAX_ENDPOINTS} multicast LIDs",
+        ),
+        ({"seed": "1"}, r"^Scenario: seed='1' must be an integer 0..18446744073709551615$"),
+        ({"seed": 1.5}, r"^Scenario: seed=1.5 must be an integer"),
+        ({"seed": -1}, r"^Scenario: seed=-1 must be 0..18446744073709551615$"),
+        ({"seed": 2**64}, r"^Scenario: seed=18446744073709551616 must be 0..18446744073709551615$"),
+        ({"reduce_ps_per_byte": 0.5}, r"^Scenario: reduce_ps_per_byte=0.5 must be an integer >= 0$"),
+        ({"staging": "no"}, r"^Scenario: staging='no' must be True or False$"),
+        ({"staging": 0}, r"^Scenario: staging=0 must be True or False$"),
+        ({"verify": "yes"}, r"^Scenario: verify='yes' must be True or False$"),
+        ({"faults": "drop"}, r"^Scenario: faults='drop' must be a mcsim.fabric.Faults or None$"),
+        ({"processor": "dpa"}, r"^Scenario: processor='dpa' has no factory\(ns\); use HostCpuConfig\(\) or"),
+        ({"rc": 7}, r"^Scenario: rc=7 must be a mcsim.rdma.RcConfig$"),
+        ({"rc": {"retry_cnt": 0}}, r"^Scenario: rc=\{'retry_cnt': 0\} must be a mcsim.rdma.RcConfig$"),
+        ({"topology": ["fat-tree-k4"]}, r"^Scenario: topology=\['fat-tree-k4'\] must be a string$"),
+        ({"collective": None}, r"^Scenario: collective=None must be a string$"),
+        ({"algorithm": 3}, r"^Scenario: algorithm=3 must be a string$"),
+        ({"wire_format": None}, r"^Scenario: wire_format=None must be a string$"),
+        ({"flow_control": 1}, r"^Scenario: flow_control=1 must be a string$"),
+        ({"overlap": 1}, r"^Scenario: overlap=1 must be None or 'reduce_scatter'$"),
+        ({"bytes_per_rank": 1.5}, r"^Scenario: bytes_per_rank=1.5 is not a size"),
+        ({"bytes_per_rank": "-4KiB"}, r"^Scenario: bytes_per_rank='-4KiB' must not be negative$"),
+        (
+            {"bytes_per_rank": "1TiB"},
+            r"^Scenario: bytes_per_rank='1TiB' makes 4294967296 multicast chunks of 4096 B \(16 shards\); the "
+            r"chunk id has 24 bits \(at most 16777215\)",
+        ),
+        (
+            {"bytes_per_rank": "1TiB", "collective": "broadcast"},
+            r"^Scenario: bytes_per_rank='1TiB' makes 268435456 multicast chunks of 4096 B \(1 shards\)",
+        ),
+        (
+            {"bytes_per_rank": "1TiB", "algorithm": "ring", "ring_chunk": "4KiB"},
+            r"^Scenario: bytes_per_rank='1TiB' makes 4294967296 ring chunks of 4096 B; the chunk id is the WRITE's "
+            r"32-bit immediate \(at most 4294967295\): raise ring_chunk$",
+        ),
+        (
+            {"topology": "testbed-188", "bytes_per_rank": "1TiB", "algorithm": "ring"},
+            rf"^Scenario: bytes_per_rank='1TiB' sends {187 * 2**28} packets over each ring QP; RC PSNs are 32-bit",
+        ),
+        ({"ring_chunk": 10**12}, r"^Scenario: ring_chunk=1000000000000 must be 1..2147483648 B \(2 GiB: the largest"),
+        ({"ring_chunk": "0"}, r"^Scenario: ring_chunk='0' must be 1..2147483648 B"),
+        ({"mtu": 4000}, r"^Scenario: mtu=4000 is not an MTU"),
+        ({"rate": "56GBps"}, r"^Scenario: rate='56GBps': unknown unit 'GBps' \(rates are in bits"),
+        ({"loss": "0.1"}, r"^FabricConfig: loss='0.1' must be a probability >= 0 and < 1"),
+        ({"collective": "alltoall"}, r"^unknown collective 'alltoall'; choose one of allgather, broadcast"),
+        ({"algorithm": "tree"}, r"^unknown algorithm for allgather 'tree'; choose one of mcast, ring$"),
+    ],
+)
+def test_every_bad_scenario_field_is_one_line(kwargs, message):
+    with pytest.raises(McsimError, match=message) as info:
+        Scenario(**({"topology": "fat-tree-k4"} | kwargs))
+    assert "\n" not in str(info.value)
+
+
+def test_good_values_of_every_checked_type_are_accepted():
+    sc = Scenario(
+        topology="fat-tree-k4",
+        ranks=16,
+        roots=16,
+        root=15,
+        timeout_scale=2,  # an int is a number too
+        batch=MAX_QP_WR,
+        rq_depth=MAX_QP_WR,
+        endpoints=MAX_ENDPOINTS,
+        seed=2**64 - 1,
+        staging=False,
+        faults=Faults(drops=[(0, 0, 0)]),
+        rc=RcConfig(retry_cnt=None),
+        ring_chunk="2GiB",
+    )
+    assert sc.n_ranks == 16 and sc.output_b == 16 << 20
+
+
+# ---------------------------------------------------------------------------------------------
+# what a run costs, before it runs
+
+
+def test_estimate_counts_ring_packets_from_the_closed_form():
+    sc = Scenario(topology="fat-tree-k4", algorithm="ring", bytes_per_rank="100000", ring_chunk="64KiB")
+    e = sc.estimate()
+    per_shard = 16 + 9  # a 65536 B WRITE is 16 packets of 4 KiB, the other 34464 B are 9 (the last one short)
+    assert e["hops_bound"] == 6  # host-edge-agg-core-agg-edge-host
+    assert e["packets"] == 16 * 15 * per_shard * 6
+    assert e["bitmap_b"] == 0 and e["verify_b"] == 0
+    assert e["memory_b"] == PROCESS_B + e["send_queue_b"]
+
+
+def test_estimate_bounds_the_multicast_tree_and_counts_the_bitmaps():
+    sc = Scenario(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="100000")
+    e = sc.estimate()
+    chunks = -(-100_000 // 4096)  # 25
+    g = topology.resolve("fat-tree-k4")
+    switch_links = min(20 - 1, 15 * (6 - 2))  # a tree over the 20 switches; each member leaf 4 switch links away
+    assert e["tree_links_bound"] == 16 + switch_links
+    assert e["packets"] == 16 * chunks * e["tree_links_bound"]
+    # the routed tree really is within the bound: 16 host links + 8 edge-agg + 4 agg-core
+    assert len(routing.multicast_tree(g, range(16)).tree_links) <= e["tree_links_bound"]
+    assert e["bitmap_b"] == 16 * 16 * chunks  # P^2 chunks: every rank keeps one byte per chunk of the output
+
+
+def test_estimate_of_verify_mode_counts_every_copy_of_the_output():
+    sc = Scenario(topology="fat-tree-k4", algorithm="ring", bytes_per_rank="1MiB", verify=True)
+    output = 16 << 20
+    assert sc.estimate()["verify_b"] == 2 * 16 * output + 2 * output + 24 * (1 << 20)
+
+
+def test_check_resources_refuses_what_does_not_fit_in_one_line():
+    sc = Scenario(topology="fat-tree-k16", algorithm="ring", bytes_per_rank="64KiB", verify=True)
+    need = sc.estimate()["memory_b"]
+    assert need > 2 * 1024 * (64 << 20)  # 1024 ranks x 64 MiB of output, twice
+    sc.check_resources(available_b=need)  # exactly enough
+    with pytest.raises(McsimError, match=r"^Scenario: needs ~1[23]\d GiB \(process 0.293, verify 1[23]\d") as info:
+        sc.check_resources(available_b=need - 1)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.endswith("available; use fewer ranks or a smaller bytes_per_rank, or verify=False")
+
+
+def test_check_resources_reads_this_machines_memory():
+    # 1024 ranks x 64 MiB x 2 = 128 GiB: more than a test machine has; the message gives both numbers
+    sc = Scenario(topology="fat-tree-k16", algorithm="ring", bytes_per_rank="64KiB", verify=True)
+    with pytest.raises(McsimError, match=r"^Scenario: needs ~1[23]\d GiB .*, this machine has [\d.]+ GiB available"):
+        sc.check_resources()
+    Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB").check_resources()  # a small run fits
+
+
+def test_a_large_multicast_bitmap_is_refused():
+    sc = Scenario(topology="fat-tree-k16", algorithm="mcast", bytes_per_rank="64KiB")  # 1024 x 1024 x 16 chunks
+    assert sc.estimate()["bitmap_b"] == 1024 * 1024 * 16
+    with pytest.raises(McsimError, match=r"^Scenario: needs ~0.309 GiB \(process 0.293, bitmap 0.0156 GiB\)"):
+        sc.check_resources(available_b=300 << 20)
+
+
+# ---------------------------------------------------------------------------------------------
+# topology diameter
+
+
+@pytest.mark.parametrize(
+    ("g", "hops"),
+    [
+        (two_hosts(Link(rate_bps=10**11, encoding_data_bits=1, encoding_line_bits=1)), 1),
+        (topology.leaf_spine(1, 0, 5, rate_bps=10**11, delay_ps=0), 2),
+        (topology.leaf_spine(2, 1, [1, 1], rate_bps=10**11, delay_ps=0), 4),
+        (topology.leaf_spine(2, 1, [3, 1], rate_bps=10**11, delay_ps=0), 4),
+        (topology.fat_tree(4, rate_bps=10**11, delay_ps=0), 6),
+    ],
+    ids=["two-hosts", "star", "one-host-per-leaf", "leaf-spine", "fat-tree-k4"],
+)
+def test_diameter_is_the_largest_host_to_host_hop_count(g, hops):
+    assert topology.diameter_hops(g) == hops
+    shortest = dict(nx.all_pairs_shortest_path_length(g))
+    n = topology.host_count(g)
+    assert hops == max(shortest[a][b] for a in range(n) for b in range(n))
+
+
+# ---------------------------------------------------------------------------------------------
+# faults files
+
+
+def write(tmp_path, text: str, name: str = "faults.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_a_faults_file_gives_the_faults_it_names(tmp_path):
+    path = write(
+        tmp_path,
+        "link_loss = [{u = 0, v = 16, p = 1e-3}, {u = 16, v = 1, p = 0}]\n"
+        "drops = [{node = 16, port = 0, index = 154}]\n"
+        'link_down = [{u = 16, v = 24, down = "10us", up = "2.5ms"}]\n',
+    )
+    faults = load_faults(path)
+    assert faults == Faults(
+        link_loss={(0, 16): 1e-3, (16, 1): 0},
+        drops=[(16, 0, 154)],
+        link_down=[(16, 24, 10_000_000, 2_500_000_000)],
+    )
+    Scenario(topology="fat-tree-k4", faults=faults)  # every edge and port exists there
+    assert load_faults(write(tmp_path, "", "empty.toml")) == Faults()
+
+
+def test_up_forever_means_no_up_time(tmp_path):
+    path = write(tmp_path, 'link_down = [{u = 16, v = 24, down = "0ps", up = "forever"}]\n')
+    assert read_faults(path) == {"link_down": [(16, 24, 0, None)]}
+
+
+def test_a_link_down_forever_loads(tmp_path):
+    path = write(tmp_path, 'link_down = [{u = 16, v = 24, down = "10us", up = "forever"}]\n')
+    assert load_faults(path).link_down == ((16, 24, 10_000_000, None),)
+
+
+def test_reroute_delay_goes_to_the_subnet_manager(tmp_path):
+    fast, static = write(tmp_path, 'reroute_delay = "2ms"', "a.toml"), write(tmp_path, 'reroute_delay = "static"')
+    assert load_faults(fast).reroute_delay_ps == 2_000_000_000
+    assert load_faults(static).reroute_delay_ps is None
+    assert load_faults(write(tmp_path, "drops = []", "c.toml")).reroute_delay_ps == DEFAULT_REROUTE_DELAY_PS
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("link_loss = [{u = 0, v = 16, p = 1e-3}", r"not a TOML file \("),
+        (
+            "linkloss = []",
+            r"unknown key 'linkloss'; choose one of drops, link_down, link_loss.*did you mean 'link_loss'",
+        ),
+        (
+            "[link_loss]\nu = 0",
+            r"link_loss must be an array of tables, e\.g\. link_loss = \[\{u = 0, v = 16, p = 1e-3\}\]",
+        ),
+        ("drops = [1, 2]", r"drops must be an array of tables"),
+        (
+            "drops = [{node = 16, port = 0, idx = 1}]",
+            r"unknown key in drops\[0\] 'idx'; choose one of index, node, port",
+        ),
+        ("drops = [{node = 16, port = 0}]", r"drops\[0\] has no 'index'; it needs node, port, index"),
+        ("drops = [{node = 16, port = 0, index = -1}]", r"drops\[0\]: index=-1 must be >= 0$"),
+        ("drops = [{node = 16, port = 0, index = 1.0}]", r"drops\[0\]: index=1.0 must be an integer >= 0$"),
+        ("drops = [{node = 16, port = true, index = 1}]", r"drops\[0\]: port=True must be an integer >= 0$"),
+        ('link_loss = [{u = 0, v = 16, p = "1e-3"}]', r"Faults: link_loss\[\(0, 16\)\]: p='1e-3' must be a probab"),
+        ("link_loss = [{u = 0, v = 16, p = 1.0}]", r"Faults: link_loss\[\(0, 16\)\]: p=1.0 must be a probability"),
+        (
+            "link_loss = [{u = 0, v = 16, p = 0.1}, {u = 16, v = 0, p = 0.2}]",
+            r"link_loss\[1\] repeats the edge 16-0 of link_loss\[0\]; give it once$",
+        ),
+        (
+            'link_down = [{u = 16, v = 24, down = 10, up = "1ms"}]',
+            r"link_down\[0\]: down=10 must be a time with a unit",
+        ),
+        ('link_down = [{u = 16, v = 24, down = "10", up = "1ms"}]', r"link_down\[0\]: down='10' has no unit"),
+        (
+            'link_down = [{u = 16, v = 24, down = "1us", up = "never"}]',
+            r"link_down\[0\]: up='never' is not a time; .*; or 'forever' for a link that never comes back$",
+        ),
+        (
+            'link_down = [{u = 16, v = 24, down = "1ms", up = "1us"}]',
+            r"Faults: link_down\[0\]=\(16, 24, 1000000000, 1000000\): up_ps=1000000 must be > down_ps",
+        ),
+    ],
+)
+def test_a_bad_faults_file_is_one_line_naming_the_file_and_the_key(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(McsimError, match=rf"^faults file '{re.escape(str(path))}': {message}") as info:
+        load_faults(path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_missing_or_foreign_faults_file_is_one_line(tmp_path):
+    with pytest.raises(McsimError, match=r"^faults file '.*nothing.toml' does not exist$"):
+        load_faults(tmp_path / "nothing.toml")
+    binary = tmp_path / "faults.toml"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    with pytest.raises(McsimError, match=r"^faults file '.*faults.toml': not a TOML file"):
+        load_faults(binary)
+
+
+def test_a_faults_file_naming_a_missing_edge_is_refused_by_the_scenario(tmp_path):
+    faults = load_faults(write(tmp_path, "link_loss = [{u = 0, v = 1, p = 0.1}]"))
+    with pytest.raises(McsimError, match=r"^Faults: link_loss\[\(0, 1\)\]: \(0, 1\) is not an edge of fat-tree-k4"):
+        Scenario(topology="fat-tree-k4", faults=faults)

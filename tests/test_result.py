@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Result honesty: an incomplete run has no time and no bandwidth, and says which ranks and why."""
+
+import math
+
+import numpy as np
+import pytest
+
+from mcsim.errors import IncompleteRun, McsimError
+from mcsim.fabric import FOREVER, FabricResult, Faults
+from mcsim.rdma import RcConfig
+from mcsim.result import (
+    NO_KNOWN_CAUSE_REASON,
+    RC_ERROR_REASON,
+    Result,
+    cut_off_reason,
+    held_up_reason,
+    incomplete_lines,
+)
+from mcsim.scenario import Scenario
+
+RC_ERROR = RC_ERROR_REASON
+MISSING = NO_KNOWN_CAUSE_REASON
+N = 4096  # bytes per rank
+
+
+def fabric_result() -> FabricResult:
+    """Fabric counters of a run that sent 7 packets over one link (only what summary() reads)."""
+    zero = np.zeros(2, dtype=np.uint32)
+    return FabricResult(
+        port_node=zero,
+        port_num=zero,
+        port_peer=zero,
+        ports={"tx_packets": np.array([7, 0], dtype=np.uint64)},
+        hosts={},
+        sources={},
+        unroutable_packets=0,
+        end_ps=0,
+    )
+
+
+def result(finish_ps, rc_errors=None, collective="allgather") -> Result:
+    p = len(finish_ps)
+    zeros = np.zeros(p, dtype=np.uint64)
+    rank = {k: zeros for k in ("receive_drops", "repaired_chunks", "repair_reads")}
+    nic = {"retransmits": zeros, "rc_errors": np.asarray(rc_errors if rc_errors is not None else zeros, np.uint64)}
+    return Result(
+        collective=collective,
+        algorithm="mcast",
+        ranks=p,
+        bytes_per_rank=N,
+        data_rate_bps=100 * 10**9,
+        finish_ps=np.asarray(finish_ps, dtype=np.int64),
+        injected_b=np.full(p, N),
+        received_b=np.full(p, N * (p - 1)),
+        rank=rank,
+        nic=nic,
+        fabric=fabric_result(),
+    )
+
+
+@pytest.mark.parametrize(("collective", "output_b"), [("allgather", 4 * N), ("broadcast", N)])
+def test_a_complete_run_has_time_and_nccl_bandwidths(collective, output_b):
+    r = result([1_000_000, 3_000_000, 2_000_000, 4_000_000], collective=collective)
+    assert r.complete and r.unfinished_ranks.size == 0 and r.why_unfinished() == {}
+    assert r.time_ps == 4_000_000
+    assert r.algbw_Bps == output_b * 10**12 / 4_000_000
+    assert r.busbw_Bps == pytest.approx(r.algbw_Bps * (0.75 if collective == "allgather" else 1))
+    s = r.summary()
+    assert s["time_us"] == 4.0 and s["unfinished_ranks"] == 0 and s["complete"]
+    assert incomplete_lines("4KiB", {"mcast": r}) == []
+
+
+def test_an_incomplete_run_names_the_ranks_and_why_instead_of_a_time():
+    r = result([-1, 5_000_000, -1, 7_000_000], rc_errors=[0, 0, 2, 0])
+    assert not r.complete
+    np.testing.assert_array_equal(r.unfinished_ranks, [0, 2])
+    held = held_up_reason([2])  # rank 0 waits for data that rank 2's failed QP cannot bring
+    assert r.why_unfinished() == {0: held, 2: RC_ERROR}
+    for attribute in ("time_ps", "algbw_Bps", "busbw_Bps"):
+        with pytest.raises(IncompleteRun) as info:
+            getattr(r, attribute)
+        message = str(info.value)
+        assert f"rank 0 of 4 did not finish: {held}; rank 2 of 4 did not finish: {RC_ERROR}" in message
+        assert "\n" not in message
+    assert issubclass(IncompleteRun, McsimError)
+    assert (
+        r.incomplete_line() == f"INCOMPLETE: rank 0 of 4 did not finish: {held}; rank 2 of 4 did not finish: {RC_ERROR}"
+    )
+
+
+def test_an_incomplete_summary_has_nan_never_a_plausible_number():
+    r = result([-1, -1, -1, -1])  # no rank finished: a max() of finish_ps would be -1 ps
+    s = r.summary()
+    assert all(math.isnan(s[k]) for k in ("time_us", "algbw_GBps", "busbw_GBps"))
+    assert s["unfinished_ranks"] == 4 and s["complete"] is False
+    assert s["bound_us"] > 0 and s["link_traversals"] == 7  # what was measured stays
+
+
+def test_the_message_lists_at_most_ten_ranks_per_reason():
+    r = result([-1] * 25, rc_errors=[1] * 3 + [0] * 22)
+    text = r.unfinished_text()
+    assert text == (
+        f"ranks 0, 1, 2 of 25 did not finish: {RC_ERROR}; "
+        f"ranks 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 ... and 12 more of 25 did not finish: {held_up_reason([0, 1, 2])}"
+    )
+
+
+def test_table_rows_print_one_incomplete_line_per_incomplete_run():
+    done, bad = result([1, 2]), result([1, -1])
+    assert incomplete_lines("  4KiB", {"ring": done, "mcast": bad}) == [
+        f"  4KiB mcast INCOMPLETE: rank 1 of 2 did not finish: {MISSING}"
+    ]
+
+
+def star(tmp_path, hosts: int) -> str:
+    path = tmp_path / f"star-{hosts}.toml"
+    path.write_text(
+        f'name = "star-{hosts}"\n[builder]\nname = "leaf_spine"\nleaves = 1\nspines = 0\nhosts_per_leaf = {hosts}\n'
+        'rate = "100Gbps"\nencoding = "none"\ndelay = "100ns"\n'
+    )
+    return str(path)
+
+
+def test_a_real_run_whose_rc_gives_up_is_incomplete_and_says_why(tmp_path):
+    # 5 % loss with retry_cnt=0: the first NAK or timeout puts an RC QP in the error state, so
+    # the repair reads and tokens of some ranks never complete
+    topology = star(tmp_path, 4)
+    sc = Scenario(topology=topology, bytes_per_rank="64KiB", loss=0.05, seed=1, rc=RcConfig(retry_cnt=0))
+    r = sc.run()
+    assert not r.complete
+    why = r.why_unfinished()
+    assert sorted(why) == r.unfinished_ranks.tolist() and (r.finish_ps[r.unfinished_ranks] == -1).all()
+    failed = [rank for rank in range(4) if r.nic["rc_errors"][rank] > 0]
+    for rank, reason in why.items():
+        others = [c for c in failed if c != rank]
+        assert reason == (RC_ERROR if rank in failed else held_up_reason(others))
+    assert RC_ERROR in why.values() and any(v.startswith("it misses data that") for v in why.values()), (
+        "this seed shows both causes"
+    )
+    with pytest.raises(IncompleteRun, match=r"of 4 did not finish"):
+        _ = r.time_ps
+    assert math.isnan(r.summary()["time_us"])
+
+
+def test_a_host_cut_off_for_good_is_named_and_the_others_wait_for_it():
+    # host 1's only link (to the fat tree's first edge switch) dies 20 us in and never returns: the
+    # subnet manager cannot route around it
+    faults = Faults(link_down=[(1, 16, 20_000_000, FOREVER)], reroute_delay_ps=1_000_000)
+    r = Scenario(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="64KiB", faults=faults).run()
+    assert not r.complete
+    why = r.why_unfinished()
+    assert why[1] == cut_off_reason(20_000_000) == "its only link went down for good at 20.000 us (Faults.link_down)"
+    # rank 0 talks to rank 1 directly (it is rank 1's ring predecessor in the repair chain): its RC
+    # QP gives up; every other rank waits for data that ranks 0 and 1 cannot deliver
+    assert why[0] == RC_ERROR
+    assert all(why[rank] == held_up_reason([0, 1]) for rank in range(2, 16))
+    assert MISSING not in why.values()
