@@ -6,14 +6,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from mcsim import collectives, fabric, rdma, runtime, topology
+from mcsim import collectives, fabric, machine, rdma, runtime, topology
 from mcsim.errors import McsimError, pick, require_int
 from mcsim.link import preset, with_link
 from mcsim.result import Result
@@ -78,22 +77,6 @@ def _packets(size_b: int, message_b: int, mtu_b: int) -> int:
     """Packets that carry size_b bytes sent as messages of message_b bytes, each cut at mtu_b."""
     full, rest = divmod(size_b, message_b)
     return full * -(-message_b // mtu_b) + -(-rest // mtu_b)
-
-
-def available_memory_b() -> int | None:
-    """Memory this machine can still give a process: MemAvailable of /proc/meminfo, else the free
-    physical pages (os.sysconf); None if neither is known."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024  # the value is in kB
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, AttributeError):
-        return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -282,7 +265,16 @@ class Scenario:
     def _memory_b(self) -> dict[str, int]:
         """The parts of Scenario.estimate()'s memory_b, in bytes (cheap: no graph walk)."""
         p, n = self.n_ranks, self.bytes_per_rank_b
-        parts = {"process_b": PROCESS_B, "verify_b": 0, "bitmap_b": 0, "send_queue_b": 0}
+        g = _topology(self.topology)
+        hosts = topology.host_count(g)
+        switches = g.number_of_nodes() - hosts
+        parts = {
+            "process_b": PROCESS_B,
+            "fabric_b": machine.fabric_memory_b(hosts, switches, g.number_of_edges()),
+            "verify_b": 0,
+            "bitmap_b": 0,
+            "send_queue_b": 0,
+        }
         if self.verify:
             # the NIC regions and the copies read back (2 per rank), the expected buffer and the
             # comparison's temporary (1 each), pattern()'s int64 temporaries for one shard
@@ -306,9 +298,10 @@ class Scenario:
             the P host links plus the switch links of the tree, at most (switches - 1) and at most
             (P-1) x (hops_bound - 2) (the tree is a BFS tree from its centre). ``memory_b``: a
             conservative bound of the process's RAM, the sum of ``process_b`` (Python and the
-            libraries), ``verify_b`` (verify mode: 2 x ranks x output_b for the NIC regions and the
-            copies read back, the expected output, pattern temporaries), ``bitmap_b`` (multicast:
-            one byte per chunk of the output on every rank, P x P x chunks) and ``send_queue_b``
+            libraries), ``fabric_b`` (the graph and the routing tables: machine.fabric_memory_b),
+            ``verify_b`` (verify mode: 2 x ranks x output_b for the NIC regions and the copies read
+            back, the expected output, pattern temporaries), ``bitmap_b`` (multicast: one byte per
+            chunk of the output on every rank, P x P x chunks) and ``send_queue_b``
             (ring: every rank posts its first block's WRITEs at once).
         """
         g = _topology(self.topology)
@@ -331,10 +324,10 @@ class Scenario:
     def check_resources(self, available_b: int | None = None) -> None:
         """Raise McsimError (one line) if the run needs more memory than the machine has available.
 
-        ``available_b`` defaults to :func:`available_memory_b` (MemAvailable); nothing is checked
+        ``available_b`` defaults to :func:`machine.available_memory_b` (MemAvailable); nothing is checked
         if that is unknown. Only the memory parts of :meth:`estimate` are computed (no graph walk).
         """
-        available = available_memory_b() if available_b is None else available_b
+        available = machine.available_memory_b() if available_b is None else available_b
         if available is None:
             return
         parts = self._memory_b()

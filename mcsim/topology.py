@@ -42,6 +42,7 @@ from typing import Any
 
 import networkx as nx
 
+from mcsim import machine
 from mcsim.errors import McsimError, pick, require_positive
 from mcsim.units import format_rate, format_time, parse_rate, parse_time
 
@@ -141,6 +142,10 @@ def fat_tree(
     _check_link("fat_tree", rate_bps, delay_ps, encoding_data_bits, encoding_line_bits)
     half = k // 2
     hosts = k * half * half
+    machine.require_fits(
+        f"fat_tree: k={k} ({hosts} hosts, {5 * k * k // 4} switches; a route from every switch to every host)",
+        machine.fabric_memory_b(hosts, 5 * k * k // 4, 3 * hosts),
+    )
     first_edge = hosts
     first_agg = first_edge + k * half
     first_core = first_agg + k * half
@@ -256,6 +261,10 @@ def leaf_spine(
                 "links_per_leaf_spine"
             )
     hosts = sum(counts)
+    machine.require_fits(
+        f"leaf_spine: {hosts} hosts, {leaves + spines} switches (a route from every switch to every host)",
+        machine.fabric_memory_b(hosts, leaves + spines, hosts + leaves * spines),
+    )
     g = nx.Graph(name=f"leaf-spine-{leaves}x{spines}", builder="leaf_spine")
     g.graph["params"] = {
         "leaves": leaves,

@@ -21,3 +21,18 @@ def module_sources(tmp_path_factory) -> Path:
 def module_cache(tmp_path_factory) -> Path:
     """A build cache private to one test module."""
     return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def star(tmp_path):
+    """star(hosts) -> the path of a topology file: hosts hosts on one switch, 100 Gbit/s links."""
+
+    def make(hosts: int) -> str:
+        path = tmp_path / f"star-{hosts}.toml"
+        path.write_text(
+            f'name = "star-{hosts}"\ndescription = "{hosts} hosts on one switch"\n[builder]\nname = "leaf_spine"\n'
+            f'leaves = 1\nspines = 0\nhosts_per_leaf = {hosts}\nrate = "100Gbps"\nencoding = "none"\ndelay = "100ns"\n'
+        )
+        return str(path)
+
+    return make

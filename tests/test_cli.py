@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mcsim import scenario, topology
+from mcsim import machine, topology
 from mcsim.cli import _collective_scenarios, build_parser, main
 from mcsim.faults_file import load_faults
 from mcsim.link import Link, two_hosts
@@ -145,21 +145,12 @@ def test_topo_show_gives_two_hosts_on_one_link_a_diameter_of_one_hop(tmp_path, c
     assert "diameter          1 hops host to host" in capsys.readouterr().out
 
 
-def star(tmp_path, hosts: int) -> str:
-    path = tmp_path / f"star-{hosts}.toml"
-    path.write_text(
-        f'name = "star-{hosts}"\n[builder]\nname = "leaf_spine"\nleaves = 1\nspines = 0\nhosts_per_leaf = {hosts}\n'
-        'rate = "100Gbps"\nencoding = "none"\ndelay = "100ns"\n'
-    )
-    return str(path)
-
-
 # 5 % loss and no RC retry: the ring's QPs fail at the first loss, so ranks never finish
 INCOMPLETE = ["allgather", "--algo", "ring", "--size", "64KiB", "--loss", "0.05", "--retry-cnt", "0"]
 
 
-def test_an_incomplete_size_prints_incomplete_instead_of_numbers_and_exits_1(tmp_path, capsys):
-    assert main([*INCOMPLETE, "--topology", star(tmp_path, 4)]) == 1
+def test_an_incomplete_size_prints_incomplete_instead_of_numbers_and_exits_1(capsys, star):
+    assert main([*INCOMPLETE, "--topology", star(4)]) == 1
     header, row = capsys.readouterr().out.splitlines()
     assert header.split()[:2] == ["size_B", "time_us"]
     size, text = row.split(maxsplit=1)
@@ -168,15 +159,15 @@ def test_an_incomplete_size_prints_incomplete_instead_of_numbers_and_exits_1(tmp
     assert "RcConfig.retry_cnt" in text  # the QPs ran out of retries
 
 
-def test_an_incomplete_size_is_nan_in_csv_and_json(tmp_path, capsys):
-    assert main([*INCOMPLETE, "--topology", star(tmp_path, 4), "--format", "csv"]) == 1
+def test_an_incomplete_size_is_nan_in_csv_and_json(capsys, star):
+    assert main([*INCOMPLETE, "--topology", star(4), "--format", "csv"]) == 1
     out, err = capsys.readouterr()
     header, values = (line.split(",") for line in out.splitlines())
     row = dict(zip(header, values, strict=True))
     assert [row[k] for k in ("time_us", "algbw_GBps", "busbw_GBps")] == ["nan"] * 3
     assert 1 <= int(row["unfinished_ranks"]) <= 4 and row["complete"] == "False"
     assert "mcsim: 65536 B per rank: INCOMPLETE: " in err
-    assert main([*INCOMPLETE, "--topology", star(tmp_path, 4), "--format", "json"]) == 1
+    assert main([*INCOMPLETE, "--topology", star(4), "--format", "json"]) == 1
     (row,) = (json.loads(line) for line in capsys.readouterr().out.splitlines())
     assert math.isnan(row["time_us"]) and math.isnan(row["busbw_GBps"]) and row["unfinished_ranks"] >= 1
 
@@ -206,13 +197,13 @@ def test_a_faults_file_drives_the_repair(tmp_path, capsys):
 
 
 def test_a_run_that_does_not_fit_in_memory_is_refused_before_it_runs(monkeypatch, capsys):
-    monkeypatch.setattr(scenario, "available_memory_b", lambda: 512 << 20)
+    monkeypatch.setattr(machine, "available_memory_b", lambda: 512 << 20)
     # verify mode: 16 ranks x 16 MiB of output, twice, + the process: > 512 MiB
     assert main(["allgather", "--topology", "fat-tree-k4", "--size", "4KiB,1MiB", "--verify"]) == 2
     out, err = capsys.readouterr()
     assert out == ""  # not even the 4 KiB size ran
     assert (
-        err.startswith("mcsim: error: Scenario: needs ~0.848 GiB (process 0.293, verify 0.555")
+        err.startswith("mcsim: error: Scenario: needs ~0.848 GiB (process 0.293, fabric 3.23e-05, verify 0.555")
         and "this machine has 0.5 GiB available" in err
     )
     assert err.count("\n") == 1

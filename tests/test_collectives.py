@@ -12,15 +12,6 @@ from mcsim.scenario import Scenario
 N = 256 * 1024  # bytes per rank: 64 chunks
 
 
-def star(tmp_path, hosts):
-    path = tmp_path / f"star-{hosts}.toml"
-    path.write_text(
-        f'name = "star-{hosts}"\ndescription = "{hosts} hosts on one switch"\n[builder]\nname = "leaf_spine"\n'
-        f'leaves = 1\nspines = 0\nhosts_per_leaf = {hosts}\nrate = "100Gbps"\nencoding = "none"\ndelay = "100ns"\n'
-    )
-    return str(path)
-
-
 @pytest.mark.parametrize(
     ("collective", "algorithm"), [("allgather", "ring"), ("allgather", "mcast"), ("broadcast", "mcast")]
 )
@@ -65,8 +56,8 @@ def test_multicast_injects_n_per_rank_and_ring_n_times_p_minus_1():
 
 
 @pytest.mark.parametrize("hosts", [4, 8])
-def test_link_traversals_on_one_switch_match_2_minus_2_over_p(tmp_path, hosts):
-    topo = star(tmp_path, hosts)
+def test_link_traversals_on_one_switch_match_2_minus_2_over_p(hosts, star):
+    topo = star(hosts)
     chunks = N // 4096
     ring = Scenario(topology=topo, algorithm="ring", bytes_per_rank=str(N), ring_chunk="64KiB").run()
     mcast = Scenario(topology=topo, algorithm="mcast", bytes_per_rank=str(N), roots=2).run()

@@ -8,7 +8,7 @@ import re
 import networkx as nx
 import pytest
 
-from mcsim import routing, topology
+from mcsim import machine, routing, topology
 from mcsim.errors import McsimError
 from mcsim.fabric import DEFAULT_REROUTE_DELAY_PS, Faults
 from mcsim.faults_file import load_faults, read_faults
@@ -141,7 +141,9 @@ def test_estimate_counts_ring_packets_from_the_closed_form():
     assert e["hops_bound"] == 6  # host-edge-agg-core-agg-edge-host
     assert e["packets"] == 16 * 15 * per_shard * 6
     assert e["bitmap_b"] == 0 and e["verify_b"] == 0
-    assert e["memory_b"] == PROCESS_B + e["send_queue_b"]
+    # the fabric: 36 nodes and 48 edges of graph, and 2 x 4 B x 20 switches x (2 x 16 hosts + 1) of tables
+    assert e["fabric_b"] == (36 + 48) * machine.GRAPH_B_PER_ELEMENT + 2 * 4 * 20 * 33
+    assert e["memory_b"] == PROCESS_B + e["fabric_b"] + e["send_queue_b"]
 
 
 def test_estimate_bounds_the_multicast_tree_and_counts_the_bitmaps():
@@ -168,7 +170,9 @@ def test_check_resources_refuses_what_does_not_fit_in_one_line():
     need = sc.estimate()["memory_b"]
     assert need > 2 * 1024 * (64 << 20)  # 1024 ranks x 64 MiB of output, twice
     sc.check_resources(available_b=need)  # exactly enough
-    with pytest.raises(McsimError, match=r"^Scenario: needs ~1[23]\d GiB \(process 0.293, verify 1[23]\d") as info:
+    with pytest.raises(
+        McsimError, match=r"^Scenario: needs ~1[23]\d GiB \(process 0.293, fabric 0.00632, verify 1[23]\d"
+    ) as info:
         sc.check_resources(available_b=need - 1)
     message = str(info.value)
     assert "\n" not in message
@@ -186,8 +190,45 @@ def test_check_resources_reads_this_machines_memory():
 def test_a_large_multicast_bitmap_is_refused():
     sc = Scenario(topology="fat-tree-k16", algorithm="mcast", bytes_per_rank="64KiB")  # 1024 x 1024 x 16 chunks
     assert sc.estimate()["bitmap_b"] == 1024 * 1024 * 16
-    with pytest.raises(McsimError, match=r"^Scenario: needs ~0.309 GiB \(process 0.293, bitmap 0.0156 GiB\)"):
+    with pytest.raises(
+        McsimError, match=r"^Scenario: needs ~0.315 GiB \(process 0.293, fabric 0.00632, bitmap 0.0156 GiB\)"
+    ):
         sc.check_resources(available_b=300 << 20)
+
+
+LINK_100G = {"rate_bps": 10**11, "delay_ps": 0}
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: topology.fat_tree(200, **LINK_100G), r"^fat_tree: k=200 \(2000000 hosts, 50000 switches"),
+        (lambda: topology.leaf_spine(4000, 500, 500, **LINK_100G), r"^leaf_spine: 2000000 hosts, 4500 switches"),
+    ],
+)
+def test_a_fabric_too_big_for_this_machine_is_refused_before_it_is_built(build, message, monkeypatch):
+    def no_graph(*args, **kwargs):
+        raise AssertionError("the graph was being built")
+
+    monkeypatch.setattr(topology.nx, "Graph", no_graph)  # refused from the counts alone
+    with pytest.raises(
+        McsimError, match=message + r".* needs at least [\d.]+ GiB, this machine has [\d.]+ GiB available$"
+    ):
+        build()
+
+
+def test_the_fabric_memory_bound_is_below_what_a_built_fabric_takes():
+    import tracemalloc
+
+    tracemalloc.start()
+    g = topology.fat_tree(16, rate_bps=10**11, delay_ps=0)
+    tables = routing.unicast_tables(g)
+    used, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert tables.candidates.size > 0
+    # the bound counts the tables twice (Python and C++); here only Python's copy exists
+    python_part = machine.fabric_memory_b(1024, 320, 3072) - 4 * 320 * (2 * 1024 + 1)
+    assert python_part <= used
 
 
 # ---------------------------------------------------------------------------------------------

@@ -113,19 +113,10 @@ def test_table_rows_print_one_incomplete_line_per_incomplete_run():
     ]
 
 
-def star(tmp_path, hosts: int) -> str:
-    path = tmp_path / f"star-{hosts}.toml"
-    path.write_text(
-        f'name = "star-{hosts}"\n[builder]\nname = "leaf_spine"\nleaves = 1\nspines = 0\nhosts_per_leaf = {hosts}\n'
-        'rate = "100Gbps"\nencoding = "none"\ndelay = "100ns"\n'
-    )
-    return str(path)
-
-
-def test_a_real_run_whose_rc_gives_up_is_incomplete_and_says_why(tmp_path):
+def test_a_real_run_whose_rc_gives_up_is_incomplete_and_says_why(star):
     # 5 % loss with retry_cnt=0: the first NAK or timeout puts an RC QP in the error state, so
     # the repair reads and tokens of some ranks never complete
-    topology = star(tmp_path, 4)
+    topology = star(4)
     sc = Scenario(topology=topology, bytes_per_rank="64KiB", loss=0.05, seed=1, rc=RcConfig(retry_cnt=0))
     r = sc.run()
     assert not r.complete

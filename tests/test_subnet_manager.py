@@ -224,3 +224,27 @@ def test_a_leaf_cut_off_from_time_0_drops_at_the_leaf_as_unroutable_not_on_the_d
     assert r.unroutable_packets == sent  # every packet dies at its own leaf, which has no route left
     assert r.drops_by_cause()["link_down"] == 0
     assert r.ports["tx_packets"][[r.port_index(8, p) for p in range(4, 8)]].sum() == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algorithm", ["ring", "mcast"])
+def test_testbed_188_a_spine_link_down_for_good_mid_run_is_routed_around(algorithm):
+    g = resolve("testbed-188")
+    hosts = host_count(g)
+    kwargs = dict(topology="testbed-188", algorithm=algorithm, bytes_per_rank="64KiB", verify=True)
+    healthy = Scenario(**kwargs).run().fabric
+    # a leaf-spine edge (all its parallel links) that the collective really uses
+    busy = [
+        (u, v)
+        for u, v in sorted((min(a, b), max(a, b)) for a, b in g.edges if a >= hosts and b >= hosts)
+        if sum(
+            int(healthy.ports["tx_packets"][healthy.port_index(u, p)])
+            for p, (n, _) in enumerate(port_map(g)[u])
+            if n == v
+        )
+    ]
+    faults = Faults(link_down=[(*busy[0], 50_000_000, FOREVER)], reroute_delay_ps=10_000_000)  # 10 us
+    r = Scenario(**kwargs, faults=faults).run()
+    assert r.fabric.drops_by_cause()["link_down"] > 0
+    assert r.complete and r.verified
+    assert int(r.nic["rc_errors"].sum()) == 0
