@@ -29,11 +29,15 @@ def cut_off_reason(down_ps: int) -> str:
     return f"its only link went down for good at {down_ps / 1e6:.3f} us (Faults.link_down)"
 
 
+def ranks_text(ranks: list[int]) -> str:
+    """``"rank 3"``, ``"ranks 0, 1, 2"``, or the first MAX_LISTED_RANKS then ``"... and N more"``."""
+    listed = ", ".join(map(str, ranks[:MAX_LISTED_RANKS]))
+    more = f" ... and {len(ranks) - MAX_LISTED_RANKS} more" if len(ranks) > MAX_LISTED_RANKS else ""
+    return f"{'rank' if len(ranks) == 1 else 'ranks'} {listed}{more}"
+
+
 def held_up_reason(culprits: list[int]) -> str:
-    listed = ", ".join(map(str, culprits[:MAX_LISTED_RANKS]))
-    more = f" ... and {len(culprits) - MAX_LISTED_RANKS} more" if len(culprits) > MAX_LISTED_RANKS else ""
-    noun = "rank" if len(culprits) == 1 else "ranks"
-    return f"it misses data that {noun} {listed}{more} could not deliver (cut off, or a failed RC queue pair)"
+    return f"it misses data that {ranks_text(culprits)} could not deliver (cut off, or a failed RC queue pair)"
 
 
 def _cut_off(r: Result, rank: int) -> str | None:
@@ -107,10 +111,7 @@ class Result:
             by_reason.setdefault(reason, []).append(rank)
         parts = []
         for reason, ranks in by_reason.items():
-            listed = ", ".join(map(str, ranks[:MAX_LISTED_RANKS]))
-            more = f" ... and {len(ranks) - MAX_LISTED_RANKS} more" if len(ranks) > MAX_LISTED_RANKS else ""
-            noun = "rank" if len(ranks) == 1 else "ranks"
-            parts.append(f"{noun} {listed}{more} of {self.ranks} did not finish: {reason}")
+            parts.append(f"{ranks_text(ranks)} of {self.ranks} did not finish: {reason}")
         return "; ".join(parts)
 
     def incomplete_line(self) -> str:
