@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 
 from mcsim import fabric, runtime
-from mcsim.errors import McsimError, pick, require_positive
+from mcsim.errors import McsimError, pick, require_int, require_positive
 
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
 # bytes each packet takes on the wire beyond the IB/RoCE packet: Ethernet preamble + SFD 8 and
@@ -173,6 +173,13 @@ class RcOp:
     size_b: int
     start_ps: int = 0
 
+    def __post_init__(self) -> None:
+        """Types and signs now (a 4096.5-byte READ is an error, not a 4096-byte one); the hosts and
+        the region are checked against the fabric by run_verbs."""
+        pick("RC verb", self.verb, RC_VERBS)
+        for name, lo in (("src", 0), ("dst", 0), ("size_b", 1), ("start_ps", 0)):
+            require_int("RcOp", name, getattr(self, name), lo=lo)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UdStream:
@@ -184,6 +191,14 @@ class UdStream:
     dst: int | None = None
     group: int | None = None
     start_ps: int = 0
+
+    def __post_init__(self) -> None:
+        """Types and signs now; the hosts, the group and the MTU are checked by run_verbs."""
+        for name, lo in (("src", 0), ("size_b", 1), ("count", 1), ("start_ps", 0)):
+            require_int("UdStream", name, getattr(self, name), lo=lo)
+        for name in ("dst", "group"):
+            if getattr(self, name) is not None:
+                require_int("UdStream", name, getattr(self, name), lo=0)
 
 
 @dataclass(frozen=True, slots=True)

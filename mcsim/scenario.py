@@ -65,7 +65,9 @@ def wrong_bytes(outputs: list[np.ndarray], expected: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=16)
 def _topology(name: str) -> nx.Graph:
-    return topology.resolve(name)
+    """The topology, shared by every Scenario that names it: frozen (read-only); Scenario.graph()
+    hands out copies."""
+    return nx.freeze(topology.resolve(name))
 
 
 @functools.lru_cache(maxsize=16)
@@ -155,7 +157,7 @@ class Scenario:
                 )
         fabric.FabricConfig(loss=self.loss, seed=self.seed)  # validates loss
         if self.faults is not None:
-            self.faults.check(self.graph())
+            self.faults.check(self._graph())
         if self.overlap is not None:
             pick("overlap", self.overlap, {"reduce_scatter": None})
             if self.collective != "allgather":
@@ -232,14 +234,20 @@ class Scenario:
         return parse_size(self.bytes_per_rank)
 
     def graph(self) -> nx.Graph:
-        """The topology with the scenario's link rate."""
+        """The topology with the scenario's link rate: the caller's own copy (changing it changes no
+        Scenario)."""
+        g = self._graph()
+        return g if self.rate is not None else g.copy()
+
+    def _graph(self) -> nx.Graph:
+        """The topology with the scenario's link rate, for reading only (shared when rate is None)."""
         g = _topology(self.topology)
         return with_link(g, preset(parse_rate(self.rate))) if self.rate is not None else g
 
     @property
     def data_rate_bps(self) -> int:
         """Data rate of host 0's link (after encoding)."""
-        g = self.graph()
+        g = self._graph()
         return topology.data_rate_bps(g.edges[0, next(iter(g.neighbors(0)))])
 
     def data_timeout_ps(self) -> int:
@@ -345,7 +353,7 @@ class Scenario:
     def run(self) -> Result:
         """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap)."""
         self.check_resources()
-        g = self.graph()
+        g = self._graph()
         p, n = self.n_ranks, self.bytes_per_rank_b
         hosts = tuple(range(p))
         mtu = parse_size(self.mtu)

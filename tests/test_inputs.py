@@ -359,3 +359,14 @@ def test_a_faults_file_naming_a_missing_edge_is_refused_by_the_scenario(tmp_path
     faults = load_faults(write(tmp_path, "link_loss = [{u = 0, v = 1, p = 0.1}]"))
     with pytest.raises(McsimError, match=r"^Faults: link_loss\[\(0, 1\)\]: \(0, 1\) is not an edge of fat-tree-k4"):
         Scenario(topology="fat-tree-k4", faults=faults)
+
+
+def test_a_graph_handed_out_by_a_scenario_is_the_callers_own():
+    sc = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB")
+    g = sc.graph()
+    g.add_node(999, role="host", tier=0, name="intruder")
+    first = next(iter(g.edges))
+    g.edges[first]["rate_bps"] = 1
+    again = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB")
+    assert 999 not in again.graph() and again.graph().edges[first]["rate_bps"] != 1
+    assert again.data_rate_bps == sc.data_rate_bps > 1

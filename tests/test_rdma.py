@@ -181,24 +181,28 @@ def test_rc_timers_follow_the_infiniband_encodings():
     ("work", "message"),
     [
         (
-            {"rc_ops": [RcOp(verb="read", src=0, dst=1, size_b=2 << 30)]},
+            lambda: {"rc_ops": [RcOp(verb="read", src=0, dst=1, size_b=2 << 30)]},
             r"rc op 0: a READ of 2147483648 B is larger than the registered region",
         ),
-        ({"rc_ops": [RcOp(verb="wrote", src=0, dst=1, size_b=1)]}, r"unknown RC verb 'wrote'"),
-        ({"rc_ops": [RcOp(verb="write", src=0, dst=0, size_b=1)]}, r"rc op 0: dst=0 is the requester itself"),
-        ({"rc_ops": [RcOp(verb="write", src=0, dst=5, size_b=1)]}, r"rc op 0: dst=5 is not a host"),
+        (lambda: {"rc_ops": [RcOp(verb="wrote", src=0, dst=1, size_b=1)]}, r"unknown RC verb 'wrote'"),
+        (lambda: {"rc_ops": [RcOp(verb="read", src=0, dst=1, size_b=4096.5)]}, r"^RcOp: size_b=4096.5 must be an"),
+        (lambda: {"rc_ops": [RcOp(verb="read", src="0", dst=1, size_b=1)]}, r"^RcOp: src='0' must be an integer"),
+        (lambda: {"rc_ops": [RcOp(verb="write", src=0, dst=0, size_b=1)]}, r"rc op 0: dst=0 is the requester itself"),
+        (lambda: {"rc_ops": [RcOp(verb="write", src=0, dst=5, size_b=1)]}, r"rc op 0: dst=5 is not a host"),
         (
-            {"ud_streams": [UdStream(src=0, group=2, size_b=1, count=1)]},
+            lambda: {"ud_streams": [UdStream(src=0, group=2, size_b=1, count=1)]},
             r"ud stream 0: group=2 is not one of the 0 groups",
         ),
         (
-            {"ud_streams": [UdStream(src=0, dst=1, size_b=5000, count=1)]},
+            lambda: {"ud_streams": [UdStream(src=0, dst=1, size_b=5000, count=1)]},
             r"ud stream 0: size_b=5000 is larger than one datagram",
         ),
-        ({"ud_streams": [UdStream(src=0, dst=1, size_b=100, count=0)]}, r"ud stream 0: count=0 must be > 0"),
-        ({}, r"run_verbs: no RC ops and no UD streams given"),
+        (lambda: {"ud_streams": [UdStream(src=0, dst=1, size_b=100, count=0)]}, r"^UdStream: count=0 must be >= 1"),
+        (lambda: {"ud_streams": [UdStream(src=0, dst=1, size_b=100.7, count=2)]}, r"^UdStream: size_b=100.7 must be"),
+        (lambda: {"ud_streams": [UdStream(src=0, dst=True, size_b=1, count=2)]}, r"^UdStream: dst=True must be an"),
+        (lambda: {}, r"run_verbs: no RC ops and no UD streams given"),
     ],
 )
 def test_bad_workload_is_one_line(work, message):
     with pytest.raises(McsimError, match=message):
-        run_verbs(two_hosts(FDR), **work)
+        run_verbs(two_hosts(FDR), **work())
