@@ -85,7 +85,9 @@ def runs(draw, sizes=(4096, 10_000, 65_536), max_drops=4, last_index=400):
     faults = Faults(drops=drops, link_down=link_down, reroute_delay_ps=reroute)
     seed = draw(st.integers(1, 2**16))
     root = draw(st.integers(0, ranks - 1))
+    endpoints = draw(st.sampled_from([1, 1, 2, 3])) if algorithm == "mcast" else 1
     return dict(
+        endpoints=endpoints,
         topology=name,
         collective=collective,
         algorithm=algorithm,
@@ -105,6 +107,10 @@ def check_recovers(topology_files: dict[str, str], case: dict) -> None:
     assert r.verified, (case, r.wrong_bytes)
     assert int(np.asarray(r.wrong_bytes).sum()) == 0
     assert int(r.nic["rc_errors"].sum()) == 0
+    lost = sum(r.fabric.drops_by_cause().values()) + int(r.rank["receive_drops"].sum())  # wire + no buffer
+    if lost == 0:  # nothing lost: nothing to repair, no early fetch, no RC recovery
+        assert int(r.rank["need_fetches"].sum()) == 0 and int(r.rank["repair_reads"].sum()) == 0
+        assert int(r.nic["retransmits"].sum()) == 0 and int(r.nic["rc_timeouts"].sum()) == 0
 
 
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
