@@ -1,17 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # make run   : install into .venv (first time ~3 min: cppyy compiles), build the C++ models, run the main scenario
 # make test  : install into .venv, run the whole test suite
+# make lint  : install the dev extra, check style: ruff check, ruff format --check, clang-format (ns3_modules/)
+# make format: install the dev extra, reformat: ruff format, clang-format -i (ns3_modules/)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 MAIN_SCENARIO ?= scenarios/testbed_188_allgather.py
+CXX_SOURCES := $(sort $(shell find ns3_modules -name '*.cc' -o -name '*.h'))
 
-.PHONY: run test install clean
+.PHONY: run test lint format install clean
 run: $(VENV)/.installed
 	$(BIN)/mcsim run $(MAIN_SCENARIO)
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/clang-format --dry-run -Werror $(CXX_SOURCES)
+
+format: $(VENV)/.installed-dev
+	$(BIN)/ruff format .
+	$(BIN)/clang-format -i $(CXX_SOURCES)
 
 install: $(VENV)/.installed
 
@@ -20,6 +32,10 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
 	touch $@
 
 clean:

@@ -35,7 +35,10 @@ CollectiveRank::DoDispose()
 }
 
 void
-CollectiveRank::Setup(Ptr<RdmaStack> stack, uint32_t rank, const std::vector<uint32_t>& hosts, uint64_t shardBytes)
+CollectiveRank::Setup(Ptr<RdmaStack> stack,
+                      uint32_t rank,
+                      const std::vector<uint32_t>& hosts,
+                      uint64_t shardBytes)
 {
     m_stack = stack;
     m_rank = rank;

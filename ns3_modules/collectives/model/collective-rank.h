@@ -27,7 +27,9 @@ class CollectiveRank : public Object, public QpOwner
     ~CollectiveRank() override;
 
     /** Team setup: the stack, this rank, every rank's host, the bytes each rank contributes. */
-    virtual void Setup(Ptr<RdmaStack> stack, uint32_t rank, const std::vector<uint32_t>& hosts,
+    virtual void Setup(Ptr<RdmaStack> stack,
+                       uint32_t rank,
+                       const std::vector<uint32_t>& hosts,
                        uint64_t shardBytes);
     /** Begin at the current simulation time. */
     virtual void Start() = 0;
@@ -37,16 +39,17 @@ class CollectiveRank : public Object, public QpOwner
     /** @brief What one rank did, read in bulk after the run. */
     struct Stats
     {
-        uint64_t finishPs = NEVER;    //!< every byte of the output is here (NEVER: not yet)
-        uint64_t chunksReceived = 0;  //!< chunks received over the network in the data phase
-        uint64_t repairedChunks = 0;  //!< chunks fetched by repair READs
-        uint64_t repairReads = 0;     //!< repair RDMA READs issued
-        uint64_t needFetches = 0;     //!< NEED_FETCH requests sent
-        uint64_t dataTimeouts = 0;    //!< 1 if the data phase ended by its timeout
-        uint64_t chunksSent = 0;      //!< chunks this rank put on the wire (own or forwarded)
-        uint64_t dataPhaseEndPs = 0;  //!< when the data phase ended (multicast) or 0
-        uint64_t receiveDrops = 0;    //!< datagrams its receive queue dropped (no buffer posted)
+        uint64_t finishPs = NEVER;   //!< every byte of the output is here (NEVER: not yet)
+        uint64_t chunksReceived = 0; //!< chunks received over the network in the data phase
+        uint64_t repairedChunks = 0; //!< chunks fetched by repair READs
+        uint64_t repairReads = 0;    //!< repair RDMA READs issued
+        uint64_t needFetches = 0;    //!< NEED_FETCH requests sent
+        uint64_t dataTimeouts = 0;   //!< 1 if the data phase ended by its timeout
+        uint64_t chunksSent = 0;     //!< chunks this rank put on the wire (own or forwarded)
+        uint64_t dataPhaseEndPs = 0; //!< when the data phase ended (multicast) or 0
+        uint64_t receiveDrops = 0;   //!< datagrams its receive queue dropped (no buffer posted)
     };
+
     static constexpr uint32_t NUM_STATS = 9;
     /** The stats, with the receive drops of the rank's QPs filled in. */
     Stats GetStats() const;

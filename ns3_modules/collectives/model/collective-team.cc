@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "ns3/mcsim/bulk-output.h"
 #include "collective-team.h"
 
 #include "mcast-allgather.h"
 #include "ring-rank.h"
 
+#include "ns3/mcsim/bulk-output.h"
 #include "ns3/simulator.h"
 
 #include <set>
@@ -68,7 +68,8 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
         Ptr<CollectiveRank> rank = rankFactory.Create<CollectiveRank>();
         if (!rank)
         {
-            throw std::invalid_argument("CollectiveTeam: the factory does not make a CollectiveRank");
+            throw std::invalid_argument(
+                "CollectiveTeam: the factory does not make a CollectiveRank");
         }
         rank->Setup(stack, r, team, shardBytes);
         m_ranks.push_back(rank);
@@ -78,7 +79,8 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
     for (uint32_t r = 0; r < n; ++r)
     {
         const uint32_t s = (r + 1) % n;
-        auto [a, b] = stack->Connect(team[r], PeekPointer(m_ranks[r]), team[s], PeekPointer(m_ranks[s]));
+        auto [a, b] =
+            stack->Connect(team[r], PeekPointer(m_ranks[r]), team[s], PeekPointer(m_ranks[s]));
         next[r] = a;
         prev[s] = b;
     }

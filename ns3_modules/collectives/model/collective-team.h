@@ -35,8 +35,12 @@ class CollectiveTeam : public Object
      * @throws std::invalid_argument for fewer than 2 ranks, a repeated or unknown host, or a
      * factory that does not make a CollectiveRank
      */
-    void Setup(Ptr<RdmaStack> stack, ObjectFactory rankFactory, const uint32_t* hosts,
-               std::size_t n, uint64_t shardBytes, uint32_t group);
+    void Setup(Ptr<RdmaStack> stack,
+               ObjectFactory rankFactory,
+               const uint32_t* hosts,
+               std::size_t n,
+               uint64_t shardBytes,
+               uint32_t group);
     /** Start every rank at an absolute time. */
     void Start(Time at);
 

@@ -140,12 +140,15 @@ McastAllgather::GetEndpoints() const
 }
 
 void
-McastAllgather::Connect(uint32_t firstGroup, std::vector<Ptr<UdQp>> ud, Ptr<RcQp> next, Ptr<RcQp> prev)
+McastAllgather::Connect(uint32_t firstGroup,
+                        std::vector<Ptr<UdQp>> ud,
+                        Ptr<RcQp> next,
+                        Ptr<RcQp> prev)
 {
     if (ud.size() != m_endpoints)
     {
-        throw std::invalid_argument("McastAllgather: " + std::to_string(ud.size()) + " UD QPs for " +
-                                    std::to_string(m_endpoints) + " endpoints");
+        throw std::invalid_argument("McastAllgather: " + std::to_string(ud.size()) +
+                                    " UD QPs for " + std::to_string(m_endpoints) + " endpoints");
     }
     if (m_bcastRoot >= static_cast<int32_t>(m_nRanks))
     {

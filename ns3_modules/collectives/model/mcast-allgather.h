@@ -68,8 +68,8 @@ class McastAllgather : public CollectiveRank
         FIN = 4,
     };
 
-    uint32_t Sources() const;            //!< shards collected: P, or 1 for a Broadcast
-    int64_t MySource() const;            //!< this rank's source index, or -1
+    uint32_t Sources() const;             //!< shards collected: P, or 1 for a Broadcast
+    int64_t MySource() const;             //!< this rank's source index, or -1
     uint32_t ChunkSize(uint32_t i) const; //!< bytes of chunk i of a shard
     void Activate();
     void PostMore();
@@ -80,30 +80,30 @@ class McastAllgather : public CollectiveRank
     void OnNeedFetch(uint32_t source);
     void OnFetchOk(uint32_t source);
 
-    uint32_t m_chunkBytes;  //!< "ChunkBytes"
-    uint32_t m_roots;       //!< "Roots": K sequences multicasting at once
-    uint32_t m_batch;       //!< "Batch": datagrams posted before waiting for a completion
-    Time m_dataTimeout;     //!< "DataTimeout"
-    int32_t m_bcastRoot;    //!< "BroadcastRoot": -1 for an Allgather
+    uint32_t m_chunkBytes; //!< "ChunkBytes"
+    uint32_t m_roots;      //!< "Roots": K sequences multicasting at once
+    uint32_t m_batch;      //!< "Batch": datagrams posted before waiting for a completion
+    Time m_dataTimeout;    //!< "DataTimeout"
+    int32_t m_bcastRoot;   //!< "BroadcastRoot": -1 for an Allgather
 
-    uint32_t m_endpoints;   //!< "Endpoints": UD QPs (and multicast groups) per rank
-    uint32_t m_group;       //!< the first of the team's groups
+    uint32_t m_endpoints; //!< "Endpoints": UD QPs (and multicast groups) per rank
+    uint32_t m_group;     //!< the first of the team's groups
     std::vector<Ptr<UdQp>> m_ud;
     std::vector<uint8_t> m_isUd; //!< QP number -> one of m_ud
     Ptr<RcQp> m_next;
     Ptr<RcQp> m_prev;
-    uint32_t m_chunks;                 //!< chunks per shard
-    std::vector<uint8_t> m_have;       //!< source * m_chunks + i -> chunk here
-    std::vector<uint32_t> m_count;     //!< source -> chunks here
-    std::vector<uint8_t> m_owed;       //!< source -> r-1 waits for FETCH_OK(source)
-    std::vector<uint8_t> m_asked;      //!< source -> NEED_FETCH(source) sent
-    std::vector<uint32_t> m_tails;     //!< source -> endpoints whose last chunk of it arrived
-    uint32_t m_tailEndpoints;          //!< endpoints that carry chunks: min(Endpoints, chunks)
-    uint64_t m_total;                  //!< chunks here (own shard included)
-    uint64_t m_expected;               //!< chunks in the output
-    uint32_t m_posted;                 //!< own chunks posted so far
-    uint32_t m_inFlight;               //!< own chunks posted, not yet completed
-    uint32_t m_sent;                   //!< own chunks completed
+    uint32_t m_chunks;             //!< chunks per shard
+    std::vector<uint8_t> m_have;   //!< source * m_chunks + i -> chunk here
+    std::vector<uint32_t> m_count; //!< source -> chunks here
+    std::vector<uint8_t> m_owed;   //!< source -> r-1 waits for FETCH_OK(source)
+    std::vector<uint8_t> m_asked;  //!< source -> NEED_FETCH(source) sent
+    std::vector<uint32_t> m_tails; //!< source -> endpoints whose last chunk of it arrived
+    uint32_t m_tailEndpoints;      //!< endpoints that carry chunks: min(Endpoints, chunks)
+    uint64_t m_total;              //!< chunks here (own shard included)
+    uint64_t m_expected;           //!< chunks in the output
+    uint32_t m_posted;             //!< own chunks posted so far
+    uint32_t m_inFlight;           //!< own chunks posted, not yet completed
+    uint32_t m_sent;               //!< own chunks completed
     bool m_active;
     bool m_dataOver;
     bool m_finSent;

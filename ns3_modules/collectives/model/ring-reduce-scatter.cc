@@ -66,7 +66,10 @@ RingReduceScatter::OnReceive(uint32_t host, const Completion& c)
     }
     else
     {
-        Simulator::Schedule(m_reduceBusyUntil - Simulator::Now(), &RingReduceScatter::Write, this, c.imm);
+        Simulator::Schedule(m_reduceBusyUntil - Simulator::Now(),
+                            &RingReduceScatter::Write,
+                            this,
+                            c.imm);
     }
 }
 

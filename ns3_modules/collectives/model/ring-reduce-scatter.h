@@ -32,9 +32,9 @@ class RingReduceScatter : public RingRank
     void OnReceive(uint32_t host, const Completion& c) override;
 
   private:
-    Time m_reducePerByte;     //!< "ReducePerByte": time to add one received byte
-    uint64_t m_completed;     //!< chunks of this rank's block fully reduced
-    Time m_reduceBusyUntil;   //!< the reduction engine is busy until then
+    Time m_reducePerByte;   //!< "ReducePerByte": time to add one received byte
+    uint64_t m_completed;   //!< chunks of this rank's block fully reduced
+    Time m_reduceBusyUntil; //!< the reduction engine is busy until then
 };
 
 } // namespace mcsim

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "ns3/mcsim/bulk-output.h"
 #include "completion-source.h"
 
+#include "ns3/mcsim/bulk-output.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
 
@@ -68,8 +68,11 @@ CompletionSource::GetProcessor() const
 }
 
 void
-CompletionSource::Start(
-    uint32_t count, uint32_t endpoints, uint32_t bytes, bool staged, Time interval)
+CompletionSource::Start(uint32_t count,
+                        uint32_t endpoints,
+                        uint32_t bytes,
+                        bool staged,
+                        Time interval)
 {
     if (!m_processor || count == 0 || endpoints == 0 || interval.IsStrictlyNegative())
     {

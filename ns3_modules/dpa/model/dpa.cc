@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "ns3/mcsim/bulk-output.h"
 #include "dpa.h"
 
 #include "indexed-event.h"
@@ -7,6 +6,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/mcsim/bulk-output.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
@@ -437,7 +437,9 @@ Dpa::GetBusyPs() const
 void
 Dpa::GetThreadCounters(uint64_t* out, std::size_t n) const
 {
-    CheckOutputSize("Dpa::GetThreadCounters", n, static_cast<std::size_t>(m_nThreads) * NUM_THREAD_COUNTERS);
+    CheckOutputSize("Dpa::GetThreadCounters",
+                    n,
+                    static_cast<std::size_t>(m_nThreads) * NUM_THREAD_COUNTERS);
     std::fill(out, out + n, 0);
     for (std::size_t t = 0; t < m_threads.size(); ++t)
     {

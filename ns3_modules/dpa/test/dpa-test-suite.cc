@@ -68,8 +68,9 @@ class DpaServiceTimeTestCase : public TestCase
     {
         Ptr<Dpa> dpa = MakeDpa(16);
         // 577 cycles / 1.8 GHz = 320,555.6 ps; staging 2308 cycles = 1,282,222.2 ps (rounded up)
-        NS_TEST_ASSERT_MSG_EQ(
-            dpa->GetServiceTime(false, 1, 1).GetPicoSeconds(), 320556, "zero copy");
+        NS_TEST_ASSERT_MSG_EQ(dpa->GetServiceTime(false, 1, 1).GetPicoSeconds(),
+                              320556,
+                              "zero copy");
         NS_TEST_ASSERT_MSG_EQ(dpa->GetServiceTime(true, 1, 1).GetPicoSeconds(), 1282223, "staging");
         const double u = 0.45;
         NS_TEST_ASSERT_MSG_EQ_TOL(dpa->GetSharingFactor(1), 1.0, 1e-12, "f(1)");

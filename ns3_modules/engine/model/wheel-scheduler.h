@@ -48,7 +48,8 @@ class WheelScheduler : public Scheduler
 
     /**
      * Run control (see RunControl): from now on, call Simulator::Stop() once the wall clock passes
-     * `deadline` (looked at every RunControl::CHECK_EVERY events); nullopt: never. Clears Stopped().
+     * `deadline` (looked at every RunControl::CHECK_EVERY events); nullopt: never. Clears
+     * Stopped().
      */
     static void StopAt(std::optional<std::chrono::steady_clock::time_point> deadline);
     /** True if the deadline stopped the simulation since the last StopAt. */
@@ -81,15 +82,15 @@ class WheelScheduler : public Scheduler
     void MarkBusy(uint64_t index);
     void MarkIdle(uint64_t index);
 
-    std::vector<int32_t> m_head;   //!< per slot: first node of its unsorted list, or NONE
-    std::vector<Node> m_nodes;     //!< node pool
-    int32_t m_free;                //!< first free node, or NONE
-    std::vector<uint64_t> m_busy;  //!< one bit per slot: its list is not empty
+    std::vector<int32_t> m_head;     //!< per slot: first node of its unsorted list, or NONE
+    std::vector<Node> m_nodes;       //!< node pool
+    int32_t m_free;                  //!< first free node, or NONE
+    std::vector<uint64_t> m_busy;    //!< one bit per slot: its list is not empty
     std::vector<uint64_t> m_summary; //!< one bit per word of m_busy: it is not zero
-    std::vector<Event> m_current;  //!< the events of slot m_cursor, sorted, latest first
-    uint64_t m_cursor;             //!< absolute slot of the last event run (the window's start)
-    EventHeap m_far;               //!< events beyond the window
-    uint64_t m_count;              //!< events queued
+    std::vector<Event> m_current;    //!< the events of slot m_cursor, sorted, latest first
+    uint64_t m_cursor;               //!< absolute slot of the last event run (the window's start)
+    EventHeap m_far;                 //!< events beyond the window
+    uint64_t m_count;                //!< events queued
 };
 
 } // namespace mcsim

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// ns-3 test suite "mcsim-engine": the event scheduler against ns-3's own, and the hot path's FIFO. Run from Python with
-// mcsim.runtime.run_cxx_test_suite("mcsim-engine") (tests/test_engine.py).
+// ns-3 test suite "mcsim-engine": the event scheduler against ns-3's own, and the hot path's FIFO.
+// Run from Python with mcsim.runtime.run_cxx_test_suite("mcsim-engine") (tests/test_engine.py).
 
 #include "ns3/mcsim/fifo.h"
 #include "ns3/mcsim/wheel-scheduler.h"
@@ -67,7 +67,9 @@ class WheelOrderTestCase : public TestCase
             if (r < 5 && !ref->IsEmpty())
             {
                 // peek: the wheel may load a slot ahead of now; later inserts may come before it
-                NS_TEST_ASSERT_MSG_EQ(ours->PeekNext().key.m_uid, ref->PeekNext().key.m_uid, "same peek");
+                NS_TEST_ASSERT_MSG_EQ(ours->PeekNext().key.m_uid,
+                                      ref->PeekNext().key.m_uid,
+                                      "same peek");
             }
             else if (r < 55 || ref->IsEmpty())
             {
@@ -86,7 +88,9 @@ class WheelOrderTestCase : public TestCase
                 NS_TEST_ASSERT_MSG_EQ(a.key.m_context, b.key.m_context, "context kept");
                 now = a.key.m_ts;
                 ++popped;
-                std::erase_if(pending, [&](const Scheduler::Event& e) { return e.key.m_uid == a.key.m_uid; });
+                std::erase_if(pending, [&](const Scheduler::Event& e) {
+                    return e.key.m_uid == a.key.m_uid;
+                });
             }
             else
             {
@@ -99,7 +103,9 @@ class WheelOrderTestCase : public TestCase
         }
         while (!ref->IsEmpty())
         {
-            NS_TEST_ASSERT_MSG_EQ(ours->RemoveNext().key.m_uid, ref->RemoveNext().key.m_uid, "drain");
+            NS_TEST_ASSERT_MSG_EQ(ours->RemoveNext().key.m_uid,
+                                  ref->RemoveNext().key.m_uid,
+                                  "drain");
             ++popped;
         }
         NS_TEST_ASSERT_MSG_EQ(ours->IsEmpty(), true, "drained");
@@ -134,7 +140,9 @@ class WheelSlotTestCase : public TestCase
         }
         while (!ref->IsEmpty())
         {
-            NS_TEST_ASSERT_MSG_EQ(ours->RemoveNext().key.m_uid, ref->RemoveNext().key.m_uid, "same order");
+            NS_TEST_ASSERT_MSG_EQ(ours->RemoveNext().key.m_uid,
+                                  ref->RemoveNext().key.m_uid,
+                                  "same order");
         }
         NS_TEST_ASSERT_MSG_EQ(ours->IsEmpty(), true, "drained");
     }
@@ -142,7 +150,8 @@ class WheelSlotTestCase : public TestCase
     std::vector<uint64_t> m_timestamps;
 };
 
-/** 1000 events in one slot in scrambled order, with ties (sorted with std::sort), 20 in the next. */
+/** 1000 events in one slot in scrambled order, with ties (sorted with std::sort), 20 in the next.
+ */
 std::vector<uint64_t>
 CrowdedSlot()
 {
@@ -262,11 +271,13 @@ class EngineTestSuite : public TestSuite
         : TestSuite("mcsim-engine", Type::UNIT)
     {
         AddTestCase(new WheelOrderTestCase, Duration::QUICK);
-        AddTestCase(new WheelSlotTestCase("WheelScheduler orders a slot of 1000 events", CrowdedSlot()),
-                    Duration::QUICK);
-        AddTestCase(new WheelSlotTestCase("WheelScheduler runs a slot of equal time stamps in uid order",
-                                          SlotInOrder()),
-                    Duration::QUICK);
+        AddTestCase(
+            new WheelSlotTestCase("WheelScheduler orders a slot of 1000 events", CrowdedSlot()),
+            Duration::QUICK);
+        AddTestCase(
+            new WheelSlotTestCase("WheelScheduler runs a slot of equal time stamps in uid order",
+                                  SlotInOrder()),
+            Duration::QUICK);
         AddTestCase(new WheelRemoveMissingTestCase, Duration::QUICK);
         AddTestCase(new FifoTestCase, Duration::QUICK);
     }

@@ -56,13 +56,40 @@ class FabricHeader : public Header
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
 
-    uint32_t GetSource() const { return m_src; }      //!< sending host
-    uint32_t GetDestination() const { return m_dst; } //!< host id, or group id | GROUP_FLAG
-    uint32_t GetFlow() const { return m_flow; }       //!< flow id for ECMP
-    uint32_t GetSeq() const { return m_seq; }         //!< sequence number in the flow
-    Fields GetFields() const { return {m_src, m_dst, m_flow, m_seq}; }
-    bool IsGroup() const { return (m_dst & GROUP_FLAG) != 0; }
-    uint32_t GetGroup() const { return m_dst & ~GROUP_FLAG; }
+    uint32_t GetSource() const
+    {
+        return m_src;
+    } //!< sending host
+
+    uint32_t GetDestination() const
+    {
+        return m_dst;
+    } //!< host id, or group id | GROUP_FLAG
+
+    uint32_t GetFlow() const
+    {
+        return m_flow;
+    } //!< flow id for ECMP
+
+    uint32_t GetSeq() const
+    {
+        return m_seq;
+    } //!< sequence number in the flow
+
+    Fields GetFields() const
+    {
+        return {m_src, m_dst, m_flow, m_seq};
+    }
+
+    bool IsGroup() const
+    {
+        return (m_dst & GROUP_FLAG) != 0;
+    }
+
+    uint32_t GetGroup() const
+    {
+        return m_dst & ~GROUP_FLAG;
+    }
 
   private:
     uint32_t m_src;

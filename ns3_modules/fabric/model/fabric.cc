@@ -28,11 +28,12 @@ Fabric::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("Mcsim")
             .AddConstructor<Fabric>()
-            .AddAttribute("FlowControl",
-                          "Flow control of every port: Lossless (credits) or Lossy (tail drop).",
-                          EnumValue(FlowControl::LOSSLESS),
-                          MakeEnumAccessor<FlowControl>(&Fabric::m_mode),
-                          MakeEnumChecker(FlowControl::LOSSLESS, "Lossless", FlowControl::LOSSY, "Lossy"))
+            .AddAttribute(
+                "FlowControl",
+                "Flow control of every port: Lossless (credits) or Lossy (tail drop).",
+                EnumValue(FlowControl::LOSSLESS),
+                MakeEnumAccessor<FlowControl>(&Fabric::m_mode),
+                MakeEnumChecker(FlowControl::LOSSLESS, "Lossless", FlowControl::LOSSY, "Lossy"))
             .AddAttribute("SwitchBufferBytes",
                           "Buffer per switch port in bytes: the output queue limit (Lossy) or the "
                           "ingress buffer its upstream holds credits for (Lossless).",
@@ -287,7 +288,8 @@ Fabric::ScheduleUnicastTable(int64_t atPs,
                                     " offsets for " + std::to_string(m_nHosts) +
                                     " hosts, or a time in the past");
     }
-    SwitchAt(node, "ScheduleUnicastTable")->CheckUnicastTable(offsets, nOffsets, candidates, nCandidates);
+    SwitchAt(node, "ScheduleUnicastTable")
+        ->CheckUnicastTable(offsets, nOffsets, candidates, nCandidates);
     m_routeUpdates.push_back({node,
                               -1,
                               std::vector<uint32_t>(offsets, offsets + nOffsets),

@@ -42,34 +42,56 @@ class Fabric : public Object
      * @throws std::invalid_argument on a port used twice or left unconnected, a host with other
      * than one port, or a bad value
      */
-    void Build(uint32_t nHosts, const uint32_t* switchPorts, std::size_t nSwitches,
-               const uint32_t* links, const uint64_t* rateBps, const uint32_t* encoding,
-               const int64_t* delayPs, std::size_t nLinks);
+    void Build(uint32_t nHosts,
+               const uint32_t* switchPorts,
+               std::size_t nSwitches,
+               const uint32_t* links,
+               const uint64_t* rateBps,
+               const uint32_t* encoding,
+               const int64_t* delayPs,
+               std::size_t nLinks);
 
     /** Switch `node`'s unicast table (see Switch::SetUnicastTable). */
-    void SetUnicastTable(uint32_t node, const uint32_t* offsets, std::size_t nOffsets,
-                         const uint32_t* candidates, std::size_t nCandidates);
+    void SetUnicastTable(uint32_t node,
+                         const uint32_t* offsets,
+                         std::size_t nOffsets,
+                         const uint32_t* candidates,
+                         std::size_t nCandidates);
     /** Switch `node`'s ports in group's multicast tree. */
-    void SetMulticastPorts(uint32_t group, uint32_t node, const uint32_t* ports, std::size_t nPorts);
+    void SetMulticastPorts(uint32_t group,
+                           uint32_t node,
+                           const uint32_t* ports,
+                           std::size_t nPorts);
     /**
      * A subnet manager's reprogramming: at atPs, SetUnicastTable(node, ...) with this table
      * (checked and copied now, so a bad table throws here and not during the run).
      */
-    void ScheduleUnicastTable(int64_t atPs, uint32_t node, const uint32_t* offsets,
-                              std::size_t nOffsets, const uint32_t* candidates,
+    void ScheduleUnicastTable(int64_t atPs,
+                              uint32_t node,
+                              const uint32_t* offsets,
+                              std::size_t nOffsets,
+                              const uint32_t* candidates,
                               std::size_t nCandidates);
     /** At atPs, SetMulticastPorts(group, node, ...) (checked and copied now). */
-    void ScheduleMulticastPorts(int64_t atPs, uint32_t group, uint32_t node, const uint32_t* ports,
+    void ScheduleMulticastPorts(int64_t atPs,
+                                uint32_t group,
+                                uint32_t node,
+                                const uint32_t* ports,
                                 std::size_t nPorts);
     /** Scheduled route changes applied so far (a switch's table or tree ports each). */
     uint64_t GetRouteUpdates() const;
 
     /**
      * Add n raw traffic sources: host[i] sends bytes[i] to destination[i] (a host, or a group |
-     * FabricHeader::GROUP_FLAG) in packets of packetBytes[i] payload, flow flow[i], from startPs[i].
+     * FabricHeader::GROUP_FLAG) in packets of packetBytes[i] payload, flow flow[i], from
+     * startPs[i].
      */
-    void AddSources(const uint32_t* host, const uint32_t* destination, const uint64_t* bytes,
-                    const uint32_t* packetBytes, const uint32_t* flow, const int64_t* startPs,
+    void AddSources(const uint32_t* host,
+                    const uint32_t* destination,
+                    const uint64_t* bytes,
+                    const uint32_t* packetBytes,
+                    const uint32_t* flow,
+                    const int64_t* startPs,
                     std::size_t n);
 
     /** Host i (0 <= i < nHosts), e.g. to attach a NIC; throws std::out_of_range. */
@@ -78,7 +100,7 @@ class Fabric : public Object
     Ptr<Port> GetPort(uint32_t g) const;
     uint32_t GetNHosts() const;
     uint32_t GetNNodes() const;
-    uint32_t GetNPorts() const;                           //!< all ports, hosts' included
+    uint32_t GetNPorts() const;                                //!< all ports, hosts' included
     uint32_t GetPortIndex(uint32_t node, uint32_t port) const; //!< global index
     uint32_t GetNSources() const;
 
@@ -119,6 +141,7 @@ class Fabric : public Object
 
   private:
     Ptr<Switch> SwitchAt(uint32_t node, const char* what) const;
+
     /** @brief A scheduled route change: a unicast table (group < 0) or a group's tree ports. */
     struct RouteUpdate
     {
@@ -127,27 +150,28 @@ class Fabric : public Object
         std::vector<uint32_t> offsets; //!< unicast only
         std::vector<uint32_t> ports;   //!< the candidates (unicast) or the tree ports
     };
+
     void ApplyRouteUpdate(std::size_t i);
     /** Global index of (node, port); throws std::invalid_argument naming `what`. */
     uint32_t PortAt(uint32_t node, uint32_t port, const char* what) const;
 
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
 
-    FlowControl m_mode;         //!< "FlowControl"
-    uint64_t m_switchBuffer;    //!< "SwitchBufferBytes"
-    uint64_t m_hostBuffer;      //!< "HostBufferBytes"
-    uint32_t m_headerBytes;     //!< "HeaderBytes"
-    Time m_switchLatency;       //!< "SwitchLatency"
-    uint32_t m_ecmpSeed;        //!< "EcmpSeed"
-    uint64_t m_seed;            //!< "Seed": RngRun of the fault streams
-    int64_t m_firstStream;      //!< stream of global port 0's loss random variable
+    FlowControl m_mode;      //!< "FlowControl"
+    uint64_t m_switchBuffer; //!< "SwitchBufferBytes"
+    uint64_t m_hostBuffer;   //!< "HostBufferBytes"
+    uint32_t m_headerBytes;  //!< "HeaderBytes"
+    Time m_switchLatency;    //!< "SwitchLatency"
+    uint32_t m_ecmpSeed;     //!< "EcmpSeed"
+    uint64_t m_seed;         //!< "Seed": RngRun of the fault streams
+    int64_t m_firstStream;   //!< stream of global port 0's loss random variable
 
     uint32_t m_nHosts;
     std::vector<Ptr<Host>> m_hosts;
     std::vector<Ptr<Switch>> m_switches;
-    std::vector<Ptr<Port>> m_ports;      //!< global port index -> port
-    std::vector<uint32_t> m_portBase;    //!< node -> first global port index (+1 sentinel)
-    std::vector<uint32_t> m_peerIndex;   //!< global port -> global port at the link's far end
+    std::vector<Ptr<Port>> m_ports;    //!< global port index -> port
+    std::vector<uint32_t> m_portBase;  //!< node -> first global port index (+1 sentinel)
+    std::vector<uint32_t> m_peerIndex; //!< global port -> global port at the link's far end
     std::vector<Ptr<TrafficSource>> m_sources;
     std::vector<RouteUpdate> m_routeUpdates;
     uint64_t m_routeUpdatesApplied = 0;

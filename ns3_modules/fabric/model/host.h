@@ -36,7 +36,9 @@ class Host : public Object, public PacketReceiver
      */
     Time Send(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, PortWaker* waker);
 
-    void Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort) override;
+    void Receive(const Ptr<Packet>& packet,
+                 const FabricHeader::Fields& fields,
+                 uint32_t inPort) override;
 
     /**
      * Hand every received packet, after counting it, to an upper layer (a NIC's transport);
@@ -55,6 +57,7 @@ class Host : public Object, public PacketReceiver
         uint64_t firstArrivalPs = 0; //!< last bit of the first packet
         uint64_t lastArrivalPs = 0;  //!< last bit of the last packet
     };
+
     static constexpr uint32_t NUM_COUNTERS = 4; //!< fields of Counters, in order
 
     const Counters& GetCounters() const;
@@ -65,7 +68,7 @@ class Host : public Object, public PacketReceiver
   private:
     uint32_t m_id;
     Ptr<Port> m_port;
-    Port* m_upstream; //!< the switch port that sends to this host (credits go back to it)
+    Port* m_upstream;        //!< the switch port that sends to this host (credits go back to it)
     PacketReceiver* m_upper; //!< transport on top (not owned), or null
     Counters m_counters;
 };

@@ -58,11 +58,12 @@ Port::GetTypeId()
                           TimeValue(NanoSeconds(100)),
                           MakeTimeAccessor(&Port::m_delay),
                           MakeTimeChecker(Time(0)))
-            .AddAttribute("FlowControl",
-                          "LOSSLESS: credit-based, never drops; LOSSY: tail drop at BufferBytes.",
-                          EnumValue(FlowControl::LOSSLESS),
-                          MakeEnumAccessor<FlowControl>(&Port::m_mode),
-                          MakeEnumChecker(FlowControl::LOSSLESS, "Lossless", FlowControl::LOSSY, "Lossy"))
+            .AddAttribute(
+                "FlowControl",
+                "LOSSLESS: credit-based, never drops; LOSSY: tail drop at BufferBytes.",
+                EnumValue(FlowControl::LOSSLESS),
+                MakeEnumAccessor<FlowControl>(&Port::m_mode),
+                MakeEnumChecker(FlowControl::LOSSLESS, "Lossless", FlowControl::LOSSY, "Lossy"))
             .AddAttribute("BufferBytes",
                           "Output buffer in bytes (LOSSY: a packet that does not fit is dropped).",
                           UintegerValue(DEFAULT_BUFFER_BYTES),
@@ -204,8 +205,7 @@ Port::SetDownIntervals(const int64_t* downUpPs, std::size_t n)
         if (from < 0 || to <= from)
         {
             throw std::invalid_argument("Port: down interval [" + std::to_string(from) + ", " +
-                                        std::to_string(to) +
-                                        ") ps must have 0 <= down < up");
+                                        std::to_string(to) + ") ps must have 0 <= down < up");
         }
         down.emplace_back(PicoSeconds(from), PicoSeconds(to));
     }
@@ -241,9 +241,9 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
     }
     if (m_encodingLineBits < m_encodingDataBits)
     {
-        throw std::invalid_argument("Port: EncodingLineBits=" + std::to_string(m_encodingLineBits) +
-                                    " must be >= EncodingDataBits=" +
-                                    std::to_string(m_encodingDataBits));
+        throw std::invalid_argument(
+            "Port: EncodingLineBits=" + std::to_string(m_encodingLineBits) +
+            " must be >= EncodingDataBits=" + std::to_string(m_encodingDataBits));
     }
     if (m_rate.GetBitRate() == 0)
     {
@@ -411,7 +411,9 @@ Port::ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes)
     // if both links are equally long, the credit reaches `to` just when this packet reaches the
     // next hop: should `to` wait for it, that arrival tells it (AttachCreditDue) and `to` needs
     // no event of its own
-    to->AddPendingCredit(departure + to->m_delay, wireBytes, to->m_delay == m_delay ? this : nullptr);
+    to->AddPendingCredit(departure + to->m_delay,
+                         wireBytes,
+                         to->m_delay == m_delay ? this : nullptr);
 }
 
 void
@@ -568,7 +570,8 @@ Port::TakeCredits(uint32_t wireBytes, Time now, Time& ready)
 {
     // Every return is registered at least one link delay before it is due (the peer's buffer
     // frees no earlier than now, and the credit then crosses the link), so all credits due by
-    // now + Delay are known: a packet may take them now and start when the last one it needs is due.
+    // now + Delay are known: a packet may take them now and start when the last one it needs is
+    // due.
     const std::size_t n = PendingNeeded(wireBytes, now + m_delay);
     if (n == NOT_ENOUGH)
     {

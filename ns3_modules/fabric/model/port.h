@@ -5,11 +5,10 @@
 #include "packet-receiver.h"
 #include "reusable-event.h"
 
-#include "ns3/mcsim/fifo.h"
-
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
+#include "ns3/mcsim/fifo.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
@@ -58,8 +57,8 @@ struct SharedCredit
 /** @brief Where a packet's ingress buffer credit goes when it leaves; nothing by default. */
 struct CreditReturn
 {
-    Port* to = nullptr;              //!< upstream port (unicast), or null
-    SharedCredit* shared = nullptr;  //!< or a shared credit (multicast copies)
+    Port* to = nullptr;             //!< upstream port (unicast), or null
+    SharedCredit* shared = nullptr; //!< or a shared credit (multicast copies)
 };
 
 /**
@@ -124,11 +123,11 @@ class Port : public Object
     /** Credits come back to this port at time at (>= Now()), for its next packets. */
     void ReturnCredit(Time at, uint32_t wireBytes);
 
-    Time GetTxTime(uint64_t packetBytes) const;   //!< serialization time, HeaderBytes included
+    Time GetTxTime(uint64_t packetBytes) const;        //!< serialization time, HeaderBytes included
     uint32_t GetWireBytes(uint32_t packetBytes) const; //!< packet size plus HeaderBytes
-    uint64_t GetDataRateBps() const;              //!< data rate after encoding, rounded down
-    Time GetDelay() const;                        //!< propagation delay
-    Time GetBusyUntil() const;                    //!< when the last committed bit leaves
+    uint64_t GetDataRateBps() const;                   //!< data rate after encoding, rounded down
+    Time GetDelay() const;                             //!< propagation delay
+    Time GetBusyUntil() const;                         //!< when the last committed bit leaves
 
     /**
      * Credit bytes this port holds now or will get back (returned but not yet due): equal to
@@ -151,6 +150,7 @@ class Port : public Object
         uint64_t chosenDrops = 0;   //!< lost on the wire because chosen (SetChosenDrops)
         uint64_t linkDownDrops = 0; //!< lost on the wire because they arrived while it was down
     };
+
     static constexpr uint32_t NUM_COUNTERS = 11; //!< fields of Counters, in order
 
     const Counters& GetCounters() const;
@@ -215,7 +215,7 @@ class Port : public Object
     {
         Time at;
         uint32_t bytes;
-        Port* via;      //!< a port whose packet arrives at `at` (it can tell this one), or null
+        Port* via; //!< a port whose packet arrives at `at` (it can tell this one), or null
     };
 
     /** Put the packet on the wire (this port now holds it until its arrival). */
@@ -237,7 +237,8 @@ class Port : public Object
      * is then when the last one it needed is due (0 if all were due already).
      */
     bool TakeCredits(uint32_t wireBytes, Time now, Time& ready);
-    /** A packet's earliest start given when its credits are ready; counts a stall if they set it. */
+    /** A packet's earliest start given when its credits are ready; counts a stall if they set it.
+     */
     Time CreditReady(Time earliest, Time ready, Time now);
     void DrainWaiting();
     void CreditEvent();
@@ -279,40 +280,40 @@ class Port : public Object
     // buffer sizes, credit events, faults.
     PacketReceiver* m_peer;
     uint32_t m_peerPort;
-    FlowControl m_mode;          //!< "FlowControl"
-    uint32_t m_headerBytes;      //!< "HeaderBytes": wire bytes per packet beyond its size
-    bool m_faulty;               //!< any fault below is set (the hot path's one branch)
-    Time m_delay;                //!< "Delay": propagation delay
+    FlowControl m_mode;     //!< "FlowControl"
+    uint32_t m_headerBytes; //!< "HeaderBytes": wire bytes per packet beyond its size
+    bool m_faulty;          //!< any fault below is set (the hot path's one branch)
+    Time m_delay;           //!< "Delay": propagation delay
     Time m_busyUntil;
-    int64_t m_credits;           //!< bytes the peer can still take
-    Fifo<InFlight> m_inFlight;   //!< committed, FIFO by arrival
+    int64_t m_credits;         //!< bytes the peer can still take
+    Fifo<InFlight> m_inFlight; //!< committed, FIFO by arrival
     /** Every arrival's event, inside the port (the simulator reads it at each arrival); the port
      * holds a reference to it, so the simulator never deletes it, and DoDispose() drops that. */
     ReusableEvent<Port, &Port::Arrive> m_arrivalImpl;
     Ptr<EventImpl> m_arrivalEvent; //!< &m_arrivalImpl
-    Fifo<Waiting> m_waiting;     //!< blocked on credits, FIFO
+    Fifo<Waiting> m_waiting;       //!< blocked on credits, FIFO
     uint64_t m_waitingBytes;
-    Fifo<PendingCredit> m_pending; //!< returned credits not yet usable, sorted by time
-    std::size_t m_departed;      //!< the first m_departed packets in flight have departed ...
-    uint64_t m_queuedBytes;      //!< ... and the others, with these wire bytes, are queued
+    Fifo<PendingCredit> m_pending;   //!< returned credits not yet usable, sorted by time
+    std::size_t m_departed;          //!< the first m_departed packets in flight have departed ...
+    uint64_t m_queuedBytes;          //!< ... and the others, with these wire bytes, are queued
     mutable uint64_t m_txCacheBytes; //!< last size GetTxTime computed (NO_TX_CACHE: none) ...
     mutable Time m_txCacheTime;      //!< ... and its result (skips a 128-bit division)
     Counters m_counters;
 
-    DataRate m_rate;             //!< "DataRate": signalling rate
-    uint32_t m_encodingDataBits; //!< "EncodingDataBits"
-    uint32_t m_encodingLineBits; //!< "EncodingLineBits"
-    uint64_t m_bufferBytes;      //!< "BufferBytes": output buffer (LOSSY)
-    uint64_t m_creditBytes;      //!< "CreditBytes": peer ingress buffer (LOSSLESS)
-    Fifo<Time> m_creditEvents;     //!< times of the scheduled credit events, ascending
-    Ptr<EventImpl> m_creditEvent;  //!< reused for every credit event (never cancelled)
+    DataRate m_rate;              //!< "DataRate": signalling rate
+    uint32_t m_encodingDataBits;  //!< "EncodingDataBits"
+    uint32_t m_encodingLineBits;  //!< "EncodingLineBits"
+    uint64_t m_bufferBytes;       //!< "BufferBytes": output buffer (LOSSY)
+    uint64_t m_creditBytes;       //!< "CreditBytes": peer ingress buffer (LOSSLESS)
+    Fifo<Time> m_creditEvents;    //!< times of the scheduled credit events, ascending
+    Ptr<EventImpl> m_creditEvent; //!< reused for every credit event (never cancelled)
 
-    double m_lossProbability;             //!< "LossProbability"
-    Ptr<UniformRandomVariable> m_lossRng; //!< only when m_lossProbability > 0
-    std::vector<uint64_t> m_chosen;       //!< packet indexes to lose, sorted, unique
-    std::size_t m_chosenNext;             //!< first entry of m_chosen not yet passed
+    double m_lossProbability;                  //!< "LossProbability"
+    Ptr<UniformRandomVariable> m_lossRng;      //!< only when m_lossProbability > 0
+    std::vector<uint64_t> m_chosen;            //!< packet indexes to lose, sorted, unique
+    std::size_t m_chosenNext;                  //!< first entry of m_chosen not yet passed
     std::vector<std::pair<Time, Time>> m_down; //!< [down, up) intervals, sorted, disjoint
-    std::size_t m_downNext;               //!< first interval not yet over
+    std::size_t m_downNext;                    //!< first interval not yet over
 };
 
 } // namespace mcsim

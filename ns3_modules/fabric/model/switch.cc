@@ -119,8 +119,9 @@ Switch::CheckUnicastTable(const uint32_t* offsets,
     {
         if (candidates[i] >= m_ports.size())
         {
-            throw std::invalid_argument(Where() + ": route to port " + std::to_string(candidates[i]) +
-                                        " of " + std::to_string(m_ports.size()));
+            throw std::invalid_argument(Where() + ": route to port " +
+                                        std::to_string(candidates[i]) + " of " +
+                                        std::to_string(m_ports.size()));
         }
     }
 }
@@ -173,7 +174,11 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
                                  (static_cast<uint64_t>(h.flow) << 16) ^ m_ecmpSeed;
             pick = static_cast<uint32_t>(Mix(key) % n);
         }
-        m_ports[m_ucPorts[first + pick]]->Send(packet, h, earliest, CreditReturn{upstream, nullptr}, nullptr);
+        m_ports[m_ucPorts[first + pick]]->Send(packet,
+                                               h,
+                                               earliest,
+                                               CreditReturn{upstream, nullptr},
+                                               nullptr);
         return;
     }
     const uint32_t g = h.GetGroup();
@@ -195,8 +200,11 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
     CreditReturn credit;
     if (upstream != nullptr)
     {
-        credit.shared =
-            new SharedCredit{upstream, upstream->GetWireBytes(packet->GetSize()), copies, Time(0), nullptr};
+        credit.shared = new SharedCredit{upstream,
+                                         upstream->GetWireBytes(packet->GetSize()),
+                                         copies,
+                                         Time(0),
+                                         nullptr};
     }
     for (uint32_t p : *tree)
     {

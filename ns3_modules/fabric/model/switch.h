@@ -32,7 +32,9 @@ class Switch : public Object, public PacketReceiver
     ~Switch() override;
 
     /** Fabric setup: node id, ports, and for each port the far-end port that sends into it. */
-    void Setup(uint32_t id, std::vector<Ptr<Port>> ports, std::vector<Port*> upstream,
+    void Setup(uint32_t id,
+               std::vector<Ptr<Port>> ports,
+               std::vector<Port*> upstream,
                bool lossless);
 
     /**
@@ -41,18 +43,24 @@ class Switch : public Object, public PacketReceiver
      * counted as unroutable.
      * @throws std::invalid_argument on offsets out of order or a port out of range
      */
-    void SetUnicastTable(const uint32_t* offsets, std::size_t nOffsets, const uint32_t* candidates,
+    void SetUnicastTable(const uint32_t* offsets,
+                         std::size_t nOffsets,
+                         const uint32_t* candidates,
                          std::size_t nCandidates);
     /** Throws what SetUnicastTable would throw for this table; changes nothing. */
-    void CheckUnicastTable(const uint32_t* offsets, std::size_t nOffsets,
-                           const uint32_t* candidates, std::size_t nCandidates) const;
+    void CheckUnicastTable(const uint32_t* offsets,
+                           std::size_t nOffsets,
+                           const uint32_t* candidates,
+                           std::size_t nCandidates) const;
 
     /** This switch's ports in multicast group g's tree (replacing them; none: not in the tree). */
     void SetMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPorts);
     /** Throws what SetMulticastPorts would throw (a port out of range); changes nothing. */
     void CheckMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPorts) const;
 
-    void Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort) override;
+    void Receive(const Ptr<Packet>& packet,
+                 const FabricHeader::Fields& fields,
+                 uint32_t inPort) override;
 
     uint32_t GetNPorts() const;
     Ptr<Port> GetPort(uint32_t i) const;
@@ -78,9 +86,9 @@ class Switch : public Object, public PacketReceiver
     uint32_t m_ecmpSeed; //!< "EcmpSeed"
     bool m_lossless;
     std::vector<Ptr<Port>> m_ports;
-    std::vector<Port*> m_upstream;          //!< port i's far end (credits go back to it)
-    std::vector<uint32_t> m_ucOffsets;      //!< host -> first candidate
-    std::vector<uint32_t> m_ucPorts;        //!< candidates, dense
+    std::vector<Port*> m_upstream;                   //!< port i's far end (credits go back to it)
+    std::vector<uint32_t> m_ucOffsets;               //!< host -> first candidate
+    std::vector<uint32_t> m_ucPorts;                 //!< candidates, dense
     std::vector<std::vector<uint32_t>> m_groupPorts; //!< group -> tree ports here
     Counters m_counters;
 };

@@ -76,7 +76,7 @@ class TrafficSource : public Object, public PortWaker
     uint64_t m_sentPackets;
     uint64_t m_sentBytes;
     Time m_lastDeparture;
-    uint32_t m_lastSize; //!< size of the last packet handed over, FabricHeader included
+    uint32_t m_lastSize;        //!< size of the last packet handed over, FabricHeader included
     Ptr<EventImpl> m_sendEvent; //!< reused for every packet
 };
 

@@ -6,7 +6,6 @@
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/mcsim/fabric.h"
 #include "ns3/mcsim/port.h"
-
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
@@ -117,8 +116,14 @@ class CreditIncastTestCase : public TestCase
         const std::vector<uint64_t> rate(nHosts, 100000000000ULL);
         const std::vector<uint32_t> encoding(2 * nHosts, 1);
         const std::vector<int64_t> delay(nHosts, 100000);
-        fabric->Build(nHosts, switchPorts, 1, links.data(), rate.data(), encoding.data(),
-                      delay.data(), nHosts);
+        fabric->Build(nHosts,
+                      switchPorts,
+                      1,
+                      links.data(),
+                      rate.data(),
+                      encoding.data(),
+                      delay.data(),
+                      nHosts);
         std::vector<uint32_t> offsets(nHosts + 1), ports(nHosts);
         for (uint32_t h = 0; h < nHosts; ++h)
         {
@@ -126,7 +131,8 @@ class CreditIncastTestCase : public TestCase
             ports[h] = h;
         }
         fabric->SetUnicastTable(nHosts, offsets.data(), offsets.size(), ports.data(), ports.size());
-        const uint32_t host[4] = {1, 2, 3, 4}, dst[4] = {0, 0, 0, 0}, mtu[4] = {4096, 4096, 4096, 4096};
+        const uint32_t host[4] = {1, 2, 3, 4}, dst[4] = {0, 0, 0, 0},
+                       mtu[4] = {4096, 4096, 4096, 4096};
         const uint32_t flow[4] = {0, 0, 0, 0};
         const uint64_t bytes[4] = {1 << 18, 1 << 18, 1 << 18, 1 << 18};
         const int64_t start[4] = {0, 0, 0, 0};
@@ -186,8 +192,14 @@ class LossCreditTestCase : public TestCase
         const std::vector<uint64_t> rate(nHosts, 100000000000ULL);
         const std::vector<uint32_t> encoding(2 * nHosts, 1);
         const std::vector<int64_t> delay(nHosts, 100000);
-        fabric->Build(nHosts, switchPorts, 1, links.data(), rate.data(), encoding.data(),
-                      delay.data(), nHosts);
+        fabric->Build(nHosts,
+                      switchPorts,
+                      1,
+                      links.data(),
+                      rate.data(),
+                      encoding.data(),
+                      delay.data(),
+                      nHosts);
         std::vector<uint32_t> offsets(nHosts + 1), ports(nHosts);
         for (uint32_t h = 0; h < nHosts; ++h)
         {
@@ -218,7 +230,8 @@ class LossCreditTestCase : public TestCase
         {
             tail += c[g * Port::NUM_COUNTERS + 3];
             lost += c[g * Port::NUM_COUNTERS + 8];
-            NS_TEST_ASSERT_MSG_EQ(fabric->GetPort(g)->GetCreditsHeld(), buffer,
+            NS_TEST_ASSERT_MSG_EQ(fabric->GetPort(g)->GetCreditsHeld(),
+                                  buffer,
                                   "port " << g << " got all its credits back");
         }
         NS_TEST_ASSERT_MSG_EQ(tail, 0, "lossless never tail-drops");

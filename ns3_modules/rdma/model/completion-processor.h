@@ -16,12 +16,12 @@ namespace mcsim
 /** @brief A receive completion (CQE) on its way to the application. */
 struct Completion
 {
-    uint32_t qpn = 0;      //!< the receiving QP
-    uint32_t srcHost = 0;  //!< sender
-    uint32_t bytes = 0;    //!< payload bytes
-    uint32_t imm = 0;      //!< immediate data (if hasImm)
-    bool hasImm = false;   //!< the message carried immediate data
-    bool staged = false;   //!< the payload landed in a staging buffer and must be copied out
+    uint32_t qpn = 0;     //!< the receiving QP
+    uint32_t srcHost = 0; //!< sender
+    uint32_t bytes = 0;   //!< payload bytes
+    uint32_t imm = 0;     //!< immediate data (if hasImm)
+    bool hasImm = false;  //!< the message carried immediate data
+    bool staged = false;  //!< the payload landed in a staging buffer and must be copied out
     Opcode opcode = Opcode::ACK;
     Ptr<const Packet> packet; //!< verify mode (the NIC has memory): the datagram, for its bytes
 };

@@ -3,10 +3,9 @@
 
 #include "completion-processor.h"
 
-#include "ns3/mcsim/fifo.h"
-
 #include "ns3/data-rate.h"
 #include "ns3/event-impl.h"
+#include "ns3/mcsim/fifo.h"
 #include "ns3/nstime.h"
 
 #include <utility>
@@ -41,8 +40,8 @@ class HostCpu : public CompletionProcessor
   private:
     void Finish();
 
-    Time m_perCompletion; //!< "PerCompletionCost"
-    DataRate m_memcpy;    //!< "MemcpyRate"
+    Time m_perCompletion;                                 //!< "PerCompletionCost"
+    DataRate m_memcpy;                                    //!< "MemcpyRate"
     Fifo<std::pair<Completion, CompletionSink*>> m_queue; //!< head is in service
     Ptr<EventImpl> m_finishEvent;
     uint64_t m_processed;

@@ -26,11 +26,12 @@ Nic::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("Mcsim")
             .AddConstructor<Nic>()
-            .AddAttribute("WireFormat",
-                          "Encapsulation whose real header sizes every packet has on the wire.",
-                          EnumValue(WireFormat::INFINIBAND),
-                          MakeEnumAccessor<WireFormat>(&Nic::m_format),
-                          MakeEnumChecker(WireFormat::INFINIBAND, "InfiniBand", WireFormat::ROCEV2, "RoCEv2"))
+            .AddAttribute(
+                "WireFormat",
+                "Encapsulation whose real header sizes every packet has on the wire.",
+                EnumValue(WireFormat::INFINIBAND),
+                MakeEnumAccessor<WireFormat>(&Nic::m_format),
+                MakeEnumChecker(WireFormat::INFINIBAND, "InfiniBand", WireFormat::ROCEV2, "RoCEv2"))
             .AddAttribute("MtuBytes",
                           "Payload bytes per packet (the path MTU), in bytes.",
                           UintegerValue(4096),
@@ -187,7 +188,10 @@ Nic::Memory(uint64_t offset, uint64_t n)
 }
 
 void
-Nic::StorePayload(Ptr<const Packet> packet, const TransportHeader& h, uint32_t payloadBytes, uint64_t offset)
+Nic::StorePayload(Ptr<const Packet> packet,
+                  const TransportHeader& h,
+                  uint32_t payloadBytes,
+                  uint64_t offset)
 {
     const uint32_t head = h.GetSerializedSize();
     std::vector<uint8_t> bytes(head + payloadBytes);

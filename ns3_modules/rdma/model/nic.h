@@ -51,7 +51,9 @@ class Nic : public Object, public PacketReceiver, public PortWaker
      * @param h the header (srcHost is filled in)
      * @param payloadBytes payload
      */
-    Ptr<Packet> MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data = nullptr) const;
+    Ptr<Packet> MakePacket(TransportHeader& h,
+                           uint32_t payloadBytes,
+                           const uint8_t* data = nullptr) const;
 
     /**
      * Verify mode: give this NIC a registered region of real bytes (zeroed). Packets then carry
@@ -67,10 +69,14 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     /** n bytes of the region at offset (asserts they exist). */
     uint8_t* Memory(uint64_t offset, uint64_t n);
     /** Copy the payload of a received packet (with header h) into the region at offset. */
-    void StorePayload(Ptr<const Packet> packet, const TransportHeader& h, uint32_t payloadBytes,
+    void StorePayload(Ptr<const Packet> packet,
+                      const TransportHeader& h,
+                      uint32_t payloadBytes,
                       uint64_t offset);
 
-    void Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort) override;
+    void Receive(const Ptr<Packet>& packet,
+                 const FabricHeader::Fields& fields,
+                 uint32_t inPort) override;
     void Wake(Time departure) override;
 
     uint32_t GetHostId() const;
@@ -81,15 +87,16 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     /** @brief NIC counters, read in bulk after the run. */
     struct Counters
     {
-        uint64_t txPackets = 0;    //!< packets sent
-        uint64_t txPayload = 0;    //!< payload bytes sent
-        uint64_t rxPackets = 0;    //!< packets received
-        uint64_t rxPayload = 0;    //!< payload bytes received
-        uint64_t unknownQp = 0;    //!< packets for no QP here (dropped)
-        uint64_t retransmits = 0;  //!< RC packets its QPs sent again (go-back-N)
-        uint64_t rcTimeouts = 0;   //!< RC local ACK timeouts of its QPs
-        uint64_t rcErrors = 0;     //!< RC QPs of its that went to the error state (retries exhausted)
+        uint64_t txPackets = 0;   //!< packets sent
+        uint64_t txPayload = 0;   //!< payload bytes sent
+        uint64_t rxPackets = 0;   //!< packets received
+        uint64_t rxPayload = 0;   //!< payload bytes received
+        uint64_t unknownQp = 0;   //!< packets for no QP here (dropped)
+        uint64_t retransmits = 0; //!< RC packets its QPs sent again (go-back-N)
+        uint64_t rcTimeouts = 0;  //!< RC local ACK timeouts of its QPs
+        uint64_t rcErrors = 0; //!< RC QPs of its that went to the error state (retries exhausted)
     };
+
     static constexpr uint32_t NUM_COUNTERS = 8;
     const Counters& GetCounters() const;
     /** An RC QP of this NIC retransmitted a packet / timed out / went to the error state. */

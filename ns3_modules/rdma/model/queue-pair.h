@@ -52,7 +52,7 @@ class QueuePair : public Object, public CompletionSink
   protected:
     void DoDispose() override;
 
-    Nic* m_nic;       //!< not owned
+    Nic* m_nic; //!< not owned
     uint32_t m_qpn;
     QpOwner* m_owner; //!< not owned; may be null
 };

@@ -113,7 +113,12 @@ RcQp::Packets(uint64_t bytes) const
 }
 
 void
-RcQp::PostSend(Verb verb, uint64_t bytes, uint64_t remoteOffset, uint64_t wrId, bool withImm, uint32_t imm)
+RcQp::PostSend(Verb verb,
+               uint64_t bytes,
+               uint64_t remoteOffset,
+               uint64_t wrId,
+               bool withImm,
+               uint32_t imm)
 {
     const std::string where = "RcQp " + std::to_string(m_qpn) + ": ";
     if (!m_connected || m_nic == nullptr)
@@ -124,7 +129,8 @@ RcQp::PostSend(Verb verb, uint64_t bytes, uint64_t remoteOffset, uint64_t wrId, 
     {
         throw std::invalid_argument(where + "a WRITE or READ of 0 bytes");
     }
-    if (verb != Verb::SEND && (remoteOffset > m_remoteRegion || bytes > m_remoteRegion - remoteOffset))
+    if (verb != Verb::SEND &&
+        (remoteOffset > m_remoteRegion || bytes > m_remoteRegion - remoteOffset))
     {
         throw std::invalid_argument(where + "target [" + std::to_string(remoteOffset) + ", " +
                                     std::to_string(remoteOffset + bytes) +
@@ -214,7 +220,8 @@ RcQp::NextPacket()
                    : last        ? Opcode::READ_RESPONSE_LAST
                                  : Opcode::READ_RESPONSE_MIDDLE;
         h.psn = r.psn + r.sent;
-        const uint8_t* data = m_nic->HasMemory() ? m_nic->Memory(r.offset + done, payload) : nullptr;
+        const uint8_t* data =
+            m_nic->HasMemory() ? m_nic->Memory(r.offset + done, payload) : nullptr;
         r.sent++;
         if (last)
         {
@@ -260,7 +267,8 @@ RcQp::NextRequesterPacket()
         const uint32_t i = psn - w.firstPsn;
         const bool first = i == 0;
         const bool last = i + 1 == w.npkts;
-        payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, w.bytes - static_cast<uint64_t>(i) * mtu));
+        payload = static_cast<uint32_t>(
+            std::min<uint64_t>(mtu, w.bytes - static_cast<uint64_t>(i) * mtu));
         const bool send = w.verb == Verb::SEND;
         if (first && last)
         {
@@ -293,7 +301,8 @@ RcQp::NextRequesterPacket()
     }
     if (m_una >= m_sentEnd)
     {
-        m_progressAt = Simulator::Now(); // nothing was outstanding: the timer starts with this packet
+        m_progressAt =
+            Simulator::Now(); // nothing was outstanding: the timer starts with this packet
     }
     m_sentEnd = std::max(m_sentEnd, m_txPsn);
     ArmTimer();
@@ -376,7 +385,8 @@ RcQp::HandleReadResponse(Ptr<Packet> packet, const TransportHeader& h, uint32_t 
     }
     if (m_nic->HasMemory())
     {
-        const uint64_t offset = w.remoteOffset + static_cast<uint64_t>(h.psn - w.firstPsn) * m_nic->GetMtuBytes();
+        const uint64_t offset =
+            w.remoteOffset + static_cast<uint64_t>(h.psn - w.firstPsn) * m_nic->GetMtuBytes();
         m_nic->StorePayload(packet, h, payload, offset);
     }
     m_counters.rxPayload += payload;
@@ -452,7 +462,8 @@ RcQp::Retry()
 {
     if (m_retriedAt == m_una + 1)
     {
-        return; // already sent back to this PSN: the later packets of the old stream tell nothing new
+        return; // already sent back to this PSN: the later packets of the old stream tell nothing
+                // new
     }
     m_retriedAt = m_una + 1;
     if (UseRetry(m_retries, m_retryCount))
@@ -494,7 +505,9 @@ RcQp::ArmTimer()
 {
     if (!m_timer.IsPending() && m_una < m_sentEnd && !m_timeout.IsZero() && !m_error)
     {
-        m_timer = Simulator::Schedule(m_progressAt + m_timeout - Simulator::Now(), &RcQp::OnTimeout, this);
+        m_timer = Simulator::Schedule(m_progressAt + m_timeout - Simulator::Now(),
+                                      &RcQp::OnTimeout,
+                                      this);
     }
 }
 

@@ -64,7 +64,11 @@ class RcQp : public QueuePair
      * @throws std::invalid_argument for a 0-byte WRITE or READ (a 0-byte SEND is one packet),
      * a target outside the peer's region, or an unconnected QP
      */
-    void PostSend(Verb verb, uint64_t bytes, uint64_t remoteOffset, uint64_t wrId, bool withImm,
+    void PostSend(Verb verb,
+                  uint64_t bytes,
+                  uint64_t remoteOffset,
+                  uint64_t wrId,
+                  bool withImm,
                   uint32_t imm);
     /** Post n receive work requests (consumed by SENDs and WRITEs with immediate). */
     void PostRecv(uint32_t n);
@@ -92,6 +96,7 @@ class RcQp : public QueuePair
         uint64_t completed = 0;       //!< send work requests completed
         uint64_t errors = 0;          //!< retries exhausted: the QP went to the error state
     };
+
     static constexpr uint32_t NUM_COUNTERS = 14;
     const Counters& GetCounters() const;
 
@@ -145,37 +150,37 @@ class RcQp : public QueuePair
     void OnTimeout();
     void Deliver(const TransportHeader& h);
 
-    uint32_t m_ackInterval;      //!< "AckInterval"
-    Time m_timeout;              //!< "LocalAckTimeout" (0: never)
-    uint32_t m_retryCount;       //!< "RetryCount"
-    uint32_t m_rnrRetry;         //!< "RnrRetry" (7: for ever)
-    uint32_t m_maxReads;         //!< "MaxOutstandingReads"
-    Time m_rnrDelay;             //!< "RnrDelay"
+    uint32_t m_ackInterval; //!< "AckInterval"
+    Time m_timeout;         //!< "LocalAckTimeout" (0: never)
+    uint32_t m_retryCount;  //!< "RetryCount"
+    uint32_t m_rnrRetry;    //!< "RnrRetry" (7: for ever)
+    uint32_t m_maxReads;    //!< "MaxOutstandingReads"
+    Time m_rnrDelay;        //!< "RnrDelay"
 
     bool m_connected;
     uint32_t m_remoteHost;
     uint32_t m_remoteQpn;
     uint64_t m_remoteRegion;
     // requester
-    std::deque<Wqe> m_sq;        //!< incomplete work requests, oldest first
-    uint32_t m_nextPsn;          //!< next PSN to assign to a new work request
-    uint32_t m_txPsn;            //!< next PSN to transmit
-    uint32_t m_sentEnd;          //!< one past the highest PSN ever transmitted
-    uint32_t m_una;              //!< the expected response PSN: every PSN below is acknowledged
+    std::deque<Wqe> m_sq; //!< incomplete work requests, oldest first
+    uint32_t m_nextPsn;   //!< next PSN to assign to a new work request
+    uint32_t m_txPsn;     //!< next PSN to transmit
+    uint32_t m_sentEnd;   //!< one past the highest PSN ever transmitted
+    uint32_t m_una;       //!< the expected response PSN: every PSN below is acknowledged
     uint32_t m_outstandingReads;
-    uint32_t m_retries;          //!< retries since the last progress (timeouts, NAKs)
-    uint32_t m_rnrRetries;       //!< RNR NAKs since the last progress
-    uint32_t m_retriedAt;        //!< the PSN a NAK last sent the requester back to, + 1 (0: none)
-    Time m_progressAt;           //!< the local ACK timer runs from here (last progress or retry)
+    uint32_t m_retries;    //!< retries since the last progress (timeouts, NAKs)
+    uint32_t m_rnrRetries; //!< RNR NAKs since the last progress
+    uint32_t m_retriedAt;  //!< the PSN a NAK last sent the requester back to, + 1 (0: none)
+    Time m_progressAt;     //!< the local ACK timer runs from here (last progress or retry)
     Time m_rnrUntil;
     bool m_error;
-    EventId m_timer;             //!< at most one pending: it re-checks m_progressAt when it fires
+    EventId m_timer; //!< at most one pending: it re-checks m_progressAt when it fires
     // responder
-    uint32_t m_ePsn;             //!< expected PSN
-    bool m_nakSent;              //!< a NAK for m_ePsn is out
-    uint32_t m_unacked;          //!< packets accepted since the last ACK
-    uint64_t m_msgBytes;         //!< bytes of the message being received
-    uint64_t m_msgOffset;        //!< its place in the region (a WRITE's RETH)
+    uint32_t m_ePsn;      //!< expected PSN
+    bool m_nakSent;       //!< a NAK for m_ePsn is out
+    uint32_t m_unacked;   //!< packets accepted since the last ACK
+    uint64_t m_msgBytes;  //!< bytes of the message being received
+    uint64_t m_msgOffset; //!< its place in the region (a WRITE's RETH)
     uint32_t m_postedRecvs;
     std::deque<Response> m_responses; //!< ACKs, NAKs and READ responses, in PSN order
     Counters m_counters;

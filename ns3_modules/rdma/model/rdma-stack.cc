@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "ns3/mcsim/bulk-output.h"
 #include "rdma-stack.h"
+
+#include "ns3/mcsim/bulk-output.h"
 
 #include <stdexcept>
 #include <string>

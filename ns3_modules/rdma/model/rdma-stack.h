@@ -32,8 +32,12 @@ class RdmaStack : public Object
      * Put a NIC (nicFactory) with a completion processor (processorFactory) on every host; QPs
      * come from rcFactory and udFactory; every host registers regionBytes for WRITE/READ.
      */
-    void Setup(Ptr<Fabric> fabric, ObjectFactory nicFactory, ObjectFactory processorFactory,
-               ObjectFactory rcFactory, ObjectFactory udFactory, uint64_t regionBytes);
+    void Setup(Ptr<Fabric> fabric,
+               ObjectFactory nicFactory,
+               ObjectFactory processorFactory,
+               ObjectFactory rcFactory,
+               ObjectFactory udFactory,
+               uint64_t regionBytes);
 
     uint32_t GetNHosts() const;
     Ptr<Nic> GetNic(uint32_t host) const; //!< throws std::out_of_range
@@ -45,7 +49,10 @@ class RdmaStack : public Object
      * Create and connect an RC QP pair between hosts a and b.
      * @return the pair (a's QP, b's QP)
      */
-    std::pair<Ptr<RcQp>, Ptr<RcQp>> Connect(uint32_t a, QpOwner* ownerA, uint32_t b, QpOwner* ownerB);
+    std::pair<Ptr<RcQp>, Ptr<RcQp>> Connect(uint32_t a,
+                                            QpOwner* ownerA,
+                                            uint32_t b,
+                                            QpOwner* ownerB);
 
     /** out[host * (Nic::NUM_COUNTERS + 2)]: Nic::Counters, completions processed, busy ps. */
     void GetHostCounters(uint64_t* out, std::size_t n) const;

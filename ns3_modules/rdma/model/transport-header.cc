@@ -50,7 +50,8 @@ TransportHeader::GetInstanceTypeId() const
 uint32_t
 TransportHeader::GetSerializedSize() const
 {
-    return FIXED_BYTES + (HasImm(opcode) ? IMM_BYTES : 0) + (HasReth(opcode) ? RETH_FIELDS_BYTES : 0);
+    return FIXED_BYTES + (HasImm(opcode) ? IMM_BYTES : 0) +
+           (HasReth(opcode) ? RETH_FIELDS_BYTES : 0);
 }
 
 void

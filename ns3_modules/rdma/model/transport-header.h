@@ -38,16 +38,16 @@ class TransportHeader : public Header
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
 
-    uint32_t srcHost;    //!< sending host
-    uint32_t dst;        //!< destination host, or group | FabricHeader::GROUP_FLAG
-    uint32_t flow;       //!< ECMP flow id (the QP pair)
-    uint32_t psn;        //!< packet sequence number (ACK: last PSN acknowledged; NAK: expected)
-    Opcode opcode;       //!< BTH opcode
-    uint8_t flags;       //!< FLAG_*
-    uint16_t dstQpn;     //!< destination QP number at the receiving NIC
-    uint32_t imm;        //!< immediate data (opcodes with ImmDt)
+    uint32_t srcHost;      //!< sending host
+    uint32_t dst;          //!< destination host, or group | FabricHeader::GROUP_FLAG
+    uint32_t flow;         //!< ECMP flow id (the QP pair)
+    uint32_t psn;          //!< packet sequence number (ACK: last PSN acknowledged; NAK: expected)
+    Opcode opcode;         //!< BTH opcode
+    uint8_t flags;         //!< FLAG_*
+    uint16_t dstQpn;       //!< destination QP number at the receiving NIC
+    uint32_t imm;          //!< immediate data (opcodes with ImmDt)
     uint64_t remoteOffset; //!< RETH: offset in the responder's registered region
-    uint32_t length;     //!< RETH: bytes of the WRITE or READ
+    uint32_t length;       //!< RETH: bytes of the WRITE or READ
 };
 
 } // namespace mcsim

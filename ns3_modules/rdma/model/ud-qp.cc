@@ -97,7 +97,9 @@ UdQp::NextPacket()
     Ptr<Packet> p = m_nic->MakePacket(h, d.bytes, data);
     if (m_owner != nullptr)
     {
-        m_owner->OnSendComplete(m_nic->GetHostId(), m_qpn, d.wrId); // a UD send completes when it leaves
+        m_owner->OnSendComplete(m_nic->GetHostId(),
+                                m_qpn,
+                                d.wrId); // a UD send completes when it leaves
     }
     return p;
 }

@@ -35,8 +35,13 @@ class UdQp : public QueuePair
      * @param localOffset verify mode: the payload's bytes are the region's at this offset
      * @throws std::invalid_argument for 0 or more than MTU bytes
      */
-    void PostSend(uint32_t dst, uint32_t dstQpn, uint32_t bytes, uint64_t wrId, bool withImm,
-                  uint32_t imm, int64_t localOffset = -1);
+    void PostSend(uint32_t dst,
+                  uint32_t dstQpn,
+                  uint32_t bytes,
+                  uint64_t wrId,
+                  bool withImm,
+                  uint32_t imm,
+                  int64_t localOffset = -1);
 
     bool HasPacket() const override;
     Ptr<Packet> NextPacket() override;
@@ -48,14 +53,15 @@ class UdQp : public QueuePair
     /** @brief Per-QP counters, read in bulk after the run. */
     struct Counters
     {
-        uint64_t txPackets = 0;    //!< datagrams sent
-        uint64_t txPayload = 0;    //!< payload bytes sent
-        uint64_t rxPackets = 0;    //!< datagrams taken into a posted buffer
-        uint64_t rxPayload = 0;    //!< their payload bytes
-        uint64_t overruns = 0;     //!< datagrams dropped: no receive buffer posted
-        uint64_t processed = 0;    //!< receive completions processed (buffer re-posted)
-        uint64_t minPosted = 0;    //!< fewest buffers ever posted (starts at RqDepth)
+        uint64_t txPackets = 0; //!< datagrams sent
+        uint64_t txPayload = 0; //!< payload bytes sent
+        uint64_t rxPackets = 0; //!< datagrams taken into a posted buffer
+        uint64_t rxPayload = 0; //!< their payload bytes
+        uint64_t overruns = 0;  //!< datagrams dropped: no receive buffer posted
+        uint64_t processed = 0; //!< receive completions processed (buffer re-posted)
+        uint64_t minPosted = 0; //!< fewest buffers ever posted (starts at RqDepth)
     };
+
     static constexpr uint32_t NUM_COUNTERS = 7;
     const Counters& GetCounters() const;
 

@@ -82,7 +82,8 @@ VerbsWorkload::AddRcOps(const uint32_t* verb,
         }
         const auto op = static_cast<uint32_t>(m_ops.size());
         auto [req, resp] = m_stack->Connect(src[i], this, dst[i], this);
-        for (auto [host, qpn] : {std::pair{src[i], req->GetQpn()}, std::pair{dst[i], resp->GetQpn()}})
+        for (auto [host, qpn] :
+             {std::pair{src[i], req->GetQpn()}, std::pair{dst[i], resp->GetQpn()}})
         {
             m_rcOpOf[host].resize(qpn + 1, NONE);
             m_rcOpOf[host][qpn] = op;
@@ -100,7 +101,7 @@ void
 VerbsWorkload::StartRcOp(uint32_t op)
 {
     const RcOp& o = m_ops[op];
-    const RcQp::Verb verb = o.verb == SEND ? RcQp::Verb::SEND
+    const RcQp::Verb verb = o.verb == SEND   ? RcQp::Verb::SEND
                             : o.verb == READ ? RcQp::Verb::READ
                                              : RcQp::Verb::WRITE;
     o.requester->PostSend(verb, o.bytes, 0, op, o.verb == WRITE_IMM, op);
@@ -155,7 +156,8 @@ VerbsWorkload::AddUdStreams(const uint32_t* src,
         CheckHost(src[i], "AddUdStreams");
         const bool group = (dst[i] & FabricHeader::GROUP_FLAG) != 0;
         const uint32_t g = dst[i] & ~FabricHeader::GROUP_FLAG;
-        if (startPs[i] < 0 || count[i] == 0 || bytes[i] == 0 || bytes[i] > m_stack->GetNic(src[i])->GetMtuBytes())
+        if (startPs[i] < 0 || count[i] == 0 || bytes[i] == 0 ||
+            bytes[i] > m_stack->GetNic(src[i])->GetMtuBytes())
         {
             throw std::invalid_argument("VerbsWorkload::AddUdStreams: stream " + std::to_string(i) +
                                         " has a bad start, count or size (1..MTU bytes)");
@@ -190,7 +192,11 @@ VerbsWorkload::AddUdStreams(const uint32_t* src,
 }
 
 void
-VerbsWorkload::StartUdStream(uint32_t srcQp, uint32_t dst, uint32_t dstQpn, uint32_t count, uint32_t bytes)
+VerbsWorkload::StartUdStream(uint32_t srcQp,
+                             uint32_t dst,
+                             uint32_t dstQpn,
+                             uint32_t count,
+                             uint32_t bytes)
 {
     const uint32_t host = srcQp >> 16;
     Ptr<UdQp> qp = DynamicCast<UdQp>(m_stack->GetNic(host)->GetQp(srcQp & 0xFFFF));

@@ -49,8 +49,12 @@ class VerbsWorkload : public Object, public QpOwner
      * target of WRITE/READ is offset 0 of the peer's region.
      * @throws std::invalid_argument for a bad host, verb, size or start
      */
-    void AddRcOps(const uint32_t* verb, const uint32_t* src, const uint32_t* dst,
-                  const uint64_t* bytes, const int64_t* startPs, std::size_t n);
+    void AddRcOps(const uint32_t* verb,
+                  const uint32_t* src,
+                  const uint32_t* dst,
+                  const uint64_t* bytes,
+                  const int64_t* startPs,
+                  std::size_t n);
 
     /** Group g's members each get a UD QP that receives the group's datagrams. */
     void AddUdGroup(uint32_t group, const uint32_t* members, std::size_t n);
@@ -59,15 +63,20 @@ class VerbsWorkload : public Object, public QpOwner
      * Add n UD streams: src sends count[i] datagrams of bytes[i] (<= MTU) to dst[i] (a host, or
      * a group | FabricHeader::GROUP_FLAG the source belongs to), posted at startPs[i].
      */
-    void AddUdStreams(const uint32_t* src, const uint32_t* dst, const uint32_t* count,
-                      const uint32_t* bytes, const int64_t* startPs, std::size_t n);
+    void AddUdStreams(const uint32_t* src,
+                      const uint32_t* dst,
+                      const uint32_t* count,
+                      const uint32_t* bytes,
+                      const int64_t* startPs,
+                      std::size_t n);
 
     void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;
     void OnReceive(uint32_t host, const Completion& c) override;
 
     uint32_t GetNRcOps() const;
     uint32_t GetNUdQps() const;
-    /** out[op * 4 + k]: requester done ps, responder done ps (0 if none), requester QP, responder QP. */
+    /** out[op * 4 + k]: requester done ps, responder done ps (0 if none), requester QP, responder
+     * QP. */
     void GetRcOpTimes(uint64_t* out, std::size_t n) const;
     /** out[op * 2 * RcQp::NUM_COUNTERS + side * NUM + k]: side 0 requester, 1 responder. */
     void GetRcQpCounters(uint64_t* out, std::size_t n) const;
@@ -98,7 +107,11 @@ class VerbsWorkload : public Object, public QpOwner
     };
 
     void StartRcOp(uint32_t op);
-    void StartUdStream(uint32_t srcQp, uint32_t dst, uint32_t dstQpn, uint32_t count, uint32_t bytes);
+    void StartUdStream(uint32_t srcQp,
+                       uint32_t dst,
+                       uint32_t dstQpn,
+                       uint32_t count,
+                       uint32_t bytes);
     Ptr<UdQp> UnicastUdQp(uint32_t host);
     void CheckHost(uint32_t host, const char* what) const;
 
@@ -106,8 +119,8 @@ class VerbsWorkload : public Object, public QpOwner
     std::vector<RcOp> m_ops;
     std::vector<UdReceiver> m_udQps;
     std::vector<std::vector<uint32_t>> m_rcOpOf; //!< host -> qpn -> RC op index (or UINT32_MAX)
-    std::vector<int64_t> m_unicastUd;             //!< host -> index in m_udQps, -1 if none
-    std::vector<std::vector<int64_t>> m_groupUd;  //!< group -> host -> index, -1 if not a member
+    std::vector<int64_t> m_unicastUd;            //!< host -> index in m_udQps, -1 if none
+    std::vector<std::vector<int64_t>> m_groupUd; //!< group -> host -> index, -1 if not a member
 };
 
 } // namespace mcsim

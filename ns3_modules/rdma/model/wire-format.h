@@ -41,7 +41,8 @@ enum class Opcode : uint8_t
     COUNT
 };
 
-/** @return true if the opcode carries a RETH (remote address, length): WRITE first/only, READ request */
+/** @return true if the opcode carries a RETH (remote address, length): WRITE first/only, READ
+ * request */
 bool HasReth(Opcode op);
 /** @return true if the opcode carries immediate data (ImmDt) */
 bool HasImm(Opcode op);
