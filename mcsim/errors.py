@@ -22,6 +22,13 @@ class IncompleteRun(McsimError):
     """A run in which some rank never got its whole output: it has no time and no bandwidth."""
 
 
+def require_integer(where: str, **values: object) -> None:
+    """Raise McsimError for the first of ``values`` that is not an integer (a bool is not one)."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise McsimError(f"{where}: {name}={value!r} must be an integer")
+
+
 def require_positive(where: str, **values: int | float) -> None:
     """Raise McsimError for the first of ``values`` that is not > 0."""
     for name, value in values.items():
