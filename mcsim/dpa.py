@@ -47,10 +47,10 @@ import numpy as np
 
 from mcsim import run_control, runtime
 from mcsim.errors import McsimError, pick, require_positive
-from mcsim.link import Link
+from mcsim.physics import DEFAULT_DELAY_PS, Link
 from mcsim.rdma import RdmaConfig, UdStream, VerbsResult, make_factory, run_verbs
+from mcsim.units import PS_PER_S
 
-PS_PER_S = 10**12
 # receive path -> the payload is staged (Completion::staged, RdmaConfig.staging)
 RECEIVE_PATHS = {"zero_copy": False, "staging": True}
 PLACEMENTS = {"spread": "SPREAD", "pack": "PACK"}  # ns3::mcsim::ThreadPlacement
@@ -290,7 +290,7 @@ def receive_stream(
     endpoints: int,
     datagrams: int,
     rq_depth: int = 32,
-    delay_ps: int = 100_000,
+    delay_ps: int = DEFAULT_DELAY_PS,
 ) -> ReceiveRun:
     """Host 0 streams ``datagrams`` UD chunks of ``chunk_b`` at line rate to host 1, round-robin
     over ``endpoints`` endpoints (UD QPs of as many two-member multicast groups); host 1's

@@ -12,7 +12,8 @@ import pytest
 from mcsim import machine, topology
 from mcsim.cli import _collective_scenarios, build_parser, main
 from mcsim.faults_file import load_faults
-from mcsim.link import Link, two_hosts
+from mcsim.link import two_hosts
+from mcsim.physics import Link
 from mcsim.rdma import RcConfig
 
 REPO = Path(__file__).resolve().parent.parent

@@ -8,7 +8,8 @@ import pytest
 
 from mcsim import topology
 from mcsim.errors import McsimError
-from mcsim.link import Link, two_hosts
+from mcsim.link import two_hosts
+from mcsim.physics import Link
 from mcsim.rdma import RNR_TIMER_PS, HostCpuConfig, RcConfig, RcOp, RdmaConfig, UdStream, run_verbs
 from mcsim.units import parse_rate
 
