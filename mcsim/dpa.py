@@ -168,10 +168,10 @@ class DpaConfig:
         return -(-chunk_b * 8 * PS_PER_S // self.loopback_bps)
 
 
-def packet_rate(rate_bps: int, chunk_b: int, header_b: int = UD_MULTICAST_HEADER_B) -> float:
-    """Datagrams per second of a link at rate_bps carrying chunk_b payload + header_b each."""
-    require_positive("packet_rate", rate_bps=rate_bps, chunk_b=chunk_b)
-    return rate_bps / (8 * (chunk_b + header_b))
+def packet_rate(data_rate_bps: int, chunk_b: int, header_b: int = UD_MULTICAST_HEADER_B) -> float:
+    """Datagrams per second of a link at data_rate_bps carrying chunk_b payload + header_b each."""
+    require_positive("packet_rate", data_rate_bps=data_rate_bps, chunk_b=chunk_b)
+    return data_rate_bps / (8 * (chunk_b + header_b))
 
 
 def thread_rate(path: str, chunk_b: int, dpa: DpaConfig | None = None) -> float:
@@ -215,20 +215,20 @@ def even_capacity(path: str, chunk_b: int, dpa: DpaConfig | None = None) -> floa
 
 
 def threads_needed(
-    rate_bps: int,
+    data_rate_bps: int,
     chunk_b: int,
     path: str,
     *,
     dpa: DpaConfig | None = None,
     header_b: int = UD_MULTICAST_HEADER_B,
 ) -> int | None:
-    """The fewest threads that sustain line rate: rate_bps / ((chunk_b + header_b) * 8) chunks/s
+    """The fewest threads that sustain line rate: data_rate_bps / ((chunk_b + header_b) * 8) chunks/s
     spread round-robin over one endpoint per thread (even_capacity); None if no count does.
 
     Parameters
     ----------
-    rate_bps
-        Link data rate in bit/s.
+    data_rate_bps
+        Link data rate in bit/s (after line encoding).
     chunk_b
         Payload bytes per datagram (one completion each).
     path
@@ -241,9 +241,9 @@ def threads_needed(
     """
     dpa = dpa or DpaConfig()
     pick("receive path", path, RECEIVE_PATHS)
-    require_positive("threads_needed", rate_bps=rate_bps, chunk_b=chunk_b)
+    require_positive("threads_needed", data_rate_bps=data_rate_bps, chunk_b=chunk_b)
     _integer("threads_needed", "header_b", header_b, 0)
-    need = packet_rate(rate_bps, chunk_b, header_b)
+    need = packet_rate(data_rate_bps, chunk_b, header_b)
     for n in range(1, dpa.cores * dpa.threads_per_core + 1):
         if even_capacity(path, chunk_b, dataclasses.replace(dpa, threads=n)) >= need:
             return n
@@ -297,8 +297,9 @@ def receive_stream(
     completions go to ``processor`` (DpaConfig or HostCpuConfig). Endpoint e is QP e on host 1,
     so with a DPA of T threads it is served by thread e mod T.
 
-    The hosts hang off one switch (switched_pair), both links at ``rate_bps``; each endpoint has
-    ``rq_depth`` receive buffers. Every datagram carries UD_MULTICAST_HEADER_B header bytes.
+    The hosts hang off one switch (switched_pair), both links at ``rate_bps`` with no line code (so
+    it is also their data rate); each endpoint has ``rq_depth`` receive buffers. Every datagram
+    carries UD_MULTICAST_HEADER_B header bytes.
     """
     pick("receive path", path, RECEIVE_PATHS)
     _integer("receive_stream", "endpoints", endpoints, 1)
