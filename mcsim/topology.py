@@ -677,8 +677,9 @@ def summary(g: nx.Graph) -> dict[str, Any]:
         group = groups.setdefault((tier[lo], tier[hi]), {"links": 0, "rates_bps": set(), "data_rates_bps": set()})
         group["links"] += attrs["parallel"]
         group["rates_bps"].add(attrs["rate_bps"])
-        group["data_rates_bps"].add(Link.from_edge(attrs).data_rate_bps)
-        cap = Link.from_edge(attrs).data_rate_bps * attrs["parallel"]
+        data_rate_bps = Link.from_edge(attrs).data_rate_bps
+        group["data_rates_bps"].add(data_rate_bps)
+        cap = data_rate_bps * attrs["parallel"]
         if tier[lo] < tier[hi]:
             down[hi] = down.get(hi, 0) + cap
             up[lo] = up.get(lo, 0) + cap
