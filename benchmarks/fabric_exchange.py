@@ -25,6 +25,7 @@ CHILD = """
 import json, resource, sys, time
 from mcsim import runtime, topology
 from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow, build
+from mcsim.physics import Link
 pattern, name, size_b = sys.argv[1], sys.argv[2], int(sys.argv[3])
 g = topology.resolve(name)
 P = topology.host_count(g)
@@ -41,8 +42,7 @@ with build(g, groups=groups, config=cfg) as fab:
     wall = time.perf_counter() - t0
     r = fab.collect()
     events = int(ns.Simulator.GetEventCount())
-link = next(iter(g.edges(data=True)))[2]
-data_bps = link["rate_bps"] * link["encoding_data_bits"] // link["encoding_line_bits"]
+data_bps = Link.from_edge(next(iter(g.edges(data=True)))[2]).data_rate_bps
 packets = -(-size_b // 4096)
 wire = (P - 1) * packets * (4096 + FABRIC_HEADER_BYTES + cfg.header_bytes)
 print(json.dumps({

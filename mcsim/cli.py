@@ -21,7 +21,8 @@ from mcsim import runtime, topology
 from mcsim.errors import McsimError
 from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
 from mcsim.faults_file import load_faults
-from mcsim.link import DEFAULT_DELAY_PS, Link, expected_finish_ps, parse_encoding, stream
+from mcsim.link import expected_finish_ps, stream
+from mcsim.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.rdma import RcConfig
 from mcsim.result import Result
 from mcsim.scenario import Scenario

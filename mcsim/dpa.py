@@ -46,11 +46,11 @@ import networkx as nx
 import numpy as np
 
 from mcsim import run_control, runtime
-from mcsim.errors import McsimError, pick, require_positive
-from mcsim.link import Link
+from mcsim.errors import McsimError, pick, require_int, require_integer, require_positive
+from mcsim.physics import DEFAULT_DELAY_PS, Link
 from mcsim.rdma import RdmaConfig, UdStream, VerbsResult, make_factory, run_verbs
+from mcsim.units import PS_PER_S
 
-PS_PER_S = 10**12
 # receive path -> the payload is staged (Completion::staged, RdmaConfig.staging)
 RECEIVE_PATHS = {"zero_copy": False, "staging": True}
 PLACEMENTS = {"spread": "SPREAD", "pack": "PACK"}  # ns3::mcsim::ThreadPlacement
@@ -61,11 +61,6 @@ UD_MULTICAST_HEADER_B = UD_HEADER_B + 40
 # measured thread scaling of a DPA receive engine (BlueField-3, 4 KiB packets): threads -> Mpps
 MEASURED_SCALING_MPPS = {4: 11.6, 8: 22.9, 16: 42.9, 32: 70.5, 64: 92.1}
 THREAD_COUNTERS = ("processed", "busy_ps", "max_queue")  # Dpa::GetThreadCounters
-
-
-def _integer(where: str, name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise McsimError(f"{where}: {name}={value!r} must be an integer >= {low}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,10 +80,9 @@ class DpaConfig:
 
     def __post_init__(self) -> None:
         where = "DpaConfig"
-        _integer(where, "cores", self.cores, 1)
-        _integer(where, "threads_per_core", self.threads_per_core, 1)
-        if isinstance(self.threads, bool) or not isinstance(self.threads, int):
-            raise McsimError(f"{where}: threads={self.threads!r} must be an integer")
+        require_int(where, "cores", self.cores, lo=1)
+        require_int(where, "threads_per_core", self.threads_per_core, lo=1)
+        require_integer(where, threads=self.threads)
         most = self.cores * self.threads_per_core
         if self.threads < 1:
             raise McsimError(f"{where}: threads={self.threads} must be >= 1; the DPA has 1..{most} threads")
@@ -98,10 +92,10 @@ class DpaConfig:
                 f"(cores={self.cores} x threads_per_core={self.threads_per_core} = {most}); use at most {most}"
             )
         pick("thread placement", self.placement, PLACEMENTS)
-        _integer(where, "zero_copy_cycles", self.zero_copy_cycles, 0)
-        _integer(where, "staging_cycles", self.staging_cycles, 0)
-        _integer(where, "clock_hz", self.clock_hz, 1)
-        _integer(where, "loopback_bps", self.loopback_bps, 1)
+        require_int(where, "zero_copy_cycles", self.zero_copy_cycles, lo=0)
+        require_int(where, "staging_cycles", self.staging_cycles, lo=0)
+        require_int(where, "clock_hz", self.clock_hz, lo=1)
+        require_int(where, "loopback_bps", self.loopback_bps, lo=1)
         require_positive(where, issue_share=self.issue_share)
         if not self.issue_share <= 1:
             raise McsimError(f"{where}: issue_share={self.issue_share!r} must be in (0, 1]; 1 means no latency hiding")
@@ -168,10 +162,10 @@ class DpaConfig:
         return -(-chunk_b * 8 * PS_PER_S // self.loopback_bps)
 
 
-def packet_rate(rate_bps: int, chunk_b: int, header_b: int = UD_MULTICAST_HEADER_B) -> float:
-    """Datagrams per second of a link at rate_bps carrying chunk_b payload + header_b each."""
-    require_positive("packet_rate", rate_bps=rate_bps, chunk_b=chunk_b)
-    return rate_bps / (8 * (chunk_b + header_b))
+def packet_rate(data_rate_bps: int, chunk_b: int, header_b: int = UD_MULTICAST_HEADER_B) -> float:
+    """Datagrams per second of a link at data_rate_bps carrying chunk_b payload + header_b each."""
+    require_positive("packet_rate", data_rate_bps=data_rate_bps, chunk_b=chunk_b)
+    return data_rate_bps / (8 * (chunk_b + header_b))
 
 
 def thread_rate(path: str, chunk_b: int, dpa: DpaConfig | None = None) -> float:
@@ -215,20 +209,20 @@ def even_capacity(path: str, chunk_b: int, dpa: DpaConfig | None = None) -> floa
 
 
 def threads_needed(
-    rate_bps: int,
+    data_rate_bps: int,
     chunk_b: int,
     path: str,
     *,
     dpa: DpaConfig | None = None,
     header_b: int = UD_MULTICAST_HEADER_B,
 ) -> int | None:
-    """The fewest threads that sustain line rate: rate_bps / ((chunk_b + header_b) * 8) chunks/s
+    """The fewest threads that sustain line rate: data_rate_bps / ((chunk_b + header_b) * 8) chunks/s
     spread round-robin over one endpoint per thread (even_capacity); None if no count does.
 
     Parameters
     ----------
-    rate_bps
-        Link data rate in bit/s.
+    data_rate_bps
+        Link data rate in bit/s (after line encoding).
     chunk_b
         Payload bytes per datagram (one completion each).
     path
@@ -241,9 +235,9 @@ def threads_needed(
     """
     dpa = dpa or DpaConfig()
     pick("receive path", path, RECEIVE_PATHS)
-    require_positive("threads_needed", rate_bps=rate_bps, chunk_b=chunk_b)
-    _integer("threads_needed", "header_b", header_b, 0)
-    need = packet_rate(rate_bps, chunk_b, header_b)
+    require_positive("threads_needed", data_rate_bps=data_rate_bps, chunk_b=chunk_b)
+    require_int("threads_needed", "header_b", header_b, lo=0)
+    need = packet_rate(data_rate_bps, chunk_b, header_b)
     for n in range(1, dpa.cores * dpa.threads_per_core + 1):
         if even_capacity(path, chunk_b, dataclasses.replace(dpa, threads=n)) >= need:
             return n
@@ -290,19 +284,20 @@ def receive_stream(
     endpoints: int,
     datagrams: int,
     rq_depth: int = 32,
-    delay_ps: int = 100_000,
+    delay_ps: int = DEFAULT_DELAY_PS,
 ) -> ReceiveRun:
     """Host 0 streams ``datagrams`` UD chunks of ``chunk_b`` at line rate to host 1, round-robin
     over ``endpoints`` endpoints (UD QPs of as many two-member multicast groups); host 1's
     completions go to ``processor`` (DpaConfig or HostCpuConfig). Endpoint e is QP e on host 1,
     so with a DPA of T threads it is served by thread e mod T.
 
-    The hosts hang off one switch (switched_pair), both links at ``rate_bps``; each endpoint has
-    ``rq_depth`` receive buffers. Every datagram carries UD_MULTICAST_HEADER_B header bytes.
+    The hosts hang off one switch (switched_pair), both links at ``rate_bps`` with no line code (so
+    it is also their data rate); each endpoint has ``rq_depth`` receive buffers. Every datagram
+    carries UD_MULTICAST_HEADER_B header bytes.
     """
     pick("receive path", path, RECEIVE_PATHS)
-    _integer("receive_stream", "endpoints", endpoints, 1)
-    _integer("receive_stream", "datagrams", datagrams, endpoints)
+    require_int("receive_stream", "endpoints", endpoints, lo=1)
+    require_int("receive_stream", "datagrams", datagrams, lo=endpoints)
     link = Link(rate_bps=rate_bps, delay_ps=delay_ps)
     counts = [datagrams // endpoints + (1 if e < datagrams % endpoints else 0) for e in range(endpoints)]
     r = run_verbs(
@@ -354,8 +349,8 @@ def saturate(
     if not callable(getattr(processor, "factory", None)):
         raise McsimError(f"saturate: processor={processor!r} has no factory(ns); use DpaConfig() or HostCpuConfig()")
     endpoints = endpoints if endpoints is not None else getattr(processor, "threads", 1)
-    _integer("saturate", "endpoints", endpoints, 1)
-    _integer("saturate", "completions", completions, 8)
+    require_int("saturate", "endpoints", endpoints, lo=1)
+    require_int("saturate", "completions", completions, lo=8)
     require_positive("saturate", chunk_b=chunk_b)
     ns = runtime.load()
     src = ns.CreateObject[ns.mcsim.CompletionSource]()

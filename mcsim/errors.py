@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
+from numbers import Integral
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -20,6 +21,18 @@ class McsimError(ValueError):
 
 class IncompleteRun(McsimError):
     """A run in which some rank never got its whole output: it has no time and no bandwidth."""
+
+
+def is_integer(value: object) -> bool:
+    """An integer: a Python or numpy integer, not a bool (the one test every integer check uses)."""
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def require_integer(where: str, **values: object) -> None:
+    """Raise McsimError for the first of ``values`` that is not an integer (a bool is not one)."""
+    for name, value in values.items():
+        if not is_integer(value):
+            raise McsimError(f"{where}: {name}={value!r} must be an integer")
 
 
 def require_positive(where: str, **values: int | float) -> None:
@@ -39,11 +52,11 @@ def require_int(where: str, name: str, value: object, *, lo: int, hi: int | None
     comes from.
     """
     bounds = f">= {lo}" if hi is None else f"{lo}..{hi}"
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_integer(value):
         raise McsimError(f"{where}: {name}={value!r} must be an integer {bounds}{why}")
-    if value < lo or (hi is not None and value > hi):
+    if value < lo or (hi is not None and value > hi):  # type: ignore[operator]
         raise McsimError(f"{where}: {name}={value!r} must be {bounds}{why}")
-    return value
+    return int(value)  # type: ignore[call-overload]
 
 
 def pick(kind: str, name: str, registry: Mapping[str, T]) -> T:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
 from mcsim import routing, run_control, runtime, subnet_manager
-from mcsim.errors import IncompleteRun, McsimError, pick, require_positive
+from mcsim.errors import IncompleteRun, McsimError, is_integer, pick, require_positive
 
 FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}
 GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
@@ -79,10 +79,6 @@ class FabricConfig:
         _check_probability("FabricConfig", "loss", self.loss)
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, Integral) and not isinstance(value, bool)
-
-
 def _check_probability(where: str, name: str, p: object) -> None:
     if isinstance(p, bool) or not isinstance(p, Real) or not 0 <= p < 1:  # NaN fails 0 <= p too
         raise McsimError(
@@ -133,7 +129,7 @@ class Faults:
         object.__setattr__(self, "link_down", tuple(_row("link_down", i, r, 4) for i, r in enumerate(self.link_down)))
         for edge, p in self.link_loss.items():
             where = f"Faults: link_loss[{edge!r}]"
-            if not isinstance(edge, tuple) or len(edge) != 2 or not all(map(_is_int, edge)):
+            if not isinstance(edge, tuple) or len(edge) != 2 or not all(map(is_integer, edge)):
                 raise McsimError(f"{where} must be keyed by an edge (u, v) of two nodes; e.g. {{(0, 4): 1e-3}}")
             _check_probability(where, "p", p)
         seen: dict[tuple[int, int, int], int] = {}
@@ -154,7 +150,7 @@ class Faults:
                     f"{where}: up_ps={up_ps} must be > down_ps={down_ps}; the link is down in [down_ps, up_ps) "
                     "(up_ps=FOREVER: for good)"
                 )
-        if self.reroute_delay_ps is not None and (not _is_int(self.reroute_delay_ps) or self.reroute_delay_ps < 0):
+        if self.reroute_delay_ps is not None and (not is_integer(self.reroute_delay_ps) or self.reroute_delay_ps < 0):
             raise McsimError(
                 f"Faults: reroute_delay_ps={self.reroute_delay_ps!r} must be an integer >= 0 (ps), or None for "
                 "static routes"
@@ -192,7 +188,7 @@ def _row(what: str, i: int, row: object, n: int) -> tuple[Any, ...]:
     McsimError naming it."""
     forever = what == "link_down" and isinstance(row, Sequence) and len(row) == n and row[-1] is FOREVER
     values = row[:-1] if forever else row  # type: ignore[index]
-    if not isinstance(row, Sequence) or len(row) != n or not all(map(_is_int, values)):
+    if not isinstance(row, Sequence) or len(row) != n or not all(map(is_integer, values)):
         fields = "(node, port, index)" if what == "drops" else "(u, v, down_ps, up_ps or FOREVER)"
         raise McsimError(f"Faults: {what}[{i}]={row!r} must be {n} integers {fields}")
     return (*(int(x) for x in values), *((FOREVER,) if forever else ()))

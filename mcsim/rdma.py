@@ -77,8 +77,7 @@ class HostCpuConfig:
     memcpy_bps: int = 100 * 10**9  # copy rate for staged (UD) payloads
 
     def __post_init__(self) -> None:
-        if isinstance(self.completion_ps, bool) or not isinstance(self.completion_ps, int) or self.completion_ps < 0:
-            raise McsimError(f"HostCpuConfig: completion_ps={self.completion_ps!r} must be an integer >= 0")
+        require_int("HostCpuConfig", "completion_ps", self.completion_ps, lo=0)
         require_positive("HostCpuConfig", memcpy_bps=self.memcpy_bps)
 
     def factory(self, ns: Any) -> Any:
@@ -116,8 +115,7 @@ class RcConfig:
             value = getattr(self, name)
             if name == "retry_cnt" and value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
-                raise McsimError(f"RcConfig: {name}={value!r} must be an integer 0..{top} (its InfiniBand encoding)")
+            require_int("RcConfig", name, value, lo=0, hi=top, why=" (its InfiniBand encoding)")
 
     @property
     def ack_timeout_ps(self) -> int:

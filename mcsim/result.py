@@ -16,8 +16,8 @@ import numpy as np
 
 from mcsim.errors import IncompleteRun
 from mcsim.fabric import FabricResult
+from mcsim.units import PS_PER_S
 
-PS_PER_S = 10**12
 MAX_LISTED_RANKS = 10  # an incomplete run's message names at most this many ranks per reason
 
 

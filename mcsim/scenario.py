@@ -14,7 +14,7 @@ import numpy as np
 
 from mcsim import collectives, fabric, machine, rdma, runtime, topology
 from mcsim.errors import McsimError, pick, require_int
-from mcsim.link import preset, with_link
+from mcsim.physics import Link, preset
 from mcsim.result import Result
 from mcsim.units import parse_rate, parse_size
 
@@ -242,13 +242,13 @@ class Scenario:
     def _graph(self) -> nx.Graph:
         """The topology with the scenario's link rate, for reading only (shared when rate is None)."""
         g = _topology(self.topology)
-        return with_link(g, preset(parse_rate(self.rate))) if self.rate is not None else g
+        return topology.with_link(g, preset(parse_rate(self.rate))) if self.rate is not None else g
 
     @property
     def data_rate_bps(self) -> int:
         """Data rate of host 0's link (after encoding)."""
         g = self._graph()
-        return topology.data_rate_bps(g.edges[0, next(iter(g.neighbors(0)))])
+        return Link.from_edge(g.edges[0, next(iter(g.neighbors(0)))]).data_rate_bps
 
     def data_timeout_ps(self) -> int:
         lacking = self.bytes_per_rank_b * (1 if self.collective == "broadcast" else self.n_ranks - 1)

@@ -24,7 +24,7 @@ A ``.toml`` file names a builder and its parameters, with units at the boundary:
     name = "leaf_spine"
     leaves = 12
     rate = "56.25Gbps"     # -> rate_bps, parsed by mcsim.units.parse_rate
-    encoding = "64b/66b"   # -> encoding_data_bits/encoding_line_bits, by mcsim.link.parse_encoding
+    encoding = "64b/66b"   # -> encoding_data_bits/encoding_line_bits, by mcsim.physics.parse_encoding
     delay = "100ns"        # -> delay_ps, parsed by mcsim.units.parse_time
 
 A ``.graphml`` file holds any graph that :func:`validate` accepts.
@@ -43,13 +43,13 @@ from typing import Any
 import networkx as nx
 
 from mcsim import machine
-from mcsim.errors import McsimError, pick, require_positive
+from mcsim.errors import McsimError, pick, require_integer, require_positive
+from mcsim.physics import EDGE_ATTRS, Link, check_link, edge_attrs, format_encoding, parse_encoding
 from mcsim.units import format_rate, format_time, parse_rate, parse_time
 
 HOST = "host"
 SWITCH = "switch"
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
-EDGE_ATTRS = ("rate_bps", "encoding_data_bits", "encoding_line_bits", "delay_ps", "parallel")
 NODE_ATTRS = ("role", "tier", "name")
 # Graph attrs kept in a GraphML file; "params" is stored there as a JSON string.
 GRAPH_ATTRS = ("name", "description", "builder", "params")
@@ -64,42 +64,6 @@ _TOP_KEYS = ("name", "description", "builder")
 
 # ---------------------------------------------------------------------------------------------
 # builders
-
-
-def _require_int(where: str, **values: object) -> None:
-    for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise McsimError(f"{where}: {name}={value!r} must be an integer")
-
-
-def _check_link(where: str, rate_bps: int, delay_ps: int, encoding_data_bits: int, encoding_line_bits: int) -> None:
-    _require_int(
-        where,
-        rate_bps=rate_bps,
-        delay_ps=delay_ps,
-        encoding_data_bits=encoding_data_bits,
-        encoding_line_bits=encoding_line_bits,
-    )
-    require_positive(
-        where, rate_bps=rate_bps, encoding_data_bits=encoding_data_bits, encoding_line_bits=encoding_line_bits
-    )
-    if delay_ps < 0:
-        raise McsimError(f"{where}: delay_ps={delay_ps} must be >= 0; e.g. 100_000 for 100 ns")
-    if encoding_data_bits > encoding_line_bits:
-        raise McsimError(
-            f"{where}: encoding_data_bits={encoding_data_bits} must be <= encoding_line_bits={encoding_line_bits}; "
-            "e.g. 64 and 66 for 64b/66b"
-        )
-
-
-def _link_attrs(rate_bps: int, delay_ps: int, data_bits: int, line_bits: int, parallel: int = 1) -> dict[str, int]:
-    return {
-        "rate_bps": rate_bps,
-        "encoding_data_bits": data_bits,
-        "encoding_line_bits": line_bits,
-        "delay_ps": delay_ps,
-        "parallel": parallel,
-    }
 
 
 def fat_tree(
@@ -136,10 +100,16 @@ def fat_tree(
     pod connects to every aggregation switch of its pod; aggregation switch j of every pod connects
     to core switches j*k/2 .. j*k/2+k/2-1.
     """
-    _require_int("fat_tree", k=k)
+    require_integer("fat_tree", k=k)
     if k < 2 or k % 2:
         raise McsimError(f"fat_tree: k={k} must be even and >= 2; try k={max(2, k + k % 2)}")
-    _check_link("fat_tree", rate_bps, delay_ps, encoding_data_bits, encoding_line_bits)
+    link = edge_attrs(
+        "fat_tree",
+        rate_bps=rate_bps,
+        delay_ps=delay_ps,
+        encoding_data_bits=encoding_data_bits,
+        encoding_line_bits=encoding_line_bits,
+    )
     half = k // 2
     hosts = k * half * half
     machine.require_fits(
@@ -165,7 +135,6 @@ def fat_tree(
         g.add_node(first_agg + i, role=SWITCH, tier=2, name=f"agg{i}")
     for i in range(half * half):
         g.add_node(first_core + i, role=SWITCH, tier=3, name=f"core{i}")
-    link = _link_attrs(rate_bps, delay_ps, encoding_data_bits, encoding_line_bits)
     for h in range(hosts):
         g.add_edge(h, first_edge + h // half, **link)
     for pod in range(k):
@@ -224,7 +193,7 @@ def leaf_spine(
     A leaf's oversubscription is hosts / (spines * links_per_leaf_spine) at equal link rates; it
     may exceed 1 (see :func:`summary`).
     """
-    _require_int("leaf_spine", leaves=leaves, spines=spines, links_per_leaf_spine=links_per_leaf_spine)
+    require_integer("leaf_spine", leaves=leaves, spines=spines, links_per_leaf_spine=links_per_leaf_spine)
     require_positive("leaf_spine", leaves=leaves, links_per_leaf_spine=links_per_leaf_spine)
     if spines < 0:
         raise McsimError(f"leaf_spine: spines={spines} must be >= 0")
@@ -241,12 +210,18 @@ def leaf_spine(
     else:
         raise McsimError(f"leaf_spine: hosts_per_leaf={hosts_per_leaf!r} must be an integer or a list of integers")
     for i, n in enumerate(counts):
-        _require_int("leaf_spine", **{f"hosts_per_leaf[{i}]": n})
+        require_integer("leaf_spine", **{f"hosts_per_leaf[{i}]": n})
         require_positive("leaf_spine", **{f"hosts_per_leaf[{i}]": n})
-    _check_link("leaf_spine", rate_bps, delay_ps, encoding_data_bits, encoding_line_bits)
+    link = edge_attrs(
+        "leaf_spine",
+        rate_bps=rate_bps,
+        delay_ps=delay_ps,
+        encoding_data_bits=encoding_data_bits,
+        encoding_line_bits=encoding_line_bits,
+    )
     uplinks = spines * links_per_leaf_spine
     if switch_ports is not None:
-        _require_int("leaf_spine", switch_ports=switch_ports)
+        require_integer("leaf_spine", switch_ports=switch_ports)
         require_positive("leaf_spine", switch_ports=switch_ports)
         for i, n in enumerate(counts):
             if n + uplinks > switch_ports:
@@ -286,19 +261,27 @@ def leaf_spine(
     h = 0
     for i, n in enumerate(counts):
         for _ in range(n):
-            g.add_edge(h, hosts + i, **_link_attrs(rate_bps, delay_ps, encoding_data_bits, encoding_line_bits))
+            g.add_edge(h, hosts + i, **link)
             h += 1
     for i in range(leaves):
         for j in range(spines):
-            g.add_edge(
-                hosts + i,
-                hosts + leaves + j,
-                **_link_attrs(rate_bps, delay_ps, encoding_data_bits, encoding_line_bits, links_per_leaf_spine),
-            )
+            g.add_edge(hosts + i, hosts + leaves + j, **{**link, "parallel": links_per_leaf_spine})
     return g
 
 
 BUILDERS: dict[str, Callable[..., nx.Graph]] = {"fat_tree": fat_tree, "leaf_spine": leaf_spine}
+
+
+def with_link(g: nx.Graph, link: Link) -> nx.Graph:
+    """A copy of topology g whose every link has this rate and encoding (delays, parallel kept)."""
+    out = g.copy()
+    for _, _, e in out.edges(data=True):
+        e.update(
+            rate_bps=link.rate_bps,
+            encoding_data_bits=link.encoding_data_bits,
+            encoding_line_bits=link.encoding_line_bits,
+        )
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -338,7 +321,7 @@ def validate(g: nx.Graph) -> None:
         role, tier, name = attrs["role"], attrs["tier"], attrs["name"]
         if role not in (HOST, SWITCH):
             raise McsimError(f"topology: node {node} role={role!r} must be 'host' or 'switch'")
-        _require_int(f"topology: node {node}", tier=tier)
+        require_integer(f"topology: node {node}", tier=tier)
         if (role == HOST) != (tier == 0) or tier < 0:
             raise McsimError(f"topology: node {node} tier={tier} must be 0 for hosts and >= 1 for switches")
         if not isinstance(name, str) or not name:
@@ -363,15 +346,7 @@ def validate(g: nx.Graph) -> None:
         for key in EDGE_ATTRS:
             if key not in attrs:
                 raise McsimError(f"{where} has no {key!r}; every link needs {', '.join(EDGE_ATTRS)}")
-        _require_int(where, **{key: attrs[key] for key in EDGE_ATTRS})
-        require_positive(where, **{key: attrs[key] for key in EDGE_ATTRS if key != "delay_ps"})
-        if attrs["delay_ps"] < 0:
-            raise McsimError(f"{where}: delay_ps={attrs['delay_ps']} must be >= 0")
-        if attrs["encoding_data_bits"] > attrs["encoding_line_bits"]:
-            raise McsimError(
-                f"{where}: encoding_data_bits={attrs['encoding_data_bits']} must be <= "
-                f"encoding_line_bits={attrs['encoding_line_bits']}"
-            )
+        check_link(where, {key: attrs[key] for key in EDGE_ATTRS})
     for h in range(last_host + 1):
         if g.degree(h) != 1:
             raise McsimError(f"topology: host {h} has {g.degree(h)} links; each host needs exactly one NIC link")
@@ -431,8 +406,6 @@ def build(name: str, table: Mapping[str, Any], *, where: str = "topology") -> nx
         elif key == "delay":
             kwargs["delay_ps"] = parse_time(value, what=f"{where}: delay")
         elif key == "encoding":
-            from mcsim.link import parse_encoding  # here: mcsim.link imports the fabric, which imports us
-
             if not isinstance(value, str):
                 raise McsimError(f"{where}: encoding={value!r} must be a string; e.g. '64b/66b' or 'none'")
             kwargs["encoding_data_bits"], kwargs["encoding_line_bits"] = parse_encoding(value)
@@ -598,8 +571,7 @@ def _toml_text(g: nx.Graph) -> str:
         elif key == "delay":
             value = _toml_value(_exact(params["delay_ps"], format_time, parse_time, "ps"))
         elif key == "encoding":
-            d, line = params["encoding_data_bits"], params["encoding_line_bits"]
-            value = _toml_value("none" if (d, line) == (1, 1) else f"{d}b/{line}b")
+            value = _toml_value(format_encoding(params["encoding_data_bits"], params["encoding_line_bits"]))
         elif params.get(key) is None:
             continue
         else:
@@ -635,11 +607,6 @@ def save(g: nx.Graph, path: str | Path) -> None:
 # summary
 
 
-def data_rate_bps(attrs: Mapping[str, int]) -> int:
-    """Data rate of one link (edge attrs) in bit/s after line encoding, rounded down."""
-    return attrs["rate_bps"] * attrs["encoding_data_bits"] // attrs["encoding_line_bits"]
-
-
 def _tier_label(tier: int) -> str:
     return "host" if tier == 0 else f"tier{tier}"
 
@@ -649,7 +616,7 @@ def _bisection_bps(g: nx.Graph, hosts: int) -> int:
         return 0
     flow = nx.DiGraph()
     for u, v, attrs in g.edges(data=True):
-        cap = data_rate_bps(attrs) * attrs["parallel"]
+        cap = Link.from_edge(attrs).data_rate_bps * attrs["parallel"]
         flow.add_edge(u, v, capacity=cap)
         flow.add_edge(v, u, capacity=cap)
     source, sink = "source", "sink"  # no capacity attribute: unbounded
@@ -710,8 +677,9 @@ def summary(g: nx.Graph) -> dict[str, Any]:
         group = groups.setdefault((tier[lo], tier[hi]), {"links": 0, "rates_bps": set(), "data_rates_bps": set()})
         group["links"] += attrs["parallel"]
         group["rates_bps"].add(attrs["rate_bps"])
-        group["data_rates_bps"].add(data_rate_bps(attrs))
-        cap = data_rate_bps(attrs) * attrs["parallel"]
+        data_rate_bps = Link.from_edge(attrs).data_rate_bps
+        group["data_rates_bps"].add(data_rate_bps)
+        cap = data_rate_bps * attrs["parallel"]
         if tier[lo] < tier[hi]:
             down[hi] = down.get(hi, 0) + cap
             up[lo] = up.get(lo, 0) + cap

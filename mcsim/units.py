@@ -18,6 +18,8 @@ from fractions import Fraction
 
 from mcsim.errors import McsimError
 
+PS_PER_S = 10**12  # picoseconds per second: simulated time's resolution
+
 _NUMBER = re.compile(r"^\s*(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exp>[+-]?[0-9]+))?\s*(?P<unit>\S*)\s*$")
 
 

@@ -15,7 +15,8 @@ import argparse
 import sys
 
 from mcsim.fabric import DEFAULT_HEADER_BYTES, FABRIC_HEADER_BYTES
-from mcsim.link import Link, expected_finish_ps, stream
+from mcsim.link import expected_finish_ps, stream
+from mcsim.physics import Link
 from mcsim.units import format_rate, format_size, parse_rate, parse_size
 
 MTU_BYTES = 4096

@@ -12,7 +12,8 @@ import pytest
 from mcsim import machine, topology
 from mcsim.cli import _collective_scenarios, build_parser, main
 from mcsim.faults_file import load_faults
-from mcsim.link import Link, two_hosts
+from mcsim.link import two_hosts
+from mcsim.physics import Link
 from mcsim.rdma import RcConfig
 
 REPO = Path(__file__).resolve().parent.parent
@@ -99,7 +100,7 @@ def test_run_the_main_scenario(capsys):
         (["allgather", "--retry-cnt", "8"], "mcsim: error: --retry-cnt='8' must be 0..7 (the InfiniBand retry_cnt) or"),
         (
             ["allgather", "--ack-timeout-exp", "32"],
-            "mcsim: error: RcConfig: ack_timeout_exp=32 must be an integer 0..31",
+            "mcsim: error: RcConfig: ack_timeout_exp=32 must be 0..31 (its InfiniBand encoding)",
         ),
         (["allgather", "--loss", "1"], "mcsim: error: FabricConfig: loss=1.0 must be a probability >= 0 and < 1"),
         (["allgather", "--loss", "lots"], "mcsim: error: argument --loss: invalid float value: 'lots'"),

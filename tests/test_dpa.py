@@ -20,7 +20,8 @@ from mcsim.dpa import (
     threads_needed,
 )
 from mcsim.errors import McsimError
-from mcsim.link import Link, two_hosts
+from mcsim.link import two_hosts
+from mcsim.physics import Link
 from mcsim.rdma import RcOp, RdmaConfig, run_verbs
 from mcsim.units import parse_rate
 

@@ -8,7 +8,7 @@ import pytest
 from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow, simulate
-from mcsim.link import Link
+from mcsim.physics import Link
 from mcsim.units import parse_rate, parse_size
 
 HEADER_B = 10  # + 16-byte fabric header = 26 B, an InfiniBand RC packet's headers

@@ -12,7 +12,8 @@ from mcsim import machine, routing, topology
 from mcsim.errors import McsimError
 from mcsim.fabric import DEFAULT_REROUTE_DELAY_PS, Faults
 from mcsim.faults_file import load_faults, read_faults
-from mcsim.link import Link, two_hosts
+from mcsim.link import two_hosts
+from mcsim.physics import Link
 from mcsim.rdma import RcConfig
 from mcsim.scenario import MAX_ENDPOINTS, MAX_QP_WR, PROCESS_B, Scenario
 

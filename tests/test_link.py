@@ -5,7 +5,8 @@ import pytest
 
 from mcsim.errors import McsimError
 from mcsim.fabric import FABRIC_HEADER_BYTES
-from mcsim.link import Link, expected_finish_ps, parse_encoding, stream
+from mcsim.link import expected_finish_ps, stream
+from mcsim.physics import Link
 from mcsim.units import parse_rate, parse_size
 
 RATES = ["56Gbps", "100Gbps", "200Gbps", "400Gbps", "800Gbps", "1.6Tbps"]
@@ -38,30 +39,6 @@ def test_same_stream_twice_is_identical():
     assert stream(link, 123_457, mtu_b=1024, header_bytes=42) == stream(link, 123_457, mtu_b=1024, header_bytes=42)
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"rate_bps": 0}, r"Link: rate_bps=0 must be > 0"),
-        ({"rate_bps": 10**9, "encoding_data_bits": 66, "encoding_line_bits": 64}, r"Link: encoding 66b/64b"),
-        ({"rate_bps": 10**9, "delay_ps": -5}, r"Link: delay_ps=-5 must be >= 0"),
-    ],
-)
-def test_bad_link_is_one_line(kwargs, message):
-    with pytest.raises(McsimError, match=message):
-        Link(**kwargs)
-
-
 def test_bad_stream_is_one_line():
     with pytest.raises(McsimError, match=r"stream: size_b=0 must be > 0"):
         stream(Link(rate_bps=10**9), 0)
-
-
-@pytest.mark.parametrize(("text", "bits"), [("64b/66b", (64, 66)), ("128b/130b", (128, 130)), ("none", (1, 1))])
-def test_parse_encoding(text, bits):
-    assert parse_encoding(text) == bits
-
-
-@pytest.mark.parametrize("text", ["66b/64b", "64/66", "0b/1b"])
-def test_bad_encoding_is_one_line(text):
-    with pytest.raises(McsimError, match=rf"encoding='{text}' is not a line code"):
-        parse_encoding(text)

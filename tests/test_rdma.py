@@ -8,7 +8,8 @@ import pytest
 
 from mcsim import topology
 from mcsim.errors import McsimError
-from mcsim.link import Link, two_hosts
+from mcsim.link import two_hosts
+from mcsim.physics import Link
 from mcsim.rdma import RNR_TIMER_PS, HostCpuConfig, RcConfig, RcOp, RdmaConfig, UdStream, run_verbs
 from mcsim.units import parse_rate
 
@@ -159,11 +160,11 @@ def test_bad_rdma_config_is_one_line(kwargs, message):
     ("kwargs", "message"),
     [
         ({"ack_interval": 0}, r"RcConfig: ack_interval=0 must be > 0"),
-        ({"retry_cnt": -1}, r"RcConfig: retry_cnt=-1 must be an integer 0..7"),
-        ({"retry_cnt": 8}, r"RcConfig: retry_cnt=8 must be an integer 0..7"),
-        ({"rnr_retry": True}, r"RcConfig: rnr_retry=True must be an integer 0..7"),
-        ({"ack_timeout_exp": 32}, r"RcConfig: ack_timeout_exp=32 must be an integer 0..31"),
-        ({"min_rnr_timer": 1.5}, r"RcConfig: min_rnr_timer=1.5 must be an integer 0..31"),
+        ({"retry_cnt": -1}, r"RcConfig: retry_cnt=-1 must be 0..7 \(its InfiniBand encoding\)"),
+        ({"retry_cnt": 8}, r"RcConfig: retry_cnt=8 must be 0..7 \(its InfiniBand encoding\)"),
+        ({"rnr_retry": True}, r"RcConfig: rnr_retry=True must be an integer 0..7 \(its InfiniBand encoding\)"),
+        ({"ack_timeout_exp": 32}, r"RcConfig: ack_timeout_exp=32 must be 0..31 \(its InfiniBand encoding\)"),
+        ({"min_rnr_timer": 1.5}, r"RcConfig: min_rnr_timer=1.5 must be an integer 0..31 \(its InfiniBand encoding\)"),
     ],
 )
 def test_bad_rc_config_is_one_line(kwargs, message):

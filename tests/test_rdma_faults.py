@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from mcsim.fabric import FabricConfig, Faults
-from mcsim.link import Link, two_hosts
+from mcsim.link import two_hosts
+from mcsim.physics import Link
 from mcsim.rdma import RcConfig, RcOp, RdmaConfig, run_verbs
 from mcsim.units import parse_rate
 

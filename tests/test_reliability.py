@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from mcsim.fabric import FabricConfig, Faults
-from mcsim.link import Link, two_hosts
+from mcsim.link import two_hosts
+from mcsim.physics import Link
 from mcsim.rdma import RcConfig, RcOp, run_verbs
 from mcsim.scenario import Scenario
 from mcsim.units import parse_rate

@@ -45,6 +45,6 @@ def test_loads_only_core_network_and_mcsim():
 
 
 def test_planning_modules_do_not_import_cppyy():
-    code = "import sys, mcsim.units, mcsim.errors, mcsim.link, mcsim.cli; print('cppyy' in sys.modules)"
+    code = "import sys, mcsim.units, mcsim.errors, mcsim.physics, mcsim.link, mcsim.cli; print('cppyy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

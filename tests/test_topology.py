@@ -10,6 +10,7 @@ import pytest
 
 from mcsim import topology
 from mcsim.errors import McsimError
+from mcsim.physics import Link
 from mcsim.topology import fat_tree, leaf_spine, load, resolve, save, summary, validate
 
 FDR_BPS = 56_250_000_000
@@ -414,3 +415,12 @@ def test_building_twice_gives_the_same_graph():
 def test_oversubscription_is_down_over_up_data_rate():
     g = leaf_spine(2, 2, 6, **LINK)
     assert Fraction(summary(g)["oversubscription"]["tier1"]).limit_denominator() == Fraction(6, 2)
+
+
+def test_with_link_changes_rate_and_encoding_and_keeps_delays_and_parallel():
+    g = leaf_spine(2, 2, 2, 3, rate_bps=10**9, delay_ps=7)
+    fdr = Link(rate_bps=56_250_000_000, encoding_data_bits=64, encoding_line_bits=66, delay_ps=999)
+    out = topology.with_link(g, fdr)
+    assert out.edges[4, 6] == {**fdr.edge_attrs(parallel=3), "delay_ps": 7}  # a leaf-spine edge
+    assert out.edges[0, 4] == {**fdr.edge_attrs(), "delay_ps": 7}  # a host edge
+    assert g.edges[4, 6]["rate_bps"] == 10**9, "g itself is unchanged"

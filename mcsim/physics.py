@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Link physics: signalling rate, line encoding, data rate, propagation delay, and their closed forms.
+
+A leaf module: of mcsim it imports only mcsim.errors and mcsim.units (tests/test_imports.py checks it).
+
+Names
+-----
+- ``rate_bps``: the signalling rate on the wire (FDR InfiniBand: 4 lanes x 14.0625 Gbaud = 56.25 Gbit/s).
+- ``data_rate_bps``: the rate left for data after the line code (FDR, 64b/66b: 54.545 Gbit/s).
+- a nominal rate (``preset``'s ``nominal_bps``, ``Scenario.rate``): the marketing name of a generation
+  ("56Gbps" = FDR), turned into a signalling rate and an encoding by :func:`preset`.
+
+A topology edge carries :data:`EDGE_ATTRS`: the link's fields plus ``parallel``, built by
+:func:`edge_attrs` and checked by :func:`check_link`, the one check of a link's parameters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcsim.errors import McsimError, require_integer, require_positive
+from mcsim.units import PS_PER_S
+
+DEFAULT_DELAY_PS = 100_000  # 100 ns: ~20 m of fibre
+LINK_ATTRS = ("rate_bps", "encoding_data_bits", "encoding_line_bits", "delay_ps")
+EDGE_ATTRS = (*LINK_ATTRS, "parallel")  # parallel: number of parallel links between two nodes, >= 1
+
+# InfiniBand generations by nominal rate: FDR and EDR signal 4 lanes at 14.0625 and 25.78125 Gbaud
+# with 64b/66b; HDR and faster are given as data rates (their FEC/encoding overhead folded in).
+LINK_PRESETS: dict[int, tuple[int, int, int]] = {  # nominal bit/s -> (rate_bps, data bits, line bits)
+    56 * 10**9: (56_250_000_000, 64, 66),
+    100 * 10**9: (103_125_000_000, 64, 66),
+}
+
+
+def check_link(where: str, attrs: Mapping[str, Any]) -> None:
+    """Raise McsimError unless ``attrs`` (a Link's fields or an edge's attrs) describe a link.
+
+    Every key given must be an integer; rate_bps, the encoding bits and parallel (if given) > 0,
+    delay_ps >= 0, encoding_data_bits <= encoding_line_bits. Messages start with ``where``.
+    """
+    require_integer(where, **attrs)
+    require_positive(where, **{key: value for key, value in attrs.items() if key != "delay_ps"})
+    delay_ps, data_bits, line_bits = attrs["delay_ps"], attrs["encoding_data_bits"], attrs["encoding_line_bits"]
+    if delay_ps < 0:
+        raise McsimError(f"{where}: delay_ps={delay_ps} must be >= 0; e.g. 100_000 for 100 ns")
+    if data_bits > line_bits:
+        raise McsimError(
+            f"{where}: encoding_data_bits={data_bits} must be <= encoding_line_bits={line_bits}; "
+            "e.g. 64 and 66 for 64b/66b"
+        )
+
+
+def edge_attrs(
+    where: str,
+    *,
+    rate_bps: int,
+    delay_ps: int,
+    encoding_data_bits: int = 1,
+    encoding_line_bits: int = 1,
+    parallel: int = 1,
+) -> dict[str, int]:
+    """Return the attributes of a topology edge (:data:`EDGE_ATTRS`), checked; errors name ``where``."""
+    attrs = {
+        "rate_bps": rate_bps,
+        "encoding_data_bits": encoding_data_bits,
+        "encoding_line_bits": encoding_line_bits,
+        "delay_ps": delay_ps,
+        "parallel": parallel,
+    }
+    check_link(where, attrs)
+    return attrs
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Link:
+    """One link's physics: signalling rate, line encoding, propagation delay.
+
+    The data rate is ``rate_bps * encoding_data_bits / encoding_line_bits`` (FDR InfiniBand:
+    56.25 Gbit/s with 64b/66b gives 54.55 Gbit/s). These are the edge attributes of a topology.
+    """
+
+    rate_bps: int  # signalling rate, bit/s
+    encoding_data_bits: int = 1
+    encoding_line_bits: int = 1
+    delay_ps: int = DEFAULT_DELAY_PS
+
+    def __post_init__(self) -> None:
+        check_link("Link", {key: getattr(self, key) for key in LINK_ATTRS})
+
+    @classmethod
+    def from_edge(cls, attrs: Mapping[str, int]) -> Link:
+        """The link of a topology edge (its attrs; ``parallel`` is not the link's)."""
+        return cls(**{key: attrs[key] for key in LINK_ATTRS})
+
+    @property
+    def data_rate_bps(self) -> int:
+        """Data rate after line encoding, in bit/s, rounded down."""
+        return self.rate_bps * self.encoding_data_bits // self.encoding_line_bits
+
+    def tx_ps(self, wire_bytes: int) -> int:
+        """Serialization time of ``wire_bytes`` in ps, rounded up (as the C++ Port computes it)."""
+        num = wire_bytes * 8 * PS_PER_S * self.encoding_line_bits
+        den = self.encoding_data_bits * self.rate_bps
+        return -(-num // den)
+
+    def expected_finish_ps(self, size_b: int, *, mtu_b: int, overhead_b: int) -> int:
+        """Closed form: ``size_b`` payload bytes in back-to-back packets of ``mtu_b`` (the last one the
+        remainder), each with ``overhead_b`` more bytes on the wire, plus one delay: the last bit's arrival."""
+        full, rest = divmod(size_b, mtu_b)
+        last = self.tx_ps(rest + overhead_b) if rest else 0
+        return full * self.tx_ps(mtu_b + overhead_b) + last + self.delay_ps
+
+    def edge_attrs(self, parallel: int = 1) -> dict[str, int]:
+        """The attributes of a topology edge with this link (``parallel`` of them)."""
+        return edge_attrs(
+            "Link",
+            rate_bps=self.rate_bps,
+            delay_ps=self.delay_ps,
+            encoding_data_bits=self.encoding_data_bits,
+            encoding_line_bits=self.encoding_line_bits,
+            parallel=parallel,
+        )
+
+
+def preset(nominal_bps: int, *, delay_ps: int = DEFAULT_DELAY_PS) -> Link:
+    """The link of a nominal rate: 56 Gbit/s is FDR (56.25 Gbit/s, 64b/66b), 100 EDR; others as given."""
+    rate_bps, data_bits, line_bits = LINK_PRESETS.get(nominal_bps, (nominal_bps, 1, 1))
+    return Link(rate_bps=rate_bps, encoding_data_bits=data_bits, encoding_line_bits=line_bits, delay_ps=delay_ps)
+
+
+def parse_encoding(text: str) -> tuple[int, int]:
+    """Return (data bits, line bits) of a line code: "64b/66b" -> (64, 66); "none" -> (1, 1)."""
+    if text.strip().lower() == "none":
+        return 1, 1
+    m = re.fullmatch(r"\s*(\d+)b/(\d+)b\s*", text)
+    if m is None or int(m[1]) == 0 or int(m[1]) > int(m[2]):
+        raise McsimError(f"encoding={text!r} is not a line code; e.g. '64b/66b', '128b/130b' or 'none'")
+    return int(m[1]), int(m[2])
+
+
+def format_encoding(data_bits: int, line_bits: int) -> str:
+    """The text :func:`parse_encoding` reads back: (64, 66) -> "64b/66b"; (1, 1) -> "none"."""
+    return "none" if (data_bits, line_bits) == (1, 1) else f"{data_bits}b/{line_bits}b"

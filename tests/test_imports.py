@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Layering: mcsim's modules import each other without a cycle, and physics is a leaf.
+
+The imports are read from the source files with ``ast`` (nothing is imported): every ``import`` and
+``from ... import`` statement, at module level or inside a function, including relative ones.
+"""
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent / "mcsim"
+PHYSICS_MAY_IMPORT = {"mcsim.errors", "mcsim.units"}
+
+
+def _module_name(root: Path, path: Path) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(package: str, node: ast.Import | ast.ImportFrom, known: set[str]) -> set[str]:
+    """The modules of ``known`` that one import statement in a module of ``package`` imports."""
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names if alias.name in known}
+    source = node.module or ""
+    if node.level:  # relative: the module's package, one level up per extra dot
+        parts = package.split(".")
+        base = ".".join(parts[: len(parts) - node.level + 1])
+        source = f"{base}.{source}" if source else base
+    found = {f"{source}.{alias.name}" for alias in node.names if f"{source}.{alias.name}" in known}
+    if len(found) < len(node.names) and source in known:  # names that are not submodules come from source
+        found.add(source)
+    return found
+
+
+def import_graph(root: Path) -> nx.DiGraph:
+    """Module -> the modules of the same package it imports, from every .py file under ``root``."""
+    files = {_module_name(root, path): path for path in sorted(root.rglob("*.py"))}
+    known = set(files)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(known)
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                graph.add_edges_from((name, target) for target in _imported(package, node, known) if target != name)
+    return graph
+
+
+def cycles(graph: nx.DiGraph) -> list[str]:
+    """Every import cycle, as "a -> b -> a", each starting at its smallest module name."""
+    found = []
+    for cycle in nx.simple_cycles(graph):
+        start = cycle.index(min(cycle))
+        ring = cycle[start:] + cycle[:start]
+        found.append(" -> ".join([*ring, ring[0]]))
+    return sorted(found)
+
+
+def test_mcsim_has_no_import_cycle():
+    graph = import_graph(PACKAGE_DIR)
+    assert graph.number_of_edges() > 20, "the walk found the package's imports"
+    found = cycles(graph)
+    assert not found, f"import cycles among mcsim modules: {'; '.join(found)}"
+
+
+def test_physics_imports_only_errors_and_units():
+    assert set(import_graph(PACKAGE_DIR).successors("mcsim.physics")) <= PHYSICS_MAY_IMPORT
+
+
+@pytest.mark.parametrize("module", ["mcsim.topology", "mcsim.routing", "mcsim.physics"])
+def test_planning_modules_do_not_reach_the_fabric_or_the_stream(module):
+    reach = nx.descendants(import_graph(PACKAGE_DIR), module)
+    assert not reach & {"mcsim.fabric", "mcsim.link", "mcsim.runtime"}, f"{module} reaches {sorted(reach)}"
+
+
+def test_topology_takes_its_link_physics_from_physics():
+    assert "mcsim.physics" in set(import_graph(PACKAGE_DIR).successors("mcsim.topology"))
+
+
+def test_the_walk_finds_function_level_and_relative_imports(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg import b\n")
+    (pkg / "b.py").write_text("def f():\n    from pkg.sub.c import thing\n    return thing\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "c.py").write_text("from ..a import x\nimport os\n")
+    (pkg / "d.py").write_text("from . import a\nimport pkg.sub\n")
+    graph = import_graph(pkg)
+    assert set(graph.edges) == {
+        ("pkg.a", "pkg.b"),
+        ("pkg.b", "pkg.sub.c"),
+        ("pkg.sub.c", "pkg.a"),
+        ("pkg.d", "pkg.a"),
+        ("pkg.d", "pkg.sub"),
+    }
+    assert cycles(graph) == ["pkg.a -> pkg.b -> pkg.sub.c -> pkg.a"]

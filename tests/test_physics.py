@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Link physics: presets, data rates, serialization time, encodings, the one link check."""
+
+from fractions import Fraction
+from math import ceil
+
+import pytest
+
+from mcsim.errors import McsimError
+from mcsim.physics import Link, edge_attrs, format_encoding, parse_encoding, preset
+from mcsim.units import PS_PER_S, parse_rate
+
+
+@pytest.mark.parametrize(
+    ("nominal", "rate", "bits", "data_rate_bps"),
+    [
+        ("56Gbps", "56.25Gbps", (64, 66), 54_545_454_545),  # FDR: 4 x 14.0625 Gbaud, 64b/66b
+        ("100Gbps", "103.125Gbps", (64, 66), 100 * 10**9),  # EDR: 4 x 25.78125 Gbaud, 64b/66b
+        ("200Gbps", "200Gbps", (1, 1), 200 * 10**9),  # HDR and faster: given as data rates
+        ("1.6Tbps", "1.6Tbps", (1, 1), 1_600 * 10**9),
+    ],
+)
+def test_preset_turns_a_nominal_rate_into_signalling_rate_and_encoding(nominal, rate, bits, data_rate_bps):
+    link = preset(parse_rate(nominal), delay_ps=7)
+    assert (link.rate_bps, (link.encoding_data_bits, link.encoding_line_bits)) == (parse_rate(rate), bits)
+    assert link.data_rate_bps == data_rate_bps
+    assert link.delay_ps == 7
+
+
+@pytest.mark.parametrize(("nominal", "mpps"), [("400Gbps", 12.2), ("800Gbps", 24.4), ("1.6Tbps", 48.8)])
+def test_4kib_packet_rate_matches_the_published_figures(nominal, mpps):
+    assert PS_PER_S / preset(parse_rate(nominal)).tx_ps(4096) / 1e6 == pytest.approx(mpps, rel=5e-3)
+
+
+@pytest.mark.parametrize("wire_b", [1, 26, 4122, 4096 + 26 + 40])
+def test_tx_ps_is_wire_bits_over_data_rate_rounded_up(wire_b):
+    fdr = preset(parse_rate("56Gbps"))
+    exact = Fraction(wire_b * 8 * PS_PER_S * 66, 64 * 56_250_000_000)
+    assert fdr.tx_ps(wire_b) == ceil(exact)
+
+
+def test_expected_finish_is_full_packets_then_the_rest_then_one_delay():
+    link = Link(rate_bps=8 * 10**9, delay_ps=1000)  # one byte per ns
+    assert link.expected_finish_ps(10_000, mtu_b=4096, overhead_b=26) == (2 * 4122 + 1808 + 26) * 1000 + 1000
+    assert link.expected_finish_ps(8192, mtu_b=4096, overhead_b=0) == 8192 * 1000 + 1000
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"rate_bps": 0}, r"Link: rate_bps=0 must be > 0"),
+        (
+            {"rate_bps": 10**9, "encoding_data_bits": 66, "encoding_line_bits": 64},
+            r"Link: encoding_data_bits=66 must be <= encoding_line_bits=64",
+        ),
+        ({"rate_bps": 10**9, "delay_ps": -5}, r"Link: delay_ps=-5 must be >= 0"),
+        ({"rate_bps": 1.5e9}, r"Link: rate_bps=1500000000.0 must be an integer"),
+    ],
+)
+def test_bad_link_is_one_line(kwargs, message):
+    with pytest.raises(McsimError, match=message):
+        Link(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"rate_bps": 0, "delay_ps": 0}, r"^leaf_spine: rate_bps=0 must be > 0$"),
+        ({"rate_bps": 10**9, "delay_ps": 0, "parallel": 0}, r"^leaf_spine: parallel=0 must be > 0$"),
+        ({"rate_bps": 10**9, "delay_ps": True}, r"^leaf_spine: delay_ps=True must be an integer$"),
+        (
+            {"rate_bps": 10**9, "delay_ps": 0, "encoding_data_bits": 2},
+            r"^leaf_spine: encoding_data_bits=2 must be <= encoding_line_bits=1; e\.g\. 64 and 66 for 64b/66b$",
+        ),
+    ],
+)
+def test_edge_attrs_checks_with_the_callers_name(kwargs, message):
+    with pytest.raises(McsimError, match=message):
+        edge_attrs("leaf_spine", **kwargs)
+
+
+def test_edge_attrs_and_from_edge_round_trip():
+    link = Link(rate_bps=56_250_000_000, encoding_data_bits=64, encoding_line_bits=66, delay_ps=5)
+    attrs = link.edge_attrs(parallel=3)
+    assert attrs == {
+        "rate_bps": 56_250_000_000,
+        "encoding_data_bits": 64,
+        "encoding_line_bits": 66,
+        "delay_ps": 5,
+        "parallel": 3,
+    }
+    assert Link.from_edge(attrs) == link
+
+
+@pytest.mark.parametrize(("text", "bits"), [("64b/66b", (64, 66)), ("128b/130b", (128, 130)), ("none", (1, 1))])
+def test_parse_encoding(text, bits):
+    assert parse_encoding(text) == bits
+    assert parse_encoding(format_encoding(*bits)) == bits
+
+
+@pytest.mark.parametrize("text", ["66b/64b", "64/66", "0b/1b"])
+def test_bad_encoding_is_one_line(text):
+    with pytest.raises(McsimError, match=rf"encoding='{text}' is not a line code"):
+        parse_encoding(text)
