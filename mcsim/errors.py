@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from numbers import Integral
+from numbers import Integral, Real
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -38,7 +38,7 @@ def require_integer(where: str, **values: object) -> None:
 def require_positive(where: str, **values: int | float) -> None:
     """Raise McsimError for the first of ``values`` that is not > 0."""
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if isinstance(value, bool) or not isinstance(value, Real):
             raise McsimError(f"{where}: {name}={value!r} must be a number")
         if not value > 0:
             raise McsimError(f"{where}: {name}={value!r} must be > 0")

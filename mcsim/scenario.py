@@ -13,7 +13,7 @@ import networkx as nx
 import numpy as np
 
 from mcsim import collectives, fabric, machine, rdma, runtime, topology
-from mcsim.errors import McsimError, pick, require_int
+from mcsim.errors import McsimError, is_integer, pick, require_int
 from mcsim.physics import Link, preset
 from mcsim.result import Result
 from mcsim.units import parse_rate, parse_size
@@ -112,7 +112,12 @@ class Scenario:
     reduce_ps_per_byte: int = 0  # Reduce-Scatter: time to add one received byte
 
     def __post_init__(self) -> None:
-        """Check every field (type, then range) before any C++ object exists: one McsimError line."""
+        """Check every field (type, then range) before any C++ object exists: one McsimError line.
+        Integers of other types (numpy's) are stored as Python ints: a Scenario is plain data."""
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if is_integer(value) and type(value) is not int:
+                object.__setattr__(self, f.name, int(value))
         self._check_types()
         n_hosts = topology.host_count(_topology(self.topology))
         if self.rate is not None:

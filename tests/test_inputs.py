@@ -6,6 +6,7 @@ import math
 import re
 
 import networkx as nx
+import numpy as np
 import pytest
 
 from mcsim import machine, routing, topology
@@ -371,3 +372,15 @@ def test_a_graph_handed_out_by_a_scenario_is_the_callers_own():
     again = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB")
     assert 999 not in again.graph() and again.graph().edges[first]["rate_bps"] != 1
     assert again.data_rate_bps == sc.data_rate_bps > 1
+
+
+def test_numpy_integers_are_integers_and_are_stored_as_python_ints():
+    # a sweep over np.arange(...) hands numpy integers to a Scenario: they are accepted and stored
+    # as plain ints (a Scenario is plain data); numpy floats where an integer is needed are not
+    sc = Scenario(
+        topology="fat-tree-k4", ranks=np.int64(4), roots=np.int32(2), seed=np.uint64(3), bytes_per_rank="4KiB"
+    )
+    assert (sc.ranks, sc.roots, sc.seed) == (4, 2, 3) and all(type(v) is int for v in (sc.ranks, sc.roots, sc.seed))
+    assert sc == Scenario(topology="fat-tree-k4", ranks=4, roots=2, seed=3, bytes_per_rank="4KiB")
+    with pytest.raises(McsimError, match=r"^Scenario: ranks=np.float64\(4.0\) must be an integer"):
+        Scenario(topology="fat-tree-k4", ranks=np.float64(4.0))
