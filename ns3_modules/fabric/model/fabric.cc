@@ -12,6 +12,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace ns3
 {
@@ -290,14 +291,11 @@ Fabric::ScheduleUnicastTable(int64_t atPs,
     }
     SwitchAt(node, "ScheduleUnicastTable")
         ->CheckUnicastTable(offsets, nOffsets, candidates, nCandidates);
-    m_routeUpdates.push_back({node,
-                              -1,
-                              std::vector<uint32_t>(offsets, offsets + nOffsets),
-                              std::vector<uint32_t>(candidates, candidates + nCandidates)});
-    Simulator::Schedule(PicoSeconds(atPs) - Simulator::Now(),
-                        &Fabric::ApplyRouteUpdate,
-                        this,
-                        m_routeUpdates.size() - 1);
+    ScheduleRouteUpdate(atPs,
+                        {node,
+                         -1,
+                         std::vector<uint32_t>(offsets, offsets + nOffsets),
+                         std::vector<uint32_t>(candidates, candidates + nCandidates)});
 }
 
 void
@@ -313,7 +311,13 @@ Fabric::ScheduleMulticastPorts(int64_t atPs,
                                     "in the past");
     }
     SwitchAt(node, "ScheduleMulticastPorts")->CheckMulticastPorts(group, ports, nPorts);
-    m_routeUpdates.push_back({node, group, {}, std::vector<uint32_t>(ports, ports + nPorts)});
+    ScheduleRouteUpdate(atPs, {node, group, {}, std::vector<uint32_t>(ports, ports + nPorts)});
+}
+
+void
+Fabric::ScheduleRouteUpdate(int64_t atPs, RouteUpdate update)
+{
+    m_routeUpdates.push_back(std::move(update));
     Simulator::Schedule(PicoSeconds(atPs) - Simulator::Now(),
                         &Fabric::ApplyRouteUpdate,
                         this,

@@ -151,6 +151,7 @@ class Fabric : public Object
         std::vector<uint32_t> ports;   //!< the candidates (unicast) or the tree ports
     };
 
+    void ScheduleRouteUpdate(int64_t atPs, RouteUpdate update); //!< keep it, apply it at atPs
     void ApplyRouteUpdate(std::size_t i);
     /** Global index of (node, port); throws std::invalid_argument naming `what`. */
     uint32_t PortAt(uint32_t node, uint32_t port, const char* what) const;
