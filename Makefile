@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # make run   : install into .venv (first time ~3 min: cppyy compiles), build the C++ models, run the main scenario
 # make test  : install into .venv, run the whole test suite
-# make lint  : install the dev extra, check style: ruff check, ruff format --check, clang-format (ns3_modules/)
+# make lint  : install the dev extra, check style and types: ruff check, ruff format --check,
+#              clang-format (ns3_modules/), mypy (mcsim/)
 # make format: install the dev extra, reformat: ruff format, clang-format -i (ns3_modules/)
 PYTHON ?= python3
 VENV ?= .venv
@@ -20,6 +21,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/clang-format --dry-run -Werror $(CXX_SOURCES)
+	$(BIN)/mypy
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .
@@ -34,7 +36,7 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed
+$(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
 	touch $@
 

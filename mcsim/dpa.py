@@ -251,7 +251,7 @@ def rdma_config(path: str, processor: Any, **rdma: Any) -> RdmaConfig:
 
 def switched_pair(link: Link) -> nx.Graph:
     """Two hosts on one switch (multicast needs a switch): host 0 - switch 2 - host 1."""
-    g = nx.Graph(name="switched-pair")
+    g: nx.Graph[int] = nx.Graph(name="switched-pair")
     for h in (0, 1):
         g.add_node(h, role="host", tier=0, name=f"h{h}")
     g.add_node(2, role="switch", tier=1, name="s0")
@@ -366,8 +366,8 @@ def saturate(
         if isinstance(processor, DpaConfig):
             raw = np.zeros(processor.threads * len(THREAD_COUNTERS), dtype=np.uint64)
             ns.DynamicCast[ns.mcsim.Dpa](proc).GetThreadCounters(raw, raw.size)
-            raw = raw.reshape(-1, len(THREAD_COUNTERS))
-            threads = {k: raw[:, i].copy() for i, k in enumerate(THREAD_COUNTERS)}
+            table = raw.reshape(-1, len(THREAD_COUNTERS))
+            threads = {k: table[:, i].copy() for i, k in enumerate(THREAD_COUNTERS)}
     finally:
         runtime.dispose(src)
     lo, hi = len(done) // 4, 3 * len(done) // 4

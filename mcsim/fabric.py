@@ -15,6 +15,7 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
+import numpy.typing as npt
 
 from mcsim import routing, run_control, runtime, subnet_manager
 from mcsim.errors import IncompleteRun, McsimError, is_integer, pick, require_positive
@@ -80,7 +81,7 @@ class FabricConfig:
 
 
 def _check_probability(where: str, name: str, p: object) -> None:
-    if isinstance(p, bool) or not isinstance(p, Real) or not 0 <= p < 1:  # NaN fails 0 <= p too
+    if isinstance(p, bool) or not isinstance(p, Real) or not 0 <= float(p) < 1:  # NaN fails 0 <= p too
         raise McsimError(
             f"{where}: {name}={p!r} must be a probability >= 0 and < 1; e.g. 1e-3 loses one packet in 1000"
         )
@@ -186,11 +187,14 @@ class Faults:
 def _row(what: str, i: int, row: object, n: int) -> tuple[Any, ...]:
     """A fault entry as a tuple of n non-bool integers (a link_down's up_ps may be FOREVER), or
     McsimError naming it."""
-    forever = what == "link_down" and isinstance(row, Sequence) and len(row) == n and row[-1] is FOREVER
-    values = row[:-1] if forever else row  # type: ignore[index]
-    if not isinstance(row, Sequence) or len(row) != n or not all(map(is_integer, values)):
-        fields = "(node, port, index)" if what == "drops" else "(u, v, down_ps, up_ps or FOREVER)"
-        raise McsimError(f"Faults: {what}[{i}]={row!r} must be {n} integers {fields}")
+    fields = "(node, port, index)" if what == "drops" else "(u, v, down_ps, up_ps or FOREVER)"
+    bad = McsimError(f"Faults: {what}[{i}]={row!r} must be {n} integers {fields}")
+    if not isinstance(row, Sequence) or len(row) != n:
+        raise bad
+    forever = what == "link_down" and row[-1] is FOREVER
+    values = row[:-1] if forever else row
+    if not all(map(is_integer, values)):
+        raise bad
     return (*(int(x) for x in values), *((FOREVER,) if forever else ()))
 
 
@@ -211,6 +215,15 @@ class Flow:
     mtu_b: int = DEFAULT_MTU_BYTES  # payload bytes per packet
     start_ps: int = 0
     flow_id: int = 0  # ECMP hash input: flows with different ids may take different paths
+
+    @property
+    def destination(self) -> int:
+        """The FabricHeader destination: the host, or the group with GROUP_FLAG set."""
+        return destination(self.dst, self.group)
+
+    def receivers(self, groups: Sequence[Sequence[int]]) -> int:
+        """Hosts that receive each packet: 1, or every other member of the group."""
+        return 1 if self.group is None else len(groups[self.group]) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +277,17 @@ class FabricResult:
         return int(hits[0])
 
 
-def _u32(values: Sequence[int] | np.ndarray) -> np.ndarray:
+def destination(dst: int | None, group: int | None) -> int:
+    """What a packet's FabricHeader names: host ``dst``, or ``group`` with GROUP_FLAG set (exactly
+    one of the two is given; the workload's checks say so before a run)."""
+    if group is not None:
+        return group | GROUP_FLAG
+    if dst is None:
+        raise McsimError("give exactly one of dst (a host) and group")
+    return dst
+
+
+def _u32(values: npt.ArrayLike) -> np.ndarray:
     """A C-contiguous uint32 array for a ``const uint32_t*``; never empty (cppyy cannot pass an
     empty buffer), the count goes alongside it."""
     arr = np.ascontiguousarray(values, dtype=np.uint32)
@@ -326,7 +349,7 @@ class BuiltFabric:
         """Add raw traffic sources (checked by simulate())."""
         self.cxx.AddSources(
             _u32([f.src for f in flows]),
-            _u32([f.dst if f.dst is not None else (f.group | GROUP_FLAG) for f in flows]),
+            _u32([f.destination for f in flows]),
             np.ascontiguousarray([f.size_b for f in flows], dtype=np.uint64),
             _u32([f.mtu_b for f in flows]),
             _u32([f.flow_id for f in flows]),
@@ -469,13 +492,14 @@ def build(
 def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes, at_ps: int | None) -> None:
     """Program every switch with these routes now (at_ps None) or schedule it (a subnet manager
     sweep): the unicast table, and each group's tree ports (none where a switch left the tree)."""
-    for sw in switches if routes.tables is not None else ():
-        offsets, candidates = routes.tables.for_switch(sw)
-        args = (_u32(offsets), offsets.size, _u32(candidates), candidates.size)  # sizes: _u32 never empty
-        if at_ps is None:
-            fabric.SetUnicastTable(sw, *args)
-        else:
-            fabric.ScheduleUnicastTable(at_ps, sw, *args)
+    if routes.tables is not None:
+        for sw in switches:
+            offsets, candidates = routes.tables.for_switch(sw)
+            args = (_u32(offsets), offsets.size, _u32(candidates), candidates.size)  # sizes: _u32 is never empty
+            if at_ps is None:
+                fabric.SetUnicastTable(sw, *args)
+            else:
+                fabric.ScheduleUnicastTable(at_ps, sw, *args)
     for gid, tree in enumerate(routes.trees):
         tree_ports = tree.switch_ports if tree is not None else {}
         for sw in switches if at_ps is not None else sorted(tree_ports):
@@ -508,10 +532,10 @@ def _set_faults(fabric: Any, ports: routing.PortMap, links: list, config: Fabric
         up = np.iinfo(np.int64).max if up_ps is FOREVER else up_ps
         down.setdefault((min(u, v), max(u, v)), []).append((down_ps, up))
     for (u, v), intervals in sorted(down.items()):
-        arr = np.ascontiguousarray(sorted(intervals), dtype=np.int64).reshape(-1)
+        rows = np.ascontiguousarray(sorted(intervals), dtype=np.int64).reshape(-1)
         for port, (nbr, _) in enumerate(ports[u]):
             if nbr == v:  # every parallel link of the edge; SetLinkDown takes both directions
-                fabric.SetLinkDown(u, port, arr, len(intervals))
+                fabric.SetLinkDown(u, port, rows, len(intervals))
 
 
 def simulate(
@@ -538,9 +562,7 @@ def simulate(
     for i, f in enumerate(flows):
         if f.group is not None and f.src not in groups[f.group]:
             raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")
-    expected = sum(
-        -(-f.size_b // f.mtu_b) * (1 if f.dst is not None else len(groups[f.group]) - 1) for f in flows
-    )  # fmt: skip
+    expected = sum(-(-f.size_b // f.mtu_b) * f.receivers(groups) for f in flows)
     with build(g, groups=groups, config=config, tables=tables, faults=faults) as fab:
         fab.add_flows(flows)
         fab.run()

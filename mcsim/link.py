@@ -43,7 +43,7 @@ def expected_finish_ps(link: Link, size_b: int, mtu_b: int, header_bytes: int) -
 
 def two_hosts(link: Link) -> nx.Graph:
     """Two hosts joined by one link: the smallest topology."""
-    g = nx.Graph(name="two-hosts")
+    g: nx.Graph[int] = nx.Graph(name="two-hosts")
     for h in (0, 1):
         g.add_node(h, role="host", tier=0, name=f"h{h}")
     g.add_edge(0, 1, **link.edge_attrs())

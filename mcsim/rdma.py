@@ -241,7 +241,7 @@ def _check(g: nx.Graph, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], 
             raise McsimError(f"{where}: give exactly one of dst (a host) and group")
         if s.dst is not None:
             host(where, "dst", s.dst)
-        elif not 0 <= s.group < len(groups):
+        elif s.group is None or not 0 <= s.group < len(groups):
             raise McsimError(f"{where}: group={s.group} is not one of the {len(groups)} groups given")
         elif s.src not in groups[s.group]:
             raise McsimError(f"{where}: src={s.src} is not a member of group {s.group}")
@@ -320,7 +320,7 @@ def run_verbs(
         if ud_streams:
             work.AddUdStreams(
                 fabric._u32([s.src for s in ud_streams]),
-                fabric._u32([s.dst if s.dst is not None else (s.group | fabric.GROUP_FLAG) for s in ud_streams]),
+                fabric._u32([fabric.destination(s.dst, s.group) for s in ud_streams]),
                 fabric._u32([s.count for s in ud_streams]),
                 fabric._u32([s.size_b for s in ud_streams]),
                 np.ascontiguousarray([s.start_ps for s in ud_streams], dtype=np.int64),

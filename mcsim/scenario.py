@@ -414,7 +414,7 @@ class Scenario:
                 nic = rdma.read_nic_counters(stack, fab.n_hosts)
                 fres = fab.collect()
                 for h in hosts if expected is not None else ():
-                    out = np.zeros(expected.size, dtype=np.uint8)
+                    out = np.zeros(self.output_b, dtype=np.uint8)
                     stack.GetNic(h).ReadMemory(0, out, out.size)
                     outputs.append(out)
             finally:

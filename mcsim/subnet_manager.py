@@ -14,6 +14,7 @@ handed to C++ as scheduled table changes: no Python runs during the simulation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -68,7 +69,7 @@ def plan(
     g: nx.Graph,
     ports: routing.PortMap,
     groups: list[list[int]],
-    link_down: tuple[tuple[int, int, int, int | None], ...],
+    link_down: Sequence[tuple[int, int, int, int | None]],
     reroute_delay_ps: int | None,
     *,
     healthy_tables: routing.UnicastTables | None = None,

@@ -119,7 +119,7 @@ def fat_tree(
     first_edge = hosts
     first_agg = first_edge + k * half
     first_core = first_agg + k * half
-    g = nx.Graph(name=f"fat-tree-k{k}", builder="fat_tree")
+    g: nx.Graph[int] = nx.Graph(name=f"fat-tree-k{k}", builder="fat_tree")
     g.graph["params"] = {
         "k": k,
         "rate_bps": rate_bps,
@@ -240,7 +240,7 @@ def leaf_spine(
         f"leaf_spine: {hosts} hosts, {leaves + spines} switches (a route from every switch to every host)",
         machine.fabric_memory_b(hosts, leaves + spines, hosts + leaves * spines),
     )
-    g = nx.Graph(name=f"leaf-spine-{leaves}x{spines}", builder="leaf_spine")
+    g: nx.Graph[int] = nx.Graph(name=f"leaf-spine-{leaves}x{spines}", builder="leaf_spine")
     g.graph["params"] = {
         "leaves": leaves,
         "spines": spines,
@@ -466,7 +466,7 @@ def _load_graphml(path: Path) -> nx.Graph:
             ids[node] = int(node)
         except ValueError:
             raise McsimError(f"{where}: node id {node!r} must be an integer (hosts 0..H-1, then switches)") from None
-    g = nx.Graph()
+    g: nx.Graph[int] = nx.Graph()
     for key in GRAPH_ATTRS:
         if key in raw.graph:
             g.graph[key] = raw.graph[key]
@@ -592,7 +592,7 @@ def save(g: nx.Graph, path: str | Path) -> None:
     if path.suffix == ".toml":
         path.write_text(_toml_text(g), encoding="utf-8")
         return
-    out = nx.Graph()
+    out: nx.Graph[int] = nx.Graph()
     for key in GRAPH_ATTRS:
         if key in g.graph:
             out.graph[key] = json.dumps(g.graph[key], sort_keys=True) if key == "params" else g.graph[key]
@@ -614,7 +614,7 @@ def _tier_label(tier: int) -> str:
 def _bisection_bps(g: nx.Graph, hosts: int) -> int:
     if hosts < 2:
         return 0
-    flow = nx.DiGraph()
+    flow: nx.DiGraph[int | str] = nx.DiGraph()  # the hosts and switches, and "source", "sink"
     for u, v, attrs in g.edges(data=True):
         cap = Link.from_edge(attrs).data_rate_bps * attrs["parallel"]
         flow.add_edge(u, v, capacity=cap)
