@@ -48,7 +48,8 @@ import numpy as np
 from mcsim import run_control, runtime
 from mcsim.errors import McsimError, pick, require_int, require_integer, require_positive
 from mcsim.physics import DEFAULT_DELAY_PS, Link
-from mcsim.rdma import RdmaConfig, UdStream, VerbsResult, make_factory, run_verbs
+from mcsim.rdma import RdmaConfig, UdStream, make_factory, run_verbs
+from mcsim.result import VerbsResult
 from mcsim.units import PS_PER_S
 
 # receive path -> the payload is staged (Completion::staged, RdmaConfig.staging)

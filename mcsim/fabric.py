@@ -18,7 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from mcsim import routing, run_control, runtime, subnet_manager
-from mcsim.errors import IncompleteRun, McsimError, is_integer, pick, require_positive
+from mcsim.errors import McsimError, is_integer, pick, require_positive
+from mcsim.result import FabricResult
 
 FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}
 GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
@@ -41,13 +42,6 @@ PORT_COUNTERS = (
     "chosen_drops",  # lost on the wire because chosen (Faults.drops)
     "link_down_drops",  # lost on the wire because they arrived while the link was down (Faults.link_down)
 )
-# drop cause -> the port counter that counts it (each dropped packet counts under exactly one)
-DROP_CAUSES = {
-    "tail": "drop_packets",
-    "loss": "loss_packets",
-    "chosen": "chosen_drops",
-    "link_down": "link_down_drops",
-}
 MAX_SEED = 2**64 - 1
 FOREVER = None  # the up_ps of a Faults.link_down entry whose link never comes back
 DEFAULT_REROUTE_DELAY_PS = 100_000_000_000  # 100 ms: trap, sweep, route computation, switch programming
@@ -224,57 +218,6 @@ class Flow:
     def receivers(self, groups: Sequence[Sequence[int]]) -> int:
         """Hosts that receive each packet: 1, or every other member of the group."""
         return 1 if self.group is None else len(groups[self.group]) - 1
-
-
-@dataclass(frozen=True, slots=True)
-class FabricResult:
-    """Counters of one run, as numpy arrays (uint64), plus the port -> (node, port) map."""
-
-    port_node: np.ndarray  # global port index -> node
-    port_num: np.ndarray  # global port index -> port number on that node
-    port_peer: np.ndarray  # global port index -> global index of the port at the link's far end
-    ports: dict[str, np.ndarray]  # PORT_COUNTERS name -> per global port
-    hosts: dict[str, np.ndarray]  # HOST_COUNTERS name -> per host
-    sources: dict[str, np.ndarray]  # SOURCE_COUNTERS name -> per flow, in the order given
-    unroutable_packets: int
-    end_ps: int  # simulation time when the last event ran
-    trees: list[routing.MulticastTree] = field(default_factory=list)
-    # raw flows (simulate()): packets the hosts receive when none is lost; None for RDMA runs, whose
-    # transport recovers what is lost
-    expected_rx_packets: int | None = None
-
-    def drops_by_cause(self) -> dict[str, int]:
-        """Dropped packets of the whole fabric by cause: tail, loss, chosen, link_down."""
-        return {cause: int(self.ports[name].sum()) for cause, name in DROP_CAUSES.items()}
-
-    def dropped_packets(self) -> np.ndarray:
-        """Per global port: packets it dropped or lost on its link, all causes."""
-        return sum((self.ports[name] for name in DROP_CAUSES.values()), np.zeros_like(self.port_node, np.uint64))
-
-    @property
-    def finish_ps(self) -> int:
-        """Last bit of the last packet at any host. For raw flows that lost packets there is no
-        finish: IncompleteRun, naming how many were lost and why (raw flows do not recover)."""
-        received = int(self.hosts["rx_packets"].sum())
-        if self.expected_rx_packets is not None and received < self.expected_rx_packets:
-            causes = ", ".join(f"{n} {cause}" for cause, n in self.drops_by_cause().items() if n)
-            raise IncompleteRun(
-                f"the flows have no finish time: {self.expected_rx_packets - received} of "
-                f"{self.expected_rx_packets} packets never arrived (drops: {causes or 'none counted'}; "
-                f"{self.unroutable_packets} unroutable)"
-            )
-        return int(self.hosts["last_arrival_ps"].max())
-
-    def link_traversals(self) -> int:
-        """Packets sent over all links, both directions (a packet crossing 3 links counts 3)."""
-        return int(self.ports["tx_packets"].sum())
-
-    def port_index(self, node: int, port: int) -> int:
-        """Global port index of (node, port)."""
-        hits = np.flatnonzero((self.port_node == node) & (self.port_num == port))
-        if hits.size != 1:
-            raise McsimError(f"FabricResult: node {node} has no port {port}")
-        return int(hits[0])
 
 
 def destination(dst: int | None, group: int | None) -> int:

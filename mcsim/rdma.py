@@ -19,6 +19,7 @@ import numpy as np
 
 from mcsim import fabric, runtime
 from mcsim.errors import McsimError, pick, require_int, require_positive
+from mcsim.result import VerbsResult
 
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
 # bytes each packet takes on the wire beyond the IB/RoCE packet: Ethernet preamble + SFD 8 and
@@ -197,19 +198,6 @@ class UdStream:
         for name in ("dst", "group"):
             if getattr(self, name) is not None:
                 require_int("UdStream", name, getattr(self, name), lo=0)
-
-
-@dataclass(frozen=True, slots=True)
-class VerbsResult:
-    """What a verbs run measured; arrays are numpy."""
-
-    fabric: fabric.FabricResult
-    rc_done_ps: np.ndarray  # per RC op: when the requester's work request completed (0: never)
-    rc_responder_done_ps: np.ndarray  # per RC op: responder receive completion (SEND, WRITE_IMM)
-    rc_requester: dict[str, np.ndarray]  # RC_COUNTERS of each op's requester QP
-    rc_responder: dict[str, np.ndarray]  # RC_COUNTERS of each op's responder QP
-    ud: dict[str, np.ndarray]  # per UD QP: "host", "group" (NO_GROUP: unicast), UD_COUNTERS
-    nic: dict[str, np.ndarray]  # per host: NIC_COUNTERS
 
 
 def _check(g: nx.Graph, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], groups, cfg: RdmaConfig) -> None:

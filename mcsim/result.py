@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Result: what one collective run measured, as numpy arrays, with nccl-tests bandwidths.
+"""Results as plain data: what a run measured, as numpy arrays (nothing here needs the fabric, the
+runtime or ns-3, so a stored result reads back anywhere).
+
+FabricResult: the fabric's counters of any run. VerbsResult: a verbs-level run (rdma.run_verbs).
+Result: one collective run, with nccl-tests bandwidths.
 
 A run in which some rank never got its whole output has no time and no bandwidth: ``time_ps``,
 ``algbw_Bps`` and ``busbw_Bps`` raise :class:`~mcsim.errors.IncompleteRun`, ``summary()`` gives NaN,
@@ -9,14 +13,89 @@ and :meth:`Result.why_unfinished` says why each unfinished rank did not finish.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mcsim.errors import IncompleteRun
-from mcsim.fabric import FabricResult
+from mcsim.errors import IncompleteRun, McsimError
 from mcsim.units import PS_PER_S
+
+if TYPE_CHECKING:
+    from mcsim.routing import MulticastTree
+
+# drop cause -> the port counter that counts it (each dropped packet counts under exactly one)
+DROP_CAUSES = {
+    "tail": "drop_packets",
+    "loss": "loss_packets",
+    "chosen": "chosen_drops",
+    "link_down": "link_down_drops",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FabricResult:
+    """Counters of one run, as numpy arrays (uint64), plus the port -> (node, port) map."""
+
+    port_node: np.ndarray  # global port index -> node
+    port_num: np.ndarray  # global port index -> port number on that node
+    port_peer: np.ndarray  # global port index -> global index of the port at the link's far end
+    ports: dict[str, np.ndarray]  # PORT_COUNTERS name -> per global port
+    hosts: dict[str, np.ndarray]  # HOST_COUNTERS name -> per host
+    sources: dict[str, np.ndarray]  # SOURCE_COUNTERS name -> per flow, in the order given
+    unroutable_packets: int
+    end_ps: int  # simulation time when the last event ran
+    trees: list[MulticastTree | None] = field(default_factory=list)
+    # raw flows (simulate()): packets the hosts receive when none is lost; None for RDMA runs, whose
+    # transport recovers what is lost
+    expected_rx_packets: int | None = None
+
+    def drops_by_cause(self) -> dict[str, int]:
+        """Dropped packets of the whole fabric by cause: tail, loss, chosen, link_down."""
+        return {cause: int(self.ports[name].sum()) for cause, name in DROP_CAUSES.items()}
+
+    def dropped_packets(self) -> np.ndarray:
+        """Per global port: packets it dropped or lost on its link, all causes."""
+        return sum((self.ports[name] for name in DROP_CAUSES.values()), np.zeros_like(self.port_node, np.uint64))
+
+    @property
+    def finish_ps(self) -> int:
+        """Last bit of the last packet at any host. For raw flows that lost packets there is no
+        finish: IncompleteRun, naming how many were lost and why (raw flows do not recover)."""
+        received = int(self.hosts["rx_packets"].sum())
+        if self.expected_rx_packets is not None and received < self.expected_rx_packets:
+            causes = ", ".join(f"{n} {cause}" for cause, n in self.drops_by_cause().items() if n)
+            raise IncompleteRun(
+                f"the flows have no finish time: {self.expected_rx_packets - received} of "
+                f"{self.expected_rx_packets} packets never arrived (drops: {causes or 'none counted'}; "
+                f"{self.unroutable_packets} unroutable)"
+            )
+        return int(self.hosts["last_arrival_ps"].max())
+
+    def link_traversals(self) -> int:
+        """Packets sent over all links, both directions (a packet crossing 3 links counts 3)."""
+        return int(self.ports["tx_packets"].sum())
+
+    def port_index(self, node: int, port: int) -> int:
+        """Global port index of (node, port)."""
+        hits = np.flatnonzero((self.port_node == node) & (self.port_num == port))
+        if hits.size != 1:
+            raise McsimError(f"FabricResult: node {node} has no port {port}")
+        return int(hits[0])
+
+
+@dataclass(frozen=True, slots=True)
+class VerbsResult:
+    """What a verbs run measured; arrays are numpy."""
+
+    fabric: FabricResult
+    rc_done_ps: np.ndarray  # per RC op: when the requester's work request completed (0: never)
+    rc_responder_done_ps: np.ndarray  # per RC op: responder receive completion (SEND, WRITE_IMM)
+    rc_requester: dict[str, np.ndarray]  # RC_COUNTERS of each op's requester QP
+    rc_responder: dict[str, np.ndarray]  # RC_COUNTERS of each op's responder QP
+    ud: dict[str, np.ndarray]  # per UD QP: "host", "group" (NO_GROUP: unicast), UD_COUNTERS
+    nic: dict[str, np.ndarray]  # per host: NIC_COUNTERS
+
 
 MAX_LISTED_RANKS = 10  # an incomplete run's message names at most this many ranks per reason
 

@@ -15,7 +15,7 @@ import numpy as np
 from mcsim import collectives, fabric, machine, rdma, runtime, topology
 from mcsim.errors import McsimError, is_integer, pick, require_int
 from mcsim.physics import Link, preset
-from mcsim.result import Result
+from mcsim.result import FabricResult, Result
 from mcsim.units import parse_rate, parse_size
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
@@ -440,7 +440,7 @@ class Scenario:
                 data = pattern(rank, n)
                 nic.WriteMemory(rank * n, data, data.size)
 
-    def _result(self, spec: collectives.TeamSpec, stats: dict, nic: dict, fres: fabric.FabricResult) -> Result:
+    def _result(self, spec: collectives.TeamSpec, stats: dict, nic: dict, fres: FabricResult) -> Result:
         p = len(spec.hosts)
         never = stats["finish_ps"] == np.iinfo(np.uint64).max
         return Result(

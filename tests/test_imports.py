@@ -77,6 +77,11 @@ def test_planning_modules_do_not_reach_the_fabric_or_the_stream(module):
     assert not reach & {"mcsim.fabric", "mcsim.link", "mcsim.runtime"}, f"{module} reaches {sorted(reach)}"
 
 
+def test_results_are_plain_data_that_read_back_without_the_fabric_or_ns3():
+    reach = nx.descendants(import_graph(PACKAGE_DIR), "mcsim.result")
+    assert not reach & {"mcsim.fabric", "mcsim.rdma", "mcsim.link", "mcsim.runtime"}, sorted(reach)
+
+
 def test_topology_takes_its_link_physics_from_physics():
     assert "mcsim.physics" in set(import_graph(PACKAGE_DIR).successors("mcsim.topology"))
 

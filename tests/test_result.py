@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 from mcsim.errors import IncompleteRun, McsimError
-from mcsim.fabric import FOREVER, FabricResult, Faults
+from mcsim.fabric import FOREVER, Faults
 from mcsim.rdma import RcConfig
 from mcsim.result import (
     NO_KNOWN_CAUSE_REASON,
     RC_ERROR_REASON,
+    FabricResult,
     Result,
     cut_off_reason,
     held_up_reason,
