@@ -271,14 +271,13 @@ class BuiltFabric:
     objects and ends the simulation (Simulator::Destroy), so the next run starts afresh.
     """
 
-    def __init__(self, g: nx.Graph, ns: Any, cxx: Any, ports: dict, links: list, trees: list, sweeps: int = 0) -> None:
+    def __init__(self, g: nx.Graph, ns: Any, cxx: Any, ports: dict, links: list, trees: list) -> None:
         self.graph = g
         self.ns = ns  # the cppyy ns3 namespace
         self.cxx = cxx  # ns3::mcsim::Fabric
         self.ports = ports  # routing.port_map(g)
         self.links = links  # (u, port_u, v, port_v) per physical link
         self.trees = trees  # one routing.MulticastTree per group (as the run starts; None: unreachable)
-        self.sweeps = sweeps  # subnet manager sweeps scheduled (each reprograms every switch)
         self.n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
         self.n_flows = 0
 
@@ -311,19 +310,21 @@ class BuiltFabric:
         run_control.run(self.ns, self.delivered_packets)
 
     def delivered_packets(self) -> int:
-        """Packets the hosts have received so far (a bulk read of the host counters)."""
+        """Packets the hosts have received so far (for the progress line)."""
+        return int(self._host_counters()["rx_packets"].sum())
+
+    def _host_counters(self) -> dict[str, np.ndarray]:
+        """HOST_COUNTERS of every host, read in bulk (during or after the run)."""
         raw = np.zeros(self.n_hosts * len(HOST_COUNTERS), dtype=np.uint64)
         self.cxx.GetHostCounters(raw, raw.size)
-        return int(raw.reshape(-1, len(HOST_COUNTERS))[:, HOST_COUNTERS.index("rx_packets")].sum())
+        return _columns(raw, HOST_COUNTERS)
 
     def collect(self) -> FabricResult:
         """Read every fabric counter (call after run(), inside the with block)."""
-        fabric, n_hosts = self.cxx, self.n_hosts
+        fabric = self.cxx
         n_ports = int(fabric.GetNPorts())
         port_raw = np.zeros(n_ports * len(PORT_COUNTERS), dtype=np.uint64)
         fabric.GetPortCounters(port_raw, port_raw.size)
-        host_raw = np.zeros(n_hosts * len(HOST_COUNTERS), dtype=np.uint64)
-        fabric.GetHostCounters(host_raw, host_raw.size)
         src_raw = np.zeros(max(1, self.n_flows * len(SOURCE_COUNTERS)), dtype=np.uint64)
         fabric.GetSourceCounters(src_raw, self.n_flows * len(SOURCE_COUNTERS))
         nodes = sorted(self.graph.nodes)
@@ -340,7 +341,7 @@ class BuiltFabric:
             port_num=port_num,
             port_peer=port_peer,
             ports=_columns(port_raw, PORT_COUNTERS),
-            hosts=_columns(host_raw, HOST_COUNTERS),
+            hosts=self._host_counters(),
             sources=_columns(src_raw[: self.n_flows * len(SOURCE_COUNTERS)], SOURCE_COUNTERS),
             unroutable_packets=int(fabric.GetUnroutablePackets()),
             end_ps=int(self.ns.Simulator.Now().GetPicoSeconds()),
@@ -429,7 +430,7 @@ def build(
     for sweep in sweeps:
         _set_routes(fabric, nodes[n_hosts:], sweep.routes, sweep.at_ps)
     _set_faults(fabric, ports, links, config, faults)
-    return BuiltFabric(g, ns, fabric, ports, links, list(start.trees), len(sweeps))
+    return BuiltFabric(g, ns, fabric, ports, links, list(start.trees))
 
 
 def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes, at_ps: int | None) -> None:
