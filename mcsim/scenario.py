@@ -64,10 +64,11 @@ def wrong_bytes(outputs: list[np.ndarray], expected: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=16)
-def _topology(name: str) -> nx.Graph:
-    """The topology, shared by every Scenario that names it: frozen (read-only); Scenario.graph()
-    hands out copies."""
-    return nx.freeze(topology.resolve(name))
+def _topology(name: str, rate: str | None = None) -> nx.Graph:
+    """The topology, every link at the nominal ``rate`` if given, shared by every Scenario that
+    names them: frozen (read-only); Scenario.graph() hands out copies."""
+    g = topology.resolve(name) if rate is None else topology.with_link(_topology(name), preset(parse_rate(rate)))
+    return nx.freeze(g)
 
 
 @functools.lru_cache(maxsize=16)
@@ -241,13 +242,11 @@ class Scenario:
     def graph(self) -> nx.Graph:
         """The topology with the scenario's link rate: the caller's own copy (changing it changes no
         Scenario)."""
-        g = self._graph()
-        return g if self.rate is not None else g.copy()
+        return self._graph().copy()
 
     def _graph(self) -> nx.Graph:
-        """The topology with the scenario's link rate, for reading only (shared when rate is None)."""
-        g = _topology(self.topology)
-        return topology.with_link(g, preset(parse_rate(self.rate))) if self.rate is not None else g
+        """The topology with the scenario's link rate, for reading only (shared)."""
+        return _topology(self.topology, self.rate)
 
     @property
     def data_rate_bps(self) -> int:

@@ -372,6 +372,10 @@ def test_a_graph_handed_out_by_a_scenario_is_the_callers_own():
     again = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB")
     assert 999 not in again.graph() and again.graph().edges[first]["rate_bps"] != 1
     assert again.data_rate_bps == sc.data_rate_bps > 1
+    # with a rate, the re-rated topology is shared too, and handed out as a copy as well
+    fast = Scenario(topology="fat-tree-k4", rate="400Gbps", bytes_per_rank="4KiB")
+    fast.graph().edges[first]["rate_bps"] = 1
+    assert Scenario(topology="fat-tree-k4", rate="400Gbps").graph().edges[first]["rate_bps"] == 400 * 10**9
 
 
 def test_numpy_integers_are_integers_and_are_stored_as_python_ints():
