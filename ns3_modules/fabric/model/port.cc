@@ -89,21 +89,14 @@ Port::Port()
       m_mode(FlowControl::LOSSLESS),
       m_headerBytes(0),
       m_faulty(false),
-      m_credits(0),
       m_arrivalImpl(this),
       m_arrivalEvent(&m_arrivalImpl),
-      m_waitingBytes(0),
-      m_departed(0),
-      m_queuedBytes(0),
       m_txCacheBytes(NO_TX_CACHE),
       m_encodingDataBits(1),
       m_encodingLineBits(1),
       m_bufferBytes(DEFAULT_BUFFER_BYTES),
       m_creditBytes(DEFAULT_BUFFER_BYTES),
-      m_creditEvent(Create<ReusableEvent<Port, &Port::CreditEvent>>(this)),
-      m_lossProbability(0.0),
-      m_chosenNext(0),
-      m_downNext(0)
+      m_creditEvent(Create<ReusableEvent<Port, &Port::CreditEvent>>(this))
 {
 }
 
@@ -112,13 +105,11 @@ Port::~Port() = default;
 void
 Port::DoDispose()
 {
-    m_waiting.clear();
-    m_inFlight.clear();
-    m_departed = 0;
+    m_queue.Clear();
     m_peer = nullptr;
     m_creditEvent = nullptr;
     m_arrivalEvent = nullptr;
-    m_lossRng = nullptr;
+    m_faults.Dispose();
     Object::DoDispose();
 }
 
@@ -138,98 +129,40 @@ void
 Port::SetCreditBytes(uint64_t bytes)
 {
     m_creditBytes = bytes;
-    m_credits = static_cast<int64_t>(bytes);
+    m_credit.Reset(bytes);
 }
 
 void
 Port::SetLossProbability(double p)
 {
-    if (!(p >= 0.0 && p < 1.0)) // NaN fails too
-    {
-        throw std::invalid_argument("Port: LossProbability=" + std::to_string(p) +
-                                    " must be >= 0 and < 1");
-    }
-    m_lossProbability = p;
-    if (p > 0.0 && !m_lossRng)
-    {
-        m_lossRng = CreateObject<UniformRandomVariable>();
-    }
-    else if (p == 0.0)
-    {
-        m_lossRng = nullptr;
-    }
-    UpdateFaulty();
+    m_faults.SetLossProbability(p);
+    m_faulty = m_faults.Any();
 }
 
 double
 Port::GetLossProbability() const
 {
-    return m_lossProbability;
+    return m_faults.GetLossProbability();
 }
 
 int64_t
 Port::AssignStreams(int64_t stream)
 {
-    if (stream < 0)
-    {
-        throw std::invalid_argument("Port::AssignStreams: stream " + std::to_string(stream) +
-                                    " must be >= 0");
-    }
-    if (!m_lossRng)
-    {
-        return 0;
-    }
-    m_lossRng->SetStream(stream);
-    return 1;
+    return m_faults.AssignStreams(stream);
 }
 
 void
 Port::SetChosenDrops(const uint64_t* indexes, std::size_t n)
 {
-    m_chosen.assign(indexes, indexes + n);
-    std::sort(m_chosen.begin(), m_chosen.end());
-    m_chosen.erase(std::unique(m_chosen.begin(), m_chosen.end()), m_chosen.end());
-    m_chosenNext = 0;
-    UpdateFaulty();
+    m_faults.SetChosenDrops(indexes, n);
+    m_faulty = m_faults.Any();
 }
 
 void
 Port::SetDownIntervals(const int64_t* downUpPs, std::size_t n)
 {
-    std::vector<std::pair<Time, Time>> down;
-    down.reserve(n);
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        const int64_t from = downUpPs[2 * i];
-        const int64_t to = downUpPs[2 * i + 1];
-        if (from < 0 || to <= from)
-        {
-            throw std::invalid_argument("Port: down interval [" + std::to_string(from) + ", " +
-                                        std::to_string(to) + ") ps must have 0 <= down < up");
-        }
-        down.emplace_back(PicoSeconds(from), PicoSeconds(to));
-    }
-    std::sort(down.begin(), down.end());
-    m_down.clear();
-    for (const auto& d : down)
-    {
-        if (!m_down.empty() && d.first <= m_down.back().second)
-        {
-            m_down.back().second = std::max(m_down.back().second, d.second);
-        }
-        else
-        {
-            m_down.push_back(d);
-        }
-    }
-    m_downNext = 0;
-    UpdateFaulty();
-}
-
-void
-Port::UpdateFaulty()
-{
-    m_faulty = m_lossProbability > 0.0 || !m_chosen.empty() || !m_down.empty();
+    m_faults.SetDownIntervals(downUpPs, n);
+    m_faulty = m_faults.Any();
 }
 
 void
@@ -251,7 +184,7 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
     }
     m_peer = peer;
     m_peerPort = peerPort;
-    m_credits = static_cast<int64_t>(m_creditBytes);
+    m_credit.Reset(m_creditBytes);
 }
 
 Time
@@ -301,12 +234,7 @@ Port::GetCreditsHeld() const
     {
         return 0;
     }
-    int64_t held = m_credits;
-    for (std::size_t i = 0; i < m_pending.size(); ++i)
-    {
-        held += m_pending[i].bytes;
-    }
-    return static_cast<uint64_t>(held);
+    return m_credit.Held();
 }
 
 const Port::Counters&
@@ -327,8 +255,7 @@ Port::Send(const Ptr<Packet>& packet,
     const Time now = Simulator::Now();
     if (m_mode == FlowControl::LOSSY)
     {
-        ReleaseQueue(now);
-        if (m_queuedBytes + wire > m_bufferBytes)
+        if (m_queue.QueuedBytes(now, m_delay) + wire > m_bufferBytes)
         {
             m_counters.dropPackets++;
             m_counters.dropBytes += wire;
@@ -337,16 +264,18 @@ Port::Send(const Ptr<Packet>& packet,
         return Commit(OwnedPacket(packet), fields, earliest, credit, now);
     }
     Time ready;
-    if (m_waiting.empty() && TakeCredits(wire, now, ready))
+    if (!m_queue.HasWaiting() && m_credit.Take(wire, now, m_delay, ready))
     {
         return Commit(OwnedPacket(packet), fields, CreditReady(earliest, ready, now), credit, now);
     }
-    const bool head = m_waiting.empty();
-    m_waiting.push_back({OwnedPacket(packet), fields, earliest, credit, waker});
-    m_waitingBytes += wire;
+    const bool head = !m_queue.HasWaiting();
+    const uint64_t occupancy =
+        m_queue.PushWaiting({OwnedPacket(packet), fields, earliest, credit, waker},
+                            wire,
+                            now,
+                            m_delay);
     m_counters.creditStalls++;
-    ReleaseQueue(now);
-    m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, m_queuedBytes + m_waitingBytes);
+    m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
     if (head)
     {
         // behind an earlier head, nothing changes: whatever tells the head (a credit event, an
@@ -372,13 +301,14 @@ Port::Commit(OwnedPacket packet,
     m_counters.txBytes += size;
     m_counters.txWireBytes += wire;
     m_counters.busyPs += static_cast<uint64_t>(tx.GetPicoSeconds());
-    ReleaseQueue(now);
-    m_queuedBytes += wire;
-    m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, m_queuedBytes + m_waitingBytes);
-    m_inFlight.push_back({m_busyUntil + m_delay, std::move(packet), fields, nullptr, wire});
-    if (m_inFlight.size() == 1)
+    const uint64_t occupancy =
+        m_queue.Commit({m_busyUntil + m_delay, std::move(packet), fields, nullptr, wire},
+                       now,
+                       m_delay);
+    m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
+    if (m_queue.InFlightCount() == 1)
     {
-        Simulator::Schedule(m_inFlight.front().arrival - now, m_arrivalEvent);
+        Simulator::Schedule(m_queue.FirstArrival() - now, m_arrivalEvent);
     }
     if (credit.to != nullptr)
     {
@@ -419,57 +349,29 @@ Port::ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes)
 void
 Port::AttachCreditDue(Time arrival, Port* to)
 {
-    // arrival times in flight are strictly increasing: binary search
-    std::size_t lo = 0;
-    std::size_t hi = m_inFlight.size();
-    while (lo < hi)
-    {
-        const std::size_t mid = (lo + hi) / 2;
-        if (m_inFlight[mid].arrival < arrival)
-        {
-            lo = mid + 1;
-        }
-        else
-        {
-            hi = mid;
-        }
-    }
-    NS_ASSERT_MSG(lo < m_inFlight.size() && m_inFlight[lo].arrival == arrival,
-                  "Port: no packet in flight arrives when the credit is due");
-    m_inFlight[lo].creditDue = to;
+    m_queue.AttachCreditDue(arrival, to);
 }
 
 void
 Port::Arrive()
 {
-    NS_ASSERT_MSG(!m_inFlight.empty(), "Port::Arrive with nothing in flight");
-    InFlight& head = m_inFlight.front();
+    NS_ASSERT_MSG(m_queue.HasInFlight(), "Port::Arrive with nothing in flight");
+    PortQueue::InFlight head = m_queue.PopArrival();
     const Time now = head.arrival; // this event runs at the head's arrival
     const Ptr<Packet> packet = head.packet.Release();
-    const FabricHeader::Fields fields = head.fields;
-    Port* creditDue = head.creditDue;
-    if (m_departed > 0)
+    if (m_queue.HasInFlight())
     {
-        --m_departed;
+        Simulator::Schedule(m_queue.FirstArrival() - now, m_arrivalEvent);
     }
-    else
+    if (head.creditDue != nullptr)
     {
-        m_queuedBytes -= head.wireBytes; // it departed, uncounted yet
-    }
-    m_inFlight.pop_front();
-    if (!m_inFlight.empty())
-    {
-        Simulator::Schedule(m_inFlight.front().arrival - now, m_arrivalEvent);
-    }
-    if (creditDue != nullptr)
-    {
-        creditDue->CreditDue();
+        head.creditDue->CreditDue();
     }
     if (m_faulty && LoseAtArrival(packet))
     {
         return;
     }
-    m_peer->Receive(packet, fields, m_peerPort);
+    m_peer->Receive(packet, head.fields, m_peerPort);
 }
 
 bool
@@ -477,32 +379,20 @@ Port::LoseAtArrival(const Ptr<Packet>& packet)
 {
     const Time now = Simulator::Now();
     // packets arrive in the order they were committed: this one is the index-th
-    const uint64_t index = m_counters.txPackets - m_inFlight.size() - 1;
-    // one draw per arrival, whatever the other causes decide
-    const bool random = m_lossRng && m_lossRng->GetValue() < m_lossProbability;
-    while (m_downNext < m_down.size() && m_down[m_downNext].second <= now)
+    const uint64_t index = m_counters.txPackets - m_queue.InFlightCount() - 1;
+    switch (m_faults.Decide(index, now))
     {
-        ++m_downNext;
-    }
-    while (m_chosenNext < m_chosen.size() && m_chosen[m_chosenNext] < index)
-    {
-        ++m_chosenNext;
-    }
-    if (m_downNext < m_down.size() && m_down[m_downNext].first <= now)
-    {
-        m_counters.linkDownDrops++;
-    }
-    else if (m_chosenNext < m_chosen.size() && m_chosen[m_chosenNext] == index)
-    {
-        m_counters.chosenDrops++;
-    }
-    else if (random)
-    {
-        m_counters.lossPackets++;
-    }
-    else
-    {
+    case WireLoss::NONE:
         return false;
+    case WireLoss::LINK_DOWN:
+        m_counters.linkDownDrops++;
+        break;
+    case WireLoss::CHOSEN:
+        m_counters.chosenDrops++;
+        break;
+    case WireLoss::RANDOM:
+        m_counters.lossPackets++;
+        break;
     }
     // the peer would have freed its ingress buffer at once: its credit comes back (LOSSLESS)
     ReturnCredit(now + m_delay, GetWireBytes(packet->GetSize()));
@@ -522,76 +412,18 @@ Port::ReturnCredit(Time at, uint32_t wireBytes)
 void
 Port::AddPendingCredit(Time at, uint32_t wireBytes, Port* via)
 {
-    // returns come nearly in time order: insert from the back, usually at the back
-    std::size_t i = m_pending.size();
-    while (i > 0 && m_pending[i - 1].at > at)
-    {
-        --i;
-    }
-    m_pending.insert(i, {at, wireBytes, via});
-    if (!m_waiting.empty())
+    m_credit.Add(at, wireBytes, via);
+    if (m_queue.HasWaiting())
     {
         if (at <= Simulator::Now() + m_delay)
         {
-            DrainWaiting(); // due within a link delay: usable now (TakeCredits)
+            DrainWaiting(); // due within a link delay: usable now (CreditAccount::Take)
         }
         else
         {
             ScheduleCreditEvent();
         }
     }
-}
-
-void
-Port::HarvestCredits(Time now)
-{
-    while (!m_pending.empty() && m_pending.front().at <= now)
-    {
-        m_credits += m_pending.front().bytes;
-        m_pending.pop_front();
-    }
-}
-
-std::size_t
-Port::PendingNeeded(uint32_t wireBytes, Time horizon) const
-{
-    int64_t have = m_credits;
-    std::size_t n = 0;
-    while (have < wireBytes && n < m_pending.size() && m_pending[n].at <= horizon)
-    {
-        have += m_pending[n].bytes;
-        ++n;
-    }
-    return have < wireBytes ? NOT_ENOUGH : n;
-}
-
-bool
-Port::TakeCredits(uint32_t wireBytes, Time now, Time& ready)
-{
-    // Every return is registered at least one link delay before it is due (the peer's buffer
-    // frees no earlier than now, and the credit then crosses the link), so all credits due by
-    // now + Delay are known: a packet may take them now and start when the last one it needs is
-    // due.
-    const std::size_t n = PendingNeeded(wireBytes, now + m_delay);
-    if (n == NOT_ENOUGH)
-    {
-        HarvestCredits(now);
-        return false;
-    }
-    int64_t have = m_credits;
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        have += m_pending[i].bytes;
-    }
-    // credits left over from the last entry are due by then too; the packets after this one
-    // start after it, so they may use them
-    ready = n > 0 ? m_pending[n - 1].at : Time(0);
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        m_pending.pop_front();
-    }
-    m_credits = have - wireBytes;
-    return true;
 }
 
 Time
@@ -609,18 +441,15 @@ void
 Port::DrainWaiting()
 {
     const Time now = Simulator::Now();
-    while (!m_waiting.empty())
+    while (m_queue.HasWaiting())
     {
-        Waiting& head = m_waiting.front();
-        const uint32_t wire = GetWireBytes(head.packet.Get()->GetSize());
+        const uint32_t wire = GetWireBytes(m_queue.FrontWaiting().packet.Get()->GetSize());
         Time ready;
-        if (!TakeCredits(wire, now, ready))
+        if (!m_credit.Take(wire, now, m_delay, ready))
         {
             break;
         }
-        m_waitingBytes -= wire;
-        Waiting w = std::move(head);
-        m_waiting.pop_front();
+        PortQueue::Waiting w = m_queue.PopWaiting(wire);
         const Time departure =
             Commit(std::move(w.packet), w.fields, std::max(w.earliest, ready), w.credit, now);
         if (w.waker != nullptr)
@@ -628,7 +457,7 @@ Port::DrainWaiting()
             w.waker->Wake(departure);
         }
     }
-    if (!m_waiting.empty())
+    if (m_queue.HasWaiting())
     {
         ScheduleCreditEvent();
     }
@@ -637,40 +466,25 @@ Port::DrainWaiting()
 void
 Port::ScheduleCreditEvent()
 {
-    // which returned credit completes the head packet's?
-    const std::size_t n =
-        PendingNeeded(GetWireBytes(m_waiting.front().packet.Get()->GetSize()), Time::Max());
-    if (n == NOT_ENOUGH)
-    {
-        return; // the rest are still held downstream; ReturnCredit calls again when they come
-    }
     const Time now = Simulator::Now();
-    Time at = now;
-    if (n > 0)
+    const CreditWakeup wakeup =
+        m_credit.PlanWakeup(GetWireBytes(m_queue.FrontWaiting().packet.Get()->GetSize()),
+                            now,
+                            m_delay);
+    if (wakeup.kind == CreditWakeup::ATTACH)
     {
-        const PendingCredit& last = m_pending[n - 1];
-        if (last.via != nullptr && last.at > now)
-        {
-            last.via->AttachCreditDue(last.at, this); // that arrival calls CreditDue()
-            return;
-        }
-        // one link delay before it is due, every credit due by then is known (TakeCredits)
-        at = std::max(last.at - m_delay, now);
+        wakeup.via->AttachCreditDue(wakeup.at, this); // that arrival calls CreditDue()
     }
-    if (!m_creditEvents.empty() && m_creditEvents.front() <= at)
+    else if (wakeup.kind == CreditWakeup::SCHEDULE)
     {
-        return; // an event at or before then will look again
+        Simulator::Schedule(wakeup.at - now, m_creditEvent);
     }
-    // earlier than any scheduled one: the later ones stay scheduled and find nothing or little
-    // to do (cheaper than cancelling, which leaves a dead event in the queue anyway)
-    m_creditEvents.insert(0, at);
-    Simulator::Schedule(at - now, m_creditEvent);
 }
 
 void
 Port::CreditDue()
 {
-    if (!m_waiting.empty())
+    if (m_queue.HasWaiting())
     {
         DrainWaiting();
     }
@@ -679,19 +493,8 @@ Port::CreditDue()
 void
 Port::CreditEvent()
 {
-    m_creditEvents.pop_front(); // events run in time order: this is the earliest
+    m_credit.EventRan();
     DrainWaiting();
-}
-
-void
-Port::ReleaseQueue(Time now)
-{
-    // departures are in commit order, at arrival - Delay
-    while (m_departed < m_inFlight.size() && m_inFlight[m_departed].arrival - m_delay <= now)
-    {
-        m_queuedBytes -= m_inFlight[m_departed].wireBytes;
-        ++m_departed;
-    }
 }
 
 } // namespace mcsim

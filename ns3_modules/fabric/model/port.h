@@ -1,22 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "credit-account.h"
+#include "link-faults.h"
 #include "owned-packet.h"
 #include "packet-receiver.h"
+#include "port-queue.h"
 #include "reusable-event.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
-#include "ns3/mcsim/fifo.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
-#include "ns3/random-variable-stream.h"
 
 #include <cstdint>
-#include <utility>
-#include <vector>
 
 namespace ns3
 {
@@ -39,26 +38,6 @@ class PortWaker
     virtual ~PortWaker() = default;
     /** The packet was committed; its last bit leaves at departure. */
     virtual void Wake(Time departure) = 0;
-};
-
-/**
- * @brief A replicated (multicast) packet's ingress credit: returned once, after its last copy
- * leaves the switch. Owned by itself: deleted when the last copy has been accounted for.
- */
-struct SharedCredit
-{
-    Port* to;            //!< the upstream port to credit
-    uint32_t wireBytes;  //!< bytes the packet took on the upstream link
-    uint32_t copiesLeft; //!< copies not yet departed
-    Time latest;         //!< latest departure so far
-    Port* latestPort;    //!< the port of that copy
-};
-
-/** @brief Where a packet's ingress buffer credit goes when it leaves; nothing by default. */
-struct CreditReturn
-{
-    Port* to = nullptr;             //!< upstream port (unicast), or null
-    SharedCredit* shared = nullptr; //!< or a shared credit (multicast copies)
 };
 
 /**
@@ -90,6 +69,9 @@ struct CreditReturn
  * starts no earlier than they are due); a port blocked on credits is told by the arrival event
  * that coincides with the return (equal link delays), or else by a credit event one delay early.
  * Without faults an arrival costs one extra branch.
+ *
+ * The port composes its queue (PortQueue), its credits (CreditAccount) and its link's faults
+ * (LinkFaults); it decides when a packet goes and schedules the events.
  */
 class Port : public Object
 {
@@ -192,32 +174,6 @@ class Port : public Object
     void DoDispose() override;
 
   private:
-    struct Waiting
-    {
-        OwnedPacket packet;
-        FabricHeader::Fields fields;
-        Time earliest;
-        CreditReturn credit;
-        PortWaker* waker = nullptr;
-    };
-
-    /** A committed packet, from its commit to its arrival (it departs at arrival - Delay). */
-    struct InFlight
-    {
-        Time arrival;
-        OwnedPacket packet;
-        FabricHeader::Fields fields;
-        Port* creditDue = nullptr; //!< an upstream port whose credit for it is due at arrival
-        uint32_t wireBytes = 0;    //!< its bytes on the wire
-    };
-
-    struct PendingCredit
-    {
-        Time at;
-        uint32_t bytes;
-        Port* via; //!< a port whose packet arrives at `at` (it can tell this one), or null
-    };
-
     /** Put the packet on the wire (this port now holds it until its arrival). */
     Time Commit(OwnedPacket packet,
                 const FabricHeader::Fields& fields,
@@ -225,35 +181,22 @@ class Port : public Object
                 CreditReturn credit,
                 Time now);
     void Arrive();
-    void HarvestCredits(Time now);
-    /**
-     * How many of the first pending credits, with those held, make wireBytes, counting only
-     * those due by horizon; NOT_ENOUGH if they do not.
-     */
-    std::size_t PendingNeeded(uint32_t wireBytes, Time horizon) const;
-    static constexpr std::size_t NOT_ENOUGH = static_cast<std::size_t>(-1);
-    /**
-     * Take wireBytes of credits for the next packet if those due by now + Delay suffice; ready
-     * is then when the last one it needed is due (0 if all were due already).
-     */
-    bool TakeCredits(uint32_t wireBytes, Time now, Time& ready);
     /** A packet's earliest start given when its credits are ready; counts a stall if they set it.
      */
     Time CreditReady(Time earliest, Time ready, Time now);
     void DrainWaiting();
     void CreditEvent();
-    /** Credits come back at `at`; via: see PendingCredit. */
+    /** Credits come back at `at`; via: see CreditAccount::Pending. */
     void AddPendingCredit(Time at, uint32_t wireBytes, Port* via);
     /** The packet in flight that arrives at `arrival` calls to->CreditDue() when it arrives. */
     void AttachCreditDue(Time arrival, Port* to);
     void CreditDue();
     /** Return the ingress credit of a packet this port sends to `to`, at departure + to's delay. */
     void ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes);
+    /** Make sure the head waiting packet is told when its credits are there. */
     void ScheduleCreditEvent();
-    /** Count the packets in flight that have departed by now out of the queued bytes. */
-    void ReleaseQueue(Time now);
+    /** Whether the arriving packet is lost on the wire (counted; its credit returned). */
     bool LoseAtArrival(const Ptr<Packet>& packet);
-    void UpdateFaulty();
 
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
 
@@ -282,20 +225,15 @@ class Port : public Object
     uint32_t m_peerPort;
     FlowControl m_mode;     //!< "FlowControl"
     uint32_t m_headerBytes; //!< "HeaderBytes": wire bytes per packet beyond its size
-    bool m_faulty;          //!< any fault below is set (the hot path's one branch)
+    bool m_faulty;          //!< m_faults.Any() (the hot path's one branch)
     Time m_delay;           //!< "Delay": propagation delay
     Time m_busyUntil;
-    int64_t m_credits;         //!< bytes the peer can still take
-    Fifo<InFlight> m_inFlight; //!< committed, FIFO by arrival
+    PortQueue m_queue; //!< waiting for credits, then in flight
     /** Every arrival's event, inside the port (the simulator reads it at each arrival); the port
      * holds a reference to it, so the simulator never deletes it, and DoDispose() drops that. */
     ReusableEvent<Port, &Port::Arrive> m_arrivalImpl;
-    Ptr<EventImpl> m_arrivalEvent; //!< &m_arrivalImpl
-    Fifo<Waiting> m_waiting;       //!< blocked on credits, FIFO
-    uint64_t m_waitingBytes;
-    Fifo<PendingCredit> m_pending;   //!< returned credits not yet usable, sorted by time
-    std::size_t m_departed;          //!< the first m_departed packets in flight have departed ...
-    uint64_t m_queuedBytes;          //!< ... and the others, with these wire bytes, are queued
+    Ptr<EventImpl> m_arrivalEvent;   //!< &m_arrivalImpl
+    CreditAccount m_credit;          //!< LOSSLESS credits for the peer's ingress buffer
     mutable uint64_t m_txCacheBytes; //!< last size GetTxTime computed (NO_TX_CACHE: none) ...
     mutable Time m_txCacheTime;      //!< ... and its result (skips a 128-bit division)
     Counters m_counters;
@@ -305,15 +243,8 @@ class Port : public Object
     uint32_t m_encodingLineBits;  //!< "EncodingLineBits"
     uint64_t m_bufferBytes;       //!< "BufferBytes": output buffer (LOSSY)
     uint64_t m_creditBytes;       //!< "CreditBytes": peer ingress buffer (LOSSLESS)
-    Fifo<Time> m_creditEvents;    //!< times of the scheduled credit events, ascending
     Ptr<EventImpl> m_creditEvent; //!< reused for every credit event (never cancelled)
-
-    double m_lossProbability;                  //!< "LossProbability"
-    Ptr<UniformRandomVariable> m_lossRng;      //!< only when m_lossProbability > 0
-    std::vector<uint64_t> m_chosen;            //!< packet indexes to lose, sorted, unique
-    std::size_t m_chosenNext;                  //!< first entry of m_chosen not yet passed
-    std::vector<std::pair<Time, Time>> m_down; //!< [down, up) intervals, sorted, disjoint
-    std::size_t m_downNext;                    //!< first interval not yet over
+    LinkFaults m_faults;          //!< "LossProbability", chosen drops, down intervals
 };
 
 } // namespace mcsim

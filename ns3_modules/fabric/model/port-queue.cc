@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "port-queue.h"
+
+#include "ns3/assert.h"
+
+namespace ns3
+{
+namespace mcsim
+{
+
+PortQueue::PortQueue()
+    : m_waitingBytes(0),
+      m_departed(0),
+      m_queuedBytes(0)
+{
+}
+
+void
+PortQueue::AttachCreditDue(Time arrival, Port* to)
+{
+    // arrival times in flight are strictly increasing: binary search
+    std::size_t lo = 0;
+    std::size_t hi = m_inFlight.size();
+    while (lo < hi)
+    {
+        const std::size_t mid = (lo + hi) / 2;
+        if (m_inFlight[mid].arrival < arrival)
+        {
+            lo = mid + 1;
+        }
+        else
+        {
+            hi = mid;
+        }
+    }
+    NS_ASSERT_MSG(lo < m_inFlight.size() && m_inFlight[lo].arrival == arrival,
+                  "Port: no packet in flight arrives when the credit is due");
+    m_inFlight[lo].creditDue = to;
+}
+
+uint64_t
+PortQueue::PushWaiting(Waiting packet, uint32_t wireBytes, Time now, Time delay)
+{
+    m_waiting.push_back(std::move(packet));
+    m_waitingBytes += wireBytes;
+    Release(now, delay);
+    return m_queuedBytes + m_waitingBytes;
+}
+
+void
+PortQueue::Clear()
+{
+    m_waiting.clear();
+    m_inFlight.clear();
+    m_departed = 0;
+}
+
+} // namespace mcsim
+} // namespace ns3

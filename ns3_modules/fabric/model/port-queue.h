@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "credit-account.h"
+#include "fabric-header.h"
+#include "owned-packet.h"
+
+#include "ns3/mcsim/fifo.h"
+#include "ns3/nstime.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+class Port;
+class PortWaker;
+
+/**
+ * @brief The output queue of one port: packets waiting for credits (FIFO), then committed
+ * packets in flight (FIFO by arrival) until they arrive at the peer.
+ *
+ * A committed packet departs (its last bit leaves) one link delay before it arrives; the queue
+ * counts the wire bytes of the committed packets that have not departed yet lazily, when asked
+ * (Occupancy, QueuedBytes), from the delay the port passes in.
+ */
+class PortQueue
+{
+  public:
+    /** A packet blocked on credits. */
+    struct Waiting
+    {
+        OwnedPacket packet;
+        FabricHeader::Fields fields;
+        Time earliest;
+        CreditReturn credit;
+        PortWaker* waker = nullptr;
+    };
+
+    /** A committed packet, from its commit to its arrival (it departs at arrival - Delay). */
+    struct InFlight
+    {
+        Time arrival;
+        OwnedPacket packet;
+        FabricHeader::Fields fields;
+        Port* creditDue = nullptr; //!< an upstream port whose credit for it is due at arrival
+        uint32_t wireBytes = 0;    //!< its bytes on the wire
+    };
+
+    PortQueue();
+
+    /** Wire bytes committed and not departed by now (packets depart at arrival - delay). */
+    uint64_t QueuedBytes(Time now, Time delay)
+    {
+        Release(now, delay);
+        return m_queuedBytes;
+    }
+
+    /**
+     * Commit a packet (appended in flight, in arrival order).
+     * @return the occupancy: wire bytes queued (not departed by now) plus waiting
+     */
+    uint64_t Commit(InFlight packet, Time now, Time delay)
+    {
+        Release(now, delay);
+        m_queuedBytes += packet.wireBytes;
+        m_inFlight.push_back(std::move(packet));
+        return m_queuedBytes + m_waitingBytes;
+    }
+
+    /** Remove the first packet in flight: it arrives now. */
+    InFlight PopArrival()
+    {
+        InFlight head = std::move(m_inFlight.front());
+        if (m_departed > 0)
+        {
+            --m_departed;
+        }
+        else
+        {
+            m_queuedBytes -= head.wireBytes; // it departed, uncounted yet
+        }
+        m_inFlight.pop_front();
+        return head;
+    }
+
+    bool HasInFlight() const
+    {
+        return !m_inFlight.empty();
+    }
+
+    std::size_t InFlightCount() const
+    {
+        return m_inFlight.size();
+    }
+
+    /** Arrival time of the first packet in flight (there must be one). */
+    Time FirstArrival() const
+    {
+        return m_inFlight.front().arrival;
+    }
+
+    /** The packet in flight that arrives at `arrival` (there must be one) carries to's credit. */
+    void AttachCreditDue(Time arrival, Port* to);
+
+    bool HasWaiting() const
+    {
+        return !m_waiting.empty();
+    }
+
+    Waiting& FrontWaiting()
+    {
+        return m_waiting.front();
+    }
+
+    /**
+     * Append a packet blocked on credits, of wireBytes on the wire.
+     * @return the occupancy: wire bytes queued (not departed by now) plus waiting
+     */
+    uint64_t PushWaiting(Waiting packet, uint32_t wireBytes, Time now, Time delay);
+
+    /** Remove the first waiting packet, of wireBytes on the wire. */
+    Waiting PopWaiting(uint32_t wireBytes)
+    {
+        m_waitingBytes -= wireBytes;
+        Waiting head = std::move(m_waiting.front());
+        m_waiting.pop_front();
+        return head;
+    }
+
+    /** Drop every packet (DoDispose). */
+    void Clear();
+
+  private:
+    /** Count the packets in flight that have departed by now out of the queued bytes. */
+    void Release(Time now, Time delay)
+    {
+        // departures are in commit order, at arrival - delay
+        while (m_departed < m_inFlight.size() && m_inFlight[m_departed].arrival - delay <= now)
+        {
+            m_queuedBytes -= m_inFlight[m_departed].wireBytes;
+            ++m_departed;
+        }
+    }
+
+    Fifo<InFlight> m_inFlight; //!< committed, FIFO by arrival
+    Fifo<Waiting> m_waiting;   //!< blocked on credits, FIFO
+    uint64_t m_waitingBytes;   //!< wire bytes of m_waiting
+    std::size_t m_departed;    //!< the first m_departed packets in flight have departed ...
+    uint64_t m_queuedBytes;    //!< ... and the others, with these wire bytes, are queued
+};
+
+} // namespace mcsim
+} // namespace ns3
