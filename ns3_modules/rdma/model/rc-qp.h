@@ -2,6 +2,7 @@
 #pragma once
 
 #include "queue-pair.h"
+#include "rc-responder.h"
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
@@ -29,11 +30,7 @@ namespace mcsim
  * RetryCount retries; progress gives them back, and one retry too many puts the QP in the error
  * state. An RNR NAK waits RnrDelay and retries, RnrRetry times (7: for ever). At most
  * MaxOutstandingReads READs are in flight.
- * Responder: accepts only the expected PSN and answers in PSN order through one queue (ACKs,
- * NAKs and READ response streams): ACKs every AckInterval packets and the last packet of a
- * message (coalesced), NAKs once per sequence error, re-ACKs duplicates, and RNR-NAKs a SEND or a
- * WRITE with immediate when no receive is posted. A duplicate READ request (the requester lost
- * responses) abandons every queued response from its PSN on and re-sends from that PSN.
+ * Responder: see RcResponder (this QP sends its ACKs, NAKs and READ responses first).
  * PSNs are 32-bit and never wrap within a run.
  */
 class RcQp : public QueuePair
@@ -104,6 +101,8 @@ class RcQp : public QueuePair
     void DoDispose() override;
 
   private:
+    friend class RcResponder; // its half: counters, NIC, Build, AckInterval
+
     struct Wqe
     {
         Verb verb;
@@ -117,24 +116,12 @@ class RcQp : public QueuePair
         bool readRequested; //!< READ: counted in m_outstandingReads
     };
 
-    /** @brief What the responder sends next: an ACK/NAK (npkts 0) or a READ response stream. */
-    struct Response
-    {
-        uint32_t psn;    //!< ACK/NAK: the PSN it names; READ: the first response's PSN
-        uint32_t npkts;  //!< READ: response packets in the stream; 0 for an ACK or NAK
-        uint32_t sent;   //!< READ: response packets sent so far
-        uint8_t flags;   //!< ACK/NAK: TransportHeader flags
-        uint64_t bytes;  //!< READ: bytes of the stream
-        uint64_t offset; //!< READ: where the stream starts in this (the responder's) region
-    };
-
     uint32_t Packets(uint64_t bytes) const;
     std::size_t FindWqe(uint32_t psn) const; //!< index in m_sq, or m_sq.size()
     Ptr<Packet> NextRequesterPacket();
     Ptr<Packet> Build(TransportHeader& h, uint32_t payload, const uint8_t* data = nullptr);
     void HandleAck(const TransportHeader& h);
     void HandleReadResponse(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload);
-    void HandleRequest(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload);
     /** Acknowledge SEND/WRITE PSNs below limit and complete what is done; stops at a READ. */
     void Acknowledge(uint32_t limit);
     void Progress(); //!< m_una moved: retries back, the local ACK timer starts again
@@ -144,11 +131,8 @@ class RcQp : public QueuePair
     void Retry();
     bool UseRetry(uint32_t& used, uint32_t limit); //!< false (and the error state) when exhausted
     void GoBack(uint32_t psn);
-    void QueueControl(uint32_t psn, uint8_t flags);
-    void AbandonFrom(uint32_t psn);
     void ArmTimer();
     void OnTimeout();
-    void Deliver(const TransportHeader& h);
 
     uint32_t m_ackInterval; //!< "AckInterval"
     Time m_timeout;         //!< "LocalAckTimeout" (0: never)
@@ -174,15 +158,8 @@ class RcQp : public QueuePair
     Time m_progressAt;     //!< the local ACK timer runs from here (last progress or retry)
     Time m_rnrUntil;
     bool m_error;
-    EventId m_timer; //!< at most one pending: it re-checks m_progressAt when it fires
-    // responder
-    uint32_t m_ePsn;      //!< expected PSN
-    bool m_nakSent;       //!< a NAK for m_ePsn is out
-    uint32_t m_unacked;   //!< packets accepted since the last ACK
-    uint64_t m_msgBytes;  //!< bytes of the message being received
-    uint64_t m_msgOffset; //!< its place in the region (a WRITE's RETH)
-    uint32_t m_postedRecvs;
-    std::deque<Response> m_responses; //!< ACKs, NAKs and READ responses, in PSN order
+    EventId m_timer;         //!< at most one pending: it re-checks m_progressAt when it fires
+    RcResponder m_responder; //!< the responder half
     Counters m_counters;
 };
 

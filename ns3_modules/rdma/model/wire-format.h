@@ -54,6 +54,14 @@ bool IsUd(Opcode op);
 bool IsReadResponse(Opcode op);
 
 /**
+ * The opcode of one packet of a SEND (send) or RDMA WRITE message: the first and/or the last of
+ * the message (both: an ONLY packet); withImm: the message carries immediate data (on its last).
+ */
+Opcode MessageOpcode(bool send, bool withImm, bool first, bool last);
+/** The opcode of one READ response packet: the first and/or the last of the stream. */
+Opcode ReadResponseOpcode(bool first, bool last);
+
+/**
  * Bytes of headers and trailers on the wire for one packet, from the real formats.
  * @param format InfiniBand or RoCEv2
  * @param op the opcode (decides RETH, AETH, ImmDt, DETH)

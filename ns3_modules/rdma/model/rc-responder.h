@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "transport-header.h"
+
+#include "ns3/packet.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <deque>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+class RcQp;
+
+/**
+ * @brief The responder half of an RC QP: takes requests in PSN order and answers in PSN order.
+ *
+ * Accepts only the expected PSN and answers through one queue (ACKs, NAKs and READ response
+ * streams): ACKs every AckInterval packets and the last packet of a message (coalesced), NAKs once
+ * per sequence error, re-ACKs duplicates, and RNR-NAKs a SEND or a WRITE with immediate when no
+ * receive is posted. A duplicate READ request (the requester lost responses) abandons every
+ * queued response from its PSN on and re-sends from that PSN. Part of its RcQp (a raw
+ * back-pointer): it counts in the QP's counters and sends through the QP's NIC.
+ */
+class RcResponder
+{
+  public:
+    explicit RcResponder(RcQp* qp);
+
+    /** Post n receive work requests (consumed by SENDs and WRITEs with immediate). */
+    void PostRecv(uint32_t n);
+    /** An ACK, NAK or READ response is queued. */
+    bool HasPacket() const;
+    /** The next ACK, NAK or READ response packet (only when HasPacket()). */
+    Ptr<Packet> NextPacket();
+    /** A request (SEND, WRITE or READ request packet) arrived. */
+    void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload);
+
+  private:
+    /** @brief What the responder sends next: an ACK/NAK (npkts 0) or a READ response stream. */
+    struct Response
+    {
+        uint32_t psn;    //!< ACK/NAK: the PSN it names; READ: the first response's PSN
+        uint32_t npkts;  //!< READ: response packets in the stream; 0 for an ACK or NAK
+        uint32_t sent;   //!< READ: response packets sent so far
+        uint8_t flags;   //!< ACK/NAK: TransportHeader flags
+        uint64_t bytes;  //!< READ: bytes of the stream
+        uint64_t offset; //!< READ: where the stream starts in this (the responder's) region
+    };
+
+    /** Queue an ACK (flags 0; coalesces with a queued ACK) or a NAK naming psn. */
+    void QueueControl(uint32_t psn, uint8_t flags);
+    /** Drop the queued responses the requester asks for again from psn on. */
+    void AbandonFrom(uint32_t psn);
+    /** The packet (accepted in order) completes a receive: submit its completion. */
+    void Deliver(const TransportHeader& h);
+
+    RcQp* m_qp;           //!< the QP this is part of (not owned)
+    uint32_t m_ePsn;      //!< expected PSN
+    bool m_nakSent;       //!< a NAK for m_ePsn is out
+    uint32_t m_unacked;   //!< packets accepted since the last ACK
+    uint64_t m_msgBytes;  //!< bytes of the message being received
+    uint64_t m_msgOffset; //!< its place in the region (a WRITE's RETH)
+    uint32_t m_postedRecvs;
+    std::deque<Response> m_responses; //!< ACKs, NAKs and READ responses, in PSN order
+};
+
+} // namespace mcsim
+} // namespace ns3
