@@ -9,6 +9,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -121,71 +122,104 @@ Fabric::Build(uint32_t nHosts,
         throw std::logic_error("Fabric::Build called twice");
     }
     m_nHosts = nHosts;
-    const std::size_t nNodes = nHosts + nSwitches;
+    NumberPorts(switchPorts, nSwitches);
+    for (std::size_t i = 0; i < nLinks; ++i)
+    {
+        WireLink(i, links + 4 * i, rateBps[i], encoding + 2 * i, delayPs[i]);
+    }
+    RequireEveryPortLinked();
+    CreateNodes();
+    ConnectPorts();
+}
+
+void
+Fabric::NumberPorts(const uint32_t* switchPorts, std::size_t nSwitches)
+{
+    const std::size_t nNodes = m_nHosts + nSwitches;
     m_portBase.assign(nNodes + 1, 0);
     for (std::size_t n = 0; n < nNodes; ++n)
     {
-        const uint32_t count = n < nHosts ? 1 : switchPorts[n - nHosts];
+        const uint32_t count = n < m_nHosts ? 1 : switchPorts[n - m_nHosts];
         if (count == 0)
         {
             throw std::invalid_argument("Fabric: switch " + std::to_string(n) + " has no ports");
         }
         m_portBase[n + 1] = m_portBase[n] + count;
     }
-    const uint32_t nPorts = m_portBase[nNodes];
-    m_ports.resize(nPorts);
-    m_peerIndex.assign(nPorts, 0);
-    std::vector<Port*> upstream(nPorts, nullptr);
-    std::vector<std::pair<uint32_t, uint32_t>> peerOf(nPorts); // global port -> (node, port)
-    auto global = [&](uint32_t node, uint32_t port) {
-        if (node >= nNodes || port >= m_portBase[node + 1] - m_portBase[node])
-        {
-            throw std::invalid_argument("Fabric: link end (node " + std::to_string(node) +
-                                        ", port " + std::to_string(port) + ") does not exist");
-        }
-        return m_portBase[node] + port;
-    };
-    for (std::size_t i = 0; i < nLinks; ++i)
+    m_ports.resize(m_portBase[nNodes]);
+    m_peerIndex.assign(m_portBase[nNodes], 0);
+}
+
+uint32_t
+Fabric::LinkEnd(uint32_t node, uint32_t port) const
+{
+    if (!HasPort(node, port))
     {
-        const uint32_t* l = links + 4 * i;
-        if (rateBps[i] == 0 || delayPs[i] < 0 || encoding[2 * i] == 0 ||
-            encoding[2 * i] > encoding[2 * i + 1])
-        {
-            throw std::invalid_argument("Fabric: link " + std::to_string(i) +
-                                        " has a zero rate, a negative delay or a bad encoding");
-        }
-        const uint32_t ends[2] = {global(l[0], l[1]), global(l[2], l[3])};
-        for (int side = 0; side < 2; ++side)
-        {
-            const uint32_t me = ends[side];
-            if (m_ports[me])
-            {
-                throw std::invalid_argument("Fabric: port " + std::to_string(l[2 * side + 1]) +
-                                            " of node " + std::to_string(l[2 * side]) +
-                                            " is used by two links");
-            }
-            const uint32_t peerNode = l[2 * (1 - side)];
-            Ptr<Port> port = CreateObject<Port>();
-            port->SetAttribute("DataRate", DataRateValue(DataRate(rateBps[i])));
-            port->SetAttribute("EncodingDataBits", UintegerValue(encoding[2 * i]));
-            port->SetAttribute("EncodingLineBits", UintegerValue(encoding[2 * i + 1]));
-            port->SetAttribute("HeaderBytes", UintegerValue(m_headerBytes));
-            port->SetAttribute("Delay", TimeValue(PicoSeconds(delayPs[i])));
-            port->SetFlowControl(m_mode);
-            const bool fromHost = l[2 * side] < nHosts;
-            // a host never queues more than its sources' one packet each: no tail drop there
-            port->SetBufferBytes(fromHost ? std::numeric_limits<uint64_t>::max() / 2
-                                          : m_switchBuffer);
-            port->SetCreditBytes(peerNode < nHosts ? m_hostBuffer : m_switchBuffer);
-            m_ports[me] = port;
-            peerOf[me] = {peerNode, l[2 * (1 - side) + 1]};
-        }
-        m_peerIndex[ends[0]] = ends[1];
-        m_peerIndex[ends[1]] = ends[0];
-        upstream[ends[0]] = PeekPointer(m_ports[ends[1]]);
-        upstream[ends[1]] = PeekPointer(m_ports[ends[0]]);
+        throw std::invalid_argument("Fabric: link end (node " + std::to_string(node) + ", port " +
+                                    std::to_string(port) + ") does not exist");
     }
-    for (uint32_t n = 0; n < nNodes; ++n)
+    return m_portBase[node] + port;
+}
+
+bool
+Fabric::HasPort(uint32_t node, uint32_t port) const
+{
+    return std::size_t{node} + 1 < m_portBase.size() &&
+           port < m_portBase[node + 1] - m_portBase[node];
+}
+
+uint32_t
+Fabric::NodeOf(uint32_t g) const
+{
+    // the last node whose first port is <= g (nodes have at least one port each)
+    const auto it = std::upper_bound(m_portBase.begin(), m_portBase.end(), g);
+    return static_cast<uint32_t>(it - m_portBase.begin()) - 1;
+}
+
+void
+Fabric::WireLink(std::size_t i,
+                 const uint32_t* link,
+                 uint64_t rateBps,
+                 const uint32_t* encoding,
+                 int64_t delayPs)
+{
+    if (rateBps == 0 || delayPs < 0 || encoding[0] == 0 || encoding[0] > encoding[1])
+    {
+        throw std::invalid_argument("Fabric: link " + std::to_string(i) +
+                                    " has a zero rate, a negative delay or a bad encoding");
+    }
+    const uint32_t ends[2] = {LinkEnd(link[0], link[1]), LinkEnd(link[2], link[3])};
+    for (int side = 0; side < 2; ++side)
+    {
+        const uint32_t me = ends[side];
+        if (m_ports[me])
+        {
+            throw std::invalid_argument("Fabric: port " + std::to_string(link[2 * side + 1]) +
+                                        " of node " + std::to_string(link[2 * side]) +
+                                        " is used by two links");
+        }
+        const uint32_t peerNode = link[2 * (1 - side)];
+        Ptr<Port> port = CreateObject<Port>();
+        port->SetAttribute("DataRate", DataRateValue(DataRate(rateBps)));
+        port->SetAttribute("EncodingDataBits", UintegerValue(encoding[0]));
+        port->SetAttribute("EncodingLineBits", UintegerValue(encoding[1]));
+        port->SetAttribute("HeaderBytes", UintegerValue(m_headerBytes));
+        port->SetAttribute("Delay", TimeValue(PicoSeconds(delayPs)));
+        port->SetFlowControl(m_mode);
+        const bool fromHost = link[2 * side] < m_nHosts;
+        // a host never queues more than its sources' one packet each: no tail drop there
+        port->SetBufferBytes(fromHost ? std::numeric_limits<uint64_t>::max() / 2 : m_switchBuffer);
+        port->SetCreditBytes(peerNode < m_nHosts ? m_hostBuffer : m_switchBuffer);
+        m_ports[me] = port;
+    }
+    m_peerIndex[ends[0]] = ends[1];
+    m_peerIndex[ends[1]] = ends[0];
+}
+
+void
+Fabric::RequireEveryPortLinked() const
+{
+    for (uint32_t n = 0; n + 1 < m_portBase.size(); ++n)
     {
         for (uint32_t g = m_portBase[n]; g < m_portBase[n + 1]; ++g)
         {
@@ -196,10 +230,21 @@ Fabric::Build(uint32_t nHosts,
             }
         }
     }
-    const bool lossless = m_mode == FlowControl::LOSSLESS;
-    for (uint32_t n = 0; n < nNodes; ++n)
+}
+
+void
+Fabric::CreateNodes()
+{
+    // a port's upstream is the port at the far end of its link: it sends what arrives here
+    std::vector<Port*> upstream(m_ports.size());
+    for (uint32_t g = 0; g < m_ports.size(); ++g)
     {
-        if (n < nHosts)
+        upstream[g] = PeekPointer(m_ports[m_peerIndex[g]]);
+    }
+    const bool lossless = m_mode == FlowControl::LOSSLESS;
+    for (uint32_t n = 0; n + 1 < m_portBase.size(); ++n)
+    {
+        if (n < m_nHosts)
         {
             Ptr<Host> host = CreateObject<Host>();
             host->Setup(n, m_ports[m_portBase[n]], upstream[m_portBase[n]]);
@@ -218,13 +263,19 @@ Fabric::Build(uint32_t nHosts,
             m_switches.push_back(sw);
         }
     }
-    for (uint32_t g = 0; g < nPorts; ++g)
+}
+
+void
+Fabric::ConnectPorts()
+{
+    for (uint32_t g = 0; g < m_ports.size(); ++g)
     {
-        const auto [peerNode, peerPort] = peerOf[g];
-        PacketReceiver* peer = peerNode < nHosts
-                                   ? static_cast<PacketReceiver*>(PeekPointer(m_hosts[peerNode]))
-                                   : PeekPointer(m_switches[peerNode - nHosts]);
-        m_ports[g]->Connect(peer, peerPort);
+        const uint32_t peer = m_peerIndex[g];
+        const uint32_t peerNode = NodeOf(peer);
+        PacketReceiver* receiver =
+            peerNode < m_nHosts ? static_cast<PacketReceiver*>(PeekPointer(m_hosts[peerNode]))
+                                : PeekPointer(m_switches[peerNode - m_nHosts]);
+        m_ports[g]->Connect(receiver, peer - m_portBase[peerNode]);
     }
 }
 
@@ -242,7 +293,7 @@ Fabric::SwitchAt(uint32_t node, const char* what) const
 uint32_t
 Fabric::PortAt(uint32_t node, uint32_t port, const char* what) const
 {
-    if (node + 1 >= m_portBase.size() || port >= m_portBase[node + 1] - m_portBase[node])
+    if (!HasPort(node, port))
     {
         throw std::invalid_argument(std::string("Fabric::") + what + ": node " +
                                     std::to_string(node) + " has no port " + std::to_string(port));

@@ -140,6 +140,28 @@ class Fabric : public Object
     void DoDispose() override;
 
   private:
+    // Build's steps, in order
+    /** Number the ports node by node (m_portBase); size m_ports and m_peerIndex. */
+    void NumberPorts(const uint32_t* switchPorts, std::size_t nSwitches);
+    /** Create the two ports of link i (row link: nodeA, portA, nodeB, portB) and pair them. */
+    void WireLink(std::size_t i,
+                  const uint32_t* link,
+                  uint64_t rateBps,
+                  const uint32_t* encoding,
+                  int64_t delayPs);
+    /** Throw for a port no link uses. */
+    void RequireEveryPortLinked() const;
+    /** Create the hosts and the switches on their ports (each port's upstream: its peer port). */
+    void CreateNodes();
+    /** Connect every port to the node at the far end of its link. */
+    void ConnectPorts();
+
+    /** Global index of a link end; throws std::invalid_argument if it does not exist. */
+    uint32_t LinkEnd(uint32_t node, uint32_t port) const;
+    /** Node `node` exists and has port `port` (after NumberPorts). */
+    bool HasPort(uint32_t node, uint32_t port) const;
+    /** The node of global port g. */
+    uint32_t NodeOf(uint32_t g) const;
     Ptr<Switch> SwitchAt(uint32_t node, const char* what) const;
 
     /** @brief A scheduled route change: a unicast table (group < 0) or a group's tree ports. */
