@@ -119,7 +119,7 @@ Nic::AttachMulticast(uint32_t group, uint32_t qpn)
     m_groupQp[group] = static_cast<int32_t>(qpn);
 }
 
-Ptr<Packet>
+OutgoingPacket
 Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data) const
 {
     h.srcHost = m_host->GetId();
@@ -139,7 +139,7 @@ Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data) 
         p = Create<Packet>(size);
     }
     p->AddHeader(h);
-    return p;
+    return {p, {h.srcHost, h.dst, h.flow, h.psn}, payloadBytes};
 }
 
 void
@@ -221,13 +221,10 @@ Nic::TrySend()
             continue;
         }
         m_rrNext = (q + 1) % n;
-        Ptr<Packet> packet = m_qps[q]->NextPacket();
-        TransportHeader h;
-        packet->PeekHeader(h);
+        const OutgoingPacket out = m_qps[q]->NextPacket();
         m_counters.txPackets++;
-        const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
-        m_counters.txPayload += packet->GetSize() - WireHeaderBytes(m_format, h.opcode, multicast);
-        const Time departure = m_host->Send(packet, {h.srcHost, h.dst, h.flow, h.psn}, this);
+        m_counters.txPayload += out.payloadBytes;
+        const Time departure = m_host->Send(out.packet, out.fields, this);
         if (!departure.IsNegative())
         {
             Wake(departure);

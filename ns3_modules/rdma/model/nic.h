@@ -50,10 +50,11 @@ class Nic : public Object, public PacketReceiver, public PortWaker
      * Build a packet: header plus payloadBytes, padded to the real wire header size.
      * @param h the header (srcHost is filled in)
      * @param payloadBytes payload
+     * @return the packet with its fabric fields and payloadBytes
      */
-    Ptr<Packet> MakePacket(TransportHeader& h,
-                           uint32_t payloadBytes,
-                           const uint8_t* data = nullptr) const;
+    OutgoingPacket MakePacket(TransportHeader& h,
+                              uint32_t payloadBytes,
+                              const uint8_t* data = nullptr) const;
 
     /**
      * Verify mode: give this NIC a registered region of real bytes (zeroed). Packets then carry

@@ -4,6 +4,7 @@
 #include "completion-processor.h"
 #include "transport-header.h"
 
+#include "ns3/mcsim/fabric-header.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
 
@@ -28,6 +29,17 @@ class QpOwner
 };
 
 /**
+ * @brief A packet a QP built for its NIC, with the header fields the NIC needs (so the NIC never
+ * parses back a header that was just built).
+ */
+struct OutgoingPacket
+{
+    Ptr<Packet> packet;          //!< the packet, TransportHeader on top
+    FabricHeader::Fields fields; //!< source, destination, flow, PSN: what the fabric routes by
+    uint32_t payloadBytes;       //!< payload (the packet's size minus its real wire headers)
+};
+
+/**
  * @brief A queue pair on a NIC: it offers packets to the NIC's arbiter and takes the packets
  * addressed to it.
  */
@@ -45,7 +57,7 @@ class QueuePair : public Object, public CompletionSink
     /** @return true if a packet can be sent now */
     virtual bool HasPacket() const = 0;
     /** The next packet to send (only when HasPacket()). */
-    virtual Ptr<Packet> NextPacket() = 0;
+    virtual OutgoingPacket NextPacket() = 0;
     /** A packet for this QP arrived (the header is already parsed; the packet is read-only). */
     virtual void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) = 0;
 

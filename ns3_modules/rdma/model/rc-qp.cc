@@ -178,7 +178,7 @@ RcQp::HasPacket() const
     return !(w.verb == Verb::READ && !w.readRequested && m_outstandingReads >= m_maxReads);
 }
 
-Ptr<Packet>
+OutgoingPacket
 RcQp::Build(TransportHeader& h, uint32_t payload, const uint8_t* data)
 {
     h.dst = m_remoteHost;
@@ -189,13 +189,13 @@ RcQp::Build(TransportHeader& h, uint32_t payload, const uint8_t* data)
     return m_nic->MakePacket(h, payload, data);
 }
 
-Ptr<Packet>
+OutgoingPacket
 RcQp::NextPacket()
 {
     return m_responder.HasPacket() ? m_responder.NextPacket() : NextRequesterPacket();
 }
 
-Ptr<Packet>
+OutgoingPacket
 RcQp::NextRequesterPacket()
 {
     const uint32_t mtu = m_nic->GetMtuBytes();
@@ -262,7 +262,7 @@ RcQp::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadByte
     {
         return; // a QP in the error state neither sends nor takes packets
     }
-    if (h.opcode == Opcode::ACK)
+    if (IsAck(h.opcode))
     {
         HandleAck(h);
     }

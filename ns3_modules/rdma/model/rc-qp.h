@@ -71,7 +71,7 @@ class RcQp : public QueuePair
     void PostRecv(uint32_t n);
 
     bool HasPacket() const override;
-    Ptr<Packet> NextPacket() override;
+    OutgoingPacket NextPacket() override;
     void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) override;
     void OnProcessed(const Completion& c) override;
 
@@ -118,8 +118,8 @@ class RcQp : public QueuePair
 
     uint32_t Packets(uint64_t bytes) const;
     std::size_t FindWqe(uint32_t psn) const; //!< index in m_sq, or m_sq.size()
-    Ptr<Packet> NextRequesterPacket();
-    Ptr<Packet> Build(TransportHeader& h, uint32_t payload, const uint8_t* data = nullptr);
+    OutgoingPacket NextRequesterPacket();
+    OutgoingPacket Build(TransportHeader& h, uint32_t payload, const uint8_t* data = nullptr);
     void HandleAck(const TransportHeader& h);
     void HandleReadResponse(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload);
     /** Acknowledge SEND/WRITE PSNs below limit and complete what is done; stops at a READ. */

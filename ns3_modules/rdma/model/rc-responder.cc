@@ -34,7 +34,7 @@ RcResponder::HasPacket() const
     return !m_responses.empty();
 }
 
-Ptr<Packet>
+OutgoingPacket
 RcResponder::NextPacket()
 {
     Nic* nic = m_qp->m_nic;
@@ -112,7 +112,7 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
     if (h.psn < m_ePsn)
     {
         m_qp->m_counters.duplicates++;
-        if (h.opcode == Opcode::READ_REQUEST) // re-executed: the requester lost responses
+        if (IsReadRequest(h.opcode)) // re-executed: the requester lost responses
         {
             AbandonFrom(h.psn);
             m_responses.push_back({h.psn, m_qp->Packets(h.length), 0, 0, h.length, h.remoteOffset});
@@ -135,19 +135,14 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
         return;
     }
     const Opcode op = h.opcode;
-    const bool startsMessage = op == Opcode::SEND_FIRST || op == Opcode::SEND_ONLY ||
-                               op == Opcode::SEND_ONLY_IMM || op == Opcode::WRITE_FIRST ||
-                               op == Opcode::WRITE_ONLY || op == Opcode::WRITE_ONLY_IMM;
-    const bool needsRecv = op == Opcode::SEND_FIRST || op == Opcode::SEND_ONLY ||
-                           op == Opcode::SEND_ONLY_IMM || op == Opcode::WRITE_LAST_IMM ||
-                           op == Opcode::WRITE_ONLY_IMM;
+    const bool needsRecv = ConsumesRecv(op);
     if (needsRecv && m_postedRecvs == 0)
     {
         QueueControl(m_ePsn, TransportHeader::FLAG_RNR); // the requester retries later
         return;
     }
     m_nakSent = false;
-    if (op == Opcode::READ_REQUEST)
+    if (IsReadRequest(op))
     {
         const uint32_t n = m_qp->Packets(h.length);
         m_responses.push_back({h.psn, n, 0, 0, h.length, h.remoteOffset});
@@ -159,13 +154,12 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
     {
         m_postedRecvs--;
     }
-    if (startsMessage)
+    if (StartsMessage(op))
     {
         m_msgBytes = 0;
         m_msgOffset = h.remoteOffset;
     }
-    const bool write = op >= Opcode::WRITE_FIRST && op <= Opcode::WRITE_ONLY_IMM;
-    if (write && payload > 0 && m_qp->m_nic->HasMemory())
+    if (IsWrite(op) && payload > 0 && m_qp->m_nic->HasMemory())
     {
         m_qp->m_nic->StorePayload(packet, h, payload, m_msgOffset + m_msgBytes);
     }
@@ -183,9 +177,7 @@ void
 RcResponder::Deliver(const TransportHeader& h)
 {
     const Opcode op = h.opcode;
-    const bool send = op == Opcode::SEND_LAST || op == Opcode::SEND_LAST_IMM ||
-                      op == Opcode::SEND_ONLY || op == Opcode::SEND_ONLY_IMM;
-    if (!send && !HasImm(op))
+    if (!EndsSend(op) && !HasImm(op))
     {
         return; // a WRITE without immediate completes nothing at the responder
     }

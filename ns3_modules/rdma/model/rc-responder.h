@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "queue-pair.h"
 #include "transport-header.h"
 
 #include "ns3/packet.h"
@@ -36,7 +37,7 @@ class RcResponder
     /** An ACK, NAK or READ response is queued. */
     bool HasPacket() const;
     /** The next ACK, NAK or READ response packet (only when HasPacket()). */
-    Ptr<Packet> NextPacket();
+    OutgoingPacket NextPacket();
     /** A request (SEND, WRITE or READ request packet) arrived. */
     void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload);
 

@@ -77,7 +77,7 @@ UdQp::HasPacket() const
     return !m_sq.empty();
 }
 
-Ptr<Packet>
+OutgoingPacket
 UdQp::NextPacket()
 {
     const Datagram d = m_sq.front();
@@ -94,7 +94,7 @@ UdQp::NextPacket()
     const uint8_t* data = d.localOffset >= 0 && m_nic->HasMemory()
                               ? m_nic->Memory(static_cast<uint64_t>(d.localOffset), d.bytes)
                               : nullptr;
-    Ptr<Packet> p = m_nic->MakePacket(h, d.bytes, data);
+    OutgoingPacket p = m_nic->MakePacket(h, d.bytes, data);
     if (m_owner != nullptr)
     {
         m_owner->OnSendComplete(m_nic->GetHostId(),

@@ -44,7 +44,7 @@ class UdQp : public QueuePair
                   int64_t localOffset = -1);
 
     bool HasPacket() const override;
-    Ptr<Packet> NextPacket() override;
+    OutgoingPacket NextPacket() override;
     void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) override;
     void OnProcessed(const Completion& c) override;
 

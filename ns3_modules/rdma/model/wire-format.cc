@@ -25,41 +25,6 @@ constexpr uint32_t UDP_BYTES = 8;
 constexpr uint32_t FCS_BYTES = 4;
 } // namespace
 
-bool
-HasReth(Opcode op)
-{
-    return op == Opcode::WRITE_FIRST || op == Opcode::WRITE_ONLY || op == Opcode::WRITE_ONLY_IMM ||
-           op == Opcode::READ_REQUEST;
-}
-
-bool
-HasImm(Opcode op)
-{
-    return op == Opcode::SEND_LAST_IMM || op == Opcode::SEND_ONLY_IMM ||
-           op == Opcode::WRITE_LAST_IMM || op == Opcode::WRITE_ONLY_IMM ||
-           op == Opcode::UD_SEND_ONLY_IMM;
-}
-
-bool
-HasAeth(Opcode op)
-{
-    return op == Opcode::ACK || op == Opcode::READ_RESPONSE_FIRST ||
-           op == Opcode::READ_RESPONSE_LAST || op == Opcode::READ_RESPONSE_ONLY;
-}
-
-bool
-IsUd(Opcode op)
-{
-    return op == Opcode::UD_SEND_ONLY || op == Opcode::UD_SEND_ONLY_IMM;
-}
-
-bool
-IsReadResponse(Opcode op)
-{
-    return op == Opcode::READ_RESPONSE_FIRST || op == Opcode::READ_RESPONSE_MIDDLE ||
-           op == Opcode::READ_RESPONSE_LAST || op == Opcode::READ_RESPONSE_ONLY;
-}
-
 Opcode
 MessageOpcode(bool send, bool withImm, bool first, bool last)
 {

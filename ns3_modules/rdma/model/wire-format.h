@@ -41,17 +41,97 @@ enum class Opcode : uint8_t
     COUNT
 };
 
+// Opcode predicates: every test of an opcode goes through one of these (inline: the hot path).
+
 /** @return true if the opcode carries a RETH (remote address, length): WRITE first/only, READ
  * request */
-bool HasReth(Opcode op);
+constexpr bool
+HasReth(Opcode op)
+{
+    return op == Opcode::WRITE_FIRST || op == Opcode::WRITE_ONLY || op == Opcode::WRITE_ONLY_IMM ||
+           op == Opcode::READ_REQUEST;
+}
+
 /** @return true if the opcode carries immediate data (ImmDt) */
-bool HasImm(Opcode op);
+constexpr bool
+HasImm(Opcode op)
+{
+    return op == Opcode::SEND_LAST_IMM || op == Opcode::SEND_ONLY_IMM ||
+           op == Opcode::WRITE_LAST_IMM || op == Opcode::WRITE_ONLY_IMM ||
+           op == Opcode::UD_SEND_ONLY_IMM;
+}
+
 /** @return true if the opcode carries an AETH: ACK, READ response first/last/only */
-bool HasAeth(Opcode op);
+constexpr bool
+HasAeth(Opcode op)
+{
+    return op == Opcode::ACK || op == Opcode::READ_RESPONSE_FIRST ||
+           op == Opcode::READ_RESPONSE_LAST || op == Opcode::READ_RESPONSE_ONLY;
+}
+
 /** @return true for UD opcodes (DETH) */
-bool IsUd(Opcode op);
+constexpr bool
+IsUd(Opcode op)
+{
+    return op == Opcode::UD_SEND_ONLY || op == Opcode::UD_SEND_ONLY_IMM;
+}
+
+/** @return true for an ACK or NAK */
+constexpr bool
+IsAck(Opcode op)
+{
+    return op == Opcode::ACK;
+}
+
+/** @return true for a READ request */
+constexpr bool
+IsReadRequest(Opcode op)
+{
+    return op == Opcode::READ_REQUEST;
+}
+
 /** @return true for READ responses */
-bool IsReadResponse(Opcode op);
+constexpr bool
+IsReadResponse(Opcode op)
+{
+    return op == Opcode::READ_RESPONSE_FIRST || op == Opcode::READ_RESPONSE_MIDDLE ||
+           op == Opcode::READ_RESPONSE_LAST || op == Opcode::READ_RESPONSE_ONLY;
+}
+
+/** @return true for the packets of an RDMA WRITE (any position, with or without immediate) */
+constexpr bool
+IsWrite(Opcode op)
+{
+    return op == Opcode::WRITE_FIRST || op == Opcode::WRITE_MIDDLE || op == Opcode::WRITE_LAST ||
+           op == Opcode::WRITE_LAST_IMM || op == Opcode::WRITE_ONLY || op == Opcode::WRITE_ONLY_IMM;
+}
+
+/** @return true for the first packet of an RC SEND or WRITE message (first or only) */
+constexpr bool
+StartsMessage(Opcode op)
+{
+    return op == Opcode::SEND_FIRST || op == Opcode::SEND_ONLY || op == Opcode::SEND_ONLY_IMM ||
+           op == Opcode::WRITE_FIRST || op == Opcode::WRITE_ONLY || op == Opcode::WRITE_ONLY_IMM;
+}
+
+/** @return true for the last packet of an RC SEND message (last or only): it completes a receive */
+constexpr bool
+EndsSend(Opcode op)
+{
+    return op == Opcode::SEND_LAST || op == Opcode::SEND_LAST_IMM || op == Opcode::SEND_ONLY ||
+           op == Opcode::SEND_ONLY_IMM;
+}
+
+/**
+ * @return true for the RC packet that takes a posted receive: a SEND's first (or only) packet,
+ * a WRITE with immediate's last (or only) packet
+ */
+constexpr bool
+ConsumesRecv(Opcode op)
+{
+    return op == Opcode::SEND_FIRST || op == Opcode::SEND_ONLY || op == Opcode::SEND_ONLY_IMM ||
+           op == Opcode::WRITE_LAST_IMM || op == Opcode::WRITE_ONLY_IMM;
+}
 
 /**
  * The opcode of one packet of a SEND (send) or RDMA WRITE message: the first and/or the last of
