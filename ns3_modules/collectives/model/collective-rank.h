@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ns3/mcsim/queue-pair.h"
+#include "ns3/mcsim/rc-qp.h"
 #include "ns3/mcsim/rdma-stack.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -17,7 +18,7 @@ namespace mcsim
 /**
  * @brief One rank of a collective: an application on one host that owns its QPs.
  *
- * A CollectiveTeam creates one per rank (hosts[rank]), wires the QPs and starts them.
+ * A CollectiveTeam creates one per rank (hosts[rank]), wires them (Wire) and starts them.
  */
 class CollectiveRank : public Object, public QpOwner
 {
@@ -31,6 +32,13 @@ class CollectiveRank : public Object, public QpOwner
                        uint32_t rank,
                        const std::vector<uint32_t>& hosts,
                        uint64_t shardBytes);
+    /**
+     * Team wiring, after every rank's Setup and the ring of RC QP pairs: next talks to rank r+1,
+     * prev to rank r-1. firstGroup is the first multicast group id of the team (a rank with
+     * multicast endpoints joins firstGroup + e with endpoint e). Each rank type creates what else
+     * it needs on its host's NIC.
+     */
+    virtual void Wire(uint32_t firstGroup, Ptr<RcQp> next, Ptr<RcQp> prev) = 0;
     /** Begin at the current simulation time. */
     virtual void Start() = 0;
 

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-team.h"
 
-#include "mcast-allgather.h"
-#include "ring-rank.h"
-
 #include "ns3/mcsim/bulk-output.h"
 #include "ns3/simulator.h"
 
@@ -86,26 +83,7 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
     }
     for (uint32_t r = 0; r < n; ++r)
     {
-        if (Ptr<McastAllgather> m = DynamicCast<McastAllgather>(m_ranks[r]))
-        {
-            Ptr<Nic> nic = stack->GetNic(team[r]);
-            std::vector<Ptr<UdQp>> ud;
-            for (uint32_t e = 0; e < m->GetEndpoints(); ++e)
-            {
-                ud.push_back(stack->CreateUdQp());
-                nic->AttachMulticast(group + e, nic->AddQp(ud.back(), PeekPointer(m)));
-            }
-            m->Connect(group, std::move(ud), next[r], prev[r]);
-        }
-        else if (Ptr<RingRank> ring = DynamicCast<RingRank>(m_ranks[r]))
-        {
-            ring->Connect(next[r], prev[r]);
-        }
-        else
-        {
-            throw std::invalid_argument("CollectiveTeam: unknown rank type " +
-                                        m_ranks[r]->GetInstanceTypeId().GetName());
-        }
+        m_ranks[r]->Wire(group, next[r], prev[r]);
     }
 }
 

@@ -140,6 +140,19 @@ McastAllgather::GetEndpoints() const
 }
 
 void
+McastAllgather::Wire(uint32_t firstGroup, Ptr<RcQp> next, Ptr<RcQp> prev)
+{
+    Ptr<Nic> nic = m_stack->GetNic(m_hosts[m_rank]);
+    std::vector<Ptr<UdQp>> ud;
+    for (uint32_t e = 0; e < m_endpoints; ++e)
+    {
+        ud.push_back(m_stack->CreateUdQp());
+        nic->AttachMulticast(firstGroup + e, nic->AddQp(ud.back(), this));
+    }
+    Connect(firstGroup, std::move(ud), next, prev);
+}
+
+void
 McastAllgather::Connect(uint32_t firstGroup,
                         std::vector<Ptr<UdQp>> ud,
                         Ptr<RcQp> next,

@@ -50,6 +50,8 @@ class McastAllgather : public CollectiveRank
      */
     void Connect(uint32_t firstGroup, std::vector<Ptr<UdQp>> ud, Ptr<RcQp> next, Ptr<RcQp> prev);
     uint32_t GetEndpoints() const;
+    /** Creates one UD QP per endpoint on its host's NIC, in group firstGroup + e, then Connect. */
+    void Wire(uint32_t firstGroup, Ptr<RcQp> next, Ptr<RcQp> prev) override;
     void Start() override;
 
     void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;

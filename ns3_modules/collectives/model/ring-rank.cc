@@ -51,6 +51,12 @@ RingRank::Connect(Ptr<RcQp> next, Ptr<RcQp> prev)
     m_prev->PostRecv((m_nRanks - 1) * m_chunks); // every WRITE with immediate consumes one
 }
 
+void
+RingRank::Wire(uint32_t firstGroup, Ptr<RcQp> next, Ptr<RcQp> prev)
+{
+    Connect(next, prev);
+}
+
 uint64_t
 RingRank::ChunkSize(uint32_t i) const
 {

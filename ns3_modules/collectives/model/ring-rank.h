@@ -26,6 +26,8 @@ class RingRank : public CollectiveRank
 
     /** Team wiring: RC QPs to r+1 and from r-1; posts a receive for every chunk r-1 will send. */
     void Connect(Ptr<RcQp> next, Ptr<RcQp> prev);
+    /** Connect(next, prev): a ring uses no multicast group. */
+    void Wire(uint32_t firstGroup, Ptr<RcQp> next, Ptr<RcQp> prev) override;
 
     void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;
 
