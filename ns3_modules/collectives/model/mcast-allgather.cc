@@ -2,6 +2,7 @@
 #include "mcast-allgather.h"
 
 #include "ns3/integer.h"
+#include "ns3/log.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/mcsim/transport-header.h"
 #include "ns3/simulator.h"
@@ -16,6 +17,7 @@ namespace ns3
 namespace mcsim
 {
 
+NS_LOG_COMPONENT_DEFINE("McsimMcastAllgather");
 NS_OBJECT_ENSURE_REGISTERED(McastAllgather);
 
 namespace
@@ -407,6 +409,8 @@ McastAllgather::EndDataPhase()
     else
     {
         m_stats.dataTimeouts = 1;
+        NS_LOG_INFO("rank " << m_rank << ": data phase timed out with " << m_total << " of "
+                            << m_expected << " chunks");
     }
     if (m_total == m_expected)
     {
@@ -432,6 +436,7 @@ McastAllgather::NeedFetch(uint32_t source)
     }
     m_asked[source] = 1;
     m_stats.needFetches++;
+    NS_LOG_INFO("rank " << m_rank << ": repair request (NEED_FETCH) for source " << source);
     SendControl(m_next, NEED_FETCH, source);
 }
 
@@ -475,6 +480,8 @@ McastAllgather::OnFetchOk(uint32_t source)
         const uint64_t wrId = (1ULL << 63) | (static_cast<uint64_t>(source) << 40) |
                               (static_cast<uint64_t>(i) << 20) | (j - i);
         m_stats.repairReads++;
+        NS_LOG_DEBUG("rank " << m_rank << ": repair READ of chunks [" << i << ", " << j
+                             << ") of source " << source);
         m_next->PostSend(RcQp::Verb::READ, bytes, offset, wrId, false, 0);
         i = j;
     }

@@ -5,6 +5,7 @@
 #include "fabric-header.h"
 
 #include "ns3/enum.h"
+#include "ns3/log.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -20,6 +21,7 @@ namespace ns3
 namespace mcsim
 {
 
+NS_LOG_COMPONENT_DEFINE("McsimFabric");
 NS_OBJECT_ENSURE_REGISTERED(Fabric);
 
 TypeId
@@ -210,6 +212,7 @@ Fabric::WireLink(std::size_t i,
         // a host never queues more than its sources' one packet each: no tail drop there
         port->SetBufferBytes(fromHost ? std::numeric_limits<uint64_t>::max() / 2 : m_switchBuffer);
         port->SetCreditBytes(peerNode < m_nHosts ? m_hostBuffer : m_switchBuffer);
+        port->SetLocation(link[2 * side], link[2 * side + 1]);
         m_ports[me] = port;
     }
     m_peerIndex[ends[0]] = ends[1];
@@ -389,6 +392,9 @@ Fabric::ApplyRouteUpdate(std::size_t i)
         sw->SetMulticastPorts(static_cast<uint32_t>(u.group), u.ports.data(), u.ports.size());
     }
     m_routeUpdatesApplied++;
+    NS_LOG_INFO(
+        "switch " << u.node << ": rerouted "
+                  << (u.group < 0 ? std::string("unicast") : "group " + std::to_string(u.group)));
 }
 
 uint64_t

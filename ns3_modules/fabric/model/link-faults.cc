@@ -105,7 +105,7 @@ LinkFaults::Any() const
     return m_lossProbability > 0.0 || !m_chosen.empty() || !m_down.empty();
 }
 
-WireLoss
+DropCause
 LinkFaults::Decide(uint64_t index, Time now)
 {
     // one draw per arrival, whatever the other causes decide
@@ -120,13 +120,13 @@ LinkFaults::Decide(uint64_t index, Time now)
     }
     if (m_downNext < m_down.size() && m_down[m_downNext].first <= now)
     {
-        return WireLoss::LINK_DOWN;
+        return DropCause::LINK_DOWN;
     }
     if (m_chosenNext < m_chosen.size() && m_chosen[m_chosenNext] == index)
     {
-        return WireLoss::CHOSEN;
+        return DropCause::CHOSEN;
     }
-    return random ? WireLoss::RANDOM : WireLoss::NONE;
+    return random ? DropCause::RANDOM : DropCause::NONE;
 }
 
 void

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "drop-cause.h"
+
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/random-variable-stream.h"
@@ -14,15 +16,6 @@ namespace ns3
 {
 namespace mcsim
 {
-
-/** @brief Why a packet was lost on the wire, in the order the causes are checked. */
-enum class WireLoss : uint8_t
-{
-    NONE,      //!< not lost
-    LINK_DOWN, //!< it arrived while the link was down (SetDownIntervals)
-    CHOSEN,    //!< it is one of the chosen packets (SetChosenDrops)
-    RANDOM,    //!< lost at random (LossProbability)
-};
 
 /**
  * @brief The faults of one direction of a link (set up before the run): random loss, chosen
@@ -62,10 +55,11 @@ class LinkFaults
     bool Any() const;
 
     /**
-     * Whether and why the index-th packet committed on the link, arriving at now, is lost.
+     * Whether (NONE: not lost) and why (LINK_DOWN, CHOSEN, RANDOM, checked in this order) the
+     * index-th packet committed on the link, arriving at now, is lost.
      * Called once per arrival, in arrival order (times and indexes ascending).
      */
-    WireLoss Decide(uint64_t index, Time now);
+    DropCause Decide(uint64_t index, Time now);
 
     /** Drop the random variable (DoDispose). */
     void Dispose();

@@ -6,6 +6,7 @@
 
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -19,6 +20,7 @@ namespace ns3
 namespace mcsim
 {
 
+NS_LOG_COMPONENT_DEFINE("McsimPort");
 NS_OBJECT_ENSURE_REGISTERED(Port);
 
 TypeId
@@ -79,7 +81,21 @@ Port::GetTypeId()
                           "wire (it occupies the link, then is discarded at its arrival).",
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&Port::SetLossProbability, &Port::GetLossProbability),
-                          MakeDoubleChecker<double>(0.0, std::nextafter(1.0, 0.0)));
+                          MakeDoubleChecker<double>(0.0, std::nextafter(1.0, 0.0)))
+            .AddTraceSource("Tx",
+                            "A packet was committed to the wire (its last bit leaves at the port's "
+                            "busy-until time).",
+                            MakeTraceSourceAccessor(&Port::m_txTrace),
+                            "ns3::mcsim::Port::PacketTracedCallback")
+            .AddTraceSource("Rx",
+                            "A packet arrived at the far end of the link and went to the peer.",
+                            MakeTraceSourceAccessor(&Port::m_rxTrace),
+                            "ns3::mcsim::Port::PacketTracedCallback")
+            .AddTraceSource(
+                "Drop",
+                "A packet was tail-dropped (LOSSY) or lost on the wire, with its cause.",
+                MakeTraceSourceAccessor(&Port::m_dropTrace),
+                "ns3::mcsim::Port::DropTracedCallback");
     return tid;
 }
 
@@ -96,6 +112,8 @@ Port::Port()
       m_encodingLineBits(1),
       m_bufferBytes(DEFAULT_BUFFER_BYTES),
       m_creditBytes(DEFAULT_BUFFER_BYTES),
+      m_node(0),
+      m_index(0),
       m_creditEvent(Create<ReusableEvent<Port, &Port::CreditEvent>>(this))
 {
 }
@@ -117,6 +135,13 @@ void
 Port::SetFlowControl(FlowControl mode)
 {
     m_mode = mode;
+}
+
+void
+Port::SetLocation(uint32_t node, uint32_t port)
+{
+    m_node = node;
+    m_index = port;
 }
 
 void
@@ -259,6 +284,12 @@ Port::Send(const Ptr<Packet>& packet,
         {
             m_counters.dropPackets++;
             m_counters.dropBytes += wire;
+            NS_LOG_INFO("node " << m_node << " port " << m_index << ": tail drop of " << wire
+                                << " B (buffer " << m_bufferBytes << " B full)");
+            if (!m_dropTrace.IsEmpty())
+            {
+                m_dropTrace(packet, fields, m_node, m_index, DropCause::TAIL);
+            }
             return Time(-1);
         }
         return Commit(OwnedPacket(packet), fields, earliest, credit, now);
@@ -301,6 +332,10 @@ Port::Commit(OwnedPacket packet,
     m_counters.txBytes += size;
     m_counters.txWireBytes += wire;
     m_counters.busyPs += static_cast<uint64_t>(tx.GetPicoSeconds());
+    if (!m_txTrace.IsEmpty())
+    {
+        m_txTrace(Ptr<const Packet>(packet.Get()), fields, m_node, m_index);
+    }
     const uint64_t occupancy =
         m_queue.Commit({m_busyUntil + m_delay, std::move(packet), fields, nullptr, wire},
                        now,
@@ -367,32 +402,37 @@ Port::Arrive()
     {
         head.creditDue->CreditDue();
     }
-    if (m_faulty && LoseAtArrival(packet))
+    if (m_faulty && LoseAtArrival(packet, head.fields))
     {
         return;
+    }
+    if (!m_rxTrace.IsEmpty())
+    {
+        m_rxTrace(packet, head.fields, m_node, m_index);
     }
     m_peer->Receive(packet, head.fields, m_peerPort);
 }
 
 bool
-Port::LoseAtArrival(const Ptr<Packet>& packet)
+Port::LoseAtArrival(const Ptr<Packet>& packet, const FabricHeader::Fields& fields)
 {
     const Time now = Simulator::Now();
     // packets arrive in the order they were committed: this one is the index-th
     const uint64_t index = m_counters.txPackets - m_queue.InFlightCount() - 1;
-    switch (m_faults.Decide(index, now))
+    const DropCause cause = m_faults.Decide(index, now);
+    if (cause == DropCause::NONE)
     {
-    case WireLoss::NONE:
         return false;
-    case WireLoss::LINK_DOWN:
-        m_counters.linkDownDrops++;
-        break;
-    case WireLoss::CHOSEN:
-        m_counters.chosenDrops++;
-        break;
-    case WireLoss::RANDOM:
-        m_counters.lossPackets++;
-        break;
+    }
+    uint64_t& counter = cause == DropCause::LINK_DOWN ? m_counters.linkDownDrops
+                        : cause == DropCause::CHOSEN  ? m_counters.chosenDrops
+                                                      : m_counters.lossPackets;
+    counter++;
+    NS_LOG_INFO("node " << m_node << " port " << m_index << ": packet " << index
+                        << " lost on the wire (" << DropCauseName(cause) << ")");
+    if (!m_dropTrace.IsEmpty())
+    {
+        m_dropTrace(packet, fields, m_node, m_index, cause);
     }
     // the peer would have freed its ingress buffer at once: its credit comes back (LOSSLESS)
     ReturnCredit(now + m_delay, GetWireBytes(packet->GetSize()));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "credit-account.h"
+#include "drop-cause.h"
 #include "link-faults.h"
 #include "owned-packet.h"
 #include "packet-receiver.h"
@@ -14,6 +15,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
+#include "ns3/traced-callback.h"
 
 #include <cstdint>
 
@@ -70,6 +72,11 @@ class PortWaker
  * that coincides with the return (equal link delays), or else by a credit event one delay early.
  * Without faults an arrival costs one extra branch.
  *
+ * Trace sources (C++ sinks; for pcap and tests): "Tx" when a packet is committed to the wire,
+ * "Rx" when it arrives and is handed to the peer, "Drop" when it is tail-dropped or lost on the
+ * wire (with its DropCause); each carries the packet, its FabricHeader fields and this port's
+ * (node, port) (SetLocation). With nothing connected a trace point costs one branch.
+ *
  * The port composes its queue (PortQueue), its credits (CreditAccount) and its link's faults
  * (LinkFaults); it decides when a packet goes and schedules the events.
  */
@@ -77,6 +84,17 @@ class Port : public Object
 {
   public:
     static TypeId GetTypeId();
+    /** Signature of the "Tx" and "Rx" trace sources. */
+    typedef void (*PacketTracedCallback)(Ptr<const Packet> packet,
+                                         const FabricHeader::Fields& fields,
+                                         uint32_t node,
+                                         uint32_t port);
+    /** Signature of the "Drop" trace source. */
+    typedef void (*DropTracedCallback)(Ptr<const Packet> packet,
+                                       const FabricHeader::Fields& fields,
+                                       uint32_t node,
+                                       uint32_t port,
+                                       DropCause cause);
     Port();
     ~Port() override;
 
@@ -138,6 +156,8 @@ class Port : public Object
     const Counters& GetCounters() const;
 
     // Fabric setup (all of them before Connect).
+    /** Where this port is: port `port` of node `node` (what its trace sources report). */
+    void SetLocation(uint32_t node, uint32_t port);
     void SetFlowControl(FlowControl mode);
     void SetBufferBytes(uint64_t bytes);
     void SetCreditBytes(uint64_t bytes);
@@ -195,8 +215,8 @@ class Port : public Object
     void ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes);
     /** Make sure the head waiting packet is told when its credits are there. */
     void ScheduleCreditEvent();
-    /** Whether the arriving packet is lost on the wire (counted; its credit returned). */
-    bool LoseAtArrival(const Ptr<Packet>& packet);
+    /** Whether the arriving packet is lost on the wire (counted, traced; its credit returned). */
+    bool LoseAtArrival(const Ptr<Packet>& packet, const FabricHeader::Fields& fields);
 
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
 
@@ -237,7 +257,15 @@ class Port : public Object
     mutable uint64_t m_txCacheBytes; //!< last size GetTxTime computed (NO_TX_CACHE: none) ...
     mutable Time m_txCacheTime;      //!< ... and its result (skips a 128-bit division)
     Counters m_counters;
+    TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
+        m_txTrace; //!< "Tx"
+    TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
+        m_rxTrace; //!< "Rx"
+    TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t, DropCause>
+        m_dropTrace; //!< "Drop"
 
+    uint32_t m_node;              //!< node of this port (traces)
+    uint32_t m_index;             //!< this port's number on its node (traces)
     DataRate m_rate;              //!< "DataRate": signalling rate
     uint32_t m_encodingDataBits;  //!< "EncodingDataBits"
     uint32_t m_encodingLineBits;  //!< "EncodingLineBits"

@@ -3,6 +3,7 @@
 
 #include "fabric-header.h"
 
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -14,6 +15,7 @@ namespace ns3
 namespace mcsim
 {
 
+NS_LOG_COMPONENT_DEFINE("McsimSwitch");
 NS_OBJECT_ENSURE_REGISTERED(Switch);
 
 namespace
@@ -163,6 +165,7 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
         if (n == 0) // an unknown host, or no route left to it
         {
             m_counters.unroutable++;
+            NS_LOG_INFO("switch " << m_id << ": no route to host " << d << ", dropped");
             ReleaseIngress(upstream, packet);
             return;
         }
@@ -194,6 +197,8 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
     if (copies == 0)
     {
         m_counters.unroutable += tree == nullptr;
+        NS_LOG_INFO("switch " << m_id << ": group " << g << " has no port here but the ingress, "
+                              << (tree == nullptr ? "unroutable" : "not forwarded"));
         ReleaseIngress(upstream, packet);
         return;
     }

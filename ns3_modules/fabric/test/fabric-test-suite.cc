@@ -3,6 +3,7 @@
 // ns-3 test suite "mcsim-fabric": closed-form checks of the link model. Run from Python with
 // mcsim.runtime.run_cxx_test_suite("mcsim-fabric") (tests/test_cxx_suites.py).
 
+#include "ns3/callback.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/mcsim/fabric.h"
 #include "ns3/mcsim/port.h"
@@ -10,6 +11,8 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -244,6 +247,112 @@ class LossCreditTestCase : public TestCase
     }
 };
 
+/**
+ * host 0 -> switch 2 -> switch 3 -> host 1 (three hops), N packets: the ports' trace sources fire
+ * N * 3 times "Tx" and "Rx" with the right (node, port) and fields; with two chosen drops on the
+ * middle link, "Drop" fires twice (CHOSEN) and the dropped packets take no later hop.
+ */
+class PortTraceTestCase : public TestCase
+{
+  public:
+    PortTraceTestCase()
+        : TestCase("Port trace sources fire once per packet and hop, drops with their cause")
+    {
+    }
+
+  private:
+    static constexpr uint64_t N = 20; //!< packets of the flow
+    static constexpr uint32_t HOPS = 3;
+
+    void Tx(Ptr<const Packet> packet, const FabricHeader::Fields& f, uint32_t node, uint32_t port)
+    {
+        m_tx[{node, port}]++;
+        m_badFields += f.src != 0 || f.dst != 1;
+    }
+
+    void Rx(Ptr<const Packet> packet, const FabricHeader::Fields& f, uint32_t node, uint32_t port)
+    {
+        m_rx++;
+    }
+
+    void Drop(Ptr<const Packet> packet,
+              const FabricHeader::Fields& f,
+              uint32_t node,
+              uint32_t port,
+              DropCause cause)
+    {
+        m_drops++;
+        m_badDrops += node != 2 || port != 1 || cause != DropCause::CHOSEN;
+    }
+
+    /** Run the flow, with these chosen drops on switch 2's port 1. */
+    void RunFlow(const std::vector<uint64_t>& chosen)
+    {
+        m_tx.clear();
+        m_rx = m_drops = m_badFields = m_badDrops = 0;
+        Ptr<Fabric> fabric = CreateObject<Fabric>();
+        const uint32_t switchPorts[2] = {2, 2};
+        const uint32_t links[12] = {0, 0, 2, 0, 2, 1, 3, 0, 3, 1, 1, 0};
+        const uint64_t rate[3] = {100000000000ULL, 100000000000ULL, 100000000000ULL};
+        const uint32_t encoding[6] = {1, 1, 1, 1, 1, 1};
+        const int64_t delay[3] = {100000, 100000, 100000};
+        fabric->Build(2, switchPorts, 2, links, rate, encoding, delay, 3);
+        const uint32_t offsets[3] = {0, 1, 2}, ports[2] = {0, 1}; // host h leaves by port h
+        fabric->SetUnicastTable(2, offsets, 3, ports, 2);
+        fabric->SetUnicastTable(3, offsets, 3, ports, 2);
+        fabric->SetChosenDrops(2, 1, chosen.data(), chosen.size());
+        for (uint32_t g = 0; g < fabric->GetNPorts(); ++g)
+        {
+            Ptr<Port> p = fabric->GetPort(g);
+            p->TraceConnectWithoutContext("Tx", MakeCallback(&PortTraceTestCase::Tx, this));
+            p->TraceConnectWithoutContext("Rx", MakeCallback(&PortTraceTestCase::Rx, this));
+            p->TraceConnectWithoutContext("Drop", MakeCallback(&PortTraceTestCase::Drop, this));
+        }
+        const uint32_t host[1] = {0}, dst[1] = {1}, mtu[1] = {4096}, flow[1] = {0};
+        const uint64_t bytes[1] = {N * 4096};
+        const int64_t start[1] = {0};
+        fabric->AddSources(host, dst, bytes, mtu, flow, start, 1);
+        Simulator::Run();
+        Simulator::Destroy();
+        fabric->Dispose();
+    }
+
+    uint64_t TxAt(uint32_t node, uint32_t port)
+    {
+        return m_tx[{node, port}];
+    }
+
+    void DoRun() override
+    {
+        RunFlow({});
+        uint64_t tx = 0;
+        for (const auto& [where, n] : m_tx)
+        {
+            tx += n;
+        }
+        NS_TEST_ASSERT_MSG_EQ(tx, N * HOPS, "one Tx per packet and hop");
+        NS_TEST_ASSERT_MSG_EQ(m_rx, N * HOPS, "one Rx per packet and hop");
+        NS_TEST_ASSERT_MSG_EQ(m_drops, 0, "nothing dropped");
+        NS_TEST_ASSERT_MSG_EQ(TxAt(0, 0), N, "host 0's port sends the flow");
+        NS_TEST_ASSERT_MSG_EQ(TxAt(2, 1), N, "switch 2 forwards it on port 1");
+        NS_TEST_ASSERT_MSG_EQ(TxAt(3, 1), N, "switch 3 forwards it on port 1");
+        NS_TEST_ASSERT_MSG_EQ(m_badFields, 0, "every Tx carries the flow's fields");
+
+        RunFlow({0, 5});
+        NS_TEST_ASSERT_MSG_EQ(m_drops, 2, "the two chosen packets are dropped");
+        NS_TEST_ASSERT_MSG_EQ(m_badDrops, 0, "at switch 2's port 1, cause CHOSEN");
+        NS_TEST_ASSERT_MSG_EQ(TxAt(2, 1), N, "a lost packet was still sent");
+        NS_TEST_ASSERT_MSG_EQ(TxAt(3, 1), N - 2, "a lost packet takes no later hop");
+        NS_TEST_ASSERT_MSG_EQ(m_rx, N + 2 * (N - 2), "a lost packet is not received");
+    }
+
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> m_tx; //!< (node, port) -> Tx events
+    uint64_t m_rx = 0;
+    uint64_t m_drops = 0;
+    uint64_t m_badFields = 0; //!< Tx events with other fields than the flow's
+    uint64_t m_badDrops = 0;  //!< Drop events elsewhere or with another cause
+};
+
 class FabricTestSuite : public TestSuite
 {
   public:
@@ -254,6 +363,7 @@ class FabricTestSuite : public TestSuite
         AddTestCase(new StreamTestCase, Duration::QUICK);
         AddTestCase(new CreditIncastTestCase, Duration::QUICK);
         AddTestCase(new LossCreditTestCase, Duration::QUICK);
+        AddTestCase(new PortTraceTestCase, Duration::QUICK);
     }
 };
 

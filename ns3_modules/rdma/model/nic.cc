@@ -2,6 +2,7 @@
 #include "nic.h"
 
 #include "ns3/enum.h"
+#include "ns3/log.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
@@ -16,6 +17,7 @@ namespace ns3
 namespace mcsim
 {
 
+NS_LOG_COMPONENT_DEFINE("McsimNic");
 NS_OBJECT_ENSURE_REGISTERED(Nic);
 
 TypeId
@@ -36,7 +38,16 @@ Nic::GetTypeId()
                           "Payload bytes per packet (the path MTU), in bytes.",
                           UintegerValue(4096),
                           MakeUintegerAccessor(&Nic::m_mtu),
-                          MakeUintegerChecker<uint32_t>(1));
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("Tx",
+                            "A QP's packet went to the host's port (header on top).",
+                            MakeTraceSourceAccessor(&Nic::m_txTrace),
+                            "ns3::mcsim::Nic::PacketTracedCallback")
+            .AddTraceSource(
+                "Rx",
+                "A packet arrived for this NIC (qpn >= GetNQps(): no such QP, dropped).",
+                MakeTraceSourceAccessor(&Nic::m_rxTrace),
+                "ns3::mcsim::Nic::PacketTracedCallback");
     return tid;
 }
 
@@ -224,6 +235,10 @@ Nic::TrySend()
         const OutgoingPacket out = m_qps[q]->NextPacket();
         m_counters.txPackets++;
         m_counters.txPayload += out.payloadBytes;
+        if (!m_txTrace.IsEmpty())
+        {
+            m_txTrace(out.packet, m_host->GetId(), q);
+        }
         const Time departure = m_host->Send(out.packet, out.fields, this);
         if (!departure.IsNegative())
         {
@@ -255,9 +270,14 @@ Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint
         const uint32_t g = h.dst & ~FabricHeader::GROUP_FLAG;
         qpn = g < m_groupQp.size() && m_groupQp[g] >= 0 ? m_groupQp[g] : m_qps.size();
     }
+    if (!m_rxTrace.IsEmpty())
+    {
+        m_rxTrace(packet, m_host->GetId(), qpn);
+    }
     if (qpn >= m_qps.size())
     {
         m_counters.unknownQp++;
+        NS_LOG_INFO("host " << m_host->GetId() << ": packet for no QP (" << qpn << "), dropped");
         return;
     }
     m_qps[qpn]->Receive(packet, h, payload);

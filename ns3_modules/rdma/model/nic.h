@@ -11,6 +11,7 @@
 #include "ns3/mcsim/packet-receiver.h"
 #include "ns3/mcsim/port.h"
 #include "ns3/object.h"
+#include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <vector>
@@ -25,12 +26,16 @@ namespace mcsim
  * time, and demultiplexes received packets to QPs (by QP number, or by multicast group).
  *
  * Packets are padded to the real header bytes of WireFormat, so the wire carries exactly what a
- * real NIC sends. Receive completions go to the CompletionProcessor (HostCpu by default).
+ * real NIC sends. Trace sources "Tx" and "Rx" (C++ sinks) see every packet sent and received,
+ * with the host and QP number; with nothing connected each costs one branch. Receive completions go
+ * to the CompletionProcessor (HostCpu by default).
  */
 class Nic : public Object, public PacketReceiver, public PortWaker
 {
   public:
     static TypeId GetTypeId();
+    /** Signature of the "Tx" and "Rx" trace sources: the packet, this host, the QP number. */
+    typedef void (*PacketTracedCallback)(Ptr<const Packet> packet, uint32_t host, uint32_t qpn);
     Nic();
     ~Nic() override;
 
@@ -122,6 +127,8 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     Ptr<EventImpl> m_sendEvent;
     std::vector<uint8_t> m_memory; //!< verify mode: the registered region
     Counters m_counters;
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_txTrace; //!< "Tx"
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_rxTrace; //!< "Rx"
 };
 
 } // namespace mcsim

@@ -3,6 +3,7 @@
 
 #include "nic.h"
 
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -15,6 +16,7 @@ namespace ns3
 namespace mcsim
 {
 
+NS_LOG_COMPONENT_DEFINE("McsimRcQp");
 NS_OBJECT_ENSURE_REGISTERED(RcQp);
 
 TypeId
@@ -299,6 +301,8 @@ RcQp::HandleAck(const TransportHeader& h)
         {
             return;
         }
+        NS_LOG_INFO("host " << m_nic->GetHostId() << " QP " << m_qpn << ": RNR NAK at PSN " << h.psn
+                            << ", retry in " << m_rnrDelay.As(Time::US));
         m_rnrUntil = Simulator::Now() + m_rnrDelay;
         Simulator::Schedule(m_rnrDelay, &Nic::Kick, m_nic);
         GoBack(m_una);
@@ -412,6 +416,8 @@ RcQp::Retry()
                 // new
     }
     m_retriedAt = m_una + 1;
+    NS_LOG_INFO("host " << m_nic->GetHostId() << " QP " << m_qpn
+                        << ": NAK or missing READ responses, back to PSN " << m_una);
     if (UseRetry(m_retries, m_retryCount))
     {
         GoBack(m_una);
@@ -427,6 +433,8 @@ RcQp::UseRetry(uint32_t& used, uint32_t limit)
     }
     if (++used > limit)
     {
+        NS_LOG_INFO("host " << m_nic->GetHostId() << " QP " << m_qpn << ": " << limit
+                            << " retries exhausted at PSN " << m_una << ", error state");
         m_error = true;
         m_counters.errors++;
         m_nic->CountRcError();
@@ -471,6 +479,8 @@ RcQp::OnTimeout()
     }
     m_counters.timeouts++;
     m_nic->CountRcTimeout();
+    NS_LOG_INFO("host " << m_nic->GetHostId() << " QP " << m_qpn
+                        << ": local ACK timeout, back to PSN " << m_una);
     if (!UseRetry(m_retries, m_retryCount))
     {
         return;

@@ -4,12 +4,16 @@
 #include "nic.h"
 #include "rc-qp.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 
 namespace ns3
 {
 namespace mcsim
 {
+
+NS_LOG_COMPONENT_DEFINE("McsimRcResponder");
 
 RcResponder::RcResponder(RcQp* qp)
     : m_qp(qp),
@@ -114,6 +118,8 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
         m_qp->m_counters.duplicates++;
         if (IsReadRequest(h.opcode)) // re-executed: the requester lost responses
         {
+            NS_LOG_INFO("host " << m_qp->m_nic->GetHostId() << " QP " << m_qp->m_qpn
+                                << ": duplicate READ request, responses again from PSN " << h.psn);
             AbandonFrom(h.psn);
             m_responses.push_back({h.psn, m_qp->Packets(h.length), 0, 0, h.length, h.remoteOffset});
             m_qp->m_nic->Kick();
@@ -130,6 +136,8 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
         if (!m_nakSent)
         {
             m_nakSent = true;
+            NS_LOG_INFO("host " << m_qp->m_nic->GetHostId() << " QP " << m_qp->m_qpn << ": PSN "
+                                << h.psn << " ahead of " << m_ePsn << ", NAK");
             QueueControl(m_ePsn, TransportHeader::FLAG_NAK);
         }
         return;
@@ -138,6 +146,8 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
     const bool needsRecv = ConsumesRecv(op);
     if (needsRecv && m_postedRecvs == 0)
     {
+        NS_LOG_INFO("host " << m_qp->m_nic->GetHostId() << " QP " << m_qp->m_qpn
+                            << ": no receive posted for PSN " << h.psn << ", RNR NAK");
         QueueControl(m_ePsn, TransportHeader::FLAG_RNR); // the requester retries later
         return;
     }

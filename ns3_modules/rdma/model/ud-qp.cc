@@ -4,6 +4,7 @@
 #include "nic.h"
 
 #include "ns3/boolean.h"
+#include "ns3/log.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/uinteger.h"
 
@@ -16,6 +17,7 @@ namespace ns3
 namespace mcsim
 {
 
+NS_LOG_COMPONENT_DEFINE("McsimUdQp");
 NS_OBJECT_ENSURE_REGISTERED(UdQp);
 
 TypeId
@@ -116,6 +118,8 @@ UdQp::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadByte
     if (m_posted == 0)
     {
         m_counters.overruns++;
+        NS_LOG_INFO("host " << m_nic->GetHostId() << " QP " << m_qpn
+                            << ": no receive buffer posted, datagram dropped");
         return;
     }
     m_posted--;
