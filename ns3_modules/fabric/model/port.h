@@ -239,8 +239,9 @@ class Port : public Object
 
     // Hot: what every packet's Send, Commit and Arrive read and write, in the first cache lines
     // of the object (a port is touched once per packet, mostly cold: the fewer lines, the fewer
-    // misses). Cold: the line attributes (read when the cached serialization time misses), the
-    // buffer sizes, credit events, faults.
+    // misses), then the trace sources (one emptiness check each per packet). Cold: the line
+    // attributes (read when the cached serialization time misses), the buffer sizes, location,
+    // faults.
     PacketReceiver* m_peer;
     uint32_t m_peerPort;
     FlowControl m_mode;     //!< "FlowControl"

@@ -11,6 +11,9 @@
 #include <stdexcept>
 #include <string>
 
+#undef NS_LOG_APPEND_CONTEXT // every log line of this file names the host and QP
+#define NS_LOG_APPEND_CONTEXT std::clog << "host " << m_nic->GetHostId() << " QP " << m_qpn << ": ";
+
 namespace ns3
 {
 namespace mcsim
@@ -247,10 +250,9 @@ RcQp::NextRequesterPacket()
             data = m_nic->Memory(w.remoteOffset + static_cast<uint64_t>(i) * mtu, payload);
         }
     }
-    if (m_una >= m_sentEnd)
+    if (m_una >= m_sentEnd) // nothing was outstanding: the timer starts with this packet
     {
-        m_progressAt =
-            Simulator::Now(); // nothing was outstanding: the timer starts with this packet
+        m_progressAt = Simulator::Now();
     }
     m_sentEnd = std::max(m_sentEnd, m_txPsn);
     ArmTimer();
@@ -301,8 +303,7 @@ RcQp::HandleAck(const TransportHeader& h)
         {
             return;
         }
-        NS_LOG_INFO("host " << m_nic->GetHostId() << " QP " << m_qpn << ": RNR NAK at PSN " << h.psn
-                            << ", retry in " << m_rnrDelay.As(Time::US));
+        NS_LOG_INFO("RNR NAK at PSN " << h.psn << ", retry in " << m_rnrDelay.As(Time::US));
         m_rnrUntil = Simulator::Now() + m_rnrDelay;
         Simulator::Schedule(m_rnrDelay, &Nic::Kick, m_nic);
         GoBack(m_una);
@@ -412,12 +413,10 @@ RcQp::Retry()
 {
     if (m_retriedAt == m_una + 1)
     {
-        return; // already sent back to this PSN: the later packets of the old stream tell nothing
-                // new
+        return; // sent back to this PSN already: the rest of the old stream tells nothing new
     }
     m_retriedAt = m_una + 1;
-    NS_LOG_INFO("host " << m_nic->GetHostId() << " QP " << m_qpn
-                        << ": NAK or missing READ responses, back to PSN " << m_una);
+    NS_LOG_INFO("NAK or missing READ responses, back to PSN " << m_una);
     if (UseRetry(m_retries, m_retryCount))
     {
         GoBack(m_una);
@@ -433,8 +432,7 @@ RcQp::UseRetry(uint32_t& used, uint32_t limit)
     }
     if (++used > limit)
     {
-        NS_LOG_INFO("host " << m_nic->GetHostId() << " QP " << m_qpn << ": " << limit
-                            << " retries exhausted at PSN " << m_una << ", error state");
+        NS_LOG_INFO(limit << " retries exhausted at PSN " << m_una << ", error state");
         m_error = true;
         m_counters.errors++;
         m_nic->CountRcError();
@@ -479,8 +477,7 @@ RcQp::OnTimeout()
     }
     m_counters.timeouts++;
     m_nic->CountRcTimeout();
-    NS_LOG_INFO("host " << m_nic->GetHostId() << " QP " << m_qpn
-                        << ": local ACK timeout, back to PSN " << m_una);
+    NS_LOG_INFO("local ACK timeout, back to PSN " << m_una);
     if (!UseRetry(m_retries, m_retryCount))
     {
         return;

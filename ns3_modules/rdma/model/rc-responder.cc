@@ -8,6 +8,10 @@
 
 #include <algorithm>
 
+#undef NS_LOG_APPEND_CONTEXT // every log line of this file names the host and QP
+#define NS_LOG_APPEND_CONTEXT                                                                      \
+    std::clog << "host " << m_qp->m_nic->GetHostId() << " QP " << m_qp->m_qpn << ": ";
+
 namespace ns3
 {
 namespace mcsim
@@ -118,8 +122,7 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
         m_qp->m_counters.duplicates++;
         if (IsReadRequest(h.opcode)) // re-executed: the requester lost responses
         {
-            NS_LOG_INFO("host " << m_qp->m_nic->GetHostId() << " QP " << m_qp->m_qpn
-                                << ": duplicate READ request, responses again from PSN " << h.psn);
+            NS_LOG_INFO("duplicate READ request, responses again from PSN " << h.psn);
             AbandonFrom(h.psn);
             m_responses.push_back({h.psn, m_qp->Packets(h.length), 0, 0, h.length, h.remoteOffset});
             m_qp->m_nic->Kick();
@@ -136,8 +139,7 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
         if (!m_nakSent)
         {
             m_nakSent = true;
-            NS_LOG_INFO("host " << m_qp->m_nic->GetHostId() << " QP " << m_qp->m_qpn << ": PSN "
-                                << h.psn << " ahead of " << m_ePsn << ", NAK");
+            NS_LOG_INFO("PSN " << h.psn << " ahead of " << m_ePsn << ", NAK");
             QueueControl(m_ePsn, TransportHeader::FLAG_NAK);
         }
         return;
@@ -146,8 +148,7 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
     const bool needsRecv = ConsumesRecv(op);
     if (needsRecv && m_postedRecvs == 0)
     {
-        NS_LOG_INFO("host " << m_qp->m_nic->GetHostId() << " QP " << m_qp->m_qpn
-                            << ": no receive posted for PSN " << h.psn << ", RNR NAK");
+        NS_LOG_INFO("no receive posted for PSN " << h.psn << ", RNR NAK");
         QueueControl(m_ePsn, TransportHeader::FLAG_RNR); // the requester retries later
         return;
     }
