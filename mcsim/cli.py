@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.metadata
+import inspect
 import json
 import platform
 import runpy
@@ -19,14 +20,14 @@ from typing import Any, NoReturn
 
 from mcsim import runtime, topology
 from mcsim.errors import McsimError
-from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
+from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FabricConfig
 from mcsim.faults_file import load_faults
 from mcsim.link import expected_finish_ps, stream
 from mcsim.physics import DEFAULT_DELAY_PS, Link, parse_encoding
-from mcsim.rdma import RcConfig
+from mcsim.rdma import RdmaConfig
 from mcsim.result import Result
 from mcsim.scenario import Scenario
-from mcsim.units import format_time, parse_rate, parse_size, parse_time
+from mcsim.units import format_size, format_time, parse_rate, parse_size, parse_time
 
 
 class _Parser(argparse.ArgumentParser):
@@ -143,8 +144,9 @@ def print_results(results: Sequence[Result], fmt: str) -> None:
         )
 
 
-SCENARIO_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Scenario)}
-RC_DEFAULTS = RcConfig()
+SCENARIO_DEFAULTS = {name: p.default for name, p in inspect.signature(Scenario).parameters.items()}
+RDMA_DEFAULTS = RdmaConfig()
+RC_DEFAULTS = RDMA_DEFAULTS.rc
 RETRY_FOREVER = "forever"
 
 
@@ -242,10 +244,17 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
         p.add_argument("--root", type=int, default=d["root"], metavar="R", help="the root rank")
         p.add_argument("--roots", type=int, default=None, help=argparse.SUPPRESS)  # refused with a hint
     p.add_argument(
-        "--mtu", default=d["mtu"], metavar="SIZE", help="payload bytes per packet (an InfiniBand MTU: 256B..4KiB)"
+        "--mtu",
+        default=format_size(RDMA_DEFAULTS.mtu_b),
+        metavar="SIZE",
+        help="payload bytes per packet (an InfiniBand MTU: 256B..4KiB)",
     )
     p.add_argument(
-        "--loss", type=float, default=d["loss"], metavar="P", help="probability that a packet is lost, on every link"
+        "--loss",
+        type=float,
+        default=FabricConfig().loss,
+        metavar="P",
+        help="probability that a packet is lost, on every link",
     )
     p.add_argument("--faults", default=None, metavar="FILE.toml", help="per-link loss, chosen drops, links down")
     p.add_argument(
@@ -268,7 +277,7 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
         metavar="N",
         help="RC local ACK timeout 4.096us x 2^N (14: 67.1ms); 0: none",
     )
-    p.add_argument("--seed", type=int, default=d["seed"], help="random seed (ECMP hash, loss)")
+    p.add_argument("--seed", type=int, default=FabricConfig().seed, help="random seed (ECMP hash, loss)")
     p.add_argument("--verify", action="store_true", help="carry real bytes and check every output byte")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
 

@@ -15,6 +15,7 @@ from mcsim.faults_file import load_faults
 from mcsim.link import two_hosts
 from mcsim.physics import Link
 from mcsim.rdma import RcConfig
+from mcsim.units import format_size
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -181,11 +182,12 @@ def test_collective_options_map_to_the_scenario_fields(tmp_path):
     scenarios = _collective_scenarios(build_parser().parse_args([*argv, "--faults", str(faults)]))
     assert [sc.bytes_per_rank for sc in scenarios] == ["4KiB", "8KiB"]
     sc = scenarios[0]
-    assert (sc.collective, sc.root, sc.mtu, sc.loss, sc.timeout_scale) == ("broadcast", 3, "2KiB", 0.001, 2.5)
-    assert sc.rc == RcConfig(retry_cnt=None, ack_timeout_exp=10)
+    mtu = format_size(sc.rdma.mtu_b)
+    assert (sc.collective, sc.root, mtu, sc.fabric.loss, sc.timeout_scale) == ("broadcast", 3, "2KiB", 0.001, 2.5)
+    assert sc.rdma.rc == RcConfig(retry_cnt=None, ack_timeout_exp=10)
     assert sc.faults == load_faults(faults)
     (ag,) = _collective_scenarios(build_parser().parse_args(["allgather", "--roots", "4", "--retry-cnt", "3"]))
-    assert ag.roots == 4 and ag.rc == RcConfig(retry_cnt=3) and ag.faults is None
+    assert ag.roots == 4 and ag.rdma.rc == RcConfig(retry_cnt=3) and ag.faults is None
 
 
 def test_a_faults_file_drives_the_repair(tmp_path, capsys):
