@@ -10,7 +10,6 @@ import argparse
 import dataclasses
 import importlib.metadata
 import inspect
-import json
 import platform
 import runpy
 import sys
@@ -23,6 +22,7 @@ from mcsim.errors import McsimError
 from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FabricConfig
 from mcsim.faults_file import load_faults
 from mcsim.link import expected_finish_ps, stream
+from mcsim.output import SUFFIXES, Column, Table, rows_text, write_rows
 from mcsim.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.rdma import RdmaConfig
 from mcsim.result import Result
@@ -95,6 +95,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+STREAM_TABLE = Table(
+    [
+        Column("size_B", width=12),
+        Column("packets", width=9),
+        Column("time_us", ".3f", 12),
+        Column("goodput_Gbps", ".3f", 13),
+        Column("closed_form_us", ".3f", 15),
+    ]
+)
+
+
 def cmd_stream(args: argparse.Namespace) -> int:
     data_bits, line_bits = parse_encoding(args.encoding)
     link = Link(
@@ -108,40 +119,42 @@ def cmd_stream(args: argparse.Namespace) -> int:
     mtu_b = parse_size(args.mtu, what="--mtu")
     result = stream(link, size_b, mtu_b=mtu_b, header_bytes=header_b)
     bound_ps = expected_finish_ps(link, size_b, mtu_b, header_b)
-    print(f"{'size_B':>12} {'packets':>9} {'time_us':>12} {'goodput_Gbps':>13} {'closed_form_us':>15}")
-    print(
-        f"{result.size_b:>12} {result.packets:>9} {result.finish_ps / 1e6:>12.3f} "
-        f"{result.goodput_bps() / 1e9:>13.3f} {bound_ps / 1e6:>15.3f}"
-    )
+    print(STREAM_TABLE.header())
+    row = {
+        "size_B": result.size_b,
+        "packets": result.packets,
+        "time_us": result.finish_ps / 1e6,
+        "goodput_Gbps": result.goodput_bps() / 1e9,
+        "closed_form_us": bound_ps / 1e6,
+    }
+    print(STREAM_TABLE.row(row))
     ok = result.received_b == size_b and result.finish_ps == bound_ps
     return 0 if ok else 1
 
 
-RESULT_COLUMNS = ("size_B", "time_us", "algbw_GBps", "busbw_GBps", "bound_us", "injected_B_per_rank", "repair_reads")
+RESULT_TABLE = Table(
+    [
+        Column("size_B", width=12),
+        Column("time_us", ".2f", 12),
+        Column("algbw_GBps", ".3f", 12),
+        Column("busbw_GBps", ".3f", 12),
+        Column("bound_us", ".2f", 12),
+        Column("injected_B_per_rank", ".0f", 20),
+        Column("repair_reads", width=12),
+    ]
+)
 
 
 def print_results(results: Sequence[Result], fmt: str) -> None:
     """Fixed columns (as OSU and nccl-tests), or CSV, or JSON lines, one row per result; an
     incomplete run has NaN time and bandwidths (CSV, JSON) or an INCOMPLETE line (table)."""
     rows = [r.summary() for r in results]
-    if fmt == "json":
-        for row in rows:
-            print(json.dumps(row))
+    if fmt != "table":
+        print(rows_text(rows, "jsonl" if fmt == "json" else fmt), end="")
         return
-    if fmt == "csv":
-        print(",".join(rows[0]))
-        for row in rows:
-            print(",".join(str(v) for v in row.values()))
-        return
-    print(" ".join(f"{c:>20}" if c == "injected_B_per_rank" else f"{c:>12}" for c in RESULT_COLUMNS))
+    print(RESULT_TABLE.header())
     for r, row in zip(results, rows, strict=True):
-        if not r.complete:
-            print(f"{row['size_B']:>12} {r.incomplete_line()}")
-            continue
-        print(
-            f"{row['size_B']:>12} {row['time_us']:>12.2f} {row['algbw_GBps']:>12.3f} {row['busbw_GBps']:>12.3f} "
-            f"{row['bound_us']:>12.2f} {row['injected_B_per_rank']:>20.0f} {row['repair_reads']:>12}"
-        )
+        print(RESULT_TABLE.row(row) if r.complete else RESULT_TABLE.note(row["size_B"], r.incomplete_line()))
 
 
 SCENARIO_DEFAULTS = {name: p.default for name, p in inspect.signature(Scenario).parameters.items()}
@@ -173,6 +186,8 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         raise McsimError("broadcast: --roots is for allgather (a broadcast has one root: --root R)")
     if args.command == "allgather" and args.root is not None:
         raise McsimError("allgather: --root is for broadcast (an allgather has --roots K at a time)")
+    if args.out is not None and Path(args.out).suffix not in SUFFIXES:
+        raise McsimError(f"--out={args.out!r} must end in {', '.join(SUFFIXES)} (the file's format)")
     common: dict[str, Any] = {
         "topology": args.topology,
         "rate": args.rate,
@@ -210,6 +225,8 @@ def cmd_collective(args: argparse.Namespace) -> int:
         )
         results.append(sc.run())
     print_results(results, args.format)
+    if args.out is not None:
+        write_rows(args.out, [r.summary() for r in results])
     if args.format != "table":
         for r in results:
             if not r.complete:
@@ -279,7 +296,15 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
     )
     p.add_argument("--seed", type=int, default=FabricConfig().seed, help="random seed (ECMP hash, loss)")
     p.add_argument("--verify", action="store_true", help="carry real bytes and check every output byte")
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+    p.add_argument(
+        "--format", choices=("table", "csv", "json"), default="table", help="stdout format (json: one object a line)"
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="also write the result rows to FILE: .csv, .json (an array) or .jsonl (one object a line)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
