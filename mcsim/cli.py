@@ -41,6 +41,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"mcsim: error: {message} (see {self.prog} --help)\n")
 
 
+class _Named(argparse.Action):
+    """Store the value and the option string the user typed (an alias or the API field's name), so
+    that an error names the option as typed: ``args.<dest>_option``."""
+
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, values: Any, opt: Any = None) -> None:
+        setattr(ns, self.dest, values)
+        setattr(ns, f"{self.dest}_option", opt)
+
+
+def _option(args: argparse.Namespace, dest: str) -> str:
+    """The option string of ``dest`` as typed, or its canonical name if it was not given."""
+    return getattr(args, f"{dest}_option", None) or f"--{dest.replace('_', '-')}"
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     info = runtime.build(force=args.force)
     state = f"built in {info.seconds:.1f} s" if info.built else "up to date"
@@ -109,7 +123,7 @@ STREAM_TABLE = Table(
 def cmd_stream(args: argparse.Namespace) -> int:
     data_bits, line_bits = parse_encoding(args.encoding)
     link = Link(
-        rate_bps=parse_rate(args.rate, what="--rate"),
+        rate_bps=parse_rate(args.signalling_rate, what=_option(args, "signalling_rate")),
         encoding_data_bits=data_bits,
         encoding_line_bits=line_bits,
         delay_ps=parse_time(args.delay, what="--delay"),
@@ -117,7 +131,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
     header_b = parse_size(args.header_bytes, what="--header-bytes")
     size_b = parse_size(args.size, what="--size")
     mtu_b = parse_size(args.mtu, what="--mtu")
-    result = stream(link, size_b, mtu_b=mtu_b, header_bytes=header_b)
+    result = stream(link, size_b, mtu_b=mtu_b, header_b=header_b)
     bound_ps = expected_finish_ps(link, size_b, mtu_b, header_b)
     print(STREAM_TABLE.header())
     row = {
@@ -163,10 +177,13 @@ RC_DEFAULTS = RDMA_DEFAULTS.rc
 RETRY_FOREVER = "forever"
 
 
-def _sizes(text: str) -> list[str]:
+def _sizes(args: argparse.Namespace) -> list[str]:
+    text, option = args.bytes_per_rank, _option(args, "bytes_per_rank")
     sizes = [s.strip() for s in text.split(",")]
     if not all(sizes):
-        raise McsimError(f"--size={text!r} has an empty size; give sizes separated by commas, e.g. --size 4KiB,1MiB")
+        raise McsimError(
+            f"{option}={text!r} has an empty size; give sizes separated by commas, e.g. {option} 4KiB,1MiB"
+        )
     return sizes
 
 
@@ -181,7 +198,7 @@ def _retry_cnt(text: str) -> int | None:
 
 
 def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
-    """One Scenario per --size, every option checked before anything runs."""
+    """One Scenario per --bytes-per-rank size, every option checked before anything runs."""
     if args.command == "broadcast" and args.roots is not None:
         raise McsimError("broadcast: --roots is for allgather (a broadcast has one root: --root R)")
     if args.command == "allgather" and args.root is not None:
@@ -192,7 +209,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         "topology": args.topology,
         "rate": args.rate,
         "collective": args.command,
-        "algorithm": args.algo,
+        "algorithm": args.algorithm,
         "ranks": args.ranks,
         "seed": args.seed,
         "verify": args.verify,
@@ -208,7 +225,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         common["roots"] = args.roots
     else:
         common["root"] = args.root
-    scenarios = [Scenario(bytes_per_rank=size, **common) for size in _sizes(args.size)]
+    scenarios = [Scenario(bytes_per_rank=size, **common) for size in _sizes(args)]
     for sc in scenarios:
         sc.check_resources()
     return scenarios
@@ -220,7 +237,8 @@ def cmd_collective(args: argparse.Namespace) -> int:
     for sc in scenarios:
         cost = sc.estimate()["packets"]
         print(
-            f"mcsim: {args.command} {args.algo} {sc.bytes_per_rank} on {args.topology} (<= {cost:.3g} packet-hops) ...",
+            f"mcsim: {args.command} {args.algorithm} {sc.bytes_per_rank} on {args.topology} "
+            f"(<= {cost:.3g} packet-hops) ...",
             file=sys.stderr,
         )
         results.append(sc.run())
@@ -230,7 +248,7 @@ def cmd_collective(args: argparse.Namespace) -> int:
     if args.format != "table":
         for r in results:
             if not r.complete:
-                print(f"mcsim: {r.bytes_per_rank} B per rank: {r.incomplete_line()}", file=sys.stderr)
+                print(f"mcsim: {r.bytes_per_rank_b} B per rank: {r.incomplete_line()}", file=sys.stderr)
     if args.verify:
         wrong = sum(r.verified is False for r in results)
         verdict = f"WRONG BYTES in {wrong} of {len(results)} runs" if wrong else "every byte of every output is right"
@@ -248,8 +266,16 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
     """The options of ``mcsim allgather`` and ``mcsim broadcast``, named as the Scenario fields."""
     d = SCENARIO_DEFAULTS
     p.add_argument("--topology", default=d["topology"], help="a name from topologies/ or a file")
-    p.add_argument("--algo", default=d["algorithm"], help="mcast" + (" or ring" if name == "allgather" else ""))
-    p.add_argument("--size", default=d["bytes_per_rank"], help="bytes per rank; several: 4KiB,64KiB,1MiB")
+    algorithms = "mcast" + (" or ring" if name == "allgather" else "")
+    p.add_argument("--algorithm", "--algo", default=d["algorithm"], help=f"{algorithms} (--algo: the same)")
+    p.add_argument(
+        "--bytes-per-rank",
+        "--size",
+        action=_Named,
+        default=d["bytes_per_rank"],
+        metavar="SIZE",
+        help="bytes per rank; several: 4KiB,64KiB,1MiB (--size: the same)",
+    )
     p.add_argument("--rate", default=None, help="every link at this rate (56Gbps = FDR); default: the file's")
     p.add_argument("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
     if name == "allgather":
@@ -346,7 +372,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="stream bytes over one link; exit 1 if the time differs from the closed form",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--rate", default="56.25Gbps", help="signalling rate")
+    p.add_argument(
+        "--signalling-rate",
+        "--rate",
+        action=_Named,
+        default="56.25Gbps",
+        metavar="RATE",
+        help="the link's signalling rate, before the line code (Link.rate_bps; --rate: the same)",
+    )
     p.add_argument("--encoding", default="64b/66b", help="line encoding, data bits/line bits")
     p.add_argument(
         "--header-bytes",

@@ -111,7 +111,7 @@ class Scenario:
     every fabric and NIC setting; ``mtu``, ``rq_depth``, ``staging``, ``wire_format``, ``processor``,
     ``rc`` (of rdma) and ``flow_control``, ``loss``, ``seed`` (of fabric; seed is both its ECMP and
     its fault seed) are keywords that set those fields (KEEP, their default: as the config has it).
-    The Scenario sizes ``rdma.region_b`` (the output buffer) and ``fabric.header_bytes`` (the wire
+    The Scenario sizes ``rdma.region_b`` (the output buffer) and ``fabric.header_b`` (the wire
     format's overhead); the collective tunables (roots, batch, ...) default to TeamSpec's.
 
     ``topology`` is a name from topologies/, a file, or a networkx graph (copied, kept as canonical
@@ -235,7 +235,7 @@ class Scenario:
         name = self.topology if isinstance(self.topology, str) else "the graph"
         if self.rate is not None:
             parse_rate(self.rate, what="Scenario: rate")
-        collectives.TeamSpec(collective=self.collective, algorithm=self.algorithm, hosts=(0, 1), bytes_per_rank=1)
+        collectives.TeamSpec(collective=self.collective, algorithm=self.algorithm, hosts=(0, 1), bytes_per_rank_b=1)
         n = parse_size(self.bytes_per_rank, what="Scenario: bytes_per_rank")
         if n == 0:
             raise McsimError(f"Scenario: bytes_per_rank={self.bytes_per_rank!r} must be > 0")
@@ -414,7 +414,7 @@ class Scenario:
             collective=self.collective,
             algorithm=self.algorithm,
             hosts=hosts,
-            bytes_per_rank=n,
+            bytes_per_rank_b=n,
             roots=self.roots,
             batch=self.batch,
             chunk_b=self.rdma.mtu_b if self.algorithm == "mcast" else self.ring_chunk_b,
@@ -429,7 +429,7 @@ class Scenario:
             collective="reduce_scatter",
             algorithm="ring",
             hosts=hosts,
-            bytes_per_rank=n,
+            bytes_per_rank_b=n,
             chunk_b=self.ring_chunk_b,
             reduce_ps_per_byte=self.reduce_ps_per_byte,
         )
@@ -487,7 +487,7 @@ class Scenario:
             collective=spec.collective,
             algorithm=spec.algorithm,
             ranks=p,
-            bytes_per_rank=spec.bytes_per_rank,
+            bytes_per_rank_b=spec.bytes_per_rank_b,
             data_rate_bps=self.data_rate_bps,
             finish_ps=np.where(never, -1, stats["finish_ps"].astype(np.int64)),
             injected_b=nic["tx_payload"][:p],

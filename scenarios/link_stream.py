@@ -51,7 +51,7 @@ def main() -> int:
     print(TABLE.header())
     failures = 0
     for name, link in LINKS.items():
-        r = stream(link, size_b, mtu_b=MTU_BYTES, header_bytes=DEFAULT_HEADER_BYTES)
+        r = stream(link, size_b, mtu_b=MTU_BYTES, header_b=DEFAULT_HEADER_BYTES)
         bound_ps = expected_finish_ps(link, size_b, MTU_BYTES, DEFAULT_HEADER_BYTES)
         failures += r.finish_ps != bound_ps or r.received_b != size_b
         row = {

@@ -210,3 +210,26 @@ def test_a_run_that_does_not_fit_in_memory_is_refused_before_it_runs(monkeypatch
         and "this machine has 0.5 GiB available" in err
     )
     assert err.count("\n") == 1
+
+
+def test_options_are_named_as_the_api_fields_and_the_old_names_are_aliases():
+    parser = build_parser()
+    new = parser.parse_args(["allgather", "--algorithm", "ring", "--bytes-per-rank", "4KiB"])
+    old = parser.parse_args(["allgather", "--algo", "ring", "--size", "4KiB"])
+    assert (new.algorithm, new.bytes_per_rank) == (old.algorithm, old.bytes_per_rank) == ("ring", "4KiB")
+    assert parser.parse_args(["stream", "--signalling-rate", "1G"]).signalling_rate == "1G"
+    assert parser.parse_args(["stream", "--rate", "1G"]).signalling_rate == "1G"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["allgather", "--bytes-per-rank", ","], "mcsim: error: --bytes-per-rank=',' has an empty size"),
+        (["allgather", "--size", ","], "mcsim: error: --size=',' has an empty size"),
+        (["stream", "--signalling-rate", "0Gbps"], "mcsim: error: --signalling-rate='0Gbps' must be > 0 bit/s"),
+    ],
+)
+def test_an_error_names_the_option_as_typed(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1

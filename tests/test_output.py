@@ -81,7 +81,7 @@ def test_bad_output_paths_are_one_line(tmp_path, name, message):
 
 def test_cli_out_writes_the_summary_rows(tmp_path, capsys, star):
     out = tmp_path / "r.json"
-    argv = ["allgather", "--topology", star(4), "--algo", "ring", "--size", "4KiB,8KiB"]
+    argv = ["allgather", "--topology", star(4), "--algorithm", "ring", "--bytes-per-rank", "4KiB,8KiB"]
     assert main([*argv, "--out", str(out)]) == 0
     rows = json.loads(out.read_text())
     assert [r["size_B"] for r in rows] == [4096, 8192] and all(r["complete"] for r in rows)

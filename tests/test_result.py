@@ -49,7 +49,7 @@ def result(finish_ps, rc_errors=None, collective="allgather") -> Result:
         collective=collective,
         algorithm="mcast",
         ranks=p,
-        bytes_per_rank=N,
+        bytes_per_rank_b=N,
         data_rate_bps=100 * 10**9,
         finish_ps=np.asarray(finish_ps, dtype=np.int64),
         injected_b=np.full(p, N),

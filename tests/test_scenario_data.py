@@ -50,14 +50,14 @@ def test_a_keyword_overrides_the_field_of_a_given_config():
 
 def test_the_scenario_sizes_the_region_and_the_wire_overhead():
     sc = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB", wire_format="rocev2")
-    assert sc.rdma.region_b == 16 * 4096 and sc.fabric.header_bytes == 20
+    assert sc.rdma.region_b == 16 * 4096 and sc.fabric.header_b == 20
 
 
 def test_collective_defaults_are_the_team_specs():
     from mcsim.collectives import TeamSpec
 
     sc = Scenario(topology="fat-tree-k4")
-    spec = TeamSpec(collective="allgather", algorithm="mcast", hosts=(0, 1), bytes_per_rank=1)
+    spec = TeamSpec(collective="allgather", algorithm="mcast", hosts=(0, 1), bytes_per_rank_b=1)
     assert (sc.roots, sc.batch, sc.root, sc.endpoints) == (spec.roots, spec.batch, spec.root, spec.endpoints)
     assert sc.teams()[0].roots == spec.roots and sc.teams()[0].chunk_b == sc.rdma.mtu_b
 
