@@ -72,7 +72,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     rows: list[tuple[str, str]] = [
         ("mcsim", version("mcsim")),
         ("python", f"{platform.python_version()} ({sys.executable})"),
-        *((dist, version(dist)) for dist in ("ns3", "cppyy", "numpy", "networkx", "jinja2")),
+        *((dist, version(dist)) for dist in ("ns3", "cppyy", "numpy", "networkx")),
     ]
     wheel = runtime.find_ns3()
     rows.append(("ns3 prefix", str(wheel.prefix)))
