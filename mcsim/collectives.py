@@ -59,9 +59,13 @@ class TeamSpec:
     start_ps: int = 0
 
     def __post_init__(self) -> None:
-        pick("collective", self.collective, {c: c for c in COLLECTIVES})
-        algos = {a: a for c, a in ALGORITHMS if c == self.collective}
-        pick(f"algorithm for {self.collective}", self.algorithm, algos)
+        check_algorithm(self.collective, self.algorithm)
+
+
+def check_algorithm(collective: str, algorithm: str) -> None:
+    """Raise the one "unknown collective" or "unknown algorithm for <collective>" McsimError line."""
+    pick("collective", collective, {c: c for c in COLLECTIVES})
+    pick(f"algorithm for {collective}", algorithm, {a: a for c, a in ALGORITHMS if c == collective})
 
 
 def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:

@@ -235,7 +235,7 @@ class Scenario:
         name = self.topology if isinstance(self.topology, str) else "the graph"
         if self.rate is not None:
             parse_rate(self.rate, what="Scenario: rate")
-        collectives.TeamSpec(collective=self.collective, algorithm=self.algorithm, hosts=(0, 1), bytes_per_rank_b=1)
+        collectives.check_algorithm(self.collective, self.algorithm)
         n = parse_size(self.bytes_per_rank, what="Scenario: bytes_per_rank")
         if n == 0:
             raise McsimError(f"Scenario: bytes_per_rank={self.bytes_per_rank!r} must be > 0")

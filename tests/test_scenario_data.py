@@ -246,3 +246,10 @@ def test_corrupt_json_is_one_line(text):
     with pytest.raises(McsimError, match=r"^Scenario.from_json: not JSON \(") as info:
         Scenario.from_json(text)
     assert "\n" not in str(info.value)
+
+
+def test_a_path_is_a_file_topology(star_file):
+    from pathlib import Path
+
+    assert Scenario(topology=Path(star_file)) == Scenario(topology=star_file)
+    assert Scenario(topology=Path(star_file)).topology == star_file
