@@ -44,7 +44,7 @@ with build(g, groups=groups, config=cfg) as fab:
     events = int(ns.Simulator.GetEventCount())
 data_bps = Link.from_edge(next(iter(g.edges(data=True)))[2]).data_rate_bps
 packets = -(-size_b // 4096)
-wire = (P - 1) * packets * (4096 + FABRIC_HEADER_BYTES + cfg.header_bytes)
+wire = (P - 1) * packets * (4096 + FABRIC_HEADER_BYTES + cfg.header_b)
 print(json.dumps({
     "hops": r.link_traversals(), "events": events, "wall_s": wall, "sim_us": r.finish_ps / 1e6,
     "bound_us": wire * 8 * 1e6 / data_bps,  # every host receives (P-1) shares through one link

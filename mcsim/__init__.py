@@ -3,6 +3,94 @@
 
 Python plans a run and reads its results; C++ models in ns3_modules/ simulate every packet. Only
 mcsim.runtime touches cppyy, and only when a simulation is built.
+
+The public API is importable from here (``from mcsim import Scenario, FabricConfig, Result``).
+Each name is imported from its module on first use, so ``import mcsim`` stays cheap: it loads
+neither numpy, networkx nor ns-3.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+# public name -> the module that defines it
+API = {
+    "Scenario": "mcsim.scenario",
+    "GraphTopology": "mcsim.plain",
+    "TeamSpec": "mcsim.collectives",
+    "FabricConfig": "mcsim.fabric",
+    "Faults": "mcsim.fabric",
+    "Flow": "mcsim.fabric",
+    "simulate": "mcsim.fabric",
+    "RdmaConfig": "mcsim.rdma",
+    "RcConfig": "mcsim.rdma",
+    "HostCpuConfig": "mcsim.rdma",
+    "RcOp": "mcsim.rdma",
+    "UdStream": "mcsim.rdma",
+    "run_verbs": "mcsim.rdma",
+    "DpaConfig": "mcsim.dpa",
+    "receive_stream": "mcsim.dpa",
+    "saturate": "mcsim.dpa",
+    "ReceiveResult": "mcsim.dpa",
+    "SaturationResult": "mcsim.dpa",
+    "Link": "mcsim.physics",
+    "stream": "mcsim.link",
+    "StreamResult": "mcsim.link",
+    "Result": "mcsim.result",
+    "FabricResult": "mcsim.result",
+    "VerbsResult": "mcsim.result",
+    "load_faults": "mcsim.faults_file",
+    "write_rows": "mcsim.output",
+    "Table": "mcsim.output",
+    "Column": "mcsim.output",
+    "McsimError": "mcsim.errors",
+    "IncompleteRun": "mcsim.errors",
+}
+__all__ = sorted(API)
+
+if TYPE_CHECKING:  # for type checkers only: at run time __getattr__ imports on first use
+    from mcsim.collectives import TeamSpec as TeamSpec
+    from mcsim.dpa import DpaConfig as DpaConfig
+    from mcsim.dpa import ReceiveResult as ReceiveResult
+    from mcsim.dpa import SaturationResult as SaturationResult
+    from mcsim.dpa import receive_stream as receive_stream
+    from mcsim.dpa import saturate as saturate
+    from mcsim.errors import IncompleteRun as IncompleteRun
+    from mcsim.errors import McsimError as McsimError
+    from mcsim.fabric import FabricConfig as FabricConfig
+    from mcsim.fabric import Faults as Faults
+    from mcsim.fabric import Flow as Flow
+    from mcsim.fabric import simulate as simulate
+    from mcsim.faults_file import load_faults as load_faults
+    from mcsim.link import StreamResult as StreamResult
+    from mcsim.link import stream as stream
+    from mcsim.output import Column as Column
+    from mcsim.output import Table as Table
+    from mcsim.output import write_rows as write_rows
+    from mcsim.physics import Link as Link
+    from mcsim.plain import GraphTopology as GraphTopology
+    from mcsim.rdma import HostCpuConfig as HostCpuConfig
+    from mcsim.rdma import RcConfig as RcConfig
+    from mcsim.rdma import RcOp as RcOp
+    from mcsim.rdma import RdmaConfig as RdmaConfig
+    from mcsim.rdma import UdStream as UdStream
+    from mcsim.rdma import run_verbs as run_verbs
+    from mcsim.result import FabricResult as FabricResult
+    from mcsim.result import Result as Result
+    from mcsim.result import VerbsResult as VerbsResult
+    from mcsim.scenario import Scenario as Scenario
+
+
+def __getattr__(name: str) -> Any:
+    if name not in API:
+        raise AttributeError(f"module 'mcsim' has no attribute {name!r}")
+    value = getattr(importlib.import_module(API[name]), name)
+    globals()[name] = value  # the next access is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *API})

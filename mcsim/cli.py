@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.metadata
-import json
+import inspect
 import platform
 import runpy
 import sys
@@ -19,14 +19,15 @@ from typing import Any, NoReturn
 
 from mcsim import runtime, topology
 from mcsim.errors import McsimError
-from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
+from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FabricConfig
 from mcsim.faults_file import load_faults
 from mcsim.link import expected_finish_ps, stream
+from mcsim.output import SUFFIXES, Column, Table, rows_text, write_rows
 from mcsim.physics import DEFAULT_DELAY_PS, Link, parse_encoding
-from mcsim.rdma import RcConfig
+from mcsim.rdma import RdmaConfig
 from mcsim.result import Result
 from mcsim.scenario import Scenario
-from mcsim.units import format_time, parse_rate, parse_size, parse_time
+from mcsim.units import format_size, format_time, parse_rate, parse_size, parse_time
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,6 +39,20 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"mcsim: error: {message} (see {self.prog} --help)\n")
+
+
+class _Named(argparse.Action):
+    """Store the value and the option string the user typed (an alias or the API field's name), so
+    that an error names the option as typed: ``args.<dest>_option``."""
+
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, values: Any, opt: Any = None) -> None:
+        setattr(ns, self.dest, values)
+        setattr(ns, f"{self.dest}_option", opt)
+
+
+def _option(args: argparse.Namespace, dest: str) -> str:
+    """The option string of ``dest`` as typed, or its canonical name if it was not given."""
+    return getattr(args, f"{dest}_option", None) or f"--{dest.replace('_', '-')}"
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -57,7 +72,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     rows: list[tuple[str, str]] = [
         ("mcsim", version("mcsim")),
         ("python", f"{platform.python_version()} ({sys.executable})"),
-        *((dist, version(dist)) for dist in ("ns3", "cppyy", "numpy", "networkx", "jinja2")),
+        *((dist, version(dist)) for dist in ("ns3", "cppyy", "numpy", "networkx")),
     ]
     wheel = runtime.find_ns3()
     rows.append(("ns3 prefix", str(wheel.prefix)))
@@ -94,10 +109,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+STREAM_TABLE = Table(
+    [
+        Column("size_B", width=12),
+        Column("packets", width=9),
+        Column("time_us", ".3f", 12),
+        Column("goodput_Gbps", ".3f", 13),
+        Column("closed_form_us", ".3f", 15),
+    ]
+)
+
+
 def cmd_stream(args: argparse.Namespace) -> int:
     data_bits, line_bits = parse_encoding(args.encoding)
     link = Link(
-        rate_bps=parse_rate(args.rate, what="--rate"),
+        rate_bps=parse_rate(args.signalling_rate, what=_option(args, "signalling_rate")),
         encoding_data_bits=data_bits,
         encoding_line_bits=line_bits,
         delay_ps=parse_time(args.delay, what="--delay"),
@@ -105,53 +131,59 @@ def cmd_stream(args: argparse.Namespace) -> int:
     header_b = parse_size(args.header_bytes, what="--header-bytes")
     size_b = parse_size(args.size, what="--size")
     mtu_b = parse_size(args.mtu, what="--mtu")
-    result = stream(link, size_b, mtu_b=mtu_b, header_bytes=header_b)
+    result = stream(link, size_b, mtu_b=mtu_b, header_b=header_b)
     bound_ps = expected_finish_ps(link, size_b, mtu_b, header_b)
-    print(f"{'size_B':>12} {'packets':>9} {'time_us':>12} {'goodput_Gbps':>13} {'closed_form_us':>15}")
-    print(
-        f"{result.size_b:>12} {result.packets:>9} {result.finish_ps / 1e6:>12.3f} "
-        f"{result.goodput_bps() / 1e9:>13.3f} {bound_ps / 1e6:>15.3f}"
-    )
+    print(STREAM_TABLE.header())
+    row = {
+        "size_B": result.size_b,
+        "packets": result.packets,
+        "time_us": result.finish_ps / 1e6,
+        "goodput_Gbps": result.goodput_bps() / 1e9,
+        "closed_form_us": bound_ps / 1e6,
+    }
+    print(STREAM_TABLE.row(row))
     ok = result.received_b == size_b and result.finish_ps == bound_ps
     return 0 if ok else 1
 
 
-RESULT_COLUMNS = ("size_B", "time_us", "algbw_GBps", "busbw_GBps", "bound_us", "injected_B_per_rank", "repair_reads")
+RESULT_TABLE = Table(
+    [
+        Column("size_B", width=12),
+        Column("time_us", ".2f", 12),
+        Column("algbw_GBps", ".3f", 12),
+        Column("busbw_GBps", ".3f", 12),
+        Column("bound_us", ".2f", 12),
+        Column("injected_B_per_rank", ".0f", 20),
+        Column("repair_reads", width=12),
+    ]
+)
 
 
 def print_results(results: Sequence[Result], fmt: str) -> None:
     """Fixed columns (as OSU and nccl-tests), or CSV, or JSON lines, one row per result; an
     incomplete run has NaN time and bandwidths (CSV, JSON) or an INCOMPLETE line (table)."""
     rows = [r.summary() for r in results]
-    if fmt == "json":
-        for row in rows:
-            print(json.dumps(row))
+    if fmt != "table":
+        print(rows_text(rows, "jsonl" if fmt == "json" else fmt), end="")
         return
-    if fmt == "csv":
-        print(",".join(rows[0]))
-        for row in rows:
-            print(",".join(str(v) for v in row.values()))
-        return
-    print(" ".join(f"{c:>20}" if c == "injected_B_per_rank" else f"{c:>12}" for c in RESULT_COLUMNS))
+    print(RESULT_TABLE.header())
     for r, row in zip(results, rows, strict=True):
-        if not r.complete:
-            print(f"{row['size_B']:>12} {r.incomplete_line()}")
-            continue
-        print(
-            f"{row['size_B']:>12} {row['time_us']:>12.2f} {row['algbw_GBps']:>12.3f} {row['busbw_GBps']:>12.3f} "
-            f"{row['bound_us']:>12.2f} {row['injected_B_per_rank']:>20.0f} {row['repair_reads']:>12}"
-        )
+        print(RESULT_TABLE.row(row) if r.complete else RESULT_TABLE.note(row["size_B"], r.incomplete_line()))
 
 
-SCENARIO_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Scenario)}
-RC_DEFAULTS = RcConfig()
+SCENARIO_DEFAULTS = {name: p.default for name, p in inspect.signature(Scenario).parameters.items()}
+RDMA_DEFAULTS = RdmaConfig()
+RC_DEFAULTS = RDMA_DEFAULTS.rc
 RETRY_FOREVER = "forever"
 
 
-def _sizes(text: str) -> list[str]:
+def _sizes(args: argparse.Namespace) -> list[str]:
+    text, option = args.bytes_per_rank, _option(args, "bytes_per_rank")
     sizes = [s.strip() for s in text.split(",")]
     if not all(sizes):
-        raise McsimError(f"--size={text!r} has an empty size; give sizes separated by commas, e.g. --size 4KiB,1MiB")
+        raise McsimError(
+            f"{option}={text!r} has an empty size; give sizes separated by commas, e.g. {option} 4KiB,1MiB"
+        )
     return sizes
 
 
@@ -166,16 +198,18 @@ def _retry_cnt(text: str) -> int | None:
 
 
 def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
-    """One Scenario per --size, every option checked before anything runs."""
+    """One Scenario per --bytes-per-rank size, every option checked before anything runs."""
     if args.command == "broadcast" and args.roots is not None:
         raise McsimError("broadcast: --roots is for allgather (a broadcast has one root: --root R)")
     if args.command == "allgather" and args.root is not None:
         raise McsimError("allgather: --root is for broadcast (an allgather has --roots K at a time)")
+    if args.out is not None and Path(args.out).suffix not in SUFFIXES:
+        raise McsimError(f"--out={args.out!r} must end in {', '.join(SUFFIXES)} (the file's format)")
     common: dict[str, Any] = {
         "topology": args.topology,
         "rate": args.rate,
         "collective": args.command,
-        "algorithm": args.algo,
+        "algorithm": args.algorithm,
         "ranks": args.ranks,
         "seed": args.seed,
         "verify": args.verify,
@@ -191,7 +225,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         common["roots"] = args.roots
     else:
         common["root"] = args.root
-    scenarios = [Scenario(bytes_per_rank=size, **common) for size in _sizes(args.size)]
+    scenarios = [Scenario(bytes_per_rank=size, **common) for size in _sizes(args)]
     for sc in scenarios:
         sc.check_resources()
     return scenarios
@@ -203,15 +237,18 @@ def cmd_collective(args: argparse.Namespace) -> int:
     for sc in scenarios:
         cost = sc.estimate()["packets"]
         print(
-            f"mcsim: {args.command} {args.algo} {sc.bytes_per_rank} on {args.topology} (<= {cost:.3g} packet-hops) ...",
+            f"mcsim: {args.command} {args.algorithm} {sc.bytes_per_rank} on {args.topology} "
+            f"(<= {cost:.3g} packet-hops) ...",
             file=sys.stderr,
         )
         results.append(sc.run())
     print_results(results, args.format)
+    if args.out is not None:
+        write_rows(args.out, [r.summary() for r in results])
     if args.format != "table":
         for r in results:
             if not r.complete:
-                print(f"mcsim: {r.bytes_per_rank} B per rank: {r.incomplete_line()}", file=sys.stderr)
+                print(f"mcsim: {r.bytes_per_rank_b} B per rank: {r.incomplete_line()}", file=sys.stderr)
     if args.verify:
         wrong = sum(r.verified is False for r in results)
         verdict = f"WRONG BYTES in {wrong} of {len(results)} runs" if wrong else "every byte of every output is right"
@@ -229,8 +266,16 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
     """The options of ``mcsim allgather`` and ``mcsim broadcast``, named as the Scenario fields."""
     d = SCENARIO_DEFAULTS
     p.add_argument("--topology", default=d["topology"], help="a name from topologies/ or a file")
-    p.add_argument("--algo", default=d["algorithm"], help="mcast" + (" or ring" if name == "allgather" else ""))
-    p.add_argument("--size", default=d["bytes_per_rank"], help="bytes per rank; several: 4KiB,64KiB,1MiB")
+    algorithms = "mcast" + (" or ring" if name == "allgather" else "")
+    p.add_argument("--algorithm", "--algo", default=d["algorithm"], help=f"{algorithms} (--algo: the same)")
+    p.add_argument(
+        "--bytes-per-rank",
+        "--size",
+        action=_Named,
+        default=d["bytes_per_rank"],
+        metavar="SIZE",
+        help="bytes per rank; several: 4KiB,64KiB,1MiB (--size: the same)",
+    )
     p.add_argument("--rate", default=None, help="every link at this rate (56Gbps = FDR); default: the file's")
     p.add_argument("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
     if name == "allgather":
@@ -242,10 +287,17 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
         p.add_argument("--root", type=int, default=d["root"], metavar="R", help="the root rank")
         p.add_argument("--roots", type=int, default=None, help=argparse.SUPPRESS)  # refused with a hint
     p.add_argument(
-        "--mtu", default=d["mtu"], metavar="SIZE", help="payload bytes per packet (an InfiniBand MTU: 256B..4KiB)"
+        "--mtu",
+        default=format_size(RDMA_DEFAULTS.mtu_b),
+        metavar="SIZE",
+        help="payload bytes per packet (an InfiniBand MTU: 256B..4KiB)",
     )
     p.add_argument(
-        "--loss", type=float, default=d["loss"], metavar="P", help="probability that a packet is lost, on every link"
+        "--loss",
+        type=float,
+        default=FabricConfig().loss,
+        metavar="P",
+        help="probability that a packet is lost, on every link",
     )
     p.add_argument("--faults", default=None, metavar="FILE.toml", help="per-link loss, chosen drops, links down")
     p.add_argument(
@@ -268,9 +320,17 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
         metavar="N",
         help="RC local ACK timeout 4.096us x 2^N (14: 67.1ms); 0: none",
     )
-    p.add_argument("--seed", type=int, default=d["seed"], help="random seed (ECMP hash, loss)")
+    p.add_argument("--seed", type=int, default=FabricConfig().seed, help="random seed (ECMP hash, loss)")
     p.add_argument("--verify", action="store_true", help="carry real bytes and check every output byte")
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+    p.add_argument(
+        "--format", choices=("table", "csv", "json"), default="table", help="stdout format (json: one object a line)"
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="also write the result rows to FILE: .csv, .json (an array) or .jsonl (one object a line)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -312,7 +372,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="stream bytes over one link; exit 1 if the time differs from the closed form",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--rate", default="56.25Gbps", help="signalling rate")
+    p.add_argument(
+        "--signalling-rate",
+        "--rate",
+        action=_Named,
+        default="56.25Gbps",
+        metavar="RATE",
+        help="the link's signalling rate, before the line code (Link.rate_bps; --rate: the same)",
+    )
     p.add_argument("--encoding", default="64b/66b", help="line encoding, data bits/line bits")
     p.add_argument(
         "--header-bytes",

@@ -47,7 +47,7 @@ class TeamSpec:
     collective: str  # "allgather" or "broadcast"
     algorithm: str  # "ring" or "mcast"
     hosts: tuple[int, ...]  # rank i runs on hosts[i]
-    bytes_per_rank: int  # Allgather: each rank's shard; Broadcast: the root's buffer
+    bytes_per_rank_b: int  # Allgather: each rank's shard; Broadcast: the root's buffer
     group: int = 0  # the team's first multicast group (index into the fabric's groups)
     endpoints: int = 1  # mcast: UD QPs per rank, each in its own group (group .. group+endpoints-1)
     roots: int = 2  # mcast Allgather: ranks multicasting at once (K)
@@ -59,9 +59,13 @@ class TeamSpec:
     start_ps: int = 0
 
     def __post_init__(self) -> None:
-        pick("collective", self.collective, {c: c for c in COLLECTIVES})
-        algos = {a: a for c, a in ALGORITHMS if c == self.collective}
-        pick(f"algorithm for {self.collective}", self.algorithm, algos)
+        check_algorithm(self.collective, self.algorithm)
+
+
+def check_algorithm(collective: str, algorithm: str) -> None:
+    """Raise the one "unknown collective" or "unknown algorithm for <collective>" McsimError line."""
+    pick("collective", collective, {c: c for c in COLLECTIVES})
+    pick(f"algorithm for {collective}", algorithm, {a: a for c, a in ALGORITHMS if c == collective})
 
 
 def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
@@ -91,7 +95,7 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
         factory = make_factory(ns, type_name, "TeamSpec", ChunkBytes=ns.UintegerValue(spec.chunk_b))
     team = ns.CreateObject[ns.mcsim.CollectiveTeam]()
     hosts = fabric._u32(spec.hosts)
-    team.Setup(stack, factory, hosts, len(spec.hosts), spec.bytes_per_rank, spec.group)
+    team.Setup(stack, factory, hosts, len(spec.hosts), spec.bytes_per_rank_b, spec.group)
     team.Start(ns.PicoSeconds(spec.start_ps))
     return team
 

@@ -262,7 +262,7 @@ def switched_pair(link: Link) -> nx.Graph:
 
 
 @dataclass(frozen=True, slots=True)
-class ReceiveRun:
+class ReceiveResult:
     """What receive_stream measured at the receiver; per-endpoint arrays are numpy."""
 
     endpoints: int
@@ -286,7 +286,7 @@ def receive_stream(
     datagrams: int,
     rq_depth: int = 32,
     delay_ps: int = DEFAULT_DELAY_PS,
-) -> ReceiveRun:
+) -> ReceiveResult:
     """Host 0 streams ``datagrams`` UD chunks of ``chunk_b`` at line rate to host 1, round-robin
     over ``endpoints`` endpoints (UD QPs of as many two-member multicast groups); host 1's
     completions go to ``processor`` (DpaConfig or HostCpuConfig). Endpoint e is QP e on host 1,
@@ -309,7 +309,7 @@ def receive_stream(
     )
     rows = np.flatnonzero(r.ud["host"] == 1)
     rows = rows[np.argsort(r.ud["group"][rows])]
-    return ReceiveRun(
+    return ReceiveResult(
         endpoints=endpoints,
         offered=np.asarray(counts, dtype=np.uint64),
         received=r.ud["rx_packets"][rows],
@@ -323,7 +323,7 @@ def receive_stream(
 
 
 @dataclass(frozen=True, slots=True)
-class SaturationRun:
+class SaturationResult:
     """What saturate measured: the processor's completion rate with more work than it can do."""
 
     done_ps: np.ndarray  # when each completion was processed, in processing order
@@ -339,7 +339,7 @@ def saturate(
     chunk_b: int = 4096,
     completions: int = 20_000,
     endpoints: int | None = None,
-) -> SaturationRun:
+) -> SaturationResult:
     """Offer ``completions`` at once, round-robin over ``endpoints`` QPs (default: one per DPA
     thread), to ``processor`` alone (no network) and measure how fast it works through them.
 
@@ -373,7 +373,7 @@ def saturate(
         runtime.dispose(src)
     lo, hi = len(done) // 4, 3 * len(done) // 4
     rate = (hi - lo) * PS_PER_S / float(done[hi] - done[lo])
-    return SaturationRun(done_ps=done, rate_per_s=rate, busy_ps=busy_ps, threads=threads)
+    return SaturationResult(done_ps=done, rate_per_s=rate, busy_ps=busy_ps, threads=threads)
 
 
 __all__ = [
@@ -382,8 +382,8 @@ __all__ = [
     "UD_HEADER_B",
     "UD_MULTICAST_HEADER_B",
     "DpaConfig",
-    "ReceiveRun",
-    "SaturationRun",
+    "ReceiveResult",
+    "SaturationResult",
     "capacity",
     "even_capacity",
     "packet_rate",

@@ -56,7 +56,7 @@ class FabricConfig:
     flow_control: str = "lossless"  # "lossless" (credits, never drops) or "lossy" (tail drop)
     switch_buffer_b: int = DEFAULT_BUFFER_BYTES  # per switch port
     host_buffer_b: int = DEFAULT_BUFFER_BYTES  # a host port's ingress buffer
-    header_bytes: int = DEFAULT_HEADER_BYTES  # wire bytes per packet beyond the packet itself
+    header_b: int = DEFAULT_HEADER_BYTES  # wire bytes per packet beyond the packet itself
     switch_latency_ps: int = 100_000
     ecmp_seed: int = 1
     loss: float = 0.0  # probability that a packet is lost on a link, every link and direction
@@ -65,7 +65,7 @@ class FabricConfig:
     def __post_init__(self) -> None:
         pick("flow control", self.flow_control, FLOW_CONTROLS)
         require_positive("FabricConfig", switch_buffer_b=self.switch_buffer_b, host_buffer_b=self.host_buffer_b)
-        for name in ("header_bytes", "switch_latency_ps", "ecmp_seed", "seed"):
+        for name in ("header_b", "switch_latency_ps", "ecmp_seed", "seed"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise McsimError(f"FabricConfig: {name}={value!r} must be an integer >= 0")
@@ -256,7 +256,7 @@ def _check_flows(g: nx.Graph, flows: Sequence[Flow], n_groups: int, config: Fabr
         require_positive(where, size_b=f.size_b, mtu_b=f.mtu_b)
         if f.start_ps < 0:
             raise McsimError(f"{where}: start_ps={f.start_ps} must be >= 0")
-        wire = f.mtu_b + FABRIC_HEADER_BYTES + config.header_bytes
+        wire = f.mtu_b + FABRIC_HEADER_BYTES + config.header_b
         if config.flow_control == "lossless" and wire > min(config.switch_buffer_b, config.host_buffer_b):
             raise McsimError(
                 f"{where}: a {wire} B packet does not fit a lossless buffer of "
@@ -400,7 +400,7 @@ def build(
         ),
         SwitchBufferBytes=ns.UintegerValue(config.switch_buffer_b),
         HostBufferBytes=ns.UintegerValue(config.host_buffer_b),
-        HeaderBytes=ns.UintegerValue(config.header_bytes),
+        HeaderBytes=ns.UintegerValue(config.header_b),
         SwitchLatency=ns.TimeValue(ns.PicoSeconds(config.switch_latency_ps)),
         EcmpSeed=ns.UintegerValue(config.ecmp_seed),
         Seed=ns.UintegerValue(config.seed),

@@ -25,7 +25,7 @@ class StreamResult:
     packets: int  # packets sent
     received_b: int  # payload bytes the receiver got
     received_packets: int
-    wire_bytes: int  # bytes on the wire: payload, FabricHeader and header_bytes
+    wire_bytes: int  # bytes on the wire: payload, FabricHeader and header_b
     first_arrival_ps: int  # last bit of the first packet at the receiver
     finish_ps: int  # last bit of the last packet at the receiver
     busy_ps: int  # total serialization time of the sender's port
@@ -35,10 +35,10 @@ class StreamResult:
         return self.size_b * 8 * PS_PER_S / self.finish_ps
 
 
-def expected_finish_ps(link: Link, size_b: int, mtu_b: int, header_bytes: int) -> int:
+def expected_finish_ps(link: Link, size_b: int, mtu_b: int, header_b: int) -> int:
     """Closed form of :func:`stream`: back-to-back packets of mtu_b (the last one the remainder), each
-    with the 16-byte FabricHeader and header_bytes on the wire, plus one delay."""
-    return link.expected_finish_ps(size_b, mtu_b=mtu_b, overhead_b=FABRIC_HEADER_BYTES + header_bytes)
+    with the 16-byte FabricHeader and header_b on the wire, plus one delay."""
+    return link.expected_finish_ps(size_b, mtu_b=mtu_b, overhead_b=FABRIC_HEADER_BYTES + header_b)
 
 
 def two_hosts(link: Link) -> nx.Graph:
@@ -51,14 +51,14 @@ def two_hosts(link: Link) -> nx.Graph:
 
 
 def stream(
-    link: Link, size_b: int, *, mtu_b: int = DEFAULT_MTU_BYTES, header_bytes: int = DEFAULT_HEADER_BYTES
+    link: Link, size_b: int, *, mtu_b: int = DEFAULT_MTU_BYTES, header_b: int = DEFAULT_HEADER_BYTES
 ) -> StreamResult:
     """Send ``size_b`` payload bytes from host 0 to host 1 over ``link``; return what happened."""
     require_positive("stream", size_b=size_b, mtu_b=mtu_b)
     r = simulate(
         two_hosts(link),
         [Flow(src=0, dst=1, size_b=size_b, mtu_b=mtu_b)],
-        config=FabricConfig(header_bytes=header_bytes),
+        config=FabricConfig(header_b=header_b),
     )
     packets = int(r.sources["sent_packets"][0])
     return StreamResult(

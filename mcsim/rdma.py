@@ -278,7 +278,7 @@ def run_verbs(
     rdma
         NIC, QP and host-CPU settings.
     config
-        Fabric settings; its header_bytes is replaced by the wire format's physical-layer
+        Fabric settings; its header_b is replaced by the wire format's physical-layer
         overhead (0 for InfiniBand, 20 for RoCEv2), since the NIC sends real headers.
     fabric_options
         Passed on to fabric.build (e.g. faults=...).
@@ -376,5 +376,5 @@ def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:
 
 
 def fabric_config_for(rdma: RdmaConfig, config: fabric.FabricConfig | None) -> fabric.FabricConfig:
-    """The fabric settings of an RDMA run: header_bytes becomes the physical-layer overhead."""
-    return dataclasses.replace(config or fabric.FabricConfig(), header_bytes=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format])
+    """The fabric settings of an RDMA run: header_b becomes the physical-layer overhead."""
+    return dataclasses.replace(config or fabric.FabricConfig(), header_b=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format])

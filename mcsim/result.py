@@ -151,7 +151,7 @@ class Result:
     collective: str
     algorithm: str
     ranks: int
-    bytes_per_rank: int
+    bytes_per_rank_b: int
     data_rate_bps: int  # the hosts' link data rate (after encoding)
     finish_ps: np.ndarray  # per rank: every byte of its output is there (-1: never)
     injected_b: np.ndarray  # per rank: payload bytes its NIC sent (data, control, repair)
@@ -200,7 +200,7 @@ class Result:
     def _require_complete(self, what: str) -> None:
         if not self.complete:
             raise IncompleteRun(
-                f"{self.collective} {self.algorithm} of {self.bytes_per_rank} B per rank has no {what}: "
+                f"{self.collective} {self.algorithm} of {self.bytes_per_rank_b} B per rank has no {what}: "
                 f"{self.unfinished_text()} (finish_ps is -1 for them; see why_unfinished())"
             )
 
@@ -213,7 +213,7 @@ class Result:
     @property
     def output_b(self) -> int:
         """nccl-tests size: P shards (Allgather, Reduce-Scatter input) or the buffer (Broadcast)."""
-        return self.bytes_per_rank * (1 if self.collective == "broadcast" else self.ranks)
+        return self.bytes_per_rank_b * (1 if self.collective == "broadcast" else self.ranks)
 
     @property
     def algbw_Bps(self) -> float:
@@ -230,7 +230,7 @@ class Result:
     @property
     def receive_bound_ps(self) -> float:
         """The lower bound: each rank must receive the output it lacks through one link."""
-        lacking = self.bytes_per_rank * (1 if self.collective == "broadcast" else self.ranks - 1)
+        lacking = self.bytes_per_rank_b * (1 if self.collective == "broadcast" else self.ranks - 1)
         return lacking * 8 * PS_PER_S / self.data_rate_bps
 
     def summary(self) -> dict[str, Any]:
@@ -242,7 +242,7 @@ class Result:
             "collective": self.collective,
             "algorithm": self.algorithm,
             "ranks": self.ranks,
-            "size_B": self.bytes_per_rank,
+            "size_B": self.bytes_per_rank_b,
             "time_us": self.time_ps / 1e6 if done else nan,
             "algbw_GBps": self.algbw_Bps / 1e9 if done else nan,
             "busbw_GBps": self.busbw_Bps / 1e9 if done else nan,

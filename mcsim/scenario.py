@@ -4,19 +4,27 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
+import hashlib
+import json
 import math
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from mcsim import collectives, fabric, machine, rdma, runtime, topology
+from mcsim import collectives, cost, fabric, plain, rdma, runtime, topology
 from mcsim.errors import McsimError, is_integer, pick, require_int
+from mcsim.fabric import FOREVER, MAX_SEED, FabricConfig, Faults
 from mcsim.physics import Link, preset
+from mcsim.plain import GraphTopology, canonical_json
+from mcsim.rdma import IB_MTUS, RcConfig, RdmaConfig, fabric_config_for
 from mcsim.result import FabricResult, Result
 from mcsim.units import parse_rate, parse_size
+from mcsim.verify import expected_output, pattern, wrong_bytes
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
 # verify mode is a check for small runs: each rank's output is generated, copied out of C++ and
@@ -37,121 +45,232 @@ RING_MAX_CHUNKS = 2**32 - 1  # the ring chunk id is the WRITE's 32-bit immediate
 MAX_PSNS = 2**32 - 1  # packets one RC QP may send: its 32-bit PSNs must not wrap within a run
 MAX_TIME_PS = 2**63 - 1  # ns-3 Time in ps is a signed 64-bit integer (106 days)
 
-# Scenario.estimate(): memory besides the run's own buffers, and what each buffer byte costs
-PROCESS_B = 300 << 20  # Python, numpy, networkx, cppyy and the ns-3 libraries (measured ~210-300 MB)
-PATTERN_TEMP_B_PER_BYTE = 24  # pattern(): int64 temporaries per byte of a shard (measured: 24)
-RC_WQE_B = 64  # one posted RDMA WRITE in a QP's send queue (RcQp::Wqe in a std::deque)
-
-
-def pattern(source: int, n: int) -> np.ndarray:
-    """The bytes source rank contributes in verify mode: they depend on the byte's offset, so a
-    chunk delivered to the wrong place, twice or not at all shows."""
-    j = np.arange(n, dtype=np.int64)
-    return ((source * 251 + j * 7 + (j >> 9)) % 256).astype(np.uint8)
-
-
-def expected_output(collective: str, ranks: int, n: int, root: int = 0) -> np.ndarray:
-    """Every rank's output buffer when the collective is right: the shards in rank order
-    (Allgather) or the root's buffer (Broadcast)."""
-    if collective == "broadcast":
-        return pattern(root, n)
-    return np.concatenate([pattern(s, n) for s in range(ranks)])
-
-
-def wrong_bytes(outputs: list[np.ndarray], expected: np.ndarray) -> np.ndarray:
-    """Per rank: how many bytes of its output buffer differ from the expected one."""
-    return np.array([int(np.count_nonzero(out != expected)) for out in outputs], dtype=np.int64)
+# the default of each collective tunable (roots, batch, root, endpoints, reduce_ps_per_byte) is TeamSpec's
+TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(collectives.TeamSpec)}
+SCHEMA = "mcsim.Scenario/1"  # the "schema" of a canonical dict; a change of its keys gets a new one
+# the keywords that set a field of Scenario.rdma or Scenario.fabric (mtu becomes mtu_b, seed sets ecmp_seed too)
+RDMA_KEYWORDS = ("mtu_b", "rq_depth", "staging", "wire_format", "processor", "rc")
+FABRIC_KEYWORDS = ("flow_control", "loss", "seed", "ecmp_seed")
+# the canonical dict's keys besides the configs; sizes and rates in units named in the key
+CANONICAL_KEYS = (
+    "algorithm",
+    "batch",
+    "bytes_per_rank_b",
+    "collective",
+    "endpoints",
+    "fabric",
+    "faults",
+    "nominal_rate_bps",
+    "overlap",
+    "ranks",
+    "rdma",
+    "reduce_ps_per_byte",
+    "ring_chunk_b",
+    "root",
+    "roots",
+    "schema",
+    "timeout_scale",
+    "topology",
+    "verify",
+)
 
 
 @functools.lru_cache(maxsize=16)
-def _topology(name: str, rate: str | None = None) -> nx.Graph:
+def _topology(topo: str | GraphTopology, rate: str | None = None) -> nx.Graph:
     """The topology, every link at the nominal ``rate`` if given, shared by every Scenario that
     names them: frozen (read-only); Scenario.graph() hands out copies."""
-    g = topology.resolve(name) if rate is None else topology.with_link(_topology(name), preset(parse_rate(rate)))
-    return nx.freeze(g)
+    if rate is not None:
+        return nx.freeze(topology.with_link(_topology(topo), preset(parse_rate(rate))))
+    return nx.freeze(topology.resolve(topo) if isinstance(topo, str) else topo.graph())
 
 
 @functools.lru_cache(maxsize=16)
-def _diameter_hops(name: str) -> int:
-    return topology.diameter_hops(_topology(name))
+def _diameter_hops(topo: str | GraphTopology) -> int:
+    return topology.diameter_hops(_topology(topo))
 
 
-def _packets(size_b: int, message_b: int, mtu_b: int) -> int:
-    """Packets that carry size_b bytes sent as messages of message_b bytes, each cut at mtu_b."""
-    full, rest = divmod(size_b, message_b)
-    return full * -(-message_b // mtu_b) + -(-rest // mtu_b)
+class Keep(enum.Enum):
+    """The default of the keywords that set a field of Scenario.fabric or .rdma: keep the config's."""
+
+    KEEP = "keep"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+KEEP = Keep.KEEP
+
+
+def _as_int(value: Any) -> Any:
+    """numpy integers as Python ints: a Scenario is plain data."""
+    return int(value) if is_integer(value) and type(value) is not int else value
+
+
+@dataclass(frozen=True, slots=True, init=False, eq=False)
 class Scenario:
-    """One collective on one fabric; strings carry units ("56Gbps", "1MiB")."""
+    """One collective on one fabric: the workload, the topology, and the typed configs it runs with.
 
-    topology: str = "testbed-188"  # a name from topologies/ or a file
-    rate: str | None = None  # every link at this nominal rate (56Gbps = FDR 64b/66b); None: as the file
-    collective: str = "allgather"  # or "broadcast", "reduce_scatter"
-    algorithm: str = "mcast"  # or "ring"
-    bytes_per_rank: str = "1MiB"
-    ranks: int | None = None  # ranks on hosts 0..ranks-1; None: every host
-    roots: int = 2  # mcast Allgather: K roots at a time
-    batch: int = 128  # mcast: datagrams posted before waiting for a completion
-    mtu: str = "4KiB"
-    ring_chunk: str = "64KiB"  # ring: bytes per pipelined RDMA WRITE
-    timeout_scale: float = 5.0  # mcast: data phase timeout = scale x the receive bound
-    root: int = 0  # Broadcast root rank
-    rq_depth: int = 128  # receive buffers posted per UD QP (endpoint)
-    endpoints: int = 1  # mcast: UD QPs per rank, chunks spread round-robin (one DPA thread each)
-    staging: bool = True  # UD payloads land in staging buffers (else zero copy)
-    wire_format: str = "infiniband"
-    flow_control: str = "lossless"
-    seed: int = 1  # ECMP hash and random loss
-    loss: float = 0.0  # probability that a packet is lost on a link (every link, both directions)
-    faults: fabric.Faults | None = None  # chosen drops, per-link loss, links down
-    processor: Any = field(default_factory=rdma.HostCpuConfig)
-    rc: rdma.RcConfig = field(default_factory=rdma.RcConfig)  # RC QP timeouts and retries (IB encodings)
-    overlap: str | None = None  # "reduce_scatter": a ring Reduce-Scatter runs at once (FSDP)
-    verify: bool = False  # carry real bytes (a pattern per rank) and check every byte of every output
-    reduce_ps_per_byte: int = 0  # Reduce-Scatter: time to add one received byte
+    Strings carry units ("56Gbps", "1MiB"). ``fabric`` (FabricConfig) and ``rdma`` (RdmaConfig) hold
+    every fabric and NIC setting; ``mtu``, ``rq_depth``, ``staging``, ``wire_format``, ``processor``,
+    ``rc`` (of rdma) and ``flow_control``, ``loss``, ``seed`` (of fabric; seed is both its ECMP and
+    its fault seed) are keywords that set those fields (KEEP, their default: as the config has it).
+    The Scenario sizes ``rdma.region_b`` (the output buffer) and ``fabric.header_b`` (the wire
+    format's overhead); the collective tunables (roots, batch, ...) default to TeamSpec's.
 
-    def __post_init__(self) -> None:
-        """Check every field (type, then range) before any C++ object exists: one McsimError line.
-        Integers of other types (numpy's) are stored as Python ints: a Scenario is plain data."""
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if is_integer(value) and type(value) is not int:
-                object.__setattr__(self, f.name, int(value))
-        self._check_types()
-        n_hosts = topology.host_count(_topology(self.topology))
+    ``topology`` is a name from topologies/, a file, or a networkx graph (copied, kept as canonical
+    data). Two Scenarios are equal when their canonical dicts are (:meth:`to_dict`: "1MiB" equals
+    1048576, ranks=None equals every host); :meth:`key` is the hash of that dict.
+    """
+
+    topology: str | GraphTopology
+    rate: str | None  # every link at this nominal rate (56Gbps = FDR 64b/66b); None: as the file
+    collective: str  # "allgather", "broadcast" or "reduce_scatter"
+    algorithm: str  # "mcast" or "ring"
+    bytes_per_rank: str | int
+    ranks: int | None  # ranks on hosts 0..ranks-1; None: every host
+    roots: int  # mcast Allgather: K roots at a time
+    batch: int  # mcast: datagrams posted before waiting for a completion
+    ring_chunk: str | int  # ring: bytes per pipelined RDMA WRITE
+    timeout_scale: float  # mcast: data phase timeout = scale x the receive bound
+    root: int  # Broadcast root rank
+    endpoints: int  # mcast: UD QPs per rank, chunks spread round-robin (one DPA thread each)
+    overlap: str | None  # "reduce_scatter": a ring Reduce-Scatter runs at once (FSDP)
+    verify: bool  # carry real bytes (a pattern per rank) and check every byte of every output
+    reduce_ps_per_byte: int  # Reduce-Scatter: time to add one received byte
+    faults: Faults | None  # chosen drops, per-link loss, links down
+    fabric: FabricConfig
+    rdma: RdmaConfig
+
+    def __init__(
+        self,
+        *,
+        topology: str | os.PathLike[str] | nx.Graph = "testbed-188",
+        rate: str | None = None,
+        collective: str = "allgather",
+        algorithm: str = "mcast",
+        bytes_per_rank: str | int = "1MiB",
+        ranks: int | None = None,
+        roots: int = TEAM_DEFAULTS["roots"],
+        batch: int = TEAM_DEFAULTS["batch"],
+        ring_chunk: str | int = "64KiB",
+        timeout_scale: float = 5.0,
+        root: int = TEAM_DEFAULTS["root"],
+        endpoints: int = TEAM_DEFAULTS["endpoints"],
+        overlap: str | None = None,
+        verify: bool = False,
+        reduce_ps_per_byte: int = TEAM_DEFAULTS["reduce_ps_per_byte"],
+        faults: Faults | None = None,
+        fabric: FabricConfig | None = None,
+        rdma: RdmaConfig | None = None,
+        mtu: str | int | Keep = KEEP,
+        rq_depth: int | Keep = KEEP,
+        staging: bool | Keep = KEEP,
+        wire_format: str | Keep = KEEP,
+        processor: Any = KEEP,
+        rc: RcConfig | Keep = KEEP,
+        flow_control: str | Keep = KEEP,
+        loss: float | Keep = KEEP,
+        seed: int | Keep = KEEP,
+    ) -> None:
+        """Check every value (type, then range) before any C++ object exists: one McsimError line."""
+        if isinstance(topology, os.PathLike):
+            topology = os.fspath(topology)
+        put = functools.partial(object.__setattr__, self)
+        put("topology", GraphTopology.of(topology) if isinstance(topology, nx.Graph) else topology)
+        own = {
+            "rate": rate,
+            "collective": collective,
+            "algorithm": algorithm,
+            "bytes_per_rank": bytes_per_rank,
+            "ranks": ranks,
+            "roots": roots,
+            "batch": batch,
+            "ring_chunk": ring_chunk,
+            "timeout_scale": timeout_scale,
+            "root": root,
+            "endpoints": endpoints,
+            "overlap": overlap,
+            "verify": verify,
+            "reduce_ps_per_byte": reduce_ps_per_byte,
+            "faults": faults,
+        }
+        for name, value in own.items():
+            put(name, _as_int(value))
+        net: dict[str, Any] = {"mtu": mtu, "rq_depth": rq_depth, "staging": staging, "wire_format": wire_format}
+        net |= {"processor": processor, "rc": rc, "flow_control": flow_control, "loss": loss, "seed": seed}
+        net = {name: _as_int(value) for name, value in net.items() if value is not KEEP}
+        self._check_types(net, fabric, rdma)
+        put("fabric", FabricConfig() if fabric is None else fabric)
+        put("rdma", RdmaConfig() if rdma is None else rdma)
+        self._check_fields(net)
+
+    def _check_types(self, net: dict[str, Any], fabric: object, rdma: object) -> None:
+        """Fields whose type is wrong, before any of them is used in a comparison."""
+        if not isinstance(self.topology, str | GraphTopology):
+            raise McsimError(f"Scenario: topology={self.topology!r} must be a string")
+        for name in ("collective", "algorithm", "wire_format", "flow_control"):
+            value = net.get(name, "") if name in ("wire_format", "flow_control") else getattr(self, name)
+            if not isinstance(value, str):
+                raise McsimError(f"Scenario: {name}={value!r} must be a string")
+        for name, value in (("staging", net.get("staging", True)), ("verify", self.verify)):
+            if not isinstance(value, bool):
+                raise McsimError(f"Scenario: {name}={value!r} must be True or False")
+        scale = self.timeout_scale
+        if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale < math.inf:
+            raise McsimError(f"Scenario: timeout_scale={scale!r} must be a finite number > 0 (int or float)")
+        for name, value, cls in (("faults", self.faults, Faults), ("fabric", fabric, FabricConfig)):
+            if value is not None and not isinstance(value, cls):
+                raise McsimError(f"Scenario: {name}={value!r} must be a {cls.__module__}.{cls.__name__} or None")
+        if rdma is not None and not isinstance(rdma, RdmaConfig):
+            raise McsimError(f"Scenario: rdma={rdma!r} must be a mcsim.rdma.RdmaConfig or None")
+        if "rc" in net and not isinstance(net["rc"], RcConfig):
+            raise McsimError(f"Scenario: rc={net['rc']!r} must be a mcsim.rdma.RcConfig")
+        if "processor" in net and not callable(getattr(net["processor"], "factory", None)):
+            raise McsimError(
+                f"Scenario: processor={net['processor']!r} has no factory(ns); use HostCpuConfig() or DpaConfig()"
+            )
+        if self.overlap is not None and not isinstance(self.overlap, str):
+            raise McsimError(f"Scenario: overlap={self.overlap!r} must be None or 'reduce_scatter'")
+
+    def _check_fields(self, net: dict[str, Any]) -> None:
+        """Ranges of the workload fields, then the keywords for fabric and rdma, composed into them."""
+        n_hosts = topology.host_count(self._base_graph())
+        name = self.topology if isinstance(self.topology, str) else "the graph"
         if self.rate is not None:
             parse_rate(self.rate, what="Scenario: rate")
-        collectives.TeamSpec(collective=self.collective, algorithm=self.algorithm, hosts=(0, 1), bytes_per_rank=1)
+        collectives.check_algorithm(self.collective, self.algorithm)
         n = parse_size(self.bytes_per_rank, what="Scenario: bytes_per_rank")
         if n == 0:
             raise McsimError(f"Scenario: bytes_per_rank={self.bytes_per_rank!r} must be > 0")
         if n_hosts < 2:
-            raise McsimError(f"Scenario: topology={self.topology!r} has {n_hosts} host; a collective needs 2")
+            raise McsimError(f"Scenario: topology={name!r} has {n_hosts} host; a collective needs 2")
         if self.ranks is not None:
-            require_int("Scenario", "ranks", self.ranks, lo=2, hi=n_hosts, why=f" (the hosts of {self.topology})")
+            require_int("Scenario", "ranks", self.ranks, lo=2, hi=n_hosts, why=f" (the hosts of {name})")
         p = self.n_ranks
         require_int("Scenario", "roots", self.roots, lo=1, hi=p, why=" (the ranks)")
         require_int("Scenario", "root", self.root, lo=0, hi=p - 1, why=" (a rank)")
         require_int("Scenario", "batch", self.batch, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
-        require_int("Scenario", "rq_depth", self.rq_depth, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
+        require_int("Scenario", "rq_depth", net.get("rq_depth", self.rdma.rq_depth), lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
         require_int("Scenario", "endpoints", self.endpoints, lo=1, hi=MAX_ENDPOINTS, why=ENDPOINTS_WHY)
-        require_int("Scenario", "seed", self.seed, lo=0, hi=fabric.MAX_SEED)
+        if "seed" in net:
+            require_int("Scenario", "seed", net["seed"], lo=0, hi=MAX_SEED)
+            net["ecmp_seed"] = net["seed"]
         require_int("Scenario", "reduce_ps_per_byte", self.reduce_ps_per_byte, lo=0)
-        mtu = parse_size(self.mtu, what="Scenario: mtu")
-        if mtu not in rdma.IB_MTUS:
-            raise McsimError(f"Scenario: mtu={self.mtu!r} is not an MTU; choose one of {rdma.IB_MTUS} bytes")
+        if "mtu" in net:
+            mtu = net.pop("mtu")
+            net["mtu_b"] = parse_size(mtu, what="Scenario: mtu")
+            if net["mtu_b"] not in IB_MTUS:
+                raise McsimError(f"Scenario: mtu={mtu!r} is not an MTU; choose one of {IB_MTUS} bytes")
         ring_chunk = parse_size(self.ring_chunk, what="Scenario: ring_chunk")
         if not 0 < ring_chunk <= MAX_MESSAGE_B:
             raise McsimError(
                 f"Scenario: ring_chunk={self.ring_chunk!r} must be 1..{MAX_MESSAGE_B} B (2 GiB: the largest "
                 "InfiniBand message, one RDMA WRITE)"
             )
-        self._check_chunk_ids(p, n, mtu, ring_chunk)
+        rdma_cfg = dataclasses.replace(self.rdma, **{k: v for k, v in net.items() if k in RDMA_KEYWORDS})
+        rdma_cfg = dataclasses.replace(rdma_cfg, region_b=max(1, p * n))
+        fabric_cfg = dataclasses.replace(self.fabric, **{k: v for k, v in net.items() if k in FABRIC_KEYWORDS})
+        object.__setattr__(self, "rdma", rdma_cfg)
+        object.__setattr__(self, "fabric", fabric_config_for(rdma_cfg, fabric_cfg))
+        self._check_chunk_ids(p, n, rdma_cfg.mtu_b, ring_chunk)
         self._check_timeout()
-        pick("flow control", self.flow_control, fabric.FLOW_CONTROLS)
-        pick("wire format", self.wire_format, rdma.WIRE_FORMATS)
         if self.verify:
             if self.collective == "reduce_scatter" or self.overlap is not None:
                 raise McsimError("Scenario: verify=True checks Allgather and Broadcast outputs; sums are not modelled")
@@ -161,37 +280,12 @@ class Scenario:
                     f"Scenario: verify=True keeps every output buffer in memory ({size} B per rank); "
                     f"verify mode is for small runs (<= {VERIFY_MAX_BYTES} B per rank)"
                 )
-        fabric.FabricConfig(loss=self.loss, seed=self.seed)  # validates loss
         if self.faults is not None:
             self.faults.check(self._graph())
         if self.overlap is not None:
             pick("overlap", self.overlap, {"reduce_scatter": None})
             if self.collective != "allgather":
                 raise McsimError(f"Scenario: overlap={self.overlap!r} goes with collective='allgather'")
-
-    def _check_types(self) -> None:
-        """Fields whose type is wrong, before any of them is used in a comparison."""
-        for name in ("topology", "collective", "algorithm", "wire_format", "flow_control"):
-            value = getattr(self, name)
-            if not isinstance(value, str):
-                raise McsimError(f"Scenario: {name}={value!r} must be a string")
-        for name in ("staging", "verify"):
-            value = getattr(self, name)
-            if not isinstance(value, bool):
-                raise McsimError(f"Scenario: {name}={value!r} must be True or False")
-        scale = self.timeout_scale
-        if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale < math.inf:
-            raise McsimError(f"Scenario: timeout_scale={scale!r} must be a finite number > 0 (int or float)")
-        if self.faults is not None and not isinstance(self.faults, fabric.Faults):
-            raise McsimError(f"Scenario: faults={self.faults!r} must be a mcsim.fabric.Faults or None")
-        if not isinstance(self.rc, rdma.RcConfig):
-            raise McsimError(f"Scenario: rc={self.rc!r} must be a mcsim.rdma.RcConfig")
-        if not callable(getattr(self.processor, "factory", None)):
-            raise McsimError(
-                f"Scenario: processor={self.processor!r} has no factory(ns); use HostCpuConfig() or DpaConfig()"
-            )
-        if self.overlap is not None and not isinstance(self.overlap, str):
-            raise McsimError(f"Scenario: overlap={self.overlap!r} must be None or 'reduce_scatter'")
 
     def _check_chunk_ids(self, p: int, n: int, mtu: int, ring_chunk: int) -> None:
         """The chunk ids and PSNs the C++ collectives use must fit their integers."""
@@ -211,7 +305,7 @@ class Scenario:
                     f"Scenario: bytes_per_rank={self.bytes_per_rank!r} makes {chunks} ring chunks of {ring_chunk} B; "
                     f"the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): raise ring_chunk"
                 )
-            packets = (p - 1) * _packets(n, ring_chunk, mtu)
+            packets = (p - 1) * cost.packets(n, ring_chunk, mtu)
             if packets > MAX_PSNS:
                 raise McsimError(
                     f"Scenario: bytes_per_rank={self.bytes_per_rank!r} sends {packets} packets over each ring QP; "
@@ -233,11 +327,15 @@ class Scenario:
 
     @property
     def n_ranks(self) -> int:
-        return self.ranks if self.ranks is not None else topology.host_count(_topology(self.topology))
+        return self.ranks if self.ranks is not None else topology.host_count(self._base_graph())
 
     @property
     def bytes_per_rank_b(self) -> int:
         return parse_size(self.bytes_per_rank)
+
+    @property
+    def ring_chunk_b(self) -> int:
+        return parse_size(self.ring_chunk)
 
     def graph(self) -> nx.Graph:
         """The topology with the scenario's link rate: the caller's own copy (changing it changes no
@@ -247,6 +345,10 @@ class Scenario:
     def _graph(self) -> nx.Graph:
         """The topology with the scenario's link rate, for reading only (shared)."""
         return _topology(self.topology, self.rate)
+
+    def _base_graph(self) -> nx.Graph:
+        """The topology as given (file rates), for reading only (shared)."""
+        return _topology(self.topology)
 
     @property
     def data_rate_bps(self) -> int:
@@ -274,64 +376,28 @@ class Scenario:
         """Each rank's output buffer: P shards (Allgather, Reduce-Scatter) or the root's buffer (Broadcast)."""
         return self.bytes_per_rank_b * (1 if self.collective == "broadcast" else self.n_ranks)
 
-    def _memory_b(self) -> dict[str, int]:
-        """The parts of Scenario.estimate()'s memory_b, in bytes (cheap: no graph walk)."""
-        p, n = self.n_ranks, self.bytes_per_rank_b
-        g = _topology(self.topology)
+    def _shape(self) -> cost.RunShape:
+        g = self._base_graph()
         hosts = topology.host_count(g)
-        switches = g.number_of_nodes() - hosts
-        parts = {
-            "process_b": PROCESS_B,
-            "fabric_b": machine.fabric_memory_b(hosts, switches, g.number_of_edges()),
-            "verify_b": 0,
-            "bitmap_b": 0,
-            "send_queue_b": 0,
-        }
-        if self.verify:
-            # the NIC regions and the copies read back (2 per rank), the expected buffer and the
-            # comparison's temporary (1 each), pattern()'s int64 temporaries for one shard
-            parts["verify_b"] = 2 * p * self.output_b + 2 * self.output_b + PATTERN_TEMP_B_PER_BYTE * n
-        if self.algorithm == "mcast":  # one byte per chunk of the output on every rank
-            parts["bitmap_b"] = p * self._sources * -(-n // parse_size(self.mtu))
-        # every rank of a ring posts the WRITEs of its first block at once
-        parts["send_queue_b"] = self._rings * p * -(-n // parse_size(self.ring_chunk)) * RC_WQE_B
-        return parts
+        return cost.RunShape(
+            hosts=hosts,
+            switches=g.number_of_nodes() - hosts,
+            links=g.number_of_edges(),
+            ranks=self.n_ranks,
+            shard_b=self.bytes_per_rank_b,
+            output_b=self.output_b,
+            sources=self._sources,
+            rings=self._rings,
+            mcast=self.algorithm == "mcast",
+            mtu_b=self.rdma.mtu_b,
+            ring_chunk_b=self.ring_chunk_b,
+            verify=self.verify,
+        )
 
     def estimate(self) -> dict[str, int]:
-        """What the run will cost, before it runs (no C++; one BFS per switch that has hosts, cached).
-
-        Returns
-        -------
-        dict
-            ``packets``: payload packets the collective puts on links, counted once per link they
-            cross (a bound: the ring's packets cross at most ``hops_bound`` links, the multicast
-            tree has at most ``tree_links_bound`` links); control, ACKs and repair not counted.
-            ``hops_bound``: the topology's largest host-to-host hop count. ``tree_links_bound``:
-            the P host links plus the switch links of the tree, at most (switches - 1) and at most
-            (P-1) x (hops_bound - 2) (the tree is a BFS tree from its centre). ``memory_b``: a
-            conservative bound of the process's RAM, the sum of ``process_b`` (Python and the
-            libraries), ``fabric_b`` (the graph and the routing tables: machine.fabric_memory_b),
-            ``verify_b`` (verify mode: 2 x ranks x output_b for the NIC regions and the copies read
-            back, the expected output, pattern temporaries), ``bitmap_b`` (multicast: one byte per
-            chunk of the output on every rank, P x P x chunks) and ``send_queue_b``
-            (ring: every rank posts its first block's WRITEs at once).
-        """
-        g = _topology(self.topology)
-        p, n, mtu = self.n_ranks, self.bytes_per_rank_b, parse_size(self.mtu)
-        hops = _diameter_hops(self.topology)
-        switches = g.number_of_nodes() - topology.host_count(g)
-        tree_links = p + max(0, min(switches - 1, (p - 1) * (hops - 2)))
-        packets = self._rings * p * (p - 1) * _packets(n, parse_size(self.ring_chunk), mtu) * hops
-        if self.algorithm == "mcast":
-            packets += self._sources * -(-n // mtu) * tree_links
-        memory = self._memory_b()
-        return {
-            "packets": packets,
-            "hops_bound": hops,
-            "tree_links_bound": tree_links,
-            "memory_b": sum(memory.values()),
-            **memory,
-        }
+        """What the run will cost, before it runs (no C++; one BFS per switch that has hosts, cached):
+        packets on links, hop and tree bounds, memory by part (see :func:`mcsim.cost.estimate`)."""
+        return cost.estimate(self._shape(), _diameter_hops(self.topology))
 
     def check_resources(self, available_b: int | None = None) -> None:
         """Raise McsimError (one line) if the run needs more memory than the machine has available.
@@ -339,71 +405,46 @@ class Scenario:
         ``available_b`` defaults to :func:`machine.available_memory_b` (MemAvailable); nothing is checked
         if that is unknown. Only the memory parts of :meth:`estimate` are computed (no graph walk).
         """
-        available = machine.available_memory_b() if available_b is None else available_b
-        if available is None:
-            return
-        parts = self._memory_b()
-        need = sum(parts.values())
-        if need <= available:
-            return
-        gib = 2**30
-        detail = ", ".join(f"{name[:-2].replace('_', ' ')} {b / gib:.3g}" for name, b in parts.items() if b)
-        raise McsimError(
-            f"Scenario: needs ~{need / gib:.3g} GiB ({detail} GiB), this machine has {available / gib:.3g} GiB "
-            "available; use fewer ranks or a smaller bytes_per_rank"
-            + (", or verify=False" if parts["verify_b"] else "")
-        )
+        cost.check_memory(self._shape(), available_b)
 
-    def run(self) -> Result:
-        """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap)."""
-        self.check_resources()
-        g = self._graph()
-        p, n = self.n_ranks, self.bytes_per_rank_b
-        hosts = tuple(range(p))
-        mtu = parse_size(self.mtu)
-        rcfg = rdma.RdmaConfig(
-            wire_format=self.wire_format,
-            mtu_b=mtu,
-            rq_depth=self.rq_depth,
-            staging=self.staging,
-            region_b=max(1, p * n),
-            processor=self.processor,
-            rc=self.rc,
-        )
-        cfg = rdma.fabric_config_for(
-            rcfg,
-            fabric.FabricConfig(flow_control=self.flow_control, ecmp_seed=self.seed, seed=self.seed, loss=self.loss),
-        )
+    def teams(self) -> list[collectives.TeamSpec]:
+        """The collectives of the run on ranks 0..P-1: the scenario's, and the Reduce-Scatter of overlap."""
+        hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
         spec = collectives.TeamSpec(
             collective=self.collective,
             algorithm=self.algorithm,
             hosts=hosts,
-            bytes_per_rank=n,
+            bytes_per_rank_b=n,
             roots=self.roots,
             batch=self.batch,
-            chunk_b=mtu if self.algorithm == "mcast" else parse_size(self.ring_chunk),
+            chunk_b=self.rdma.mtu_b if self.algorithm == "mcast" else self.ring_chunk_b,
             data_timeout_ps=self.data_timeout_ps(),
             root=self.root,
             reduce_ps_per_byte=self.reduce_ps_per_byte,
             endpoints=self.endpoints,
         )
-        specs = [spec]
-        if self.overlap == "reduce_scatter":
-            specs.append(
-                collectives.TeamSpec(
-                    collective="reduce_scatter",
-                    algorithm="ring",
-                    hosts=hosts,
-                    bytes_per_rank=n,
-                    chunk_b=parse_size(self.ring_chunk),
-                    reduce_ps_per_byte=self.reduce_ps_per_byte,
-                )
-            )
+        if self.overlap != "reduce_scatter":
+            return [spec]
+        overlap = collectives.TeamSpec(
+            collective="reduce_scatter",
+            algorithm="ring",
+            hosts=hosts,
+            bytes_per_rank_b=n,
+            chunk_b=self.ring_chunk_b,
+            reduce_ps_per_byte=self.reduce_ps_per_byte,
+        )
+        return [spec, overlap]
+
+    def run(self) -> Result:
+        """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap)."""
+        self.check_resources()
+        specs = self.teams()
+        hosts, n = specs[0].hosts, self.bytes_per_rank_b
         groups = [list(hosts)] * self.endpoints if self.algorithm == "mcast" else []
-        expected = expected_output(self.collective, p, n, self.root) if self.verify else None
+        expected = expected_output(self.collective, len(hosts), n, self.root) if self.verify else None
         outputs: list[np.ndarray] = []
-        with fabric.build(g, groups=groups, config=cfg, faults=self.faults) as fab:
-            stack = rdma.build_stack(fab, rcfg)
+        with fabric.build(self._graph(), groups=groups, config=self.fabric, faults=self.faults) as fab:
+            stack = rdma.build_stack(fab, self.rdma)
             if expected is not None:
                 self._fill(stack, hosts, n, expected.size)
             teams = [collectives.start_team(fab.ns, stack, s) for s in specs]
@@ -446,7 +487,7 @@ class Scenario:
             collective=spec.collective,
             algorithm=spec.algorithm,
             ranks=p,
-            bytes_per_rank=spec.bytes_per_rank,
+            bytes_per_rank_b=spec.bytes_per_rank_b,
             data_rate_bps=self.data_rate_bps,
             finish_ps=np.where(never, -1, stats["finish_ps"].astype(np.int64)),
             injected_b=nic["tx_payload"][:p],
@@ -463,7 +504,94 @@ class Scenario:
         rank_of = {h: i for i, h in enumerate(hosts)}
         for u, v, down_ps, up_ps in self.faults.link_down if self.faults is not None else ():
             for h in (u, v):
-                if up_ps is fabric.FOREVER and h in rank_of:
+                if up_ps is FOREVER and h in rank_of:
                     i = rank_of[h]
                     out[i] = down_ps if out[i] < 0 else min(out[i], down_ps)
         return out
+
+    # -----------------------------------------------------------------------------------------
+    # as plain data
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical dict: JSON types only, every field (defaults included), sizes and rates in
+        the units their keys name, ``ranks`` resolved; a graph topology as its node-link data."""
+        rate = None if self.rate is None else parse_rate(self.rate)
+        return {
+            "schema": SCHEMA,
+            "topology": self.topology if isinstance(self.topology, str) else self.topology.to_dict(),
+            "nominal_rate_bps": rate,
+            "collective": self.collective,
+            "algorithm": self.algorithm,
+            "bytes_per_rank_b": self.bytes_per_rank_b,
+            "ranks": self.n_ranks,
+            "roots": self.roots,
+            "batch": self.batch,
+            "ring_chunk_b": self.ring_chunk_b,
+            "timeout_scale": float(self.timeout_scale),
+            "root": self.root,
+            "endpoints": self.endpoints,
+            "overlap": self.overlap,
+            "verify": self.verify,
+            "reduce_ps_per_byte": self.reduce_ps_per_byte,
+            "faults": None if self.faults is None else plain.faults_to_dict(self.faults),
+            "fabric": plain.config_to_dict(self.fabric),
+            "rdma": plain.config_to_dict(self.rdma),
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> Scenario:
+        """The Scenario of a canonical dict (:meth:`to_dict`); anything else is one McsimError line."""
+        where = "Scenario.from_dict"
+        d = plain.require_dict(where, data, CANONICAL_KEYS)
+        if d["schema"] != SCHEMA:
+            raise McsimError(f"{where}: schema={d['schema']!r} is not {SCHEMA!r} (not a mcsim Scenario dict)")
+        topo, rate = d["topology"], d["nominal_rate_bps"]
+        if rate is not None and not is_integer(rate):
+            raise McsimError(f"{where}: nominal_rate_bps={rate!r} must be an integer (bit/s) or null")
+        for key in ("bytes_per_rank_b", "ring_chunk_b"):
+            if not is_integer(d[key]):
+                raise McsimError(f"{where}: {key}={d[key]!r} must be an integer (bytes)")
+        return cls(
+            topology=topo if isinstance(topo, str) else plain.graph_from_dict(topo, f"{where}: topology"),
+            rate=None if rate is None else f"{rate}bps",
+            collective=d["collective"],
+            algorithm=d["algorithm"],
+            bytes_per_rank=d["bytes_per_rank_b"],
+            ranks=d["ranks"],
+            roots=d["roots"],
+            batch=d["batch"],
+            ring_chunk=d["ring_chunk_b"],
+            timeout_scale=d["timeout_scale"],
+            root=d["root"],
+            endpoints=d["endpoints"],
+            overlap=d["overlap"],
+            verify=d["verify"],
+            reduce_ps_per_byte=d["reduce_ps_per_byte"],
+            faults=None if d["faults"] is None else plain.faults_from_dict(d["faults"], f"{where}: faults"),
+            fabric=plain.config_from_dict(FabricConfig, d["fabric"], f"{where}: fabric"),
+            rdma=plain.config_from_dict(RdmaConfig, d["rdma"], f"{where}: rdma"),
+        )
+
+    def to_json(self) -> str:
+        """The canonical dict as JSON: sorted keys, no spaces; equal Scenarios give equal text."""
+        return canonical_json(self.to_dict(), "Scenario")
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Scenario:
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            raise McsimError(f"Scenario.from_json: not JSON ({exc})") from None
+        return cls.from_dict(data)
+
+    def key(self) -> str:
+        """A stable content hash: the sha256 (hex) of :meth:`to_json`; equal iff the dicts are."""
+        return hashlib.sha256(self.to_json().encode()).hexdigest()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return self.to_json() == other.to_json()
+
+    def __hash__(self) -> int:
+        return hash(self.to_json())

@@ -28,6 +28,7 @@ import time
 
 from mcsim import dpa
 from mcsim.dpa import DpaConfig, even_capacity, packet_rate, receive_stream, threads_needed
+from mcsim.output import Column, Table
 from mcsim.rdma import HostCpuConfig
 from mcsim.units import format_rate, parse_rate
 
@@ -101,6 +102,28 @@ def host_share(rate_bps: int, chunk_b: int, path: str, host: HostCpuConfig) -> f
     return min(1.0, 10**12 / (host.completion_ps + copy_ps) / packet_rate(rate_bps, chunk_b))
 
 
+# per rate and chunk: the closed form's threads and the simulated ones (zero copy, staging), then
+# the share of the datagrams one host CPU thread keeps up with and whether the simulation agrees
+TABLE = Table(
+    [
+        Column("rate", width=8),
+        Column("chunk_B", width=7),
+        Column("Mpps", ".2f", 8),
+        Column("|"),
+        Column("zero_copy", width=9),
+        Column("zc_sim", width=6),
+        Column("|"),
+        Column("staging", width=7),
+        Column("st_sim", width=6),
+        Column("|"),
+        Column("host_zc", ".0%", 7),
+        Column("hzc_sim"),
+        Column("host_st", ".0%", 7),
+        Column("hst_sim"),
+    ]
+)
+
+
 def fmt(n: int | None) -> str:
     return "none" if n is None else str(n)
 
@@ -129,10 +152,7 @@ def main() -> int:
         f"datagrams: chunk + {dpa.UD_MULTICAST_HEADER_B} B headers; "
         f"sim: fewest threads with 0 overruns, rq_depth={RQ_DEPTH}"
     )
-    print(
-        f"{'rate':>8} {'chunk_B':>7} {'Mpps':>8} | {'zero_copy':>9} {'sim':>5} | {'staging':>7} {'sim':>5} | "
-        f"{'host_zc':>7} {'sim':>4} {'host_st':>7} {'sim':>4}"
-    )
+    print(TABLE.header())
     table: dict[tuple[str, int, str], tuple[int | None, Sim | None]] = {}
     mismatches = []
     for rate in rates:
@@ -155,11 +175,11 @@ def main() -> int:
                     ok = keeps_up(rate_bps, chunk, path, host, 1, 2000)
                     note = "yes" if ok else "no"
                 hosts.append((share, note))
-            print(
-                f"{format_rate(rate_bps):>8} {chunk:>7} {packet_rate(rate_bps, chunk) / 1e6:>8.2f} | "
-                f"{fmt(cells[0][0]):>9} {cells[0][1]:>5} | {fmt(cells[1][0]):>7} {cells[1][1]:>5} | "
-                f"{hosts[0][0]:>7.0%} {hosts[0][1]:>4} {hosts[1][0]:>7.0%} {hosts[1][1]:>4}"
-            )
+            row = {"rate": format_rate(rate_bps), "chunk_B": chunk, "Mpps": packet_rate(rate_bps, chunk) / 1e6}
+            row |= {"|": "|", "zero_copy": fmt(cells[0][0]), "zc_sim": cells[0][1]}
+            row |= {"staging": fmt(cells[1][0]), "st_sim": cells[1][1]}
+            row |= {"host_zc": hosts[0][0], "hzc_sim": hosts[0][1], "host_st": hosts[1][0], "hst_sim": hosts[1][1]}
+            print(TABLE.row(row))
     print("none: not even all 256 threads; *: the burst was too short to show the closed form's overload")
 
     print("\npublished claims (4 KiB chunks; simulated threads where simulated, else the closed form):")

@@ -13,8 +13,14 @@ Run: mcsim run scenarios/fsdp_ag_rs.py [--topology fat-tree-k4] [--sizes 256KiB,
 import argparse
 import sys
 
+from mcsim.output import Column, Table
 from mcsim.result import incomplete_lines
 from mcsim.scenario import Scenario
+
+# the finish times of each run, in the order main() runs them: AG||RS is the Allgather that ran
+# together with a Reduce-Scatter, RS||AG that Reduce-Scatter
+RUNS = ("AG_ring", "RS_ring", "AG_ring||RS", "RS||AG_ring", "AG_mcast||RS", "RS||AG_mcast")
+TABLE = Table([Column("size", width=8), Column("bound", ".1f", 9), *(Column(name, ".1f", 9) for name in RUNS)])
 
 
 def main() -> int:
@@ -26,10 +32,7 @@ def main() -> int:
     args = parser.parse_args()
 
     print(f"FSDP overlap on {args.topology} at {args.rate}: finish times in us (bound = N(P-1)/BW)")
-    print(
-        f"{'size':>8} {'bound':>9} {'AG_ring':>9} {'RS_ring':>9} {'AG_ring||RS':>12} {'RS||AG_ring':>12} "
-        f"{'AG_mcast||RS':>13} {'RS||AG_mcast':>13}"
-    )
+    print(TABLE.header())
     incomplete = 0
     for size in args.sizes.split(","):
         common = {
@@ -43,13 +46,12 @@ def main() -> int:
         ring_both = Scenario(algorithm="ring", overlap="reduce_scatter", **common).run()
         mcast_both = Scenario(algorithm="mcast", overlap="reduce_scatter", **common).run()
         runs = (ag, rs, ring_both, ring_both.concurrent, mcast_both, mcast_both.concurrent)
-        names = ("AG_ring", "RS_ring", "AG_ring||RS", "RS||AG_ring", "AG_mcast||RS", "RS||AG_mcast")
-        if lines := incomplete_lines(f"{size:>8}", dict(zip(names, runs, strict=True))):
+        if lines := incomplete_lines(f"{size:>8}", dict(zip(RUNS, runs, strict=True))):
             incomplete += len(lines)
             print("\n".join(lines), flush=True)
             continue
-        times = " ".join(f"{r.time_ps / 1e6:>{w}.1f}" for r, w in zip(runs, (9, 9, 12, 12, 13, 13), strict=True))
-        print(f"{size:>8} {ag.receive_bound_ps / 1e6:>9.1f} {times}", flush=True)
+        times = {name: r.time_ps / 1e6 for name, r in zip(RUNS, runs, strict=True)}
+        print(TABLE.row({"size": size, "bound": ag.receive_bound_ps / 1e6, **times}), flush=True)
     print("every rank received every byte" if not incomplete else f"{incomplete} run(s) left a rank incomplete")
     return 1 if incomplete else 0
 

@@ -13,9 +13,22 @@ Run: mcsim run scenarios/link_speed_sweep.py [--size 256KiB] [--ranks 188]
 import argparse
 import sys
 
+from mcsim.output import Column, Table
 from mcsim.result import incomplete_lines
 from mcsim.scenario import Scenario
 
+TABLE = Table(
+    [
+        Column("rate", width=8),
+        Column("bound_us", ".1f", 10),
+        Column("ring_us", ".1f", 10),
+        Column("mcast_us", ".1f", 10),
+        Column("ring_of_bound", ".3f", 14),
+        Column("mcast_of_bound", ".3f", 15),
+        Column("mcast_repaired", width=15),
+        Column("repair_reads", width=13),
+    ]
+)
 RATES = ("56Gbps", "100Gbps", "200Gbps", "400Gbps", "800Gbps", "1.6Tbps")
 
 
@@ -27,10 +40,7 @@ def main() -> int:
     args = parser.parse_args()
 
     print(f"Allgather of {args.size} per rank on testbed-188 wiring, {args.ranks or 188} ranks, host-CPU receive")
-    print(
-        f"{'rate':>8} {'bound_us':>10} {'ring_us':>10} {'mcast_us':>10} {'ring_of_bound':>14} "
-        f"{'mcast_of_bound':>15} {'mcast_repaired':>15} {'repair_reads':>13}"
-    )
+    print(TABLE.header())
     incomplete = 0
     for rate in args.rates.split(","):
         ring = Scenario(rate=rate, algorithm="ring", bytes_per_rank=args.size, ranks=args.ranks).run()
@@ -40,12 +50,17 @@ def main() -> int:
             print("\n".join(lines), flush=True)
             continue
         bound = ring.receive_bound_ps
-        print(
-            f"{rate:>8} {bound / 1e6:>10.1f} {ring.time_ps / 1e6:>10.1f} {mcast.time_ps / 1e6:>10.1f} "
-            f"{ring.time_ps / bound:>14.3f} {mcast.time_ps / bound:>15.3f} "
-            f"{int(mcast.rank['repaired_chunks'].sum()):>15} {int(mcast.rank['repair_reads'].sum()):>13}",
-            flush=True,
-        )
+        row = {
+            "rate": rate,
+            "bound_us": bound / 1e6,
+            "ring_us": ring.time_ps / 1e6,
+            "mcast_us": mcast.time_ps / 1e6,
+            "ring_of_bound": ring.time_ps / bound,
+            "mcast_of_bound": mcast.time_ps / bound,
+            "mcast_repaired": int(mcast.rank["repaired_chunks"].sum()),
+            "repair_reads": int(mcast.rank["repair_reads"].sum()),
+        }
+        print(TABLE.row(row), flush=True)
     print("every rank received every byte" if not incomplete else f"{incomplete} run(s) left a rank incomplete")
     return 1 if incomplete else 0
 

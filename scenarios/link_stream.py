@@ -16,6 +16,7 @@ import sys
 
 from mcsim.fabric import DEFAULT_HEADER_BYTES, FABRIC_HEADER_BYTES
 from mcsim.link import expected_finish_ps, stream
+from mcsim.output import Column, Table
 from mcsim.physics import Link
 from mcsim.units import format_rate, format_size, parse_rate, parse_size
 
@@ -28,6 +29,16 @@ LINKS = {
     "XDR 800G": Link(rate_bps=parse_rate("800Gbps")),
     "1.6T": Link(rate_bps=parse_rate("1.6Tbps")),
 }
+TABLE = Table(
+    [
+        Column("link", width=9, left=True),
+        Column("data_rate", width=10),
+        Column("time_us", ".3f", 11),
+        Column("closed_form_us", ".3f", 15),
+        Column("goodput_Gbps", ".2f", 13),
+        Column("of_data_rate", ".2%", 12),
+    ]
+)
 
 
 def main() -> int:
@@ -37,20 +48,21 @@ def main() -> int:
 
     header_b = FABRIC_HEADER_BYTES + DEFAULT_HEADER_BYTES
     print(f"one link, {format_size(size_b)} in {format_size(MTU_BYTES)} packets + {header_b} B headers")
-    print(
-        f"{'link':<9} {'data_rate':>10} {'time_us':>11} "
-        f"{'closed_form_us':>15} {'goodput_Gbps':>13} {'of_data_rate':>12}"
-    )
+    print(TABLE.header())
     failures = 0
     for name, link in LINKS.items():
-        r = stream(link, size_b, mtu_b=MTU_BYTES, header_bytes=DEFAULT_HEADER_BYTES)
+        r = stream(link, size_b, mtu_b=MTU_BYTES, header_b=DEFAULT_HEADER_BYTES)
         bound_ps = expected_finish_ps(link, size_b, MTU_BYTES, DEFAULT_HEADER_BYTES)
         failures += r.finish_ps != bound_ps or r.received_b != size_b
-        share = r.goodput_bps() / link.data_rate_bps
-        print(
-            f"{name:<9} {format_rate(link.data_rate_bps):>10} {r.finish_ps / 1e6:>11.3f} {bound_ps / 1e6:>15.3f} "
-            f"{r.goodput_bps() / 1e9:>13.2f} {share:>12.2%}"
-        )
+        row = {
+            "link": name,
+            "data_rate": format_rate(link.data_rate_bps),
+            "time_us": r.finish_ps / 1e6,
+            "closed_form_us": bound_ps / 1e6,
+            "goodput_Gbps": r.goodput_bps() / 1e9,
+            "of_data_rate": r.goodput_bps() / link.data_rate_bps,
+        }
+        print(TABLE.row(row))
     print(
         "every stream matches its closed form" if not failures else f"{failures} stream(s) differ from the closed form"
     )

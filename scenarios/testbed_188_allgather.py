@@ -13,11 +13,25 @@ Run: mcsim run scenarios/testbed_188_allgather.py [--sizes 4KiB,64KiB,1MiB] [--r
 import argparse
 import sys
 
+from mcsim.output import Column, Table
 from mcsim.result import incomplete_lines
 from mcsim.scenario import Scenario
 from mcsim.units import format_size, parse_size
 
 DEFAULT_SIZES = "4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,8MiB"
+TABLE = Table(
+    [
+        Column("size", width=7),
+        Column("ring_us", ".1f", 10),
+        Column("mcast_us", ".1f", 10),
+        Column("bound_us", ".1f", 10),
+        Column("ring_busbw_GBps", ".3f", 16),
+        Column("mcast_busbw_GBps", ".3f", 17),
+        Column("ring_inj_MiB", ".2f", 13),
+        Column("mcast_inj_MiB", ".3f", 14),
+        Column("speedup", ".2f", 8),
+    ]
+)
 
 
 def main() -> int:
@@ -29,10 +43,7 @@ def main() -> int:
     sizes = [parse_size(s, what="--sizes") for s in args.sizes.split(",") if s]
 
     print(f"Allgather on testbed-188 ({args.rate}, {args.ranks or 188} ranks): ring vs multicast (K=2)")
-    print(
-        f"{'size':>7} {'ring_us':>10} {'mcast_us':>10} {'bound_us':>10} {'ring_busbw_GBps':>16} "
-        f"{'mcast_busbw_GBps':>17} {'ring_inj_MiB':>13} {'mcast_inj_MiB':>14} {'speedup':>8}"
-    )
+    print(TABLE.header())
     incomplete = 0
     for size_b in sizes:
         runs = {
@@ -46,13 +57,18 @@ def main() -> int:
             incomplete += len(lines)
             print("\n".join(lines), flush=True)
             continue
-        print(
-            f"{format_size(size_b):>7} {ring.time_ps / 1e6:>10.1f} {mcast.time_ps / 1e6:>10.1f} "
-            f"{ring.receive_bound_ps / 1e6:>10.1f} {ring.busbw_Bps / 1e9:>16.3f} {mcast.busbw_Bps / 1e9:>17.3f} "
-            f"{ring.injected_b.mean() / 2**20:>13.2f} {mcast.injected_b.mean() / 2**20:>14.3f} "
-            f"{ring.time_ps / mcast.time_ps:>8.2f}",
-            flush=True,
-        )
+        row = {
+            "size": format_size(size_b),
+            "ring_us": ring.time_ps / 1e6,
+            "mcast_us": mcast.time_ps / 1e6,
+            "bound_us": ring.receive_bound_ps / 1e6,
+            "ring_busbw_GBps": ring.busbw_Bps / 1e9,
+            "mcast_busbw_GBps": mcast.busbw_Bps / 1e9,
+            "ring_inj_MiB": ring.injected_b.mean() / 2**20,
+            "mcast_inj_MiB": mcast.injected_b.mean() / 2**20,
+            "speedup": ring.time_ps / mcast.time_ps,
+        }
+        print(TABLE.row(row), flush=True)
     print("every rank received every byte" if not incomplete else f"{incomplete} run(s) left a rank incomplete")
     return 1 if incomplete else 0
 

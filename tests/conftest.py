@@ -4,7 +4,10 @@
 import shutil
 from pathlib import Path
 
+import networkx as nx
 import pytest
+
+from mcsim import topology
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -34,5 +37,17 @@ def star(tmp_path):
             f'leaves = 1\nspines = 0\nhosts_per_leaf = {hosts}\nrate = "100Gbps"\nencoding = "none"\ndelay = "100ns"\n'
         )
         return str(path)
+
+    return make
+
+
+@pytest.fixture
+def star_graph():
+    """star_graph(hosts) -> the graph of star(hosts), for a Scenario (no file needed)."""
+
+    def make(hosts: int) -> nx.Graph:
+        g = topology.leaf_spine(1, 0, hosts, rate_bps=100 * 10**9, delay_ps=100_000)
+        g.graph.update(name=f"star-{hosts}", description=f"{hosts} hosts on one switch")
+        return g
 
     return make

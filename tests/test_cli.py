@@ -15,6 +15,7 @@ from mcsim.faults_file import load_faults
 from mcsim.link import two_hosts
 from mcsim.physics import Link
 from mcsim.rdma import RcConfig
+from mcsim.units import format_size
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -181,11 +182,12 @@ def test_collective_options_map_to_the_scenario_fields(tmp_path):
     scenarios = _collective_scenarios(build_parser().parse_args([*argv, "--faults", str(faults)]))
     assert [sc.bytes_per_rank for sc in scenarios] == ["4KiB", "8KiB"]
     sc = scenarios[0]
-    assert (sc.collective, sc.root, sc.mtu, sc.loss, sc.timeout_scale) == ("broadcast", 3, "2KiB", 0.001, 2.5)
-    assert sc.rc == RcConfig(retry_cnt=None, ack_timeout_exp=10)
+    mtu = format_size(sc.rdma.mtu_b)
+    assert (sc.collective, sc.root, mtu, sc.fabric.loss, sc.timeout_scale) == ("broadcast", 3, "2KiB", 0.001, 2.5)
+    assert sc.rdma.rc == RcConfig(retry_cnt=None, ack_timeout_exp=10)
     assert sc.faults == load_faults(faults)
     (ag,) = _collective_scenarios(build_parser().parse_args(["allgather", "--roots", "4", "--retry-cnt", "3"]))
-    assert ag.roots == 4 and ag.rc == RcConfig(retry_cnt=3) and ag.faults is None
+    assert ag.roots == 4 and ag.rdma.rc == RcConfig(retry_cnt=3) and ag.faults is None
 
 
 def test_a_faults_file_drives_the_repair(tmp_path, capsys):
@@ -208,3 +210,26 @@ def test_a_run_that_does_not_fit_in_memory_is_refused_before_it_runs(monkeypatch
         and "this machine has 0.5 GiB available" in err
     )
     assert err.count("\n") == 1
+
+
+def test_options_are_named_as_the_api_fields_and_the_old_names_are_aliases():
+    parser = build_parser()
+    new = parser.parse_args(["allgather", "--algorithm", "ring", "--bytes-per-rank", "4KiB"])
+    old = parser.parse_args(["allgather", "--algo", "ring", "--size", "4KiB"])
+    assert (new.algorithm, new.bytes_per_rank) == (old.algorithm, old.bytes_per_rank) == ("ring", "4KiB")
+    assert parser.parse_args(["stream", "--signalling-rate", "1G"]).signalling_rate == "1G"
+    assert parser.parse_args(["stream", "--rate", "1G"]).signalling_rate == "1G"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["allgather", "--bytes-per-rank", ","], "mcsim: error: --bytes-per-rank=',' has an empty size"),
+        (["allgather", "--size", ","], "mcsim: error: --size=',' has an empty size"),
+        (["stream", "--signalling-rate", "0Gbps"], "mcsim: error: --signalling-rate='0Gbps' must be > 0 bit/s"),
+    ],
+)
+def test_an_error_names_the_option_as_typed(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1

@@ -56,8 +56,8 @@ def test_multicast_injects_n_per_rank_and_ring_n_times_p_minus_1():
 
 
 @pytest.mark.parametrize("hosts", [4, 8])
-def test_link_traversals_on_one_switch_match_2_minus_2_over_p(hosts, star):
-    topo = star(hosts)
+def test_link_traversals_on_one_switch_match_2_minus_2_over_p(hosts, star_graph):
+    topo = star_graph(hosts)
     chunks = N // 4096
     ring = Scenario(topology=topo, algorithm="ring", bytes_per_rank=str(N), ring_chunk="64KiB").run()
     mcast = Scenario(topology=topo, algorithm="mcast", bytes_per_rank=str(N), roots=2).run()

@@ -24,7 +24,7 @@ RATES = {
     "800Gbps": Link(rate_bps=parse_rate("800Gbps"), delay_ps=DELAY_PS),
     "1.6Tbps": Link(rate_bps=parse_rate("1.6Tbps"), delay_ps=DELAY_PS),
 }
-CONFIG = FabricConfig(header_bytes=HEADER_B, switch_latency_ps=LATENCY_PS)
+CONFIG = FabricConfig(header_b=HEADER_B, switch_latency_ps=LATENCY_PS)
 
 
 def star(hosts: int, link: Link) -> nx.Graph:
@@ -134,7 +134,7 @@ def _incast(mode, buffer_b, senders=16):
     g = star(senders + 1, RATES["100Gbps"])
     size_b = 32 * MTU_B
     flows = [Flow(src=h, dst=0, size_b=size_b) for h in range(1, senders + 1)]
-    cfg = FabricConfig(header_bytes=HEADER_B, switch_latency_ps=LATENCY_PS, flow_control=mode, switch_buffer_b=buffer_b)
+    cfg = FabricConfig(header_b=HEADER_B, switch_latency_ps=LATENCY_PS, flow_control=mode, switch_buffer_b=buffer_b)
     return simulate(g, flows, config=cfg), size_b // MTU_B
 
 
@@ -220,7 +220,7 @@ def test_bad_config_is_one_line(kwargs, message):
 
 def test_lossless_buffer_smaller_than_a_packet_is_rejected(testbed):
     with pytest.raises(McsimError, match=r"flow 0: a 4122 B packet does not fit a lossless buffer of 4000 B"):
-        simulate(testbed, [Flow(src=0, dst=1, size_b=1)], config=FabricConfig(header_bytes=10, switch_buffer_b=4000))
+        simulate(testbed, [Flow(src=0, dst=1, size_b=1)], config=FabricConfig(header_b=10, switch_buffer_b=4000))
 
 
 def test_port_serialization_time_follows_its_attributes_when_they_change():

@@ -23,7 +23,7 @@ TX_PS = LINK.tx_ps(WIRE_B)  # 329,760 ps
 
 
 def config(**kwargs) -> FabricConfig:
-    return FabricConfig(header_bytes=HEADER_B, switch_latency_ps=150_000, **kwargs)
+    return FabricConfig(header_b=HEADER_B, switch_latency_ps=150_000, **kwargs)
 
 
 def star(hosts: int) -> nx.Graph:

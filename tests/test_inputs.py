@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 
 from mcsim import machine, routing, topology
+from mcsim.cost import PROCESS_B
 from mcsim.errors import McsimError
 from mcsim.fabric import DEFAULT_REROUTE_DELAY_PS, Faults
 from mcsim.faults_file import load_faults, read_faults
 from mcsim.link import two_hosts
 from mcsim.physics import Link
 from mcsim.rdma import RcConfig
-from mcsim.scenario import MAX_ENDPOINTS, MAX_QP_WR, PROCESS_B, Scenario
+from mcsim.scenario import MAX_ENDPOINTS, MAX_QP_WR, Scenario
 
 QP = rf"\(a ConnectX queue holds at most {MAX_QP_WR} work requests, max_qp_wr\)"
 
@@ -384,7 +385,8 @@ def test_numpy_integers_are_integers_and_are_stored_as_python_ints():
     sc = Scenario(
         topology="fat-tree-k4", ranks=np.int64(4), roots=np.int32(2), seed=np.uint64(3), bytes_per_rank="4KiB"
     )
-    assert (sc.ranks, sc.roots, sc.seed) == (4, 2, 3) and all(type(v) is int for v in (sc.ranks, sc.roots, sc.seed))
+    seed = sc.fabric.seed
+    assert (sc.ranks, sc.roots, seed) == (4, 2, 3) and all(type(v) is int for v in (sc.ranks, sc.roots, seed))
     assert sc == Scenario(topology="fat-tree-k4", ranks=4, roots=2, seed=3, bytes_per_rank="4KiB")
     with pytest.raises(McsimError, match=r"^Scenario: ranks=np.float64\(4.0\) must be an integer"):
         Scenario(topology="fat-tree-k4", ranks=np.float64(4.0))

@@ -49,7 +49,7 @@ def result(finish_ps, rc_errors=None, collective="allgather") -> Result:
         collective=collective,
         algorithm="mcast",
         ranks=p,
-        bytes_per_rank=N,
+        bytes_per_rank_b=N,
         data_rate_bps=100 * 10**9,
         finish_ps=np.asarray(finish_ps, dtype=np.int64),
         injected_b=np.full(p, N),
@@ -114,10 +114,10 @@ def test_table_rows_print_one_incomplete_line_per_incomplete_run():
     ]
 
 
-def test_a_real_run_whose_rc_gives_up_is_incomplete_and_says_why(star):
+def test_a_real_run_whose_rc_gives_up_is_incomplete_and_says_why(star_graph):
     # 5 % loss with retry_cnt=0: the first NAK or timeout puts an RC QP in the error state, so
     # the repair reads and tokens of some ranks never complete
-    topology = star(4)
+    topology = star_graph(4)
     sc = Scenario(topology=topology, bytes_per_rank="64KiB", loss=0.05, seed=1, rc=RcConfig(retry_cnt=0))
     r = sc.run()
     assert not r.complete

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What a collective run will cost, before it runs: packets on links and memory (Scenario.estimate).
+
+Plain arithmetic over a :class:`RunShape` (no graph walk, no C++); the Scenario fills in the shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcsim import machine
+from mcsim.errors import McsimError
+
+# memory besides the run's own buffers, and what each buffer byte costs
+PROCESS_B = 300 << 20  # Python, numpy, networkx, cppyy and the ns-3 libraries (measured ~210-300 MB)
+PATTERN_TEMP_B_PER_BYTE = 24  # verify.pattern(): int64 temporaries per byte of a shard (measured: 24)
+RC_WQE_B = 64  # one posted RDMA WRITE in a QP's send queue (RcQp::Wqe in a std::deque)
+
+
+def packets(size_b: int, message_b: int, mtu_b: int) -> int:
+    """Packets that carry size_b bytes sent as messages of message_b bytes, each cut at mtu_b."""
+    full, rest = divmod(size_b, message_b)
+    return full * -(-message_b // mtu_b) + -(-rest // mtu_b)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunShape:
+    """The numbers of one collective run that its cost depends on; sizes in bytes."""
+
+    hosts: int
+    switches: int
+    links: int  # graph edges
+    ranks: int  # P
+    shard_b: int  # bytes per rank
+    output_b: int  # each rank's output buffer
+    sources: int  # ranks that contribute a shard (1 for a Broadcast)
+    rings: int  # ring collectives in the run
+    mcast: bool  # the collective is the multicast algorithm
+    mtu_b: int
+    ring_chunk_b: int
+    verify: bool
+
+
+def memory_parts_b(s: RunShape) -> dict[str, int]:
+    """The parts of :func:`estimate`'s ``memory_b``, in bytes."""
+    parts = {
+        "process_b": PROCESS_B,
+        "fabric_b": machine.fabric_memory_b(s.hosts, s.switches, s.links),
+        "verify_b": 0,
+        "bitmap_b": 0,
+        "send_queue_b": 0,
+    }
+    p, n = s.ranks, s.shard_b
+    if s.verify:
+        # the NIC regions and the copies read back (2 per rank), the expected buffer and the
+        # comparison's temporary (1 each), pattern()'s int64 temporaries for one shard
+        parts["verify_b"] = 2 * p * s.output_b + 2 * s.output_b + PATTERN_TEMP_B_PER_BYTE * n
+    if s.mcast:  # one byte per chunk of the output on every rank
+        parts["bitmap_b"] = p * s.sources * -(-n // s.mtu_b)
+    # every rank of a ring posts the WRITEs of its first block at once
+    parts["send_queue_b"] = s.rings * p * -(-n // s.ring_chunk_b) * RC_WQE_B
+    return parts
+
+
+def estimate(s: RunShape, hops: int) -> dict[str, int]:
+    """What the run will cost; ``hops`` is the topology's largest host-to-host hop count.
+
+    Returns
+    -------
+    dict
+        ``packets``: payload packets the collective puts on links, counted once per link they
+        cross (a bound: the ring's packets cross at most ``hops_bound`` links, the multicast
+        tree has at most ``tree_links_bound`` links); control, ACKs and repair not counted.
+        ``hops_bound``: ``hops``. ``tree_links_bound``: the P host links plus the switch links of
+        the tree, at most (switches - 1) and at most (P-1) x (hops_bound - 2) (the tree is a BFS
+        tree from its centre). ``memory_b``: a conservative bound of the process's RAM, the sum of
+        ``process_b`` (Python and the libraries), ``fabric_b`` (the graph and the routing tables:
+        machine.fabric_memory_b), ``verify_b`` (verify mode: 2 x ranks x output_b for the NIC
+        regions and the copies read back, the expected output, pattern temporaries), ``bitmap_b``
+        (multicast: one byte per chunk of the output on every rank, P x P x chunks) and
+        ``send_queue_b`` (ring: every rank posts its first block's WRITEs at once).
+    """
+    p, n = s.ranks, s.shard_b
+    tree_links = p + max(0, min(s.switches - 1, (p - 1) * (hops - 2)))
+    total = s.rings * p * (p - 1) * packets(n, s.ring_chunk_b, s.mtu_b) * hops
+    if s.mcast:
+        total += s.sources * -(-n // s.mtu_b) * tree_links
+    memory = memory_parts_b(s)
+    return {
+        "packets": total,
+        "hops_bound": hops,
+        "tree_links_bound": tree_links,
+        "memory_b": sum(memory.values()),
+        **memory,
+    }
+
+
+def check_memory(s: RunShape, available_b: int | None = None) -> None:
+    """Raise McsimError (one line) if the run needs more memory than the machine has available
+    (``available_b`` defaults to :func:`machine.available_memory_b`; unknown: no check)."""
+    available = machine.available_memory_b() if available_b is None else available_b
+    if available is None:
+        return
+    parts = memory_parts_b(s)
+    need = sum(parts.values())
+    if need <= available:
+        return
+    gib = 2**30
+    detail = ", ".join(f"{name[:-2].replace('_', ' ')} {b / gib:.3g}" for name, b in parts.items() if b)
+    raise McsimError(
+        f"Scenario: needs ~{need / gib:.3g} GiB ({detail} GiB), this machine has {available / gib:.3g} GiB "
+        "available; use fewer ranks or a smaller bytes_per_rank" + (", or verify=False" if parts["verify_b"] else "")
+    )

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Rows out: the one table formatter (fixed columns, as OSU and nccl-tests print) and the one
+CSV/JSON writer for result rows (``Result.summary()`` is a row).
+
+A row is a mapping of column name -> number, string, bool or None, units in the names. Data only:
+CSV, JSON (an array of rows) or JSON Lines (one row per line); never pickle. NaN (an incomplete
+run's time) is written as ``nan`` (CSV) and ``NaN`` (JSON, as Python's json reads and writes it).
+Files are written atomically: a run that dies leaves the old file or none, never half a file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcsim.errors import McsimError, pick
+
+Row = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of a table: the row key it shows, how, and how wide (at least the name)."""
+
+    name: str
+    spec: str = ""  # format spec of a value without its width: ".2f", ".1%", "" (str())
+    width: int = 0  # characters; 0: the name's length
+    left: bool = False  # left-aligned (labels); numbers are right-aligned
+
+    def cell(self, value: object) -> str:
+        text = format(value, self.spec) if self.spec and value is not None else str(value)
+        w = max(self.width, len(self.name))
+        return f"{text:<{w}}" if self.left else f"{text:>{w}}"
+
+
+class Table:
+    """Fixed-width columns separated by one space: ``header()``, then ``row(values)`` per row, or
+    ``note(first, text)`` for a row that has text instead of numbers (an INCOMPLETE run). It
+    formats lines; the caller prints them (a script row by row, with flush, as runs finish)."""
+
+    def __init__(self, columns: Sequence[Column | str]) -> None:
+        self.columns = tuple(Column(c) if isinstance(c, str) else c for c in columns)
+
+    def header(self) -> str:
+        return " ".join(Column(c.name, width=c.width, left=c.left).cell(c.name) for c in self.columns)
+
+    def row(self, values: Row) -> str:
+        missing = [c.name for c in self.columns if c.name not in values]
+        if missing:
+            raise McsimError(f"Table: row has no {', '.join(missing)}; it has {', '.join(values)}")
+        return " ".join(c.cell(values[c.name]) for c in self.columns)
+
+    def note(self, first: object, text: str) -> str:
+        """The first column's value, then ``text`` in place of the other columns."""
+        return f"{self.columns[0].cell(first)} {text}"
+
+
+def _rows(rows: Iterable[Row]) -> list[dict[str, Any]]:
+    out = [dict(r) for r in rows]
+    for i, r in enumerate(out[1:], 1):
+        if list(r) != list(out[0]):
+            raise McsimError(f"rows: row {i} has columns {', '.join(r)}; row 0 has {', '.join(out[0])}")
+    return out
+
+
+def csv_text(rows: Iterable[Row]) -> str:
+    """A header line (the first row's keys), then one line per row; None is empty."""
+    table = _rows(rows)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    if table:
+        writer.writerow(table[0])
+        writer.writerows(r.values() for r in table)
+    return buf.getvalue()
+
+
+def jsonl_text(rows: Iterable[Row]) -> str:
+    """JSON Lines: one object per row."""
+    return "".join(json.dumps(r) + "\n" for r in _rows(rows))
+
+
+def json_text(rows: Iterable[Row]) -> str:
+    """One JSON array of the rows, one row per line."""
+    table = _rows(rows)
+    return "[" + ",\n ".join(json.dumps(r) for r in table) + "]\n"
+
+
+FORMATS = {"csv": csv_text, "json": json_text, "jsonl": jsonl_text}
+SUFFIXES = {f".{name}": name for name in FORMATS}
+
+
+def rows_text(rows: Iterable[Row], fmt: str) -> str:
+    """The rows as ``fmt`` text: csv, json (an array) or jsonl (one object per line)."""
+    return pick("output format", fmt, FORMATS)(rows)
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename it over
+    ``path`` (atomic on POSIX): readers see the old file or the whole new one."""
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise McsimError(f"output: folder {str(target.parent)!r} of {str(target)!r} does not exist")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_rows(path: str | os.PathLike[str], rows: Iterable[Row]) -> None:
+    """Write result rows to ``path``, the format by its suffix (.csv, .json, .jsonl), atomically."""
+    suffix = Path(path).suffix
+    fmt = pick("output file suffix", suffix, SUFFIXES)
+    write_atomic(path, rows_text(rows, fmt))

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The one table formatter and the one CSV/JSON writer, and the CLI's --out."""
+
+import csv
+import io
+import json
+import math
+import os
+
+import pytest
+
+from mcsim.cli import main
+from mcsim.errors import McsimError
+from mcsim.output import Column, Table, csv_text, json_text, jsonl_text, rows_text, write_rows
+
+ROWS = [
+    {"size_B": 4096, "time_us": 1.5, "complete": True, "verified": None},
+    {"size_B": 65536, "time_us": math.nan, "complete": False, "verified": None},
+]
+
+
+def test_table_aligns_columns_at_least_as_wide_as_their_names():
+    t = Table([Column("size_B", width=8), Column("time_us", ".2f"), Column("name", left=True, width=6)])
+    assert t.header() == "  size_B time_us name  "
+    assert t.row({"size_B": 4096, "time_us": 1.5, "name": "ab"}) == "    4096    1.50 ab    "
+    assert t.note(65536, "INCOMPLETE: rank 3") == "   65536 INCOMPLETE: rank 3"
+    assert len({len(line) for line in (t.header(), t.row({"size_B": 1, "time_us": 2, "name": "c"}))}) == 1
+
+
+def test_a_row_without_a_column_is_one_line():
+    with pytest.raises(McsimError, match=r"^Table: row has no time_us; it has size_B$"):
+        Table(["size_B", "time_us"]).row({"size_B": 1})
+
+
+def test_csv_and_json_carry_every_row_and_nan():
+    rows = list(csv.DictReader(io.StringIO(csv_text(ROWS))))
+    assert [r["size_B"] for r in rows] == ["4096", "65536"] and rows[1]["time_us"] == "nan"
+    assert rows[0]["complete"] == "True" and rows[0]["verified"] == ""
+    array = json.loads(json_text(ROWS))
+    assert array[0] == ROWS[0] and math.isnan(array[1]["time_us"])
+    lines = [json.loads(line) for line in jsonl_text(ROWS).splitlines()]
+    assert lines[0] == ROWS[0] and len(lines) == 2
+    assert rows_text([], "csv") == "" and json.loads(rows_text([], "json")) == []
+
+
+def test_rows_with_different_columns_are_refused():
+    with pytest.raises(McsimError, match=r"^rows: row 1 has columns a; row 0 has a, b$"):
+        csv_text([{"a": 1, "b": 2}, {"a": 1}])
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".json", ".jsonl"])
+def test_write_rows_picks_the_format_by_suffix(tmp_path, suffix):
+    path = tmp_path / f"out{suffix}"
+    write_rows(path, ROWS)
+    assert path.read_text() == rows_text(ROWS, suffix[1:])
+    assert os.listdir(tmp_path) == [path.name]  # no temporary file left
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monkeypatch):
+    path = tmp_path / "out.csv"
+    write_rows(path, ROWS[:1])
+    before = path.read_text()
+
+    def dies(fd):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", dies)
+    with pytest.raises(OSError, match="disk full"):
+        write_rows(path, ROWS)
+    assert path.read_text() == before and os.listdir(tmp_path) == ["out.csv"]
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("out.pkl", r"^unknown output file suffix '.pkl'; choose one of .csv, .json, .jsonl"), ("no/out.csv", "does not")],
+)
+def test_bad_output_paths_are_one_line(tmp_path, name, message):
+    with pytest.raises(McsimError, match=message):
+        write_rows(tmp_path / name, ROWS)
+
+
+def test_cli_out_writes_the_summary_rows(tmp_path, capsys, star):
+    out = tmp_path / "r.json"
+    argv = ["allgather", "--topology", star(4), "--algorithm", "ring", "--bytes-per-rank", "4KiB,8KiB"]
+    assert main([*argv, "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert [r["size_B"] for r in rows] == [4096, 8192] and all(r["complete"] for r in rows)
+    table = capsys.readouterr().out.splitlines()
+    assert len(table) == 3 and table[0].split()[0] == "size_B"
+    assert main([*argv, "--format", "json"]) == 0
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == rows
+
+
+def test_cli_refuses_an_out_suffix_before_running(tmp_path, capsys):
+    assert main(["allgather", "--topology", "fat-tree-k4", "--out", str(tmp_path / "r.pickle")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mcsim: error: --out=") and "must end in .csv, .json, .jsonl" in err and err.count("\n") == 1
