@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "dpa.h"
 
-#include "indexed-event.h"
-
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/mcsim/bulk-output.h"
+#include "ns3/mcsim/indexed-event.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"

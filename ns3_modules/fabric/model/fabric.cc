@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric.h"
 
-#include "bulk-output.h"
 #include "fabric-header.h"
 
 #include "ns3/enum.h"
+#include "ns3/mcsim/bulk-output.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"

@@ -3,12 +3,12 @@
 
 #include "owned-packet.h"
 #include "packet-receiver.h"
-#include "reusable-event.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
 #include "ns3/mcsim/fifo.h"
+#include "ns3/mcsim/reusable-event.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
