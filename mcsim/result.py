@@ -40,9 +40,9 @@ class FabricResult:
     port_node: np.ndarray  # global port index -> node
     port_num: np.ndarray  # global port index -> port number on that node
     port_peer: np.ndarray  # global port index -> global index of the port at the link's far end
-    ports: dict[str, np.ndarray]  # PORT_COUNTERS name -> per global port
-    hosts: dict[str, np.ndarray]  # HOST_COUNTERS name -> per host
-    sources: dict[str, np.ndarray]  # SOURCE_COUNTERS name -> per flow, in the order given
+    ports: dict[str, np.ndarray]  # runtime.counter_names("port") -> per global port
+    hosts: dict[str, np.ndarray]  # counter_names("host") -> per host
+    sources: dict[str, np.ndarray]  # counter_names("source") -> per flow, in the order given
     unroutable_packets: int
     end_ps: int  # simulation time when the last event ran
     trees: list[MulticastTree | None] = field(default_factory=list)
@@ -91,10 +91,10 @@ class VerbsResult:
     fabric: FabricResult
     rc_done_ps: np.ndarray  # per RC op: when the requester's work request completed (0: never)
     rc_responder_done_ps: np.ndarray  # per RC op: responder receive completion (SEND, WRITE_IMM)
-    rc_requester: dict[str, np.ndarray]  # RC_COUNTERS of each op's requester QP
-    rc_responder: dict[str, np.ndarray]  # RC_COUNTERS of each op's responder QP
-    ud: dict[str, np.ndarray]  # per UD QP: "host", "group" (NO_GROUP: unicast), UD_COUNTERS
-    nic: dict[str, np.ndarray]  # per host: NIC_COUNTERS
+    rc_requester: dict[str, np.ndarray]  # counter_names("rc_qp") of each op's requester QP
+    rc_responder: dict[str, np.ndarray]  # counter_names("rc_qp") of each op's responder QP
+    ud: dict[str, np.ndarray]  # counter_names("ud_qp") per UD QP: "host", "group" (NO_GROUP: unicast), ...
+    nic: dict[str, np.ndarray]  # counter_names("nic") per host
 
 
 MAX_LISTED_RANKS = 10  # an incomplete run's message names at most this many ranks per reason
@@ -156,8 +156,8 @@ class Result:
     finish_ps: np.ndarray  # per rank: every byte of its output is there (-1: never)
     injected_b: np.ndarray  # per rank: payload bytes its NIC sent (data, control, repair)
     received_b: np.ndarray  # per rank: payload bytes its NIC received
-    rank: dict[str, np.ndarray]  # collectives.RANK_STATS per rank
-    nic: dict[str, np.ndarray]  # rdma.NIC_COUNTERS per rank (the NIC's: every collective on it)
+    rank: dict[str, np.ndarray]  # counter_names("rank") per rank
+    nic: dict[str, np.ndarray]  # counter_names("nic") per rank (the NIC's: every collective on it)
     fabric: FabricResult
     concurrent: Result | None = None  # the collective that ran at the same time (Scenario.overlap)
     verified: bool | None = None  # verify mode: every byte of every output right (None: not checked)

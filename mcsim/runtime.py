@@ -20,12 +20,20 @@ Only libns3.44-core and -network (and -stats, which network needs) and the model
 loaded, and only the headers mcsim uses are included: about half a second, against 10-12 s and
 650 MB for the stock ``from ns import ns``. The time resolution is set to picoseconds once, at load.
 The test suites' library is loaded only by :func:`run_cxx_test_suite`, never for a run.
+
+Counters
+--------
+C++ is the one source of the counter names: each counter struct is an X-macro list (field,
+initial value, name) and each bulk reader registers the column names of its rows
+(``ns3::mcsim::CounterTable``); :func:`counter_names` and :func:`read_counters` are the one place
+Python reads them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -36,10 +44,12 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from mcsim.errors import McsimError
 
@@ -433,6 +443,33 @@ def cppyy_module() -> Any:
     import cppyy
 
     return cppyy
+
+
+@functools.cache
+def counter_names(table: str) -> tuple[str, ...]:
+    """The column names of a C++ counter table, in the order its bulk reader writes them.
+
+    ``table`` is one that a reader registered: "port", "host", "source" (Fabric), "rc_qp", "ud_qp"
+    (VerbsWorkload), "nic" (RdmaStack), "rank" (CollectiveTeam), "dpa_thread" (Dpa). The names come
+    from C++ (ns3::mcsim::CounterTable), generated with the counter structs' fields.
+    """
+    try:
+        names = load().mcsim.CounterTable.GetNames(table)
+    except Exception as exc:  # std::invalid_argument: a table no reader registered
+        # cppyy's message: the C++ signature, then "invalid_argument: <what>" on the last line
+        raise McsimError(str(exc).strip().splitlines()[-1].strip().partition(": ")[2]) from None
+    return tuple(str(name) for name in names)
+
+
+def read_counters(table: str, rows: int, fill: Callable[[np.ndarray, int], Any]) -> dict[str, np.ndarray]:
+    """Call a C++ bulk reader of ``table`` (``fill(out, size)``, e.g. ``fabric.GetPortCounters``) for
+    ``rows`` rows; return column name -> a uint64 array of ``rows`` values (a copy)."""
+    names = counter_names(table)
+    size = rows * len(names)
+    raw = np.zeros(max(size, 1), dtype=np.uint64)  # never empty: cppyy cannot pass an empty array
+    fill(raw, size)
+    columns = raw[:size].reshape(rows, len(names))
+    return {name: columns[:, i].copy() for i, name in enumerate(names)}
 
 
 def run_cxx_test_suite(name: str) -> int:

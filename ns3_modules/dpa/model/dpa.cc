@@ -26,6 +26,12 @@ NS_OBJECT_ENSURE_REGISTERED(Dpa);
 
 namespace
 {
+const CounterTable g_threadTable("dpa_thread",
+                                 CounterTable::Columns({}, Dpa::ThreadCounters::NAMES));
+} // namespace
+
+namespace
+{
 constexpr double PS_PER_S = 1e12;
 } // namespace
 
@@ -442,9 +448,7 @@ Dpa::GetThreadCounters(uint64_t* out, std::size_t n) const
     std::fill(out, out + n, 0);
     for (std::size_t t = 0; t < m_threads.size(); ++t)
     {
-        out[t * NUM_THREAD_COUNTERS] = m_threads[t].processed;
-        out[t * NUM_THREAD_COUNTERS + 1] = m_threads[t].busyPs;
-        out[t * NUM_THREAD_COUNTERS + 2] = m_threads[t].maxQueue;
+        m_threads[t].CopyTo(out + t * NUM_THREAD_COUNTERS);
     }
 }
 
