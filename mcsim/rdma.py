@@ -19,7 +19,7 @@ import numpy as np
 
 from mcsim import fabric, runtime
 from mcsim.errors import McsimError, pick, require_int, require_positive
-from mcsim.result import VerbsResult
+from mcsim.result import VerbsResult, times_ps
 
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
 # bytes each packet takes on the wire beyond the IB/RoCE packet: Ethernet preamble + SFD 8 and
@@ -306,8 +306,8 @@ def _collect(work: Any, stack: Any, fab: fabric.BuiltFabric, n_ops: int) -> Verb
     nic = read_nic_counters(stack, fab.n_hosts)
     return VerbsResult(
         fabric=fab.collect(),
-        rc_done_ps=times[:, 0].copy(),
-        rc_responder_done_ps=times[:, 1].copy(),
+        rc_done_ps=times_ps(times[:, 0]),
+        rc_responder_done_ps=times_ps(times[:, 1]),
         rc_requester={k: v[0::2].copy() for k, v in rc.items()},
         rc_responder={k: v[1::2].copy() for k, v in rc.items()},
         ud=ud,

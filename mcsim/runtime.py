@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from mcsim.errors import McsimError
+from mcsim.result import times_ps
 
 log = logging.getLogger(__name__)
 
@@ -463,13 +464,16 @@ def counter_names(table: str) -> tuple[str, ...]:
 
 def read_counters(table: str, rows: int, fill: Callable[[np.ndarray, int], Any]) -> dict[str, np.ndarray]:
     """Call a C++ bulk reader of ``table`` (``fill(out, size)``, e.g. ``fabric.GetPortCounters``) for
-    ``rows`` rows; return column name -> a uint64 array of ``rows`` values (a copy)."""
+    ``rows`` rows; return column name -> an array of ``rows`` values (a copy): uint64 counts, and
+    int64 times for the ``*_ps`` columns, with result.NEVER for a time that did not happen."""
     names = counter_names(table)
     size = rows * len(names)
     raw = np.zeros(max(size, 1), dtype=np.uint64)  # never empty: cppyy cannot pass an empty array
     fill(raw, size)
     columns = raw[:size].reshape(rows, len(names))
-    return {name: columns[:, i].copy() for i, name in enumerate(names)}
+    return {
+        name: times_ps(columns[:, i]) if name.endswith("_ps") else columns[:, i].copy() for i, name in enumerate(names)
+    }
 
 
 def run_cxx_test_suite(name: str) -> int:

@@ -15,7 +15,7 @@ import numpy as np
 from mcsim import collectives, fabric, machine, rdma, runtime, topology
 from mcsim.errors import McsimError, is_integer, pick, require_int
 from mcsim.physics import Link, preset
-from mcsim.result import FabricResult, Result
+from mcsim.result import NEVER, FabricResult, Result
 from mcsim.units import parse_rate, parse_size
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
@@ -441,14 +441,13 @@ class Scenario:
 
     def _result(self, spec: collectives.TeamSpec, stats: dict, nic: dict, fres: FabricResult) -> Result:
         p = len(spec.hosts)
-        never = stats["finish_ps"] == np.iinfo(np.uint64).max
         return Result(
             collective=spec.collective,
             algorithm=spec.algorithm,
             ranks=p,
             bytes_per_rank=spec.bytes_per_rank,
             data_rate_bps=self.data_rate_bps,
-            finish_ps=np.where(never, -1, stats["finish_ps"].astype(np.int64)),
+            finish_ps=stats["finish_ps"].copy(),  # int64, NEVER where the rank never finished
             injected_b=nic["tx_payload"][:p],
             received_b=nic["rx_payload"][:p],
             rank=stats,
@@ -458,12 +457,12 @@ class Scenario:
         )
 
     def _link_down_for_good_ps(self, hosts: tuple[int, ...]) -> np.ndarray:
-        """Per rank: when its host's only link went down for good (-1: never)."""
-        out = np.full(len(hosts), -1, dtype=np.int64)
+        """Per rank: when its host's only link went down for good (NEVER: it never did)."""
+        out = np.full(len(hosts), NEVER, dtype=np.int64)
         rank_of = {h: i for i, h in enumerate(hosts)}
         for u, v, down_ps, up_ps in self.faults.link_down if self.faults is not None else ():
             for h in (u, v):
                 if up_ps is fabric.FOREVER and h in rank_of:
                     i = rank_of[h]
-                    out[i] = down_ps if out[i] < 0 else min(out[i], down_ps)
+                    out[i] = down_ps if out[i] == NEVER else min(out[i], down_ps)
         return out

@@ -35,7 +35,7 @@ class CollectiveRank : public Object, public QpOwner
     /** Begin at the current simulation time. */
     virtual void Start() = 0;
 
-    static constexpr uint64_t NEVER = UINT64_MAX; //!< a time that did not happen
+    static constexpr uint64_t NEVER = NEVER_PS; //!< a time that did not happen
 
     /** The fields of CollectiveRank::Stats, in order: X(member, initial, python_name). */
 #define MCSIM_RANK_STATS(X)                                                                        \

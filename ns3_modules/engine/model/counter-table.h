@@ -36,6 +36,13 @@ namespace mcsim
 {
 
 /**
+ * A time that did not happen (a host that received nothing, a work request that never
+ * completed), in every counter and time array C++ hands to Python; Python reads it as
+ * mcsim.result.NEVER.
+ */
+constexpr uint64_t NEVER_PS = UINT64_MAX;
+
+/**
  * @brief The column names of the rows each bulk counter reader writes (Fabric::GetPortCounters,
  * RdmaStack::GetHostCounters, ...), by table name: the one place Python reads them from
  * (mcsim.runtime.counter_names).

@@ -56,10 +56,10 @@ class Host : public Object, public PacketReceiver
     X(rxPackets, 0, "rx_packets")                                                                  \
     /* packet bytes received (FabricHeader included) */                                            \
     X(rxBytes, 0, "rx_bytes")                                                                      \
-    /* last bit of the first packet */                                                             \
-    X(firstArrivalPs, 0, "first_arrival_ps")                                                       \
-    /* last bit of the last packet */                                                              \
-    X(lastArrivalPs, 0, "last_arrival_ps")
+    /* last bit of the first packet (NEVER_PS: none) */                                            \
+    X(firstArrivalPs, NEVER_PS, "first_arrival_ps")                                                \
+    /* last bit of the last packet (NEVER_PS: none) */                                             \
+    X(lastArrivalPs, NEVER_PS, "last_arrival_ps")
 
     /** @brief Receive counters, read in bulk after the run. */
     struct Counters

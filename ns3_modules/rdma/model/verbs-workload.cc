@@ -92,7 +92,7 @@ VerbsWorkload::AddRcOps(const uint32_t* verb,
         {
             resp->PostRecv(1);
         }
-        m_ops.push_back({verb[i], src[i], dst[i], bytes[i], req, resp, 0, 0});
+        m_ops.push_back({verb[i], src[i], dst[i], bytes[i], req, resp, NEVER_PS, NEVER_PS});
         Simulator::Schedule(PicoSeconds(startPs[i]), &VerbsWorkload::StartRcOp, this, op);
     }
 }
