@@ -13,7 +13,6 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
-#include <cstring>
 #include <vector>
 
 namespace ns3
@@ -22,21 +21,6 @@ namespace mcsim
 {
 namespace
 {
-
-/** The index of `name` in a counter struct's NAMES. */
-template <std::size_t N>
-uint32_t
-Column(const char* const (&names)[N], const char* name)
-{
-    for (uint32_t i = 0; i < N; ++i)
-    {
-        if (std::strcmp(names[i], name) == 0)
-        {
-            return i;
-        }
-    }
-    NS_ABORT_MSG("no counter " << name);
-}
 
 /**
  * A ring Allgather of P ranks on a star (P hosts, one switch, 100 Gbit/s): every rank receives
@@ -102,9 +86,10 @@ class RingAllgatherTestCase : public TestCase
         const uint32_t nicRow = Nic::NUM_COUNTERS + 2; // + completions, cpu busy ps
         std::vector<uint64_t> nics(nHosts * nicRow);
         stack->GetHostCounters(nics.data(), nics.size());
-        const uint32_t finish = Column(CollectiveRank::Stats::NAMES, "finish_ps");
-        const uint32_t chunks = Column(CollectiveRank::Stats::NAMES, "chunks_received");
-        const uint32_t rxPayload = Column(Nic::Counters::NAMES, "rx_payload");
+        const uint32_t finish = CounterTable::IndexOf(CollectiveRank::Stats::NAMES, "finish_ps");
+        const uint32_t chunks =
+            CounterTable::IndexOf(CollectiveRank::Stats::NAMES, "chunks_received");
+        const uint32_t rxPayload = CounterTable::IndexOf(Nic::Counters::NAMES, "rx_payload");
         // (P - 1) * shard bytes at 100 Gbit/s (80 ps per byte) is the least receive time
         const uint64_t boundPs = (nHosts - 1) * shard * 80;
         for (uint32_t r = 0; r < nHosts; ++r)

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,23 @@ class CounterTable
     static std::vector<std::string> GetNames(const std::string& table);
     /** Every registered table, sorted. */
     static std::vector<std::string> GetTables();
+
+    /**
+     * The index of the field `name` in a counter struct's NAMES (its column in a reader's row).
+     * @throws std::invalid_argument if the struct has no such field
+     */
+    template <std::size_t N>
+    static uint32_t IndexOf(const char* const (&names)[N], const std::string& name)
+    {
+        for (uint32_t i = 0; i < N; ++i)
+        {
+            if (name == names[i])
+            {
+                return i;
+            }
+        }
+        throw std::invalid_argument("CounterTable: no counter " + name);
+    }
 
     /** The columns `before`, then a counter struct's fields (its NAMES), then `after`. */
     template <std::size_t N>

@@ -12,7 +12,6 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
-#include <cstring>
 #include <vector>
 
 namespace ns3
@@ -30,18 +29,11 @@ constexpr uint64_t RETH = 16;        //!< on a WRITE's first packet and on a REA
 constexpr uint64_t AETH = 4;         //!< on an ACK and on a READ's first and last responses
 constexpr uint64_t REGION_BYTES = 8 << 20;
 
-/** The column of an RC QP counter (RcQp::Counters::NAMES) in a row of GetRcQpCounters. */
+/** The column of an RC QP counter in a row of GetRcQpCounters. */
 uint32_t
 RcColumn(const char* name)
 {
-    for (uint32_t i = 0; i < RcQp::NUM_COUNTERS; ++i)
-    {
-        if (std::strcmp(RcQp::Counters::NAMES[i], name) == 0)
-        {
-            return i;
-        }
-    }
-    NS_ABORT_MSG("no RC QP counter " << name);
+    return CounterTable::IndexOf(RcQp::Counters::NAMES, name);
 }
 
 /**
