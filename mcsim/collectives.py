@@ -15,21 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from mcsim import fabric
+from mcsim import fabric, runtime
 from mcsim.errors import pick
 from mcsim.rdma import make_factory
 
-RANK_STATS = (
-    "finish_ps",  # 2**64 - 1: never
-    "chunks_received",
-    "repaired_chunks",
-    "repair_reads",
-    "need_fetches",
-    "data_timeouts",
-    "chunks_sent",
-    "data_phase_end_ps",
-    "receive_drops",  # datagrams dropped: no receive buffer posted (multicast)
-)
 # (collective, algorithm) -> the C++ rank application
 ALGORITHMS = {
     ("allgather", "ring"): "ns3::mcsim::RingAllgather",
@@ -101,9 +90,5 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
 
 
 def team_stats(team: Any) -> dict[str, np.ndarray]:
-    """RANK_STATS of every rank of a team, as numpy arrays (after the run)."""
-    n = int(team.GetNRanks())
-    raw = np.zeros(n * len(RANK_STATS), dtype=np.uint64)
-    team.GetStats(raw, raw.size)
-    table = raw.reshape(n, len(RANK_STATS))
-    return {k: table[:, i].copy() for i, k in enumerate(RANK_STATS)}
+    """The "rank" stats of every rank of a team, as numpy arrays (after the run)."""
+    return runtime.read_counters("rank", int(team.GetNRanks()), team.GetStats)

@@ -61,7 +61,6 @@ UD_HEADER_B = 38
 UD_MULTICAST_HEADER_B = UD_HEADER_B + 40
 # measured thread scaling of a DPA receive engine (BlueField-3, 4 KiB packets): threads -> Mpps
 MEASURED_SCALING_MPPS = {4: 11.6, 8: 22.9, 16: 42.9, 32: 70.5, 64: 92.1}
-THREAD_COUNTERS = ("processed", "busy_ps", "max_queue")  # Dpa::GetThreadCounters
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -329,7 +328,7 @@ class SaturationResult:
     done_ps: np.ndarray  # when each completion was processed, in processing order
     rate_per_s: float  # completions/s over the middle half of the run (steady state)
     busy_ps: int  # processor busy time, summed over its threads
-    threads: dict[str, np.ndarray] | None  # per DPA thread: THREAD_COUNTERS (None for HostCpu)
+    threads: dict[str, np.ndarray] | None  # per DPA thread: "dpa_thread" counters (None for HostCpu)
 
 
 def saturate(
@@ -365,10 +364,8 @@ def saturate(
         busy_ps = int(proc.GetBusyPs())
         threads = None
         if isinstance(processor, DpaConfig):
-            raw = np.zeros(processor.threads * len(THREAD_COUNTERS), dtype=np.uint64)
-            ns.DynamicCast[ns.mcsim.Dpa](proc).GetThreadCounters(raw, raw.size)
-            table = raw.reshape(-1, len(THREAD_COUNTERS))
-            threads = {k: table[:, i].copy() for i, k in enumerate(THREAD_COUNTERS)}
+            dpa = ns.DynamicCast[ns.mcsim.Dpa](proc)
+            threads = runtime.read_counters("dpa_thread", processor.threads, dpa.GetThreadCounters)
     finally:
         runtime.dispose(src)
     lo, hi = len(done) // 4, 3 * len(done) // 4

@@ -29,24 +29,9 @@ DEFAULT_MTU_BYTES = 4096
 # InfiniBand RC: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 bytes; the FabricHeader carries 16 of them.
 DEFAULT_HEADER_BYTES = 26 - FABRIC_HEADER_BYTES
 
-PORT_COUNTERS = (
-    "tx_packets",
-    "tx_bytes",
-    "tx_wire_bytes",
-    "drop_packets",
-    "drop_bytes",
-    "max_queue_bytes",
-    "busy_ps",
-    "credit_stalls",
-    "loss_packets",  # lost on the wire at random (FabricConfig.loss, Faults.link_loss)
-    "chosen_drops",  # lost on the wire because chosen (Faults.drops)
-    "link_down_drops",  # lost on the wire because they arrived while the link was down (Faults.link_down)
-)
 MAX_SEED = 2**64 - 1
 FOREVER = None  # the up_ps of a Faults.link_down entry whose link never comes back
 DEFAULT_REROUTE_DELAY_PS = 100_000_000_000  # 100 ms: trap, sweep, route computation, switch programming
-HOST_COUNTERS = ("rx_packets", "rx_bytes", "first_arrival_ps", "last_arrival_ps")
-SOURCE_COUNTERS = ("sent_packets", "sent_bytes", "last_departure_ps")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -314,19 +299,13 @@ class BuiltFabric:
         return int(self._host_counters()["rx_packets"].sum())
 
     def _host_counters(self) -> dict[str, np.ndarray]:
-        """HOST_COUNTERS of every host, read in bulk (during or after the run)."""
-        raw = np.zeros(self.n_hosts * len(HOST_COUNTERS), dtype=np.uint64)
-        self.cxx.GetHostCounters(raw, raw.size)
-        return _columns(raw, HOST_COUNTERS)
+        """The "host" counters of every host, read in bulk (during or after the run)."""
+        return runtime.read_counters("host", self.n_hosts, self.cxx.GetHostCounters)
 
     def collect(self) -> FabricResult:
         """Read every fabric counter (call after run(), inside the with block)."""
         fabric = self.cxx
         n_ports = int(fabric.GetNPorts())
-        port_raw = np.zeros(n_ports * len(PORT_COUNTERS), dtype=np.uint64)
-        fabric.GetPortCounters(port_raw, port_raw.size)
-        src_raw = np.zeros(max(1, self.n_flows * len(SOURCE_COUNTERS)), dtype=np.uint64)
-        fabric.GetSourceCounters(src_raw, self.n_flows * len(SOURCE_COUNTERS))
         nodes = sorted(self.graph.nodes)
         counts = [len(self.ports[n]) for n in nodes]
         port_node = np.repeat(np.arange(len(nodes), dtype=np.uint32), counts)
@@ -340,9 +319,9 @@ class BuiltFabric:
             port_node=port_node,
             port_num=port_num,
             port_peer=port_peer,
-            ports=_columns(port_raw, PORT_COUNTERS),
+            ports=runtime.read_counters("port", n_ports, fabric.GetPortCounters),
             hosts=self._host_counters(),
-            sources=_columns(src_raw[: self.n_flows * len(SOURCE_COUNTERS)], SOURCE_COUNTERS),
+            sources=runtime.read_counters("source", self.n_flows, fabric.GetSourceCounters),
             unroutable_packets=int(fabric.GetUnroutablePackets()),
             end_ps=int(self.ns.Simulator.Now().GetPicoSeconds()),
             trees=self.trees,
@@ -511,8 +490,3 @@ def simulate(
         fab.add_flows(flows)
         fab.run()
         return replace(fab.collect(), expected_rx_packets=expected)
-
-
-def _columns(raw: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarray]:
-    table = raw.reshape(-1, len(names))
-    return {name: table[:, i].copy() for i, name in enumerate(names)}

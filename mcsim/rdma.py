@@ -19,7 +19,7 @@ import numpy as np
 
 from mcsim import fabric, runtime
 from mcsim.errors import McsimError, pick, require_int, require_positive
-from mcsim.result import VerbsResult
+from mcsim.result import VerbsResult, times_ps
 
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
 # bytes each packet takes on the wire beyond the IB/RoCE packet: Ethernet preamble + SFD 8 and
@@ -27,35 +27,6 @@ WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
 PHYSICAL_OVERHEAD_BYTES = {"infiniband": 0, "rocev2": 20}
 IB_MTUS = (256, 512, 1024, 2048, 4096)
 RC_VERBS = {"send": 0, "write": 1, "write_imm": 2, "read": 3}  # VerbsWorkload::RcVerb
-RC_COUNTERS = (
-    "tx_packets",
-    "tx_payload",
-    "retransmits",
-    "naks_received",
-    "rnr_naks_received",
-    "timeouts",
-    "acks_sent",
-    "naks_sent",
-    "rx_payload",
-    "duplicates",
-    "out_of_sequence",
-    "read_gaps",
-    "completed",
-    "errors",
-)
-UD_COUNTERS = ("tx_packets", "tx_payload", "rx_packets", "rx_payload", "overruns", "processed", "min_posted")
-NIC_COUNTERS = (
-    "tx_packets",
-    "tx_payload",
-    "rx_packets",
-    "rx_payload",
-    "unknown_qp",
-    "retransmits",  # RC packets sent again, all QPs of the NIC
-    "rc_timeouts",  # RC local ACK timeouts, all QPs of the NIC
-    "rc_errors",  # RC QPs of the NIC that went to the error state (retries exhausted)
-    "completions",  # receive completions its processor handled
-    "cpu_busy_ps",  # time its processor was busy
-)
 NO_GROUP = 0xFFFFFFFF
 RETRY_FOREVER = 0xFFFFFFFF  # RcQp RetryCount: never give up
 ACK_TIMEOUT_UNIT_PS = 4_096_000  # IB local ACK timeout: 4.096 us x 2^timeout
@@ -330,25 +301,23 @@ def _read(n: int, fill: Any) -> np.ndarray:
 
 def _collect(work: Any, stack: Any, fab: fabric.BuiltFabric, n_ops: int) -> VerbsResult:
     times = _read(n_ops * 4, work.GetRcOpTimes).reshape(-1, 4)
-    rc = _read(n_ops * 2 * len(RC_COUNTERS), work.GetRcQpCounters).reshape(-1, 2, len(RC_COUNTERS))
-    n_ud = int(work.GetNUdQps())
-    ud = _read(n_ud * (2 + len(UD_COUNTERS)), work.GetUdQpCounters).reshape(-1, 2 + len(UD_COUNTERS))
+    rc = runtime.read_counters("rc_qp", 2 * n_ops, work.GetRcQpCounters)  # requester, responder per op
+    ud = runtime.read_counters("ud_qp", int(work.GetNUdQps()), work.GetUdQpCounters)
     nic = read_nic_counters(stack, fab.n_hosts)
     return VerbsResult(
         fabric=fab.collect(),
-        rc_done_ps=times[:, 0].copy(),
-        rc_responder_done_ps=times[:, 1].copy(),
-        rc_requester={k: rc[:, 0, i].copy() for i, k in enumerate(RC_COUNTERS)},
-        rc_responder={k: rc[:, 1, i].copy() for i, k in enumerate(RC_COUNTERS)},
-        ud={k: ud[:, i].copy() for i, k in enumerate(("host", "group", *UD_COUNTERS))},
+        rc_done_ps=times_ps(times[:, 0]),
+        rc_responder_done_ps=times_ps(times[:, 1]),
+        rc_requester={k: v[0::2].copy() for k, v in rc.items()},
+        rc_responder={k: v[1::2].copy() for k, v in rc.items()},
+        ud=ud,
         nic=nic,
     )
 
 
 def read_nic_counters(stack: Any, n_hosts: int) -> dict[str, np.ndarray]:
-    """NIC_COUNTERS of every host of an RdmaStack, as numpy arrays."""
-    nic = _read(n_hosts * len(NIC_COUNTERS), stack.GetHostCounters).reshape(-1, len(NIC_COUNTERS))
-    return {k: nic[:, i].copy() for i, k in enumerate(NIC_COUNTERS)}
+    """The "nic" counters of every host of an RdmaStack, as numpy arrays."""
+    return runtime.read_counters("nic", n_hosts, stack.GetHostCounters)
 
 
 def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:

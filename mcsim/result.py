@@ -8,6 +8,11 @@ Result: one collective run, with nccl-tests bandwidths.
 A run in which some rank never got its whole output has no time and no bandwidth: ``time_ps``,
 ``algbw_Bps`` and ``busbw_Bps`` raise :class:`~mcsim.errors.IncompleteRun`, ``summary()`` gives NaN,
 and :meth:`Result.why_unfinished` says why each unfinished rank did not finish.
+
+Times are int64 picoseconds. A time that did not happen (a host that received nothing, a work
+request or a rank that never completed, a link that never went down for good) is :data:`NEVER`
+(-1) in every time array of a result: C++ writes UINT64_MAX (ns3::mcsim::NEVER_PS) and
+:func:`times_ps` converts, so every counter column named ``*_ps`` holds int64 ps or NEVER.
 """
 
 from __future__ import annotations
@@ -23,6 +28,15 @@ from mcsim.units import PS_PER_S
 
 if TYPE_CHECKING:
     from mcsim.routing import MulticastTree
+
+NEVER = -1  # a time that did not happen, in every time array of a result
+
+
+def times_ps(raw: np.ndarray) -> np.ndarray:
+    """C++ times (uint64 ps, UINT64_MAX: never) as int64 ps, :data:`NEVER` where they did not happen."""
+    raw = np.asarray(raw, dtype=np.uint64)
+    return np.where(raw == np.iinfo(np.uint64).max, NEVER, raw.astype(np.int64))
+
 
 # drop cause -> the port counter that counts it (each dropped packet counts under exactly one)
 DROP_CAUSES = {
@@ -40,9 +54,9 @@ class FabricResult:
     port_node: np.ndarray  # global port index -> node
     port_num: np.ndarray  # global port index -> port number on that node
     port_peer: np.ndarray  # global port index -> global index of the port at the link's far end
-    ports: dict[str, np.ndarray]  # PORT_COUNTERS name -> per global port
-    hosts: dict[str, np.ndarray]  # HOST_COUNTERS name -> per host
-    sources: dict[str, np.ndarray]  # SOURCE_COUNTERS name -> per flow, in the order given
+    ports: dict[str, np.ndarray]  # runtime.counter_names("port") -> per global port
+    hosts: dict[str, np.ndarray]  # counter_names("host") -> per host
+    sources: dict[str, np.ndarray]  # counter_names("source") -> per flow, in the order given
     unroutable_packets: int
     end_ps: int  # simulation time when the last event ran
     trees: list[MulticastTree | None] = field(default_factory=list)
@@ -70,7 +84,7 @@ class FabricResult:
                 f"{self.expected_rx_packets} packets never arrived (drops: {causes or 'none counted'}; "
                 f"{self.unroutable_packets} unroutable)"
             )
-        return int(self.hosts["last_arrival_ps"].max())
+        return int(self.hosts["last_arrival_ps"].max())  # NEVER (-1) of a host that got nothing is below
 
     def link_traversals(self) -> int:
         """Packets sent over all links, both directions (a packet crossing 3 links counts 3)."""
@@ -89,12 +103,12 @@ class VerbsResult:
     """What a verbs run measured; arrays are numpy."""
 
     fabric: FabricResult
-    rc_done_ps: np.ndarray  # per RC op: when the requester's work request completed (0: never)
-    rc_responder_done_ps: np.ndarray  # per RC op: responder receive completion (SEND, WRITE_IMM)
-    rc_requester: dict[str, np.ndarray]  # RC_COUNTERS of each op's requester QP
-    rc_responder: dict[str, np.ndarray]  # RC_COUNTERS of each op's responder QP
-    ud: dict[str, np.ndarray]  # per UD QP: "host", "group" (NO_GROUP: unicast), UD_COUNTERS
-    nic: dict[str, np.ndarray]  # per host: NIC_COUNTERS
+    rc_done_ps: np.ndarray  # per RC op: when the requester's work request completed (NEVER: it did not)
+    rc_responder_done_ps: np.ndarray  # per RC op: responder receive completion (SEND, WRITE_IMM; else NEVER)
+    rc_requester: dict[str, np.ndarray]  # counter_names("rc_qp") of each op's requester QP
+    rc_responder: dict[str, np.ndarray]  # counter_names("rc_qp") of each op's responder QP
+    ud: dict[str, np.ndarray]  # counter_names("ud_qp") per UD QP: "host", "group" (NO_GROUP: unicast), ...
+    nic: dict[str, np.ndarray]  # counter_names("nic") per host
 
 
 MAX_LISTED_RANKS = 10  # an incomplete run's message names at most this many ranks per reason
@@ -153,16 +167,16 @@ class Result:
     ranks: int
     bytes_per_rank_b: int
     data_rate_bps: int  # the hosts' link data rate (after encoding)
-    finish_ps: np.ndarray  # per rank: every byte of its output is there (-1: never)
+    finish_ps: np.ndarray  # per rank: every byte of its output is there (NEVER: it never was)
     injected_b: np.ndarray  # per rank: payload bytes its NIC sent (data, control, repair)
     received_b: np.ndarray  # per rank: payload bytes its NIC received
-    rank: dict[str, np.ndarray]  # collectives.RANK_STATS per rank
-    nic: dict[str, np.ndarray]  # rdma.NIC_COUNTERS per rank (the NIC's: every collective on it)
+    rank: dict[str, np.ndarray]  # counter_names("rank") per rank
+    nic: dict[str, np.ndarray]  # counter_names("nic") per rank (the NIC's: every collective on it)
     fabric: FabricResult
     concurrent: Result | None = None  # the collective that ran at the same time (Scenario.overlap)
     verified: bool | None = None  # verify mode: every byte of every output right (None: not checked)
     wrong_bytes: np.ndarray | None = None  # verify mode: per rank, bytes of its output that differ
-    # per rank: when its host's only link went down for good (Faults.link_down ... FOREVER), -1: never
+    # per rank: when its host's only link went down for good (Faults.link_down ... FOREVER), NEVER: never
     link_down_for_good_ps: np.ndarray | None = None
 
     @property
@@ -172,8 +186,8 @@ class Result:
 
     @property
     def unfinished_ranks(self) -> np.ndarray:
-        """The ranks that never had their whole output (finish_ps < 0), ascending."""
-        return np.flatnonzero(self.finish_ps < 0)
+        """The ranks that never had their whole output (finish_ps == NEVER), ascending."""
+        return np.flatnonzero(self.finish_ps == NEVER)
 
     def why_unfinished(self) -> dict[int, str]:
         """A reason per unfinished rank (see UNFINISHED_REASONS); empty for a complete run."""

@@ -3,25 +3,37 @@
 
 Build cache
 -----------
-ns3_modules/ is compiled with CMake (Release) into ``<cache>/builds/<key>/``, where ``key`` hashes
+ns3_modules/ is compiled with CMake (Release) into two libraries, the models
+(``lib/libmcsim-ns3.so``) and their ns-3 test suites (``lib/libmcsim-ns3-tests.so``, which links
+the first), in ``<cache>/builds/<key>/``, where ``key`` hashes
 every source file, the build flags, the compiler's identity and the ns3 wheel version, so any change
 to a .cc/.h/CMakeLists.txt gives a new key and a rebuild. Builds run under a file lock
 (``<cache>/lock``), compile incrementally in a persistent tree (``<cache>/work/``) from a snapshot
 of the sources, and are published by an atomic rename with a ``BUILD.json`` marker written last,
-so a half-built or corrupt entry is never loaded: it is rebuilt. ``<cache>`` is ``$MCSIM_CACHE_DIR``,
+so a half-built or corrupt entry (either library missing or of the wrong size) is never loaded: it
+is rebuilt. ``<cache>`` is ``$MCSIM_CACHE_DIR``,
 else ``$XDG_CACHE_HOME/mcsim``, else ``~/.cache/mcsim``.
 
 Loading
 -------
-Only libns3.44-core and -network (and -stats, which network needs) and our library are loaded, and
-only the headers mcsim uses are included: about half a second, against 10-12 s and 650 MB for the
-stock ``from ns import ns``. The time resolution is set to picoseconds once, at load.
+Only libns3.44-core and -network (and -stats, which network needs) and the models' library are
+loaded, and only the headers mcsim uses are included: about half a second, against 10-12 s and
+650 MB for the stock ``from ns import ns``. The time resolution is set to picoseconds once, at load.
+The test suites' library is loaded only by :func:`run_cxx_test_suite`, never for a run.
+
+Counters
+--------
+C++ is the one source of the counter names: each counter struct is an X-macro list (field,
+initial value, name) and each bulk reader registers the column names of its rows
+(``ns3::mcsim::CounterTable``); :func:`counter_names` and :func:`read_counters` are the one place
+Python reads them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -32,20 +44,25 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from mcsim.errors import McsimError
+from mcsim.result import times_ps
 
 log = logging.getLogger(__name__)
 
 NS3_WHEEL_VERSION = "3.44.post0"
 NS3_LIB_VERSION = "3.44"
 NS3_LIBRARIES = ("core", "stats", "network")  # load order: network needs stats and core
-LIBRARY_NAME = "libmcsim-ns3.so"
-BUILD_FORMAT = 1  # bump when the build procedure below changes what lands in the cache
+LIBRARY_NAME = "libmcsim-ns3.so"  # the models: what a run loads
+TEST_LIBRARY_NAME = "libmcsim-ns3-tests.so"  # the C++ test suites: loaded by run_cxx_test_suite only
+LIBRARY_NAMES = (LIBRARY_NAME, TEST_LIBRARY_NAME)  # every library a completed build holds
+BUILD_FORMAT = 2  # bump when the build procedure below changes what lands in the cache
 BUILD_TYPE = "Release"
 KEEP_BUILDS = 6  # completed builds kept in the cache, newest first
 SOURCE_SUFFIXES = (".cc", ".h", ".txt", ".cmake")
@@ -114,6 +131,10 @@ class BuildInfo:
     @property
     def library(self) -> Path:
         return self.path / "lib" / LIBRARY_NAME
+
+    @property
+    def test_library(self) -> Path:
+        return self.path / "lib" / TEST_LIBRARY_NAME
 
     @property
     def include_dir(self) -> Path:
@@ -214,8 +235,10 @@ def _completed(cache: Path, key: str) -> BuildInfo | None:
     marker = path / "BUILD.json"
     try:
         meta = json.loads(marker.read_text())
-        library = path / "lib" / LIBRARY_NAME
-        if meta["key"] == key and library.stat().st_size == meta["library_bytes"] and meta["library_bytes"] > 0:
+        sizes = meta["library_bytes"]
+        if meta["key"] == key and all(
+            0 < sizes[name] == (path / "lib" / name).stat().st_size for name in LIBRARY_NAMES
+        ):
             return BuildInfo(key=key, path=path, built=False, seconds=float(meta["seconds"]))
     except (OSError, ValueError, KeyError, TypeError):
         pass
@@ -338,7 +361,8 @@ def _build_locked(sources: Path, cache: Path, key: str, wheel: Ns3Wheel, toolcha
     stage = cache / "builds" / f"{key}.tmp-{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
     (stage / "lib").mkdir(parents=True)
-    shutil.copy2(tree / "lib" / LIBRARY_NAME, stage / "lib" / LIBRARY_NAME)
+    for name in LIBRARY_NAMES:
+        shutil.copy2(tree / "lib" / name, stage / "lib" / name)
     shutil.copytree(tree / "include", stage / "include")
     shutil.copy2(log_file, stage / "build.log")
     meta = {
@@ -347,7 +371,7 @@ def _build_locked(sources: Path, cache: Path, key: str, wheel: Ns3Wheel, toolcha
         "compiler": toolchain.identity,
         "ns3": wheel.version,
         "seconds": round(seconds, 3),
-        "library_bytes": (stage / "lib" / LIBRARY_NAME).stat().st_size,
+        "library_bytes": {name: (stage / "lib" / name).stat().st_size for name in LIBRARY_NAMES},
     }
     (stage / "BUILD.json").write_text(json.dumps(meta, indent=1))  # the marker: written last
     shutil.rmtree(final, ignore_errors=True)
@@ -372,6 +396,7 @@ def _prune(builds: Path) -> None:
 
 
 _ns: Any = None
+_build: BuildInfo | None = None  # the build load() loaded
 
 
 def load() -> Any:
@@ -380,7 +405,7 @@ def load() -> Any:
     mcsim's models are in ``ns3.mcsim``. Later calls return the same namespace: a process keeps
     the library it loaded first, even if the sources change meanwhile.
     """
-    global _ns
+    global _ns, _build
     if _ns is not None:
         return _ns
     wheel = find_ns3()
@@ -402,7 +427,7 @@ def load() -> Any:
     ns = cppyy.gbl.ns3
     ns.Time.SetResolution(ns.Time.PS)  # once, before any Time is made; a second call aborts
     _bind_globals(ns)
-    _ns = ns
+    _ns, _build = ns, info
     return ns
 
 
@@ -421,13 +446,47 @@ def cppyy_module() -> Any:
     return cppyy
 
 
-def run_cxx_test_suite(name: str) -> int:
-    """Run one ns-3 TestSuite compiled into mcsim's library; return 0 if it passed.
+@functools.cache
+def counter_names(table: str) -> tuple[str, ...]:
+    """The column names of a C++ counter table, in the order its bulk reader writes them.
 
-    The runner prints its report to the process's stdout. An unknown suite name returns non-zero.
+    ``table`` is one that a reader registered: "port", "host", "source" (Fabric), "rc_qp", "ud_qp"
+    (VerbsWorkload), "nic" (RdmaStack), "rank" (CollectiveTeam), "dpa_thread" (Dpa). The names come
+    from C++ (ns3::mcsim::CounterTable), generated with the counter structs' fields.
+    """
+    try:
+        names = load().mcsim.CounterTable.GetNames(table)
+    except Exception as exc:  # std::invalid_argument: a table no reader registered
+        # cppyy's message: the C++ signature, then "invalid_argument: <what>" on the last line
+        raise McsimError(str(exc).strip().splitlines()[-1].strip().partition(": ")[2]) from None
+    return tuple(str(name) for name in names)
+
+
+def read_counters(table: str, rows: int, fill: Callable[[np.ndarray, int], Any]) -> dict[str, np.ndarray]:
+    """Call a C++ bulk reader of ``table`` (``fill(out, size)``, e.g. ``fabric.GetPortCounters``) for
+    ``rows`` rows; return column name -> an array of ``rows`` values (a copy): uint64 counts, and
+    int64 times for the ``*_ps`` columns, with result.NEVER for a time that did not happen."""
+    names = counter_names(table)
+    size = rows * len(names)
+    raw = np.zeros(max(size, 1), dtype=np.uint64)  # never empty: cppyy cannot pass an empty array
+    fill(raw, size)
+    columns = raw[:size].reshape(rows, len(names))
+    return {
+        name: times_ps(columns[:, i]) if name.endswith("_ps") else columns[:, i].copy() for i, name in enumerate(names)
+    }
+
+
+def run_cxx_test_suite(name: str) -> int:
+    """Run one ns-3 TestSuite of mcsim's test library (``<module>/test/*.cc``); return 0 if it passed.
+
+    The first call loads the test library of the build :func:`load` loaded (its suites register
+    as it loads). The runner prints its report to the process's stdout. An unknown suite name
+    returns non-zero.
     """
     cppyy = cppyy_module()
     if not hasattr(cppyy.gbl, "mcsim_run_test_suite"):
+        assert _build is not None  # load() set it
+        cppyy.load_library(str(_build.test_library))
         cppyy.include("ns3/test.h")
         cppyy.cppdef(
             """

@@ -22,7 +22,7 @@ from mcsim.fabric import FOREVER, MAX_SEED, FabricConfig, Faults
 from mcsim.physics import Link, preset
 from mcsim.plain import GraphTopology, canonical_json
 from mcsim.rdma import IB_MTUS, RcConfig, RdmaConfig, fabric_config_for
-from mcsim.result import FabricResult, Result
+from mcsim.result import NEVER, FabricResult, Result
 from mcsim.units import parse_rate, parse_size
 from mcsim.verify import expected_output, pattern, wrong_bytes
 
@@ -482,14 +482,13 @@ class Scenario:
 
     def _result(self, spec: collectives.TeamSpec, stats: dict, nic: dict, fres: FabricResult) -> Result:
         p = len(spec.hosts)
-        never = stats["finish_ps"] == np.iinfo(np.uint64).max
         return Result(
             collective=spec.collective,
             algorithm=spec.algorithm,
             ranks=p,
             bytes_per_rank_b=spec.bytes_per_rank_b,
             data_rate_bps=self.data_rate_bps,
-            finish_ps=np.where(never, -1, stats["finish_ps"].astype(np.int64)),
+            finish_ps=stats["finish_ps"].copy(),  # int64, NEVER where the rank never finished
             injected_b=nic["tx_payload"][:p],
             received_b=nic["rx_payload"][:p],
             rank=stats,
@@ -499,14 +498,14 @@ class Scenario:
         )
 
     def _link_down_for_good_ps(self, hosts: tuple[int, ...]) -> np.ndarray:
-        """Per rank: when its host's only link went down for good (-1: never)."""
-        out = np.full(len(hosts), -1, dtype=np.int64)
+        """Per rank: when its host's only link went down for good (NEVER: it never did)."""
+        out = np.full(len(hosts), NEVER, dtype=np.int64)
         rank_of = {h: i for i, h in enumerate(hosts)}
         for u, v, down_ps, up_ps in self.faults.link_down if self.faults is not None else ():
             for h in (u, v):
                 if up_ps is FOREVER and h in rank_of:
                     i = rank_of[h]
-                    out[i] = down_ps if out[i] < 0 else min(out[i], down_ps)
+                    out[i] = down_ps if out[i] == NEVER else min(out[i], down_ps)
         return out
 
     # -----------------------------------------------------------------------------------------

@@ -4,12 +4,20 @@
 import numpy as np
 import pytest
 
+from mcsim import runtime
 from mcsim.errors import McsimError
 from mcsim.fabric import Faults
 from mcsim.rdma import HostCpuConfig
 from mcsim.scenario import Scenario
 
 N = 256 * 1024  # bytes per rank: 64 chunks
+
+
+def test_cxx_test_suite_passes(capfd):
+    """A ring Allgather's per-rank bytes and time against closed forms, in C++
+    (collectives/test/collectives-test-suite.cc)."""
+    assert runtime.run_cxx_test_suite("mcsim-collectives") == 0
+    assert "PASS mcsim-collectives" in capfd.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from mcsim import topology
+from mcsim import runtime, topology
 from mcsim.errors import McsimError
 from mcsim.link import two_hosts
 from mcsim.physics import Link
@@ -25,6 +25,12 @@ def write_wire_bytes(size_b: int) -> int:
     """Bytes on the wire of an RC WRITE: every packet has the base headers, the first a RETH."""
     packets = -(-size_b // MTU)
     return size_b + packets * IB_BASE + RETH
+
+
+def test_cxx_test_suite_passes(capfd):
+    """RC WRITE and READ against their exact closed forms, in C++ (rdma/test/rdma-test-suite.cc)."""
+    assert runtime.run_cxx_test_suite("mcsim-rdma") == 0
+    assert "PASS mcsim-rdma" in capfd.readouterr().out
 
 
 @pytest.mark.parametrize("link", [FDR, T16], ids=["56Gbps", "1.6Tbps"])

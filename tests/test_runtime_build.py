@@ -27,6 +27,7 @@ def _key(sources: Path) -> str:
 def test_first_build_compiles_and_publishes(first_build, module_cache):
     assert first_build.built
     assert first_build.library.is_file() and first_build.library.stat().st_size > 0
+    assert first_build.test_library.is_file() and first_build.test_library.stat().st_size > 0
     assert (first_build.include_dir / "ns3" / "mcsim" / "mcsim.h").is_file()
     assert first_build.path == module_cache / "builds" / first_build.key
     assert not list((module_cache / "builds").glob("*.tmp-*")), "no staging folder is left behind"
@@ -73,11 +74,17 @@ def test_changed_source_rebuilds_and_the_old_build_is_still_cached(first_build, 
     assert not back.built and back.key == first_build.key
 
 
-@pytest.mark.parametrize("damage", ["truncate-library", "remove-marker", "garble-marker"])
+@pytest.mark.parametrize(
+    "damage", ["truncate-library", "truncate-test-library", "remove-test-library", "remove-marker", "garble-marker"]
+)
 def test_corrupt_entry_is_rebuilt_not_loaded(first_build, module_sources, module_cache, damage):
     entry = module_cache / "builds" / first_build.key
     if damage == "truncate-library":
         (entry / "lib" / runtime.LIBRARY_NAME).write_bytes(b"")
+    elif damage == "truncate-test-library":
+        (entry / "lib" / runtime.TEST_LIBRARY_NAME).write_bytes(b"")
+    elif damage == "remove-test-library":
+        (entry / "lib" / runtime.TEST_LIBRARY_NAME).unlink()
     elif damage == "remove-marker":
         (entry / "BUILD.json").unlink()
     else:
@@ -85,7 +92,7 @@ def test_corrupt_entry_is_rebuilt_not_loaded(first_build, module_sources, module
     assert runtime.cached_build(sources=module_sources, cache=module_cache) is None
     rebuilt = runtime.build(sources=module_sources, cache=module_cache)
     assert rebuilt.built and rebuilt.key == first_build.key
-    assert rebuilt.library.stat().st_size > 0
+    assert rebuilt.library.stat().st_size > 0 and rebuilt.test_library.stat().st_size > 0
 
 
 def test_compile_error_names_the_file_and_the_log(module_sources, module_cache):
@@ -105,6 +112,25 @@ def test_compile_error_names_the_file_and_the_log(module_sources, module_cache):
     log_path = Path(message.rsplit("full build log: ", 1)[1].rstrip(")"))
     assert log_path.is_file() and "mcsim_broken" in log_path.read_text()
     assert not (module_cache / "builds" / key).exists(), "a failed build is never published"
+
+
+@pytest.mark.parametrize(
+    ("rel", "header"),
+    [
+        ("fabric/model/host.cc", "rc-qp.h"),  # fabric does not depend on rdma (rdma depends on fabric)
+        ("dpa/model/dpa.cc", "ring-rank.h"),  # dpa and collectives are siblings over rdma
+        ("engine/test/engine-test-suite.cc", "port.h"),  # a module's tests see what the module sees
+    ],
+)
+def test_a_module_cannot_include_a_module_it_does_not_depend_on(module_sources, module_cache, rel, header):
+    path = module_sources / rel
+    original = path.read_bytes()
+    try:
+        path.write_bytes(f'#include "ns3/mcsim/{header}"\n'.encode() + original)
+        with pytest.raises(McsimError, match=rf"{rel}:1:10: fatal error: ns3/mcsim/{header}: No such file"):
+            runtime.build(sources=module_sources, cache=module_cache)
+    finally:
+        path.write_bytes(original)
 
 
 def test_missing_cmake_is_one_line(monkeypatch, tmp_path):

@@ -44,6 +44,16 @@ def test_loads_only_core_network_and_mcsim():
     assert eval(out) == ["libmcsim-ns3.so", "libns3.44-core.so", "libns3.44-network.so", "libns3.44-stats.so"]
 
 
+def test_only_the_test_runner_loads_the_test_library():
+    code = (
+        "from mcsim import runtime; runtime.load(); "
+        "loaded = lambda: 'libmcsim-ns3-tests.so' in open('/proc/self/maps').read(); "
+        "before = loaded(); runtime.run_cxx_test_suite('mcsim-engine'); print(before, loaded())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split()[-2:] == ["False", "True"]
+
+
 def test_planning_modules_do_not_import_cppyy():
     code = "import sys, mcsim.units, mcsim.errors, mcsim.physics, mcsim.link, mcsim.cli; print('cppyy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "ns3/mcsim/counter-table.h"
 #include "ns3/mcsim/queue-pair.h"
 #include "ns3/mcsim/rc-qp.h"
 #include "ns3/mcsim/rdma-stack.h"
@@ -42,23 +43,36 @@ class CollectiveRank : public Object, public QpOwner
     /** Begin at the current simulation time. */
     virtual void Start() = 0;
 
-    static constexpr uint64_t NEVER = UINT64_MAX; //!< a time that did not happen
+    static constexpr uint64_t NEVER = NEVER_PS; //!< a time that did not happen
+
+    /** The fields of CollectiveRank::Stats, in order: X(member, initial, python_name). */
+#define MCSIM_RANK_STATS(X)                                                                        \
+    /* every byte of the output is here (NEVER: not yet) */                                        \
+    X(finishPs, NEVER, "finish_ps")                                                                \
+    /* chunks received over the network in the data phase */                                       \
+    X(chunksReceived, 0, "chunks_received")                                                        \
+    /* chunks fetched by repair READs */                                                           \
+    X(repairedChunks, 0, "repaired_chunks")                                                        \
+    /* repair RDMA READs issued */                                                                 \
+    X(repairReads, 0, "repair_reads")                                                              \
+    /* NEED_FETCH requests sent */                                                                 \
+    X(needFetches, 0, "need_fetches")                                                              \
+    /* 1 if the data phase ended by its timeout */                                                 \
+    X(dataTimeouts, 0, "data_timeouts")                                                            \
+    /* chunks this rank put on the wire (own or forwarded) */                                      \
+    X(chunksSent, 0, "chunks_sent")                                                                \
+    /* when the data phase ended (multicast) or 0 */                                               \
+    X(dataPhaseEndPs, 0, "data_phase_end_ps")                                                      \
+    /* datagrams its receive queue dropped (no buffer posted) */                                   \
+    X(receiveDrops, 0, "receive_drops")
 
     /** @brief What one rank did, read in bulk after the run. */
     struct Stats
     {
-        uint64_t finishPs = NEVER;   //!< every byte of the output is here (NEVER: not yet)
-        uint64_t chunksReceived = 0; //!< chunks received over the network in the data phase
-        uint64_t repairedChunks = 0; //!< chunks fetched by repair READs
-        uint64_t repairReads = 0;    //!< repair RDMA READs issued
-        uint64_t needFetches = 0;    //!< NEED_FETCH requests sent
-        uint64_t dataTimeouts = 0;   //!< 1 if the data phase ended by its timeout
-        uint64_t chunksSent = 0;     //!< chunks this rank put on the wire (own or forwarded)
-        uint64_t dataPhaseEndPs = 0; //!< when the data phase ended (multicast) or 0
-        uint64_t receiveDrops = 0;   //!< datagrams its receive queue dropped (no buffer posted)
+        MCSIM_COUNTERS(MCSIM_RANK_STATS)
     };
 
-    static constexpr uint32_t NUM_STATS = 9;
+    static constexpr uint32_t NUM_STATS = Stats::COUNT;
     /** The stats, with the receive drops of the rank's QPs filled in. */
     Stats GetStats() const;
 

@@ -15,6 +15,11 @@ namespace mcsim
 
 NS_OBJECT_ENSURE_REGISTERED(CollectiveTeam);
 
+namespace
+{
+const CounterTable g_rankTable("rank", CounterTable::Columns({}, CollectiveRank::Stats::NAMES));
+} // namespace
+
 TypeId
 CollectiveTeam::GetTypeId()
 {
@@ -115,17 +120,7 @@ CollectiveTeam::GetStats(uint64_t* out, std::size_t n) const
     CheckOutputSize("CollectiveTeam::GetStats", n, m_ranks.size() * CollectiveRank::NUM_STATS);
     for (std::size_t r = 0; r < m_ranks.size(); ++r)
     {
-        const CollectiveRank::Stats s = m_ranks[r]->GetStats();
-        const uint64_t row[CollectiveRank::NUM_STATS] = {s.finishPs,
-                                                         s.chunksReceived,
-                                                         s.repairedChunks,
-                                                         s.repairReads,
-                                                         s.needFetches,
-                                                         s.dataTimeouts,
-                                                         s.chunksSent,
-                                                         s.dataPhaseEndPs,
-                                                         s.receiveDrops};
-        std::copy(row, row + CollectiveRank::NUM_STATS, out + r * CollectiveRank::NUM_STATS);
+        m_ranks[r]->GetStats().CopyTo(out + r * CollectiveRank::NUM_STATS);
     }
 }
 

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "dpa.h"
 
-#include "indexed-event.h"
-
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/mcsim/bulk-output.h"
+#include "ns3/mcsim/indexed-event.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
@@ -24,6 +23,12 @@ namespace mcsim
 
 NS_LOG_COMPONENT_DEFINE("McsimDpa");
 NS_OBJECT_ENSURE_REGISTERED(Dpa);
+
+namespace
+{
+const CounterTable g_threadTable("dpa_thread",
+                                 CounterTable::Columns({}, Dpa::ThreadCounters::NAMES));
+} // namespace
 
 namespace
 {
@@ -443,9 +448,7 @@ Dpa::GetThreadCounters(uint64_t* out, std::size_t n) const
     std::fill(out, out + n, 0);
     for (std::size_t t = 0; t < m_threads.size(); ++t)
     {
-        out[t * NUM_THREAD_COUNTERS] = m_threads[t].processed;
-        out[t * NUM_THREAD_COUNTERS + 1] = m_threads[t].busyPs;
-        out[t * NUM_THREAD_COUNTERS + 2] = m_threads[t].maxQueue;
+        m_threads[t].CopyTo(out + t * NUM_THREAD_COUNTERS);
     }
 }
 

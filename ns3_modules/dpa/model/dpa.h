@@ -4,6 +4,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/event-impl.h"
 #include "ns3/mcsim/completion-processor.h"
+#include "ns3/mcsim/counter-table.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -78,8 +79,22 @@ class Dpa : public CompletionProcessor
     /** Loopback write time of a staged payload of bytes: bytes * 8 / LoopbackRate, rounded up. */
     Time GetLoopbackTime(uint32_t bytes) const;
 
-    /** Per-thread counters: completions done, busy ps, longest queue (completions). */
-    static constexpr uint32_t NUM_THREAD_COUNTERS = 3;
+    /** The fields of ThreadCounters, in order: X(member, initial, python_name). */
+#define MCSIM_DPA_THREAD_COUNTERS(X)                                                               \
+    /* completions done */                                                                         \
+    X(processed, 0, "processed")                                                                   \
+    /* busy ps */                                                                                  \
+    X(busyPs, 0, "busy_ps")                                                                        \
+    /* longest queue (completions) */                                                              \
+    X(maxQueue, 0, "max_queue")
+
+    /** @brief Per-thread counters, read in bulk after the run. */
+    struct ThreadCounters
+    {
+        MCSIM_COUNTERS(MCSIM_DPA_THREAD_COUNTERS)
+    };
+
+    static constexpr uint32_t NUM_THREAD_COUNTERS = ThreadCounters::COUNT;
     /** out[t * NUM_THREAD_COUNTERS + k] for t < Threads; throws if n is not Threads * 3. */
     void GetThreadCounters(uint64_t* out, std::size_t n) const;
     uint64_t GetLoopbackBytes() const;  //!< payload bytes copied by loopback writes
@@ -92,15 +107,12 @@ class Dpa : public CompletionProcessor
 
   private:
     /** One hardware thread: its FIFO of completions (the head is in service). */
-    struct Thread
+    struct Thread : ThreadCounters
     {
         std::deque<std::pair<Completion, CompletionSink*>> queue;
         double remaining = 0; //!< lone-thread ps of work left on the head
         Time started;         //!< when the head started
         uint32_t core = 0;
-        uint64_t processed = 0;
-        uint64_t busyPs = 0;
-        uint64_t maxQueue = 0;
     };
 
     /** One core: its busy threads progress together at Rate(). */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric.h"
 
-#include "bulk-output.h"
 #include "fabric-header.h"
 
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/mcsim/bulk-output.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -23,6 +23,28 @@ namespace mcsim
 
 NS_LOG_COMPONENT_DEFINE("McsimFabric");
 NS_OBJECT_ENSURE_REGISTERED(Fabric);
+
+namespace
+{
+/** The fields of a row of GetSourceCounters, in order: X(member, initial, python_name). */
+#define MCSIM_SOURCE_COUNTERS(X)                                                                   \
+    /* packets handed to the host */                                                               \
+    X(sentPackets, 0, "sent_packets")                                                              \
+    /* payload bytes handed to the host */                                                         \
+    X(sentBytes, 0, "sent_bytes")                                                                  \
+    /* last bit of the last packet left the host */                                                \
+    X(lastDeparturePs, 0, "last_departure_ps")
+
+/** One traffic source's row of GetSourceCounters. */
+struct SourceRow
+{
+    MCSIM_COUNTERS(MCSIM_SOURCE_COUNTERS)
+};
+
+const CounterTable g_portTable("port", CounterTable::Columns({}, Port::Counters::NAMES));
+const CounterTable g_hostTable("host", CounterTable::Columns({}, Host::Counters::NAMES));
+const CounterTable g_sourceTable("source", CounterTable::Columns({}, SourceRow::NAMES));
+} // namespace
 
 TypeId
 Fabric::GetTypeId()
@@ -556,19 +578,7 @@ Fabric::GetPortCounters(uint64_t* out, std::size_t n) const
     static_assert(sizeof(Port::Counters) == Port::NUM_COUNTERS * sizeof(uint64_t));
     for (std::size_t i = 0; i < m_ports.size(); ++i)
     {
-        const Port::Counters& c = m_ports[i]->GetCounters();
-        const uint64_t row[Port::NUM_COUNTERS] = {c.txPackets,
-                                                  c.txBytes,
-                                                  c.txWireBytes,
-                                                  c.dropPackets,
-                                                  c.dropBytes,
-                                                  c.maxQueueBytes,
-                                                  c.busyPs,
-                                                  c.creditStalls,
-                                                  c.lossPackets,
-                                                  c.chosenDrops,
-                                                  c.linkDownDrops};
-        std::copy(row, row + Port::NUM_COUNTERS, out + i * Port::NUM_COUNTERS);
+        m_ports[i]->GetCounters().CopyTo(out + i * Port::NUM_COUNTERS);
     }
 }
 
@@ -578,24 +588,22 @@ Fabric::GetHostCounters(uint64_t* out, std::size_t n) const
     CheckOutputSize("Fabric::GetHostCounters", n, m_hosts.size() * Host::NUM_COUNTERS);
     for (std::size_t i = 0; i < m_hosts.size(); ++i)
     {
-        const Host::Counters& c = m_hosts[i]->GetCounters();
-        const uint64_t row[Host::NUM_COUNTERS] = {c.rxPackets,
-                                                  c.rxBytes,
-                                                  c.firstArrivalPs,
-                                                  c.lastArrivalPs};
-        std::copy(row, row + Host::NUM_COUNTERS, out + i * Host::NUM_COUNTERS);
+        m_hosts[i]->GetCounters().CopyTo(out + i * Host::NUM_COUNTERS);
     }
 }
 
 void
 Fabric::GetSourceCounters(uint64_t* out, std::size_t n) const
 {
-    CheckOutputSize("Fabric::GetSourceCounters", n, m_sources.size() * 3);
+    CheckOutputSize("Fabric::GetSourceCounters", n, m_sources.size() * SourceRow::COUNT);
     for (std::size_t i = 0; i < m_sources.size(); ++i)
     {
-        out[3 * i] = m_sources[i]->GetSentPackets();
-        out[3 * i + 1] = m_sources[i]->GetSentBytes();
-        out[3 * i + 2] = static_cast<uint64_t>(m_sources[i]->GetLastDeparture().GetPicoSeconds());
+        const TrafficSource& s = *m_sources[i];
+        const SourceRow row{.sentPackets = s.GetSentPackets(),
+                            .sentBytes = s.GetSentBytes(),
+                            .lastDeparturePs =
+                                static_cast<uint64_t>(s.GetLastDeparture().GetPicoSeconds())};
+        row.CopyTo(out + i * SourceRow::COUNT);
     }
 }
 

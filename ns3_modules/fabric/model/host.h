@@ -4,6 +4,7 @@
 #include "packet-receiver.h"
 #include "port.h"
 
+#include "ns3/mcsim/counter-table.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -49,16 +50,24 @@ class Host : public Object, public PacketReceiver
     uint32_t GetId() const;
     Ptr<Port> GetPort() const;
 
+    /** The fields of Host::Counters, in order: X(member, initial, python_name). */
+#define MCSIM_HOST_COUNTERS(X)                                                                     \
+    /* packets received */                                                                         \
+    X(rxPackets, 0, "rx_packets")                                                                  \
+    /* packet bytes received (FabricHeader included) */                                            \
+    X(rxBytes, 0, "rx_bytes")                                                                      \
+    /* last bit of the first packet (NEVER_PS: none) */                                            \
+    X(firstArrivalPs, NEVER_PS, "first_arrival_ps")                                                \
+    /* last bit of the last packet (NEVER_PS: none) */                                             \
+    X(lastArrivalPs, NEVER_PS, "last_arrival_ps")
+
     /** @brief Receive counters, read in bulk after the run. */
     struct Counters
     {
-        uint64_t rxPackets = 0;      //!< packets received
-        uint64_t rxBytes = 0;        //!< packet bytes received (FabricHeader included)
-        uint64_t firstArrivalPs = 0; //!< last bit of the first packet
-        uint64_t lastArrivalPs = 0;  //!< last bit of the last packet
+        MCSIM_COUNTERS(MCSIM_HOST_COUNTERS)
     };
 
-    static constexpr uint32_t NUM_COUNTERS = 4; //!< fields of Counters, in order
+    static constexpr uint32_t NUM_COUNTERS = Counters::COUNT; //!< fields of Counters, in order
 
     const Counters& GetCounters() const;
 

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "port.h"
 
-#include "line-time.h"
-#include "reusable-event.h"
-
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/mcsim/line-time.h"
+#include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 

@@ -7,11 +7,13 @@
 #include "owned-packet.h"
 #include "packet-receiver.h"
 #include "port-queue.h"
-#include "reusable-event.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
+#include "ns3/mcsim/counter-table.h"
+#include "ns3/mcsim/fifo.h"
+#include "ns3/mcsim/reusable-event.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
@@ -135,23 +137,38 @@ class Port : public Object
      */
     uint64_t GetCreditsHeld() const;
 
+    /** The fields of Port::Counters, in order: X(member, initial, python_name). */
+#define MCSIM_PORT_COUNTERS(X)                                                                     \
+    /* packets sent */                                                                             \
+    X(txPackets, 0, "tx_packets")                                                                  \
+    /* packet bytes sent (HeaderBytes excluded) */                                                 \
+    X(txBytes, 0, "tx_bytes")                                                                      \
+    /* bytes on the wire */                                                                        \
+    X(txWireBytes, 0, "tx_wire_bytes")                                                             \
+    /* tail drops (LOSSY) */                                                                       \
+    X(dropPackets, 0, "drop_packets")                                                              \
+    /* bytes tail-dropped */                                                                       \
+    X(dropBytes, 0, "drop_bytes")                                                                  \
+    /* most wire bytes queued (committed not departed + waiting) */                                \
+    X(maxQueueBytes, 0, "max_queue_bytes")                                                         \
+    /* total serialization time */                                                                 \
+    X(busyPs, 0, "busy_ps")                                                                        \
+    /* packets held back by missing credits (LOSSLESS) */                                          \
+    X(creditStalls, 0, "credit_stalls")                                                            \
+    /* lost on the wire at random (LossProbability) */                                             \
+    X(lossPackets, 0, "loss_packets")                                                              \
+    /* lost on the wire because chosen (SetChosenDrops) */                                         \
+    X(chosenDrops, 0, "chosen_drops")                                                              \
+    /* lost on the wire because they arrived while it was down */                                  \
+    X(linkDownDrops, 0, "link_down_drops")
+
     /** @brief Counters of one port, read in bulk after the run. */
     struct Counters
     {
-        uint64_t txPackets = 0;     //!< packets sent
-        uint64_t txBytes = 0;       //!< packet bytes sent (HeaderBytes excluded)
-        uint64_t txWireBytes = 0;   //!< bytes on the wire
-        uint64_t dropPackets = 0;   //!< tail drops (LOSSY)
-        uint64_t dropBytes = 0;     //!< bytes tail-dropped
-        uint64_t maxQueueBytes = 0; //!< most wire bytes queued (committed not departed + waiting)
-        uint64_t busyPs = 0;        //!< total serialization time
-        uint64_t creditStalls = 0;  //!< packets held back by missing credits (LOSSLESS)
-        uint64_t lossPackets = 0;   //!< lost on the wire at random (LossProbability)
-        uint64_t chosenDrops = 0;   //!< lost on the wire because chosen (SetChosenDrops)
-        uint64_t linkDownDrops = 0; //!< lost on the wire because they arrived while it was down
+        MCSIM_COUNTERS(MCSIM_PORT_COUNTERS)
     };
 
-    static constexpr uint32_t NUM_COUNTERS = 11; //!< fields of Counters, in order
+    static constexpr uint32_t NUM_COUNTERS = Counters::COUNT; //!< fields of Counters, in order
 
     const Counters& GetCounters() const;
 

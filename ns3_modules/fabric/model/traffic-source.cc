@@ -2,8 +2,8 @@
 #include "traffic-source.h"
 
 #include "fabric-header.h"
-#include "reusable-event.h"
 
+#include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 

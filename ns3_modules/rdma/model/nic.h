@@ -7,6 +7,7 @@
 #include "wire-format.h"
 
 #include "ns3/event-impl.h"
+#include "ns3/mcsim/counter-table.h"
 #include "ns3/mcsim/host.h"
 #include "ns3/mcsim/packet-receiver.h"
 #include "ns3/mcsim/port.h"
@@ -90,20 +91,32 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     WireFormat GetWireFormat() const;
     Ptr<CompletionProcessor> GetProcessor() const;
 
+    /** The fields of Nic::Counters, in order: X(member, initial, python_name). */
+#define MCSIM_NIC_COUNTERS(X)                                                                      \
+    /* packets sent */                                                                             \
+    X(txPackets, 0, "tx_packets")                                                                  \
+    /* payload bytes sent */                                                                       \
+    X(txPayload, 0, "tx_payload")                                                                  \
+    /* packets received */                                                                         \
+    X(rxPackets, 0, "rx_packets")                                                                  \
+    /* payload bytes received */                                                                   \
+    X(rxPayload, 0, "rx_payload")                                                                  \
+    /* packets for no QP here (dropped) */                                                         \
+    X(unknownQp, 0, "unknown_qp")                                                                  \
+    /* RC packets its QPs sent again (go-back-N) */                                                \
+    X(retransmits, 0, "retransmits")                                                               \
+    /* RC local ACK timeouts of its QPs */                                                         \
+    X(rcTimeouts, 0, "rc_timeouts")                                                                \
+    /* RC QPs of its that went to the error state (retries exhausted) */                           \
+    X(rcErrors, 0, "rc_errors")
+
     /** @brief NIC counters, read in bulk after the run. */
     struct Counters
     {
-        uint64_t txPackets = 0;   //!< packets sent
-        uint64_t txPayload = 0;   //!< payload bytes sent
-        uint64_t rxPackets = 0;   //!< packets received
-        uint64_t rxPayload = 0;   //!< payload bytes received
-        uint64_t unknownQp = 0;   //!< packets for no QP here (dropped)
-        uint64_t retransmits = 0; //!< RC packets its QPs sent again (go-back-N)
-        uint64_t rcTimeouts = 0;  //!< RC local ACK timeouts of its QPs
-        uint64_t rcErrors = 0; //!< RC QPs of its that went to the error state (retries exhausted)
+        MCSIM_COUNTERS(MCSIM_NIC_COUNTERS)
     };
 
-    static constexpr uint32_t NUM_COUNTERS = 8;
+    static constexpr uint32_t NUM_COUNTERS = Counters::COUNT;
     const Counters& GetCounters() const;
     /** An RC QP of this NIC retransmitted a packet / timed out / went to the error state. */
     void CountRetransmit();

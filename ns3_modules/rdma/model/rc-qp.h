@@ -5,6 +5,7 @@
 #include "rc-responder.h"
 
 #include "ns3/event-id.h"
+#include "ns3/mcsim/counter-table.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -75,26 +76,44 @@ class RcQp : public QueuePair
     void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) override;
     void OnProcessed(const Completion& c) override;
 
+    /** The fields of RcQp::Counters, in order: X(member, initial, python_name). */
+#define MCSIM_RC_QP_COUNTERS(X)                                                                    \
+    /* packets sent (data, requests, responses, ACKs) */                                           \
+    X(txPackets, 0, "tx_packets")                                                                  \
+    /* payload bytes sent */                                                                       \
+    X(txPayload, 0, "tx_payload")                                                                  \
+    /* requester packets sent again (go-back-N) */                                                 \
+    X(retransmits, 0, "retransmits")                                                               \
+    /* sequence-error NAKs received (explicit ones) */                                             \
+    X(naksReceived, 0, "naks_received")                                                            \
+    /* receiver-not-ready NAKs received */                                                         \
+    X(rnrNaksReceived, 0, "rnr_naks_received")                                                     \
+    /* retransmission timeouts */                                                                  \
+    X(timeouts, 0, "timeouts")                                                                     \
+    /* ACKs sent (NAKs included) */                                                                \
+    X(acksSent, 0, "acks_sent")                                                                    \
+    /* NAKs sent */                                                                                \
+    X(naksSent, 0, "naks_sent")                                                                    \
+    /* payload bytes accepted in order (responder + READ data) */                                  \
+    X(rxPayload, 0, "rx_payload")                                                                  \
+    /* packets received twice (dropped, re-ACKed) */                                               \
+    X(duplicates, 0, "duplicates")                                                                 \
+    /* packets received ahead of the expected PSN (dropped) */                                     \
+    X(outOfSequence, 0, "out_of_sequence")                                                         \
+    /* implied NAKs: a READ missed responses and was re-issued */                                  \
+    X(readGaps, 0, "read_gaps")                                                                    \
+    /* send work requests completed */                                                             \
+    X(completed, 0, "completed")                                                                   \
+    /* retries exhausted: the QP went to the error state */                                        \
+    X(errors, 0, "errors")
+
     /** @brief Per-QP counters, read in bulk after the run. */
     struct Counters
     {
-        uint64_t txPackets = 0;       //!< packets sent (data, requests, responses, ACKs)
-        uint64_t txPayload = 0;       //!< payload bytes sent
-        uint64_t retransmits = 0;     //!< requester packets sent again (go-back-N)
-        uint64_t naksReceived = 0;    //!< sequence-error NAKs received (explicit ones)
-        uint64_t rnrNaksReceived = 0; //!< receiver-not-ready NAKs received
-        uint64_t timeouts = 0;        //!< retransmission timeouts
-        uint64_t acksSent = 0;        //!< ACKs sent (NAKs included)
-        uint64_t naksSent = 0;        //!< NAKs sent
-        uint64_t rxPayload = 0;       //!< payload bytes accepted in order (responder + READ data)
-        uint64_t duplicates = 0;      //!< packets received twice (dropped, re-ACKed)
-        uint64_t outOfSequence = 0;   //!< packets received ahead of the expected PSN (dropped)
-        uint64_t readGaps = 0;        //!< implied NAKs: a READ missed responses and was re-issued
-        uint64_t completed = 0;       //!< send work requests completed
-        uint64_t errors = 0;          //!< retries exhausted: the QP went to the error state
+        MCSIM_COUNTERS(MCSIM_RC_QP_COUNTERS)
     };
 
-    static constexpr uint32_t NUM_COUNTERS = 14;
+    static constexpr uint32_t NUM_COUNTERS = Counters::COUNT;
     const Counters& GetCounters() const;
 
   protected:

@@ -13,6 +13,14 @@ namespace mcsim
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaStack);
 
+namespace
+{
+const CounterTable g_nicTable("nic",
+                              CounterTable::Columns({},
+                                                    Nic::Counters::NAMES,
+                                                    {"completions", "cpu_busy_ps"}));
+} // namespace
+
 TypeId
 RdmaStack::GetTypeId()
 {
@@ -119,18 +127,9 @@ RdmaStack::GetHostCounters(uint64_t* out, std::size_t n) const
     CheckOutputSize("RdmaStack::GetHostCounters", n, m_nics.size() * row);
     for (std::size_t h = 0; h < m_nics.size(); ++h)
     {
-        const Nic::Counters& c = m_nics[h]->GetCounters();
-        const uint64_t fields[Nic::NUM_COUNTERS] = {c.txPackets,
-                                                    c.txPayload,
-                                                    c.rxPackets,
-                                                    c.rxPayload,
-                                                    c.unknownQp,
-                                                    c.retransmits,
-                                                    c.rcTimeouts,
-                                                    c.rcErrors};
-        std::copy(fields, fields + Nic::NUM_COUNTERS, out + row * h);
-        out[row * h + Nic::NUM_COUNTERS] = m_nics[h]->GetProcessor()->GetProcessed();
-        out[row * h + Nic::NUM_COUNTERS + 1] = m_nics[h]->GetProcessor()->GetBusyPs();
+        uint64_t* next = m_nics[h]->GetCounters().CopyTo(out + row * h);
+        next[0] = m_nics[h]->GetProcessor()->GetProcessed(); // "completions"
+        next[1] = m_nics[h]->GetProcessor()->GetBusyPs();    // "cpu_busy_ps"
     }
 }
 

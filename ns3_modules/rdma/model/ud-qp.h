@@ -3,6 +3,8 @@
 
 #include "queue-pair.h"
 
+#include "ns3/mcsim/counter-table.h"
+
 #include <cstdint>
 #include <deque>
 
@@ -50,19 +52,30 @@ class UdQp : public QueuePair
 
     uint32_t GetPostedRecvs() const; //!< receive buffers posted now
 
+    /** The fields of UdQp::Counters, in order: X(member, initial, python_name). */
+#define MCSIM_UD_QP_COUNTERS(X)                                                                    \
+    /* datagrams sent */                                                                           \
+    X(txPackets, 0, "tx_packets")                                                                  \
+    /* payload bytes sent */                                                                       \
+    X(txPayload, 0, "tx_payload")                                                                  \
+    /* datagrams taken into a posted buffer */                                                     \
+    X(rxPackets, 0, "rx_packets")                                                                  \
+    /* their payload bytes */                                                                      \
+    X(rxPayload, 0, "rx_payload")                                                                  \
+    /* datagrams dropped: no receive buffer posted */                                              \
+    X(overruns, 0, "overruns")                                                                     \
+    /* receive completions processed (buffer re-posted) */                                         \
+    X(processed, 0, "processed")                                                                   \
+    /* fewest buffers ever posted (starts at RqDepth) */                                           \
+    X(minPosted, 0, "min_posted")
+
     /** @brief Per-QP counters, read in bulk after the run. */
     struct Counters
     {
-        uint64_t txPackets = 0; //!< datagrams sent
-        uint64_t txPayload = 0; //!< payload bytes sent
-        uint64_t rxPackets = 0; //!< datagrams taken into a posted buffer
-        uint64_t rxPayload = 0; //!< their payload bytes
-        uint64_t overruns = 0;  //!< datagrams dropped: no receive buffer posted
-        uint64_t processed = 0; //!< receive completions processed (buffer re-posted)
-        uint64_t minPosted = 0; //!< fewest buffers ever posted (starts at RqDepth)
+        MCSIM_COUNTERS(MCSIM_UD_QP_COUNTERS)
     };
 
-    static constexpr uint32_t NUM_COUNTERS = 7;
+    static constexpr uint32_t NUM_COUNTERS = Counters::COUNT;
     const Counters& GetCounters() const;
 
   private:

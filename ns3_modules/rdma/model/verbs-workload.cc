@@ -92,7 +92,7 @@ VerbsWorkload::AddRcOps(const uint32_t* verb,
         {
             resp->PostRecv(1);
         }
-        m_ops.push_back({verb[i], src[i], dst[i], bytes[i], req, resp, 0, 0});
+        m_ops.push_back({verb[i], src[i], dst[i], bytes[i], req, resp, NEVER_PS, NEVER_PS});
         Simulator::Schedule(PicoSeconds(startPs[i]), &VerbsWorkload::StartRcOp, this, op);
     }
 }
@@ -239,14 +239,9 @@ VerbsWorkload::GetNUdQps() const
 
 namespace
 {
-template <typename C>
-void
-CopyCounters(const C& c, uint64_t* out)
-{
-    static_assert(sizeof(C) % sizeof(uint64_t) == 0, "counters are uint64_t fields");
-    const auto* fields = reinterpret_cast<const uint64_t*>(&c);
-    std::copy(fields, fields + sizeof(C) / sizeof(uint64_t), out);
-}
+const CounterTable g_rcQpTable("rc_qp", CounterTable::Columns({}, RcQp::Counters::NAMES));
+const CounterTable g_udQpTable("ud_qp",
+                               CounterTable::Columns({"host", "group"}, UdQp::Counters::NAMES));
 } // namespace
 
 void
@@ -269,8 +264,8 @@ VerbsWorkload::GetRcQpCounters(uint64_t* out, std::size_t n) const
     CheckOutputSize("VerbsWorkload::GetRcQpCounters", n, m_ops.size() * 2 * RcQp::NUM_COUNTERS);
     for (std::size_t i = 0; i < m_ops.size(); ++i)
     {
-        CopyCounters(m_ops[i].requester->GetCounters(), out + (2 * i) * RcQp::NUM_COUNTERS);
-        CopyCounters(m_ops[i].responder->GetCounters(), out + (2 * i + 1) * RcQp::NUM_COUNTERS);
+        m_ops[i].requester->GetCounters().CopyTo(out + (2 * i) * RcQp::NUM_COUNTERS);
+        m_ops[i].responder->GetCounters().CopyTo(out + (2 * i + 1) * RcQp::NUM_COUNTERS);
     }
 }
 
@@ -289,7 +284,7 @@ VerbsWorkload::GetUdQpCounters(uint64_t* out, std::size_t n) const
         {
             c.minPosted = m_udQps[i].qp->GetPostedRecvs();
         }
-        CopyCounters(c, out + row * i + 2);
+        c.CopyTo(out + row * i + 2);
     }
 }
 

@@ -75,8 +75,8 @@ class VerbsWorkload : public Object, public QpOwner
 
     uint32_t GetNRcOps() const;
     uint32_t GetNUdQps() const;
-    /** out[op * 4 + k]: requester done ps, responder done ps (0 if none), requester QP, responder
-     * QP. */
+    /** out[op * 4 + k]: requester done ps, responder done ps (NEVER_PS if none), requester QP,
+     * responder QP. */
     void GetRcOpTimes(uint64_t* out, std::size_t n) const;
     /** out[op * 2 * RcQp::NUM_COUNTERS + side * NUM + k]: side 0 requester, 1 responder. */
     void GetRcQpCounters(uint64_t* out, std::size_t n) const;
@@ -95,8 +95,8 @@ class VerbsWorkload : public Object, public QpOwner
         uint64_t bytes;
         Ptr<RcQp> requester;
         Ptr<RcQp> responder;
-        uint64_t donePs;
-        uint64_t responderDonePs;
+        uint64_t donePs;          //!< NEVER_PS until the work request completes
+        uint64_t responderDonePs; //!< NEVER_PS: no receive completion (WRITE, READ) or not yet
     };
 
     struct UdReceiver

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// ns-3 test suite "mcsim-collectives": closed-form checks of the collective ranks. Run from
+// Python with mcsim.runtime.run_cxx_test_suite("mcsim-collectives") (tests/test_collectives.py).
+
+#include "ns3/mcsim/collective-rank.h"
+#include "ns3/mcsim/collective-team.h"
+#include "ns3/mcsim/fabric.h"
+#include "ns3/mcsim/nic.h"
+#include "ns3/mcsim/rdma-stack.h"
+#include "ns3/object-factory.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+namespace
+{
+
+/**
+ * A ring Allgather of P ranks on a star (P hosts, one switch, 100 Gbit/s): every rank receives
+ * the P - 1 other shards, (P - 1) * shard bytes, no sooner than their serialisation time and
+ * within 2 % of it.
+ */
+class RingAllgatherTestCase : public TestCase
+{
+  public:
+    RingAllgatherTestCase()
+        : TestCase("Ring Allgather: each rank receives (P - 1) * shard bytes, in whole chunks")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t nHosts = 4;
+        const uint64_t shard = 256 * 1024, chunk = 64 * 1024;
+        Ptr<Fabric> fabric = CreateObject<Fabric>();
+        fabric->SetAttribute("HeaderBytes", UintegerValue(0)); // the NIC sends the real headers
+        const uint32_t switchPorts[1] = {nHosts};
+        std::vector<uint32_t> links;
+        for (uint32_t h = 0; h < nHosts; ++h)
+        {
+            links.insert(links.end(), {h, 0, nHosts, h});
+        }
+        const std::vector<uint64_t> rate(nHosts, 100000000000ULL);
+        const std::vector<uint32_t> encoding(2 * nHosts, 1);
+        const std::vector<int64_t> delay(nHosts, 100000);
+        fabric->Build(nHosts,
+                      switchPorts,
+                      1,
+                      links.data(),
+                      rate.data(),
+                      encoding.data(),
+                      delay.data(),
+                      nHosts);
+        std::vector<uint32_t> offsets(nHosts + 1), ports(nHosts);
+        for (uint32_t h = 0; h < nHosts; ++h)
+        {
+            offsets[h + 1] = h + 1;
+            ports[h] = h;
+        }
+        fabric->SetUnicastTable(nHosts, offsets.data(), offsets.size(), ports.data(), ports.size());
+        Ptr<RdmaStack> stack = CreateObject<RdmaStack>();
+        stack->Setup(fabric,
+                     ObjectFactory("ns3::mcsim::Nic"),
+                     ObjectFactory("ns3::mcsim::HostCpu"),
+                     ObjectFactory("ns3::mcsim::RcQp"),
+                     ObjectFactory("ns3::mcsim::UdQp"),
+                     shard * nHosts);
+        ObjectFactory ring("ns3::mcsim::RingAllgather");
+        ring.Set("ChunkBytes", UintegerValue(chunk));
+        Ptr<CollectiveTeam> team = CreateObject<CollectiveTeam>();
+        const uint32_t hosts[nHosts] = {0, 1, 2, 3};
+        team->Setup(stack, ring, hosts, nHosts, shard, 0);
+        team->Start(Seconds(0));
+        Simulator::Run();
+
+        std::vector<uint64_t> stats(nHosts * CollectiveRank::NUM_STATS);
+        team->GetStats(stats.data(), stats.size());
+        const uint32_t nicRow = Nic::NUM_COUNTERS + 2; // + completions, cpu busy ps
+        std::vector<uint64_t> nics(nHosts * nicRow);
+        stack->GetHostCounters(nics.data(), nics.size());
+        const uint32_t finish = CounterTable::IndexOf(CollectiveRank::Stats::NAMES, "finish_ps");
+        const uint32_t chunks =
+            CounterTable::IndexOf(CollectiveRank::Stats::NAMES, "chunks_received");
+        const uint32_t rxPayload = CounterTable::IndexOf(Nic::Counters::NAMES, "rx_payload");
+        // (P - 1) * shard bytes at 100 Gbit/s (80 ps per byte) is the least receive time
+        const uint64_t boundPs = (nHosts - 1) * shard * 80;
+        for (uint32_t r = 0; r < nHosts; ++r)
+        {
+            const uint64_t* s = stats.data() + r * CollectiveRank::NUM_STATS;
+            NS_TEST_ASSERT_MSG_EQ(nics[r * nicRow + rxPayload],
+                                  (nHosts - 1) * shard,
+                                  "rank " << r << " receives (P - 1) * shard bytes");
+            NS_TEST_ASSERT_MSG_EQ(s[chunks],
+                                  (nHosts - 1) * shard / chunk,
+                                  "rank " << r << " receives every other rank's chunks once");
+            NS_TEST_ASSERT_MSG_NE(s[finish], CollectiveRank::NEVER, "rank " << r << " finishes");
+            NS_TEST_ASSERT_MSG_GT_OR_EQ(s[finish], boundPs, "no faster than the line");
+            // headers (26 B per 4 KiB packet: 0.6 %) and the path latency: within 2 %
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(s[finish], boundPs * 102 / 100, "near the line");
+        }
+        Simulator::Destroy();
+        team->Dispose();
+        stack->Dispose();
+        fabric->Dispose();
+    }
+};
+
+class CollectivesTestSuite : public TestSuite
+{
+  public:
+    CollectivesTestSuite()
+        : TestSuite("mcsim-collectives", Type::UNIT)
+    {
+        AddTestCase(new RingAllgatherTestCase, Duration::QUICK);
+    }
+};
+
+CollectivesTestSuite g_collectivesTestSuite; //!< registers the suite with ns-3's test runner
+
+} // namespace
+} // namespace mcsim
+} // namespace ns3

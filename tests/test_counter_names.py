@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The counter contract: C++ names every counter column (X-macro lists), Python reads the names."""
+
+import re
+
+import pytest
+
+from mcsim import runtime, topology
+from mcsim.errors import McsimError
+from mcsim.fabric import Flow, simulate
+from mcsim.link import two_hosts
+from mcsim.physics import Link
+from mcsim.rdma import RcOp, UdStream, run_verbs
+from mcsim.result import DROP_CAUSES
+
+TABLES = ("port", "host", "source", "rc_qp", "ud_qp", "nic", "rank", "dpa_thread")
+LINK = Link(rate_bps=100 * 10**9, delay_ps=100_000)
+
+
+def test_every_reader_registers_its_table():
+    ns = runtime.load()
+    assert sorted(str(t) for t in ns.mcsim.CounterTable.GetTables()) == sorted(TABLES)
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_names_are_unique_snake_case(table):
+    names = runtime.counter_names(table)
+    assert names and len(set(names)) == len(names)
+    assert all(re.fullmatch(r"[a-z][a-z0-9_]*", n) for n in names), names
+
+
+@pytest.mark.parametrize(
+    ("table", "struct"),
+    [("port", "Port"), ("host", "Host"), ("rc_qp", "RcQp"), ("nic", "Nic")],
+)
+def test_a_struct_table_has_one_column_per_field(table, struct):
+    ns = runtime.load()
+    count = int(getattr(ns.mcsim, struct).NUM_COUNTERS)
+    extra = {"nic": 2}.get(table, 0)  # the NIC's row adds its processor's completions and busy time
+    assert len(runtime.counter_names(table)) == count + extra
+
+
+def test_unknown_table_is_one_line():
+    with pytest.raises(McsimError, match=r"^CounterTable: no table nope; known: dpa_thread, host, ") as info:
+        runtime.counter_names("nope")
+    assert "\n" not in str(info.value)
+
+
+def test_drop_causes_name_port_counters():
+    assert set(DROP_CAUSES.values()) <= set(runtime.counter_names("port"))
+
+
+def test_results_carry_the_cxx_names_in_order():
+    g = topology.leaf_spine(1, 0, 2, rate_bps=LINK.rate_bps, delay_ps=LINK.delay_ps)
+    r = simulate(g, [Flow(src=0, dst=1, size_b=8192)])
+    assert tuple(r.ports) == runtime.counter_names("port")
+    assert tuple(r.hosts) == runtime.counter_names("host")
+    assert tuple(r.sources) == runtime.counter_names("source")
+    v = run_verbs(
+        two_hosts(LINK),
+        rc_ops=[RcOp(verb="write", src=0, dst=1, size_b=8192)],
+        ud_streams=[UdStream(src=0, dst=1, size_b=4096, count=2)],
+    )
+    assert tuple(v.rc_requester) == tuple(v.rc_responder) == runtime.counter_names("rc_qp")
+    assert tuple(v.ud) == runtime.counter_names("ud_qp")
+    assert tuple(v.nic) == runtime.counter_names("nic")
+    assert v.rc_responder["rx_payload"][0] == 8192  # the columns hold what their names say
+    assert v.rc_requester["tx_payload"][0] == 8192
