@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from mcsim import fabric
+from mcsim.arrays import read_columns, u32
+from mcsim.attributes import make_factory
 from mcsim.errors import pick
-from mcsim.rdma import make_factory
 
 RANK_STATS = (
     "finish_ps",  # 2**64 - 1: never
@@ -72,25 +72,25 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
             ns,
             type_name,
             "TeamSpec",
-            ChunkBytes=ns.UintegerValue(spec.chunk_b),
-            Roots=ns.UintegerValue(spec.roots),
-            Batch=ns.UintegerValue(spec.batch),
-            DataTimeout=ns.TimeValue(ns.PicoSeconds(spec.data_timeout_ps)),
-            BroadcastRoot=ns.IntegerValue(spec.root if spec.collective == "broadcast" else -1),
-            Endpoints=ns.UintegerValue(spec.endpoints),
+            ChunkBytes=spec.chunk_b,
+            Roots=spec.roots,
+            Batch=spec.batch,
+            DataTimeout=spec.data_timeout_ps,
+            BroadcastRoot=spec.root if spec.collective == "broadcast" else -1,
+            Endpoints=spec.endpoints,
         )
     elif spec.collective == "reduce_scatter":
         factory = make_factory(
             ns,
             type_name,
             "TeamSpec",
-            ChunkBytes=ns.UintegerValue(spec.chunk_b),
-            ReducePerByte=ns.TimeValue(ns.PicoSeconds(spec.reduce_ps_per_byte)),
+            ChunkBytes=spec.chunk_b,
+            ReducePerByte=spec.reduce_ps_per_byte,
         )
     else:
-        factory = make_factory(ns, type_name, "TeamSpec", ChunkBytes=ns.UintegerValue(spec.chunk_b))
+        factory = make_factory(ns, type_name, "TeamSpec", ChunkBytes=spec.chunk_b)
     team = ns.CreateObject[ns.mcsim.CollectiveTeam]()
-    hosts = fabric._u32(spec.hosts)
+    hosts = u32(spec.hosts)
     team.Setup(stack, factory, hosts, len(spec.hosts), spec.bytes_per_rank, spec.group)
     team.Start(ns.PicoSeconds(spec.start_ps))
     return team
@@ -98,8 +98,4 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
 
 def team_stats(team: Any) -> dict[str, np.ndarray]:
     """RANK_STATS of every rank of a team, as numpy arrays (after the run)."""
-    n = int(team.GetNRanks())
-    raw = np.zeros(n * len(RANK_STATS), dtype=np.uint64)
-    team.GetStats(raw, raw.size)
-    table = raw.reshape(n, len(RANK_STATS))
-    return {k: table[:, i].copy() for i, k in enumerate(RANK_STATS)}
+    return read_columns(int(team.GetNRanks()), RANK_STATS, team.GetStats)

@@ -46,15 +46,17 @@ import networkx as nx
 import numpy as np
 
 from mcsim import run_control, runtime
+from mcsim.arrays import read_columns, read_u64
+from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_integer, require_positive
 from mcsim.physics import DEFAULT_DELAY_PS, Link
-from mcsim.rdma import RdmaConfig, UdStream, make_factory, run_verbs
+from mcsim.rdma import RdmaConfig, UdStream, run_verbs
 from mcsim.result import VerbsResult
 from mcsim.units import PS_PER_S
 
 # receive path -> the payload is staged (Completion::staged, RdmaConfig.staging)
 RECEIVE_PATHS = {"zero_copy": False, "staging": True}
-PLACEMENTS = {"spread": "SPREAD", "pack": "PACK"}  # ns3::mcsim::ThreadPlacement
+PLACEMENTS = {"spread": "Spread", "pack": "Pack"}  # -> ns3::mcsim::ThreadPlacement
 # InfiniBand UD datagram with immediate: LRH 8 + BTH 12 + DETH 8 + ImmDt 4 + ICRC 4 + VCRC 2; a
 # multicast one also carries a GRH 40
 UD_HEADER_B = 38
@@ -113,18 +115,16 @@ class DpaConfig:
             ns,
             "ns3::mcsim::Dpa",
             "DpaConfig",
-            Cores=ns.UintegerValue(self.cores),
-            ThreadsPerCore=ns.UintegerValue(self.threads_per_core),
-            Threads=ns.UintegerValue(self.threads),
-            Placement=ns.EnumValue[ns.mcsim.ThreadPlacement](
-                getattr(ns.mcsim.ThreadPlacement, PLACEMENTS[self.placement])
-            ),
-            ClockHz=ns.UintegerValue(self.clock_hz),
-            ZeroCopyCycles=ns.UintegerValue(self.zero_copy_cycles),
-            StagingCycles=ns.UintegerValue(self.staging_cycles),
-            IssueShare=ns.DoubleValue(float(self.issue_share)),
-            CoreContention=ns.DoubleValue(float(self.core_contention)),
-            LoopbackRate=ns.DataRateValue(ns.DataRate(self.loopback_bps)),
+            Cores=self.cores,
+            ThreadsPerCore=self.threads_per_core,
+            Threads=self.threads,
+            Placement=PLACEMENTS[self.placement],
+            ClockHz=self.clock_hz,
+            ZeroCopyCycles=self.zero_copy_cycles,
+            StagingCycles=self.staging_cycles,
+            IssueShare=self.issue_share,
+            CoreContention=self.core_contention,
+            LoopbackRate=self.loopback_bps,
         )
 
     def core_of(self, thread: int) -> int:
@@ -359,16 +359,13 @@ def saturate(
         src.Setup(processor.factory(ns))
         src.Start(completions, endpoints, chunk_b, staged, ns.PicoSeconds(0))
         run_control.run(ns)
-        done = np.zeros(int(src.GetProcessed()), dtype=np.uint64)
-        src.GetProcessedPs(done, done.size)
+        done = read_u64(int(src.GetProcessed()), src.GetProcessedPs)
         proc = src.GetProcessor()
         busy_ps = int(proc.GetBusyPs())
         threads = None
         if isinstance(processor, DpaConfig):
-            raw = np.zeros(processor.threads * len(THREAD_COUNTERS), dtype=np.uint64)
-            ns.DynamicCast[ns.mcsim.Dpa](proc).GetThreadCounters(raw, raw.size)
-            table = raw.reshape(-1, len(THREAD_COUNTERS))
-            threads = {k: table[:, i].copy() for i, k in enumerate(THREAD_COUNTERS)}
+            dpa = ns.DynamicCast[ns.mcsim.Dpa](proc)
+            threads = read_columns(processor.threads, THREAD_COUNTERS, dpa.GetThreadCounters)
     finally:
         runtime.dispose(src)
     lo, hi = len(done) // 4, 3 * len(done) // 4

@@ -15,13 +15,14 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-import numpy.typing as npt
 
 from mcsim import routing, run_control, runtime, subnet_manager
+from mcsim.arrays import i64, read_columns, u32, u64
+from mcsim.attributes import set_attributes
 from mcsim.errors import McsimError, is_integer, pick, require_positive
 from mcsim.result import FabricResult
 
-FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}
+FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}  # -> ns3::mcsim::FlowControl
 GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
 FABRIC_HEADER_BYTES = 16  # FabricHeader::SERIALIZED_BYTES (checked against C++ at run time)
 DEFAULT_BUFFER_BYTES = 256 * 1024
@@ -230,13 +231,6 @@ def destination(dst: int | None, group: int | None) -> int:
     return dst
 
 
-def _u32(values: npt.ArrayLike) -> np.ndarray:
-    """A C-contiguous uint32 array for a ``const uint32_t*``; never empty (cppyy cannot pass an
-    empty buffer), the count goes alongside it."""
-    arr = np.ascontiguousarray(values, dtype=np.uint32)
-    return arr if arr.size else np.zeros(1, dtype=np.uint32)
-
-
 def _check_flows(g: nx.Graph, flows: Sequence[Flow], n_groups: int, config: FabricConfig) -> None:
     n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
     if not flows:
@@ -290,12 +284,12 @@ class BuiltFabric:
     def add_flows(self, flows: Sequence[Flow]) -> None:
         """Add raw traffic sources (checked by simulate())."""
         self.cxx.AddSources(
-            _u32([f.src for f in flows]),
-            _u32([f.destination for f in flows]),
-            np.ascontiguousarray([f.size_b for f in flows], dtype=np.uint64),
-            _u32([f.mtu_b for f in flows]),
-            _u32([f.flow_id for f in flows]),
-            np.ascontiguousarray([f.start_ps for f in flows], dtype=np.int64),
+            u32([f.src for f in flows]),
+            u32([f.destination for f in flows]),
+            u64([f.size_b for f in flows]),
+            u32([f.mtu_b for f in flows]),
+            u32([f.flow_id for f in flows]),
+            i64([f.start_ps for f in flows]),
             len(flows),
         )
         self.n_flows += len(flows)
@@ -315,18 +309,12 @@ class BuiltFabric:
 
     def _host_counters(self) -> dict[str, np.ndarray]:
         """HOST_COUNTERS of every host, read in bulk (during or after the run)."""
-        raw = np.zeros(self.n_hosts * len(HOST_COUNTERS), dtype=np.uint64)
-        self.cxx.GetHostCounters(raw, raw.size)
-        return _columns(raw, HOST_COUNTERS)
+        return read_columns(self.n_hosts, HOST_COUNTERS, self.cxx.GetHostCounters)
 
     def collect(self) -> FabricResult:
         """Read every fabric counter (call after run(), inside the with block)."""
         fabric = self.cxx
         n_ports = int(fabric.GetNPorts())
-        port_raw = np.zeros(n_ports * len(PORT_COUNTERS), dtype=np.uint64)
-        fabric.GetPortCounters(port_raw, port_raw.size)
-        src_raw = np.zeros(max(1, self.n_flows * len(SOURCE_COUNTERS)), dtype=np.uint64)
-        fabric.GetSourceCounters(src_raw, self.n_flows * len(SOURCE_COUNTERS))
         nodes = sorted(self.graph.nodes)
         counts = [len(self.ports[n]) for n in nodes]
         port_node = np.repeat(np.arange(len(nodes), dtype=np.uint32), counts)
@@ -340,9 +328,9 @@ class BuiltFabric:
             port_node=port_node,
             port_num=port_num,
             port_peer=port_peer,
-            ports=_columns(port_raw, PORT_COUNTERS),
+            ports=read_columns(n_ports, PORT_COUNTERS, fabric.GetPortCounters),
             hosts=self._host_counters(),
-            sources=_columns(src_raw[: self.n_flows * len(SOURCE_COUNTERS)], SOURCE_COUNTERS),
+            sources=read_columns(self.n_flows, SOURCE_COUNTERS, fabric.GetSourceCounters),
             unroutable_packets=int(fabric.GetUnroutablePackets()),
             end_ps=int(self.ns.Simulator.Now().GetPicoSeconds()),
             trees=self.trees,
@@ -392,22 +380,21 @@ def build(
     if int(ns.mcsim.FabricHeader.SERIALIZED_BYTES) != FABRIC_HEADER_BYTES:
         raise AssertionError("FABRIC_HEADER_BYTES differs from the C++ FabricHeader")
     fabric = ns.CreateObject[ns.mcsim.Fabric]()
-    runtime.set_attributes(
+    set_attributes(
         fabric,
-        "Fabric",
-        FlowControl=ns.EnumValue[ns.mcsim.FlowControl](
-            ns.mcsim.FlowControl.LOSSLESS if config.flow_control == "lossless" else ns.mcsim.FlowControl.LOSSY
-        ),
-        SwitchBufferBytes=ns.UintegerValue(config.switch_buffer_b),
-        HostBufferBytes=ns.UintegerValue(config.host_buffer_b),
-        HeaderBytes=ns.UintegerValue(config.header_bytes),
-        SwitchLatency=ns.TimeValue(ns.PicoSeconds(config.switch_latency_ps)),
-        EcmpSeed=ns.UintegerValue(config.ecmp_seed),
-        Seed=ns.UintegerValue(config.seed),
+        ns,
+        "FabricConfig",
+        FlowControl=FLOW_CONTROLS[config.flow_control],
+        SwitchBufferBytes=config.switch_buffer_b,
+        HostBufferBytes=config.host_buffer_b,
+        HeaderBytes=config.header_bytes,
+        SwitchLatency=config.switch_latency_ps,
+        EcmpSeed=config.ecmp_seed,
+        Seed=config.seed,
     )
     nodes = sorted(g.nodes)
     n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
-    switch_ports = _u32([len(ports[n]) for n in nodes[n_hosts:]])
+    switch_ports = u32([len(ports[n]) for n in nodes[n_hosts:]])
     links, rates, encodings, delays = [], [], [], []
     for u, v in sorted((min(a, b), max(a, b)) for a, b in g.edges):
         e = g.edges[u, v]
@@ -420,10 +407,10 @@ def build(
         n_hosts,
         switch_ports,
         len(nodes) - n_hosts,
-        _u32(links),
-        np.ascontiguousarray(rates, dtype=np.uint64),
-        _u32(encodings),
-        np.ascontiguousarray(delays, dtype=np.int64),
+        u32(links),
+        u64(rates),
+        u32(encodings),
+        i64(delays),
         len(links),
     )
     _set_routes(fabric, nodes[n_hosts:], start, None)
@@ -439,7 +426,7 @@ def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes,
     if routes.tables is not None:
         for sw in switches:
             offsets, candidates = routes.tables.for_switch(sw)
-            args = (_u32(offsets), offsets.size, _u32(candidates), candidates.size)  # sizes: _u32 is never empty
+            args = (u32(offsets), offsets.size, u32(candidates), candidates.size)  # sizes: _u32 is never empty
             if at_ps is None:
                 fabric.SetUnicastTable(sw, *args)
             else:
@@ -449,9 +436,9 @@ def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes,
         for sw in switches if at_ps is not None else sorted(tree_ports):
             own = tree_ports.get(sw, ())
             if at_ps is None:
-                fabric.SetMulticastPorts(gid, sw, _u32(own), len(own))
+                fabric.SetMulticastPorts(gid, sw, u32(own), len(own))
             else:
-                fabric.ScheduleMulticastPorts(at_ps, gid, sw, _u32(own), len(own))
+                fabric.ScheduleMulticastPorts(at_ps, gid, sw, u32(own), len(own))
 
 
 def _set_faults(fabric: Any, ports: routing.PortMap, links: list, config: FabricConfig, faults: Faults) -> None:
@@ -469,14 +456,14 @@ def _set_faults(fabric: Any, ports: routing.PortMap, links: list, config: Fabric
     for node, port, index in faults.drops:
         chosen.setdefault((node, port), []).append(index)
     for (node, port), indexes in sorted(chosen.items()):
-        arr = np.ascontiguousarray(sorted(indexes), dtype=np.uint64)
+        arr = u64(sorted(indexes))
         fabric.SetChosenDrops(node, port, arr, arr.size)
     down: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for u, v, down_ps, up_ps in faults.link_down:
         up = np.iinfo(np.int64).max if up_ps is FOREVER else up_ps
         down.setdefault((min(u, v), max(u, v)), []).append((down_ps, up))
     for (u, v), intervals in sorted(down.items()):
-        rows = np.ascontiguousarray(sorted(intervals), dtype=np.int64).reshape(-1)
+        rows = i64(sorted(intervals)).reshape(-1)
         for port, (nbr, _) in enumerate(ports[u]):
             if nbr == v:  # every parallel link of the edge; SetLinkDown takes both directions
                 fabric.SetLinkDown(u, port, rows, len(intervals))
@@ -511,8 +498,3 @@ def simulate(
         fab.add_flows(flows)
         fab.run()
         return replace(fab.collect(), expected_rx_packets=expected)
-
-
-def _columns(raw: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarray]:
-    table = raw.reshape(-1, len(names))
-    return {name: table[:, i].copy() for i, name in enumerate(names)}

@@ -18,10 +18,12 @@ import networkx as nx
 import numpy as np
 
 from mcsim import fabric, runtime
+from mcsim.arrays import i64, read_columns, read_u64, u32, u64
+from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_positive
 from mcsim.result import VerbsResult
 
-WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
+WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}  # -> ns3::mcsim::WireFormat
 # bytes each packet takes on the wire beyond the IB/RoCE packet: Ethernet preamble + SFD 8 and
 # the inter-frame gap 12; an InfiniBand packet has no such overhead in mcsim's model
 PHYSICAL_OVERHEAD_BYTES = {"infiniband": 0, "rocev2": 20}
@@ -87,8 +89,8 @@ class HostCpuConfig:
             ns,
             "ns3::mcsim::HostCpu",
             "HostCpuConfig",
-            PerCompletionCost=ns.TimeValue(ns.PicoSeconds(self.completion_ps)),
-            MemcpyRate=ns.DataRateValue(ns.DataRate(self.memcpy_bps)),
+            PerCompletionCost=self.completion_ps,
+            MemcpyRate=self.memcpy_bps,
         )
 
 
@@ -123,15 +125,15 @@ class RcConfig:
         """The local ACK timeout (0: none)."""
         return 0 if self.ack_timeout_exp == 0 else ACK_TIMEOUT_UNIT_PS << self.ack_timeout_exp
 
-    def attributes(self, ns: Any) -> dict[str, Any]:
-        """ns3::mcsim::RcQp attribute values."""
+    def attributes(self) -> dict[str, int]:
+        """ns3::mcsim::RcQp attributes as Python values (times in ps), for mcsim.attributes."""
         return {
-            "AckInterval": ns.UintegerValue(self.ack_interval),
-            "LocalAckTimeout": ns.TimeValue(ns.PicoSeconds(self.ack_timeout_ps)),
-            "RetryCount": ns.UintegerValue(RETRY_FOREVER if self.retry_cnt is None else self.retry_cnt),
-            "RnrRetry": ns.UintegerValue(self.rnr_retry),
-            "MaxOutstandingReads": ns.UintegerValue(self.max_outstanding_reads),
-            "RnrDelay": ns.TimeValue(ns.PicoSeconds(RNR_TIMER_PS[self.min_rnr_timer])),
+            "AckInterval": self.ack_interval,
+            "LocalAckTimeout": self.ack_timeout_ps,
+            "RetryCount": RETRY_FOREVER if self.retry_cnt is None else self.retry_cnt,
+            "RnrRetry": self.rnr_retry,
+            "MaxOutstandingReads": self.max_outstanding_reads,
+            "RnrDelay": RNR_TIMER_PS[self.min_rnr_timer],
         }
 
 
@@ -240,20 +242,6 @@ def _check(g: nx.Graph, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], 
             raise McsimError(f"{where}: start_ps={s.start_ps} must be >= 0")
 
 
-def make_factory(ns: Any, type_name: str, where: str, **attrs: Any) -> Any:
-    """An ns-3 ObjectFactory with attributes set by name (values validated by the caller)."""
-    factory = ns.ObjectFactory(type_name)
-    tid = ns.TypeId.LookupByName(type_name)
-    for name, value in attrs.items():
-        info = ns.TypeId.AttributeInformation()
-        if not tid.LookupAttributeByName(name, info):
-            raise AssertionError(f"{type_name} has no attribute {name}")
-        if not info.checker.Check(value):
-            raise McsimError(f"{where}: {name} refused its value")
-        factory.Set(name, value)
-    return factory
-
-
 def run_verbs(
     g: nx.Graph,
     *,
@@ -294,24 +282,24 @@ def run_verbs(
         work = ns.CreateObject[ns.mcsim.VerbsWorkload]()
         work.Setup(stack)
         for gid, members in enumerate(groups):
-            arr = fabric._u32(sorted(members))
+            arr = u32(sorted(members))
             work.AddUdGroup(gid, arr, len(members))
         if rc_ops:
             work.AddRcOps(
-                fabric._u32([RC_VERBS[op.verb] for op in rc_ops]),
-                fabric._u32([op.src for op in rc_ops]),
-                fabric._u32([op.dst for op in rc_ops]),
-                np.ascontiguousarray([op.size_b for op in rc_ops], dtype=np.uint64),
-                np.ascontiguousarray([op.start_ps for op in rc_ops], dtype=np.int64),
+                u32([RC_VERBS[op.verb] for op in rc_ops]),
+                u32([op.src for op in rc_ops]),
+                u32([op.dst for op in rc_ops]),
+                u64([op.size_b for op in rc_ops]),
+                i64([op.start_ps for op in rc_ops]),
                 len(rc_ops),
             )
         if ud_streams:
             work.AddUdStreams(
-                fabric._u32([s.src for s in ud_streams]),
-                fabric._u32([fabric.destination(s.dst, s.group) for s in ud_streams]),
-                fabric._u32([s.count for s in ud_streams]),
-                fabric._u32([s.size_b for s in ud_streams]),
-                np.ascontiguousarray([s.start_ps for s in ud_streams], dtype=np.int64),
+                u32([s.src for s in ud_streams]),
+                u32([fabric.destination(s.dst, s.group) for s in ud_streams]),
+                u32([s.count for s in ud_streams]),
+                u32([s.size_b for s in ud_streams]),
+                i64([s.start_ps for s in ud_streams]),
                 len(ud_streams),
             )
         try:
@@ -322,17 +310,11 @@ def run_verbs(
     return result
 
 
-def _read(n: int, fill: Any) -> np.ndarray:
-    out = np.zeros(max(n, 1), dtype=np.uint64)
-    fill(out, n)
-    return out[:n]
-
-
 def _collect(work: Any, stack: Any, fab: fabric.BuiltFabric, n_ops: int) -> VerbsResult:
-    times = _read(n_ops * 4, work.GetRcOpTimes).reshape(-1, 4)
-    rc = _read(n_ops * 2 * len(RC_COUNTERS), work.GetRcQpCounters).reshape(-1, 2, len(RC_COUNTERS))
+    times = read_u64(n_ops * 4, work.GetRcOpTimes).reshape(-1, 4)
+    rc = read_u64(n_ops * 2 * len(RC_COUNTERS), work.GetRcQpCounters).reshape(-1, 2, len(RC_COUNTERS))
     n_ud = int(work.GetNUdQps())
-    ud = _read(n_ud * (2 + len(UD_COUNTERS)), work.GetUdQpCounters).reshape(-1, 2 + len(UD_COUNTERS))
+    ud = read_u64(n_ud * (2 + len(UD_COUNTERS)), work.GetUdQpCounters).reshape(-1, 2 + len(UD_COUNTERS))
     nic = read_nic_counters(stack, fab.n_hosts)
     return VerbsResult(
         fabric=fab.collect(),
@@ -347,29 +329,17 @@ def _collect(work: Any, stack: Any, fab: fabric.BuiltFabric, n_ops: int) -> Verb
 
 def read_nic_counters(stack: Any, n_hosts: int) -> dict[str, np.ndarray]:
     """NIC_COUNTERS of every host of an RdmaStack, as numpy arrays."""
-    nic = _read(n_hosts * len(NIC_COUNTERS), stack.GetHostCounters).reshape(-1, len(NIC_COUNTERS))
-    return {k: nic[:, i].copy() for i, k in enumerate(NIC_COUNTERS)}
+    return read_columns(n_hosts, NIC_COUNTERS, stack.GetHostCounters)
 
 
 def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:
     """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host."""
     ns = fab.ns
-    fmt = ns.mcsim.WireFormat.INFINIBAND if rdma.wire_format == "infiniband" else ns.mcsim.WireFormat.ROCEV2
     nic = make_factory(
-        ns,
-        "ns3::mcsim::Nic",
-        "RdmaConfig",
-        WireFormat=ns.EnumValue[ns.mcsim.WireFormat](fmt),
-        MtuBytes=ns.UintegerValue(rdma.mtu_b),
+        ns, "ns3::mcsim::Nic", "RdmaConfig", WireFormat=WIRE_FORMATS[rdma.wire_format], MtuBytes=rdma.mtu_b
     )
-    rc = make_factory(ns, "ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes(ns))
-    ud = make_factory(
-        ns,
-        "ns3::mcsim::UdQp",
-        "RdmaConfig",
-        RqDepth=ns.UintegerValue(rdma.rq_depth),
-        Staging=ns.BooleanValue(rdma.staging),
-    )
+    rc = make_factory(ns, "ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes())
+    ud = make_factory(ns, "ns3::mcsim::UdQp", "RdmaConfig", RqDepth=rdma.rq_depth, Staging=rdma.staging)
     stack = ns.CreateObject[ns.mcsim.RdmaStack]()
     stack.Setup(fab.cxx, nic, rdma.processor.factory(ns), rc, ud, rdma.region_b)
     return stack

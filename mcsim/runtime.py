@@ -444,16 +444,6 @@ def run_cxx_test_suite(name: str) -> int:
     return status
 
 
-def set_attributes(obj: Any, where: str, **values: Any) -> None:
-    """Set ns-3 attributes by name (values already wrapped: UintegerValue, TimeValue, ...).
-
-    An unknown name or a value the attribute's checker refuses raises McsimError, never an abort.
-    """
-    for name, value in values.items():
-        if not obj.SetAttributeFailSafe(name, value):
-            raise McsimError(f"{where}: attribute {name} does not exist or refused its value (out of range)")
-
-
 def destroy() -> None:
     """End the current simulation (Simulator::Destroy) so that the process can build another."""
     if _ns is not None:
