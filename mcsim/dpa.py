@@ -50,7 +50,7 @@ from mcsim.arrays import read_columns, read_u64
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_integer, require_positive
 from mcsim.physics import DEFAULT_DELAY_PS, Link
-from mcsim.rdma import RdmaConfig, UdStream, run_verbs
+from mcsim.rdma import CompletionProcessorConfig, RdmaConfig, UdStream, run_verbs
 from mcsim.result import VerbsResult
 from mcsim.units import PS_PER_S
 
@@ -245,7 +245,7 @@ def threads_needed(
     return None
 
 
-def rdma_config(path: str, processor: Any, **rdma: Any) -> RdmaConfig:
+def rdma_config(path: str, processor: CompletionProcessorConfig, **rdma: Any) -> RdmaConfig:
     """RdmaConfig for a receive path: "staging" stages UD payloads, "zero_copy" does not."""
     return RdmaConfig(processor=processor, staging=pick("receive path", path, RECEIVE_PATHS), **rdma)
 
@@ -281,7 +281,7 @@ def receive_stream(
     chunk_b: int,
     *,
     path: str,
-    processor: Any,
+    processor: CompletionProcessorConfig,
     endpoints: int,
     datagrams: int,
     rq_depth: int = 32,
@@ -333,7 +333,7 @@ class SaturationRun:
 
 
 def saturate(
-    processor: Any,
+    processor: CompletionProcessorConfig,
     *,
     path: str = "zero_copy",
     chunk_b: int = 4096,

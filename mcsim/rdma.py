@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import networkx as nx
 import numpy as np
@@ -70,6 +70,18 @@ RNR_TIMER_PS = tuple(
         327.68, 491.52,
     )
 )  # fmt: skip
+
+
+class CompletionProcessorConfig(Protocol):
+    """The settings of a receive-completion processor: what RdmaConfig.processor holds.
+
+    HostCpuConfig (a host CPU thread) and dpa.DpaConfig (a SmartNIC's DPA) implement it; a new
+    processor model needs only a config with this method.
+    """
+
+    def factory(self, ns: Any) -> Any:
+        """The ns-3 ObjectFactory that makes one ns3::mcsim::CompletionProcessor per host."""
+        ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -147,9 +159,8 @@ class RdmaConfig:
     rq_depth: int = 128  # UD receive buffers posted
     staging: bool = True  # UD payloads land in staging buffers and are copied to their place
     region_b: int = 1 << 30  # registered memory per host (WRITE/READ targets)
-    # who processes receive completions: any config with factory(ns) -> ns3 ObjectFactory of a
-    # ns3::mcsim::CompletionProcessor (HostCpuConfig, or a SmartNIC model's config)
-    processor: Any = dataclasses.field(default_factory=HostCpuConfig)
+    # who processes receive completions (HostCpuConfig, dpa.DpaConfig, or a SmartNIC model's config)
+    processor: CompletionProcessorConfig = dataclasses.field(default_factory=HostCpuConfig)
 
     def __post_init__(self) -> None:
         pick("wire format", self.wire_format, WIRE_FORMATS)
