@@ -36,7 +36,7 @@ import networkx as nx
 import numpy as np
 
 from mcsim.errors import McsimError
-from mcsim.topology import host_count, validate
+from mcsim.topology_rules import host_count, validate
 
 PortMap = dict[int, list[tuple[int, int]]]
 TreeLink = tuple[int, int, int, int]  # (u, port_u, v, port_v) with u < v
