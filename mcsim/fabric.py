@@ -16,10 +16,11 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import routing, run_control, runtime, subnet_manager
+from mcsim import run_control, runtime, subnet_manager
 from mcsim.arrays import i64, read_columns, u32, u64
 from mcsim.attributes import set_attributes
 from mcsim.errors import McsimError, is_integer, pick, require_positive
+from mcsim.layout import Layout, layout_of
 from mcsim.result import FabricResult
 
 FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}  # -> ns3::mcsim::FlowControl
@@ -152,9 +153,11 @@ class Faults:
                 "static routes"
             )
 
-    def check(self, g: nx.Graph, ports: routing.PortMap | None = None) -> None:
-        """Raise McsimError for an entry that names an edge or port ``g`` does not have."""
-        ports = ports if ports is not None else routing.port_map(g)
+    def check(self, g: nx.Graph | Layout) -> None:
+        """Raise McsimError for an entry that names an edge or port ``g`` (a topology or its Layout)
+        does not have."""
+        layout = layout_of(g)
+        g, ports = layout.graph, layout.ports
         name = g.graph.get("name", "the topology")
         normal: dict[tuple[int, int], tuple[int, int]] = {}
         for u, v in self.link_loss:
@@ -231,8 +234,8 @@ def destination(dst: int | None, group: int | None) -> int:
     return dst
 
 
-def _check_flows(g: nx.Graph, flows: Sequence[Flow], n_groups: int, config: FabricConfig) -> None:
-    n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
+def _check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: FabricConfig) -> None:
+    n_hosts = layout.hosts
     if not flows:
         raise McsimError("simulate: no flows given")
     for i, f in enumerate(flows):
@@ -265,14 +268,12 @@ class BuiltFabric:
     objects and ends the simulation (Simulator::Destroy), so the next run starts afresh.
     """
 
-    def __init__(self, g: nx.Graph, ns: Any, cxx: Any, ports: dict, links: list, trees: list) -> None:
-        self.graph = g
+    def __init__(self, layout: Layout, ns: Any, cxx: Any, trees: list) -> None:
+        self.layout = layout
         self.ns = ns  # the cppyy ns3 namespace
         self.cxx = cxx  # ns3::mcsim::Fabric
-        self.ports = ports  # routing.port_map(g)
-        self.links = links  # (u, port_u, v, port_v) per physical link
         self.trees = trees  # one routing.MulticastTree per group (as the run starts; None: unreachable)
-        self.n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
+        self.n_hosts = layout.hosts
         self.n_flows = 0
 
     def __enter__(self) -> BuiltFabric:
@@ -315,19 +316,13 @@ class BuiltFabric:
         """Read every fabric counter (call after run(), inside the with block)."""
         fabric = self.cxx
         n_ports = int(fabric.GetNPorts())
-        nodes = sorted(self.graph.nodes)
-        counts = [len(self.ports[n]) for n in nodes]
-        port_node = np.repeat(np.arange(len(nodes), dtype=np.uint32), counts)
-        port_num = np.concatenate([np.arange(c, dtype=np.uint32) for c in counts])
-        base = np.concatenate([[0], np.cumsum(counts)])
-        port_peer = np.zeros(n_ports, dtype=np.uint32)
-        for a, pa, b, pb in self.links:
-            port_peer[base[a] + pa] = base[b] + pb
-            port_peer[base[b] + pb] = base[a] + pa
+        if n_ports != self.layout.n_ports:
+            raise AssertionError(f"the C++ fabric has {n_ports} ports, the Layout {self.layout.n_ports}")
+        port_node, port_num, port_peer = self.layout.port_arrays()
         return FabricResult(
-            port_node=port_node,
-            port_num=port_num,
-            port_peer=port_peer,
+            port_node=port_node.copy(),
+            port_num=port_num.copy(),
+            port_peer=port_peer.copy(),
             ports=read_columns(n_ports, PORT_COUNTERS, fabric.GetPortCounters),
             hosts=self._host_counters(),
             sources=read_columns(self.n_flows, SOURCE_COUNTERS, fabric.GetSourceCounters),
@@ -338,11 +333,10 @@ class BuiltFabric:
 
 
 def build(
-    g: nx.Graph,
+    g: nx.Graph | Layout,
     *,
     groups: Sequence[Sequence[int]] = (),
     config: FabricConfig | None = None,
-    tables: routing.UnicastTables | None = None,
     faults: Faults | None = None,
 ) -> BuiltFabric:
     """Build the C++ fabric of ``g`` with unicast routes and one multicast tree per group.
@@ -350,14 +344,12 @@ def build(
     Parameters
     ----------
     g
-        A topology from :mod:`mcsim.topology` (hosts 0..H-1, then switches).
+        A topology from :mod:`mcsim.topology` (hosts 0..H-1, then switches), or its Layout; its
+        unicast tables are computed once per Layout (mcsim.layout).
     groups
         Multicast groups, each a list of member hosts; group i gets tree i (routing.multicast_tree).
     config
         Fabric-wide settings (flow control, buffers, headers, switch latency, ECMP seed).
-    tables
-        Precomputed routing.unicast_tables(g) (they depend only on g); computed if None. Not used
-        when links are down from time 0 (the subnet manager routes around them).
     faults
         Link faults (random loss per edge, chosen packets, link-down intervals); with
         ``config.loss`` and ``config.seed``. Checked against ``g`` before any C++ object exists.
@@ -370,11 +362,9 @@ def build(
     """
     config = config or FabricConfig()
     faults = faults or Faults()
-    ports = routing.port_map(g)
-    faults.check(g, ports)
-    start, sweeps = subnet_manager.plan(
-        g, ports, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps, healthy_tables=tables
-    )
+    layout = layout_of(g)
+    faults.check(layout)
+    start, sweeps = subnet_manager.plan(layout, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps)
 
     ns = runtime.load()
     if int(ns.mcsim.FabricHeader.SERIALIZED_BYTES) != FABRIC_HEADER_BYTES:
@@ -392,32 +382,23 @@ def build(
         EcmpSeed=config.ecmp_seed,
         Seed=config.seed,
     )
-    nodes = sorted(g.nodes)
-    n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
-    switch_ports = u32([len(ports[n]) for n in nodes[n_hosts:]])
-    links, rates, encodings, delays = [], [], [], []
-    for u, v in sorted((min(a, b), max(a, b)) for a, b in g.edges):
-        e = g.edges[u, v]
-        for k in range(e["parallel"]):
-            links.append((u, ports[u].index((v, k)), v, ports[v].index((u, k))))
-            rates.append(e["rate_bps"])
-            encodings.append((e["encoding_data_bits"], e["encoding_line_bits"]))
-            delays.append(e["delay_ps"])
+    edges = [layout.graph.edges[u, v] for u, _, v, _ in layout.links]  # one per physical link
     fabric.Build(
-        n_hosts,
-        switch_ports,
-        len(nodes) - n_hosts,
-        u32(links),
-        u64(rates),
-        u32(encodings),
-        i64(delays),
-        len(links),
+        layout.hosts,
+        u32([len(layout.ports[n]) for n in layout.switches]),
+        len(layout.switches),
+        u32(layout.links),
+        u64([e["rate_bps"] for e in edges]),
+        u32([(e["encoding_data_bits"], e["encoding_line_bits"]) for e in edges]),
+        i64([e["delay_ps"] for e in edges]),
+        len(layout.links),
     )
-    _set_routes(fabric, nodes[n_hosts:], start, None)
+    switches = list(layout.switches)
+    _set_routes(fabric, switches, start, None)
     for sweep in sweeps:
-        _set_routes(fabric, nodes[n_hosts:], sweep.routes, sweep.at_ps)
-    _set_faults(fabric, ports, links, config, faults)
-    return BuiltFabric(g, ns, fabric, ports, links, list(start.trees))
+        _set_routes(fabric, switches, sweep.routes, sweep.at_ps)
+    _set_faults(fabric, layout, config, faults)
+    return BuiltFabric(layout, ns, fabric, list(start.trees))
 
 
 def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes, at_ps: int | None) -> None:
@@ -441,13 +422,12 @@ def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes,
                 fabric.ScheduleMulticastPorts(at_ps, gid, sw, u32(own), len(own))
 
 
-def _set_faults(fabric: Any, ports: routing.PortMap, links: list, config: FabricConfig, faults: Faults) -> None:
+def _set_faults(fabric: Any, layout: Layout, config: FabricConfig, faults: Faults) -> None:
     """Hand the (checked) faults to C++: one call for the losses, one per port or link otherwise."""
-    counts = [len(ports[n]) for n in sorted(ports)]
-    base = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    base, ports = layout.port_base, layout.ports
     edge_loss = {(min(u, v), max(u, v)): float(p) for (u, v), p in faults.link_loss.items()}
-    loss = np.full(int(base[-1]), float(config.loss), dtype=np.float64)
-    for a, pa, b, pb in links:
+    loss = np.full(layout.n_ports, float(config.loss), dtype=np.float64)
+    for a, pa, b, pb in layout.links:
         p = edge_loss.get((min(a, b), max(a, b)), config.loss)
         loss[base[a] + pa] = loss[base[b] + pb] = p
     if loss.any():
@@ -470,12 +450,11 @@ def _set_faults(fabric: Any, ports: routing.PortMap, links: list, config: Fabric
 
 
 def simulate(
-    g: nx.Graph,
+    g: nx.Graph | Layout,
     flows: Sequence[Flow],
     *,
     groups: Sequence[Sequence[int]] = (),
     config: FabricConfig | None = None,
-    tables: routing.UnicastTables | None = None,
     faults: Faults | None = None,
 ) -> FabricResult:
     """Build the fabric of ``g``, run raw ``flows`` to completion, and return every counter.
@@ -489,12 +468,13 @@ def simulate(
         A bad flow, group, fault or setting, before any C++ object exists.
     """
     config = config or FabricConfig()
-    _check_flows(g, flows, len(groups), config)
+    layout = layout_of(g)
+    _check_flows(layout, flows, len(groups), config)
     for i, f in enumerate(flows):
         if f.group is not None and f.src not in groups[f.group]:
             raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")
     expected = sum(-(-f.size_b // f.mtu_b) * f.receivers(groups) for f in flows)
-    with build(g, groups=groups, config=config, tables=tables, faults=faults) as fab:
+    with build(layout, groups=groups, config=config, faults=faults) as fab:
         fab.add_flows(flows)
         fab.run()
         return replace(fab.collect(), expected_rx_packets=expected)

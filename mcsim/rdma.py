@@ -21,6 +21,7 @@ from mcsim import fabric, runtime
 from mcsim.arrays import i64, read_columns, read_u64, u32, u64
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_positive
+from mcsim.layout import Layout, layout_of
 from mcsim.result import VerbsResult
 
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}  # -> ns3::mcsim::WireFormat
@@ -213,8 +214,7 @@ class UdStream:
                 require_int("UdStream", name, getattr(self, name), lo=0)
 
 
-def _check(g: nx.Graph, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], groups, cfg: RdmaConfig) -> None:
-    n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
+def _check(n_hosts: int, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], groups, cfg: RdmaConfig) -> None:
 
     def host(where: str, name: str, h: int) -> None:
         if not isinstance(h, int) or not 0 <= h < n_hosts:
@@ -254,7 +254,7 @@ def _check(g: nx.Graph, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], 
 
 
 def run_verbs(
-    g: nx.Graph,
+    g: nx.Graph | Layout,
     *,
     rc_ops: Sequence[RcOp] = (),
     ud_streams: Sequence[UdStream] = (),
@@ -268,7 +268,7 @@ def run_verbs(
     Parameters
     ----------
     g
-        A topology (mcsim.topology).
+        A topology (mcsim.topology) or its Layout.
     rc_ops, ud_streams
         The workload; each RC op gets its own connected QP pair, each UD receiver one UD QP
         (per group it is a member of, plus one for unicast datagrams).
@@ -285,9 +285,10 @@ def run_verbs(
     rdma = rdma or RdmaConfig()
     if not rc_ops and not ud_streams:
         raise McsimError("run_verbs: no RC ops and no UD streams given")
-    _check(g, rc_ops, ud_streams, groups, rdma)
+    layout = layout_of(g)
+    _check(layout.hosts, rc_ops, ud_streams, groups, rdma)
     config = fabric_config_for(rdma, config)
-    with fabric.build(g, groups=groups, config=config, **fabric_options) as fab:
+    with fabric.build(layout, groups=groups, config=config, **fabric_options) as fab:
         ns = fab.ns
         stack = build_stack(fab, rdma)
         work = ns.CreateObject[ns.mcsim.VerbsWorkload]()

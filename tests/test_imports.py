@@ -71,7 +71,7 @@ def test_physics_imports_only_errors_and_units():
     assert set(import_graph(PACKAGE_DIR).successors("mcsim.physics")) <= PHYSICS_MAY_IMPORT
 
 
-@pytest.mark.parametrize("module", ["mcsim.topology", "mcsim.routing", "mcsim.physics"])
+@pytest.mark.parametrize("module", ["mcsim.topology", "mcsim.routing", "mcsim.physics", "mcsim.layout"])
 def test_planning_modules_do_not_reach_the_fabric_or_the_stream(module):
     reach = nx.descendants(import_graph(PACKAGE_DIR), module)
     assert not reach & {"mcsim.fabric", "mcsim.link", "mcsim.runtime"}, f"{module} reaches {sorted(reach)}"
