@@ -45,18 +45,18 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import run_control, runtime
 from mcsim.arrays import read_columns, read_u64
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_integer, require_positive
 from mcsim.physics import DEFAULT_DELAY_PS, Link
 from mcsim.rdma import CompletionProcessorConfig, RdmaConfig, UdStream, run_verbs
 from mcsim.result import VerbsResult
+from mcsim.simulation import Simulation
 from mcsim.units import PS_PER_S
 
 # receive path -> the payload is staged (Completion::staged, RdmaConfig.staging)
 RECEIVE_PATHS = {"zero_copy": False, "staging": True}
-PLACEMENTS = {"spread": "Spread", "pack": "Pack"}  # -> ns3::mcsim::ThreadPlacement
+PLACEMENTS = {"spread": "SPREAD", "pack": "PACK"}  # -> ns3::mcsim::ThreadPlacement
 # InfiniBand UD datagram with immediate: LRH 8 + BTH 12 + DETH 8 + ImmDt 4 + ICRC 4 + VCRC 2; a
 # multicast one also carries a GRH 40
 UD_HEADER_B = 38
@@ -353,12 +353,12 @@ def saturate(
     require_int("saturate", "endpoints", endpoints, lo=1)
     require_int("saturate", "completions", completions, lo=8)
     require_positive("saturate", chunk_b=chunk_b)
-    ns = runtime.load()
-    src = ns.CreateObject[ns.mcsim.CompletionSource]()
-    try:
+    with Simulation() as sim:
+        ns = sim.ns
+        src = sim.own_app(ns.CreateObject[ns.mcsim.CompletionSource]())
         src.Setup(processor.factory(ns))
         src.Start(completions, endpoints, chunk_b, staged, ns.PicoSeconds(0))
-        run_control.run(ns)
+        sim.run()
         done = read_u64(int(src.GetProcessed()), src.GetProcessedPs)
         proc = src.GetProcessor()
         busy_ps = int(proc.GetBusyPs())
@@ -366,8 +366,6 @@ def saturate(
         if isinstance(processor, DpaConfig):
             dpa = ns.DynamicCast[ns.mcsim.Dpa](proc)
             threads = read_columns(processor.threads, THREAD_COUNTERS, dpa.GetThreadCounters)
-    finally:
-        runtime.dispose(src)
     lo, hi = len(done) // 4, 3 * len(done) // 4
     rate = (hi - lo) * PS_PER_S / float(done[hi] - done[lo])
     return SaturationRun(done_ps=done, rate_per_s=rate, busy_ps=busy_ps, threads=threads)

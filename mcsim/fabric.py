@@ -16,14 +16,15 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import run_control, runtime, subnet_manager
+from mcsim import runtime, subnet_manager
 from mcsim.arrays import i64, read_columns, u32, u64
 from mcsim.attributes import set_attributes
 from mcsim.errors import McsimError, is_integer, pick, require_positive
 from mcsim.layout import Layout, layout_of
 from mcsim.result import FabricResult
+from mcsim.simulation import Simulation
 
-FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}  # -> ns3::mcsim::FlowControl
+FLOW_CONTROLS = {"lossless": "LOSSLESS", "lossy": "LOSSY"}  # -> ns3::mcsim::FlowControl
 GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
 FABRIC_HEADER_BYTES = 16  # FabricHeader::SERIALIZED_BYTES (checked against C++ at run time)
 DEFAULT_BUFFER_BYTES = 256 * 1024
@@ -262,10 +263,10 @@ def _check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: F
 
 
 class BuiltFabric:
-    """A fabric built in C++, for one run: attach traffic, run, collect, and dispose on exit.
+    """A fabric built in C++, for one run: attach traffic, read counters.
 
-    Use it as a context manager (``with build(g) as fab:``); leaving the block disposes the C++
-    objects and ends the simulation (Simulator::Destroy), so the next run starts afresh.
+    A :class:`mcsim.simulation.Simulation` owns it for the run (``sim.own_fabric(build(g))``):
+    it runs the simulation and disposes the fabric afterwards.
     """
 
     def __init__(self, layout: Layout, ns: Any, cxx: Any, trees: list) -> None:
@@ -275,12 +276,6 @@ class BuiltFabric:
         self.trees = trees  # one routing.MulticastTree per group (as the run starts; None: unreachable)
         self.n_hosts = layout.hosts
         self.n_flows = 0
-
-    def __enter__(self) -> BuiltFabric:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        runtime.dispose(self.cxx)
 
     def add_flows(self, flows: Sequence[Flow]) -> None:
         """Add raw traffic sources (checked by simulate())."""
@@ -299,11 +294,6 @@ class BuiltFabric:
         """The C++ Host i (to attach a NIC)."""
         return self.cxx.GetHost(i)
 
-    def run(self) -> None:
-        """Run the simulation until no event is left (progress on stderr for long runs; Ctrl-C raises
-        mcsim.errors.Interrupted saying how far it got)."""
-        run_control.run(self.ns, self.delivered_packets)
-
     def delivered_packets(self) -> int:
         """Packets the hosts have received so far (for the progress line)."""
         return int(self._host_counters()["rx_packets"].sum())
@@ -313,7 +303,7 @@ class BuiltFabric:
         return read_columns(self.n_hosts, HOST_COUNTERS, self.cxx.GetHostCounters)
 
     def collect(self) -> FabricResult:
-        """Read every fabric counter (call after run(), inside the with block)."""
+        """Read every fabric counter (after the run, before the Simulation disposes the fabric)."""
         fabric = self.cxx
         n_ports = int(fabric.GetNPorts())
         if n_ports != self.layout.n_ports:
@@ -370,9 +360,28 @@ def build(
     if int(ns.mcsim.FabricHeader.SERIALIZED_BYTES) != FABRIC_HEADER_BYTES:
         raise AssertionError("FABRIC_HEADER_BYTES differs from the C++ FabricHeader")
     fabric = ns.CreateObject[ns.mcsim.Fabric]()
+    try:
+        _configure(fabric, ns, layout, config, faults, start, sweeps)
+    except BaseException:
+        runtime.dispose(fabric)  # not handed to a Simulation yet
+        raise
+    return BuiltFabric(layout, ns, fabric, list(start.trees))
+
+
+def _configure(
+    fabric: Any,
+    ns: Any,
+    layout: Layout,
+    config: FabricConfig,
+    faults: Faults,
+    start: subnet_manager.Routes,
+    sweeps: list[subnet_manager.Sweep],
+) -> None:
+    """Set the attributes, wire the nodes and program routes and faults of a new C++ Fabric."""
     set_attributes(
         fabric,
         ns,
+        "ns3::mcsim::Fabric",
         "FabricConfig",
         FlowControl=FLOW_CONTROLS[config.flow_control],
         SwitchBufferBytes=config.switch_buffer_b,
@@ -398,7 +407,6 @@ def build(
     for sweep in sweeps:
         _set_routes(fabric, switches, sweep.routes, sweep.at_ps)
     _set_faults(fabric, layout, config, faults)
-    return BuiltFabric(layout, ns, fabric, list(start.trees))
 
 
 def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes, at_ps: int | None) -> None:
@@ -474,7 +482,8 @@ def simulate(
         if f.group is not None and f.src not in groups[f.group]:
             raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")
     expected = sum(-(-f.size_b // f.mtu_b) * f.receivers(groups) for f in flows)
-    with build(layout, groups=groups, config=config, faults=faults) as fab:
+    with Simulation() as sim:
+        fab = sim.own_fabric(build(layout, groups=groups, config=config, faults=faults))
         fab.add_flows(flows)
-        fab.run()
+        sim.run()
         return replace(fab.collect(), expected_rx_packets=expected)

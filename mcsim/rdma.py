@@ -17,14 +17,15 @@ from typing import Any, Protocol
 import networkx as nx
 import numpy as np
 
-from mcsim import fabric, runtime
+from mcsim import fabric
 from mcsim.arrays import i64, read_columns, read_u64, u32, u64
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_positive
 from mcsim.layout import Layout, layout_of
 from mcsim.result import VerbsResult
+from mcsim.simulation import Simulation
 
-WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}  # -> ns3::mcsim::WireFormat
+WIRE_FORMATS = {"infiniband": "INFINIBAND", "rocev2": "ROCEV2"}  # -> ns3::mcsim::WireFormat
 # bytes each packet takes on the wire beyond the IB/RoCE packet: Ethernet preamble + SFD 8 and
 # the inter-frame gap 12; an InfiniBand packet has no such overhead in mcsim's model
 PHYSICAL_OVERHEAD_BYTES = {"infiniband": 0, "rocev2": 20}
@@ -288,10 +289,11 @@ def run_verbs(
     layout = layout_of(g)
     _check(layout.hosts, rc_ops, ud_streams, groups, rdma)
     config = fabric_config_for(rdma, config)
-    with fabric.build(layout, groups=groups, config=config, **fabric_options) as fab:
-        ns = fab.ns
-        stack = build_stack(fab, rdma)
-        work = ns.CreateObject[ns.mcsim.VerbsWorkload]()
+    with Simulation() as sim:
+        ns = sim.ns
+        fab = sim.own_fabric(fabric.build(layout, groups=groups, config=config, **fabric_options))
+        stack = sim.own_stack(build_stack(fab, rdma))
+        work = sim.own_app(ns.CreateObject[ns.mcsim.VerbsWorkload]())
         work.Setup(stack)
         for gid, members in enumerate(groups):
             arr = u32(sorted(members))
@@ -314,12 +316,8 @@ def run_verbs(
                 i64([s.start_ps for s in ud_streams]),
                 len(ud_streams),
             )
-        try:
-            fab.run()
-            result = _collect(work, stack, fab, len(rc_ops))
-        finally:
-            runtime.dispose(work, stack)
-    return result
+        sim.run()
+        return _collect(work, stack, fab, len(rc_ops))
 
 
 def _collect(work: Any, stack: Any, fab: fabric.BuiltFabric, n_ops: int) -> VerbsResult:

@@ -12,10 +12,11 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import collectives, fabric, machine, rdma, runtime, topology
+from mcsim import collectives, fabric, machine, rdma, topology
 from mcsim.errors import McsimError, is_integer, pick, require_int
 from mcsim.physics import Link, preset
 from mcsim.result import FabricResult, Result
+from mcsim.simulation import Simulation
 from mcsim.units import parse_rate, parse_size
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
@@ -402,22 +403,20 @@ class Scenario:
         groups = [list(hosts)] * self.endpoints if self.algorithm == "mcast" else []
         expected = expected_output(self.collective, p, n, self.root) if self.verify else None
         outputs: list[np.ndarray] = []
-        with fabric.build(g, groups=groups, config=cfg, faults=self.faults) as fab:
-            stack = rdma.build_stack(fab, rcfg)
+        with Simulation() as sim:
+            fab = sim.own_fabric(fabric.build(g, groups=groups, config=cfg, faults=self.faults))
+            stack = sim.own_stack(rdma.build_stack(fab, rcfg))
             if expected is not None:
                 self._fill(stack, hosts, n, expected.size)
-            teams = [collectives.start_team(fab.ns, stack, s) for s in specs]
-            try:
-                fab.run()
-                stats = [collectives.team_stats(t) for t in teams]
-                nic = rdma.read_nic_counters(stack, fab.n_hosts)
-                fres = fab.collect()
-                for h in hosts if expected is not None else ():
-                    out = np.zeros(self.output_b, dtype=np.uint8)
-                    stack.GetNic(h).ReadMemory(0, out, out.size)
-                    outputs.append(out)
-            finally:
-                runtime.dispose(*teams, stack)
+            teams = [sim.own_app(collectives.start_team(sim.ns, stack, s)) for s in specs]
+            sim.run()
+            stats = [collectives.team_stats(t) for t in teams]
+            nic = rdma.read_nic_counters(stack, fab.n_hosts)
+            fres = fab.collect()
+            for h in hosts if expected is not None else ():
+                out = np.zeros(self.output_b, dtype=np.uint8)
+                stack.GetNic(h).ReadMemory(0, out, out.size)
+                outputs.append(out)
         results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
         if expected is not None:
             wrong = wrong_bytes(outputs, expected)

@@ -16,7 +16,15 @@ def ns():
 def test_python_values_are_wrapped_by_the_attribute_type(ns):
     fabric = ns.CreateObject[ns.mcsim.Fabric]()
     try:
-        set_attributes(fabric, ns, "FabricConfig", FlowControl="Lossy", SwitchLatency=123_456, SwitchBufferBytes=77)
+        set_attributes(
+            fabric,
+            ns,
+            "ns3::mcsim::Fabric",
+            "FabricConfig",
+            FlowControl="LOSSY",
+            SwitchLatency=123_456,
+            SwitchBufferBytes=77,
+        )
         latency, buffer = ns.TimeValue(), ns.UintegerValue()
         fabric.GetAttribute("SwitchLatency", latency)
         fabric.GetAttribute("SwitchBufferBytes", buffer)
@@ -31,7 +39,7 @@ def test_python_values_are_wrapped_by_the_attribute_type(ns):
 
 def test_a_factory_carries_every_kind_of_value(ns):
     factory = make_factory(
-        ns, "ns3::mcsim::Dpa", "DpaConfig", Placement="Pack", IssueShare=0.5, LoopbackRate=10**12, Threads=3
+        ns, "ns3::mcsim::Dpa", "DpaConfig", Placement="PACK", IssueShare=0.5, LoopbackRate=10**12, Threads=3
     )
     text = str(factory)
     for part in ("Placement=Pack", "IssueShare=0.5", "LoopbackRate=1000000000000bps", "Threads=3"):
@@ -41,7 +49,10 @@ def test_a_factory_carries_every_kind_of_value(ns):
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"FlowControl": "Bogus"}, r"FabricConfig: FlowControl='Bogus' is not one of Lossless, Lossy"),
+        (
+            {"FlowControl": "Lossy"},
+            r"FabricConfig: FlowControl='Lossy' is not one of LOSSLESS, LOSSY \(ns3::mcsim::FlowControl\)",
+        ),
         ({"SwitchBufferBytes": 0}, r"FabricConfig: SwitchBufferBytes=0 is refused by ns3::mcsim::Fabric"),
         ({"HeaderBytes": 2**33}, r"FabricConfig: HeaderBytes=8589934592 is refused .*uint32_t"),
     ],
@@ -49,6 +60,15 @@ def test_a_factory_carries_every_kind_of_value(ns):
 def test_a_refused_value_is_one_error_line_not_an_abort(ns, values, message):
     with pytest.raises(McsimError, match=message):
         attribute_values(ns, "ns3::mcsim::Fabric", "FabricConfig", values)
+
+
+def test_an_object_refuses_a_bad_value_with_the_same_error(ns):
+    fabric = ns.CreateObject[ns.mcsim.Fabric]()
+    try:
+        with pytest.raises(McsimError, match=r"^FabricConfig: SwitchBufferBytes=0 is refused by ns3::mcsim::Fabric"):
+            set_attributes(fabric, ns, "ns3::mcsim::Fabric", "FabricConfig", SwitchBufferBytes=0)
+    finally:
+        runtime.dispose(fabric)
 
 
 def test_an_attribute_the_type_lacks_is_a_bug(ns):
