@@ -290,8 +290,8 @@ def run_verbs(
     _check(layout.hosts, rc_ops, ud_streams, groups, rdma)
     config = fabric_config_for(rdma, config)
     with Simulation() as sim:
-        ns = sim.ns
         fab = sim.own_fabric(fabric.build(layout, groups=groups, config=config, **fabric_options))
+        ns = sim.ns
         stack = sim.own_stack(build_stack(fab, rdma))
         work = sim.own_app(ns.CreateObject[ns.mcsim.VerbsWorkload]())
         work.Setup(stack)

@@ -41,13 +41,18 @@ class Simulation:
     """The C++ objects of one run (a fabric, an RDMA stack, applications) and their disposal."""
 
     def __init__(self) -> None:
-        self.ns = runtime.load()  # the cppyy ns3 namespace
         self.fabric: OwnedFabric | None = None
         self.stack: Any = None
         self.apps: list[Any] = []
 
     def __enter__(self) -> Simulation:
         return self
+
+    @property
+    def ns(self) -> Any:
+        """The cppyy ns3 namespace; loaded on first use, so that bad input found while building
+        (fabric.build checks faults and routes first) never loads C++."""
+        return runtime.load()
 
     def __exit__(self, *exc: object) -> None:
         stack = [] if self.stack is None else [self.stack]

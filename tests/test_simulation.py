@@ -79,3 +79,14 @@ def test_a_fabric_that_fails_to_build_is_disposed_at_once(monkeypatch):
     with pytest.raises(RuntimeError, match="wiring"):
         fabric.build(leaf_spine(1, 0, 2, **LINK))
     assert len(disposed) == 1
+
+
+def test_bad_input_found_while_building_never_loads_cxx(monkeypatch):
+    def refuse():
+        raise AssertionError("C++ was loaded")
+
+    monkeypatch.setattr(runtime, "load", refuse)
+    g = leaf_spine(1, 0, 2, **LINK)
+    with pytest.raises(fabric.McsimError, match=r"Faults: link_loss\[\(0, 1\)\]: \(0, 1\) is not an edge"):
+        with Simulation() as sim:
+            sim.own_fabric(fabric.build(g, faults=fabric.Faults(link_loss={(0, 1): 0.1})))
