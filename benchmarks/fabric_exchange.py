@@ -25,6 +25,7 @@ CHILD = """
 import json, resource, sys, time
 from mcsim import runtime, topology
 from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow, build
+from mcsim.simulation import Simulation
 from mcsim.physics import Link
 pattern, name, size_b = sys.argv[1], sys.argv[2], int(sys.argv[3])
 g = topology.resolve(name)
@@ -35,10 +36,11 @@ if pattern == "ring":
     flows, groups = [Flow(src=h, dst=(h + 1) % P, size_b=(P - 1) * size_b) for h in range(P)], []
 else:
     flows, groups = [Flow(src=h, group=0, size_b=size_b) for h in range(P)], [list(range(P))]
-with build(g, groups=groups, config=cfg) as fab:
+with Simulation() as sim:
+    fab = sim.own_fabric(build(g, groups=groups, config=cfg))
     fab.add_flows(flows)
     t0 = time.perf_counter()
-    fab.run()
+    sim.run()
     wall = time.perf_counter() - t0
     r = fab.collect()
     events = int(ns.Simulator.GetEventCount())

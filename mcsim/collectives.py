@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from mcsim import fabric, runtime
+from mcsim import runtime
+from mcsim.arrays import u32
+from mcsim.attributes import make_factory
 from mcsim.errors import pick
-from mcsim.rdma import make_factory
 
 # (collective, algorithm) -> the C++ rank application
 ALGORITHMS = {
@@ -65,25 +66,25 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
             ns,
             type_name,
             "TeamSpec",
-            ChunkBytes=ns.UintegerValue(spec.chunk_b),
-            Roots=ns.UintegerValue(spec.roots),
-            Batch=ns.UintegerValue(spec.batch),
-            DataTimeout=ns.TimeValue(ns.PicoSeconds(spec.data_timeout_ps)),
-            BroadcastRoot=ns.IntegerValue(spec.root if spec.collective == "broadcast" else -1),
-            Endpoints=ns.UintegerValue(spec.endpoints),
+            ChunkBytes=spec.chunk_b,
+            Roots=spec.roots,
+            Batch=spec.batch,
+            DataTimeout=spec.data_timeout_ps,
+            BroadcastRoot=spec.root if spec.collective == "broadcast" else -1,
+            Endpoints=spec.endpoints,
         )
     elif spec.collective == "reduce_scatter":
         factory = make_factory(
             ns,
             type_name,
             "TeamSpec",
-            ChunkBytes=ns.UintegerValue(spec.chunk_b),
-            ReducePerByte=ns.TimeValue(ns.PicoSeconds(spec.reduce_ps_per_byte)),
+            ChunkBytes=spec.chunk_b,
+            ReducePerByte=spec.reduce_ps_per_byte,
         )
     else:
-        factory = make_factory(ns, type_name, "TeamSpec", ChunkBytes=ns.UintegerValue(spec.chunk_b))
+        factory = make_factory(ns, type_name, "TeamSpec", ChunkBytes=spec.chunk_b)
     team = ns.CreateObject[ns.mcsim.CollectiveTeam]()
-    hosts = fabric._u32(spec.hosts)
+    hosts = u32(spec.hosts)
     team.Setup(stack, factory, hosts, len(spec.hosts), spec.bytes_per_rank_b, spec.group)
     team.Start(ns.PicoSeconds(spec.start_ps))
     return team

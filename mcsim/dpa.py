@@ -45,16 +45,19 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import run_control, runtime
+from mcsim import runtime
+from mcsim.arrays import read_u64
+from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_integer, require_positive
 from mcsim.physics import DEFAULT_DELAY_PS, Link
-from mcsim.rdma import RdmaConfig, UdStream, make_factory, run_verbs
+from mcsim.rdma import CompletionProcessorConfig, RdmaConfig, UdStream, run_verbs
 from mcsim.result import VerbsResult
+from mcsim.simulation import Simulation
 from mcsim.units import PS_PER_S
 
 # receive path -> the payload is staged (Completion::staged, RdmaConfig.staging)
 RECEIVE_PATHS = {"zero_copy": False, "staging": True}
-PLACEMENTS = {"spread": "SPREAD", "pack": "PACK"}  # ns3::mcsim::ThreadPlacement
+PLACEMENTS = {"spread": "SPREAD", "pack": "PACK"}  # -> ns3::mcsim::ThreadPlacement
 # InfiniBand UD datagram with immediate: LRH 8 + BTH 12 + DETH 8 + ImmDt 4 + ICRC 4 + VCRC 2; a
 # multicast one also carries a GRH 40
 UD_HEADER_B = 38
@@ -112,18 +115,16 @@ class DpaConfig:
             ns,
             "ns3::mcsim::Dpa",
             "DpaConfig",
-            Cores=ns.UintegerValue(self.cores),
-            ThreadsPerCore=ns.UintegerValue(self.threads_per_core),
-            Threads=ns.UintegerValue(self.threads),
-            Placement=ns.EnumValue[ns.mcsim.ThreadPlacement](
-                getattr(ns.mcsim.ThreadPlacement, PLACEMENTS[self.placement])
-            ),
-            ClockHz=ns.UintegerValue(self.clock_hz),
-            ZeroCopyCycles=ns.UintegerValue(self.zero_copy_cycles),
-            StagingCycles=ns.UintegerValue(self.staging_cycles),
-            IssueShare=ns.DoubleValue(float(self.issue_share)),
-            CoreContention=ns.DoubleValue(float(self.core_contention)),
-            LoopbackRate=ns.DataRateValue(ns.DataRate(self.loopback_bps)),
+            Cores=self.cores,
+            ThreadsPerCore=self.threads_per_core,
+            Threads=self.threads,
+            Placement=PLACEMENTS[self.placement],
+            ClockHz=self.clock_hz,
+            ZeroCopyCycles=self.zero_copy_cycles,
+            StagingCycles=self.staging_cycles,
+            IssueShare=self.issue_share,
+            CoreContention=self.core_contention,
+            LoopbackRate=self.loopback_bps,
         )
 
     def core_of(self, thread: int) -> int:
@@ -244,7 +245,7 @@ def threads_needed(
     return None
 
 
-def rdma_config(path: str, processor: Any, **rdma: Any) -> RdmaConfig:
+def rdma_config(path: str, processor: CompletionProcessorConfig, **rdma: Any) -> RdmaConfig:
     """RdmaConfig for a receive path: "staging" stages UD payloads, "zero_copy" does not."""
     return RdmaConfig(processor=processor, staging=pick("receive path", path, RECEIVE_PATHS), **rdma)
 
@@ -280,7 +281,7 @@ def receive_stream(
     chunk_b: int,
     *,
     path: str,
-    processor: Any,
+    processor: CompletionProcessorConfig,
     endpoints: int,
     datagrams: int,
     rq_depth: int = 32,
@@ -332,7 +333,7 @@ class SaturationResult:
 
 
 def saturate(
-    processor: Any,
+    processor: CompletionProcessorConfig,
     *,
     path: str = "zero_copy",
     chunk_b: int = 4096,
@@ -352,22 +353,19 @@ def saturate(
     require_int("saturate", "endpoints", endpoints, lo=1)
     require_int("saturate", "completions", completions, lo=8)
     require_positive("saturate", chunk_b=chunk_b)
-    ns = runtime.load()
-    src = ns.CreateObject[ns.mcsim.CompletionSource]()
-    try:
+    with Simulation() as sim:
+        ns = sim.ns
+        src = sim.own_app(ns.CreateObject[ns.mcsim.CompletionSource]())
         src.Setup(processor.factory(ns))
         src.Start(completions, endpoints, chunk_b, staged, ns.PicoSeconds(0))
-        run_control.run(ns)
-        done = np.zeros(int(src.GetProcessed()), dtype=np.uint64)
-        src.GetProcessedPs(done, done.size)
+        sim.run()
+        done = read_u64(int(src.GetProcessed()), src.GetProcessedPs)
         proc = src.GetProcessor()
         busy_ps = int(proc.GetBusyPs())
         threads = None
         if isinstance(processor, DpaConfig):
             dpa = ns.DynamicCast[ns.mcsim.Dpa](proc)
             threads = runtime.read_counters("dpa_thread", processor.threads, dpa.GetThreadCounters)
-    finally:
-        runtime.dispose(src)
     lo, hi = len(done) // 4, 3 * len(done) // 4
     rate = (hi - lo) * PS_PER_S / float(done[hi] - done[lo])
     return SaturationResult(done_ps=done, rate_per_s=rate, busy_ps=busy_ps, threads=threads)

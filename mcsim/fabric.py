@@ -15,13 +15,16 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-import numpy.typing as npt
 
-from mcsim import routing, run_control, runtime, subnet_manager
+from mcsim import runtime, subnet_manager
+from mcsim.arrays import i64, u32, u64
+from mcsim.attributes import set_attributes
 from mcsim.errors import McsimError, is_integer, pick, require_positive
+from mcsim.layout import Layout, layout_of
 from mcsim.result import FabricResult
+from mcsim.simulation import Simulation
 
-FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}
+FLOW_CONTROLS = {"lossless": "LOSSLESS", "lossy": "LOSSY"}  # -> ns3::mcsim::FlowControl
 GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
 FABRIC_HEADER_BYTES = 16  # FabricHeader::SERIALIZED_BYTES (checked against C++ at run time)
 DEFAULT_BUFFER_BYTES = 256 * 1024
@@ -136,9 +139,11 @@ class Faults:
                 "static routes"
             )
 
-    def check(self, g: nx.Graph, ports: routing.PortMap | None = None) -> None:
-        """Raise McsimError for an entry that names an edge or port ``g`` does not have."""
-        ports = ports if ports is not None else routing.port_map(g)
+    def check(self, g: nx.Graph | Layout) -> None:
+        """Raise McsimError for an entry that names an edge or port ``g`` (a topology or its Layout)
+        does not have."""
+        layout = layout_of(g)
+        g, ports = layout.graph, layout.ports
         name = g.graph.get("name", "the topology")
         normal: dict[tuple[int, int], tuple[int, int]] = {}
         for u, v in self.link_loss:
@@ -215,15 +220,8 @@ def destination(dst: int | None, group: int | None) -> int:
     return dst
 
 
-def _u32(values: npt.ArrayLike) -> np.ndarray:
-    """A C-contiguous uint32 array for a ``const uint32_t*``; never empty (cppyy cannot pass an
-    empty buffer), the count goes alongside it."""
-    arr = np.ascontiguousarray(values, dtype=np.uint32)
-    return arr if arr.size else np.zeros(1, dtype=np.uint32)
-
-
-def _check_flows(g: nx.Graph, flows: Sequence[Flow], n_groups: int, config: FabricConfig) -> None:
-    n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
+def _check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: FabricConfig) -> None:
+    n_hosts = layout.hosts
     if not flows:
         raise McsimError("simulate: no flows given")
     for i, f in enumerate(flows):
@@ -250,37 +248,29 @@ def _check_flows(g: nx.Graph, flows: Sequence[Flow], n_groups: int, config: Fabr
 
 
 class BuiltFabric:
-    """A fabric built in C++, for one run: attach traffic, run, collect, and dispose on exit.
+    """A fabric built in C++, for one run: attach traffic, read counters.
 
-    Use it as a context manager (``with build(g) as fab:``); leaving the block disposes the C++
-    objects and ends the simulation (Simulator::Destroy), so the next run starts afresh.
+    A :class:`mcsim.simulation.Simulation` owns it for the run (``sim.own_fabric(build(g))``):
+    it runs the simulation and disposes the fabric afterwards.
     """
 
-    def __init__(self, g: nx.Graph, ns: Any, cxx: Any, ports: dict, links: list, trees: list) -> None:
-        self.graph = g
+    def __init__(self, layout: Layout, ns: Any, cxx: Any, trees: list) -> None:
+        self.layout = layout
         self.ns = ns  # the cppyy ns3 namespace
         self.cxx = cxx  # ns3::mcsim::Fabric
-        self.ports = ports  # routing.port_map(g)
-        self.links = links  # (u, port_u, v, port_v) per physical link
         self.trees = trees  # one routing.MulticastTree per group (as the run starts; None: unreachable)
-        self.n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
+        self.n_hosts = layout.hosts
         self.n_flows = 0
-
-    def __enter__(self) -> BuiltFabric:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        runtime.dispose(self.cxx)
 
     def add_flows(self, flows: Sequence[Flow]) -> None:
         """Add raw traffic sources (checked by simulate())."""
         self.cxx.AddSources(
-            _u32([f.src for f in flows]),
-            _u32([f.destination for f in flows]),
-            np.ascontiguousarray([f.size_b for f in flows], dtype=np.uint64),
-            _u32([f.mtu_b for f in flows]),
-            _u32([f.flow_id for f in flows]),
-            np.ascontiguousarray([f.start_ps for f in flows], dtype=np.int64),
+            u32([f.src for f in flows]),
+            u32([f.destination for f in flows]),
+            u64([f.size_b for f in flows]),
+            u32([f.mtu_b for f in flows]),
+            u32([f.flow_id for f in flows]),
+            i64([f.start_ps for f in flows]),
             len(flows),
         )
         self.n_flows += len(flows)
@@ -288,11 +278,6 @@ class BuiltFabric:
     def host(self, i: int) -> Any:
         """The C++ Host i (to attach a NIC)."""
         return self.cxx.GetHost(i)
-
-    def run(self) -> None:
-        """Run the simulation until no event is left (progress on stderr for long runs; Ctrl-C raises
-        mcsim.errors.Interrupted saying how far it got)."""
-        run_control.run(self.ns, self.delivered_packets)
 
     def delivered_packets(self) -> int:
         """Packets the hosts have received so far (for the progress line)."""
@@ -303,22 +288,16 @@ class BuiltFabric:
         return runtime.read_counters("host", self.n_hosts, self.cxx.GetHostCounters)
 
     def collect(self) -> FabricResult:
-        """Read every fabric counter (call after run(), inside the with block)."""
+        """Read every fabric counter (after the run, before the Simulation disposes the fabric)."""
         fabric = self.cxx
         n_ports = int(fabric.GetNPorts())
-        nodes = sorted(self.graph.nodes)
-        counts = [len(self.ports[n]) for n in nodes]
-        port_node = np.repeat(np.arange(len(nodes), dtype=np.uint32), counts)
-        port_num = np.concatenate([np.arange(c, dtype=np.uint32) for c in counts])
-        base = np.concatenate([[0], np.cumsum(counts)])
-        port_peer = np.zeros(n_ports, dtype=np.uint32)
-        for a, pa, b, pb in self.links:
-            port_peer[base[a] + pa] = base[b] + pb
-            port_peer[base[b] + pb] = base[a] + pa
+        if n_ports != self.layout.n_ports:
+            raise AssertionError(f"the C++ fabric has {n_ports} ports, the Layout {self.layout.n_ports}")
+        port_node, port_num, port_peer = self.layout.port_arrays()
         return FabricResult(
-            port_node=port_node,
-            port_num=port_num,
-            port_peer=port_peer,
+            port_node=port_node.copy(),
+            port_num=port_num.copy(),
+            port_peer=port_peer.copy(),
             ports=runtime.read_counters("port", n_ports, fabric.GetPortCounters),
             hosts=self._host_counters(),
             sources=runtime.read_counters("source", self.n_flows, fabric.GetSourceCounters),
@@ -329,11 +308,10 @@ class BuiltFabric:
 
 
 def build(
-    g: nx.Graph,
+    g: nx.Graph | Layout,
     *,
     groups: Sequence[Sequence[int]] = (),
     config: FabricConfig | None = None,
-    tables: routing.UnicastTables | None = None,
     faults: Faults | None = None,
 ) -> BuiltFabric:
     """Build the C++ fabric of ``g`` with unicast routes and one multicast tree per group.
@@ -341,14 +319,12 @@ def build(
     Parameters
     ----------
     g
-        A topology from :mod:`mcsim.topology` (hosts 0..H-1, then switches).
+        A topology from :mod:`mcsim.topology` (hosts 0..H-1, then switches), or its Layout; its
+        unicast tables are computed once per Layout (mcsim.layout).
     groups
         Multicast groups, each a list of member hosts; group i gets tree i (routing.multicast_tree).
     config
         Fabric-wide settings (flow control, buffers, headers, switch latency, ECMP seed).
-    tables
-        Precomputed routing.unicast_tables(g) (they depend only on g); computed if None. Not used
-        when links are down from time 0 (the subnet manager routes around them).
     faults
         Link faults (random loss per edge, chosen packets, link-down intervals); with
         ``config.loss`` and ``config.seed``. Checked against ``g`` before any C++ object exists.
@@ -361,55 +337,61 @@ def build(
     """
     config = config or FabricConfig()
     faults = faults or Faults()
-    ports = routing.port_map(g)
-    faults.check(g, ports)
-    start, sweeps = subnet_manager.plan(
-        g, ports, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps, healthy_tables=tables
-    )
+    layout = layout_of(g)
+    faults.check(layout)
+    start, sweeps = subnet_manager.plan(layout, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps)
 
     ns = runtime.load()
     if int(ns.mcsim.FabricHeader.SERIALIZED_BYTES) != FABRIC_HEADER_BYTES:
         raise AssertionError("FABRIC_HEADER_BYTES differs from the C++ FabricHeader")
     fabric = ns.CreateObject[ns.mcsim.Fabric]()
-    runtime.set_attributes(
+    try:
+        _configure(fabric, ns, layout, config, faults, start, sweeps)
+    except BaseException:
+        runtime.dispose(fabric)  # not handed to a Simulation yet
+        raise
+    return BuiltFabric(layout, ns, fabric, list(start.trees))
+
+
+def _configure(
+    fabric: Any,
+    ns: Any,
+    layout: Layout,
+    config: FabricConfig,
+    faults: Faults,
+    start: subnet_manager.Routes,
+    sweeps: list[subnet_manager.Sweep],
+) -> None:
+    """Set the attributes, wire the nodes and program routes and faults of a new C++ Fabric."""
+    set_attributes(
         fabric,
-        "Fabric",
-        FlowControl=ns.EnumValue[ns.mcsim.FlowControl](
-            ns.mcsim.FlowControl.LOSSLESS if config.flow_control == "lossless" else ns.mcsim.FlowControl.LOSSY
-        ),
-        SwitchBufferBytes=ns.UintegerValue(config.switch_buffer_b),
-        HostBufferBytes=ns.UintegerValue(config.host_buffer_b),
-        HeaderBytes=ns.UintegerValue(config.header_b),
-        SwitchLatency=ns.TimeValue(ns.PicoSeconds(config.switch_latency_ps)),
-        EcmpSeed=ns.UintegerValue(config.ecmp_seed),
-        Seed=ns.UintegerValue(config.seed),
+        ns,
+        "ns3::mcsim::Fabric",
+        "FabricConfig",
+        FlowControl=FLOW_CONTROLS[config.flow_control],
+        SwitchBufferBytes=config.switch_buffer_b,
+        HostBufferBytes=config.host_buffer_b,
+        HeaderBytes=config.header_b,
+        SwitchLatency=config.switch_latency_ps,
+        EcmpSeed=config.ecmp_seed,
+        Seed=config.seed,
     )
-    nodes = sorted(g.nodes)
-    n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
-    switch_ports = _u32([len(ports[n]) for n in nodes[n_hosts:]])
-    links, rates, encodings, delays = [], [], [], []
-    for u, v in sorted((min(a, b), max(a, b)) for a, b in g.edges):
-        e = g.edges[u, v]
-        for k in range(e["parallel"]):
-            links.append((u, ports[u].index((v, k)), v, ports[v].index((u, k))))
-            rates.append(e["rate_bps"])
-            encodings.append((e["encoding_data_bits"], e["encoding_line_bits"]))
-            delays.append(e["delay_ps"])
+    edges = [layout.graph.edges[u, v] for u, _, v, _ in layout.links]  # one per physical link
     fabric.Build(
-        n_hosts,
-        switch_ports,
-        len(nodes) - n_hosts,
-        _u32(links),
-        np.ascontiguousarray(rates, dtype=np.uint64),
-        _u32(encodings),
-        np.ascontiguousarray(delays, dtype=np.int64),
-        len(links),
+        layout.hosts,
+        u32([len(layout.ports[n]) for n in layout.switches]),
+        len(layout.switches),
+        u32(layout.links),
+        u64([e["rate_bps"] for e in edges]),
+        u32([(e["encoding_data_bits"], e["encoding_line_bits"]) for e in edges]),
+        i64([e["delay_ps"] for e in edges]),
+        len(layout.links),
     )
-    _set_routes(fabric, nodes[n_hosts:], start, None)
+    switches = list(layout.switches)
+    _set_routes(fabric, switches, start, None)
     for sweep in sweeps:
-        _set_routes(fabric, nodes[n_hosts:], sweep.routes, sweep.at_ps)
-    _set_faults(fabric, ports, links, config, faults)
-    return BuiltFabric(g, ns, fabric, ports, links, list(start.trees))
+        _set_routes(fabric, switches, sweep.routes, sweep.at_ps)
+    _set_faults(fabric, layout, config, faults)
 
 
 def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes, at_ps: int | None) -> None:
@@ -418,7 +400,7 @@ def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes,
     if routes.tables is not None:
         for sw in switches:
             offsets, candidates = routes.tables.for_switch(sw)
-            args = (_u32(offsets), offsets.size, _u32(candidates), candidates.size)  # sizes: _u32 is never empty
+            args = (u32(offsets), offsets.size, u32(candidates), candidates.size)  # sizes: u32 is never empty
             if at_ps is None:
                 fabric.SetUnicastTable(sw, *args)
             else:
@@ -428,18 +410,17 @@ def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes,
         for sw in switches if at_ps is not None else sorted(tree_ports):
             own = tree_ports.get(sw, ())
             if at_ps is None:
-                fabric.SetMulticastPorts(gid, sw, _u32(own), len(own))
+                fabric.SetMulticastPorts(gid, sw, u32(own), len(own))
             else:
-                fabric.ScheduleMulticastPorts(at_ps, gid, sw, _u32(own), len(own))
+                fabric.ScheduleMulticastPorts(at_ps, gid, sw, u32(own), len(own))
 
 
-def _set_faults(fabric: Any, ports: routing.PortMap, links: list, config: FabricConfig, faults: Faults) -> None:
+def _set_faults(fabric: Any, layout: Layout, config: FabricConfig, faults: Faults) -> None:
     """Hand the (checked) faults to C++: one call for the losses, one per port or link otherwise."""
-    counts = [len(ports[n]) for n in sorted(ports)]
-    base = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    base, ports = layout.port_base, layout.ports
     edge_loss = {(min(u, v), max(u, v)): float(p) for (u, v), p in faults.link_loss.items()}
-    loss = np.full(int(base[-1]), float(config.loss), dtype=np.float64)
-    for a, pa, b, pb in links:
+    loss = np.full(layout.n_ports, float(config.loss), dtype=np.float64)
+    for a, pa, b, pb in layout.links:
         p = edge_loss.get((min(a, b), max(a, b)), config.loss)
         loss[base[a] + pa] = loss[base[b] + pb] = p
     if loss.any():
@@ -448,26 +429,25 @@ def _set_faults(fabric: Any, ports: routing.PortMap, links: list, config: Fabric
     for node, port, index in faults.drops:
         chosen.setdefault((node, port), []).append(index)
     for (node, port), indexes in sorted(chosen.items()):
-        arr = np.ascontiguousarray(sorted(indexes), dtype=np.uint64)
+        arr = u64(sorted(indexes))
         fabric.SetChosenDrops(node, port, arr, arr.size)
     down: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for u, v, down_ps, up_ps in faults.link_down:
         up = np.iinfo(np.int64).max if up_ps is FOREVER else up_ps
         down.setdefault((min(u, v), max(u, v)), []).append((down_ps, up))
     for (u, v), intervals in sorted(down.items()):
-        rows = np.ascontiguousarray(sorted(intervals), dtype=np.int64).reshape(-1)
+        rows = i64(sorted(intervals)).reshape(-1)
         for port, (nbr, _) in enumerate(ports[u]):
             if nbr == v:  # every parallel link of the edge; SetLinkDown takes both directions
                 fabric.SetLinkDown(u, port, rows, len(intervals))
 
 
 def simulate(
-    g: nx.Graph,
+    g: nx.Graph | Layout,
     flows: Sequence[Flow],
     *,
     groups: Sequence[Sequence[int]] = (),
     config: FabricConfig | None = None,
-    tables: routing.UnicastTables | None = None,
     faults: Faults | None = None,
 ) -> FabricResult:
     """Build the fabric of ``g``, run raw ``flows`` to completion, and return every counter.
@@ -481,12 +461,14 @@ def simulate(
         A bad flow, group, fault or setting, before any C++ object exists.
     """
     config = config or FabricConfig()
-    _check_flows(g, flows, len(groups), config)
+    layout = layout_of(g)
+    _check_flows(layout, flows, len(groups), config)
     for i, f in enumerate(flows):
         if f.group is not None and f.src not in groups[f.group]:
             raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")
     expected = sum(-(-f.size_b // f.mtu_b) * f.receivers(groups) for f in flows)
-    with build(g, groups=groups, config=config, tables=tables, faults=faults) as fab:
+    with Simulation() as sim:
+        fab = sim.own_fabric(build(layout, groups=groups, config=config, faults=faults))
         fab.add_flows(flows)
-        fab.run()
+        sim.run()
         return replace(fab.collect(), expected_rx_packets=expected)

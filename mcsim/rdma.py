@@ -12,16 +12,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import networkx as nx
 import numpy as np
 
 from mcsim import fabric, runtime
+from mcsim.arrays import i64, read_u64, u32, u64
+from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_positive
+from mcsim.layout import Layout, layout_of
 from mcsim.result import VerbsResult, times_ps
+from mcsim.simulation import Simulation
 
-WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
+WIRE_FORMATS = {"infiniband": "INFINIBAND", "rocev2": "ROCEV2"}  # -> ns3::mcsim::WireFormat
 # bytes each packet takes on the wire beyond the IB/RoCE packet: Ethernet preamble + SFD 8 and
 # the inter-frame gap 12; an InfiniBand packet has no such overhead in mcsim's model
 PHYSICAL_OVERHEAD_BYTES = {"infiniband": 0, "rocev2": 20}
@@ -41,6 +45,18 @@ RNR_TIMER_PS = tuple(
 )  # fmt: skip
 
 
+class CompletionProcessorConfig(Protocol):
+    """The settings of a receive-completion processor: what RdmaConfig.processor holds.
+
+    HostCpuConfig (a host CPU thread) and dpa.DpaConfig (a SmartNIC's DPA) implement it; a new
+    processor model needs only a config with this method.
+    """
+
+    def factory(self, ns: Any) -> Any:
+        """The ns-3 ObjectFactory that makes one ns3::mcsim::CompletionProcessor per host."""
+        ...
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HostCpuConfig:
     """The default completion processor: one host CPU thread (ns3::mcsim::HostCpu)."""
@@ -58,8 +74,8 @@ class HostCpuConfig:
             ns,
             "ns3::mcsim::HostCpu",
             "HostCpuConfig",
-            PerCompletionCost=ns.TimeValue(ns.PicoSeconds(self.completion_ps)),
-            MemcpyRate=ns.DataRateValue(ns.DataRate(self.memcpy_bps)),
+            PerCompletionCost=self.completion_ps,
+            MemcpyRate=self.memcpy_bps,
         )
 
 
@@ -94,15 +110,15 @@ class RcConfig:
         """The local ACK timeout (0: none)."""
         return 0 if self.ack_timeout_exp == 0 else ACK_TIMEOUT_UNIT_PS << self.ack_timeout_exp
 
-    def attributes(self, ns: Any) -> dict[str, Any]:
-        """ns3::mcsim::RcQp attribute values."""
+    def attributes(self) -> dict[str, int]:
+        """ns3::mcsim::RcQp attributes as Python values (times in ps), for mcsim.attributes."""
         return {
-            "AckInterval": ns.UintegerValue(self.ack_interval),
-            "LocalAckTimeout": ns.TimeValue(ns.PicoSeconds(self.ack_timeout_ps)),
-            "RetryCount": ns.UintegerValue(RETRY_FOREVER if self.retry_cnt is None else self.retry_cnt),
-            "RnrRetry": ns.UintegerValue(self.rnr_retry),
-            "MaxOutstandingReads": ns.UintegerValue(self.max_outstanding_reads),
-            "RnrDelay": ns.TimeValue(ns.PicoSeconds(RNR_TIMER_PS[self.min_rnr_timer])),
+            "AckInterval": self.ack_interval,
+            "LocalAckTimeout": self.ack_timeout_ps,
+            "RetryCount": RETRY_FOREVER if self.retry_cnt is None else self.retry_cnt,
+            "RnrRetry": self.rnr_retry,
+            "MaxOutstandingReads": self.max_outstanding_reads,
+            "RnrDelay": RNR_TIMER_PS[self.min_rnr_timer],
         }
 
 
@@ -116,9 +132,8 @@ class RdmaConfig:
     rq_depth: int = 128  # UD receive buffers posted
     staging: bool = True  # UD payloads land in staging buffers and are copied to their place
     region_b: int = 1 << 30  # registered memory per host (WRITE/READ targets)
-    # who processes receive completions: any config with factory(ns) -> ns3 ObjectFactory of a
-    # ns3::mcsim::CompletionProcessor (HostCpuConfig, or a SmartNIC model's config)
-    processor: Any = dataclasses.field(default_factory=HostCpuConfig)
+    # who processes receive completions (HostCpuConfig, dpa.DpaConfig, or a SmartNIC model's config)
+    processor: CompletionProcessorConfig = dataclasses.field(default_factory=HostCpuConfig)
 
     def __post_init__(self) -> None:
         pick("wire format", self.wire_format, WIRE_FORMATS)
@@ -171,8 +186,7 @@ class UdStream:
                 require_int("UdStream", name, getattr(self, name), lo=0)
 
 
-def _check(g: nx.Graph, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], groups, cfg: RdmaConfig) -> None:
-    n_hosts = sum(1 for _, role in g.nodes(data="role") if role == "host")
+def _check(n_hosts: int, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], groups, cfg: RdmaConfig) -> None:
 
     def host(where: str, name: str, h: int) -> None:
         if not isinstance(h, int) or not 0 <= h < n_hosts:
@@ -211,22 +225,8 @@ def _check(g: nx.Graph, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], 
             raise McsimError(f"{where}: start_ps={s.start_ps} must be >= 0")
 
 
-def make_factory(ns: Any, type_name: str, where: str, **attrs: Any) -> Any:
-    """An ns-3 ObjectFactory with attributes set by name (values validated by the caller)."""
-    factory = ns.ObjectFactory(type_name)
-    tid = ns.TypeId.LookupByName(type_name)
-    for name, value in attrs.items():
-        info = ns.TypeId.AttributeInformation()
-        if not tid.LookupAttributeByName(name, info):
-            raise AssertionError(f"{type_name} has no attribute {name}")
-        if not info.checker.Check(value):
-            raise McsimError(f"{where}: {name} refused its value")
-        factory.Set(name, value)
-    return factory
-
-
 def run_verbs(
-    g: nx.Graph,
+    g: nx.Graph | Layout,
     *,
     rc_ops: Sequence[RcOp] = (),
     ud_streams: Sequence[UdStream] = (),
@@ -240,7 +240,7 @@ def run_verbs(
     Parameters
     ----------
     g
-        A topology (mcsim.topology).
+        A topology (mcsim.topology) or its Layout.
     rc_ops, ud_streams
         The workload; each RC op gets its own connected QP pair, each UD receiver one UD QP
         (per group it is a member of, plus one for unicast datagrams).
@@ -257,50 +257,42 @@ def run_verbs(
     rdma = rdma or RdmaConfig()
     if not rc_ops and not ud_streams:
         raise McsimError("run_verbs: no RC ops and no UD streams given")
-    _check(g, rc_ops, ud_streams, groups, rdma)
+    layout = layout_of(g)
+    _check(layout.hosts, rc_ops, ud_streams, groups, rdma)
     config = fabric_config_for(rdma, config)
-    with fabric.build(g, groups=groups, config=config, **fabric_options) as fab:
-        ns = fab.ns
-        stack = build_stack(fab, rdma)
-        work = ns.CreateObject[ns.mcsim.VerbsWorkload]()
+    with Simulation() as sim:
+        fab = sim.own_fabric(fabric.build(layout, groups=groups, config=config, **fabric_options))
+        ns = sim.ns
+        stack = sim.own_stack(build_stack(fab, rdma))
+        work = sim.own_app(ns.CreateObject[ns.mcsim.VerbsWorkload]())
         work.Setup(stack)
         for gid, members in enumerate(groups):
-            arr = fabric._u32(sorted(members))
+            arr = u32(sorted(members))
             work.AddUdGroup(gid, arr, len(members))
         if rc_ops:
             work.AddRcOps(
-                fabric._u32([RC_VERBS[op.verb] for op in rc_ops]),
-                fabric._u32([op.src for op in rc_ops]),
-                fabric._u32([op.dst for op in rc_ops]),
-                np.ascontiguousarray([op.size_b for op in rc_ops], dtype=np.uint64),
-                np.ascontiguousarray([op.start_ps for op in rc_ops], dtype=np.int64),
+                u32([RC_VERBS[op.verb] for op in rc_ops]),
+                u32([op.src for op in rc_ops]),
+                u32([op.dst for op in rc_ops]),
+                u64([op.size_b for op in rc_ops]),
+                i64([op.start_ps for op in rc_ops]),
                 len(rc_ops),
             )
         if ud_streams:
             work.AddUdStreams(
-                fabric._u32([s.src for s in ud_streams]),
-                fabric._u32([fabric.destination(s.dst, s.group) for s in ud_streams]),
-                fabric._u32([s.count for s in ud_streams]),
-                fabric._u32([s.size_b for s in ud_streams]),
-                np.ascontiguousarray([s.start_ps for s in ud_streams], dtype=np.int64),
+                u32([s.src for s in ud_streams]),
+                u32([fabric.destination(s.dst, s.group) for s in ud_streams]),
+                u32([s.count for s in ud_streams]),
+                u32([s.size_b for s in ud_streams]),
+                i64([s.start_ps for s in ud_streams]),
                 len(ud_streams),
             )
-        try:
-            fab.run()
-            result = _collect(work, stack, fab, len(rc_ops))
-        finally:
-            runtime.dispose(work, stack)
-    return result
-
-
-def _read(n: int, fill: Any) -> np.ndarray:
-    out = np.zeros(max(n, 1), dtype=np.uint64)
-    fill(out, n)
-    return out[:n]
+        sim.run()
+        return _collect(work, stack, fab, len(rc_ops))
 
 
 def _collect(work: Any, stack: Any, fab: fabric.BuiltFabric, n_ops: int) -> VerbsResult:
-    times = _read(n_ops * 4, work.GetRcOpTimes).reshape(-1, 4)
+    times = read_u64(n_ops * 4, work.GetRcOpTimes).reshape(-1, 4)
     rc = runtime.read_counters("rc_qp", 2 * n_ops, work.GetRcQpCounters)  # requester, responder per op
     ud = runtime.read_counters("ud_qp", int(work.GetNUdQps()), work.GetUdQpCounters)
     nic = read_nic_counters(stack, fab.n_hosts)
@@ -323,22 +315,11 @@ def read_nic_counters(stack: Any, n_hosts: int) -> dict[str, np.ndarray]:
 def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:
     """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host."""
     ns = fab.ns
-    fmt = ns.mcsim.WireFormat.INFINIBAND if rdma.wire_format == "infiniband" else ns.mcsim.WireFormat.ROCEV2
     nic = make_factory(
-        ns,
-        "ns3::mcsim::Nic",
-        "RdmaConfig",
-        WireFormat=ns.EnumValue[ns.mcsim.WireFormat](fmt),
-        MtuBytes=ns.UintegerValue(rdma.mtu_b),
+        ns, "ns3::mcsim::Nic", "RdmaConfig", WireFormat=WIRE_FORMATS[rdma.wire_format], MtuBytes=rdma.mtu_b
     )
-    rc = make_factory(ns, "ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes(ns))
-    ud = make_factory(
-        ns,
-        "ns3::mcsim::UdQp",
-        "RdmaConfig",
-        RqDepth=ns.UintegerValue(rdma.rq_depth),
-        Staging=ns.BooleanValue(rdma.staging),
-    )
+    rc = make_factory(ns, "ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes())
+    ud = make_factory(ns, "ns3::mcsim::UdQp", "RdmaConfig", RqDepth=rdma.rq_depth, Staging=rdma.staging)
     stack = ns.CreateObject[ns.mcsim.RdmaStack]()
     stack.Setup(fab.cxx, nic, rdma.processor.factory(ns), rc, ud, rdma.region_b)
     return stack

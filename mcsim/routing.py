@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Routing, pure networkx + numpy: port numbering, unicast ECMP tables, multicast trees.
+"""Routing, pure networkx + numpy: unicast ECMP tables and multicast trees over a Layout.
 
-Port numbering (the contract with the C++ fabric)
--------------------------------------------------
-Every node numbers its ports from 0: neighbours in ascending node id, and for each neighbour
-``parallel`` consecutive ports, one per parallel link (``link_index`` 0..parallel-1). Link
-``link_index`` between u and v joins u's port for (v, link_index) to v's port for (u, link_index).
-A host has exactly port 0.
+Ports
+-----
+Ports are numbered as :mod:`mcsim.layout` says (the contract with the C++ fabric). Every function
+here takes a topology graph or its :class:`~mcsim.layout.Layout`; give the Layout when calling
+many times (a graph that is not frozen is validated and laid out on every call). Unicast tables
+are kept by the Layout: computed once per topology.
 
 Unicast
 -------
@@ -36,26 +36,15 @@ import networkx as nx
 import numpy as np
 
 from mcsim.errors import McsimError
-from mcsim.topology import host_count, validate
+from mcsim.layout import Layout, PhysicalLink, PortMap, layout_of
+from mcsim.layout import port_map as port_map  # re-exported: routing.port_map is public
 
-PortMap = dict[int, list[tuple[int, int]]]
-TreeLink = tuple[int, int, int, int]  # (u, port_u, v, port_v) with u < v
+TreeLink = PhysicalLink  # (u, port_u, v, port_v) with u < v
 _UNREACHABLE = -2  # a distance that never equals (distance of a switch) - 1
 
 
 # ---------------------------------------------------------------------------------------------
 # ports
-
-
-def port_map(g: nx.Graph) -> PortMap:
-    """Return every node's ports in order: ``ports[node][port] = (neighbour, link_index)``.
-
-    Neighbours are taken in ascending node id, each with ``parallel`` consecutive ports
-    (link_index 0..parallel-1). Deterministic: it depends only on the graph's edges.
-    """
-    return {
-        node: [(nbr, i) for nbr in sorted(g[node]) for i in range(g[node][nbr]["parallel"])] for node in sorted(g.nodes)
-    }
 
 
 def peer_port(g: nx.Graph, ports: PortMap, node: int, port: int) -> int:
@@ -68,23 +57,9 @@ def peer_port(g: nx.Graph, ports: PortMap, node: int, port: int) -> int:
     return ports[nbr].index((node, index))
 
 
-def _first_ports(ports: PortMap) -> dict[int, dict[int, int]]:
-    """first[node][nbr] = the first of node's ports toward nbr."""
-    first: dict[int, dict[int, int]] = {}
-    for node, entries in ports.items():
-        mine = first[node] = {}
-        for port, (nbr, index) in enumerate(entries):
-            if index == 0:
-                mine[nbr] = port
-    return first
-
-
-def links(g: nx.Graph, ports: PortMap | None = None) -> list[TreeLink]:
+def links(g: nx.Graph | Layout) -> list[TreeLink]:
     """Return every physical link once as (u, port_u, v, port_v), u < v, sorted (parallel links one by one)."""
-    ports = port_map(g) if ports is None else ports
-    return [
-        (u, p, v, ports[v].index((u, index))) for u in sorted(ports) for p, (v, index) in enumerate(ports[u]) if u < v
-    ]
+    return list(layout_of(g).links)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -137,10 +112,6 @@ class UnicastTables:
         return candidates[offsets[host] : offsets[host + 1]]
 
 
-def _host_leaves(g: nx.Graph, hosts: int) -> list[int]:
-    return [next(iter(g[h])) for h in range(hosts)]
-
-
 def _switch_distances(g: nx.Graph, hosts: int, sources: Iterable[int]) -> np.ndarray:
     """Hop distances between switches, one row per source switch: int32, shape (len(sources), S).
 
@@ -176,7 +147,7 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def unicast_tables(g: nx.Graph, ports: PortMap | None = None) -> UnicastTables:
+def unicast_tables(g: nx.Graph | Layout) -> UnicastTables:
     """Return every switch's ECMP candidate ports toward every host (see :class:`UnicastTables`).
 
     A port of switch s is a candidate toward host d when its neighbour is one hop closer to d:
@@ -185,15 +156,16 @@ def unicast_tables(g: nx.Graph, ports: PortMap | None = None) -> UnicastTables:
 
     Parameters
     ----------
-    g : networkx.Graph
-        A topology that :func:`mcsim.topology.validate` accepts.
-    ports : dict, optional
-        ``port_map(g)``, if already computed.
+    g : networkx.Graph or Layout
+        A topology that :func:`mcsim.topology.validate` accepts. The tables are computed once per
+        Layout and shared (they are read-only).
     """
-    validate(g)
-    ports = port_map(g) if ports is None else ports
-    hosts = host_count(g)
-    nodes = g.number_of_nodes()
+    layout = layout_of(g)
+    return layout.memo(("unicast",), lambda: _unicast_tables(layout))
+
+
+def _unicast_tables(layout: Layout) -> UnicastTables:
+    g, ports, hosts, nodes = layout.graph, layout.ports, layout.hosts, layout.nodes
     if nodes == hosts:  # two hosts on one link: nothing to route
         return UnicastTables(
             hosts=hosts,
@@ -201,7 +173,7 @@ def unicast_tables(g: nx.Graph, ports: PortMap | None = None) -> UnicastTables:
             base=_readonly(np.zeros(1, dtype=np.uint64)),
             candidates=_readonly(np.zeros(0, dtype=np.uint32)),
         )
-    leaf_of = _host_leaves(g, hosts)
+    leaf_of = layout.leaf_of
     leaves = sorted(set(leaf_of))
     row_of_host = np.searchsorted(np.asarray(leaves), np.asarray(leaf_of))
     # dist[r, n]: hops from leaves[r] to switch n; hosts never lie on a path to another host.
@@ -244,7 +216,7 @@ def _edge(u: int, v: int) -> tuple[int, int]:
     return (u, v) if u < v else (v, u)
 
 
-def updown_tables(g: nx.Graph, down: Iterable[tuple[int, int]] = (), ports: PortMap | None = None) -> UnicastTables:
+def updown_tables(g: nx.Graph | Layout, down: Iterable[tuple[int, int]] = ()) -> UnicastTables:
     """Up*/down* unicast routes over the links that are up (``down``: edges (u, v) down, all
     their parallel links), as a subnet manager recomputes them after a link fails or returns.
 
@@ -253,12 +225,15 @@ def updown_tables(g: nx.Graph, down: Iterable[tuple[int, int]] = (), ports: Port
     up*/down* paths. A host's leaf always sends to the host's port (a dead host link drops there).
     Where no up*/down* path is left, the slice is empty: the switch drops the packet as
     unroutable. With no link down these are exactly :func:`unicast_tables` on fat-trees and
-    leaf-spines (a test checks it).
+    leaf-spines (a test checks it). Computed once per Layout and set of edges down.
     """
-    validate(g)
-    ports = port_map(g) if ports is None else ports
-    dead = {_edge(u, v) for u, v in down}
-    hosts, nodes = host_count(g), g.number_of_nodes()
+    layout = layout_of(g)
+    dead = frozenset(_edge(u, v) for u, v in down)
+    return layout.memo(("updown", dead), lambda: _updown_tables(layout, dead))
+
+
+def _updown_tables(layout: Layout, dead: frozenset[tuple[int, int]]) -> UnicastTables:
+    g, ports, hosts, nodes = layout.graph, layout.ports, layout.hosts, layout.nodes
     tier = [g.nodes[n]["tier"] for n in range(nodes)]
     ups: dict[int, list[int]] = {s: [] for s in range(hosts, nodes)}
     downs: dict[int, list[int]] = {s: [] for s in range(hosts, nodes)}
@@ -268,7 +243,7 @@ def updown_tables(g: nx.Graph, down: Iterable[tuple[int, int]] = (), ports: Port
             ups[lo].append(hi)
             downs[hi].append(lo)
     by_tier = sorted(range(hosts, nodes), key=lambda s: -tier[s])
-    leaf_of = _host_leaves(g, hosts)
+    leaf_of = layout.leaf_of
     leaves = sorted(set(leaf_of))
     unreached = nodes + 1
     # via[s][leaf]: the neighbours switch s forwards to toward that leaf
@@ -320,13 +295,7 @@ def updown_tables(g: nx.Graph, down: Iterable[tuple[int, int]] = (), ports: Port
 
 
 def path(
-    g: nx.Graph,
-    tables: UnicastTables,
-    src: int,
-    dst: int,
-    choose: Callable[[int, np.ndarray], int],
-    *,
-    ports: PortMap | None = None,
+    g: nx.Graph | Layout, tables: UnicastTables, src: int, dst: int, choose: Callable[[int, np.ndarray], int]
 ) -> list[int]:
     """Follow the unicast tables from host ``src`` to host ``dst``; return the nodes visited.
 
@@ -334,7 +303,7 @@ def path(
     ``hash(flow) % count``). Raises McsimError if the walk revisits a node (a loop), reaches a
     wrong host, or the chooser returns a bad index.
     """
-    ports = port_map(g) if ports is None else ports
+    ports = layout_of(g).ports
     for name, host in (("src", src), ("dst", dst)):
         if not 0 <= host < tables.hosts:
             raise McsimError(f"path: {name}={host} is not a host (hosts are 0..{tables.hosts - 1})")
@@ -463,7 +432,7 @@ def _bfs_parents(g: nx.Graph, root: int, hosts: int) -> dict[int, int]:
 
 
 def multicast_tree(
-    g: nx.Graph, members: Iterable[int], *, ports: PortMap | None = None, down: Iterable[tuple[int, int]] = ()
+    g: nx.Graph | Layout, members: Iterable[int], *, down: Iterable[tuple[int, int]] = ()
 ) -> MulticastTree | None:
     """Return one loop-free multicast tree for the group of member hosts.
 
@@ -485,14 +454,11 @@ def multicast_tree(
         For a member that is not a host, a repeated member, fewer than 2 members, or a topology
         without switches.
     """
-    validate(g)
-    hosts = host_count(g)
+    layout = layout_of(g)
+    g, hosts, first, leaf_of = layout.graph, layout.hosts, layout.first_port, layout.leaf_of
     group = _check_members(members, hosts)
-    if g.number_of_nodes() == hosts:
+    if layout.nodes == hosts:
         raise McsimError("multicast group: the topology has no switch; a multicast tree needs one")
-    ports = port_map(g) if ports is None else ports
-    first = _first_ports(ports)
-    leaf_of = _host_leaves(g, hosts)
     dead = {_edge(u, v) for u, v in down}
     reached = group
     if dead:
@@ -537,7 +503,9 @@ def multicast_tree(
     )
 
 
-def simulate_multicast(g: nx.Graph, tree: MulticastTree, sender: int) -> tuple[dict[int, int], dict[TreeLink, int]]:
+def simulate_multicast(
+    g: nx.Graph | Layout, tree: MulticastTree, sender: int
+) -> tuple[dict[int, int], dict[TreeLink, int]]:
     """Replay one multicast packet from ``sender`` over ``tree`` with the switch semantics above.
 
     Returns
@@ -547,7 +515,7 @@ def simulate_multicast(g: nx.Graph, tree: MulticastTree, sender: int) -> tuple[d
     traversals : dict[(u, port_u, v, port_v), int]
         Every tree link -> number of times the packet crossed it (either direction).
     """
-    hosts = host_count(g)
+    hosts = layout_of(g).hosts
     if sender not in tree.members:
         raise McsimError(f"simulate_multicast: sender={sender} is not a member of the group {list(tree.members)}")
     far: dict[tuple[int, int], tuple[int, int, TreeLink]] = {}

@@ -51,8 +51,8 @@ from typing import Any
 
 import numpy as np
 
+from mcsim.arrays import read_columns
 from mcsim.errors import McsimError
-from mcsim.result import times_ps
 
 log = logging.getLogger(__name__)
 
@@ -466,14 +466,7 @@ def read_counters(table: str, rows: int, fill: Callable[[np.ndarray, int], Any])
     """Call a C++ bulk reader of ``table`` (``fill(out, size)``, e.g. ``fabric.GetPortCounters``) for
     ``rows`` rows; return column name -> an array of ``rows`` values (a copy): uint64 counts, and
     int64 times for the ``*_ps`` columns, with result.NEVER for a time that did not happen."""
-    names = counter_names(table)
-    size = rows * len(names)
-    raw = np.zeros(max(size, 1), dtype=np.uint64)  # never empty: cppyy cannot pass an empty array
-    fill(raw, size)
-    columns = raw[:size].reshape(rows, len(names))
-    return {
-        name: times_ps(columns[:, i]) if name.endswith("_ps") else columns[:, i].copy() for i, name in enumerate(names)
-    }
+    return read_columns(rows, counter_names(table), fill)
 
 
 def run_cxx_test_suite(name: str) -> int:
@@ -501,16 +494,6 @@ def run_cxx_test_suite(name: str) -> int:
     status = int(cppyy.gbl.mcsim_run_test_suite(name))
     _bind_globals(cppyy.gbl.ns3)  # every ns-3 TestCase ends with Config::Reset()
     return status
-
-
-def set_attributes(obj: Any, where: str, **values: Any) -> None:
-    """Set ns-3 attributes by name (values already wrapped: UintegerValue, TimeValue, ...).
-
-    An unknown name or a value the attribute's checker refuses raises McsimError, never an abort.
-    """
-    for name, value in values.items():
-        if not obj.SetAttributeFailSafe(name, value):
-            raise McsimError(f"{where}: attribute {name} does not exist or refused its value (out of range)")
 
 
 def destroy() -> None:

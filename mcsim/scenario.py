@@ -16,13 +16,14 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import collectives, cost, fabric, plain, rdma, runtime, topology
+from mcsim import collectives, cost, fabric, plain, rdma, topology
 from mcsim.errors import McsimError, is_integer, pick, require_int
 from mcsim.fabric import FOREVER, MAX_SEED, FabricConfig, Faults
 from mcsim.physics import Link, preset
 from mcsim.plain import GraphTopology, canonical_json
 from mcsim.rdma import IB_MTUS, RcConfig, RdmaConfig, fabric_config_for
 from mcsim.result import NEVER, FabricResult, Result
+from mcsim.simulation import Simulation
 from mcsim.units import parse_rate, parse_size
 from mcsim.verify import expected_output, pattern, wrong_bytes
 
@@ -443,22 +444,20 @@ class Scenario:
         groups = [list(hosts)] * self.endpoints if self.algorithm == "mcast" else []
         expected = expected_output(self.collective, len(hosts), n, self.root) if self.verify else None
         outputs: list[np.ndarray] = []
-        with fabric.build(self._graph(), groups=groups, config=self.fabric, faults=self.faults) as fab:
-            stack = rdma.build_stack(fab, self.rdma)
+        with Simulation() as sim:
+            fab = sim.own_fabric(fabric.build(self._graph(), groups=groups, config=self.fabric, faults=self.faults))
+            stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:
                 self._fill(stack, hosts, n, expected.size)
-            teams = [collectives.start_team(fab.ns, stack, s) for s in specs]
-            try:
-                fab.run()
-                stats = [collectives.team_stats(t) for t in teams]
-                nic = rdma.read_nic_counters(stack, fab.n_hosts)
-                fres = fab.collect()
-                for h in hosts if expected is not None else ():
-                    out = np.zeros(self.output_b, dtype=np.uint8)
-                    stack.GetNic(h).ReadMemory(0, out, out.size)
-                    outputs.append(out)
-            finally:
-                runtime.dispose(*teams, stack)
+            teams = [sim.own_app(collectives.start_team(sim.ns, stack, s)) for s in specs]
+            sim.run()
+            stats = [collectives.team_stats(t) for t in teams]
+            nic = rdma.read_nic_counters(stack, fab.n_hosts)
+            fres = fab.collect()
+            for h in hosts if expected is not None else ():
+                out = np.zeros(self.output_b, dtype=np.uint8)
+                stack.GetNic(h).ReadMemory(0, out, out.size)
+                outputs.append(out)
         results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
         if expected is not None:
             wrong = wrong_bytes(outputs, expected)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from mcsim import routing
+from mcsim.layout import Layout, layout_of
 
 Edge = tuple[int, int]
 
@@ -45,34 +46,25 @@ def _down_at(intervals: dict[Edge, list[tuple[int, int | None]]], t: int) -> fro
     return frozenset(e for e, ivs in intervals.items() if any(d <= t and (u is None or t < u) for d, u in ivs))
 
 
-def routes(
-    g: nx.Graph,
-    ports: routing.PortMap,
-    groups: list[list[int]],
-    down: frozenset[Edge],
-    has_switches: bool,
-    healthy_tables: routing.UnicastTables | None = None,
-) -> Routes:
-    """Unicast tables and multicast trees over the links that are up (all of them if down is empty;
-    then ``healthy_tables``, routing.unicast_tables(g), is used if given)."""
+def routes(layout: Layout, groups: list[list[int]], down: frozenset[Edge]) -> Routes:
+    """Unicast tables and multicast trees over the links that are up (all of them if down is empty:
+    routing.unicast_tables, kept by the Layout)."""
+    has_switches = layout.nodes > layout.hosts
     if not down:
-        tables = healthy_tables if healthy_tables is not None or not has_switches else routing.unicast_tables(g, ports)
-        return Routes(down, tables, tuple(routing.multicast_tree(g, m, ports=ports) for m in groups))
+        tables = routing.unicast_tables(layout) if has_switches else None
+        return Routes(down, tables, tuple(routing.multicast_tree(layout, m) for m in groups))
     return Routes(
         down,
-        routing.updown_tables(g, down, ports) if has_switches else None,
-        tuple(routing.multicast_tree(g, m, ports=ports, down=down) for m in groups),
+        routing.updown_tables(layout, down) if has_switches else None,
+        tuple(routing.multicast_tree(layout, m, down=down) for m in groups),
     )
 
 
 def plan(
-    g: nx.Graph,
-    ports: routing.PortMap,
+    g: nx.Graph | Layout,
     groups: list[list[int]],
     link_down: Sequence[tuple[int, int, int, int | None]],
     reroute_delay_ps: int | None,
-    *,
-    healthy_tables: routing.UnicastTables | None = None,
 ) -> tuple[Routes, list[Sweep]]:
     """The routes the fabric starts with and the sweeps that change them.
 
@@ -80,22 +72,21 @@ def plan(
     before the run). Every later change at t (a link going down or coming back) triggers a sweep at
     t + reroute_delay_ps; a sweep that finds the same links down as the routes in force changes
     nothing and is left out. With reroute_delay_ps None there is no subnet manager: the routes are
-    those of the whole fabric for the whole run. ``healthy_tables``: routing.unicast_tables(g), if
-    already computed.
+    those of the whole fabric for the whole run.
     """
-    has_switches = any(role == "switch" for _, role in g.nodes(data="role"))
+    layout = layout_of(g)
     if reroute_delay_ps is None or not link_down:
-        return routes(g, ports, groups, frozenset(), has_switches, healthy_tables), []
+        return routes(layout, groups, frozenset()), []
     intervals: dict[Edge, list[tuple[int, int | None]]] = {}
     for u, v, down_ps, up_ps in link_down:
         intervals.setdefault((min(u, v), max(u, v)), []).append((down_ps, up_ps))
     changes = {d for ivs in intervals.values() for d, _ in ivs} | {u for ivs in intervals.values() for _, u in ivs}
-    current = routes(g, ports, groups, _down_at(intervals, 0), has_switches, healthy_tables)
+    current = routes(layout, groups, _down_at(intervals, 0))
     start = current
     sweeps = []
     for t in sorted(c + reroute_delay_ps for c in changes if c is not None and c > 0):
         down = _down_at(intervals, t)
         if down != current.down:
-            current = routes(g, ports, groups, down, has_switches, healthy_tables)
+            current = routes(layout, groups, down)
             sweeps.append(Sweep(t, current))
     return start, sweeps

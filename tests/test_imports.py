@@ -71,7 +71,7 @@ def test_physics_imports_only_errors_and_units():
     assert set(import_graph(PACKAGE_DIR).successors("mcsim.physics")) <= PHYSICS_MAY_IMPORT
 
 
-@pytest.mark.parametrize("module", ["mcsim.topology", "mcsim.routing", "mcsim.physics"])
+@pytest.mark.parametrize("module", ["mcsim.topology", "mcsim.routing", "mcsim.physics", "mcsim.layout"])
 def test_planning_modules_do_not_reach_the_fabric_or_the_stream(module):
     reach = nx.descendants(import_graph(PACKAGE_DIR), module)
     assert not reach & {"mcsim.fabric", "mcsim.link", "mcsim.runtime"}, f"{module} reaches {sorted(reach)}"
@@ -82,8 +82,10 @@ def test_results_are_plain_data_that_read_back_without_the_fabric_or_ns3():
     assert not reach & {"mcsim.fabric", "mcsim.rdma", "mcsim.link", "mcsim.runtime"}, sorted(reach)
 
 
-def test_topology_takes_its_link_physics_from_physics():
-    assert "mcsim.physics" in set(import_graph(PACKAGE_DIR).successors("mcsim.topology"))
+@pytest.mark.parametrize("module", ["mcsim.topology_builders", "mcsim.topology_rules", "mcsim.topology_files"])
+def test_topology_takes_its_link_physics_from_physics(module):
+    # the builders make link attributes, the rules check them, the files parse encodings
+    assert "mcsim.physics" in set(import_graph(PACKAGE_DIR).successors(module))
 
 
 def test_the_walk_finds_function_level_and_relative_imports(tmp_path):

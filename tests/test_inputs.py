@@ -213,7 +213,7 @@ def test_a_fabric_too_big_for_this_machine_is_refused_before_it_is_built(build, 
     def no_graph(*args, **kwargs):
         raise AssertionError("the graph was being built")
 
-    monkeypatch.setattr(topology.nx, "Graph", no_graph)  # refused from the counts alone
+    monkeypatch.setattr(nx, "Graph", no_graph)  # refused from the counts alone
     with pytest.raises(
         McsimError, match=message + r".* needs at least [\d.]+ GiB, this machine has [\d.]+ GiB available$"
     ):

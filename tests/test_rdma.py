@@ -2,15 +2,26 @@
 """The RDMA transport against closed forms: RC WRITE/READ/SEND, UD multicast, receiver overrun."""
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 from mcsim import runtime, topology
+from mcsim.attributes import make_factory
 from mcsim.errors import McsimError
 from mcsim.link import two_hosts
 from mcsim.physics import Link
-from mcsim.rdma import RNR_TIMER_PS, HostCpuConfig, RcConfig, RcOp, RdmaConfig, UdStream, run_verbs
+from mcsim.rdma import (
+    RNR_TIMER_PS,
+    CompletionProcessorConfig,
+    HostCpuConfig,
+    RcConfig,
+    RcOp,
+    RdmaConfig,
+    UdStream,
+    run_verbs,
+)
 from mcsim.units import parse_rate
 
 MTU = 4096
@@ -213,3 +224,21 @@ def test_rc_timers_follow_the_infiniband_encodings():
 def test_bad_workload_is_one_line(work, message):
     with pytest.raises(McsimError, match=message):
         run_verbs(two_hosts(FDR), **work())
+
+
+@dataclass(frozen=True)
+class FixedCostCpu:
+    """A processor model written outside mcsim: it only has to meet CompletionProcessorConfig."""
+
+    cost_ps: int
+
+    def factory(self, ns):
+        return make_factory(ns, "ns3::mcsim::HostCpu", "FixedCostCpu", PerCompletionCost=self.cost_ps)
+
+
+def test_any_completion_processor_config_plugs_into_rdma():
+    processor: CompletionProcessorConfig = FixedCostCpu(cost_ps=1_000_000)
+    cfg = RdmaConfig(rq_depth=64, processor=processor, staging=False)
+    r = run_verbs(two_hosts(FDR), ud_streams=[UdStream(src=0, dst=1, size_b=MTU, count=40)], rdma=cfg)
+    assert r.nic["completions"][1] == 40
+    assert r.nic["cpu_busy_ps"][1] == 40 * 1_000_000  # the model's own cost, not HostCpuConfig's default

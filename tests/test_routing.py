@@ -10,6 +10,7 @@ from numpy.testing import assert_array_equal
 
 from mcsim import routing
 from mcsim.errors import McsimError
+from mcsim.layout import layout_of
 from mcsim.routing import (
     MulticastTree,
     multicast_tree,
@@ -83,7 +84,7 @@ def test_peer_port_is_an_involution_and_ports_count_links(name, request):
             back = peer_port(g, ports, node, port)
             assert ports[nbr][back] == (node, index)
             assert peer_port(g, ports, nbr, back) == port
-    physical = routing.links(g, ports)
+    physical = routing.links(g)
     assert len(physical) == sum(d["parallel"] for _, _, d in g.edges(data=True))
     ends = [(u, pu) for u, pu, _, _ in physical] + [(v, pv) for _, _, v, pv in physical]
     assert sorted(ends) == [(n, p) for n in sorted(ports) for p in range(len(ports[n]))]  # each port once
@@ -94,8 +95,9 @@ def test_peer_port_is_an_involution_and_ports_count_links(name, request):
 
 def check_tables_are_minimal(g):
     """Oracle: a port is a candidate iff its neighbour is one hop closer to the host (all parallels)."""
-    hosts, ports = host_count(g), port_map(g)
-    t = unicast_tables(g, ports)
+    lay = layout_of(g)
+    hosts, ports = lay.hosts, lay.ports
+    t = unicast_tables(lay)
     dist = {d: nx.single_source_shortest_path_length(g, d) for d in range(hosts)}
     assert t.offsets.shape == (g.number_of_nodes() - hosts, hosts + 1)
     assert (t.offsets.dtype, t.candidates.dtype, t.base.dtype) == (np.uint32, np.uint32, np.uint64)
@@ -116,28 +118,28 @@ def test_candidates_are_exactly_the_minimal_next_hops(name, request):
 @pytest.mark.parametrize("name", ["ft4", "ls"])
 def test_every_path_is_minimal_and_loop_free(name, request):
     g = request.getfixturevalue(name)
-    hosts, ports = host_count(g), port_map(g)
-    t = unicast_tables(g, ports)
-    for src in range(hosts):
+    lay = layout_of(g)
+    t = unicast_tables(lay)
+    for src in range(lay.hosts):
         hops = nx.single_source_shortest_path_length(g, src)
-        for dst in range(hosts):
+        for dst in range(lay.hosts):
             if src == dst:
                 continue
             for choose in (first, last, flow_hash(src, dst)):
-                nodes = path(g, t, src, dst, choose, ports=ports)
+                nodes = path(lay, t, src, dst, choose)
                 assert nodes[0] == src and nodes[-1] == dst
                 assert len(nodes) - 1 == hops[dst]
                 assert len(set(nodes)) == len(nodes)
 
 
 def test_testbed_paths_sample(testbed):
-    g, ports = testbed, port_map(testbed)
-    t = unicast_tables(g, ports)
+    g, lay = testbed, layout_of(testbed)
+    t = unicast_tables(lay)
     pairs = [(s, (s * 37 + 11) % 188) for s in range(0, 188, 3)]
     for src, dst in pairs:
         want = nx.shortest_path_length(g, src, dst)
         for choose in (first, last, flow_hash(src, dst)):
-            nodes = path(g, t, src, dst, choose, ports=ports)
+            nodes = path(lay, t, src, dst, choose)
             assert len(nodes) - 1 == want and len(set(nodes)) == len(nodes)
         assert want == (2 if set(g[src]) == set(g[dst]) else 4)  # same leaf, or up to a spine and down
 
@@ -162,17 +164,15 @@ def test_ecmp_width_includes_parallel_links(ls):
 
 def test_fat_tree_16_tables():
     g = resolve("fat-tree-k16")
-    hosts, ports = 1024, port_map(g)
-    t = unicast_tables(g, ports)
+    hosts, lay = 1024, layout_of(g)
+    t = unicast_tables(lay)
     assert np.all(np.diff(t.offsets.astype(np.int64), axis=1) >= 1)  # every (switch, host) has a route
     edge0, core0 = hosts, hosts + 256
     assert len(t.candidate_ports(edge0, hosts - 1)) == 8 and len(t.candidate_ports(core0, hosts - 1)) == 1
     for src in range(0, hosts, 97):
         dst = (src * 389 + 500) % hosts
         if src != dst:
-            assert len(path(g, t, src, dst, flow_hash(src, dst), ports=ports)) - 1 == nx.shortest_path_length(
-                g, src, dst
-            )
+            assert len(path(lay, t, src, dst, flow_hash(src, dst))) - 1 == nx.shortest_path_length(g, src, dst)
 
 
 def test_tables_are_read_only(ft4):
@@ -241,11 +241,12 @@ def test_multicast_on_fat_tree_4(ft4, members, root):
 
 
 def test_multicast_uses_one_of_the_parallel_links_and_groups_spread(testbed):
-    ports = port_map(testbed)
+    lay = layout_of(testbed)
+    ports = lay.ports
     used = set()
     for i in range(24):
         members = sorted({(i * 7 + j * 13) % 188 for j in range(10)})
-        tree = multicast_tree(testbed, members, ports=ports)
+        tree = multicast_tree(lay, members)
         check_delivers_once(testbed, tree, members[:2])
         pairs = [(u, v) for u, _, v, _ in tree.tree_links]
         assert len(pairs) == len(set(pairs))  # never two parallel links between the same switches
@@ -278,8 +279,7 @@ def test_simulate_multicast_rejects_a_non_member_sender(ft4):
 
 
 def test_tree_rejects_loops_and_gaps(ft4):
-    ports = port_map(ft4)
-    ok = multicast_tree(ft4, [0, 2], ports=ports)
+    ok = multicast_tree(ft4, [0, 2])
     with pytest.raises(McsimError, match=r"multicast tree: 2 links for 4 nodes is not connected"):
         MulticastTree(
             members=ok.members,
@@ -298,12 +298,12 @@ def test_tree_rejects_loops_and_gaps(ft4):
 @pytest.mark.parametrize("p", [2, 3, 4, 8, 16])
 def test_star_multicast_allgather_crosses_fewer_links_than_ring(p):
     g = leaf_spine(1, 0, p, **LINK)
-    ports = port_map(g)
-    tree = multicast_tree(g, range(p), ports=ports)
-    mc = sum(sum(simulate_multicast(g, tree, r)[1].values()) for r in range(p))
+    lay = layout_of(g)
+    tree = multicast_tree(lay, range(p))
+    mc = sum(sum(simulate_multicast(lay, tree, r)[1].values()) for r in range(p))
     assert mc == p * p  # each multicast: 1 link up, p-1 links down
-    t = unicast_tables(g, ports)
-    ring = sum(len(path(g, t, r, (r + 1) % p, first, ports=ports)) - 1 for _ in range(p - 1) for r in range(p))
+    t = unicast_tables(lay)
+    ring = sum(len(path(lay, t, r, (r + 1) % p, first)) - 1 for _ in range(p - 1) for r in range(p))
     assert ring == 2 * p * (p - 1)  # p-1 steps, every rank sends to its neighbour over 2 links
     assert Fraction(ring, mc) == 2 - Fraction(2, p)
 

@@ -81,7 +81,7 @@ def test_updown_tables_with_no_link_down_are_the_minimal_hop_tables(g):
 @pytest.mark.parametrize("dead", upper_links(FT4, 2)[:4] + upper_links(FT4, 1)[:4])
 def test_routes_around_one_dead_link_are_up_down_loop_free_and_as_short_as_before(dead):
     ports = port_map(FT4)
-    healthy, degraded = unicast_tables(FT4, ports), updown_tables(FT4, [dead], ports)
+    healthy, degraded = unicast_tables(FT4), updown_tables(FT4, [dead])
     for src, dst in itertools.permutations(range(HOSTS), 2):
         before = all_paths(FT4, healthy, src, dst, ports)
         after = all_paths(FT4, degraded, src, dst, ports)
@@ -138,16 +138,15 @@ def test_a_member_whose_link_is_down_is_left_out_of_the_tree():
 
 
 def test_the_plan_sweeps_after_each_change_and_skips_sweeps_that_change_nothing():
-    ports = port_map(FT4)
     a, b = upper_links(FT4, 2)[:2]
     ms = 1_000_000_000
     downs = ((*a, 1 * ms, 5 * ms), (*b, 2 * ms, FOREVER), (*a, 0, 1 * ms))
-    start, sweeps = subnet_manager.plan(FT4, ports, [list(range(HOSTS))], downs, 3 * ms)
+    start, sweeps = subnet_manager.plan(FT4, [list(range(HOSTS))], downs, 3 * ms)
     assert start.down == {a}  # down from time 0: routed around from the start
     # changes at 1, 2 (b down) and 5 (a up) ms; each sweep, 3 ms later, sees the links as they are
     # then: at 4 ms a and b are down, at 5 ms only b, and at 8 ms still only b (no change: left out)
     assert [(s.at_ps, s.routes.down) for s in sweeps] == [(4 * ms, {a, b}), (5 * ms, {b})]
-    none_start, none_sweeps = subnet_manager.plan(FT4, ports, [], downs, None)
+    none_start, none_sweeps = subnet_manager.plan(FT4, [], downs, None)
     assert none_start.down == frozenset() and none_sweeps == []
 
 
@@ -193,21 +192,19 @@ def test_a_link_that_comes_back_is_used_again():
     g = leaf_spine(2, 2, 2, 1, **LINK)
     hosts = host_count(g)
     spine_links = sorted((min(u, v), max(u, v)) for u, v in g.edges if u >= hosts and v >= hosts)
-    ports = port_map(g)
     downs = ((*spine_links[0], 10, 20),)
-    start, sweeps = subnet_manager.plan(g, ports, [], downs, 5)
+    start, sweeps = subnet_manager.plan(g, [], downs, 5)
     assert start.down == frozenset()
     assert [s.at_ps for s in sweeps] == [15, 25]
-    healthy = routing.unicast_tables(g, ports)
+    healthy = routing.unicast_tables(g)
     assert_array_equal(sweeps[-1].routes.tables.candidates, healthy.candidates)
     assert not np.array_equal(sweeps[0].routes.tables.candidates, healthy.candidates)
 
 
 def test_paths_around_a_dead_link_replay_with_the_switch_hash():
-    ports = port_map(FT4)
-    t = updown_tables(FT4, [SPINE], ports)
+    t = updown_tables(FT4, [SPINE])
     for src, dst in [(0, HOSTS - 1), (3, 9), (HOSTS - 1, 0)]:
-        hops = path(FT4, t, src, dst, lambda s, c, d=dst: (s * 7 + d) % len(c), ports=ports)
+        hops = path(FT4, t, src, dst, lambda s, c, d=dst: (s * 7 + d) % len(c))
         assert hops[0] == src and hops[-1] == dst
 
 

@@ -3,9 +3,10 @@
 
 import cppyy
 import networkx as nx
-import numpy as np
 
-from mcsim import fabric, rdma, runtime, topology
+from mcsim import fabric, rdma, topology
+from mcsim.arrays import i64, u32
+from mcsim.simulation import Simulation
 
 SINKS = """
 #include "ns3/mcsim/nic.h"
@@ -37,30 +38,24 @@ struct TraceCounts {
 """
 
 
-def _u32(value: int) -> np.ndarray:
-    return np.array([value], dtype=np.uint32)
-
-
 def _counted_ud_stream(g: nx.Graph, src: int, dst: int, count: int) -> object:
     """Run one UD stream with every port and NIC traced; return the counts."""
     cfg = rdma.RdmaConfig()
-    with fabric.build(g, config=rdma.fabric_config_for(cfg, None)) as fab:
-        ns = fab.ns
+    with Simulation() as sim:
+        fab = sim.own_fabric(fabric.build(g, config=rdma.fabric_config_for(cfg, None)))
+        ns = sim.ns
         if not hasattr(cppyy.gbl, "mcsim_test"):
             cppyy.cppdef(SINKS)
         counts = cppyy.gbl.mcsim_test.TraceCounts()
-        stack = rdma.build_stack(fab, cfg)
-        work = ns.CreateObject[ns.mcsim.VerbsWorkload]()
+        stack = sim.own_stack(rdma.build_stack(fab, cfg))
+        work = sim.own_app(ns.CreateObject[ns.mcsim.VerbsWorkload]())
         work.Setup(stack)
-        work.AddUdStreams(_u32(src), _u32(dst), _u32(count), _u32(cfg.mtu_b), np.zeros(1, dtype=np.int64), 1)
+        work.AddUdStreams(u32([src]), u32([dst]), u32([count]), u32([cfg.mtu_b]), i64([0]), 1)
         for p in range(fab.cxx.GetNPorts()):
             counts.Port(fab.cxx.GetPort(p))
         for h in range(fab.n_hosts):
             counts.Nic(stack.GetNic(h))
-        try:
-            fab.run()
-        finally:
-            runtime.dispose(work, stack)
+        sim.run()
     return counts
 
 

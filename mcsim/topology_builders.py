@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Topology builders: functions that return a fabric as a networkx graph (fat-tree, leaf-spine)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import networkx as nx
+
+from mcsim import machine
+from mcsim.errors import McsimError, require_integer, require_positive
+from mcsim.physics import Link, edge_attrs
+from mcsim.topology_rules import HOST, SWITCH
+
+
+def fat_tree(
+    k: int, *, rate_bps: int, delay_ps: int, encoding_data_bits: int = 1, encoding_line_bits: int = 1
+) -> nx.Graph:
+    """Return the classic 3-level k-ary fat-tree (Al-Fares et al. 2008).
+
+    Parameters
+    ----------
+    k : int
+        Switch radix, even and >= 2: k pods of k/2 edge and k/2 aggregation switches, (k/2)**2 core
+        switches, k/2 hosts per edge switch.
+    rate_bps : int
+        Signalling rate of every link in bit/s.
+    delay_ps : int
+        Propagation delay of every link in ps (>= 0).
+    encoding_data_bits, encoding_line_bits : int
+        Line code of every link (64, 66 for 64b/66b; 1, 1 for none).
+
+    Returns
+    -------
+    networkx.Graph
+        Hosts ``0..k**3/4-1`` (pod by pod, edge by edge), then edge switches ("edge0".., tier 1),
+        aggregation switches ("agg0".., tier 2) and core switches ("core0".., tier 3).
+
+    Raises
+    ------
+    McsimError
+        For an odd k or k < 2, a non-positive rate or encoding, or a negative delay.
+
+    Notes
+    -----
+    k**3/4 hosts, 5*k**2/4 switches, 3*k**3/4 links, full bisection bandwidth. Edge switch j of a
+    pod connects to every aggregation switch of its pod; aggregation switch j of every pod connects
+    to core switches j*k/2 .. j*k/2+k/2-1.
+    """
+    require_integer("fat_tree", k=k)
+    if k < 2 or k % 2:
+        raise McsimError(f"fat_tree: k={k} must be even and >= 2; try k={max(2, k + k % 2)}")
+    link = edge_attrs(
+        "fat_tree",
+        rate_bps=rate_bps,
+        delay_ps=delay_ps,
+        encoding_data_bits=encoding_data_bits,
+        encoding_line_bits=encoding_line_bits,
+    )
+    half = k // 2
+    hosts = k * half * half
+    machine.require_fits(
+        f"fat_tree: k={k} ({hosts} hosts, {5 * k * k // 4} switches; a route from every switch to every host)",
+        machine.fabric_memory_b(hosts, 5 * k * k // 4, 3 * hosts),
+    )
+    first_edge = hosts
+    first_agg = first_edge + k * half
+    first_core = first_agg + k * half
+    g: nx.Graph[int] = nx.Graph(name=f"fat-tree-k{k}", builder="fat_tree")
+    g.graph["params"] = {
+        "k": k,
+        "rate_bps": rate_bps,
+        "delay_ps": delay_ps,
+        "encoding_data_bits": encoding_data_bits,
+        "encoding_line_bits": encoding_line_bits,
+    }
+    for h in range(hosts):
+        g.add_node(h, role=HOST, tier=0, name=f"h{h}")
+    for i in range(k * half):
+        g.add_node(first_edge + i, role=SWITCH, tier=1, name=f"edge{i}")
+    for i in range(k * half):
+        g.add_node(first_agg + i, role=SWITCH, tier=2, name=f"agg{i}")
+    for i in range(half * half):
+        g.add_node(first_core + i, role=SWITCH, tier=3, name=f"core{i}")
+    for h in range(hosts):
+        g.add_edge(h, first_edge + h // half, **link)
+    for pod in range(k):
+        for e in range(half):
+            for a in range(half):
+                g.add_edge(first_edge + pod * half + e, first_agg + pod * half + a, **link)
+    for pod in range(k):
+        for a in range(half):
+            for c in range(half):
+                g.add_edge(first_agg + pod * half + a, first_core + a * half + c, **link)
+    return g
+
+
+def leaf_spine(
+    leaves: int,
+    spines: int,
+    hosts_per_leaf: int | Sequence[int],
+    links_per_leaf_spine: int = 1,
+    *,
+    rate_bps: int,
+    delay_ps: int,
+    encoding_data_bits: int = 1,
+    encoding_line_bits: int = 1,
+    switch_ports: int | None = None,
+) -> nx.Graph:
+    """Return a two-tier leaf-spine (folded Clos) fabric.
+
+    Parameters
+    ----------
+    leaves : int
+        Number of leaf switches (>= 1).
+    spines : int
+        Number of spine switches (>= 1; 0 only with one leaf: a single-switch star).
+    hosts_per_leaf : int or sequence of int
+        Hosts on every leaf, or one count per leaf (each >= 1).
+    links_per_leaf_spine : int
+        Parallel links from every leaf to every spine (>= 1).
+    rate_bps, delay_ps, encoding_data_bits, encoding_line_bits : int
+        Link parameters as in :func:`fat_tree`.
+    switch_ports : int or None
+        Ports per switch; if given, a leaf or spine that needs more ports is rejected.
+
+    Returns
+    -------
+    networkx.Graph
+        Hosts numbered leaf by leaf, then leaves ("leaf0".., tier 1), then spines ("spine0"..,
+        tier 2). Each leaf-spine edge has ``parallel = links_per_leaf_spine``.
+
+    Raises
+    ------
+    McsimError
+        For bad counts, a switch with more links than ``switch_ports``, or bad link parameters.
+
+    Notes
+    -----
+    A leaf's oversubscription is hosts / (spines * links_per_leaf_spine) at equal link rates; it
+    may exceed 1 (see :func:`summary`).
+    """
+    require_integer("leaf_spine", leaves=leaves, spines=spines, links_per_leaf_spine=links_per_leaf_spine)
+    require_positive("leaf_spine", leaves=leaves, links_per_leaf_spine=links_per_leaf_spine)
+    if spines < 0:
+        raise McsimError(f"leaf_spine: spines={spines} must be >= 0")
+    if spines == 0 and leaves > 1:
+        raise McsimError(f"leaf_spine: spines=0 leaves {leaves} leaves disconnected; use spines >= 1 or leaves=1")
+    if isinstance(hosts_per_leaf, int) and not isinstance(hosts_per_leaf, bool):
+        counts = [hosts_per_leaf] * leaves
+    elif isinstance(hosts_per_leaf, Sequence) and not isinstance(hosts_per_leaf, str):
+        counts = list(hosts_per_leaf)
+        if len(counts) != leaves:
+            raise McsimError(
+                f"leaf_spine: hosts_per_leaf has {len(counts)} entries but leaves={leaves}; give one count per leaf"
+            )
+    else:
+        raise McsimError(f"leaf_spine: hosts_per_leaf={hosts_per_leaf!r} must be an integer or a list of integers")
+    for i, n in enumerate(counts):
+        require_integer("leaf_spine", **{f"hosts_per_leaf[{i}]": n})
+        require_positive("leaf_spine", **{f"hosts_per_leaf[{i}]": n})
+    link = edge_attrs(
+        "leaf_spine",
+        rate_bps=rate_bps,
+        delay_ps=delay_ps,
+        encoding_data_bits=encoding_data_bits,
+        encoding_line_bits=encoding_line_bits,
+    )
+    uplinks = spines * links_per_leaf_spine
+    if switch_ports is not None:
+        require_integer("leaf_spine", switch_ports=switch_ports)
+        require_positive("leaf_spine", switch_ports=switch_ports)
+        for i, n in enumerate(counts):
+            if n + uplinks > switch_ports:
+                raise McsimError(
+                    f"leaf_spine: leaf {i} needs {n + uplinks} ports ({n} hosts + {uplinks} spine links) but "
+                    f"switch_ports={switch_ports}; put fewer hosts on it or use fewer links_per_leaf_spine"
+                )
+        if leaves * links_per_leaf_spine > switch_ports:
+            raise McsimError(
+                f"leaf_spine: spine 0 needs {leaves * links_per_leaf_spine} ports ({leaves} leaves x "
+                f"{links_per_leaf_spine} links) but switch_ports={switch_ports}; use fewer leaves or fewer "
+                "links_per_leaf_spine"
+            )
+    hosts = sum(counts)
+    machine.require_fits(
+        f"leaf_spine: {hosts} hosts, {leaves + spines} switches (a route from every switch to every host)",
+        machine.fabric_memory_b(hosts, leaves + spines, hosts + leaves * spines),
+    )
+    g: nx.Graph[int] = nx.Graph(name=f"leaf-spine-{leaves}x{spines}", builder="leaf_spine")
+    g.graph["params"] = {
+        "leaves": leaves,
+        "spines": spines,
+        "hosts_per_leaf": hosts_per_leaf if isinstance(hosts_per_leaf, int) else counts,
+        "links_per_leaf_spine": links_per_leaf_spine,
+        "rate_bps": rate_bps,
+        "delay_ps": delay_ps,
+        "encoding_data_bits": encoding_data_bits,
+        "encoding_line_bits": encoding_line_bits,
+        "switch_ports": switch_ports,
+    }
+    for h in range(hosts):
+        g.add_node(h, role=HOST, tier=0, name=f"h{h}")
+    for i in range(leaves):
+        g.add_node(hosts + i, role=SWITCH, tier=1, name=f"leaf{i}")
+    for i in range(spines):
+        g.add_node(hosts + leaves + i, role=SWITCH, tier=2, name=f"spine{i}")
+    h = 0
+    for i, n in enumerate(counts):
+        for _ in range(n):
+            g.add_edge(h, hosts + i, **link)
+            h += 1
+    for i in range(leaves):
+        for j in range(spines):
+            g.add_edge(hosts + i, hosts + leaves + j, **{**link, "parallel": links_per_leaf_spine})
+    return g
+
+
+BUILDERS: dict[str, Callable[..., nx.Graph]] = {"fat_tree": fat_tree, "leaf_spine": leaf_spine}
+
+
+def with_link(g: nx.Graph, link: Link) -> nx.Graph:
+    """A copy of topology g whose every link has this rate and encoding (delays, parallel kept)."""
+    out = g.copy()
+    for _, _, e in out.edges(data=True):
+        e.update(
+            rate_bps=link.rate_bps,
+            encoding_data_bits=link.encoding_data_bits,
+            encoding_line_bits=link.encoding_line_bits,
+        )
+    return out

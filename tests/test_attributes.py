@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""attributes.py: Python values become ns-3 attribute values by the attribute's own type and checker."""
+
+import pytest
+
+from mcsim import runtime
+from mcsim.attributes import attribute_values, make_factory, set_attributes
+from mcsim.errors import McsimError
+
+
+@pytest.fixture(scope="module")
+def ns():
+    return runtime.load()
+
+
+def test_python_values_are_wrapped_by_the_attribute_type(ns):
+    fabric = ns.CreateObject[ns.mcsim.Fabric]()
+    try:
+        set_attributes(
+            fabric,
+            ns,
+            "ns3::mcsim::Fabric",
+            "FabricConfig",
+            FlowControl="LOSSY",
+            SwitchLatency=123_456,
+            SwitchBufferBytes=77,
+        )
+        latency, buffer = ns.TimeValue(), ns.UintegerValue()
+        fabric.GetAttribute("SwitchLatency", latency)
+        fabric.GetAttribute("SwitchBufferBytes", buffer)
+        mode = ns.EnumValue[ns.mcsim.FlowControl]()
+        fabric.GetAttribute("FlowControl", mode)
+        assert latency.Get().GetPicoSeconds() == 123_456  # an int is ps for a TimeValue
+        assert buffer.Get() == 77
+        assert mode.Get() == ns.mcsim.FlowControl.LOSSY
+    finally:
+        runtime.dispose(fabric)
+
+
+def test_a_factory_carries_every_kind_of_value(ns):
+    factory = make_factory(
+        ns, "ns3::mcsim::Dpa", "DpaConfig", Placement="PACK", IssueShare=0.5, LoopbackRate=10**12, Threads=3
+    )
+    text = str(factory)
+    for part in ("Placement=Pack", "IssueShare=0.5", "LoopbackRate=1000000000000bps", "Threads=3"):
+        assert part in text
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (
+            {"FlowControl": "Lossy"},
+            r"FabricConfig: FlowControl='Lossy' is not one of LOSSLESS, LOSSY \(ns3::mcsim::FlowControl\)",
+        ),
+        ({"SwitchBufferBytes": 0}, r"FabricConfig: SwitchBufferBytes=0 is refused by ns3::mcsim::Fabric"),
+        ({"HeaderBytes": 2**33}, r"FabricConfig: HeaderBytes=8589934592 is refused .*uint32_t"),
+    ],
+)
+def test_a_refused_value_is_one_error_line_not_an_abort(ns, values, message):
+    with pytest.raises(McsimError, match=message):
+        attribute_values(ns, "ns3::mcsim::Fabric", "FabricConfig", values)
+
+
+def test_an_object_refuses_a_bad_value_with_the_same_error(ns):
+    fabric = ns.CreateObject[ns.mcsim.Fabric]()
+    try:
+        with pytest.raises(McsimError, match=r"^FabricConfig: SwitchBufferBytes=0 is refused by ns3::mcsim::Fabric"):
+            set_attributes(fabric, ns, "ns3::mcsim::Fabric", "FabricConfig", SwitchBufferBytes=0)
+    finally:
+        runtime.dispose(fabric)
+
+
+def test_an_attribute_the_type_lacks_is_a_bug(ns):
+    with pytest.raises(AssertionError, match="has no attribute Bogus"):
+        attribute_values(ns, "ns3::mcsim::Fabric", "FabricConfig", {"Bogus": 1})
