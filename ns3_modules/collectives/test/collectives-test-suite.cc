@@ -3,6 +3,8 @@
 // ns-3 test suite "mcsim-collectives": closed-form checks of the collective ranks. Run from
 // Python with mcsim.runtime.run_cxx_test_suite("mcsim-collectives") (tests/test_collectives.py).
 
+#include "star-fabric.h"
+
 #include "ns3/mcsim/collective-rank.h"
 #include "ns3/mcsim/collective-team.h"
 #include "ns3/mcsim/fabric.h"
@@ -42,30 +44,7 @@ class RingAllgatherTestCase : public TestCase
         const uint64_t shard = 256 * 1024, chunk = 64 * 1024;
         Ptr<Fabric> fabric = CreateObject<Fabric>();
         fabric->SetAttribute("HeaderBytes", UintegerValue(0)); // the NIC sends the real headers
-        const uint32_t switchPorts[1] = {nHosts};
-        std::vector<uint32_t> links;
-        for (uint32_t h = 0; h < nHosts; ++h)
-        {
-            links.insert(links.end(), {h, 0, nHosts, h});
-        }
-        const std::vector<uint64_t> rate(nHosts, 100000000000ULL);
-        const std::vector<uint32_t> encoding(2 * nHosts, 1);
-        const std::vector<int64_t> delay(nHosts, 100000);
-        fabric->Build(nHosts,
-                      switchPorts,
-                      1,
-                      links.data(),
-                      rate.data(),
-                      encoding.data(),
-                      delay.data(),
-                      nHosts);
-        std::vector<uint32_t> offsets(nHosts + 1), ports(nHosts);
-        for (uint32_t h = 0; h < nHosts; ++h)
-        {
-            offsets[h + 1] = h + 1;
-            ports[h] = h;
-        }
-        fabric->SetUnicastTable(nHosts, offsets.data(), offsets.size(), ports.data(), ports.size());
+        BuildStarFabric(fabric, nHosts);
         Ptr<RdmaStack> stack = CreateObject<RdmaStack>();
         stack->Setup(fabric,
                      ObjectFactory("ns3::mcsim::Nic"),

@@ -3,6 +3,8 @@
 // ns-3 test suite "mcsim-fabric": closed-form checks of the link model. Run from Python with
 // mcsim.runtime.run_cxx_test_suite("mcsim-fabric") (tests/test_runtime_load.py).
 
+#include "star-fabric.h"
+
 #include "ns3/callback.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/mcsim/fabric.h"
@@ -110,30 +112,7 @@ class CreditIncastTestCase : public TestCase
         const uint32_t nHosts = 5;
         Ptr<Fabric> fabric = CreateObject<Fabric>();
         fabric->SetAttribute("SwitchBufferBytes", UintegerValue(2 * (4096 + 16)));
-        const uint32_t switchPorts[1] = {nHosts};
-        std::vector<uint32_t> links;
-        for (uint32_t h = 0; h < nHosts; ++h)
-        {
-            links.insert(links.end(), {h, 0, nHosts, h});
-        }
-        const std::vector<uint64_t> rate(nHosts, 100000000000ULL);
-        const std::vector<uint32_t> encoding(2 * nHosts, 1);
-        const std::vector<int64_t> delay(nHosts, 100000);
-        fabric->Build(nHosts,
-                      switchPorts,
-                      1,
-                      links.data(),
-                      rate.data(),
-                      encoding.data(),
-                      delay.data(),
-                      nHosts);
-        std::vector<uint32_t> offsets(nHosts + 1), ports(nHosts);
-        for (uint32_t h = 0; h < nHosts; ++h)
-        {
-            offsets[h + 1] = h + 1;
-            ports[h] = h;
-        }
-        fabric->SetUnicastTable(nHosts, offsets.data(), offsets.size(), ports.data(), ports.size());
+        BuildStarFabric(fabric, nHosts);
         const uint32_t host[4] = {1, 2, 3, 4}, dst[4] = {0, 0, 0, 0},
                        mtu[4] = {4096, 4096, 4096, 4096};
         const uint32_t flow[4] = {0, 0, 0, 0};
@@ -186,30 +165,7 @@ class LossCreditTestCase : public TestCase
         fabric->SetAttribute("SwitchBufferBytes", UintegerValue(buffer));
         fabric->SetAttribute("HostBufferBytes", UintegerValue(buffer));
         fabric->SetAttribute("Seed", UintegerValue(7));
-        const uint32_t switchPorts[1] = {nHosts};
-        std::vector<uint32_t> links;
-        for (uint32_t h = 0; h < nHosts; ++h)
-        {
-            links.insert(links.end(), {h, 0, nHosts, h});
-        }
-        const std::vector<uint64_t> rate(nHosts, 100000000000ULL);
-        const std::vector<uint32_t> encoding(2 * nHosts, 1);
-        const std::vector<int64_t> delay(nHosts, 100000);
-        fabric->Build(nHosts,
-                      switchPorts,
-                      1,
-                      links.data(),
-                      rate.data(),
-                      encoding.data(),
-                      delay.data(),
-                      nHosts);
-        std::vector<uint32_t> offsets(nHosts + 1), ports(nHosts);
-        for (uint32_t h = 0; h < nHosts; ++h)
-        {
-            offsets[h + 1] = h + 1;
-            ports[h] = h;
-        }
-        fabric->SetUnicastTable(nHosts, offsets.data(), offsets.size(), ports.data(), ports.size());
+        BuildStarFabric(fabric, nHosts);
         const std::vector<double> loss(fabric->GetNPorts(), 0.05);
         fabric->SetLossProbabilities(loss.data(), loss.size());
         const uint32_t host[4] = {1, 2, 3, 4}, dst[4] = {0, 0, 0, 0};

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Fabric: the routes it is given (unicast tables, multicast ports) and the route changes it
+// applies at scheduled times (the subnet manager's sweeps after a link goes down).
+#include "fabric-header.h"
+#include "fabric.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_LOG_COMPONENT_DEFINE("McsimFabricRoutes");
+
+void
+Fabric::SetUnicastTable(uint32_t node,
+                        const uint32_t* offsets,
+                        std::size_t nOffsets,
+                        const uint32_t* candidates,
+                        std::size_t nCandidates)
+{
+    if (nOffsets != m_nHosts + 1)
+    {
+        throw std::invalid_argument("Fabric::SetUnicastTable: " + std::to_string(nOffsets) +
+                                    " offsets for " + std::to_string(m_nHosts) + " hosts");
+    }
+    SwitchAt(node, "SetUnicastTable")->SetUnicastTable(offsets, nOffsets, candidates, nCandidates);
+}
+
+void
+Fabric::SetMulticastPorts(uint32_t group, uint32_t node, const uint32_t* ports, std::size_t nPorts)
+{
+    if (group >= FabricHeader::GROUP_FLAG)
+    {
+        throw std::invalid_argument("Fabric::SetMulticastPorts: group id too large");
+    }
+    SwitchAt(node, "SetMulticastPorts")->SetMulticastPorts(group, ports, nPorts);
+}
+
+void
+Fabric::ScheduleUnicastTable(int64_t atPs,
+                             uint32_t node,
+                             const uint32_t* offsets,
+                             std::size_t nOffsets,
+                             const uint32_t* candidates,
+                             std::size_t nCandidates)
+{
+    if (nOffsets != m_nHosts + 1 || atPs < Simulator::Now().GetPicoSeconds())
+    {
+        throw std::invalid_argument("Fabric::ScheduleUnicastTable: " + std::to_string(nOffsets) +
+                                    " offsets for " + std::to_string(m_nHosts) +
+                                    " hosts, or a time in the past");
+    }
+    SwitchAt(node, "ScheduleUnicastTable")
+        ->CheckUnicastTable(offsets, nOffsets, candidates, nCandidates);
+    ScheduleRouteUpdate(atPs,
+                        {node,
+                         -1,
+                         std::vector<uint32_t>(offsets, offsets + nOffsets),
+                         std::vector<uint32_t>(candidates, candidates + nCandidates)});
+}
+
+void
+Fabric::ScheduleMulticastPorts(int64_t atPs,
+                               uint32_t group,
+                               uint32_t node,
+                               const uint32_t* ports,
+                               std::size_t nPorts)
+{
+    if (group >= FabricHeader::GROUP_FLAG || atPs < Simulator::Now().GetPicoSeconds())
+    {
+        throw std::invalid_argument("Fabric::ScheduleMulticastPorts: group id too large or a time "
+                                    "in the past");
+    }
+    SwitchAt(node, "ScheduleMulticastPorts")->CheckMulticastPorts(group, ports, nPorts);
+    ScheduleRouteUpdate(atPs, {node, group, {}, std::vector<uint32_t>(ports, ports + nPorts)});
+}
+
+void
+Fabric::ScheduleRouteUpdate(int64_t atPs, RouteUpdate update)
+{
+    m_routeUpdates.push_back(std::move(update));
+    Simulator::Schedule(PicoSeconds(atPs) - Simulator::Now(),
+                        &Fabric::ApplyRouteUpdate,
+                        this,
+                        m_routeUpdates.size() - 1);
+}
+
+void
+Fabric::ApplyRouteUpdate(std::size_t i)
+{
+    const RouteUpdate& u = m_routeUpdates[i];
+    Ptr<Switch> sw = m_switches[u.node - m_nHosts];
+    if (u.group < 0)
+    {
+        sw->SetUnicastTable(u.offsets.data(), u.offsets.size(), u.ports.data(), u.ports.size());
+    }
+    else
+    {
+        sw->SetMulticastPorts(static_cast<uint32_t>(u.group), u.ports.data(), u.ports.size());
+    }
+    m_routeUpdatesApplied++;
+    NS_LOG_INFO(
+        "switch " << u.node << ": rerouted "
+                  << (u.group < 0 ? std::string("unicast") : "group " + std::to_string(u.group)));
+}
+
+uint64_t
+Fabric::GetRouteUpdates() const
+{
+    return m_routeUpdatesApplied;
+}
+
+} // namespace mcsim
+} // namespace ns3

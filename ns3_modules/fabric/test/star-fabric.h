@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "ns3/mcsim/fabric.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * Test fixture: wire nHosts hosts to one switch (host h on switch port h; every link 100 Gbit/s,
+ * no encoding overhead, 100 ns) and route host h through switch port h. Set the fabric's
+ * attributes before calling it: Build reads them.
+ */
+inline void
+BuildStarFabric(Ptr<Fabric> fabric, uint32_t nHosts)
+{
+    const uint32_t switchPorts[1] = {nHosts};
+    std::vector<uint32_t> links;
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        links.insert(links.end(), {h, 0, nHosts, h});
+    }
+    const std::vector<uint64_t> rate(nHosts, 100000000000ULL);
+    const std::vector<uint32_t> encoding(2 * nHosts, 1);
+    const std::vector<int64_t> delay(nHosts, 100000);
+    fabric->Build(nHosts,
+                  switchPorts,
+                  1,
+                  links.data(),
+                  rate.data(),
+                  encoding.data(),
+                  delay.data(),
+                  nHosts);
+    std::vector<uint32_t> offsets(nHosts + 1), ports(nHosts);
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        offsets[h + 1] = h + 1;
+        ports[h] = h;
+    }
+    fabric->SetUnicastTable(nHosts, offsets.data(), offsets.size(), ports.data(), ports.size());
+}
+
+} // namespace mcsim
+} // namespace ns3
