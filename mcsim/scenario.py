@@ -21,7 +21,7 @@ from mcsim.errors import McsimError, is_integer, pick, require_int
 from mcsim.fabric import FOREVER, MAX_SEED, FabricConfig, Faults
 from mcsim.physics import Link, preset
 from mcsim.plain import GraphTopology, canonical_json
-from mcsim.rdma import IB_MTUS, RcConfig, RdmaConfig, fabric_config_for
+from mcsim.rdma import IB_MTUS, CompletionProcessorConfig, RcConfig, RdmaConfig, fabric_config_for
 from mcsim.result import NEVER, FabricResult, Result
 from mcsim.simulation import Simulation
 from mcsim.units import parse_rate, parse_size
@@ -164,7 +164,7 @@ class Scenario:
         rq_depth: int | Keep = KEEP,
         staging: bool | Keep = KEEP,
         wire_format: str | Keep = KEEP,
-        processor: Any = KEEP,
+        processor: CompletionProcessorConfig | Keep = KEEP,
         rc: RcConfig | Keep = KEEP,
         flow_control: str | Keep = KEEP,
         loss: float | Keep = KEEP,
