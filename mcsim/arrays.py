@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from mcsim import runtime
 from mcsim.result import times_ps
 
 
@@ -56,3 +57,10 @@ def columns(raw: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarray]:
 def read_columns(rows: int, names: Sequence[str], fill: Callable[[np.ndarray, int], Any]) -> dict[str, np.ndarray]:
     """``rows`` rows of the counters ``names`` from a C++ bulk getter, one array per name."""
     return columns(read_u64(rows * len(names), fill), names)
+
+
+def read_counters(table: str, rows: int, fill: Callable[[np.ndarray, int], Any]) -> dict[str, np.ndarray]:
+    """Call a C++ bulk reader of the counter table ``table`` (``fill(out, size)``, e.g.
+    ``fabric.GetPortCounters``) for ``rows`` rows; return column name -> an array of ``rows``
+    values, the names and their order as C++ registered them (mcsim.runtime.counter_names)."""
+    return read_columns(rows, runtime.counter_names(table), fill)

@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mcsim import runtime
-from mcsim.arrays import u32
+from mcsim.arrays import read_counters, u32
 from mcsim.attributes import make_factory
 from mcsim.errors import pick
 
@@ -92,4 +91,4 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
 
 def team_stats(team: Any) -> dict[str, np.ndarray]:
     """The "rank" stats of every rank of a team, as numpy arrays (after the run)."""
-    return runtime.read_counters("rank", int(team.GetNRanks()), team.GetStats)
+    return read_counters("rank", int(team.GetNRanks()), team.GetStats)

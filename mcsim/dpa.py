@@ -45,8 +45,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import runtime
-from mcsim.arrays import read_u64
+from mcsim.arrays import read_counters, read_u64
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_integer, require_positive
 from mcsim.physics import DEFAULT_DELAY_PS, Link
@@ -365,7 +364,7 @@ def saturate(
         threads = None
         if isinstance(processor, DpaConfig):
             dpa = ns.DynamicCast[ns.mcsim.Dpa](proc)
-            threads = runtime.read_counters("dpa_thread", processor.threads, dpa.GetThreadCounters)
+            threads = read_counters("dpa_thread", processor.threads, dpa.GetThreadCounters)
     lo, hi = len(done) // 4, 3 * len(done) // 4
     rate = (hi - lo) * PS_PER_S / float(done[hi] - done[lo])
     return SaturationResult(done_ps=done, rate_per_s=rate, busy_ps=busy_ps, threads=threads)

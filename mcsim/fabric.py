@@ -17,7 +17,7 @@ import networkx as nx
 import numpy as np
 
 from mcsim import runtime, subnet_manager
-from mcsim.arrays import i64, u32, u64
+from mcsim.arrays import i64, read_counters, u32, u64
 from mcsim.attributes import set_attributes
 from mcsim.errors import McsimError, is_integer, pick, require_positive
 from mcsim.layout import Layout, layout_of
@@ -285,7 +285,7 @@ class BuiltFabric:
 
     def _host_counters(self) -> dict[str, np.ndarray]:
         """The "host" counters of every host, read in bulk (during or after the run)."""
-        return runtime.read_counters("host", self.n_hosts, self.cxx.GetHostCounters)
+        return read_counters("host", self.n_hosts, self.cxx.GetHostCounters)
 
     def collect(self) -> FabricResult:
         """Read every fabric counter (after the run, before the Simulation disposes the fabric)."""
@@ -298,9 +298,9 @@ class BuiltFabric:
             port_node=port_node.copy(),
             port_num=port_num.copy(),
             port_peer=port_peer.copy(),
-            ports=runtime.read_counters("port", n_ports, fabric.GetPortCounters),
+            ports=read_counters("port", n_ports, fabric.GetPortCounters),
             hosts=self._host_counters(),
-            sources=runtime.read_counters("source", self.n_flows, fabric.GetSourceCounters),
+            sources=read_counters("source", self.n_flows, fabric.GetSourceCounters),
             unroutable_packets=int(fabric.GetUnroutablePackets()),
             end_ps=int(self.ns.Simulator.Now().GetPicoSeconds()),
             trees=self.trees,

@@ -17,8 +17,8 @@ from typing import Any, Protocol
 import networkx as nx
 import numpy as np
 
-from mcsim import fabric, runtime
-from mcsim.arrays import i64, read_u64, u32, u64
+from mcsim import fabric
+from mcsim.arrays import i64, read_counters, read_u64, u32, u64
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_positive
 from mcsim.layout import Layout, layout_of
@@ -293,8 +293,8 @@ def run_verbs(
 
 def _collect(work: Any, stack: Any, fab: fabric.BuiltFabric, n_ops: int) -> VerbsResult:
     times = read_u64(n_ops * 4, work.GetRcOpTimes).reshape(-1, 4)
-    rc = runtime.read_counters("rc_qp", 2 * n_ops, work.GetRcQpCounters)  # requester, responder per op
-    ud = runtime.read_counters("ud_qp", int(work.GetNUdQps()), work.GetUdQpCounters)
+    rc = read_counters("rc_qp", 2 * n_ops, work.GetRcQpCounters)  # requester, responder per op
+    ud = read_counters("ud_qp", int(work.GetNUdQps()), work.GetUdQpCounters)
     nic = read_nic_counters(stack, fab.n_hosts)
     return VerbsResult(
         fabric=fab.collect(),
@@ -309,7 +309,7 @@ def _collect(work: Any, stack: Any, fab: fabric.BuiltFabric, n_ops: int) -> Verb
 
 def read_nic_counters(stack: Any, n_hosts: int) -> dict[str, np.ndarray]:
     """The "nic" counters of every host of an RdmaStack, as numpy arrays."""
-    return runtime.read_counters("nic", n_hosts, stack.GetHostCounters)
+    return read_counters("nic", n_hosts, stack.GetHostCounters)
 
 
 def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:

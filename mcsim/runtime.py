@@ -44,14 +44,11 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from mcsim.arrays import read_columns
 from mcsim.errors import McsimError
 
 log = logging.getLogger(__name__)
@@ -460,13 +457,6 @@ def counter_names(table: str) -> tuple[str, ...]:
         # cppyy's message: the C++ signature, then "invalid_argument: <what>" on the last line
         raise McsimError(str(exc).strip().splitlines()[-1].strip().partition(": ")[2]) from None
     return tuple(str(name) for name in names)
-
-
-def read_counters(table: str, rows: int, fill: Callable[[np.ndarray, int], Any]) -> dict[str, np.ndarray]:
-    """Call a C++ bulk reader of ``table`` (``fill(out, size)``, e.g. ``fabric.GetPortCounters``) for
-    ``rows`` rows; return column name -> an array of ``rows`` values (a copy): uint64 counts, and
-    int64 times for the ``*_ps`` columns, with result.NEVER for a time that did not happen."""
-    return read_columns(rows, counter_names(table), fill)
 
 
 def run_cxx_test_suite(name: str) -> int:
