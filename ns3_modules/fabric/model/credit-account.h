@@ -117,5 +117,65 @@ class CreditAccount
     Fifo<Time> m_events;     //!< times of the scheduled credit events, ascending
 };
 
+inline void
+CreditAccount::Add(Time at, uint32_t wireBytes, Port* via)
+{
+    // returns come nearly in time order: insert from the back, usually at the back
+    std::size_t i = m_pending.size();
+    while (i > 0 && m_pending[i - 1].at > at)
+    {
+        --i;
+    }
+    m_pending.insert(i, {at, wireBytes, via});
+}
+
+inline void
+CreditAccount::Harvest(Time now)
+{
+    while (!m_pending.empty() && m_pending.front().at <= now)
+    {
+        m_credits += m_pending.front().bytes;
+        m_pending.pop_front();
+    }
+}
+
+inline std::size_t
+CreditAccount::Needed(uint32_t wireBytes, Time horizon) const
+{
+    int64_t have = m_credits;
+    std::size_t n = 0;
+    while (have < wireBytes && n < m_pending.size() && m_pending[n].at <= horizon)
+    {
+        have += m_pending[n].bytes;
+        ++n;
+    }
+    return have < wireBytes ? NOT_ENOUGH : n;
+}
+
+inline bool
+CreditAccount::Take(uint32_t wireBytes, Time now, Time delay, Time& ready)
+{
+    const std::size_t n = Needed(wireBytes, now + delay);
+    if (n == NOT_ENOUGH)
+    {
+        Harvest(now);
+        return false;
+    }
+    int64_t have = m_credits;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        have += m_pending[i].bytes;
+    }
+    // credits left over from the last entry are due by then too; the packets after this one
+    // start after it, so they may use them
+    ready = n > 0 ? m_pending[n - 1].at : Time(0);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        m_pending.pop_front();
+    }
+    m_credits = have - wireBytes;
+    return true;
+}
+
 } // namespace mcsim
 } // namespace ns3

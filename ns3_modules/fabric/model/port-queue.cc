@@ -38,15 +38,6 @@ PortQueue::AttachCreditDue(Time arrival, Port* to)
     m_inFlight[lo].creditDue = to;
 }
 
-uint64_t
-PortQueue::PushWaiting(Waiting packet, uint32_t wireBytes, Time now, Time delay)
-{
-    m_waiting.push_back(std::move(packet));
-    m_waitingBytes += wireBytes;
-    Release(now, delay);
-    return m_queuedBytes + m_waitingBytes;
-}
-
 void
 PortQueue::Clear()
 {

@@ -154,5 +154,14 @@ class PortQueue
     uint64_t m_queuedBytes;    //!< ... and the others, with these wire bytes, are queued
 };
 
+inline uint64_t
+PortQueue::PushWaiting(Waiting packet, uint32_t wireBytes, Time now, Time delay)
+{
+    m_waiting.push_back(std::move(packet));
+    m_waitingBytes += wireBytes;
+    Release(now, delay);
+    return m_queuedBytes + m_waitingBytes;
+}
+
 } // namespace mcsim
 } // namespace ns3
