@@ -23,8 +23,8 @@ import numpy as np
 from mcsim import topology
 from mcsim.dpa import DpaConfig
 from mcsim.errors import McsimError, is_integer, pick
-from mcsim.fabric import FabricConfig, Faults
-from mcsim.rdma import HostCpuConfig, RcConfig, RdmaConfig
+from mcsim.fabric import Faults
+from mcsim.rdma import HostCpuConfig, RcConfig
 
 # completion processor configs by their canonical name ("kind" in the dict)
 PROCESSORS: dict[str, type] = {"host_cpu": HostCpuConfig, "dpa": DpaConfig}
@@ -85,14 +85,6 @@ def config_from_dict(cls: type[T], data: object, where: str) -> T:
         rest = {k: v for k, v in proc.items() if k != "kind"}
         fields["processor"] = config_from_dict(kind, rest, f"{where}.processor")
     return cls(**fields)
-
-
-def fabric_from_dict(data: object, where: str) -> FabricConfig:
-    return config_from_dict(FabricConfig, data, where)
-
-
-def rdma_from_dict(data: object, where: str) -> RdmaConfig:
-    return config_from_dict(RdmaConfig, data, where)
 
 
 FAULTS_KEYS = ("drops", "link_down", "link_loss", "reroute_delay_ps")
