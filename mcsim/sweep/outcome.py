@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What passes between a sweep's planner, its executors and its store: a Task (one run to do) and its
+Outcome (what the run gave, or why it failed). Plain data; JSON types except the per-rank arrays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+OK = "ok"
+FAILED = "failed"
+STATUSES = (OK, FAILED)
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One run of a sweep, as the planner hands it to an executor."""
+
+    key: str  # the run's store key: Scenario content + what changes results (versions, C++ build)
+    label: str  # "rate=56Gbps bytes_per_rank=64KiB algorithm=ring": the axis values as written
+    scenario: dict[str, Any]  # Scenario.to_dict()
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One finished run: its metrics and per-rank arrays, or why it failed."""
+
+    key: str
+    label: str
+    status: str  # OK or FAILED
+    error: str | None  # FAILED: one line, then the tail of the worker's stderr
+    metrics: dict[str, Any] | None  # OK: Result.record() (flat, units in the names)
+    arrays: dict[str, np.ndarray] | None  # OK: Result.rank_arrays() (per rank, numeric)
+    wall_s: float  # wall time of the run in its worker
+    peak_rss_b: int | None  # peak resident memory of the worker process after the run
+    host: str  # the worker's host name
+    started: str  # ISO 8601 UTC: when the worker started the run
+    ended: str  # ISO 8601 UTC: when it ended (or was found dead)
