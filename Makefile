@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 MAIN_SCENARIO ?= scenarios/testbed_188_allgather.py
-CXX_SOURCES := $(sort $(shell find ns3_modules -name '*.cc' -o -name '*.h'))
+CXX_SOURCES := $(sort $(shell find mcsim/ns3_modules -name '*.cc' -o -name '*.h'))
 
 .PHONY: run test lint format install clean
 run: $(VENV)/.installed

@@ -10,6 +10,7 @@ import argparse
 import dataclasses
 import importlib.metadata
 import inspect
+import os
 import platform
 import runpy
 import sys
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+import mcsim
 from mcsim import runtime, topology
 from mcsim.errors import McsimError
 from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FabricConfig
@@ -70,7 +72,7 @@ def cmd_info(args: argparse.Namespace) -> int:
             return "not installed"
 
     rows: list[tuple[str, str]] = [
-        ("mcsim", version("mcsim")),
+        ("mcsim", f"{mcsim.__version__} ({Path(mcsim.__file__).parent})"),
         ("python", f"{platform.python_version()} ({sys.executable})"),
         *((dist, version(dist)) for dist in ("ns3", "cppyy", "numpy", "networkx")),
     ]
@@ -81,6 +83,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     sources = runtime.source_dir()
     cache = runtime.cache_dir()
     rows += [("sources", str(sources)), ("cache", str(cache))]
+    rows.append(("topologies", os.pathsep.join(map(str, topology.topology_dirs()))))
     key = runtime.build_key(sources, toolchain, wheel)
     done = runtime.cached_build(sources=sources, cache=cache)
     rows.append(("build", f"{key} " + (f"ready: {done.library}" if done else "not built yet (mcsim build)")))
@@ -335,6 +338,7 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mcsim", description="Packet-level simulator of collective communication over ns-3.")
+    parser.add_argument("--version", action="version", version=f"mcsim {mcsim.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("build", help="build the C++ models if their sources changed; print the library path")

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcsim import package_data
 from mcsim.errors import McsimError
 
 log = logging.getLogger(__name__)
@@ -174,13 +175,14 @@ def find_toolchain() -> Toolchain:
 
 
 def source_dir() -> Path:
-    """Return ns3_modules/: $MCSIM_NS3_MODULES, else the one beside the mcsim package."""
+    """Return ns3_modules/: $MCSIM_NS3_MODULES, else the copy inside the installed mcsim package."""
     env = os.environ.get("MCSIM_NS3_MODULES")
-    path = Path(env) if env else Path(__file__).resolve().parent.parent / "ns3_modules"
+    path = Path(env) if env else package_data.package_dir(package_data.NS3_MODULES)
     if not (path / "CMakeLists.txt").is_file():
+        where = "$MCSIM_NS3_MODULES" if env else "the installed mcsim package"
         raise McsimError(
-            f"the C++ sources of mcsim were not found at {path}; install mcsim from a clone of its "
-            "repository (pip install -e .) or set MCSIM_NS3_MODULES to its ns3_modules folder"
+            f"the C++ sources of mcsim were not found at {path} ({where}: no CMakeLists.txt); "
+            "reinstall mcsim (pip install --force-reinstall mcsim) or point MCSIM_NS3_MODULES at an ns3_modules folder"
         )
     return path
 

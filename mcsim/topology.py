@@ -23,7 +23,7 @@ Modules
 """
 
 from mcsim.topology_builders import BUILDERS, fat_tree, leaf_spine, with_link
-from mcsim.topology_files import GRAPH_ATTRS, TOPOLOGY_DIR, available, build, load, resolve, save
+from mcsim.topology_files import GRAPH_ATTRS, available, build, load, ready, resolve, save, topology_dirs
 from mcsim.topology_rules import HOST, NODE_ATTRS, SWITCH, host_count, validate
 from mcsim.topology_summary import diameter_hops, format_summary, summary
 
@@ -33,7 +33,6 @@ __all__ = [
     "HOST",
     "NODE_ATTRS",
     "SWITCH",
-    "TOPOLOGY_DIR",
     "available",
     "build",
     "diameter_hops",
@@ -42,9 +41,11 @@ __all__ = [
     "host_count",
     "leaf_spine",
     "load",
+    "ready",
     "resolve",
     "save",
     "summary",
+    "topology_dirs",
     "validate",
     "with_link",
 ]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import json
+import os
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -27,13 +28,14 @@ from typing import Any
 
 import networkx as nx
 
+from mcsim import package_data
 from mcsim.errors import McsimError, pick
 from mcsim.physics import EDGE_ATTRS, format_encoding, parse_encoding
 from mcsim.topology_builders import BUILDERS
 from mcsim.topology_rules import validate
 from mcsim.units import format_rate, format_time, parse_rate, parse_time
 
-TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
+TOPOLOGIES_ENV = "MCSIM_TOPOLOGIES"  # more folders of ready topologies, os.pathsep between them
 # Graph attrs kept in a GraphML file; "params" is stored there as a JSON string.
 GRAPH_ATTRS = ("name", "description", "builder", "params")
 # [builder] keys with units: the file key and the builder's keyword arguments it fills.
@@ -190,9 +192,31 @@ def load(path: str | Path) -> nx.Graph:
     return g
 
 
+def topology_dirs() -> tuple[Path, ...]:
+    """The folders whose files are ready topologies, by name: those in $MCSIM_TOPOLOGIES (separated
+    by os.pathsep), in that order, then mcsim's own (the package's topologies/)."""
+    env = os.environ.get(TOPOLOGIES_ENV, "")
+    user = [Path(part).expanduser() for part in env.split(os.pathsep) if part]
+    for folder in user:
+        if not folder.is_dir():
+            raise McsimError(f"${TOPOLOGIES_ENV} names {str(folder)!r}, which is not a folder")
+    return (*user, package_data.package_dir(package_data.TOPOLOGIES))
+
+
+def ready() -> dict[str, Path]:
+    """Ready topologies: name (the file's stem) -> file, from :func:`topology_dirs`; where two
+    folders hold the same name, the first folder's file wins."""
+    found: dict[str, Path] = {}
+    for folder in topology_dirs():
+        for path in sorted(folder.iterdir()):
+            if path.suffix in _LOADERS and path.is_file():
+                found.setdefault(path.stem, path)
+    return dict(sorted(found.items()))
+
+
 def available() -> tuple[str, ...]:
-    """Return the names of the ready topologies in the repository's topologies/ folder."""
-    return tuple(sorted(p.stem for p in TOPOLOGY_DIR.glob("*.toml")))
+    """Return the names of the ready topologies (mcsim's own and those in $MCSIM_TOPOLOGIES)."""
+    return tuple(ready())
 
 
 def resolve(name_or_path: str | Path) -> nx.Graph:
@@ -200,8 +224,8 @@ def resolve(name_or_path: str | Path) -> nx.Graph:
     text = str(name_or_path)
     if isinstance(name_or_path, Path) or Path(text).suffix in _LOADERS or "/" in text:
         return load(text)
-    ready = {name: name for name in available()}
-    return load(TOPOLOGY_DIR / f"{pick('topology', text, ready)}.toml")
+    files = ready()
+    return load(files[pick("topology", text, {name: name for name in files})])
 
 
 def _exact(value: int, fmt: Callable[[int], str], parse: Callable[[str], int], base: str) -> str:

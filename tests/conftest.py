@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parent.parent
 def module_sources(tmp_path_factory) -> Path:
     """A copy of ns3_modules/ that a test module may edit (restore what you change)."""
     dst = tmp_path_factory.mktemp("src") / "ns3_modules"
-    shutil.copytree(REPO / "ns3_modules", dst)
+    shutil.copytree(REPO / "mcsim" / "ns3_modules", dst)
     return dst
 
 

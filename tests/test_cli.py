@@ -61,7 +61,7 @@ def test_topo_show_summarises_the_testbed(capsys):
 
 
 def test_topo_show_reads_a_file(capsys):
-    assert main(["topo", "show", str(REPO / "topologies" / "fat-tree-k8.toml")]) == 0
+    assert main(["topo", "show", str(REPO / "mcsim" / "topologies" / "fat-tree-k8.toml")]) == 0
     assert "hosts             128" in capsys.readouterr().out
 
 
