@@ -285,6 +285,12 @@ def test_load_without_pandas_is_one_line(path, monkeypatch):
     assert show_rows(path) == []  # show needs no pandas
 
 
+def test_a_store_in_a_missing_folder_is_one_line(tmp_path):
+    with pytest.raises(McsimError, match=r"sweep store '.*no/such/dir/s.sqlite': cannot open it") as info:
+        Store(tmp_path / "no" / "such" / "dir" / "s.sqlite")
+    one_line(info)
+
+
 # ---------------------------------------------------------------------------------------------
 # two writers at once
 
