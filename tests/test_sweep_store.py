@@ -297,6 +297,7 @@ def test_a_store_in_a_missing_folder_is_one_line(tmp_path):
 WRITER = textwrap.dedent(
     """
     import sys, time
+    from pathlib import Path
     from mcsim.sweep.outcome import Outcome
     from mcsim.sweep.store import Store
     import numpy as np
@@ -306,6 +307,9 @@ WRITER = textwrap.dedent(
     store = Store(path)  # both may create the file at once
     keys = [f"{who}-{i}" for i in range(n)] + [f"shared-{i}" for i in range(shared)]
     store.add_members(who, [(k, k, {"i": j}) for j, k in enumerate(keys)])
+    Path(f"{path}.{who}.open").touch()  # then wait for the other writer: the puts overlap
+    while len(list(Path(path).parent.glob("*.open"))) < 2:
+        time.sleep(0.001)
     first = time.time()
     for k in keys:
         o = Outcome(k, k, "ok", None, {"who": who, "x": float("nan")}, {"a": np.arange(64) * len(k)},
