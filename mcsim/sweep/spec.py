@@ -216,6 +216,7 @@ class SweepSpec:
             if key != BASE_SCENARIO:
                 _known("Scenario keyword", key, KEYWORDS, f"{where} [base]")
         base = {k: _to_plain(k, v) for k, v in base.items()}
+        plain.canonical_json(base, f"{where} [base]")  # JSON data only: to_dict() is what it holds
         object.__setattr__(self, "base", base)
         if not isinstance(self.zips, tuple | list):
             raise McsimError(f"{where}: zips={self.zips!r} must be a list of tables (one per [[zip]])")
