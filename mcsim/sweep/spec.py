@@ -1,0 +1,370 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A sweep spec: a base Scenario plus axes (a cartesian product) and zips (axes that move together),
+from TOML or Python, expanded into the Runs of a sweep, each with its Scenario built and checked.
+
+TOML form::
+
+    name = "link-speed"
+    [base]                                        # Scenario keywords; processor/rc/fabric/rdma as tables
+    topology = "testbed-188"
+    processor = { kind = "dpa", threads = 16 }    # kind: a key of mcsim.plain.PROCESSORS
+    [axes]                                        # the cartesian product, first axis slowest
+    rate = ["56Gbps", "100Gbps"]
+    algorithm = ["ring", "mcast"]
+    [[zip]]                                       # equal-length lists that move together: one dimension
+    "processor.threads" = [4, 16]
+    endpoints = [4, 16]
+
+An axis is a Scenario keyword or a dotted path into a nested config ("processor.threads",
+"rc.retry_cnt", "fabric.switch_buffer_b", "rdma.rq_depth"). A base may also be a Scenario (Python),
+kept as ``{"base_scenario": Scenario.to_dict()}``: runs start from its values.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import itertools
+import json
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from mcsim import plain
+from mcsim.errors import McsimError, pick
+from mcsim.fabric import FabricConfig, Faults
+from mcsim.rdma import RcConfig, RdmaConfig
+from mcsim.scenario import Scenario
+
+TOP_KEYS = ("name", "base", "axes", "zip")
+BASE_SCENARIO = "base_scenario"  # the key of a base given as a Scenario (its canonical dict)
+# every keyword of Scenario(): what a base may set and an axis may sweep
+KEYWORDS = tuple(p.name for p in inspect.signature(Scenario.__init__).parameters.values() if p.kind is p.KEYWORD_ONLY)
+# the keywords that hold a config, given as a TOML table; a processor's table names its class ("kind")
+CONFIGS: dict[str, type] = {"rc": RcConfig, "fabric": FabricConfig, "rdma": RdmaConfig}
+TABLES = ("processor", *CONFIGS)
+TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology_files.resolve decides
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _text(value: Any) -> str:
+    """An axis value in a label: a string as written, anything else as JSON (true, 4, 0.001)."""
+    return value if isinstance(value, str) else _json(value)
+
+
+def _fields(cls: type) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls)]
+
+
+def _known(kind: str, name: str, choices: Iterable[str], where: str = "") -> None:
+    """The one "unknown X" message (mcsim.errors.pick), after ``where``."""
+    try:
+        pick(kind, name, dict.fromkeys(choices))
+    except McsimError as exc:
+        raise McsimError(f"{where}: {exc}" if where else str(exc)) from None
+
+
+def _to_plain(name: str, value: Any) -> Any:
+    """A value as JSON data: a config as its table (a processor with its kind), faults and a graph as
+    their canonical dicts, a path as a string. ``name`` is the keyword or field that holds it."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and name in TABLES:
+        if name != "processor":
+            return plain.config_to_dict(value)
+        kind = next((k for k, cls in plain.PROCESSORS.items() if type(value) is cls), None)
+        if kind is None:
+            raise McsimError(f"processor {type(value).__name__} has no kind (a key of mcsim.plain.PROCESSORS)")
+        return {"kind": kind, **plain.config_to_dict(value)}
+    if isinstance(value, Faults):
+        return plain.faults_to_dict(value)
+    if isinstance(value, nx.Graph):
+        return plain.GraphTopology.of(value).to_dict()
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, tuple | list):
+        return [_to_plain("", v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _to_plain(k, v) for k, v in value.items()}
+    return value
+
+
+def _config(name: str, table: object) -> Any:
+    """The config of a table that sets some fields (the others keep the config's defaults)."""
+    fields = dict(plain.require_dict(name, table))
+    if name == "processor":
+        if "kind" not in fields:
+            raise McsimError(f"processor needs a kind; choose one of {', '.join(plain.PROCESSORS)}")
+        cls = pick("processor kind", fields.pop("kind"), plain.PROCESSORS)
+    else:
+        cls = CONFIGS[name]
+    for key in fields:
+        _known(f"{cls.__name__} field", key, _fields(cls), name)
+    for key in ("processor", "rc"):
+        if name == "rdma" and isinstance(fields.get(key), Mapping):
+            fields[key] = _config(key, fields[key])
+    try:
+        return cls(**fields)
+    except TypeError as exc:
+        raise McsimError(f"{name}: {exc}") from None
+
+
+def _value(name: str, value: Any) -> Any:
+    """A base or axis value as Scenario takes it: tables become configs, faults or a graph."""
+    if name in TABLES and isinstance(value, Mapping):
+        return _config(name, value)
+    if name == "faults" and isinstance(value, Mapping):
+        return plain.faults_from_dict(value, "faults")
+    if name == "topology" and isinstance(value, Mapping):
+        return plain.graph_from_dict(value, "topology")
+    return value
+
+
+def _path(name: str, kw: Mapping[str, Any]) -> list[str]:
+    """The path of a dotted axis from a config of Scenario: processor.* and rc.* live in rdma."""
+    path = name.split(".")
+    if path[0] == "processor" and "processor" not in kw and "rdma" not in kw:
+        raise McsimError(
+            "an axis 'processor.<field>' needs a processor in the base: a [base] processor table with a kind "
+            f'({", ".join(plain.PROCESSORS)}), e.g. processor = {{ kind = "dpa", threads = 16 }}'
+        )
+    return ["rdma", *path] if path[0] in ("processor", "rc") else path
+
+
+def _fold(kw: Mapping[str, Any]) -> dict[str, Any]:
+    """The keywords with processor and rc folded into the rdma config and both configs present (the
+    default ones if not given), for dotted axes to change (the same Scenario as the keywords give)."""
+    out = dict(kw)
+    nested = {name: out.pop(name) for name in ("processor", "rc") if name in out}
+    rdma = out.get("rdma", RdmaConfig())
+    if not isinstance(rdma, RdmaConfig):
+        raise McsimError(f"rdma={rdma!r} must be a table of RdmaConfig fields")
+    out["rdma"] = dataclasses.replace(rdma, **nested)
+    out.setdefault("fabric", FabricConfig())
+    return out
+
+
+def _walk(cfg: Any, path: list[str]) -> Any:
+    """The value at ``path`` in a config; an unknown field is the "unknown X" message."""
+    for field in path:
+        if not dataclasses.is_dataclass(cfg):
+            raise McsimError(f"{type(cfg).__name__} {cfg!r} has no field {field!r}")
+        _known(f"{type(cfg).__name__} field", field, _fields(type(cfg)))
+        cfg = getattr(cfg, field)
+    return cfg
+
+
+def _replace(cfg: Any, path: list[str], value: Any) -> Any:
+    """``cfg`` with the field at ``path`` (in a nested config for a longer path) set to ``value``."""
+    _walk(cfg, path[:1])
+    if len(path) > 1:
+        value = _replace(getattr(cfg, path[0]), path[1:], value)
+    elif path[0] in TABLES and isinstance(value, Mapping):
+        value = _config(path[0], value)
+    try:
+        return dataclasses.replace(cfg, **{path[0]: value})
+    except TypeError as exc:
+        raise McsimError(f"{type(cfg).__name__}: {path[0]}={value!r}: {exc}") from None
+
+
+def _scenario_kwargs(base: Mapping[str, Any]) -> dict[str, Any]:
+    """The keywords of Scenario() that a base sets: a base Scenario's fields, then the base's own keys."""
+    kw: dict[str, Any] = {}
+    if BASE_SCENARIO in base:
+        sc = Scenario.from_dict(base[BASE_SCENARIO])
+        kw = {f.name: getattr(sc, f.name) for f in dataclasses.fields(Scenario)}
+    for name, value in base.items():
+        if name != BASE_SCENARIO:
+            kw[name] = _value(name, value)
+    return kw
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One run of a sweep: its place in the expansion, its label, its axis values and its Scenario."""
+
+    index: int  # 0-based position in the expansion order
+    label: str  # "rate=56Gbps bytes_per_rank=64KiB algorithm=ring" (axis=value as written)
+    params: dict[str, Any]  # axis name -> value as written in the spec (JSON types)
+    scenario: Scenario
+
+
+@dataclass(frozen=True, slots=True)
+class SweepSpec:
+    """A named base Scenario plus axes (cartesian product, first axis slowest) and zips (each one more
+    dimension of axes that move together). Checked when made; :meth:`runs` builds every Scenario."""
+
+    name: str
+    base: dict[str, Any] | Scenario = dataclasses.field(default_factory=dict)  # a Scenario is kept as a dict
+    axes: dict[str, list[Any]] = dataclasses.field(default_factory=dict)
+    zips: tuple[dict[str, list[Any]], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise McsimError(f'sweep: name={self.name!r} must be a non-empty string; e.g. name = "link-speed"')
+        where = f"sweep {self.name!r}"
+        base = {BASE_SCENARIO: self.base.to_dict()} if isinstance(self.base, Scenario) else self.base
+        base = dict(plain.require_dict(f"{where} [base]", base))
+        for key in base:
+            if key != BASE_SCENARIO:
+                _known("Scenario keyword", key, KEYWORDS, f"{where} [base]")
+        base = {k: _to_plain(k, v) for k, v in base.items()}
+        plain.canonical_json(base, f"{where} [base]")  # JSON data only: to_dict() is what it holds
+        object.__setattr__(self, "base", base)
+        if not isinstance(self.zips, tuple | list):
+            raise McsimError(f"{where}: zips={self.zips!r} must be a list of tables (one per [[zip]])")
+        object.__setattr__(self, "axes", _axes(self.axes, f"{where} [axes]"))
+        zips = tuple(_axes(z, f"{where} [[zip]] {i}", zipped=True) for i, z in enumerate(self.zips))
+        object.__setattr__(self, "zips", zips)
+        names = self._axis_names()
+        for name in names:
+            if names.count(name) > 1:
+                raise McsimError(f"{where}: axis {name!r} appears twice; each axis goes in [axes] or one [[zip]]")
+        try:
+            kw = _scenario_kwargs(base)
+        except McsimError as exc:
+            raise McsimError(f"{where} [base]: {exc}") from None
+        for name in names:
+            self._check_axis_name(name, kw, f"{where}: axis {name!r}")
+
+    def _axis_names(self) -> list[str]:
+        return [*self.axes, *(name for z in self.zips for name in z)]
+
+    def _check_axis_name(self, name: str, kw: dict[str, Any], where: str) -> None:
+        """A Scenario keyword, or a path to a field of a config of the base (when its top is no axis)."""
+        top, _, rest = name.partition(".")
+        if not rest:
+            _known("Scenario keyword", name, KEYWORDS, where)
+        elif top not in TABLES:
+            paths = ", ".join(f"{c}.<field>" for c in TABLES)
+            raise McsimError(f"{where}: not a Scenario keyword or a config field ({paths})")
+        elif top not in self._axis_names():
+            try:
+                top, *path = _path(name, kw)
+                _walk(_fold(kw)[top], path)
+            except McsimError as exc:
+                raise McsimError(f"{where}: {exc}") from None
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> SweepSpec:
+        """Read a spec from a TOML file; relative topology paths are relative to the file's folder."""
+        path = Path(path)
+        where = f"sweep spec {str(path)!r}"
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise McsimError(f"{where}: file does not exist") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise McsimError(f"{where}: cannot read it ({exc})") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise McsimError(f"{where}: not valid TOML ({exc})") from None
+        _resolve_topologies(data, path.resolve().parent)
+        return cls.from_dict(data, where)
+
+    @classmethod
+    def from_dict(cls, data: object, where: str = "sweep spec") -> SweepSpec:
+        """A spec from its dict form (:meth:`to_dict`, or a parsed TOML document)."""
+        d = plain.require_dict(where, data)
+        for key in d:
+            _known("key", key, TOP_KEYS, where)
+        if "name" not in d:
+            raise McsimError(f'{where}: name is missing; e.g. name = "link-speed"')
+        zips = d.get("zip", [])
+        if not isinstance(zips, list):
+            raise McsimError(f"{where}: zip={zips!r} must be a list of tables ([[zip]])")
+        return cls(name=d["name"], base=d.get("base", {}), axes=d.get("axes", {}), zips=tuple(zips))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON data that :meth:`from_dict` reads back to an equal spec (a base Scenario as its dict)."""
+        return copy.deepcopy({"name": self.name, "base": self.base, "axes": self.axes, "zip": list(self.zips)})
+
+    def runs(self) -> list[Run]:
+        """Every run, in expansion order; each Scenario is built (checked) here, before anything runs.
+
+        Raises McsimError ``sweep 'NAME' run I (LABEL): <Scenario's message>`` for a combination that
+        Scenario (or a config) rejects.
+        """
+        where = f"sweep {self.name!r}"
+        assert isinstance(self.base, dict)  # __post_init__ keeps a base Scenario as its dict
+        kw = _scenario_kwargs(self.base)
+        dims: list[list[tuple[tuple[str, Any], ...]]] = [[((n, v),) for v in vs] for n, vs in self.axes.items()]
+        for z in self.zips:  # one dimension: row i of a zip is (name, values[i]) of each of its axes
+            dims.append([tuple(zip(z, row, strict=True)) for row in zip(*z.values(), strict=True)])
+        runs = []
+        for index, combo in enumerate(itertools.product(*dims)):
+            params = dict(pair for step in combo for pair in step)
+            label = " ".join(f"{name}={_text(value)}" for name, value in params.items())
+            try:
+                scenario = _scenario(kw, params)
+            except McsimError as exc:
+                raise McsimError(f"{where} run {index} ({label}): {exc}") from None
+            runs.append(Run(index=index, label=label, params=params, scenario=scenario))
+        return runs
+
+
+def _scenario(base: dict[str, Any], params: dict[str, Any]) -> Scenario:
+    """The Scenario of one run: the base's keywords, the plain axes, then the dotted ones."""
+    kw = dict(base)
+    dotted = {name: value for name, value in params.items() if "." in name}
+    for name, value in params.items():
+        if name not in dotted:
+            kw[name] = _value(name, value)
+    if dotted:
+        paths = {name: _path(name, kw) for name in dotted}
+        kw = _fold(kw)
+        for name, value in dotted.items():
+            top, *rest = paths[name]
+            kw[top] = _replace(kw[top], rest, value)
+    try:
+        return Scenario(**kw)
+    except TypeError as exc:
+        raise McsimError(f"Scenario: {exc}") from None
+
+
+def _axes(table: object, where: str, *, zipped: bool = False) -> dict[str, list[Any]]:
+    """Each axis as a non-empty list of JSON values, no value twice (a zip: equal lengths, no row twice)."""
+    axes = dict(plain.require_dict(where, table))
+    if zipped and not axes:
+        raise McsimError(f"{where}: is empty; a [[zip]] ties axes that move together, e.g. endpoints = [4, 16]")
+    for name, values in axes.items():
+        if not isinstance(values, list | tuple):
+            raise McsimError(f"{where}: {name}={values!r} must be a list of values, e.g. [{_json(values)}]")
+        if not values:
+            raise McsimError(f"{where}: axis {name!r} is empty; give it at least one value")
+        axes[name] = [_to_plain(name.rpartition(".")[2], v) for v in values]
+        plain.canonical_json(axes[name], f"{where}: {name}")
+    lengths = {name: len(values) for name, values in axes.items()}
+    if zipped and len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{name} has {n}" for name, n in lengths.items())
+        raise McsimError(f"{where}: the axes of a zip must have equal lengths ({shown})")
+    columns = {"the zip": list(zip(*axes.values(), strict=True))} if zipped else axes
+    for name, values in columns.items():
+        texts = [_json(v) for v in values]
+        twice = next((t for i, t in enumerate(texts) if t in texts[:i]), None)
+        if twice is not None:
+            what = name if zipped else f"axis {name!r}"
+            raise McsimError(f"{where}: {what} lists {twice} twice; each run must differ")
+    return axes
+
+
+def _resolve_topologies(data: dict[str, Any], folder: Path) -> None:
+    """Relative topology file paths of a TOML spec, as paths from the spec's folder (in place)."""
+
+    def resolved(value: object) -> object:
+        if not isinstance(value, str) or not ("/" in value or Path(value).suffix in TOPOLOGY_SUFFIXES):
+            return value
+        return value if os.path.isabs(value) else str(folder / value)
+
+    zips = data.get("zip")
+    tables = [data.get("base"), data.get("axes"), *(zips if isinstance(zips, list) else [])]
+    for table in tables:
+        if isinstance(table, dict) and "topology" in table:
+            value = table["topology"]
+            table["topology"] = [resolved(v) for v in value] if isinstance(value, list) else resolved(value)
