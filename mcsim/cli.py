@@ -29,6 +29,7 @@ from mcsim.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.rdma import RdmaConfig
 from mcsim.result import Result
 from mcsim.scenario import Scenario
+from mcsim.sweep import commands as sweep_commands
 from mcsim.units import format_size, format_time, parse_rate, parse_size, parse_time
 
 
@@ -370,6 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
         "file", help=f"a .toml or .graphml file, or a name from topologies/ ({', '.join(topology.available())})"
     )
     p.set_defaults(func=cmd_topo_show, parser=p)
+
+    sweep_commands.add_parser(sub)
 
     p = sub.add_parser(
         "stream",
