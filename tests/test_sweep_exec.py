@@ -16,7 +16,7 @@ from mcsim.errors import McsimError
 from mcsim.fabric import FOREVER, Faults
 from mcsim.scenario import Scenario
 from mcsim.sweep import codec
-from mcsim.sweep.executors import LocalPool
+from mcsim.sweep.executors import DaskExecutor, LocalPool
 from mcsim.sweep.outcome import FAILED, OK, Outcome, Task
 from mcsim.sweep.worker import run_task
 
@@ -197,16 +197,23 @@ def test_run_task_gives_an_incomplete_run_as_ok():
 # LocalPool
 
 
-def test_local_pool_gives_the_numbers_of_run_task(tasks, in_process):
-    started = []
-    got = {o.key: o for o in LocalPool(2).run(tasks, on_start=started.append)}
+@pytest.fixture(scope="module")
+def pooled(tasks) -> tuple[dict[str, Outcome], list[Task]]:
+    """The tasks' Outcomes from a LocalPool of 2 workers, and the tasks on_start saw."""
+    started: list[Task] = []
+    return {o.key: o for o in LocalPool(2).run(tasks, on_start=started.append)}, started
+
+
+def test_local_pool_gives_the_numbers_of_run_task(pooled, tasks, in_process):
+    got, started = pooled
     assert sorted(t.key for t in started) == sorted(t.key for t in tasks)
     assert_same_runs(got, in_process)
+    assert {o.host for o in got.values()} == {in_process[tasks[0].key].host}
     assert worker_pids() == set()
 
 
 def test_a_worker_that_aborts_or_exits_fails_only_its_run(tmp_path, tasks):
-    runs = [tasks[0], task("abort", algorithm="ring"), tasks[1], task("exit", algorithm="ring"), tasks[2]]
+    runs = [tasks[0], task("abort", algorithm="ring"), tasks[1], task("exit", algorithm="ring")]
     got = {o.label: o for o in LocalPool(2, command=wrapper(tmp_path)).run(runs)}
     assert sorted(got) == sorted(t.label for t in runs)
     aborted, exited = got.pop("abort"), got.pop("exit")
@@ -271,3 +278,62 @@ def test_bad_pool_settings_are_one_error_line(kw, match):
 
 def test_no_tasks_start_no_worker():
     assert list(LocalPool(2, command=["no-such-mcsim-worker"]).run([])) == []
+
+
+# -------------------------------------------------------------------------------------------------
+# DaskExecutor
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as dask_client,
+    ):
+        yield dask_client
+
+
+def dask_worker_pids(client) -> dict[str, int]:
+    return client.run(os.getpid)
+
+
+def test_dask_gives_the_numbers_of_the_local_pool(client, tasks, pooled):
+    started: list[Task] = []
+    outcomes = DaskExecutor(client).run(tasks, on_start=started.append)
+    first = next(outcomes)
+    assert [t.key for t in started] == [t.key for t in tasks]  # on_start at submission: all before any ends
+    got = {o.key: o for o in [first, *outcomes]}
+    assert_same_runs(got, pooled[0])
+
+
+def test_a_crash_under_dask_fails_its_run_and_the_dask_worker_survives(client, tmp_path, tasks):
+    before = dask_worker_pids(client)
+    runs = [task("abort", algorithm="ring"), tasks[0], bad_task("bad")]
+    got = {o.label: o for o in DaskExecutor(client, command=wrapper(tmp_path)).run(runs)}
+    assert got["abort"].status == FAILED
+    assert got["abort"].error.splitlines()[0] == "worker process died (signal 6, SIGABRT) while running it"
+    assert "about to abort" in got["abort"].error.splitlines()
+    assert got["ring"].status == OK and got["bad"].error.startswith("Scenario.from_dict: ")
+    assert dask_worker_pids(client) == before
+
+
+def test_a_run_past_the_time_limit_under_dask_fails(client, tmp_path):
+    runs = [task("hang", algorithm="ring"), bad_task("after")]
+    got = {o.label: o for o in DaskExecutor(client, time_limit_s=1.5, command=wrapper(tmp_path)).run(runs)}
+    assert got["hang"].error.splitlines()[0] == "passed its time limit of 1.5 s"
+    assert got["after"].status == FAILED and got["after"].error.startswith("Scenario.from_dict: ")
+
+
+def test_a_worker_that_cannot_start_under_dask_fails_each_run_in_one_line(client):
+    got = list(DaskExecutor(client, command=["no-such-mcsim-worker"]).run([bad_task("a"), bad_task("b")]))
+    assert sorted(o.label for o in got) == ["a", "b"]
+    for o in got:
+        assert o.status == FAILED
+        assert o.error.startswith("on Dask: sweep: cannot start the worker command no-such-mcsim-worker: ")
+        assert "\n" not in o.error
+
+
+def test_bad_dask_settings_are_one_error_line():
+    with pytest.raises(McsimError, match=r"DaskExecutor: time_limit_s=-1 must be > 0"):
+        DaskExecutor(object(), time_limit_s=-1)
