@@ -64,12 +64,15 @@ def assert_same_runs(got: dict[str, Outcome], want: dict[str, Outcome]) -> None:
             np.testing.assert_array_equal(values, want[key].arrays[name], err_msg=name)
 
 
-def wrapper(tmp_path: Path) -> list[str]:
+def wrapper(tmp_path: Path, simulates: bool = True) -> list[str]:
     """A worker command that runs the real worker, but prints to stdout before every run (the
-    protocol must survive it) and aborts, exits or hangs on the tasks labelled so."""
-    script = tmp_path / "wrapped_worker.py"
+    protocol must survive it) and aborts, exits or hangs on the tasks labelled so. ``simulates``
+    False: it skips loading the runtime (faster to start), for tests whose tasks never simulate."""
+    script = tmp_path / f"wrapped_worker{'' if simulates else '_nosim'}.py"
+    skip_load = "" if simulates else "from mcsim import runtime\nruntime.load = lambda: None\n"
     script.write_text(
-        textwrap.dedent(
+        skip_load
+        + textwrap.dedent(
             """
             import os, sys, time
             from mcsim.sweep import worker
@@ -111,7 +114,7 @@ def worker_pids() -> set[int]:
             continue
         fields = stat.rsplit(")", 1)[1].split()
         state, ppid = fields[0], int(fields[1])
-        if ppid == os.getpid() and state != "Z" and (b"worker" in cmdline):
+        if ppid == os.getpid() and state != "Z" and (b"mcsim.sweep.worker" in cmdline or b"wrapped_worker" in cmdline):
             pids.add(int(entry.name))
     return pids
 
@@ -231,19 +234,19 @@ def test_a_worker_that_aborts_or_exits_fails_only_its_run(tmp_path, tasks):
 
 
 def test_a_run_past_the_time_limit_is_killed_and_the_next_runs_on_a_new_worker(tmp_path):
-    pool = LocalPool(1, time_limit_s=1.5, command=wrapper(tmp_path))
+    pool = LocalPool(1, time_limit_s=0.5, command=wrapper(tmp_path, simulates=False))
     hung, after = list(pool.run([task("hang", algorithm="ring"), bad_task("after")]))
     assert hung.label == "hang" and hung.status == FAILED
-    assert hung.error.splitlines()[0] == "passed its time limit of 1.5 s"
+    assert hung.error.splitlines()[0] == "passed its time limit of 0.5 s"
     assert hung.error.splitlines()[-1] == "about to hang"
-    assert 1.5 <= hung.wall_s < 60
+    assert 0.5 <= hung.wall_s < 60
     assert after.label == "after" and after.error.startswith("Scenario.from_dict: ")  # a new worker ran it
     assert worker_pids() == set()
 
 
 def test_closing_the_outcomes_early_kills_every_worker(tmp_path):
     runs = [bad_task("quick"), task("hang", algorithm="ring"), task("hang", algorithm="mcast")]
-    outcomes = LocalPool(2, command=wrapper(tmp_path)).run(runs)
+    outcomes = LocalPool(2, command=wrapper(tmp_path, simulates=False)).run(runs)
     first = next(outcomes)
     assert first.label == "quick"
     alive = worker_pids()
@@ -252,6 +255,17 @@ def test_closing_the_outcomes_early_kills_every_worker(tmp_path):
     assert worker_pids() == set()
     for pid in alive:
         assert not Path(f"/proc/{pid}").exists()
+
+
+def test_an_interrupt_kills_every_worker(tmp_path):
+    def interrupt(task: Task) -> None:
+        if task.label == "third":
+            raise KeyboardInterrupt
+
+    runs = [task("hang", algorithm="ring"), bad_task("second"), bad_task("third")]
+    with pytest.raises(KeyboardInterrupt):
+        list(LocalPool(2, command=wrapper(tmp_path, simulates=False)).run(runs, on_start=interrupt))
+    assert worker_pids() == set()
 
 
 def test_a_worker_command_that_cannot_start_is_one_error_line(tmp_path):
@@ -320,8 +334,10 @@ def test_a_crash_under_dask_fails_its_run_and_the_dask_worker_survives(client, t
 
 def test_a_run_past_the_time_limit_under_dask_fails(client, tmp_path):
     runs = [task("hang", algorithm="ring"), bad_task("after")]
-    got = {o.label: o for o in DaskExecutor(client, time_limit_s=1.5, command=wrapper(tmp_path)).run(runs)}
-    assert got["hang"].error.splitlines()[0] == "passed its time limit of 1.5 s"
+    got = {
+        o.label: o for o in DaskExecutor(client, time_limit_s=0.5, command=wrapper(tmp_path, simulates=False)).run(runs)
+    }
+    assert got["hang"].error.splitlines()[0] == "passed its time limit of 0.5 s"
     assert got["after"].status == FAILED and got["after"].error.startswith("Scenario.from_dict: ")
 
 

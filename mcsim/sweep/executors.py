@@ -12,7 +12,6 @@ from __future__ import annotations
 import atexit
 import os
 import selectors
-import socket
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -115,7 +114,8 @@ class DaskExecutor:
     crashes kills only that subprocess, not the Dask worker. Outcomes cross as JSON-able dicts
     (:mod:`mcsim.sweep.codec`). ``on_start`` is called when a task is submitted, not when a Dask
     worker begins it: every submitted task counts as running. ``command`` (None: the Dask worker's
-    own ``python -m mcsim.sweep.worker``) as for :class:`LocalPool`.
+    own ``python -m mcsim.sweep.worker``) as for :class:`LocalPool`. Closing the iterator early
+    cancels the tasks not yet finished (a run already going ends on its own, its Outcome unread).
     """
 
     def __init__(self, client: Any, time_limit_s: float | None = None, command: Sequence[str] | None = None) -> None:
@@ -162,7 +162,7 @@ def dask_failed(task: Task, why: str) -> Outcome:
         arrays=None,
         wall_s=0.0,
         peak_rss_b=None,
-        host=socket.gethostname(),
+        host="",  # not known: the Dask worker did not answer
         started=now,
         ended=now,
     )

@@ -179,8 +179,9 @@ class WorkerProcess:
     # ending
 
     def kill(self) -> None:
-        """SIGKILL the worker's whole session (a wrapper and the Python it started) and reap it."""
-        if self._proc.poll() is None:
+        """SIGKILL the worker's whole process group (a wrapper, the Python it started, anything left
+        of them) unless already reaped, and reap it."""
+        if self._proc.returncode is None:
             try:
                 os.killpg(self._proc.pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -214,8 +215,7 @@ class WorkerProcess:
                 return None
             chunk = os.read(self._stdout.fileno(), READ_B)
             if not chunk:
-                self._proc.wait()
-                self.dead = True
+                self.kill()  # it ended: reap it, and end anything it left in its group
                 return None
             self._buffer += chunk
         line, _, rest = bytes(self._buffer).partition(b"\n")
