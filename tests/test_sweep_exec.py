@@ -271,6 +271,9 @@ def test_an_interrupt_kills_every_worker(tmp_path):
 def test_a_worker_command_that_cannot_start_is_one_error_line(tmp_path):
     with pytest.raises(McsimError, match=r"^sweep: cannot start the worker command no-such-mcsim-worker: "):
         list(LocalPool(1, command=["no-such-mcsim-worker"]).run([bad_task("x")]))
+    chatty = [sys.executable, "-c", "print('hello'); import mcsim.sweep.worker as w; w.main()"]
+    with pytest.raises(McsimError, match=r"wrote to stdout before its ready line; a wrapper must print nothing"):
+        list(LocalPool(1, command=chatty).run([bad_task("x")]))
     ends = [sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"]
     with pytest.raises(McsimError, match=r"ended before it was ready \(exit code 3\): boom$"):
         list(LocalPool(1, command=ends).run([bad_task("x")]))

@@ -94,7 +94,14 @@ class WorkerProcess:
     def wait_ready(self) -> None:
         """Block until the worker has loaded the runtime and said so; McsimError if it ends first."""
         while not self._ready:
-            message = self._next_message()
+            try:
+                message = self._next_message()
+            except McsimError as exc:  # a wrapper that printed to stdout before the worker took it over
+                self.close()
+                raise McsimError(
+                    f"sweep: the worker command {shlex.join(self.command)} wrote to stdout before its ready "
+                    f"line; a wrapper must print nothing there ({exc})"
+                ) from None
             if message is None:
                 tail = self._stderr_tail()
                 self.close()
@@ -105,7 +112,10 @@ class WorkerProcess:
                 )
             if set(message) != {"ready"}:
                 self.close()
-                raise McsimError(f"sweep: the worker {self.pid} began with {sorted(message)}, not a ready line")
+                raise McsimError(
+                    f"sweep: the worker command {shlex.join(self.command)} began with {sorted(message)}, "
+                    "not a ready line"
+                )
             self._ready = True
 
     # -----------------------------------------------------------------------------------------
