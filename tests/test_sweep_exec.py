@@ -5,6 +5,7 @@ others go on; closing early leaves no worker) and the Dask executor (same number
 
 import json
 import os
+import signal
 import sys
 import textwrap
 from pathlib import Path
@@ -18,6 +19,7 @@ from mcsim.scenario import Scenario
 from mcsim.sweep import codec
 from mcsim.sweep.executors import DaskExecutor, LocalPool
 from mcsim.sweep.outcome import FAILED, OK, Outcome, Task
+from mcsim.sweep.process import WorkerProcess
 from mcsim.sweep.worker import run_task
 
 RUN_ONLY = {"wall_s", "peak_rss_b"}  # metrics of the run's process, not of the simulation
@@ -277,6 +279,21 @@ def test_a_worker_command_that_cannot_start_is_one_error_line(tmp_path):
     ends = [sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"]
     with pytest.raises(McsimError, match=r"ended before it was ready \(exit code 3\): boom$"):
         list(LocalPool(1, command=ends).run([bad_task("x")]))
+    assert worker_pids() == set()
+
+
+def test_one_worker_process_runs_tasks_one_by_one_and_knows_when_it_was_killed(tmp_path):
+    with WorkerProcess(wrapper(tmp_path, simulates=False)) as proc:
+        proc.wait_ready()
+        assert proc.alive() and proc.task is None
+        first = proc.run(bad_task("first"))
+        assert first.label == "first" and first.error.startswith("Scenario.from_dict: ") and proc.alive()
+        os.kill(proc.pid, signal.SIGKILL)  # as the OOM killer would, while it is idle
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # until it is gone (not reaped)
+        assert not proc.alive()
+        second = proc.run(bad_task("second"))
+        assert second.status == FAILED
+        assert second.error.splitlines()[0] == "worker process died (signal 9, SIGKILL) while running it"
     assert worker_pids() == set()
 
 

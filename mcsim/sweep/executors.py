@@ -179,9 +179,14 @@ def run_in_worker_process(
     """Runs on a Dask worker: one task on an idle worker subprocess of this process (a new one if none
     is idle); the Outcome as a JSON-able dict. A subprocess that died or was killed is not kept."""
     argv = tuple(default_command() if command is None else command)
+    proc = None
     with _IDLE_LOCK:
         idle = _IDLE.setdefault(argv, [])
-        proc = idle.pop() if idle else None
+        while idle and proc is None:
+            proc = idle.pop()
+            if not proc.alive():
+                proc.close()
+                proc = None
     if proc is None:
         proc = WorkerProcess(argv)
         try:

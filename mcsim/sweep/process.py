@@ -121,6 +121,10 @@ class WorkerProcess:
     # -----------------------------------------------------------------------------------------
     # one task
 
+    def alive(self) -> bool:
+        """The process still runs (an idle worker may have been killed since, e.g. by the OOM killer)."""
+        return not self.dead and self._proc.poll() is None
+
     def fileno(self) -> int:
         """The protocol pipe, for a selector: readable when an Outcome (or the worker's end) is there."""
         return self._stdout.fileno()
@@ -153,9 +157,7 @@ class WorkerProcess:
         except McsimError as exc:
             return self._fail(f"worker process sent a line that is not an outcome ({exc})")
         if message is None:
-            if not self.dead:
-                return None
-            if self.task is None:
+            if not self.dead or self.task is None:
                 return None
             return self._failed(f"worker process died ({exit_text(self._proc.returncode)}) while running it")
         if set(message) != {"outcome"}:
