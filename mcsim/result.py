@@ -272,6 +272,69 @@ class Result:
             "verified": self.verified,
         }
 
+    def record(self) -> dict[str, int | float | bool | str | None]:
+        """One flat record of JSON scalars for a result store (units in the names; sums over ranks and
+        over the whole fabric). An incomplete run's times and bandwidths are None, never NaN, so the
+        record survives ``json.dumps(..., allow_nan=False)``. With ``concurrent`` (Scenario.overlap),
+        the other collective's name, algorithm, time and completeness under ``concurrent_*``."""
+        done = self.complete
+        time_ps = self.time_ps if done else None
+        bound_ps = self.receive_bound_ps
+        rec: dict[str, int | float | bool | str | None] = {
+            "collective": self.collective,
+            "algorithm": self.algorithm,
+            "ranks": self.ranks,
+            "bytes_per_rank_b": self.bytes_per_rank_b,
+            "output_b": self.output_b,
+            "data_rate_bps": self.data_rate_bps,
+            "time_ps": time_ps,
+            "receive_bound_ps": bound_ps,
+            "time_over_bound": None if time_ps is None else time_ps / bound_ps,
+            "algbw_Bps": self.algbw_Bps if done else None,
+            "busbw_Bps": self.busbw_Bps if done else None,
+            "injected_b": int(self.injected_b.sum()),
+            "received_b": int(self.received_b.sum()),
+            "link_traversals": self.fabric.link_traversals(),
+            "wire_b": int(self.fabric.ports["tx_wire_bytes"].sum()),
+            "retransmits": int(self.nic["retransmits"].sum()),
+            "rc_timeouts": int(self.nic["rc_timeouts"].sum()),
+        }
+        for name in ("receive_drops", "repaired_chunks", "repair_reads", "need_fetches", "data_timeouts"):
+            rec[name] = int(self.rank[name].sum())
+        for cause, n in self.fabric.drops_by_cause().items():
+            rec[f"drop_{cause}_packets"] = n
+        rec |= {
+            "unroutable_packets": int(self.fabric.unroutable_packets),
+            "complete": done,
+            "unfinished_ranks": int(self.unfinished_ranks.size),
+            "verified": self.verified,
+            "end_ps": int(self.fabric.end_ps),
+        }
+        if self.concurrent is not None:
+            other = self.concurrent
+            rec |= {
+                "concurrent_collective": other.collective,
+                "concurrent_algorithm": other.algorithm,
+                "concurrent_time_ps": other.time_ps if other.complete else None,
+                "concurrent_complete": other.complete,
+            }
+        return rec
+
+    def rank_arrays(self) -> dict[str, np.ndarray]:
+        """The per-rank arrays (one entry per rank, numeric dtypes, contiguous copies): finish_ps,
+        injected_b, received_b, ``rank.<counter>`` and ``nic.<counter>`` for every counter, and
+        wrong_bytes, link_down_for_good_ps and ``concurrent.finish_ps`` when the run has them."""
+        arrays = {"finish_ps": self.finish_ps, "injected_b": self.injected_b, "received_b": self.received_b}
+        arrays |= {f"rank.{name}": values for name, values in self.rank.items()}
+        arrays |= {f"nic.{name}": values for name, values in self.nic.items()}
+        optional = {
+            "wrong_bytes": self.wrong_bytes,
+            "link_down_for_good_ps": self.link_down_for_good_ps,
+            "concurrent.finish_ps": None if self.concurrent is None else self.concurrent.finish_ps,
+        }
+        arrays |= {name: values for name, values in optional.items() if values is not None}
+        return {name: np.array(values, copy=True, order="C") for name, values in arrays.items()}
+
 
 def incomplete_lines(label: str, runs: Mapping[str, Result]) -> list[str]:
     """For a table row that compares ``runs`` (name -> Result): one ``"<label> <name> INCOMPLETE: ..."``
