@@ -7,15 +7,18 @@ lost and repaired. The receive completions run on one host CPU thread (100 ns pe
 the copy out of the staging buffer at 100 Gbit/s): past about 80 Gbit/s of 4 KiB chunks it cannot
 keep up, which is what the paper's DPA offload answers (scenarios/dpa_scaling.py).
 
-Run: mcsim run scenarios/link_speed_sweep.py [--size 256KiB] [--ranks 188]
+The 12 runs are a sweep (the same as `mcsim sweep` of a spec with a rate axis and an algorithm
+axis): one worker process per core, each run stored in --store as it finishes, and a second call
+reuses what is stored.
+
+Run: mcsim run scenarios/link_speed_sweep.py [--size 256KiB] [--ranks 188] [--store F]
 """
 
 import argparse
 import sys
 
 from mcsim.output import Column, Table
-from mcsim.result import incomplete_lines
-from mcsim.scenario import Scenario
+from mcsim.sweep import SweepSpec, has_time, run, why_no_time
 
 TABLE = Table(
     [
@@ -30,6 +33,7 @@ TABLE = Table(
     ]
 )
 RATES = ("56Gbps", "100Gbps", "200Gbps", "400Gbps", "800Gbps", "1.6Tbps")
+ALGORITHMS = ("ring", "mcast")
 
 
 def main() -> int:
@@ -37,31 +41,43 @@ def main() -> int:
     parser.add_argument("--size", default="256KiB", help="bytes per rank (default 256KiB)")
     parser.add_argument("--ranks", type=int, default=None, help="ranks (default: all 188)")
     parser.add_argument("--rates", default=",".join(RATES), help="link rates (default: 56Gbps..1.6Tbps)")
+    parser.add_argument("--store", default="link-speed.sqlite", help="the sweep's result store")
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
     args = parser.parse_args()
+    rates = [r for r in args.rates.split(",") if r]
+
+    spec = SweepSpec(
+        name="link-speed",
+        base={"topology": "testbed-188", "bytes_per_rank": args.size, "ranks": args.ranks},
+        axes={"rate": rates, "algorithm": list(ALGORITHMS)},
+    )
+    report = run(spec, args.store, workers=args.workers)
+    runs = {(r["rate"], r["algorithm"]): r for r in report.rows()}
 
     print(f"Allgather of {args.size} per rank on testbed-188 wiring, {args.ranks or 188} ranks, host-CPU receive")
     print(TABLE.header())
     incomplete = 0
-    for rate in args.rates.split(","):
-        ring = Scenario(rate=rate, algorithm="ring", bytes_per_rank=args.size, ranks=args.ranks).run()
-        mcast = Scenario(rate=rate, algorithm="mcast", bytes_per_rank=args.size, ranks=args.ranks).run()
-        if lines := incomplete_lines(f"{rate:>8}", {"ring": ring, "mcast": mcast}):
-            incomplete += len(lines)
-            print("\n".join(lines), flush=True)
+    for rate in rates:
+        ring, mcast = (runs[rate, algo] for algo in ALGORITHMS)
+        bad = [f"{algo} {why_no_time(r)}" for algo, r in zip(ALGORITHMS, (ring, mcast), strict=True) if not has_time(r)]
+        if bad:
+            incomplete += len(bad)
+            print(TABLE.note(rate, "; ".join(bad)), flush=True)
             continue
-        bound = ring.receive_bound_ps
+        bound = ring["receive_bound_ps"]
         row = {
             "rate": rate,
             "bound_us": bound / 1e6,
-            "ring_us": ring.time_ps / 1e6,
-            "mcast_us": mcast.time_ps / 1e6,
-            "ring_of_bound": ring.time_ps / bound,
-            "mcast_of_bound": mcast.time_ps / bound,
-            "mcast_repaired": int(mcast.rank["repaired_chunks"].sum()),
-            "repair_reads": int(mcast.rank["repair_reads"].sum()),
+            "ring_us": ring["time_ps"] / 1e6,
+            "mcast_us": mcast["time_ps"] / 1e6,
+            "ring_of_bound": ring["time_ps"] / bound,
+            "mcast_of_bound": mcast["time_ps"] / bound,
+            "mcast_repaired": mcast["repaired_chunks"],
+            "repair_reads": mcast["repair_reads"],
         }
         print(TABLE.row(row), flush=True)
     print("every rank received every byte" if not incomplete else f"{incomplete} run(s) left a rank incomplete")
+    print(report.line())
     return 1 if incomplete else 0
 
 

@@ -5,20 +5,24 @@ Runs the ring Allgather (pipelined RC RDMA WRITEs) and the multicast Allgather (
 K=2 roots, UD multicast chunks, bitmap, repair by RDMA READ) on testbed-188 at 56 Gbit/s over the
 sizes the paper's OSU runs swept (4 KiB to 8 MiB per rank, x4 steps by default), and prints time,
 nccl-tests bus bandwidth, the receive bound N(P-1)/BW, and the bytes each rank injects (N for
-multicast, N(P-1) for the ring). The testbed's wiring is an assumption (see topologies/).
+multicast, N(P-1) for the ring). The testbed's wiring is an assumption (mcsim/topologies/).
 
-Run: mcsim run scenarios/testbed_188_allgather.py [--sizes 4KiB,64KiB,1MiB] [--ranks 188]
+The runs are a sweep: they run in parallel (one worker process per core), each is stored in
+--store as it finishes, and running the script again reuses every stored run (a run killed half-way
+resumes with what was finished).
+
+Run: mcsim run scenarios/testbed_188_allgather.py [--sizes 4KiB,64KiB,1MiB] [--ranks 188] [--store F]
 """
 
 import argparse
 import sys
 
 from mcsim.output import Column, Table
-from mcsim.result import incomplete_lines
-from mcsim.scenario import Scenario
+from mcsim.sweep import SweepSpec, has_time, run, why_no_time
 from mcsim.units import format_size, parse_size
 
 DEFAULT_SIZES = "4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,8MiB"
+ALGORITHMS = ("ring", "mcast")
 TABLE = Table(
     [
         Column("size", width=7),
@@ -39,38 +43,46 @@ def main() -> int:
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"bytes per rank (default {DEFAULT_SIZES})")
     parser.add_argument("--ranks", type=int, default=None, help="ranks (default: all 188)")
     parser.add_argument("--rate", default="56Gbps", help="link rate (default 56Gbps: FDR)")
+    parser.add_argument("--store", default="testbed-188-allgather.sqlite", help="the sweep's result store")
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
     args = parser.parse_args()
-    sizes = [parse_size(s, what="--sizes") for s in args.sizes.split(",") if s]
+    sizes = [format_size(parse_size(s, what="--sizes")) for s in args.sizes.split(",") if s]
+
+    spec = SweepSpec(
+        name="testbed-188-allgather",
+        base={"topology": "testbed-188", "rate": args.rate, "ranks": args.ranks},
+        axes={"bytes_per_rank": sizes, "algorithm": list(ALGORITHMS)},
+    )
+    report = run(spec, args.store, workers=args.workers)
+    runs = {(r["bytes_per_rank"], r["algorithm"]): r for r in report.rows()}
 
     print(f"Allgather on testbed-188 ({args.rate}, {args.ranks or 188} ranks): ring vs multicast (K=2)")
     print(TABLE.header())
-    incomplete = 0
-    for size_b in sizes:
-        runs = {
-            algo: Scenario(
-                topology="testbed-188", rate=args.rate, algorithm=algo, bytes_per_rank=str(size_b), ranks=args.ranks
-            ).run()
-            for algo in ("ring", "mcast")
-        }
-        ring, mcast = runs["ring"], runs["mcast"]
-        if lines := incomplete_lines(f"{format_size(size_b):>7}", runs):
-            incomplete += len(lines)
-            print("\n".join(lines), flush=True)
+    for size in sizes:
+        ring, mcast = (runs[size, algo] for algo in ALGORITHMS)
+        unfinished = [
+            f"{algo} {why_no_time(r)}" for algo, r in zip(ALGORITHMS, (ring, mcast), strict=True) if not has_time(r)
+        ]
+        if unfinished:
+            print(TABLE.note(size, "; ".join(unfinished)), flush=True)
             continue
-        row = {
-            "size": format_size(size_b),
-            "ring_us": ring.time_ps / 1e6,
-            "mcast_us": mcast.time_ps / 1e6,
-            "bound_us": ring.receive_bound_ps / 1e6,
-            "ring_busbw_GBps": ring.busbw_Bps / 1e9,
-            "mcast_busbw_GBps": mcast.busbw_Bps / 1e9,
-            "ring_inj_MiB": ring.injected_b.mean() / 2**20,
-            "mcast_inj_MiB": mcast.injected_b.mean() / 2**20,
-            "speedup": ring.time_ps / mcast.time_ps,
-        }
-        print(TABLE.row(row), flush=True)
-    print("every rank received every byte" if not incomplete else f"{incomplete} run(s) left a rank incomplete")
-    return 1 if incomplete else 0
+        print(
+            TABLE.row(
+                {
+                    "size": size,
+                    "ring_us": ring["time_ps"] / 1e6,
+                    "mcast_us": mcast["time_ps"] / 1e6,
+                    "bound_us": ring["receive_bound_ps"] / 1e6,
+                    "ring_busbw_GBps": ring["busbw_Bps"] / 1e9,
+                    "mcast_busbw_GBps": mcast["busbw_Bps"] / 1e9,
+                    "ring_inj_MiB": ring["injected_b"] / ring["ranks"] / 2**20,
+                    "mcast_inj_MiB": mcast["injected_b"] / mcast["ranks"] / 2**20,
+                    "speedup": ring["time_ps"] / mcast["time_ps"],
+                }
+            )
+        )
+    print(report.line())
+    return 0 if report.all_ok and all(has_time(r) for r in runs.values()) else 1
 
 
 if __name__ == "__main__":

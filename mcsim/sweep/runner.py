@@ -78,7 +78,7 @@ class Plan:
     versions: dict[str, str]
 
     def status_of(self, task: Task) -> str:
-        """"ok" / "failed" (stored) or "missing"."""
+        """ "ok" / "failed" (stored) or "missing"."""
         return self.stored.get(task.key, "missing")
 
 
@@ -114,10 +114,24 @@ class SweepReport:
     ran: int  # runs executed by this call
     ok: int
     failed: list[str]  # labels of the runs whose stored status is failed
+    keys: list[str]  # every run's store key, in expansion order
+    params: list[dict[str, Any]]  # every run's axis values, in expansion order
 
     @property
     def all_ok(self) -> bool:
         return not self.failed
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The sweep's runs as stored, in expansion order: label, status, error, the axis values,
+        then the metrics (Result.record() plus wall_s, peak_rss_b; none for a failed run)."""
+        with Store(self.store, create=False) as db:
+            stored = {r["key"]: r for r in db.rows(self.name, arrays=False)}
+        out = []
+        for key, params in zip(self.keys, self.params, strict=True):
+            r = stored[key]
+            head = {"label": r["label"], "status": r["status"], "error": r["error"]}
+            out.append({**head, **params, **(r["metrics"] or {})})
+        return out
 
     def line(self) -> str:
         text = (
@@ -128,6 +142,18 @@ class SweepReport:
             shown = "; ".join(self.failed[:5]) + ("; ..." if len(self.failed) > 5 else "")
             text += f"; failed: {shown} (see: mcsim sweep show {self.store})"
         return text
+
+
+def has_time(row: dict[str, Any]) -> bool:
+    """A row of :meth:`SweepReport.rows`: the run ended and every rank had its whole output."""
+    return bool(row["status"] == OK and row["complete"])
+
+
+def why_no_time(row: dict[str, Any]) -> str:
+    """A row without a time: ``FAILED: <first line>`` or ``INCOMPLETE: n of P ranks did not finish``."""
+    if row["status"] != OK:
+        return f"FAILED: {str(row['error']).splitlines()[0]}"
+    return f"INCOMPLETE: {row['unfinished_ranks']} of {row['ranks']} ranks did not finish"
 
 
 def default_store(spec: SweepSpec) -> Path:
@@ -163,6 +189,8 @@ def execute(
         ran=ran,
         ok=sum(1 for t in the_plan.tasks if status.get(t.key) == OK),
         failed=[t.label for t in the_plan.tasks if status.get(t.key) == FAILED],
+        keys=[t.key for t in the_plan.tasks],
+        params=[r.params for r in the_plan.runs],
     )
 
 
@@ -200,4 +228,3 @@ def dry_run_rows(the_plan: Plan) -> list[dict[str, Any]]:
         {"run": i, "label": t.label, "status": the_plan.status_of(t), "key": t.key[:12]}
         for i, t in enumerate(the_plan.tasks)
     ]
-
