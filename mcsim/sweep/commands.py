@@ -141,8 +141,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     limit_s = _time_limit_s(args.time_limit)
     if limit_s is not None and limit_s <= 0:
         raise McsimError(f"--time-limit={args.time_limit!r} must be > 0")
+    runs = spec.runs()  # a bad spec fails here, before the store is touched
     with Store(store_path) as store:
-        the_plan = runner.plan(spec, store, retry_failed=args.retry_failed)
+        the_plan = runner.plan(spec, store, retry_failed=args.retry_failed, runs=runs)
         if args.dry_run:
             print(rows_text(runner.dry_run_rows(the_plan), "csv"), end="")
             counts = [the_plan.status_of(t) for t in the_plan.tasks]

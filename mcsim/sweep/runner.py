@@ -82,10 +82,11 @@ class Plan:
         return self.stored.get(task.key, "missing")
 
 
-def plan(spec: SweepSpec, store: Store, *, retry_failed: bool = False) -> Plan:
+def plan(spec: SweepSpec, store: Store, *, retry_failed: bool = False, runs: list[Run] | None = None) -> Plan:
     """Expand ``spec`` (every Scenario checked: a bad run is one McsimError line, before anything
-    runs), key every run, and find what ``store`` lacks. Records the runs as members of the sweep."""
-    runs = spec.runs()
+    runs; ``runs``: its expansion, if already made), key every run, and find what ``store`` lacks.
+    Records the runs as members of the sweep."""
+    runs = spec.runs() if runs is None else runs
     vers = versions()
     tasks = [Task(key=run_key(r.scenario, vers), label=r.label, scenario=r.scenario.to_dict()) for r in runs]
     seen: dict[str, str] = {}
@@ -217,9 +218,10 @@ def run(
     is stopped and stored as failed. Runs already stored are not run again (failed ones are with
     ``retry_failed``)."""
     the_spec = spec if isinstance(spec, SweepSpec) else SweepSpec.from_toml(spec)
+    runs = the_spec.runs()  # a bad spec fails here, before the store is touched
     runs_on = executor(client=client, workers=workers, time_limit_s=time_limit_s)
     with Store(store if store is not None else default_store(the_spec)) as db:
-        return execute(plan(the_spec, db, retry_failed=retry_failed), db, runs_on, progress=progress)
+        return execute(plan(the_spec, db, retry_failed=retry_failed, runs=runs), db, runs_on, progress=progress)
 
 
 def dry_run_rows(the_plan: Plan) -> list[dict[str, Any]]:

@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Sweeps end to end: store keys, the `mcsim sweep` command (dry run, run, show, a bad spec), resume
+after SIGKILL with finished rows byte-identical, a crashed run recorded as failed with the exit status
+saying so, and the Dask cluster giving the local pool's numbers."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mcsim.cli import main
+from mcsim.errors import McsimError
+from mcsim.scenario import Scenario
+from mcsim.sweep import SweepSpec, plan, run, run_key, runner
+from mcsim.sweep.store import Store
+
+SPEC = """
+name = "sizes"
+[base]
+topology = "fat-tree-k4"
+[axes]
+bytes_per_rank = [{sizes}]
+algorithm = ["ring", "mcast"]
+"""
+RUN_ONLY = {"wall_s", "peak_rss_b"}  # metrics of the worker process, not of the simulation
+
+
+def spec_file(tmp_path: Path, sizes: list[str]) -> Path:
+    path = tmp_path / "sizes.toml"
+    path.write_text(SPEC.format(sizes=", ".join(f'"{s}"' for s in sizes)))
+    return path
+
+
+def raw_rows(store: Path) -> dict[str, tuple]:
+    """Every stored run's row exactly as SQLite holds it (for byte-identity checks)."""
+    with sqlite3.connect(store) as db:
+        return {row[0]: row for row in db.execute("SELECT * FROM runs ORDER BY key")}
+
+
+# ------------------------------------------------------------------------------------------------
+# keys
+
+
+def test_the_key_covers_the_versions_and_the_topology_files_content(tmp_path):
+    versions = runner.versions()
+    assert set(versions) == {"mcsim", "ns3", "build_key"}
+    sc = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB")
+    assert run_key(sc, versions) == run_key(Scenario(topology="fat-tree-k4", bytes_per_rank=4096), versions)
+    assert run_key(sc, versions) != run_key(sc, {**versions, "build_key": "0" * 16})
+    assert run_key(sc, versions) != run_key(sc, {**versions, "mcsim": "0.0.0"})
+    # a topology file: the key follows its content, not its path
+    topo = tmp_path / "t.toml"
+    ready = Path(runner.topology.ready()["fat-tree-k4"])
+    topo.write_text(ready.read_text())
+    by_file = Scenario(topology=str(topo), bytes_per_rank="4KiB")
+    first = run_key(by_file, versions)
+    topo.write_text(ready.read_text().replace('delay = "100ns"', 'delay = "200ns"'))
+    assert "200ns" in topo.read_text()
+    assert run_key(by_file, versions) != first
+
+
+def test_a_spec_with_two_spellings_of_one_run_is_one_line(tmp_path):
+    spec = SweepSpec(name="dup", base={"topology": "fat-tree-k4"}, axes={"bytes_per_rank": ["4KiB", 4096]})
+    with Store(tmp_path / "s.sqlite") as store, pytest.raises(McsimError, match=r"are the same Scenario"):
+        plan(spec, store)
+
+
+# ------------------------------------------------------------------------------------------------
+# the command
+
+
+def test_dry_run_run_rerun_and_show(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    spec = spec_file(tmp_path, ["4KiB", "8KiB"])
+    assert main(["sweep", str(spec), "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == "run,label,status,key"
+    assert [line.split(",")[1:3] for line in out.splitlines()[1:]] == [
+        ["bytes_per_rank=4KiB algorithm=ring", "missing"],
+        ["bytes_per_rank=4KiB algorithm=mcast", "missing"],
+        ["bytes_per_rank=8KiB algorithm=ring", "missing"],
+        ["bytes_per_rank=8KiB algorithm=mcast", "missing"],
+    ]
+    assert "4 runs: 0 stored ok, 0 stored failed, 4 to run" in err
+    assert not raw_rows(tmp_path / "sizes.sqlite")  # a dry run runs nothing
+
+    assert main(["sweep", str(spec), "--workers", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "4 runs, 4 ok, 0 failed (4 run now, 0 from the store 'sizes.sqlite')" in err
+    assert err.count("] ok ") == 4  # one progress line per run (stderr is not a terminal)
+    rows = raw_rows(tmp_path / "sizes.sqlite")
+    assert len(rows) == 4
+
+    # a second call runs nothing and leaves the rows as they were; a larger spec runs only what is new
+    spec_file(tmp_path, ["4KiB", "8KiB", "16KiB"])
+    assert main(["sweep", str(spec), "--dry-run"]) == 0
+    assert "6 runs: 4 stored ok, 0 stored failed, 2 to run" in capsys.readouterr().err
+    assert main(["sweep", str(spec)]) == 0
+    assert "6 runs, 6 ok, 0 failed (2 run now, 4 from the store" in capsys.readouterr().err
+    after = raw_rows(tmp_path / "sizes.sqlite")
+    assert {k: after[k] for k in rows} == rows
+
+    assert main(["sweep", "show", "sizes.sqlite", "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("sweep,label,status,") and len(lines) == 7
+    assert main(["sweep", "show", "sizes.sqlite"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0] == "sweep sizes" and table[1].split()[:3] == ["status", "time_us", "time_over_bound"]
+    assert sum(line.startswith("ok ") for line in table) == 6
+    assert main(["sweep", "show", "sizes.sqlite", "--format", "json", "--out", str(tmp_path / "o.json")]) == 0
+    assert len(json.loads((tmp_path / "o.json").read_text())) == 6
+
+
+def test_the_stored_numbers_are_the_scenarios_own(tmp_path):
+    """What the store holds for a run is what Scenario.run() gives in this process."""
+    spec = SweepSpec(name="one", base={"topology": "fat-tree-k4", "bytes_per_rank": "4KiB", "algorithm": "mcast"})
+    report = run(spec, tmp_path / "one.sqlite", workers=1, progress=False)
+    (row,) = report.rows()
+    direct = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB", algorithm="mcast").run().record()
+    assert {k: v for k, v in row.items() if k in direct} == direct
+
+
+@pytest.mark.parametrize(
+    ("spec_text", "message"),
+    [
+        ('name = "x"\n[axes]\nrate = ["56Gbps", "fast"]\n', r"rate"),
+        ('name = "x"\n[axes]\nbytes_per_rank = []\n', r"empty"),
+        ('name = "x"\n[axes]\ncolour = ["red"]\n', r"unknown Scenario keyword 'colour'"),
+        (
+            'name = "x"\n[base]\ntopology = "fat-tree-k4"\n[axes]\nranks = [4, 99]\n',
+            r"^mcsim: error: sweep 'x' run 1 \(ranks=99\): ",
+        ),
+    ],
+)
+def test_a_bad_spec_is_one_line_before_anything_runs(tmp_path, capsys, monkeypatch, spec_text, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.toml").write_text(spec_text)
+    assert main(["sweep", "bad.toml"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("mcsim: error: ")
+    assert re.search(message, err), err
+    assert not (tmp_path / "x.sqlite").exists()  # nothing ran, nothing was written
+
+
+# ------------------------------------------------------------------------------------------------
+# resume after SIGKILL
+
+
+def _stored_count(store: Path) -> int:
+    try:
+        with sqlite3.connect(store, timeout=5) as db:
+            return int(db.execute("SELECT count(*) FROM runs").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def test_a_sweep_killed_with_sigkill_resumes_with_its_finished_runs_intact(tmp_path):
+    spec = spec_file(tmp_path, ["4KiB", "8KiB", "16KiB", "32KiB", "64KiB"])  # 10 runs
+    store = tmp_path / "kill.sqlite"
+    argv = [sys.executable, "-m", "mcsim", "sweep", str(spec), "--store", str(store), "--workers", "1"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 240
+    while _stored_count(store) < 3 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the sweep ended before it could be killed: " + proc.stderr.read().decode()[-2000:]
+    os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its workers, at once
+    proc.wait()
+    proc.stderr.close()
+    before = raw_rows(store)
+    assert 3 <= len(before) < 10
+
+    again = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert f"10 runs, 10 ok, 0 failed ({10 - len(before)} run now, {len(before)} from the store" in again.stderr
+    after = raw_rows(store)
+    assert len(after) == 10
+    assert {k: after[k] for k in before} == before  # the finished rows, byte for byte
+
+
+# ------------------------------------------------------------------------------------------------
+# Dask
+
+
+def test_a_dask_cluster_gives_the_local_pools_numbers(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    spec = SweepSpec(
+        name="dask",
+        base={"topology": "fat-tree-k4", "bytes_per_rank": "4KiB"},
+        axes={"algorithm": ["ring", "mcast"], "seed": [1, 2]},
+    )
+    local = run(spec, tmp_path / "local.sqlite", workers=2, progress=False).rows()
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        on_dask = run(spec, tmp_path / "dask.sqlite", client=client, progress=False).rows()
+    assert len(local) == len(on_dask) == 4
+
+    def simulated(row: dict) -> dict:
+        return {k: v for k, v in row.items() if k not in RUN_ONLY}
+
+    assert [simulated(r) for r in on_dask] == [simulated(r) for r in local]
+    assert all(r["status"] == "ok" and r["complete"] for r in local)
