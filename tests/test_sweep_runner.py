@@ -210,3 +210,30 @@ def test_a_dask_cluster_gives_the_local_pools_numbers(tmp_path):
 
     assert [simulated(r) for r in on_dask] == [simulated(r) for r in local]
     assert all(r["status"] == "ok" and r["complete"] for r in local)
+
+
+# ------------------------------------------------------------------------------------------------
+# the scenario scripts run as sweeps
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "runs"),
+    [
+        ("link_speed_sweep.py", ["--rates", "56Gbps,400Gbps", "--size", "4KiB", "--ranks", "16"], 4),
+        ("testbed_188_allgather.py", ["--sizes", "4KiB,16KiB", "--ranks", "16"], 4),
+    ],
+)
+def test_the_scenarios_run_as_sweeps_and_reuse_the_store(tmp_path, script, args, runs):
+    path = Path(__file__).resolve().parent.parent / "scenarios" / script
+    argv = [sys.executable, "-m", "mcsim", "run", str(path), *args, "--store", str(tmp_path / "s.sqlite")]
+    first = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert f"{runs} runs, {runs} ok, 0 failed ({runs} run now, 0 from the store" in first.stdout
+    second = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+    assert f"{runs} runs, {runs} ok, 0 failed (0 run now, {runs} from the store" in second.stdout
+    def table(out: str) -> list[str]:  # everything but the sweep's own report line
+        return [line for line in out.splitlines() if not line.startswith("sweep '")]
+
+    assert "INCOMPLETE" not in first.stdout and "FAILED" not in first.stdout
+    assert table(first.stdout) == table(second.stdout)  # the same numbers, from the store
+    assert len(raw_rows(tmp_path / "s.sqlite")) == runs
