@@ -48,6 +48,7 @@ API = {
     "Column": "mcsim.output",
     "McsimError": "mcsim.errors",
     "IncompleteRun": "mcsim.errors",
+    "SweepSpec": "mcsim.sweep.spec",
 }
 __all__ = sorted(API)
 
@@ -82,6 +83,7 @@ if TYPE_CHECKING:  # for type checkers only: at run time __getattr__ imports on 
     from mcsim.result import Result as Result
     from mcsim.result import VerbsResult as VerbsResult
     from mcsim.scenario import Scenario as Scenario
+    from mcsim.sweep.spec import SweepSpec as SweepSpec
 
 
 def __getattr__(name: str) -> Any:
