@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -231,9 +232,51 @@ def test_the_scenarios_run_as_sweeps_and_reuse_the_store(tmp_path, script, args,
     assert f"{runs} runs, {runs} ok, 0 failed ({runs} run now, 0 from the store" in first.stdout
     second = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
     assert f"{runs} runs, {runs} ok, 0 failed (0 run now, {runs} from the store" in second.stdout
+
     def table(out: str) -> list[str]:  # everything but the sweep's own report line
         return [line for line in out.splitlines() if not line.startswith("sweep '")]
 
     assert "INCOMPLETE" not in first.stdout and "FAILED" not in first.stdout
     assert table(first.stdout) == table(second.stdout)  # the same numbers, from the store
     assert len(raw_rows(tmp_path / "s.sqlite")) == runs
+
+
+def _tls_files(folder: Path) -> tuple[str, str, str]:
+    """A throw-away CA and one certificate it signed (for the scheduler, workers and client)."""
+    ca_key, ca, key, csr, cert = (str(folder / n) for n in ("ca.key", "ca.pem", "tls.key", "tls.csr", "tls.pem"))
+    for argv in (
+        f"req -x509 -newkey rsa:2048 -nodes -keyout {ca_key} -out {ca} -days 1 -subj /CN=mcsim-test-ca",
+        f"req -newkey rsa:2048 -nodes -keyout {key} -out {csr} -subj /CN=localhost",
+        f"x509 -req -in {csr} -CA {ca} -CAkey {ca_key} -CAcreateserial -out {cert} -days 1",
+    ):
+        subprocess.run(["openssl", *argv.split()], check=True, capture_output=True)
+    return ca, cert, key
+
+
+def test_the_command_reaches_a_dask_cluster_over_tls(tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make the test's certificates")
+    ca, cert, key = _tls_files(tmp_path)
+    tls = {"tls_ca_file": str(ca), "tls_scheduler_cert": str(cert), "tls_scheduler_key": str(key)}
+    tls |= {"tls_worker_cert": str(cert), "tls_worker_key": str(key), "tls_client_cert": str(cert)}
+    security = distributed.Security(**tls, tls_client_key=str(key), require_encryption=True)
+    spec = tmp_path / "tls.toml"
+    spec.write_text('name = "tls"\n[base]\ntopology = "fat-tree-k4"\nbytes_per_rank = "4KiB"\n[axes]\nseed = [1, 2]\n')
+    store = tmp_path / "tls.sqlite"
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, protocol="tls", security=security, dashboard_address=None
+    ) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tls://")
+        argv = ["sweep", str(spec), "--store", str(store), "--scheduler", address]
+        # half the TLS options: one line; no certificate at all: the cluster refuses, one line
+        assert main([*argv, "--tls-ca-file", str(ca)]) == 2
+        assert "needs all of --tls-ca-file, --tls-cert and --tls-key" in capsys.readouterr().err
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"mcsim: error: --scheduler {address}: cannot connect") and err.count("\n") == 1, err
+        assert not raw_rows(store)
+        assert main([*argv, "--tls-ca-file", str(ca), "--tls-cert", str(cert), "--tls-key", str(key)]) == 0
+    assert "2 runs, 2 ok, 0 failed (2 run now, 0 from the store" in capsys.readouterr().err
+    assert len(raw_rows(store)) == 2

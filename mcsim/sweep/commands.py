@@ -98,6 +98,11 @@ def _client(args: argparse.Namespace) -> Any:
         )
     try:
         return distributed.Client(args.scheduler, security=security, timeout="30s")
+    except TypeError as exc:  # Dask's word for a tls:// address without certificates
+        raise McsimError(
+            f"--scheduler {args.scheduler}: cannot connect ({exc}); give --tls-ca-file, --tls-cert and --tls-key, "
+            "or Dask's distributed.comm.tls settings"
+        ) from None
     except (OSError, TimeoutError, ValueError) as exc:
         raise McsimError(f"--scheduler {args.scheduler}: cannot connect ({exc})") from None
 
