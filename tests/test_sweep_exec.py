@@ -68,7 +68,7 @@ def assert_same_runs(got: dict[str, Outcome], want: dict[str, Outcome]) -> None:
 
 def wrapper(tmp_path: Path, simulates: bool = True) -> list[str]:
     """A worker command that runs the real worker, but prints to stdout before every run (the
-    protocol must survive it) and aborts, exits or hangs on the tasks labelled so. ``simulates``
+    protocol must survive it) and aborts, exits, raises or hangs on the tasks labelled so. ``simulates``
     False: it skips loading the runtime (faster to start), for tests whose tasks never simulate."""
     script = tmp_path / f"wrapped_worker{'' if simulates else '_nosim'}.py"
     skip_load = "" if simulates else "from mcsim import runtime\nruntime.load = lambda: None\n"
@@ -90,6 +90,8 @@ def wrapper(tmp_path: Path, simulates: bool = True) -> list[str]:
                 if task.label == "exit":
                     print("about to exit", file=sys.stderr, flush=True)
                     os._exit(3)
+                if task.label == "raise":
+                    raise RuntimeError("a bug in the run")
                 if task.label == "hang":
                     print("about to hang", file=sys.stderr, flush=True)
                     time.sleep(600)
@@ -288,6 +290,10 @@ def test_one_worker_process_runs_tasks_one_by_one_and_knows_when_it_was_killed(t
         assert proc.alive() and proc.task is None
         first = proc.run(bad_task("first"))
         assert first.label == "first" and first.error.startswith("Scenario.from_dict: ") and proc.alive()
+        raised = proc.run(bad_task("raise"))  # a bug (not a McsimError) fails the run, not the worker
+        assert raised.status == FAILED and proc.alive()
+        assert raised.error.splitlines()[0] == "the run raised RuntimeError: a bug in the run"
+        assert raised.error.splitlines()[-1] == "RuntimeError: a bug in the run"  # the traceback's end
         os.kill(proc.pid, signal.SIGKILL)  # as the OOM killer would, while it is idle
         os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # until it is gone (not reaped)
         assert not proc.alive()
