@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -64,45 +63,6 @@ def assert_same_runs(got: dict[str, Outcome], want: dict[str, Outcome]) -> None:
         for name, values in outcome.arrays.items():
             assert values.dtype == want[key].arrays[name].dtype, name
             np.testing.assert_array_equal(values, want[key].arrays[name], err_msg=name)
-
-
-def wrapper(tmp_path: Path, simulates: bool = True) -> list[str]:
-    """A worker command that runs the real worker, but prints to stdout before every run (the
-    protocol must survive it) and aborts, exits, raises or hangs on the tasks labelled so. ``simulates``
-    False: it skips loading the runtime (faster to start), for tests whose tasks never simulate."""
-    script = tmp_path / f"wrapped_worker{'' if simulates else '_nosim'}.py"
-    skip_load = "" if simulates else "from mcsim import runtime\nruntime.load = lambda: None\n"
-    script.write_text(
-        skip_load
-        + textwrap.dedent(
-            """
-            import os, sys, time
-            from mcsim.sweep import worker
-
-            real = worker.run_task
-
-            def run_task(task):
-                print("noise on stdout from Python")
-                os.write(1, b"noise on file descriptor 1\\n")
-                if task.label == "abort":
-                    print("about to abort", file=sys.stderr, flush=True)
-                    os.abort()
-                if task.label == "exit":
-                    print("about to exit", file=sys.stderr, flush=True)
-                    os._exit(3)
-                if task.label == "raise":
-                    raise RuntimeError("a bug in the run")
-                if task.label == "hang":
-                    print("about to hang", file=sys.stderr, flush=True)
-                    time.sleep(600)
-                return real(task)
-
-            worker.run_task = run_task
-            sys.exit(worker.main())
-            """
-        )
-    )
-    return [sys.executable, str(script)]
 
 
 def worker_pids() -> set[int]:
@@ -219,9 +179,9 @@ def test_local_pool_gives_the_numbers_of_run_task(pooled, tasks, in_process):
     assert worker_pids() == set()
 
 
-def test_a_worker_that_aborts_or_exits_fails_only_its_run(tmp_path, tasks):
+def test_a_worker_that_aborts_or_exits_fails_only_its_run(worker_command, tasks):
     runs = [tasks[0], task("abort", algorithm="ring"), tasks[1], task("exit", algorithm="ring")]
-    got = {o.label: o for o in LocalPool(2, command=wrapper(tmp_path)).run(runs)}
+    got = {o.label: o for o in LocalPool(2, command=worker_command()).run(runs)}
     assert sorted(got) == sorted(t.label for t in runs)
     aborted, exited = got.pop("abort"), got.pop("exit")
     assert aborted.status == exited.status == FAILED and aborted.metrics is None and aborted.arrays is None
@@ -237,8 +197,8 @@ def test_a_worker_that_aborts_or_exits_fails_only_its_run(tmp_path, tasks):
     assert all(o.status == OK for o in got.values()), [o.error for o in got.values()]
 
 
-def test_a_run_past_the_time_limit_is_killed_and_the_next_runs_on_a_new_worker(tmp_path):
-    pool = LocalPool(1, time_limit_s=0.5, command=wrapper(tmp_path, simulates=False))
+def test_a_run_past_the_time_limit_is_killed_and_the_next_runs_on_a_new_worker(worker_command):
+    pool = LocalPool(1, time_limit_s=0.5, command=worker_command(simulates=False))
     hung, after = list(pool.run([task("hang", algorithm="ring"), bad_task("after")]))
     assert hung.label == "hang" and hung.status == FAILED
     assert hung.error.splitlines()[0] == "passed its time limit of 0.5 s"
@@ -248,9 +208,9 @@ def test_a_run_past_the_time_limit_is_killed_and_the_next_runs_on_a_new_worker(t
     assert worker_pids() == set()
 
 
-def test_closing_the_outcomes_early_kills_every_worker(tmp_path):
+def test_closing_the_outcomes_early_kills_every_worker(worker_command):
     runs = [bad_task("quick"), task("hang", algorithm="ring"), task("hang", algorithm="mcast")]
-    outcomes = LocalPool(2, command=wrapper(tmp_path, simulates=False)).run(runs)
+    outcomes = LocalPool(2, command=worker_command(simulates=False)).run(runs)
     first = next(outcomes)
     assert first.label == "quick"
     alive = worker_pids()
@@ -261,14 +221,14 @@ def test_closing_the_outcomes_early_kills_every_worker(tmp_path):
         assert not Path(f"/proc/{pid}").exists()
 
 
-def test_an_interrupt_kills_every_worker(tmp_path):
+def test_an_interrupt_kills_every_worker(worker_command):
     def interrupt(task: Task) -> None:
         if task.label == "third":
             raise KeyboardInterrupt
 
     runs = [task("hang", algorithm="ring"), bad_task("second"), bad_task("third")]
     with pytest.raises(KeyboardInterrupt):
-        list(LocalPool(2, command=wrapper(tmp_path, simulates=False)).run(runs, on_start=interrupt))
+        list(LocalPool(2, command=worker_command(simulates=False)).run(runs, on_start=interrupt))
     assert worker_pids() == set()
 
 
@@ -284,8 +244,8 @@ def test_a_worker_command_that_cannot_start_is_one_error_line(tmp_path):
     assert worker_pids() == set()
 
 
-def test_one_worker_process_runs_tasks_one_by_one_and_knows_when_it_was_killed(tmp_path):
-    with WorkerProcess(wrapper(tmp_path, simulates=False)) as proc:
+def test_one_worker_process_runs_tasks_one_by_one_and_knows_when_it_was_killed(worker_command):
+    with WorkerProcess(worker_command(simulates=False)) as proc:
         proc.wait_ready()
         assert proc.alive() and proc.task is None
         first = proc.run(bad_task("first"))
@@ -347,10 +307,10 @@ def test_dask_gives_the_numbers_of_the_local_pool(client, tasks, pooled):
     assert_same_runs(got, pooled[0])
 
 
-def test_a_crash_under_dask_fails_its_run_and_the_dask_worker_survives(client, tmp_path, tasks):
+def test_a_crash_under_dask_fails_its_run_and_the_dask_worker_survives(client, worker_command, tasks):
     before = dask_worker_pids(client)
     runs = [task("abort", algorithm="ring"), tasks[0], bad_task("bad")]
-    got = {o.label: o for o in DaskExecutor(client, command=wrapper(tmp_path)).run(runs)}
+    got = {o.label: o for o in DaskExecutor(client, command=worker_command()).run(runs)}
     assert got["abort"].status == FAILED
     assert got["abort"].error.splitlines()[0] == "worker process died (signal 6, SIGABRT) while running it"
     assert "about to abort" in got["abort"].error.splitlines()
@@ -358,10 +318,10 @@ def test_a_crash_under_dask_fails_its_run_and_the_dask_worker_survives(client, t
     assert dask_worker_pids(client) == before
 
 
-def test_a_run_past_the_time_limit_under_dask_fails(client, tmp_path):
+def test_a_run_past_the_time_limit_under_dask_fails(client, worker_command):
     runs = [task("hang", algorithm="ring"), bad_task("after")]
     got = {
-        o.label: o for o in DaskExecutor(client, time_limit_s=0.5, command=wrapper(tmp_path, simulates=False)).run(runs)
+        o.label: o for o in DaskExecutor(client, time_limit_s=0.5, command=worker_command(simulates=False)).run(runs)
     }
     assert got["hang"].error.splitlines()[0] == "passed its time limit of 0.5 s"
     assert got["after"].status == FAILED and got["after"].error.startswith("Scenario.from_dict: ")

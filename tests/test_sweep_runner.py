@@ -22,6 +22,7 @@ from mcsim.cli import main
 from mcsim.errors import McsimError
 from mcsim.scenario import Scenario
 from mcsim.sweep import SweepSpec, plan, run, run_key, runner
+from mcsim.sweep.executors import LocalPool
 from mcsim.sweep.store import Store
 
 SPEC = """
@@ -280,3 +281,36 @@ def test_the_command_reaches_a_dask_cluster_over_tls(tmp_path, capsys):
         assert main([*argv, "--tls-ca-file", str(ca), "--tls-cert", str(cert), "--tls-key", str(key)]) == 0
     assert "2 runs, 2 ok, 0 failed (2 run now, 0 from the store" in capsys.readouterr().err
     assert len(raw_rows(store)) == 2
+
+
+# ------------------------------------------------------------------------------------------------
+# a run that crashes its worker
+
+
+def test_a_run_that_aborts_its_worker_is_stored_as_failed_and_the_exit_status_says_so(
+    tmp_path, capsys, monkeypatch, worker_command
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "crash.toml").write_text(
+        'name = "crash"\n[base]\ntopology = "fat-tree-k4"\nbytes_per_rank = "4KiB"\n[axes]\nseed = [1, 2, 3, 4]\n'
+    )
+    spec = SweepSpec.from_toml(tmp_path / "crash.toml")
+    with Store(tmp_path / "crash.sqlite") as store:
+        the_plan = plan(spec, store)
+        pool = LocalPool(2, command=worker_command(actions={"seed=2": "abort"}))
+        report = runner.execute(the_plan, store, pool, progress=False)
+    assert (report.ok, report.failed, report.ran) == (3, ["seed=2"], 4)
+    rows = {r["label"]: r for r in report.rows()}
+    assert [rows[f"seed={s}"]["status"] for s in (1, 2, 3, 4)] == ["ok", "failed", "ok", "ok"]
+    error = rows["seed=2"]["error"]
+    assert error.splitlines()[0].startswith("worker process died (signal 6, SIGABRT)")
+    assert "about to abort" in error  # the tail of the worker's stderr
+
+    # the command reports the stored failure (exit 1) and runs nothing; --retry-failed runs it again
+    assert main(["sweep", "crash.toml"]) == 1
+    err = capsys.readouterr().err
+    assert "4 runs, 3 ok, 1 failed (0 run now, 4 from the store" in err and "failed: seed=2" in err
+    assert main(["sweep", "crash.toml", "--retry-failed"]) == 0
+    assert "4 runs, 4 ok, 0 failed (1 run now, 3 from the store" in capsys.readouterr().err
+    assert main(["sweep", "show", "crash.sqlite", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.count("\ncrash,seed=") == 4
