@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from mcsim.errors import McsimError, require_int, require_positive
 from mcsim.sweep import codec
-from mcsim.sweep.outcome import FAILED, Outcome, Task
+from mcsim.sweep.outcome import Outcome, Task, failed
 from mcsim.sweep.process import WorkerProcess, default_command
 from mcsim.sweep.worker import utc_now
 
@@ -153,19 +153,8 @@ class DaskExecutor:
 def dask_failed(task: Task, why: str) -> Outcome:
     """A task whose Dask future failed (the run's own worker process could not give an Outcome)."""
     now = utc_now()
-    return Outcome(
-        key=task.key,
-        label=task.label,
-        status=FAILED,
-        error=why.splitlines()[0] if why else why,
-        metrics=None,
-        arrays=None,
-        wall_s=0.0,
-        peak_rss_b=None,
-        host="",  # not known: the Dask worker did not answer
-        started=now,
-        ended=now,
-    )
+    error = why.splitlines()[0] if why else why
+    return failed(task, error, wall_s=0.0, started=now, ended=now, host="")  # host: the Dask worker did not answer
 
 
 # On a Dask worker: the idle worker subprocesses of this process, by command.

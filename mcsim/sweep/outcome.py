@@ -38,3 +38,22 @@ class Outcome:
     host: str  # the worker's host name
     started: str  # ISO 8601 UTC: when the worker started the run
     ended: str  # ISO 8601 UTC: when it ended (or was found dead)
+
+
+def failed(
+    task: Task, error: str, *, wall_s: float, started: str, ended: str, host: str, peak_rss_b: int | None = None
+) -> Outcome:
+    """A FAILED Outcome of ``task``: why, and no metrics or arrays."""
+    return Outcome(
+        key=task.key,
+        label=task.label,
+        status=FAILED,
+        error=error,
+        metrics=None,
+        arrays=None,
+        wall_s=wall_s,
+        peak_rss_b=peak_rss_b,
+        host=host,
+        started=started,
+        ended=ended,
+    )

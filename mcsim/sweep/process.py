@@ -26,7 +26,7 @@ from typing import IO, Any
 
 from mcsim.errors import McsimError
 from mcsim.sweep import codec
-from mcsim.sweep.outcome import FAILED, Outcome, Task
+from mcsim.sweep.outcome import Outcome, Task, failed
 from mcsim.sweep.worker import utc_now
 
 STDERR_TAIL_LINES = 40  # a failed run's error keeps at most this many lines of the worker's stderr
@@ -242,18 +242,13 @@ class WorkerProcess:
     def _failed(self, why: str) -> Outcome:
         assert self.task is not None
         task, self.task = self.task, None
-        return Outcome(
-            key=task.key,
-            label=task.label,
-            status=FAILED,
-            error="\n".join([why, *self._stderr_tail()]),
-            metrics=None,
-            arrays=None,
+        return failed(
+            task,
+            "\n".join([why, *self._stderr_tail()]),
             wall_s=time.perf_counter() - self._start_s,
-            peak_rss_b=None,
-            host=socket.gethostname(),
             started=self._started,
             ended=utc_now(),
+            host=socket.gethostname(),
         )
 
     def _stderr_tail(self) -> list[str]:

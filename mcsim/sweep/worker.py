@@ -26,7 +26,7 @@ from typing import BinaryIO
 
 from mcsim.errors import McsimError
 from mcsim.sweep import codec
-from mcsim.sweep.outcome import FAILED, OK, Outcome, Task
+from mcsim.sweep.outcome import FAILED, OK, Outcome, Task, failed
 
 TRACEBACK_LINES = 40  # an unexpected exception's error keeps at most this many traceback lines
 PARENT_POLL_S = 1.0  # how often a worker process checks that its parent is still there
@@ -79,18 +79,8 @@ def failed_by_exception(task: Task, exc: BaseException, started: str, wall_s: fl
     TRACEBACK_LINES lines of its traceback (the worker process goes on with the next task)."""
     lines = "".join(traceback.format_exception(exc)).splitlines()
     error = "\n".join([f"the run raised {type(exc).__name__}: {exc}".splitlines()[0], *lines[-TRACEBACK_LINES:]])
-    return Outcome(
-        key=task.key,
-        label=task.label,
-        status=FAILED,
-        error=error,
-        metrics=None,
-        arrays=None,
-        wall_s=wall_s,
-        peak_rss_b=peak_rss_b(),
-        host=socket.gethostname(),
-        started=started,
-        ended=utc_now(),
+    return failed(
+        task, error, wall_s=wall_s, started=started, ended=utc_now(), host=socket.gethostname(), peak_rss_b=peak_rss_b()
     )
 
 
