@@ -6,7 +6,7 @@
    It holds everything a sweep adds: planning and keys, the worker's start (import, runtime load),
    the pipe, the store's transactions, progress. Target (issue 13): <= 0.3 s. Printed beside the
    runs' own mean time.
-2. Speed-up: the same 12 testbed-188 runs (4, 16, 64 KiB x ring, mcast x seeds 1, 2) once as a sweep
+2. Speed-up: the same 12 testbed-188 runs (16, 64, 256 KiB x ring, mcast x seeds 1, 2) once as a sweep
    on the local pool (one worker per core) and once in one process (a loop of Scenario.run(),
    import and runtime load included), each in a fresh process with a fresh store. Target: >= 1.8x
    on 2 cores; the ceiling is the number of cores, printed as the ratio speed-up / cores.
@@ -27,7 +27,7 @@ import tempfile
 SMALL = {"topology": "fat-tree-k4", "bytes_per_rank": "4KiB", "algorithm": "mcast"}
 SMALL_AXES = {"seed": list(range(1, 13))}
 TESTBED = {"topology": "testbed-188", "rate": "56Gbps"}
-TESTBED_AXES = {"bytes_per_rank": ["4KiB", "16KiB", "64KiB"], "algorithm": ["ring", "mcast"], "seed": [1, 2]}
+TESTBED_AXES = {"bytes_per_rank": ["16KiB", "64KiB", "256KiB"], "algorithm": ["ring", "mcast"], "seed": [1, 2]}
 
 SWEEP_CHILD = """
 import json, sys, time
