@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,8 +159,9 @@ def why_no_time(row: dict[str, Any]) -> str:
 
 
 def default_store(spec: SweepSpec) -> Path:
-    """Where a sweep's results go unless told: ``<spec name>.sqlite`` in the current folder."""
-    return Path(f"{spec.name}.sqlite")
+    """Where a sweep's results go unless told: ``<spec name>.sqlite`` in the current folder (characters
+    other than letters, digits, ``.``, ``_`` and ``-`` become ``_``)."""
+    return Path(re.sub(r"[^A-Za-z0-9._-]", "_", spec.name) + ".sqlite")
 
 
 def execute(
