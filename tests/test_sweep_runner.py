@@ -314,3 +314,8 @@ def test_a_run_that_aborts_its_worker_is_stored_as_failed_and_the_exit_status_sa
     assert "4 runs, 4 ok, 0 failed (1 run now, 3 from the store" in capsys.readouterr().err
     assert main(["sweep", "show", "crash.sqlite", "--format", "csv"]) == 0
     assert capsys.readouterr().out.count("\ncrash,seed=") == 4
+
+
+def test_the_default_store_is_named_after_the_sweep_with_safe_characters():
+    spec = SweepSpec(name="link speed/../x", base={"topology": "fat-tree-k4"})
+    assert runner.default_store(spec) == Path("link_speed_.._x.sqlite")
