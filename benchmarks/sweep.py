@@ -15,7 +15,7 @@
 
 Medians of --repeat interleaved measurements (wall clock: the machine's noise; nothing asserts).
 
-Run: python benchmarks/sweep.py [--repeat 3]
+Run: python benchmarks/sweep.py [--repeat 3] [--sizes 16KiB,64KiB,256KiB]
 """
 
 import argparse
@@ -94,7 +94,14 @@ def sweep(base: dict, axes: dict, workers: int) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="interleaved measurements per figure (median)")
+    parser.add_argument(
+        "--sizes", default=",".join(TESTBED_AXES["bytes_per_rank"]), help="bytes per rank of the 12 testbed runs"
+    )
     args = parser.parse_args()
+    sizes = args.sizes.split(",")
+    if len(sizes) != 3:
+        raise SystemExit("--sizes: give 3 sizes (3 sizes x 2 algorithms x 2 seeds = 12 runs)")
+    testbed_axes = {**TESTBED_AXES, "bytes_per_rank": sizes}
     from mcsim import runtime
 
     runtime.build()
@@ -106,8 +113,8 @@ def main() -> int:
         small = sweep(SMALL, SMALL_AXES, 1)
         overhead.append((small["wall_s"] - small["runs_s"]) / small["runs"])
         run_mean.append(small["runs_s"] / small["runs"])
-        pool.append(sweep(TESTBED, TESTBED_AXES, cores)["wall_s"])
-        loop.append(child(LOOP_CHILD, TESTBED, TESTBED_AXES)["wall_s"])
+        pool.append(sweep(TESTBED, testbed_axes, cores)["wall_s"])
+        loop.append(child(LOOP_CHILD, TESTBED, testbed_axes)["wall_s"])
 
     med = statistics.median
     print(f"sweep benchmark: medians of {args.repeat} interleaved measurements, {cores} cores")
@@ -117,8 +124,8 @@ def main() -> int:
     )
     speedup = med(loop) / med(pool)
     print(
-        f"testbed-188, 12 runs one process {med(loop):.1f} s, local pool of {cores} workers {med(pool):.1f} s: "
-        f"speed-up {speedup:.2f}x; target >= 1.8x on 2 cores"
+        f"testbed-188, 12 runs of {args.sizes}: one process {med(loop):.1f} s, local pool of {cores} workers "
+        f"{med(pool):.1f} s: speed-up {speedup:.2f}x; target >= 1.8x on 2 cores"
     )
     print(
         f"ceiling              {med(ceilings):.2f}x ({cores} identical runs in {cores} processes at once against one "

@@ -319,3 +319,11 @@ def test_a_run_that_aborts_its_worker_is_stored_as_failed_and_the_exit_status_sa
 def test_the_default_store_is_named_after_the_sweep_with_safe_characters():
     spec = SweepSpec(name="link speed/../x", base={"topology": "fat-tree-k4"})
     assert runner.default_store(spec) == Path("link_speed_.._x.sqlite")
+
+
+def test_the_longest_runs_go_first(tmp_path):
+    spec = SweepSpec(name="order", base={"topology": "fat-tree-k4"}, axes={"bytes_per_rank": ["4KiB", "1MiB", "64KiB"]})
+    with Store(tmp_path / "o.sqlite") as store:
+        the_plan = plan(spec, store)
+    assert [t.label for t in the_plan.tasks] == [f"bytes_per_rank={s}" for s in ("4KiB", "1MiB", "64KiB")]
+    assert [t.label for t in the_plan.todo] == [f"bytes_per_rank={s}" for s in ("1MiB", "64KiB", "4KiB")]

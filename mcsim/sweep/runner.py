@@ -75,7 +75,7 @@ class Plan:
     runs: list[Run]
     tasks: list[Task]  # one per run, in expansion order
     stored: dict[str, str]  # key -> "ok" | "failed", for the runs already in the store
-    todo: list[Task]  # the runs to execute now
+    todo: list[Task]  # the runs to execute now, the longest (estimated) first
     versions: dict[str, str]
 
     def status_of(self, task: Task) -> str:
@@ -101,7 +101,10 @@ def plan(spec: SweepSpec, store: Store, *, retry_failed: bool = False, runs: lis
     store.add_members(spec.name, [(t.key, t.label, r.params) for t, r in zip(tasks, runs, strict=True)])
     stored = store.status(t.key for t in tasks)
     wanted = {"missing", FAILED} if retry_failed else {"missing"}
-    todo = [t for t in tasks if stored.get(t.key, "missing") in wanted]
+    # the longest runs first (by the closed-form packet estimate), so that no worker is left with a
+    # long run alone at the end while the others idle; equal estimates keep the spec's order
+    cost = {t.key: r.scenario.estimate()["packets"] for t, r in zip(tasks, runs, strict=True)}
+    todo = sorted((t for t in tasks if stored.get(t.key, "missing") in wanted), key=lambda t: -cost[t.key])
     return Plan(spec=spec, runs=runs, tasks=tasks, stored=stored, todo=todo, versions=vers)
 
 
