@@ -216,7 +216,148 @@ def leaf_spine(
     return g
 
 
-BUILDERS: dict[str, Callable[..., nx.Graph]] = {"fat_tree": fat_tree, "leaf_spine": leaf_spine}
+def general_fat_tree(
+    hosts_per_tor: int,
+    tors_per_pod: int,
+    pods: int,
+    *,
+    aggs_per_pod: int,
+    cores_per_agg: int,
+    tor_agg_links: int = 1,
+    agg_core_links: int = 1,
+    rate_bps: int,
+    delay_ps: int,
+    encoding_data_bits: int = 1,
+    encoding_line_bits: int = 1,
+    tor_uplink_rate_bps: int | None = None,
+    agg_uplink_rate_bps: int | None = None,
+) -> nx.Graph:
+    """Return a 3-tier fat tree of any shape: pods of ToRs and aggregation switches, and a core tier.
+
+    Parameters
+    ----------
+    hosts_per_tor, tors_per_pod, pods : int
+        Hosts on every ToR, ToRs in every pod, pods (each >= 1).
+    aggs_per_pod : int
+        Aggregation switches in every pod (>= 1).
+    cores_per_agg : int
+        Core switches in each core group (>= 1; 0 only with one pod: no core tier).
+    tor_agg_links, agg_core_links : int
+        Parallel links from a ToR to each aggregation switch of its pod, and from an aggregation
+        switch to each core switch of its group (>= 1).
+    rate_bps, delay_ps, encoding_data_bits, encoding_line_bits : int
+        Link parameters as in :func:`fat_tree` (every link).
+    tor_uplink_rate_bps, agg_uplink_rate_bps : int or None
+        Signalling rate of the ToR-aggregation and aggregation-core links (None: ``rate_bps``);
+        a lower rate oversubscribes that tier.
+
+    Returns
+    -------
+    networkx.Graph
+        Hosts ``0..H-1`` (pod by pod, ToR by ToR), then ToRs ("tor0".., tier 1), aggregation
+        switches ("agg0".., tier 2), core switches ("core0".., tier 3).
+
+    Raises
+    ------
+    McsimError
+        For a count that is not a positive integer, a core tier missing with several pods, or bad
+        link parameters.
+
+    Notes
+    -----
+    Wiring rule (Al-Fares et al.'s, generalised): ToR t of pod p holds hosts
+    ``(p * tors_per_pod + t) * hosts_per_tor ..`` and has ``tor_agg_links`` links to every
+    aggregation switch of its pod; the core tier is ``aggs_per_pod`` groups of ``cores_per_agg``
+    switches, and aggregation switch j of every pod has ``agg_core_links`` links to every core
+    switch of group j. So H = hosts_per_tor * tors_per_pod * pods hosts, pods * (tors_per_pod +
+    aggs_per_pod) + aggs_per_pod * cores_per_agg switches, and H + pods * aggs_per_pod *
+    (tors_per_pod * tor_agg_links + cores_per_agg * agg_core_links) links. A ToR is oversubscribed
+    hosts_per_tor * rate / (aggs_per_pod * tor_agg_links * tor_uplink_rate), an aggregation switch
+    tors_per_pod * tor_agg_links * tor_uplink_rate / (cores_per_agg * agg_core_links *
+    agg_uplink_rate). Host to host: 2 hops within a ToR, 4 within a pod, 6 across pods.
+    The authors' 1024-host, radix-32 tree (16 hosts per ToR, pods of 2 ToRs, every switch 32
+    ports): ``general_fat_tree(16, 2, 32, aggs_per_pod=2, cores_per_agg=16, tor_agg_links=8, ...)``.
+    """
+    where = "general_fat_tree"
+    counts = {
+        "hosts_per_tor": hosts_per_tor,
+        "tors_per_pod": tors_per_pod,
+        "pods": pods,
+        "aggs_per_pod": aggs_per_pod,
+        "cores_per_agg": cores_per_agg,
+        "tor_agg_links": tor_agg_links,
+        "agg_core_links": agg_core_links,
+    }
+    require_integer(where, **counts)
+    require_positive(where, **{name: n for name, n in counts.items() if name != "cores_per_agg"})
+    if cores_per_agg < 0 or (cores_per_agg == 0 and pods > 1):
+        raise McsimError(f"{where}: cores_per_agg={cores_per_agg} must be >= 1 (0 only with pods=1)")
+    link = edge_attrs(
+        where,
+        rate_bps=rate_bps,
+        delay_ps=delay_ps,
+        encoding_data_bits=encoding_data_bits,
+        encoding_line_bits=encoding_line_bits,
+    )
+    tor_up = edge_attrs(
+        where,
+        rate_bps=rate_bps if tor_uplink_rate_bps is None else tor_uplink_rate_bps,
+        delay_ps=delay_ps,
+        encoding_data_bits=encoding_data_bits,
+        encoding_line_bits=encoding_line_bits,
+        parallel=tor_agg_links,
+    )
+    agg_up = edge_attrs(
+        where,
+        rate_bps=rate_bps if agg_uplink_rate_bps is None else agg_uplink_rate_bps,
+        delay_ps=delay_ps,
+        encoding_data_bits=encoding_data_bits,
+        encoding_line_bits=encoding_line_bits,
+        parallel=agg_core_links,
+    )
+    tors, aggs, cores = pods * tors_per_pod, pods * aggs_per_pod, aggs_per_pod * cores_per_agg
+    hosts = tors * hosts_per_tor
+    machine.require_fits(
+        f"{where}: {hosts} hosts, {tors + aggs + cores} switches (a route from every switch to every host)",
+        machine.fabric_memory_b(hosts, tors + aggs + cores, hosts + aggs * (tors_per_pod + cores_per_agg)),
+    )
+    g: nx.Graph[int] = nx.Graph(name=f"fat-tree-{hosts}-{hosts_per_tor}x{tors_per_pod}x{pods}", builder=where)
+    g.graph["params"] = {
+        **counts,
+        "rate_bps": rate_bps,
+        "delay_ps": delay_ps,
+        "encoding_data_bits": encoding_data_bits,
+        "encoding_line_bits": encoding_line_bits,
+        "tor_uplink_rate_bps": tor_uplink_rate_bps,
+        "agg_uplink_rate_bps": agg_uplink_rate_bps,
+    }
+    first_tor, first_agg, first_core = hosts, hosts + tors, hosts + tors + aggs
+    for h in range(hosts):
+        g.add_node(h, role=HOST, tier=0, name=f"h{h}")
+    for tier, first, n, stem in (
+        (1, first_tor, tors, "tor"),
+        (2, first_agg, aggs, "agg"),
+        (3, first_core, cores, "core"),
+    ):
+        for i in range(n):
+            g.add_node(first + i, role=SWITCH, tier=tier, name=f"{stem}{i}")
+    for h in range(hosts):
+        g.add_edge(h, first_tor + h // hosts_per_tor, **link)
+    for pod in range(pods):
+        for a in range(aggs_per_pod):
+            agg = first_agg + pod * aggs_per_pod + a
+            for t in range(tors_per_pod):
+                g.add_edge(first_tor + pod * tors_per_pod + t, agg, **tor_up)
+            for c in range(cores_per_agg):
+                g.add_edge(agg, first_core + a * cores_per_agg + c, **agg_up)
+    return g
+
+
+BUILDERS: dict[str, Callable[..., nx.Graph]] = {
+    "fat_tree": fat_tree,
+    "general_fat_tree": general_fat_tree,
+    "leaf_spine": leaf_spine,
+}
 
 
 def with_link(g: nx.Graph, link: Link) -> nx.Graph:

@@ -41,6 +41,8 @@ GRAPH_ATTRS = ("name", "description", "builder", "params")
 # [builder] keys with units: the file key and the builder's keyword arguments it fills.
 _UNIT_KEYS = {
     "rate": ("rate_bps",),
+    "tor_uplink_rate": ("tor_uplink_rate_bps",),
+    "agg_uplink_rate": ("agg_uplink_rate_bps",),
     "delay": ("delay_ps",),
     "encoding": ("encoding_data_bits", "encoding_line_bits"),
 }
@@ -82,8 +84,8 @@ def build(name: str, table: Mapping[str, Any], *, where: str = "topology") -> nx
             )
     kwargs: dict[str, Any] = {}
     for key, value in table.items():
-        if key == "rate":
-            kwargs["rate_bps"] = parse_rate(value, what=f"{where}: rate")
+        if key in ("rate", "tor_uplink_rate", "agg_uplink_rate"):
+            kwargs[f"{key}_bps"] = parse_rate(value, what=f"{where}: {key}")
         elif key == "delay":
             kwargs["delay_ps"] = parse_time(value, what=f"{where}: delay")
         elif key == "encoding":
@@ -269,8 +271,8 @@ def _toml_text(g: nx.Graph) -> str:
     lines += ["", "[builder]", f"name = {_toml_value(builder)}"]
     keys, _ = _builder_keys(builder)
     for key in keys:
-        if key == "rate":
-            value = _toml_value(_exact(params["rate_bps"], format_rate, parse_rate, "bps"))
+        if key in ("rate", "tor_uplink_rate", "agg_uplink_rate") and params.get(f"{key}_bps") is not None:
+            value = _toml_value(_exact(params[f"{key}_bps"], format_rate, parse_rate, "bps"))
         elif key == "delay":
             value = _toml_value(_exact(params["delay_ps"], format_time, parse_time, "ps"))
         elif key == "encoding":

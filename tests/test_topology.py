@@ -258,7 +258,8 @@ def test_toml_rejects_unknown_builder(tmp_path):
         load(path)
     assert (
         str(info.value)
-        == "unknown topology builder 'fat_treee'; choose one of fat_tree, leaf_spine; did you mean 'fat_tree'?"
+        == "unknown topology builder 'fat_treee'; choose one of fat_tree, general_fat_tree, leaf_spine; "
+        "did you mean 'fat_tree'?"
     )
 
 
