@@ -292,6 +292,10 @@ def general_fat_tree(
     require_positive(where, **{name: n for name, n in counts.items() if name != "cores_per_agg"})
     if cores_per_agg < 0 or (cores_per_agg == 0 and pods > 1):
         raise McsimError(f"{where}: cores_per_agg={cores_per_agg} must be >= 1 (0 only with pods=1)")
+    uplinks = {"tor_uplink_rate_bps": tor_uplink_rate_bps, "agg_uplink_rate_bps": agg_uplink_rate_bps}
+    given = {name: rate for name, rate in uplinks.items() if rate is not None}
+    require_integer(where, **given)
+    require_positive(where, **given)
     link = edge_attrs(
         where,
         rate_bps=rate_bps,

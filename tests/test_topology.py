@@ -425,3 +425,134 @@ def test_with_link_changes_rate_and_encoding_and_keeps_delays_and_parallel():
     assert out.edges[4, 6] == {**fdr.edge_attrs(parallel=3), "delay_ps": 7}  # a leaf-spine edge
     assert out.edges[0, 4] == {**fdr.edge_attrs(), "delay_ps": 7}  # a host edge
     assert g.edges[4, 6]["rate_bps"] == 10**9, "g itself is unchanged"
+
+
+# --- general fat tree ------------------------------------------------------------------------------
+
+SHAPES = [  # hosts_per_tor, tors_per_pod, pods, aggs_per_pod, cores_per_agg, tor_agg_links, agg_core_links
+    (2, 2, 4, 2, 2, 1, 1),  # the k=4 fat tree
+    (16, 2, 32, 2, 16, 8, 1),  # the authors' 1024 hosts, radix 32
+    (3, 4, 2, 3, 2, 2, 3),
+    (5, 1, 1, 1, 0, 1, 1),  # one pod, no core tier
+]
+
+
+@pytest.mark.parametrize(("hpt", "tpp", "pods", "app", "cpa", "tal", "acl"), SHAPES)
+def test_general_fat_tree_closed_forms(hpt, tpp, pods, app, cpa, tal, acl):
+    g = topology.general_fat_tree(
+        hpt, tpp, pods, aggs_per_pod=app, cores_per_agg=cpa, tor_agg_links=tal, agg_core_links=acl, **LINK
+    )
+    validate(g)
+    hosts = hpt * tpp * pods
+    s = summary(g)
+    assert s["hosts"] == hosts
+    assert s["switches"] == pods * (tpp + app) + app * cpa
+    assert s["links"] == hosts + pods * app * (tpp * tal + cpa * acl)
+    assert s["switches_per_tier"] == {"tier1": pods * tpp, "tier2": pods * app, **({"tier3": app * cpa} if cpa else {})}
+    tor_up, agg_down, agg_up = app * tal, tpp * tal, cpa * acl
+    expected = {"tier1": Fraction(hpt, tor_up)} | ({"tier2": Fraction(agg_down, agg_up)} if cpa else {})
+    assert s["oversubscription"] == {tier: float(r) for tier, r in expected.items()}
+    assert s["diameter"] == (6 if pods > 1 else 4 if tpp > 1 else 2)
+    for h in range(hosts):  # ToR t of pod p holds hosts (p * tpp + t) * hpt ..
+        (tor,) = g[h]
+        assert tor == hosts + h // hpt and g.nodes[tor]["name"] == f"tor{h // hpt}"
+    for pod in range(pods):
+        for a in range(app):
+            agg = hosts + pods * tpp + pod * app + a
+            tors = [n for n in g[agg] if g.nodes[n]["tier"] == 1]
+            cores = [n for n in g[agg] if g.nodes[n]["tier"] == 3]
+            assert tors == [hosts + pod * tpp + t for t in range(tpp)]
+            assert all(g[agg][t]["parallel"] == tal for t in tors)
+            first_core = hosts + pods * (tpp + app) + a * cpa  # aggregation switch a -> core group a
+            assert sorted(cores) == list(range(first_core, first_core + cpa))
+            assert all(g[agg][c]["parallel"] == acl for c in cores)
+
+
+def test_general_fat_tree_of_k4_is_fat_tree_k4():
+    a = topology.general_fat_tree(2, 2, 4, aggs_per_pod=2, cores_per_agg=2, **LINK)
+    b = fat_tree(4, **LINK)
+    same = lambda g: {(min(u, v), max(u, v)): d for u, v, d in g.edges(data=True)}  # noqa: E731
+    assert same(a) == same(b)
+    assert [a.nodes[n]["tier"] for n in a] == [b.nodes[n]["tier"] for n in b]
+
+
+def test_general_fat_tree_oversubscribed_by_fewer_uplinks():
+    # 8 hosts under 2 uplinks (4:1), 2 ToR links under 1 core link per aggregation switch (2:1)
+    g = topology.general_fat_tree(8, 2, 2, aggs_per_pod=2, cores_per_agg=1, **LINK)
+    s = summary(g)
+    assert s["oversubscription"] == {"tier1": 4.0, "tier2": 2.0}
+    assert s["bisection_bps"] == 2 * 10**9  # pod 0 (hosts 0..15) reaches pod 1 over 2 core links
+
+
+def test_general_fat_tree_oversubscribed_by_slower_uplinks():
+    g = topology.general_fat_tree(
+        4, 2, 2, aggs_per_pod=2, cores_per_agg=2, tor_uplink_rate_bps=5 * 10**8, agg_uplink_rate_bps=10**9, **LINK
+    )
+    s = summary(g)
+    assert s["tiers"]["tier1-tier2"]["rates_bps"] == [5 * 10**8]
+    assert s["tiers"]["tier2-tier3"]["rates_bps"] == [10**9]
+    assert s["oversubscription"] == {"tier1": 4.0, "tier2": 0.5}  # 4 x 1G over 2 x 0.5G; 2 x 0.5G over 2 x 1G
+    assert s["bisection_bps"] == 2 * 10**9  # pod 0's two ToRs leave at 2 x 2 x 0.5 Gbit/s
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"hosts_per_tor": 0}, r"general_fat_tree: hosts_per_tor=0 must be > 0$"),
+        ({"tors_per_pod": 2.0}, r"general_fat_tree: tors_per_pod=2.0 must be an integer$"),
+        ({"pods": -1}, r"general_fat_tree: pods=-1 must be > 0$"),
+        ({"aggs_per_pod": 0}, r"general_fat_tree: aggs_per_pod=0 must be > 0$"),
+        ({"cores_per_agg": 0}, r"general_fat_tree: cores_per_agg=0 must be >= 1 \(0 only with pods=1\)$"),
+        ({"cores_per_agg": -1, "pods": 1}, r"general_fat_tree: cores_per_agg=-1 must be >= 1"),
+        ({"tor_agg_links": 0}, r"general_fat_tree: tor_agg_links=0 must be > 0$"),
+        ({"agg_core_links": True}, r"general_fat_tree: agg_core_links=True must be an integer$"),
+        ({"rate_bps": 0}, r"general_fat_tree: rate_bps=0 must be > 0$"),
+        ({"delay_ps": -1}, r"general_fat_tree: delay_ps=-1 must be >= 0"),
+        ({"tor_uplink_rate_bps": 0}, r"general_fat_tree: tor_uplink_rate_bps=0 must be > 0$"),
+        ({"agg_uplink_rate_bps": 1.5e9}, r"general_fat_tree: agg_uplink_rate_bps=1500000000.0 must be an integer$"),
+    ],
+)
+def test_general_fat_tree_rejects_bad_values(kwargs, message):
+    args = {"hosts_per_tor": 2, "tors_per_pod": 2, "pods": 2, "aggs_per_pod": 2, "cores_per_agg": 2, **LINK, **kwargs}
+    with pytest.raises(McsimError, match=message):
+        topology.general_fat_tree(**args)
+
+
+def test_general_fat_tree_toml_uplink_rates_round_trip(tmp_path):
+    path = tmp_path / "over.toml"
+    path.write_text(
+        '[builder]\nname = "general_fat_tree"\nhosts_per_tor = 4\ntors_per_pod = 2\npods = 2\naggs_per_pod = 2\n'
+        'cores_per_agg = 1\nrate = "1Gbps"\ntor_uplink_rate = "500Mbps"\ndelay = "100ns"\n'
+    )
+    g = load(path)
+    assert g.graph["params"]["tor_uplink_rate_bps"] == 5 * 10**8 and g.graph["params"]["agg_uplink_rate_bps"] is None
+    assert summary(g)["tiers"]["tier1-tier2"]["rates_bps"] == [5 * 10**8]
+    save(g, tmp_path / "again.toml")
+    assert 'tor_uplink_rate = "500Mbps"' in (tmp_path / "again.toml").read_text()
+    same_graph(load(tmp_path / "again.toml"), g)
+
+
+def test_fat_tree_1024_r32_is_the_authors_tree():
+    g = resolve("fat-tree-1024-r32")
+    one_liner = topology.general_fat_tree(
+        16, 2, 32, aggs_per_pod=2, cores_per_agg=16, tor_agg_links=8, rate_bps=FDR_BPS, delay_ps=100_000,
+        encoding_data_bits=64, encoding_line_bits=66,
+    )  # fmt: skip
+    assert {(u, v): d for u, v, d in g.edges(data=True)} == {(u, v): d for u, v, d in one_liner.edges(data=True)}
+    s = summary(g)
+    assert (s["hosts"], s["switches"], s["links"]) == (1024, 160, 3 * 1024)
+    assert s["switches_per_tier"] == {"tier1": 64, "tier2": 64, "tier3": 32}
+    assert all(ports_used(g, n) == 32 for n in range(1024, 1184))  # radix 32 everywhere
+    assert s["bisection_bps"] == 512 * FDR_DATA_BPS and s["oversubscription"] == {"tier1": 1.0, "tier2": 1.0}
+    hops = nx.single_source_shortest_path_length(g, 0)
+    assert (hops[15], hops[16], hops[31], hops[32], hops[1023]) == (2, 4, 4, 6, 6)  # the authors' 2/4/6
+
+
+def test_topo_show_fat_tree_1024_r32(capsys):
+    from mcsim.cli import main
+
+    assert main(["topo", "show", "fat-tree-1024-r32"]) == 0
+    out = capsys.readouterr().out
+    assert "hosts             1024" in out
+    assert "160 (64 tor (tier1), 64 agg (tier2), 32 core (tier3)), up to 32 ports each" in out
+    assert "diameter          6 hops" in out and "tier1 1:1, tier2 1:1" in out
