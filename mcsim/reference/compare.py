@@ -94,7 +94,10 @@ def _traffic(claim: Claim, quick: bool, store: Path, workers: int | None) -> Mea
     from mcsim.topology_files import resolve
 
     # the traffic slice's module (the authors' model and mcsim's count of the same schedules)
-    traffic = importlib.import_module("mcsim.reference.traffic")
+    try:
+        traffic = importlib.import_module("mcsim.reference.traffic")
+    except ModuleNotFoundError:
+        raise McsimError(f"claim {claim.id!r} needs mcsim.reference.traffic, which this install lacks") from None
 
     rows = _sweep_rows(claim, quick, store, workers)
     by = _by_algorithm(rows)
