@@ -27,6 +27,7 @@ from mcsim.link import expected_finish_ps, stream
 from mcsim.output import SUFFIXES, Column, Table, rows_text, write_rows
 from mcsim.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.rdma import RdmaConfig
+from mcsim.reference import commands as compare_commands
 from mcsim.result import Result
 from mcsim.scenario import Scenario
 from mcsim.sweep import commands as sweep_commands
@@ -373,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_topo_show, parser=p)
 
     sweep_commands.add_parser(sub)
+    compare_commands.add_parser(sub)
 
     p = sub.add_parser(
         "stream",

@@ -1,0 +1,220 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Every claim of the published record (the SC'24 paper, its slides, its artifact) as data.
+
+A claim's ``kind`` says what agreement would mean: an "outcome" is predicted by mcsim's model; a
+"calibrated input" is a number mcsim's model was fitted to (mcsim.dpa's defaults), so agreeing with it
+proves nothing; a "structure" is an input of the topology, checked by construction; "not published"
+has no number to compare. ``runs`` / ``quick_runs`` are the sweeps (mcsim.sweep) that reproduce it,
+None where the check is a closed form (mcsim.dpa) or the topology itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcsim.errors import McsimError
+from mcsim.sweep.spec import SweepSpec
+
+KINDS = ("outcome", "calibrated input", "structure", "not published")
+# "equal": the simulated value should be the published one; "at_most": the published value is an
+# upper bound the simulated one must not exceed (e.g. "16 threads are enough")
+RELATIONS = ("equal", "at_most")
+PAPER = "Khalilov et al., SC'24 (arXiv 2408.13356)"
+QUICK_TOPOLOGY = "fat-tree-k4"  # --quick: 16 ranks instead of the testbed's 188
+TESTBED = "testbed-188"
+FDR = "56Gbps"
+DPA_HALF = {"kind": "dpa", "threads": 128}  # half of BlueField-3's 16 x 16 threads
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Claim:
+    """One published claim, named by its id in PUBLISHED.md."""
+
+    id: str
+    statement: str
+    value: float | None  # the published number, None where the claim has none
+    unit: str | None
+    source: str
+    kind: str  # one of KINDS
+    tolerance: float  # relative: |simulated / published - 1| <= tolerance counts as reproduced
+    must_reproduce: bool  # `mcsim compare` exits 1 if this claim differs
+    quick: bool  # part of `mcsim compare --quick`
+    relation: str = "equal"  # one of RELATIONS
+    runs: SweepSpec | None = None  # the reproducing runs (full mode), None: closed form / structure
+    quick_runs: SweepSpec | None = None  # the same, smaller (--quick)
+    note: str = ""  # why the kind / must_reproduce is what it is
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise McsimError(f"claim {self.id!r}: kind={self.kind!r} must be one of {', '.join(KINDS)}")
+        if self.relation not in RELATIONS:
+            raise McsimError(f"claim {self.id!r}: relation={self.relation!r} must be one of {', '.join(RELATIONS)}")
+        if (self.value is None) != (self.kind == "not published"):
+            raise McsimError(f"claim {self.id!r}: a value goes with every kind but 'not published'")
+
+    def published(self) -> str:
+        """The published value with its unit, e.g. "1.6 Tbit/s"; "-" where none was published."""
+        if self.value is None:
+            return "-"
+        return f"{self.value:g} {self.unit}" if self.unit else f"{self.value:g}"
+
+    def spec(self, quick: bool) -> SweepSpec | None:
+        """The sweep this claim runs in quick or full mode."""
+        return self.quick_runs if quick else self.runs
+
+
+def _spec(name: str, base: dict[str, Any], axes: dict[str, list[Any]]) -> SweepSpec:
+    return SweepSpec(name=f"compare-{name}", base=base, axes=axes)
+
+
+def _ring_vs_mcast(name: str, topology: str, size: str, **base: Any) -> SweepSpec:
+    common = {"topology": topology, "rate": FDR, "bytes_per_rank": size, **base}
+    return _spec(name, common, {"algorithm": ["ring", "mcast"]})
+
+
+def _at_line_rate(name: str, topology: str, size: str) -> SweepSpec:
+    """The multicast Allgather at 1.6 Tbit/s on the zero-copy path, half the DPA as receive engine
+    (one endpoint per thread, so every thread has work)."""
+    base = {"topology": topology, "bytes_per_rank": size, "algorithm": "mcast", "staging": False}
+    base |= {"processor": DPA_HALF, "endpoints": DPA_HALF["threads"]}
+    return _spec(name, base, {"rate": ["1.6Tbps"]})
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        id="traffic-2x",
+        statement="multicast Allgather gives a 2x traffic reduction on a 188-node testbed",
+        value=2.0,
+        unit="x",
+        source=f"{PAPER}, abstract",
+        kind="outcome",
+        tolerance=0.10,
+        must_reproduce=False,
+        quick=True,
+        runs=_ring_vs_mcast("traffic-2x", TESTBED, "1MiB"),
+        quick_runs=_ring_vs_mcast("traffic-2x-quick", QUICK_TOPOLOGY, "1MiB"),
+        note="the testbed's wiring is not published (mcsim's testbed-188 is an assumption), so the "
+        "ratio depends on it; not must-reproduce",
+    ),
+    Claim(
+        id="scales-1.6T",
+        statement="the SmartNIC-offloaded progress engine scales to 1.6 Tbit/s links",
+        value=1.6,
+        unit="Tbit/s",
+        source=f"{PAPER}, abstract",
+        kind="outcome",
+        tolerance=0.15,
+        must_reproduce=True,
+        quick=True,
+        runs=_at_line_rate("scales-1.6T", TESTBED, "1MiB"),
+        quick_runs=_at_line_rate("scales-1.6T-quick", QUICK_TOPOLOGY, "1MiB"),
+        note="the receive rate a rank reaches, with the DPA's calibrated per-thread cost (dpa-thread)",
+    ),
+    Claim(
+        id="ring-bound",
+        statement="Allgather of N bytes per rank on P ranks: T = N(P-1)/BW for both ring and multicast",
+        value=1.0,
+        unit="x N(P-1)/BW",
+        source=f"{PAPER}, slides",
+        kind="outcome",
+        tolerance=0.10,
+        must_reproduce=True,
+        quick=True,
+        runs=_ring_vs_mcast("ring-bound", TESTBED, "1MiB"),
+        quick_runs=_ring_vs_mcast("ring-bound-quick", QUICK_TOPOLOGY, "1MiB"),
+    ),
+    Claim(
+        id="ag-rs-2x",
+        statement="up to 2x theoretical AG+RS speedup over rings in the FSDP pipeline (AG and RS at once)",
+        value=2.0,
+        unit="x",
+        source=f"{PAPER}, slides",
+        kind="outcome",
+        tolerance=0.10,
+        must_reproduce=False,
+        quick=True,
+        runs=_ring_vs_mcast("ag-rs-2x", TESTBED, "256KiB", overlap="reduce_scatter"),
+        quick_runs=_ring_vs_mcast("ag-rs-2x-quick", QUICK_TOPOLOGY, "1MiB", overlap="reduce_scatter"),
+        note="the 2x needs the reduction done in the network; mcsim has no in-network reduction, so it "
+        "cannot reproduce it: not must-reproduce",
+    ),
+    Claim(
+        id="dpa-1/16",
+        statement="1/16th of DPA capacity is enough to sustain line rate (the PoC link, at most 400 Gbit/s)",
+        value=16.0,
+        unit="DPA threads (1/16 of 256)",
+        source=f"{PAPER}, slides",
+        kind="outcome",
+        tolerance=0.0,
+        must_reproduce=True,
+        quick=True,
+        relation="at_most",
+        note="closed form mcsim.dpa.threads_needed at 400 Gbit/s (the fastest BlueField-3 port), 4 KiB "
+        "chunks, zero copy; the per-thread cost is calibrated (dpa-thread), the thread count is not",
+    ),
+    Claim(
+        id="dpa-zc-4x",
+        statement="the write-based zero-copy solution further reduces the DPA footprint by 4x",
+        value=4.0,
+        unit="x",
+        source=f"{PAPER}, slides",
+        kind="calibrated input",
+        tolerance=0.0,
+        must_reproduce=False,
+        quick=True,
+        note="DpaConfig.staging_cycles = 4 x zero_copy_cycles was set from this claim (mcsim/dpa.py)",
+    ),
+    Claim(
+        id="dpa-half",
+        statement="half of DPA can sustain the datagram rate at 400/800/1600 Gbit/s",
+        value=128.0,
+        unit="DPA threads (half of 256)",
+        source=f"{PAPER}, slides",
+        kind="outcome",
+        tolerance=0.0,
+        must_reproduce=False,
+        quick=True,
+        relation="at_most",
+        note="closed form mcsim.dpa.threads_needed on the staging (datagram) path; the staging cost (4x, "
+        "dpa-zc-4x) and the thread scaling (SDR-RDMA's measurement) are calibrated on other numbers, "
+        "which this claim contradicts at 800G and beyond: not must-reproduce",
+    ),
+    Claim(
+        id="dpa-thread",
+        statement="one DPA thread sustains 11.9 GiB/s of 4 KiB chunks on the zero-copy (UC write) receive path",
+        value=11.9,
+        unit="GiB/s",
+        source=f"{PAPER}, as quoted by a survey citing arXiv v1",
+        kind="calibrated input",
+        tolerance=0.0,
+        must_reproduce=False,
+        quick=True,
+        note="DpaConfig.zero_copy_cycles = 577 (3.12 M completions/s at 1.8 GHz) was fitted to this number "
+        "(mcsim/dpa.py)",
+    ),
+    Claim(
+        id="testbed",
+        statement="188 nodes, ConnectX-3 56 Gbit/s FDR InfiniBand, 18 switches (wiring not published)",
+        value=188.0,
+        unit="nodes",
+        source=f"{PAPER}, abstract and slides",
+        kind="structure",
+        tolerance=0.0,
+        must_reproduce=True,
+        quick=True,
+        note="an input of topologies/testbed-188.toml, checked by construction; its wiring is mcsim's assumption",
+    ),
+)
+
+BY_ID: dict[str, Claim] = {c.id: c for c in CLAIMS}
+
+
+def select(ids: list[str] | None = None, *, quick: bool = False) -> list[Claim]:
+    """The claims named by ``ids`` (all if None), in CLAIMS' order; with quick, those part of --quick."""
+    if ids is not None:
+        unknown = [i for i in ids if i not in BY_ID]
+        if unknown:
+            raise McsimError(f"unknown claim id {', '.join(map(repr, unknown))}; the ids: {', '.join(BY_ID)}")
+    chosen = [c for c in CLAIMS if ids is None or c.id in ids]
+    return [c for c in chosen if c.quick] if quick else chosen
