@@ -296,28 +296,22 @@ def general_fat_tree(
     given = {name: rate for name, rate in uplinks.items() if rate is not None}
     require_integer(where, **given)
     require_positive(where, **given)
-    link = edge_attrs(
-        where,
-        rate_bps=rate_bps,
-        delay_ps=delay_ps,
-        encoding_data_bits=encoding_data_bits,
-        encoding_line_bits=encoding_line_bits,
-    )
-    tor_up = edge_attrs(
-        where,
-        rate_bps=rate_bps if tor_uplink_rate_bps is None else tor_uplink_rate_bps,
-        delay_ps=delay_ps,
-        encoding_data_bits=encoding_data_bits,
-        encoding_line_bits=encoding_line_bits,
-        parallel=tor_agg_links,
-    )
-    agg_up = edge_attrs(
-        where,
-        rate_bps=rate_bps if agg_uplink_rate_bps is None else agg_uplink_rate_bps,
-        delay_ps=delay_ps,
-        encoding_data_bits=encoding_data_bits,
-        encoding_line_bits=encoding_line_bits,
-        parallel=agg_core_links,
+
+    def tier_link(rate: int | None, parallel: int = 1) -> dict[str, int]:
+        """The edge attributes of one tier's links (``rate`` None: the hosts' rate)."""
+        return edge_attrs(
+            where,
+            rate_bps=rate_bps if rate is None else rate,
+            delay_ps=delay_ps,
+            encoding_data_bits=encoding_data_bits,
+            encoding_line_bits=encoding_line_bits,
+            parallel=parallel,
+        )
+
+    link, tor_up, agg_up = (
+        tier_link(None),
+        tier_link(tor_uplink_rate_bps, tor_agg_links),
+        tier_link(agg_uplink_rate_bps, agg_core_links),
     )
     tors, aggs, cores = pods * tors_per_pod, pods * aggs_per_pod, aggs_per_pod * cores_per_agg
     hosts = tors * hosts_per_tor
