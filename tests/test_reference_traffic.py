@@ -195,3 +195,33 @@ def test_mcast_run_crosses_the_counted_links(k4, p):
     assert r.fabric.link_traversals() == mcsim_cost("multicast", p, k4) + 2 * control_hops
     (tree,) = r.fabric.trees
     assert tree is not None and p * len(tree.tree_links) == mcsim_cost("multicast", p, k4)
+
+
+# The authors' script's own output: sim/estimate_allgather_cost.py of github.com/spcl/muliticast-based-allgather
+# at commit b3a3121, run with python3 (its CSV: nodes,linear,ring,recdoubling,multicast). Published data,
+# not an earlier mcsim run: authors_cost must give exactly these numbers.
+AUTHORS_SCRIPT_CSV = """\
+nodes,linear,ring,recdoubling,multicast
+2,4,4,4,4
+4,24,24,24,16
+8,112,112,112,64
+16,480,480,480,256
+32,2496,2046,2496,1088
+64,13184,8568,13184,4544
+128,59136,35052,59136,18048
+256,249344,141780,249344,71936
+512,1022976,570276,1022976,287232
+1024,4143104,2287428,4143104,1147904
+"""
+
+
+def test_authors_table_is_the_authors_scripts_output():
+    header, *lines = AUTHORS_SCRIPT_CSV.splitlines()
+    columns = {"linear": "linear", "ring": "ring", "recdoubling": "recursive_doubling", "multicast": "multicast"}
+    names = header.split(",")[1:]
+    rows = {row["p"]: row for row in authors_table()}
+    for line in lines:
+        p, *costs = map(int, line.split(","))
+        for name, cost in zip(names, costs, strict=True):
+            assert authors_cost(columns[name], p) == cost, (name, p)
+            assert rows[p][columns[name]] == cost, (name, p)
