@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -308,7 +309,10 @@ WRITER = textwrap.dedent(
     keys = [f"{who}-{i}" for i in range(n)] + [f"shared-{i}" for i in range(shared)]
     store.add_members(who, [(k, k, {"i": j}) for j, k in enumerate(keys)])
     Path(f"{path}.{who}.open").touch()  # then wait for the other writer: the puts overlap
+    waited = time.time()
     while len(list(Path(path).parent.glob("*.open"))) < 2:
+        if time.time() - waited > 60:
+            sys.exit("the other writer never opened the store")
         time.sleep(0.001)
     first = time.time()
     for k in keys:
@@ -359,3 +363,38 @@ def test_two_writers_at_once_lose_nothing(path, tmp_path):
     assert len(rows) == 2 * (n + shared) and all(math.isnan(r["x"]) for r in rows)
     owners = {r["label"]: r["who"] for r in rows if r["label"].startswith("shared-")}
     assert set(owners.values()) <= {"w1", "w2"}  # each shared run is one writer's, whole
+
+
+OPENER = textwrap.dedent(
+    """
+    import sys, time
+    from mcsim.sweep.store import Store
+    path, start = sys.argv[1], float(sys.argv[2])
+    time.sleep(max(0.0, start - time.time()))  # every opener starts at the same instant
+    Store(path).close()
+    """
+)
+
+
+def test_processes_creating_one_new_store_at_once_all_open_it(tmp_path):
+    """4 processes open the same new store at the same instant, 5 times over: every one opens it and
+    the store is whole. (CI once saw "database is locked" from Store() in the two-writers test below:
+    SQLite does not always wait on a lock while a new store's journal mode changes; Store retries.)"""
+    script = tmp_path / "opener.py"
+    script.write_text(OPENER)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for round_ in range(5):
+        path = tmp_path / f"new-{round_}.sqlite"
+        start = time.time() + 1.0
+        procs = [
+            subprocess.Popen(
+                [sys.executable, str(script), str(path), str(start)], stderr=subprocess.PIPE, text=True, env=env
+            )
+            for _ in range(4)
+        ]
+        errors = [p.communicate(timeout=120)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0] * 4, errors
+        with Store(path) as store:
+            assert store.status(["x"]) == {}
+        with sqlite3.connect(path) as db:
+            assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchall() == [(SCHEMA,)]

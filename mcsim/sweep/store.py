@@ -20,6 +20,7 @@ import json
 import math
 import os
 import sqlite3
+import time
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 SCHEMA = "mcsim.sweep-store/1"  # meta.schema; a change of the tables gets a new number
 SCHEMA_FAMILY, SCHEMA_VERSION = SCHEMA.rsplit("/", 1)
 BUSY_TIMEOUT_S = 120  # how long a writer waits for another one's transaction
+LOCK_RETRY_S = 0.02  # opening: how often a store that another process is creating is tried again
 NONFINITE = "$float"  # {"$float": "nan" | "inf" | "-inf"}: a float that JSON cannot hold
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # every .npz member's timestamp: equal arrays give equal bytes
 KEYS_PER_QUERY = 500  # keys in one "IN (...)" (SQLite's variable limit is 32766)
@@ -196,24 +198,26 @@ class Store:
         return {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
     def _open(self, create: bool) -> None:
-        """A new file gets the tables (WAL journal); any other must carry our tag, and is not changed if not."""
-        with self._errors():
-            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
-            tables = self._tables()  # the first read: a file that is not SQLite fails here
-            if not tables and create:
-                self._db.execute("PRAGMA journal_mode = WAL")
-                with self._transaction() as db:
-                    if not self._tables():  # another writer may have made them since
-                        for statement in TABLES.split(";"):
-                            if statement.strip():
-                                db.execute(statement)
-                        db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (SCHEMA,))
-                tables = self._tables()
-            tag = None
-            if "meta" in tables:
-                with contextlib.suppress(sqlite3.OperationalError):  # a foreign table named meta
-                    row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                    tag = row[0] if row else None
+        """A new file gets the tables (WAL journal); any other must carry our tag, and is not changed if not.
+
+        Two processes opening a new store at once race to create it: while one switches the journal
+        mode, SQLite answers the other "database is locked" at once, without waiting (the busy
+        timeout does not cover a journal mode change). A lock is therefore retried every LOCK_RETRY_S
+        until BUSY_TIMEOUT_S; any other error is one McsimError line at once.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                tables, tag = self._read_or_create(create)
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise McsimError(f"{self._where}: {exc} (not an intact sweep store)") from None
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                time.sleep(LOCK_RETRY_S)
+            except sqlite3.Error as exc:
+                raise McsimError(f"{self._where}: {exc} (not an intact sweep store)") from None
         family, _, version = str(tag).rpartition("/")
         if family != SCHEMA_FAMILY or not version.isdigit():
             what = (
@@ -222,6 +226,32 @@ class Store:
             raise McsimError(f"{self._where}: not a sweep store ({what}); give a new path or a store mcsim made")
         if int(version) > int(SCHEMA_VERSION):
             raise McsimError(f"{self._where}: schema {tag!r} is newer than this mcsim's {SCHEMA!r}; upgrade mcsim")
+
+    def _read_or_create(self, create: bool) -> tuple[set[str], str | None]:
+        """The tables and the schema tag, after making the tables of a new store (``create``)."""
+        self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+        tables = self._tables()  # the first read: a file that is not SQLite fails here
+        if not tables and create:
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                if not self._tables():  # another writer may have made them since
+                    for statement in TABLES.split(";"):
+                        if statement.strip():
+                            self._db.execute(statement)
+                    self._db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (SCHEMA,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            tables = self._tables()
+        tag = None
+        if "meta" in tables:
+            with contextlib.suppress(sqlite3.OperationalError):  # a foreign table named meta
+                row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+                tag = row[0] if row else None
+        return tables, tag
 
     def add_members(self, sweep: str, runs: Sequence[tuple[str, str, dict[str, Any]]]) -> None:
         """Record that the runs (key, label, params) belong to ``sweep`` (one transaction)."""
