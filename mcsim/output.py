@@ -101,6 +101,16 @@ def rows_text(rows: Iterable[Row], fmt: str) -> str:
     return pick("output format", fmt, FORMATS)(rows)
 
 
+def _mode(target: Path) -> int:
+    """The mode a file written at ``target`` gets: the old file's, else 0666 less the umask."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder, then rename it over
     ``path`` (atomic on POSIX): readers see the old file or the whole new one."""
@@ -109,6 +119,7 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
         raise McsimError(f"output: folder {str(target.parent)!r} of {str(target)!r} does not exist")
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, _mode(target))  # mkstemp's is 0600: give the file the mode open() would
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()

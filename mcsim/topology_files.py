@@ -28,7 +28,7 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim import package_data
+from mcsim import package_data, toml_text
 from mcsim.errors import McsimError, pick
 from mcsim.physics import EDGE_ATTRS, format_encoding, parse_encoding
 from mcsim.topology_builders import BUILDERS
@@ -235,18 +235,6 @@ def _exact(value: int, fmt: Callable[[int], str], parse: Callable[[str], int], b
     return text if parse(text) == value else f"{value}{base}"
 
 
-def _toml_value(value: object) -> str:
-    if isinstance(value, bool) or value is None:
-        raise AssertionError(f"no TOML form for {value!r}")
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value)  # a JSON string is a valid TOML basic string
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise AssertionError(f"no TOML form for {value!r}")
-
-
 def _same_graph(a: nx.Graph, b: nx.Graph) -> bool:
     return dict(a.nodes(data=True)) == dict(b.nodes(data=True)) and {
         (min(u, v), max(u, v)): d for u, v, d in a.edges(data=True)
@@ -265,22 +253,22 @@ def _toml_text(g: nx.Graph) -> str:
         raise McsimError(
             f"topology: graph {g.graph.get('name')!r} was changed after {builder} built it; save it as .graphml"
         )
-    lines = [f"name = {_toml_value(g.graph.get('name', rebuilt.graph['name']))}"]
+    lines = [f"name = {toml_text.value(g.graph.get('name', rebuilt.graph['name']))}"]
     if "description" in g.graph:
-        lines.append(f"description = {_toml_value(g.graph['description'])}")
-    lines += ["", "[builder]", f"name = {_toml_value(builder)}"]
+        lines.append(f"description = {toml_text.value(g.graph['description'])}")
+    lines += ["", "[builder]", f"name = {toml_text.value(builder)}"]
     keys, _ = _builder_keys(builder)
     for key in keys:
         if key in ("rate", "tor_uplink_rate", "agg_uplink_rate") and params.get(f"{key}_bps") is not None:
-            value = _toml_value(_exact(params[f"{key}_bps"], format_rate, parse_rate, "bps"))
+            value = toml_text.value(_exact(params[f"{key}_bps"], format_rate, parse_rate, "bps"))
         elif key == "delay":
-            value = _toml_value(_exact(params["delay_ps"], format_time, parse_time, "ps"))
+            value = toml_text.value(_exact(params["delay_ps"], format_time, parse_time, "ps"))
         elif key == "encoding":
-            value = _toml_value(format_encoding(params["encoding_data_bits"], params["encoding_line_bits"]))
+            value = toml_text.value(format_encoding(params["encoding_data_bits"], params["encoding_line_bits"]))
         elif params.get(key) is None:
             continue
         else:
-            value = _toml_value(params[key])
+            value = toml_text.value(params[key])
         lines.append(f"{key} = {value}")
     return "\n".join(lines) + "\n"
 

@@ -9,7 +9,8 @@ multicast, N(P-1) for the ring). The testbed's wiring is an assumption (mcsim/to
 
 The runs are a sweep: they run in parallel (one worker process per core), each is stored in
 --store as it finishes, and running the script again reuses every stored run (a run killed half-way
-resumes with what was finished).
+resumes with what was finished). It ends with the `mcsim compare` rows of the published claims that
+its runs reproduce (ring-bound and traffic-2x need the 1 MiB runs of all 188 ranks at 56 Gbit/s).
 
 Run: mcsim run scenarios/testbed_188_allgather.py [--sizes 4KiB,64KiB,1MiB] [--ranks 188] [--store F]
 """
@@ -18,6 +19,7 @@ import argparse
 import sys
 
 from mcsim.output import Column, Table
+from mcsim.reference.compare import claims_of, evaluate, exit_status, table_text
 from mcsim.sweep import SweepSpec, has_time, run, why_no_time
 from mcsim.units import format_size, parse_size
 
@@ -82,7 +84,16 @@ def main() -> int:
             )
         )
     print(report.line())
-    return 0 if report.all_ok and all(has_time(r) for r in runs.values()) else 1
+    ok = report.all_ok and all(has_time(r) for r in runs.values())
+
+    # the published claims that these runs reproduce (mcsim compare on them: nothing runs again)
+    claims = claims_of(report.keys)
+    if claims and ok:
+        print(f"\nThe published claims these runs reproduce (mcsim compare --only {','.join(c.id for c in claims)}):")
+        compared = evaluate(claims, store=args.store, workers=args.workers)
+        print(table_text(compared), end="")
+        ok = exit_status(compared) == 0
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

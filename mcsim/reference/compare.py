@@ -15,12 +15,13 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mcsim.errors import McsimError
+from mcsim.output import Column, Table
 from mcsim.reference.claims import FDR, QUICK_TOPOLOGY, TESTBED, Claim, select
 from mcsim.units import format_rate, parse_rate
 
@@ -30,6 +31,20 @@ VERDICTS = ("reproduced", "within tolerance", "differs", "calibrated input", "no
 PRECISION = 0.005
 CHUNK_B = 4096  # the DPA claims' chunk: one 4 KiB MTU datagram
 DPA_CLAIM_RATES = ("400Gbps", "800Gbps", "1.6Tbps")  # dpa-half
+
+
+# the command's table: the reason last, as long as it needs
+TABLE = Table(
+    [
+        Column("id", width=11, left=True),
+        Column("published", width=29, left=True),
+        Column("simulated", width=40, left=True),
+        Column("ratio", width=6),
+        Column("verdict", width=16, left=True),
+        Column("reason", left=True),
+    ]
+)
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +295,28 @@ def compare(
     return evaluate(select(None if ids is None else list(ids), quick=quick), quick=quick, store=store, workers=workers)
 
 
+def claims_of(keys: Iterable[str], *, quick: bool = False) -> list[Claim]:
+    """The claims whose runs (quick or full mode) are all among the store ``keys`` of runs already made
+    (mcsim.sweep.SweepReport.keys): those a sweep's results can be compared on without running more."""
+    from mcsim.sweep.runner import run_key, versions
+
+    have, vers = set(keys), versions()
+    chosen = []
+    for claim in select(None, quick=quick):
+        spec = claim.spec(quick)
+        if spec is not None and {run_key(r.scenario, vers) for r in spec.runs()} <= have:
+            chosen.append(claim)
+    return chosen
+
+
 def exit_status(rows: Sequence[Row]) -> int:
     """1 if a must-reproduce claim differs, else 0."""
     return 1 if any(r.must_reproduce and r.verdict == "differs" for r in rows) else 0
+
+
+def table_text(rows: Sequence[Row]) -> str:
+    """The rows as the terminal table `mcsim compare` prints (header, a line per claim)."""
+    lines = [TABLE.header()]
+    for r in rows:
+        lines.append(TABLE.row(dataclasses.asdict(r) | {"ratio": "-" if r.ratio is None else f"{r.ratio:.3f}"}))
+    return "\n".join(lines) + "\n"

@@ -36,7 +36,7 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim import plain
+from mcsim import plain, toml_text
 from mcsim.errors import McsimError, pick
 from mcsim.fabric import FabricConfig, Faults
 from mcsim.rdma import RcConfig, RdmaConfig
@@ -284,6 +284,12 @@ class SweepSpec:
     def to_dict(self) -> dict[str, Any]:
         """JSON data that :meth:`from_dict` reads back to an equal spec (a base Scenario as its dict)."""
         return copy.deepcopy({"name": self.name, "base": self.base, "axes": self.axes, "zip": list(self.zips)})
+
+    def to_toml(self) -> str:
+        """The spec as a TOML file that :meth:`from_toml` reads back to a spec with the same runs
+        (``mcsim sweep`` runs it). A base field of None (the default) is left out; None among an
+        axis' values has no TOML form (McsimError)."""
+        return toml_text.document(self.to_dict())
 
     def runs(self) -> list[Run]:
         """Every run, in expansion order; each Scenario is built (checked) here, before anything runs.

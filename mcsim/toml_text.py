@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""TOML text of plain data (the standard library reads TOML but does not write it).
+
+Used where mcsim writes a file a user reads back with ``tomllib``: topology files
+(mcsim.topology_files.save) and sweep specs (mcsim.sweep.SweepSpec.to_toml). Plain data only:
+str, int, float, bool, lists, and dicts with string keys; a dict's None values are left out (TOML
+has no null, and every such field of mcsim means "the default").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from mcsim.errors import McsimError
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def key(name: str) -> str:
+    """A key as TOML writes it: bare where it may be, else a quoted string ("processor.threads")."""
+    if not isinstance(name, str):
+        raise McsimError(f"TOML: key {name!r} is not a string")
+    return name if _BARE_KEY.match(name) else _string(name)
+
+
+def _string(text: str) -> str:
+    """A TOML basic string: JSON's escapes are TOML's, and TOML also wants DEL escaped."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def value(v: Any) -> str:
+    """One TOML value: a string (JSON's escapes are TOML's), a number, a boolean, an array or an inline
+    table.
+
+    Raises
+    ------
+    McsimError
+        For None inside an array and any other type (a set, bytes, an object).
+    """
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)  # shortest text that reads back to the same float
+    if isinstance(v, str):
+        return _string(v)
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{key(k)} = {value(x)}" for k, x in v.items() if x is not None) + "}"
+    raise McsimError(f"TOML: no form for {v!r} ({type(v).__name__})")
+
+
+def _is_tables(v: Any) -> bool:
+    return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
+
+
+def document(data: dict[str, Any]) -> str:
+    """A TOML document of ``data``: its plain keys first, then each dict as a ``[table]`` and each
+    non-empty list of dicts as ``[[tables]]``, in ``data``'s order; ``tomllib.loads`` gives ``data``
+    back (less None values and empty lists of tables)."""
+    lines: list[str] = []
+    _section(data, [], lines)
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _section(data: dict[str, Any], path: list[str], lines: list[str]) -> None:
+    for k, v in data.items():
+        if v is not None and not isinstance(v, dict) and not _is_tables(v) and v != []:
+            lines.append(f"{key(k)} = {value(v)}")
+        elif v == []:
+            lines.append(f"{key(k)} = []")
+    for k, v in data.items():
+        name = ".".join(key(p) for p in [*path, k])
+        if isinstance(v, dict):
+            lines += ["", f"[{name}]"]
+            _section(v, [*path, k], lines)
+        elif _is_tables(v):
+            for table in v:
+                lines += ["", f"[[{name}]]"]
+                _section(table, [*path, k], lines)

@@ -1,0 +1,259 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""`mcsim report`: one self-contained HTML page with every figure (and its numbers and re-run recipe)
+and the compare table; it renders in a real browser (headless Chromium) with no console error, its
+plotted numbers are the stored runs' and the closed forms', and a second report reuses every run."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+import sys
+import tomllib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from mcsim import dpa
+from mcsim.cli import main
+from mcsim.errors import McsimError
+from mcsim.reference import figures, report
+from mcsim.reference.claims import CLAIMS
+from mcsim.reference.compare import VERDICTS
+from mcsim.reference.traffic import POWERS, authors_table
+from mcsim.sweep import SweepSpec
+from mcsim.sweep.runner import run_key, versions
+from mcsim.units import format_rate, parse_rate
+
+pytest.importorskip("matplotlib")
+pytest.importorskip("jinja2")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# as root in a sandbox without a network: no sandbox, no GPU, no background connections
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+class Page(HTMLParser):
+    """What the page holds: sections by id, the figures' svg elements, tables' rows, <pre> texts, and
+    every reference to another file (src, href, url()) that would make it not self-contained."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.figures: dict[str, int] = {}  # data-figure -> svg elements inside
+        self.external: list[str] = []
+        self.pres: list[str] = []
+        self.rows: list[list[str]] = []
+        self.scripts = 0
+        self._figure: str | None = None
+        self._pre: list[str] | None = None
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a and tag == "section":
+            self.ids.append(a["id"])
+        if tag == "figure":
+            self._figure = a.get("data-figure")
+            self.figures[self._figure] = 0
+        if tag == "svg" and self._figure is not None:
+            self.figures[self._figure] += 1
+        if tag == "script":
+            self.scripts += 1
+        for name in ("src", "href"):
+            if name in a and not a[name].startswith("#"):
+                self.external.append(a[name])
+        if tag == "link":
+            self.external.append(str(a))
+        if tag == "pre":
+            self._pre = []
+        if tag == "tr":
+            self._row = []
+        if tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "figure":
+            self._figure = None
+        if tag == "pre" and self._pre is not None:
+            self.pres.append("".join(self._pre))
+            self._pre = None
+        if tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._row.append("".join(self._cell).strip())
+            self._cell = None
+        if tag == "tr" and self._row is not None:
+            self.rows.append(self._row)
+            self._row = None
+
+    def handle_data(self, data):
+        if self._pre is not None:
+            self._pre.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def store_rows(store: Path) -> dict[str, tuple]:
+    with sqlite3.connect(store) as db:
+        return {row[0]: row for row in db.execute("SELECT * FROM runs ORDER BY key")}
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """The --quick report, made once through the command (one worker: the machine is shared)."""
+    folder = tmp_path_factory.mktemp("report")
+    out, store = folder / "report.html", folder / "compare.sqlite"
+    assert main(["report", "--quick", "--store", str(store), "-o", str(out), "--workers", "1"]) == 0
+    panels = figures.panels(True, store, 1)  # all reused from the store: the numbers the page plotted
+    return out, store, panels
+
+
+def test_page_has_every_figure_as_inline_svg_and_is_self_contained(made):
+    out, _, _ = made
+    page = Page(out.read_text(encoding="utf-8"))
+    assert set(page.figures) == set(figures.FIGURES)
+    assert all(n >= 1 for n in page.figures.values())
+    assert page.ids == [*figures.FIGURES, "compare"]
+    assert page.external == [] and page.scripts == 0  # nothing from the network, no script
+    assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~_umask())  # a normal file, not mkstemp's 0600
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_compare_table_has_a_row_per_claim_with_a_verdict(made):
+    out, _, _ = made
+    page = Page(out.read_text(encoding="utf-8"))
+    rows = {r[0]: r for r in page.rows if len(r) == 6 and r[0] != "id"}
+    assert set(rows) == {c.id for c in CLAIMS}
+    for claim in CLAIMS:
+        cells = rows[claim.id]
+        assert cells[1] == claim.published()
+        assert cells[4].removesuffix(" (must reproduce)") in VERDICTS
+        assert cells[5].strip()  # a reason
+
+
+def test_every_sweep_of_a_figure_reruns_from_the_toml_on_the_page(made):
+    """The page shows each figure's sweep spec as TOML: read back, it gives the same runs (store keys)."""
+    out, _, panels = made
+    page = Page(out.read_text(encoding="utf-8"))
+    specs = [s for p in panels for s in p.specs]
+    assert len(specs) == 5  # busbw, rate (host and DPA), traffic, ag-rs
+    vers = versions()
+    for spec in specs:
+        (text,) = [t for t in page.pres if t.startswith(f'name = "{spec.name}"')]
+        again = SweepSpec.from_dict(tomllib.loads(text))
+        assert [run_key(r.scenario, vers) for r in again.runs()] == [run_key(r.scenario, vers) for r in spec.runs()]
+    assert any("threads_needed" in t for t in page.pres) and any("authors_table" in t for t in page.pres)
+
+
+def test_plotted_numbers_hold_their_bounds_and_closed_forms(made):
+    """busbw never above the link's data rate; time never below the receive bound; the traffic and DPA
+    figures' numbers are exactly the closed forms'."""
+    _, store, panels = made
+    by = {p.id: p for p in panels}
+    busbw = by["busbw-vs-size"]
+    assert len(busbw.rows) == 2 * len(figures.SIZES) and not busbw.notes
+    runs, _ = figures.Runs(store, 1)(figures.busbw_spec(True))
+    (data_bps,) = {r["data_rate_bps"] for r in runs}  # FDR after its 64b/66b line code
+    assert 54e9 < data_bps < 56e9
+    data_gbps = data_bps / 1e9
+    assert all(0 < gbps <= data_gbps for _, _, gbps in busbw.rows)
+    rate = by["time-vs-rate"]
+    assert len(rate.rows) == 3 * len(figures.RATES)
+    assert all(t >= 1.0 for _, _, t in rate.rows)
+    traffic = by["traffic-vs-p"]
+    authors = {r["p"]: r for r in authors_table()}
+    for source, p, ring, linear in traffic.rows:
+        if source == "authors":
+            assert (ring, linear) == (round(authors[p]["reduction_ring"], 4), round(authors[p]["reduction_linear"], 4))
+    assert {p for s, p, *_ in traffic.rows if s == "mcsim counted"} == set(POWERS)
+    assert {p for s, p, *_ in traffic.rows if s == "mcsim simulated"} == set(figures.QUICK_TRAFFIC_RANKS)
+    for path, rate_text, threads in by["dpa-threads"].rows:
+        need = dpa.threads_needed(parse_rate(rate_text), figures.CHUNK_B, path)
+        assert threads == ("not sustainable" if need is None else need)
+    assert {format_rate(parse_rate(r)) for r in figures.RATES} == {r for _, r, _ in by["dpa-threads"].rows}
+    ag_rs = by["ag-rs"]
+    assert all(f >= 2.0 for _, _, f in ag_rs.rows)  # no pair beats both receive bounds
+
+
+def test_second_report_reuses_every_run(made, tmp_path):
+    out, store, _ = made
+    before = store_rows(store)
+    again = tmp_path / "again.html"
+    assert main(["report", "--quick", "--store", str(store), "-o", str(again), "--workers", "1"]) == 0
+    assert store_rows(store) == before  # nothing ran again
+    strip = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC")  # the time the page was made
+    assert strip.sub("", again.read_text()) == strip.sub("", out.read_text())  # the same page
+
+
+def test_page_renders_in_headless_chromium(made, tmp_path):
+    """A real browser loads the page: no console error or page error, every figure laid out with a
+    size, and a screenshot that is not blank."""
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed; .ci/run installs Debian's chromium")
+        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    import matplotlib.image
+
+    out, _, _ = made
+    shot = tmp_path / "page.png"
+    problems: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on(
+                "console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None
+            )
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+            page.goto(out.as_uri(), wait_until="load")
+            boxes = {
+                fid: page.locator(f'figure[data-figure="{fid}"] svg').first.bounding_box() for fid in figures.FIGURES
+            }
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert problems == []
+    for fid, box in boxes.items():
+        assert box is not None and box["width"] > 300 and box["height"] > 200, (fid, box)
+    pixels = matplotlib.image.imread(shot)[..., :3]
+    assert pixels.shape[0] > 2000  # the whole page: five figures and the table
+    ink = (pixels < 0.9).any(axis=-1).mean()  # share of pixels that are not white
+    assert 0.02 < ink < 0.9
+    assert len({tuple(p) for p in pixels[::7, ::7].reshape(-1, 3).round(2).tolist()}) > 20  # colours: the plots
+
+
+def test_unknown_figure_is_one_error_line(tmp_path, capsys):
+    assert main(["report", "--figures", "busbw-vs-size,nope", "-o", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "'nope'" in err and all(f in err for f in figures.FIGURES)
+
+
+def test_missing_report_extra_is_one_error_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "jinja2", None)  # as if the report extra were not installed
+    assert main(["report", "--quick", "-o", str(tmp_path / "r.html"), "--store", str(tmp_path / "s.sqlite")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "pip install 'mcsim[report]'" in err
+    assert not (tmp_path / "s.sqlite").exists()  # nothing ran
+
+
+def test_report_into_a_missing_folder_is_one_error_line(tmp_path):
+    with pytest.raises(McsimError, match="does not exist"):
+        report.report(tmp_path / "nope" / "r.html", quick=True, store=tmp_path / "s.sqlite")
