@@ -133,3 +133,34 @@ def test_traffic_claim_reports_simulated_and_counted_traversals(tmp_path):
     (row,) = evaluate([BY_ID[TRAFFIC]], quick=True, store=tmp_path / "t.sqlite", workers=1)
     assert row.verdict in VERDICTS and "simulated" in row.simulated and "counted" in row.simulated
     assert row.ratio is not None
+
+
+def test_claims_of_finds_the_claims_whose_runs_were_all_made():
+    from mcsim.reference.compare import claims_of
+    from mcsim.sweep.runner import run_key, versions
+
+    vers = versions()
+    ring_bound = BY_ID["ring-bound"]
+    keys = [run_key(r.scenario, vers) for r in ring_bound.quick_runs.runs()]
+    # traffic-2x's quick runs are the same Scenarios (ring and mcast, 1 MiB, fat-tree-k4): both covered
+    assert [c.id for c in claims_of(keys, quick=True)] == ["traffic-2x", "ring-bound"]
+    assert claims_of(keys[:1], quick=True) == []  # one of two runs is not enough
+    assert claims_of(keys) == []  # full mode wants testbed-188's runs
+
+
+def test_the_main_scenario_ends_with_the_compare_rows_of_what_it_ran(tmp_path):
+    """`make run`'s scenario (testbed_188_allgather.py) ends with the compare table of the claims its
+    runs reproduce: its 1 MiB runs on all 188 ranks are ring-bound's and traffic-2x's runs."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "scenarios" / "testbed_188_allgather.py"
+    argv = [sys.executable, "-m", "mcsim", "run", str(script), "--sizes", "1MiB", "--store", str(tmp_path / "s.sqlite")]
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    tail = proc.stdout.split("The published claims these runs reproduce", 1)[1].splitlines()
+    assert tail[1].split()[:2] == ["id", "published"]
+    rows = {line.split()[0]: line for line in tail[2:] if line.strip()}
+    assert set(rows) == {"traffic-2x", "ring-bound"}
+    assert all(any(v in line for v in VERDICTS) for line in rows.values())
+    assert len(store_rows(tmp_path / "s.sqlite")) == 2  # compare ran nothing more

@@ -40,15 +40,19 @@ def _environment() -> Any:
 
 def render(figures: Sequence[Panel], compare_rows: Sequence[Any], *, quick: bool, store: Path) -> str:
     """The page's HTML text."""
-    return _environment().get_template(TEMPLATE).render(
-        figures=figures,
-        claims=[dataclasses.asdict(r) for r in compare_rows],
-        verdicts=VERDICTS,
-        quick=quick,
-        store=str(store),
-        version=mcsim.__version__,
-        made=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        mode="--quick (fat-tree-k4, 16 ranks)" if quick else "full (testbed-188, 188 ranks)",
+    return (
+        _environment()
+        .get_template(TEMPLATE)
+        .render(
+            figures=figures,
+            claims=[dataclasses.asdict(r) for r in compare_rows],
+            verdicts=VERDICTS,
+            quick=quick,
+            store=str(store),
+            version=mcsim.__version__,
+            made=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            mode="--quick (fat-tree-k4, 16 ranks)" if quick else "full (testbed-188, 188 ranks)",
+        )
     )
 
 
