@@ -28,6 +28,7 @@ from mcsim.output import SUFFIXES, Column, Table, rows_text, write_rows
 from mcsim.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.rdma import RdmaConfig
 from mcsim.reference import commands as compare_commands
+from mcsim.report import commands as report_commands
 from mcsim.result import Result
 from mcsim.scenario import Scenario
 from mcsim.sweep import commands as sweep_commands
@@ -375,6 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sweep_commands.add_parser(sub)
     compare_commands.add_parser(sub)
+    report_commands.add_parser(sub)
 
     p = sub.add_parser(
         "stream",

@@ -64,7 +64,7 @@ def _sdist_files(dist: Path) -> set[str]:
     return {name.removeprefix(top) for name in names if name.startswith(top)}
 
 
-@pytest.mark.parametrize("folder", [package_data.NS3_MODULES, package_data.TOPOLOGIES, "reference/templates"])
+@pytest.mark.parametrize("folder", [package_data.NS3_MODULES, package_data.TOPOLOGIES, "report/templates"])
 @pytest.mark.parametrize("archive", ["wheel", "sdist"])
 def test_archives_carry_every_data_file(dist, archive, folder):
     files = _wheel_files(dist) if archive == "wheel" else _sdist_files(dist)

@@ -1,9 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The ``mcsim compare`` and ``mcsim report`` commands.
-
-compare: one row per published claim (published, simulated, ratio, verdict, reason), its runs stored
-in (and reused from) a sweep store; exit 1 if a claim marked must-reproduce differs. report: the
-figures and the compare table as one HTML page (the ``report`` extra: matplotlib, jinja2)."""
+"""The ``mcsim compare`` command: one row per published claim (published, simulated, ratio,
+verdict, reason), its runs stored in (and reused from) a sweep store; exit 1 if a claim marked
+must-reproduce differs."""
 
 from __future__ import annotations
 
@@ -15,7 +13,7 @@ from mcsim.output import rows_text
 
 
 def add_parser(sub: Any) -> None:
-    """Add ``compare`` and ``report`` to the mcsim command's subparsers."""
+    """Add ``compare`` to the mcsim command's subparsers."""
     p = sub.add_parser(
         "compare",
         help="compare mcsim with the published record: one row per claim with a verdict (exit 1 if a "
@@ -29,19 +27,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
     p.set_defaults(func=cmd_compare, parser=p)
 
-    p = sub.add_parser(
-        "report",
-        help="one self-contained HTML page: the figures (with their numbers and how to re-run them) and the "
-        "compare table (needs the report extra: pip install 'mcsim[report]')",
-        description="mcsim report [--store PATH] [-o report.html] [--quick] [--figures ID[,ID]] [--workers N]",
-    )
-    p.add_argument("--store", default="compare.sqlite", help="the sweep store of the runs (default compare.sqlite)")
-    p.add_argument("-o", "--out", default="report.html", help="the page to write (default report.html)")
-    p.add_argument("--quick", action="store_true", help="smaller runs (16 ranks on fat-tree-k4 instead of 188)")
-    p.add_argument("--figures", help="only these figures (comma-separated ids, e.g. busbw-vs-size,dpa-threads)")
-    p.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
-    p.set_defaults(func=cmd_report, parser=p)
-
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from mcsim.reference.compare import compare, exit_status, table_text
@@ -53,12 +38,3 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         print(table_text(rows), end="")
     return exit_status(rows)
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    from mcsim.reference.report import report
-
-    ids = None if args.figures is None else [i.strip() for i in args.figures.split(",") if i.strip()]
-    out = report(args.out, store=args.store, quick=args.quick, workers=args.workers, figures=ids)
-    print(f"wrote {out} (runs in {args.store})")
-    return 0

@@ -19,10 +19,11 @@ import pytest
 from mcsim import dpa
 from mcsim.cli import main
 from mcsim.errors import McsimError
-from mcsim.reference import figures, report
 from mcsim.reference.claims import CLAIMS
 from mcsim.reference.compare import VERDICTS
 from mcsim.reference.traffic import POWERS, authors_table
+from mcsim.report import figures
+from mcsim.report.page import report
 from mcsim.sweep import SweepSpec
 from mcsim.sweep.runner import run_key, versions
 from mcsim.units import format_rate, parse_rate
@@ -256,4 +257,4 @@ def test_missing_report_extra_is_one_error_line(tmp_path, capsys, monkeypatch):
 
 def test_report_into_a_missing_folder_is_one_error_line(tmp_path):
     with pytest.raises(McsimError, match="does not exist"):
-        report.report(tmp_path / "nope" / "r.html", quick=True, store=tmp_path / "s.sqlite")
+        report(tmp_path / "nope" / "r.html", quick=True, store=tmp_path / "s.sqlite")

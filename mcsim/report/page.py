@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""``mcsim report``: one self-contained HTML page of the figures (mcsim.reference.figures) and the
+"""The report's page: one self-contained HTML page of the figures (mcsim.report.figures) and the
 compare table (mcsim.reference.compare), with the numbers and the re-run recipe of every figure.
 
 The page needs nothing from the network: the figures are inline SVG, the style is in the page, and
@@ -19,7 +19,7 @@ import mcsim
 from mcsim.errors import McsimError
 from mcsim.output import write_atomic
 from mcsim.reference.compare import DEFAULT_STORE, VERDICTS, compare
-from mcsim.reference.figures import Panel, panels
+from mcsim.report.figures import Panel, panels
 
 TEMPLATE = "report.html.j2"
 DEFAULT_OUT = Path("report.html")
@@ -31,7 +31,7 @@ def _environment() -> Any:
     except ModuleNotFoundError:
         raise McsimError("mcsim report needs matplotlib and jinja2: pip install 'mcsim[report]'") from None
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("mcsim.reference", "templates"),
+        loader=jinja2.PackageLoader("mcsim.report", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
