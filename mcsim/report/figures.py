@@ -394,7 +394,7 @@ def ag_rs(quick: bool, runs: Runs) -> Panel:
     ax.set_xticks(x, list(AG_RS_SIZES))
     ax.set_xlabel("bytes per rank N")
     ax.set_ylabel("AG || RS finish / N(P-1)/BW")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    fig.legend(loc="outside lower center", ncol=2, fontsize="small")
     return Panel(
         id="ag-rs",
         title=f"FSDP's Allgather || Reduce-Scatter on {_topology(quick)}: ring vs multicast Allgather",
