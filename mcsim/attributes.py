@@ -1,106 +1,79 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Python values -> ns-3 attribute values: the one place that wraps them, by the attribute's type.
+"""Python values -> ns-3 attributes: the one place that sets them, by name, checked by their own type.
 
 Callers give plain Python values, named as the C++ attribute: an int for ``UintegerValue`` and
 ``IntegerValue``, a bool for ``BooleanValue``, a float for ``DoubleValue``, an int in ps for
-``TimeValue``, an int in bit/s for ``DataRateValue``, and for an ``EnumValue<T>`` the name of a
-member of the C++ enum T ("LOSSLESS", "INFINIBAND"). The attribute's own type picks the wrapper
-and its checker checks the value, so a value out of range is a McsimError, never an ns-3 abort.
+``TimeValue``, an int in bit/s for ``DataRateValue``, and for an ``EnumValue<T>`` the name the
+attribute's checker gives a member of T (``MakeEnumChecker(FlowControl::LOSSY, "Lossy", ...)``:
+"Lossy"). All of an object's attributes go to C++ in one call, as text
+(``ns3::mcsim::SetAttributesFromText``, engine/model/attribute-text.h), where the attribute's own
+type reads the value exactly and its checker judges it: a value out of range is a McsimError,
+never an ns-3 abort. Python builds no ns-3 AttributeValue, so cling compiles no call wrapper per
+value type and instantiates no EnumValue<T> when a process starts its first run.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcsim.errors import McsimError
 
 _ENUM = "ns3::EnumValue<"
-# ns-3 value type name -> how a Python value becomes one
-_WRAPPERS: dict[str, Callable[[Any, Any], Any]] = {
-    "ns3::UintegerValue": lambda ns, v: ns.UintegerValue(v),
-    "ns3::IntegerValue": lambda ns, v: ns.IntegerValue(v),
-    "ns3::BooleanValue": lambda ns, v: ns.BooleanValue(v),
-    "ns3::DoubleValue": lambda ns, v: ns.DoubleValue(float(v)),
-    "ns3::TimeValue": lambda ns, v: ns.TimeValue(ns.PicoSeconds(v)),
-    "ns3::DataRateValue": lambda ns, v: ns.DataRateValue(ns.DataRate(v)),
-}
 
 
-# (TypeId name, attribute) -> (its checker, the class of its values): looked up once per process
-_ATTRIBUTES: dict[tuple[str, str], tuple[Any, Any]] = {}
+def _text(type_name: str, name: str, value: object) -> str:
+    """One "Name=text" line (the text as attribute-text.h reads it)."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int | str):
+        text = str(value)
+    elif isinstance(value, float):
+        text = repr(value)  # the shortest text that reads back to the same double
+    else:
+        raise AssertionError(f"{type_name}.{name}: no text for {value!r} ({type(value).__name__})")
+    if "=" in name or "\n" in name or "\n" in text:
+        raise AssertionError(f"{type_name}.{name}: {value!r} cannot be set as text")
+    return f"{name}={text}"
 
 
-def _attribute(ns: Any, type_name: str, name: str) -> tuple[Any, Any]:
-    key = (type_name, name)
-    if key not in _ATTRIBUTES:
-        info = ns.TypeId.AttributeInformation()
-        if not ns.TypeId.LookupByName(type_name).LookupAttributeByName(name, info):
-            raise AssertionError(f"{type_name} has no attribute {name}")
-        # cppyy gives the initial value its dynamic class: UintegerValue, EnumValue<ns3::mcsim::X>, ...
-        _ATTRIBUTES[key] = (info.checker, type(info.initialValue.__deref__()))
-    return _ATTRIBUTES[key]
+def _settings(type_name: str, values: dict[str, object]) -> str:
+    return "\n".join(_text(type_name, name, value) for name, value in values.items())
 
 
-def _enum_value(ns: Any, kind: str, value_class: Any, where: str, name: str, value: object) -> Any:
-    enum_name = kind[len(_ENUM) : -1]  # kind is "ns3::EnumValue<ns3::mcsim::FlowControl>"
-    enum = functools.reduce(getattr, enum_name.split("::")[1:], ns)
-    members = sorted(m for m in dir(enum) if m.isupper())
-    if not isinstance(value, str) or value not in members:
-        raise McsimError(f"{where}: {name}={value!r} is not one of {', '.join(members)} ({enum_name})")
-    return value_class(getattr(enum, value))
-
-
-def _wrap(ns: Any, type_name: str, where: str, name: str, value: object) -> tuple[Any, Any]:
-    """(the ns-3 value of attribute ``name`` of ``type_name`` for ``value``, its checker)."""
-    checker, value_class = _attribute(ns, type_name, name)
-    kind = value_class.__cpp_name__
+def _check(refusal: Any, type_name: str, where: str, values: dict[str, object]) -> None:
+    """Raise for what C++ refused ("Name\\tvalue type\\taccepts"; "" when all were set)."""
+    text = refusal.decode() if isinstance(refusal, bytes) else str(refusal)  # a std::string
+    if not text:
+        return
+    name, kind, accepts = text.split("\t", 2)
+    if not kind:
+        raise AssertionError(f"{type_name} has no attribute {name}")
+    value = values[name]
     if kind.startswith(_ENUM):
-        return _enum_value(ns, kind, value_class, where, name, value), checker
-    if kind not in _WRAPPERS:
-        raise AssertionError(f"{type_name}.{name}: no Python mapping for {kind}")
-    return _WRAPPERS[kind](ns, value), checker
+        members = ", ".join(accepts.split("|"))
+        raise McsimError(f"{where}: {name}={value!r} is not one of {members} ({kind[len(_ENUM) : -1]})")
+    raise McsimError(f"{where}: {name}={value!r} is refused by {type_name} (accepts {accepts})")
 
 
-def _refused(type_name: str, where: str, name: str, value: object, checker: Any) -> McsimError:
-    return McsimError(
-        f"{where}: {name}={value!r} is refused by {type_name} (accepts {checker.GetUnderlyingTypeInformation()})"
-    )
-
-
-def attribute_values(ns: Any, type_name: str, where: str, values: Mapping[str, object]) -> dict[str, Any]:
-    """The ns-3 value of each attribute of ``type_name`` (a TypeId name such as
-    "ns3::mcsim::Fabric"), wrapped as its type expects and checked by its checker.
+def set_attributes(obj: Any, ns: Any, type_name: str, where: str, **values: object) -> None:
+    """Set attributes of an existing ns-3 object of ``type_name`` by name, in one call.
 
     Raises
     ------
     McsimError
-        ``"<where>: <name>=<value> ..."`` for a value the attribute refuses (out of range, an
-        unknown enum name); AssertionError for an attribute the type does not have (a bug).
+        ``"<where>: <name>=<value> ..."`` for a value the attribute refuses (out of range, not of
+        its type, an unknown enum member); AssertionError for an attribute the type does not have
+        (a bug). The attributes named before the refused one are set.
     """
-    out = {}
-    for name, value in values.items():
-        wrapped, checker = _wrap(ns, type_name, where, name, value)
-        if not checker.Check(wrapped):
-            raise _refused(type_name, where, name, value, checker)
-        out[name] = wrapped
-    return out
-
-
-def set_attributes(obj: Any, ns: Any, type_name: str, where: str, **values: object) -> None:
-    """Set attributes of an existing ns-3 object of ``type_name`` by name (values as in
-    :func:`attribute_values`; the object's own checkers refuse a bad one, with the same McsimError)."""
-    for name, value in values.items():
-        wrapped, checker = _wrap(ns, type_name, where, name, value)
-        if not obj.SetAttributeFailSafe(name, wrapped):
-            raise _refused(type_name, where, name, value, checker)
+    deref = getattr(obj, "__deref__", None)  # a Ptr<T> does not bind to ObjectBase&: its T does
+    target = obj if deref is None else deref()
+    _check(ns.mcsim.SetAttributesFromText(target, _settings(type_name, values)), type_name, where, values)
 
 
 def make_factory(ns: Any, type_name: str, where: str, **values: object) -> Any:
-    """An ns-3 ObjectFactory for ``type_name`` with attributes set by name (values checked first:
-    ObjectFactory::Set aborts on a value its checker refuses)."""
+    """An ns-3 ObjectFactory for ``type_name`` with attributes set by name (each value checked by its
+    attribute's checker first, so that creating an object never aborts on one; errors as
+    :func:`set_attributes`)."""
     factory = ns.ObjectFactory(type_name)
-    for name, wrapped in attribute_values(ns, type_name, where, values).items():
-        factory.Set(name, wrapped)
+    _check(ns.mcsim.SetFactoryFromText(factory, _settings(type_name, values)), type_name, where, values)
     return factory

@@ -56,7 +56,7 @@ from mcsim.units import PS_PER_S
 
 # receive path -> the payload is staged (Completion::staged, RdmaConfig.staging)
 RECEIVE_PATHS = {"zero_copy": False, "staging": True}
-PLACEMENTS = {"spread": "SPREAD", "pack": "PACK"}  # -> ns3::mcsim::ThreadPlacement
+PLACEMENTS = {"spread": "Spread", "pack": "Pack"}  # -> ns3::mcsim::ThreadPlacement, by its checker's names
 # InfiniBand UD datagram with immediate: LRH 8 + BTH 12 + DETH 8 + ImmDt 4 + ICRC 4 + VCRC 2; a
 # multicast one also carries a GRH 40
 UD_HEADER_B = 38

@@ -24,7 +24,7 @@ from mcsim.layout import Layout, layout_of
 from mcsim.result import FabricResult
 from mcsim.simulation import Simulation
 
-FLOW_CONTROLS = {"lossless": "LOSSLESS", "lossy": "LOSSY"}  # -> ns3::mcsim::FlowControl
+FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}  # -> ns3::mcsim::FlowControl, by its checker's names
 GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
 FABRIC_HEADER_BYTES = 16  # FabricHeader::SERIALIZED_BYTES (checked against C++ at run time)
 DEFAULT_BUFFER_BYTES = 256 * 1024

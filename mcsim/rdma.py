@@ -25,7 +25,7 @@ from mcsim.layout import Layout, layout_of
 from mcsim.result import VerbsResult, times_ps
 from mcsim.simulation import Simulation
 
-WIRE_FORMATS = {"infiniband": "INFINIBAND", "rocev2": "ROCEV2"}  # -> ns3::mcsim::WireFormat
+WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}  # -> ns3::mcsim::WireFormat, by its checker's names
 # bytes each packet takes on the wire beyond the IB/RoCE packet: Ethernet preamble + SFD 8 and
 # the inter-frame gap 12; an InfiniBand packet has no such overhead in mcsim's model
 PHYSICAL_OVERHEAD_BYTES = {"infiniband": 0, "rocev2": 20}

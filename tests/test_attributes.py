@@ -4,7 +4,7 @@
 import pytest
 
 from mcsim import runtime
-from mcsim.attributes import attribute_values, make_factory, set_attributes
+from mcsim.attributes import make_factory, set_attributes
 from mcsim.errors import McsimError
 
 
@@ -21,7 +21,7 @@ def test_python_values_are_wrapped_by_the_attribute_type(ns):
             ns,
             "ns3::mcsim::Fabric",
             "FabricConfig",
-            FlowControl="LOSSY",
+            FlowControl="Lossy",
             SwitchLatency=123_456,
             SwitchBufferBytes=77,
         )
@@ -39,7 +39,7 @@ def test_python_values_are_wrapped_by_the_attribute_type(ns):
 
 def test_a_factory_carries_every_kind_of_value(ns):
     factory = make_factory(
-        ns, "ns3::mcsim::Dpa", "DpaConfig", Placement="PACK", IssueShare=0.5, LoopbackRate=10**12, Threads=3
+        ns, "ns3::mcsim::Dpa", "DpaConfig", Placement="Pack", IssueShare=0.5, LoopbackRate=10**12, Threads=3
     )
     text = str(factory)
     for part in ("Placement=Pack", "IssueShare=0.5", "LoopbackRate=1000000000000bps", "Threads=3"):
@@ -50,8 +50,8 @@ def test_a_factory_carries_every_kind_of_value(ns):
     ("values", "message"),
     [
         (
-            {"FlowControl": "Lossy"},
-            r"FabricConfig: FlowControl='Lossy' is not one of LOSSLESS, LOSSY \(ns3::mcsim::FlowControl\)",
+            {"FlowControl": "LOSSY"},
+            r"FabricConfig: FlowControl='LOSSY' is not one of Lossless, Lossy \(ns3::mcsim::FlowControl\)",
         ),
         ({"SwitchBufferBytes": 0}, r"FabricConfig: SwitchBufferBytes=0 is refused by ns3::mcsim::Fabric"),
         ({"HeaderBytes": 2**33}, r"FabricConfig: HeaderBytes=8589934592 is refused .*uint32_t"),
@@ -59,7 +59,7 @@ def test_a_factory_carries_every_kind_of_value(ns):
 )
 def test_a_refused_value_is_one_error_line_not_an_abort(ns, values, message):
     with pytest.raises(McsimError, match=message):
-        attribute_values(ns, "ns3::mcsim::Fabric", "FabricConfig", values)
+        make_factory(ns, "ns3::mcsim::Fabric", "FabricConfig", **values)
 
 
 def test_an_object_refuses_a_bad_value_with_the_same_error(ns):
@@ -73,4 +73,27 @@ def test_an_object_refuses_a_bad_value_with_the_same_error(ns):
 
 def test_an_attribute_the_type_lacks_is_a_bug(ns):
     with pytest.raises(AssertionError, match="has no attribute Bogus"):
-        attribute_values(ns, "ns3::mcsim::Fabric", "FabricConfig", {"Bogus": 1})
+        make_factory(ns, "ns3::mcsim::Fabric", "FabricConfig", Bogus=1)
+
+
+def test_values_arrive_exactly_where_a_double_would_round(ns):
+    """Integers go to C++ as text and are read as integers: 2**60 + 1 ps and a 64-bit seed survive
+    (a double would round both); a float is the same double on both sides."""
+    fabric = ns.CreateObject[ns.mcsim.Fabric]()
+    try:
+        set_attributes(fabric, ns, "ns3::mcsim::Fabric", "FabricConfig", SwitchLatency=2**60 + 1, Seed=2**64 - 3)
+        latency, seed = ns.TimeValue(), ns.UintegerValue()
+        fabric.GetAttribute("SwitchLatency", latency)
+        fabric.GetAttribute("Seed", seed)
+        assert latency.Get().GetPicoSeconds() == 2**60 + 1
+        assert seed.Get() == 2**64 - 3
+    finally:
+        runtime.dispose(fabric)
+    factory = make_factory(ns, "ns3::mcsim::Dpa", "DpaConfig", IssueShare=0.1)
+    assert "IssueShare=0.1" in str(factory)
+
+
+@pytest.mark.parametrize(("name", "value"), [("SwitchBufferBytes", 1.5), ("SwitchBufferBytes", True), ("Seed", -1)])
+def test_a_value_not_of_the_attribute_type_is_refused(ns, name, value):
+    with pytest.raises(McsimError, match=rf"^FabricConfig: {name}={value!r} is refused by ns3::mcsim::Fabric"):
+        make_factory(ns, "ns3::mcsim::Fabric", "FabricConfig", **{name: value})
