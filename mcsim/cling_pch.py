@@ -150,7 +150,11 @@ def ensure(
         defined as 1) that mcsim.runtime.load gives cling.
     """
     folder = build_dir / "cling"
-    pch = folder / name(includes, defines)
+    try:
+        pch = folder / name(includes, defines)
+    except importlib.metadata.PackageNotFoundError as exc:  # a cppyy without its backend's metadata
+        log.warning("no precompiled header (cppyy's backend is not an installed distribution: %s)", exc)
+        return None
     failed = pch.with_name(pch.name + ".failed")
     if pch.is_file():
         return pch

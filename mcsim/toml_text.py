@@ -23,7 +23,7 @@ def key(name: str) -> str:
     """A key as TOML writes it: bare where it may be, else a quoted string ("processor.threads")."""
     if not isinstance(name, str):
         raise McsimError(f"TOML: key {name!r} is not a string")
-    return name if _BARE_KEY.match(name) else _string(name)
+    return name if _BARE_KEY.fullmatch(name) else _string(name)
 
 
 def _string(text: str) -> str:

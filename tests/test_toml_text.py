@@ -61,3 +61,8 @@ def test_sweep_spec_to_toml_gives_the_same_runs(tmp_path):
     again = SweepSpec.from_toml(path)
     assert [r.scenario.key() for r in again.runs()] == [r.scenario.key() for r in spec.runs()]
     assert [r.label for r in again.runs()] == [r.label for r in spec.runs()]
+
+
+def test_a_key_with_a_newline_is_quoted():
+    assert toml_text.key("0\n") == '"0\\n"'
+    assert tomllib.loads(toml_text.document({"0\n": [], "a\nb": {"c": 1}})) == {"0\n": [], "a\nb": {"c": 1}}
