@@ -17,8 +17,6 @@ mcsim loads by parsing the headers, as before: slower, never broken. Nothing her
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import importlib.metadata
 import json
@@ -27,8 +25,10 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+
+from mcsim import folder_lock
 
 log = logging.getLogger(__name__)
 
@@ -55,17 +55,6 @@ def name(includes: Sequence[str], defines: Sequence[str]) -> str:
         "defines": list(defines),
     }
     return "mcsim-" + hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16] + ".pch"
-
-
-@contextlib.contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _make(out: Path, include_dirs: Sequence[Path], includes: Sequence[str], defines: Sequence[str]) -> str:
@@ -160,7 +149,7 @@ def ensure(
         return pch
     if failed.is_file():
         return None
-    with _locked(folder):
+    with folder_lock.locked(folder):
         if pch.is_file():
             return pch
         if failed.is_file():

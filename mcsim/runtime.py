@@ -32,8 +32,6 @@ Python reads them.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import hashlib
 import importlib.metadata
@@ -45,12 +43,11 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcsim import cling_pch, package_data
+from mcsim import cling_pch, folder_lock, package_data
 from mcsim.errors import McsimError
 
 log = logging.getLogger(__name__)
@@ -218,18 +215,6 @@ def build_key(sources: Path, toolchain: Toolchain, wheel: Ns3Wheel) -> str:
     return h.hexdigest()[:16]
 
 
-@contextlib.contextmanager
-def _locked(cache: Path) -> Iterator[None]:
-    """Hold the cache's exclusive lock: one build at a time across processes."""
-    cache.mkdir(parents=True, exist_ok=True)
-    with open(cache / "lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _completed(cache: Path, key: str) -> BuildInfo | None:
     """Return the cached build for ``key`` if it is whole; remove it if it is not."""
     path = cache / "builds" / key
@@ -321,7 +306,7 @@ def build(*, sources: Path | None = None, cache: Path | None = None, force: bool
     key = build_key(sources, toolchain, wheel)
     if not force and (info := _completed(cache, key)) is not None:
         return info
-    with _locked(cache):
+    with folder_lock.locked(cache):
         if not force and (info := _completed(cache, key)) is not None:
             return info  # another process built it while we waited for the lock
         return _build_locked(sources, cache, key, wheel, toolchain)
