@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Collective speed: the multicast and ring Allgather of 1 MiB per rank on testbed-188 at 56 Gbit/s.
+"""Collective speed: the multicast and ring Allgather of 1 MiB per rank on testbed-188 at 56 Gbit/s
+(--topology and --size for others: fat-tree-k16 at 16 KiB against testbed-188 at 16 KiB compares
+the per-hop rate at 1,024 hosts with that at 188, issue 15's scale target of >= 85 %).
 
 Prints, per algorithm (medians of --repeat interleaved fresh processes): packet-hops (link
 traversals, data and ACKs), events run inside Simulator::Run(), events per packet-hop, the wall
@@ -10,7 +12,7 @@ collective's events per second as a share of it. Targets (issue 15): >= 5 M pack
 Run(), >= 0.3 of the trivial-event rate, <= 1.2 events per packet-hop; the multicast Allgather in
 <= 15 s and <= 2 GiB (issue 5). It never asserts: wall time is machine noise in a unit test.
 
-Run: python benchmarks/collectives_testbed.py [--size 1MiB] [--repeat 3]
+Run: python benchmarks/collectives_testbed.py [--size 1MiB] [--repeat 3] [--topology testbed-188]
 """
 
 import argparse
@@ -33,7 +35,7 @@ def timed_run(ns, packets=None):  # Simulator::Run() alone: its wall time and th
     inner["run_s"] = time.perf_counter() - t0
     inner["events"] = int(ns.mcsim.RunControl.EventsRun()) - events0
 run_control.run = timed_run
-sc = Scenario(topology="testbed-188", rate="56Gbps", algorithm=sys.argv[1], bytes_per_rank=sys.argv[2])
+sc = Scenario(topology=sys.argv[3], rate="56Gbps", algorithm=sys.argv[1], bytes_per_rank=sys.argv[2])
 t0 = time.perf_counter()
 r = sc.run()
 wall = time.perf_counter() - t0
@@ -60,6 +62,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="1MiB", help="bytes per rank (default 1MiB)")
     parser.add_argument("--repeat", type=int, default=3, help="interleaved fresh processes per figure (default 3)")
+    parser.add_argument(
+        "--topology",
+        default="testbed-188",
+        help="the fabric (default testbed-188); fat-tree-k16 --size 16KiB gives issue 15's per-hop rate at 1,024 hosts",
+    )
     args = parser.parse_args()
     from mcsim import runtime
 
@@ -72,10 +79,10 @@ def main() -> int:
         argv = [sys.executable, "-c", CEILING, here, str(CEILING_EVENTS)]
         ceilings.append(float(subprocess.run(argv, capture_output=True, text=True, check=True).stdout))
         for algo in ALGORITHMS:
-            argv = [sys.executable, "-c", CHILD, algo, args.size]
+            argv = [sys.executable, "-c", CHILD, algo, args.size, args.topology]
             samples[algo].append(json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout))
     ceiling = statistics.median(ceilings)
-    print(f"Allgather of {args.size} per rank on testbed-188 at 56 Gbit/s, medians of {args.repeat} runs")
+    print(f"Allgather of {args.size} per rank on {args.topology} at 56 Gbit/s, medians of {args.repeat} runs")
     print(f"ceiling: {ceiling / 1e6:.2f} M trivial events/s (mcsim's scheduler, 600 pending, same run)")
     print(
         f"{'algorithm':<9} {'packet_hops':>11} {'events':>10} {'ev/hop':>6} {'run_s':>6} {'wall_s':>6} "
