@@ -70,16 +70,14 @@ class Measure:
 
 def _sweep_rows(claim: Claim, quick: bool, store: Path, workers: int | None) -> list[dict[str, Any]]:
     """The claim's runs (mcsim.sweep.run: stored ones are reused), in spec order, all ended complete."""
-    from mcsim.sweep import has_time, run, why_no_time
+    from mcsim.sweep import run
 
     spec = claim.spec(quick)
     if spec is None:
         raise McsimError(f"claim {claim.id!r} has no runs in {'quick' if quick else 'full'} mode")
-    report = run(spec, store, workers=workers, progress=False)
-    rows = report.rows()
-    for r in rows:
-        if not has_time(r):
-            raise McsimError(f"claim {claim.id!r}: run {r['label']}: {why_no_time(r)}")
+    rows, untimed = run(spec, store, workers=workers, progress=False).timed_rows()
+    if untimed:
+        raise McsimError(f"claim {claim.id!r}: run {untimed[0]}")
     return rows
 
 

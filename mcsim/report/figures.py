@@ -60,12 +60,10 @@ class Runs:
 
     def __call__(self, spec: SweepSpec) -> tuple[list[dict[str, Any]], list[str]]:
         """(the runs that finished, in spec order; a line per run that did not, naming it and why)."""
-        from mcsim.sweep import has_time, run, why_no_time
+        from mcsim.sweep import run
 
-        rows = run(spec, self.store, workers=self.workers, progress=False).rows()
-        done = [r for r in rows if has_time(r)]
-        notes = [f"{spec.name}: {r['label']}: {why_no_time(r)}" for r in rows if not has_time(r)]
-        return done, notes
+        done, untimed = run(spec, self.store, workers=self.workers, progress=False).timed_rows()
+        return done, [f"{spec.name}: {line}" for line in untimed]
 
 
 def _topology(quick: bool) -> str:

@@ -138,6 +138,12 @@ class SweepReport:
             out.append({**head, **params, **(r["metrics"] or {})})
         return out
 
+    def timed_rows(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """(the rows of :meth:`rows` that have a time, in spec order; ``"<label>: <why not>"`` of each
+        that has none, as :func:`why_no_time` says it)."""
+        rows = self.rows()
+        return [r for r in rows if has_time(r)], [f"{r['label']}: {why_no_time(r)}" for r in rows if not has_time(r)]
+
     def line(self) -> str:
         text = (
             f"sweep {self.name!r}: {self.total} runs, {self.ok} ok, {len(self.failed)} failed "
