@@ -14,7 +14,7 @@ SINKS = """
 namespace mcsim_test {
 /** Counts the events of the trace sources it is connected to. */
 struct TraceCounts {
-    uint64_t portTx = 0, portRx = 0, portDrop = 0, nicTx = 0, nicRx = 0;
+    uint64_t portTx = 0, portRx = 0, portDrop = 0, nicTx = 0, nicRx = 0, nicRxDatagrams = 0, nicRxImmSum = 0;
     void PortTx(ns3::Ptr<const ns3::Packet>, const ns3::mcsim::FabricHeader::Fields&, uint32_t, uint32_t)
     { portTx++; }
     void PortRx(ns3::Ptr<const ns3::Packet>, const ns3::mcsim::FabricHeader::Fields&, uint32_t, uint32_t)
@@ -22,8 +22,18 @@ struct TraceCounts {
     void PortDrop(ns3::Ptr<const ns3::Packet>, const ns3::mcsim::FabricHeader::Fields&, uint32_t, uint32_t,
                   ns3::mcsim::DropCause)
     { portDrop++; }
-    void NicTx(ns3::Ptr<const ns3::Packet>, uint32_t, uint32_t) { nicTx++; }
-    void NicRx(ns3::Ptr<const ns3::Packet>, uint32_t, uint32_t) { nicRx++; }
+    void NicTx(ns3::Ptr<const ns3::Packet>, const ns3::mcsim::FabricHeader::Fields&, uint32_t, uint32_t)
+    { nicTx++; }
+    /** Counts every packet; apart, the UD datagrams with immediate from srcHost, and their immediates' sum. */
+    void NicRx(ns3::Ptr<const ns3::Packet>, const ns3::mcsim::FabricHeader::Fields& f, uint32_t, uint32_t) {
+        nicRx++;
+        const auto h = ns3::mcsim::TransportHeader::FromFields(f);
+        if (h.opcode == ns3::mcsim::Opcode::UD_SEND_ONLY_IMM && h.srcHost == srcHost) {
+            nicRxDatagrams++;
+            nicRxImmSum += h.imm;
+        }
+    }
+    uint32_t srcHost = 0;
     void Port(ns3::Ptr<ns3::mcsim::Port> p) {
         p->TraceConnectWithoutContext("Tx", ns3::MakeCallback(&TraceCounts::PortTx, this));
         p->TraceConnectWithoutContext("Rx", ns3::MakeCallback(&TraceCounts::PortRx, this));
@@ -47,6 +57,7 @@ def _counted_ud_stream(g: nx.Graph, src: int, dst: int, count: int) -> object:
         if not hasattr(cppyy.gbl, "mcsim_test"):
             cppyy.cppdef(SINKS)
         counts = cppyy.gbl.mcsim_test.TraceCounts()
+        counts.srcHost = src
         stack = sim.own_stack(rdma.build_stack(fab, cfg))
         work = sim.own_app(ns.CreateObject[ns.mcsim.VerbsWorkload]())
         work.Setup(stack)
@@ -66,5 +77,6 @@ def test_ud_stream_fires_one_port_tx_per_packet_and_hop():
     hops = nx.shortest_path_length(g, src, dst)  # every ECMP path of a fat tree is this long
     assert hops == 6
     c = _counted_ud_stream(g, src, dst, count)
-    assert (c.nicTx, c.nicRx) == (count, count)
+    assert (c.nicTx, c.nicRx, c.nicRxDatagrams) == (count, count, count)
+    assert c.nicRxImmSum == count * (count - 1) // 2  # datagram k carries immediate k
     assert (c.portTx, c.portRx, c.portDrop) == (count * hops, count * hops, 0)

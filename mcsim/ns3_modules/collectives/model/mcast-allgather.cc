@@ -319,11 +319,9 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
             if (c.packet && !m_have[id])
             {
                 // verify mode: the datagram's bytes go to the chunk's place in the output
-                TransportHeader h;
-                c.packet->PeekHeader(h);
                 const uint64_t offset = (id / m_chunks) * m_shardBytes +
                                         static_cast<uint64_t>(id % m_chunks) * m_chunkBytes;
-                m_stack->GetNic(m_hosts[m_rank])->StorePayload(c.packet, h, c.bytes, offset);
+                m_stack->GetNic(m_hosts[m_rank])->StorePayload(c.packet, c.bytes, offset);
             }
             const bool fresh = m_have[id] == 0;
             m_stats.chunksReceived += fresh;

@@ -25,15 +25,27 @@ class FabricHeader : public Header
     static constexpr uint32_t SERIALIZED_BYTES = 16;    //!< wire size
 
     /**
+     * The upper layer's header as plain data (the RDMA transport's opcode, QP number, immediate
+     * and RETH fields): carried beside the packet with its Fields, copied at every hop and never
+     * read by the fabric, so that no layer serializes or parses a header per packet. All zero on
+     * raw flows.
+     */
+    struct UpperWords
+    {
+        uint64_t word[3];
+    };
+
+    /**
      * The header's fields as plain data: what ports carry beside a packet, so that switches
      * route it without reading the packet's bytes.
      */
     struct Fields
     {
-        uint32_t src;  //!< sending host
-        uint32_t dst;  //!< host id, or group id | GROUP_FLAG
-        uint32_t flow; //!< flow id for ECMP
-        uint32_t seq;  //!< sequence number in the flow (0 on raw flows)
+        uint32_t src;     //!< sending host
+        uint32_t dst;     //!< host id, or group id | GROUP_FLAG
+        uint32_t flow;    //!< flow id for ECMP
+        uint32_t seq;     //!< sequence number in the flow (0 on raw flows)
+        UpperWords upper; //!< the upper layer's header (see UpperWords)
 
         bool IsGroup() const
         {
@@ -78,7 +90,7 @@ class FabricHeader : public Header
 
     Fields GetFields() const
     {
-        return {m_src, m_dst, m_flow, m_seq};
+        return {m_src, m_dst, m_flow, m_seq, {}};
     }
 
     bool IsGroup() const

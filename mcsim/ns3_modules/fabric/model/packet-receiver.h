@@ -27,8 +27,9 @@ class PacketReceiver
     /**
      * Take a packet whose last bit arrived now.
      * @param packet the packet, read-only: a multicast switch hands the same Packet object to
-     * every copy, so a receiver uses PeekHeader and must Copy() before changing it
-     * @param fields its FabricHeader (the packet's first bytes), as the sender gave it
+     * every copy, and senders share one packet per size (raw flows, RDMA outside verify mode), so
+     * a receiver must Copy() before changing it
+     * @param fields its FabricHeader fields and the upper layer's header, as the sender gave them
      * @param inPort the receiver's port number on which it arrived
      */
     virtual void Receive(const Ptr<Packet>& packet,

@@ -39,10 +39,11 @@ Nic::GetTypeId()
                           UintegerValue(4096),
                           MakeUintegerAccessor(&Nic::m_mtu),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddTraceSource("Tx",
-                            "A QP's packet went to the host's port (header on top).",
-                            MakeTraceSourceAccessor(&Nic::m_txTrace),
-                            "ns3::mcsim::Nic::PacketTracedCallback")
+            .AddTraceSource(
+                "Tx",
+                "A QP's packet went to the host's port (its header: TransportHeader::FromFields).",
+                MakeTraceSourceAccessor(&Nic::m_txTrace),
+                "ns3::mcsim::Nic::PacketTracedCallback")
             .AddTraceSource(
                 "Rx",
                 "A packet arrived for this NIC (qpn >= GetNQps(): no such QP, dropped).",
@@ -75,6 +76,7 @@ Nic::DoDispose()
     m_host = nullptr;
     m_processor = nullptr;
     m_sendEvent = nullptr;
+    m_blank.clear();
     Object::DoDispose();
 }
 
@@ -131,26 +133,29 @@ Nic::AttachMulticast(uint32_t group, uint32_t qpn)
 }
 
 OutgoingPacket
-Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data) const
+Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data)
 {
     h.srcHost = m_host->GetId();
     const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
-    const uint32_t wire = WireHeaderBytes(m_format, h.opcode, multicast);
-    NS_ASSERT_MSG(wire >= h.GetSerializedSize(), "TransportHeader larger than the real headers");
-    const uint32_t size = payloadBytes + wire - h.GetSerializedSize();
-    Ptr<Packet> p;
-    if (data != nullptr)
+    const uint32_t size = payloadBytes + WireHeaderBytes(m_format, h.opcode, multicast);
+    if (data == nullptr)
     {
-        std::vector<uint8_t> bytes(size, 0); // the payload, then the padding
-        std::copy(data, data + payloadBytes, bytes.begin());
-        p = Create<Packet>(bytes.data(), size);
+        return {BlankPacket(size), h.ToFields(), payloadBytes};
     }
-    else
+    std::vector<uint8_t> bytes(size, 0); // the payload, then the header bytes as padding
+    std::copy(data, data + payloadBytes, bytes.begin());
+    return {Create<Packet>(bytes.data(), size), h.ToFields(), payloadBytes};
+}
+
+const Ptr<Packet>&
+Nic::BlankPacket(uint32_t size)
+{
+    Ptr<Packet>& p = m_blank[size];
+    if (!p)
     {
         p = Create<Packet>(size);
     }
-    p->AddHeader(h);
-    return {p, {h.srcHost, h.dst, h.flow, h.psn}, payloadBytes};
+    return p;
 }
 
 void
@@ -199,15 +204,9 @@ Nic::Memory(uint64_t offset, uint64_t n)
 }
 
 void
-Nic::StorePayload(Ptr<const Packet> packet,
-                  const TransportHeader& h,
-                  uint32_t payloadBytes,
-                  uint64_t offset)
+Nic::StorePayload(Ptr<const Packet> packet, uint32_t payloadBytes, uint64_t offset)
 {
-    const uint32_t head = h.GetSerializedSize();
-    std::vector<uint8_t> bytes(head + payloadBytes);
-    packet->CopyData(bytes.data(), head + payloadBytes);
-    std::copy(bytes.begin() + head, bytes.end(), Memory(offset, payloadBytes));
+    packet->CopyData(Memory(offset, payloadBytes), payloadBytes);
 }
 
 void
@@ -237,7 +236,7 @@ Nic::TrySend()
         m_counters.txPayload += out.payloadBytes;
         if (!m_txTrace.IsEmpty())
         {
-            m_txTrace(out.packet, m_host->GetId(), q);
+            m_txTrace(out.packet, out.fields, m_host->GetId(), q);
         }
         const Time departure = m_host->Send(out.packet, out.fields, this);
         if (!departure.IsNegative())
@@ -258,8 +257,7 @@ Nic::Wake(Time departure)
 void
 Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort)
 {
-    TransportHeader h;
-    packet->PeekHeader(h);
+    const TransportHeader h = TransportHeader::FromFields(fields);
     const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
     const uint32_t payload = packet->GetSize() - WireHeaderBytes(m_format, h.opcode, multicast);
     m_counters.rxPackets++;
@@ -272,7 +270,7 @@ Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint
     }
     if (!m_rxTrace.IsEmpty())
     {
-        m_rxTrace(packet, m_host->GetId(), qpn);
+        m_rxTrace(packet, fields, m_host->GetId(), qpn);
     }
     if (qpn >= m_qps.size())
     {

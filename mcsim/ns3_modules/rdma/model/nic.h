@@ -15,6 +15,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -26,17 +27,25 @@ namespace mcsim
  * @brief An RDMA NIC on a fabric host: arbitrates among its QPs round-robin, one packet at a
  * time, and demultiplexes received packets to QPs (by QP number, or by multicast group).
  *
- * Packets are padded to the real header bytes of WireFormat, so the wire carries exactly what a
- * real NIC sends. Trace sources "Tx" and "Rx" (C++ sinks) see every packet sent and received,
- * with the host and QP number; with nothing connected each costs one branch. Receive completions go
- * to the CompletionProcessor (HostCpu by default).
+ * A packet is as large as its payload plus the real header bytes of WireFormat, so the wire
+ * carries exactly what a real NIC sends; its header travels as plain data in its fields
+ * (TransportHeader), and outside verify mode all packets of one size are one shared packet. Trace
+ * sources "Tx" and "Rx" (C++ sinks) see every packet sent and received, with the host and QP
+ * number; with nothing connected each costs one branch. Receive completions go to the
+ * CompletionProcessor (HostCpu by default).
  */
 class Nic : public Object, public PacketReceiver, public PortWaker
 {
   public:
     static TypeId GetTypeId();
-    /** Signature of the "Tx" and "Rx" trace sources: the packet, this host, the QP number. */
-    typedef void (*PacketTracedCallback)(Ptr<const Packet> packet, uint32_t host, uint32_t qpn);
+    /**
+     * Signature of the "Tx" and "Rx" trace sources: the packet, its fields (its header is
+     * TransportHeader::FromFields(fields)), this host, the QP number.
+     */
+    typedef void (*PacketTracedCallback)(Ptr<const Packet> packet,
+                                         const FabricHeader::Fields& fields,
+                                         uint32_t host,
+                                         uint32_t qpn);
     Nic();
     ~Nic() override;
 
@@ -53,14 +62,17 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     void Kick();
 
     /**
-     * Build a packet: header plus payloadBytes, padded to the real wire header size.
+     * Build a packet of payloadBytes plus the real header bytes of its opcode, with the header
+     * as plain data in its fields. Without data (no verify mode) the packet is this NIC's shared
+     * read-only packet of that size: no packet is allocated per packet.
      * @param h the header (srcHost is filled in)
      * @param payloadBytes payload
+     * @param data verify mode: the payload's bytes (the packet then has them first)
      * @return the packet with its fabric fields and payloadBytes
      */
     OutgoingPacket MakePacket(TransportHeader& h,
                               uint32_t payloadBytes,
-                              const uint8_t* data = nullptr) const;
+                              const uint8_t* data = nullptr);
 
     /**
      * Verify mode: give this NIC a registered region of real bytes (zeroed). Packets then carry
@@ -75,11 +87,8 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     void ReadMemory(uint64_t offset, uint8_t* out, std::size_t n) const;
     /** n bytes of the region at offset (asserts they exist). */
     uint8_t* Memory(uint64_t offset, uint64_t n);
-    /** Copy the payload of a received packet (with header h) into the region at offset. */
-    void StorePayload(Ptr<const Packet> packet,
-                      const TransportHeader& h,
-                      uint32_t payloadBytes,
-                      uint64_t offset);
+    /** Copy the payload of a received packet (its first payloadBytes) into the region at offset. */
+    void StorePayload(Ptr<const Packet> packet, uint32_t payloadBytes, uint64_t offset);
 
     void Receive(const Ptr<Packet>& packet,
                  const FabricHeader::Fields& fields,
@@ -128,6 +137,8 @@ class Nic : public Object, public PacketReceiver, public PortWaker
 
   private:
     void TrySend();
+    /** The shared read-only packet of size bytes (made on first use). */
+    const Ptr<Packet>& BlankPacket(uint32_t size);
 
     WireFormat m_format; //!< "WireFormat"
     uint32_t m_mtu;      //!< "MtuBytes": payload bytes per packet
@@ -138,10 +149,13 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     uint32_t m_rrNext;              //!< next QP the arbiter looks at
     bool m_idle;                    //!< no send scheduled: Kick() starts one
     Ptr<EventImpl> m_sendEvent;
-    std::vector<uint8_t> m_memory; //!< verify mode: the registered region
+    std::unordered_map<uint32_t, Ptr<Packet>> m_blank; //!< BlankPacket's packets, by size
+    std::vector<uint8_t> m_memory;                     //!< verify mode: the registered region
     Counters m_counters;
-    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_txTrace; //!< "Tx"
-    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_rxTrace; //!< "Rx"
+    TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
+        m_txTrace; //!< "Tx"
+    TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
+        m_rxTrace; //!< "Rx"
 };
 
 } // namespace mcsim

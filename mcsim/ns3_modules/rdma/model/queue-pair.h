@@ -34,8 +34,8 @@ class QpOwner
  */
 struct OutgoingPacket
 {
-    Ptr<Packet> packet;          //!< the packet, TransportHeader on top
-    FabricHeader::Fields fields; //!< source, destination, flow, PSN: what the fabric routes by
+    Ptr<Packet> packet;          //!< the packet (its size; its payload in verify mode)
+    FabricHeader::Fields fields; //!< what the fabric routes by, and the TransportHeader
     uint32_t payloadBytes;       //!< payload (the packet's size minus its real wire headers)
 };
 

@@ -338,7 +338,7 @@ RcQp::HandleReadResponse(Ptr<Packet> packet, const TransportHeader& h, uint32_t 
     {
         const uint64_t offset =
             w.remoteOffset + static_cast<uint64_t>(h.psn - w.firstPsn) * m_nic->GetMtuBytes();
-        m_nic->StorePayload(packet, h, payload, offset);
+        m_nic->StorePayload(packet, payload, offset);
     }
     m_counters.rxPayload += payload;
     m_una = h.psn + 1;

@@ -172,7 +172,7 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
     }
     if (IsWrite(op) && payload > 0 && m_qp->m_nic->HasMemory())
     {
-        m_qp->m_nic->StorePayload(packet, h, payload, m_msgOffset + m_msgBytes);
+        m_qp->m_nic->StorePayload(packet, payload, m_msgOffset + m_msgBytes);
     }
     m_ePsn++;
     m_msgBytes += payload;

@@ -3,9 +3,11 @@
 
 #include "wire-format.h"
 
-#include "ns3/header.h"
+#include "ns3/mcsim/fabric-header.h"
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 namespace ns3
 {
@@ -13,41 +15,83 @@ namespace mcsim
 {
 
 /**
- * @brief The header of an RDMA packet as mcsim carries it.
+ * @brief The header of an RDMA packet as mcsim carries it: plain data, never bytes.
  *
- * Its first 16 bytes have the layout of the FabricHeader (source host, destination host or group,
- * flow, sequence = PSN), so switches route it with PeekHeader(FabricHeader). Then: opcode, flags,
- * destination QP number, and the fields of the extended headers the opcode has (RETH: remote
- * offset and length; ImmDt: immediate). The NIC pads every packet to the real header size of its
- * WireFormat (WireHeaderBytes), so the bytes on the wire are exact; this serialized form is never
- * larger than the real headers.
+ * Its first four fields are the FabricHeader's (source host, destination host or group, flow,
+ * sequence = PSN), by which switches route; the rest (opcode, flags, destination QP number, the
+ * immediate and the RETH fields its opcode has) travel in the Fields' UpperWords. A packet's bytes
+ * are only its size: the NIC makes every packet as large as its payload plus the real header bytes
+ * of its WireFormat (WireHeaderBytes), so the wire carries exactly what a real NIC sends, and no
+ * header is serialized or parsed per packet. A field its opcode does not have (imm without ImmDt,
+ * remoteOffset and length without RETH) travels as 0.
  */
-class TransportHeader : public Header
+struct TransportHeader
 {
-  public:
     static constexpr uint8_t FLAG_ACK_REQUEST = 1; //!< BTH A bit: the responder should ACK now
     static constexpr uint8_t FLAG_NAK = 2;         //!< AETH: NAK, PSN sequence error
     static constexpr uint8_t FLAG_RNR = 4;         //!< AETH: receiver not ready (no receive posted)
 
-    TransportHeader();
+    uint32_t srcHost = 0; //!< sending host
+    uint32_t dst = 0;     //!< destination host, or group | FabricHeader::GROUP_FLAG
+    uint32_t flow = 0;    //!< ECMP flow id (the QP pair)
+    uint32_t psn = 0;     //!< packet sequence number (ACK: last PSN acknowledged; NAK: expected)
+    Opcode opcode = Opcode::ACK; //!< BTH opcode
+    uint8_t flags = 0;           //!< FLAG_*
+    uint16_t dstQpn = 0;         //!< destination QP number at the receiving NIC
+    uint32_t imm = 0;            //!< immediate data (opcodes with ImmDt)
+    uint64_t remoteOffset = 0;   //!< RETH: offset in the responder's registered region
+    uint32_t length = 0;         //!< RETH: bytes of the WRITE or READ
 
-    static TypeId GetTypeId();
-    TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator start) const override;
-    uint32_t Deserialize(Buffer::Iterator start) override;
-    void Print(std::ostream& os) const override;
+    /** The header as the fabric carries it. */
+    FabricHeader::Fields ToFields() const
+    {
+        const bool reth = HasReth(opcode);
+        Upper u{}; // value-initialized: its padding is zero too
+        u.remoteOffset = reth ? remoteOffset : 0;
+        u.imm = HasImm(opcode) ? imm : 0;
+        u.length = reth ? length : 0;
+        u.dstQpn = dstQpn;
+        u.opcode = opcode;
+        u.flags = flags;
+        FabricHeader::Fields f{srcHost, dst, flow, psn, {}};
+        std::memcpy(&f.upper, &u, sizeof(u));
+        return f;
+    }
 
-    uint32_t srcHost;      //!< sending host
-    uint32_t dst;          //!< destination host, or group | FabricHeader::GROUP_FLAG
-    uint32_t flow;         //!< ECMP flow id (the QP pair)
-    uint32_t psn;          //!< packet sequence number (ACK: last PSN acknowledged; NAK: expected)
-    Opcode opcode;         //!< BTH opcode
-    uint8_t flags;         //!< FLAG_*
-    uint16_t dstQpn;       //!< destination QP number at the receiving NIC
-    uint32_t imm;          //!< immediate data (opcodes with ImmDt)
-    uint64_t remoteOffset; //!< RETH: offset in the responder's registered region
-    uint32_t length;       //!< RETH: bytes of the WRITE or READ
+    /** The header of a packet the fabric delivered with these fields. */
+    static TransportHeader FromFields(const FabricHeader::Fields& f)
+    {
+        Upper u;
+        std::memcpy(&u, &f.upper, sizeof(u));
+        TransportHeader h;
+        h.srcHost = f.src;
+        h.dst = f.dst;
+        h.flow = f.flow;
+        h.psn = f.seq;
+        h.opcode = u.opcode;
+        h.flags = u.flags;
+        h.dstQpn = u.dstQpn;
+        h.imm = u.imm;
+        h.remoteOffset = u.remoteOffset;
+        h.length = u.length;
+        return h;
+    }
+
+  private:
+    /** The fields beyond the FabricHeader's, as they sit in FabricHeader::UpperWords. */
+    struct Upper
+    {
+        uint64_t remoteOffset;
+        uint32_t imm;
+        uint32_t length;
+        uint16_t dstQpn;
+        Opcode opcode;
+        uint8_t flags;
+    };
+
+    static_assert(sizeof(Upper) <= sizeof(FabricHeader::UpperWords) &&
+                      std::is_trivially_copyable_v<Upper>,
+                  "the transport's fields must fit the fabric's UpperWords");
 };
 
 } // namespace mcsim
