@@ -76,6 +76,7 @@ Nic::DoDispose()
     m_host = nullptr;
     m_processor = nullptr;
     m_sendEvent = nullptr;
+    m_lastBlank = nullptr;
     m_blank.clear();
     Object::DoDispose();
 }
@@ -150,11 +151,17 @@ Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data)
 const Ptr<Packet>&
 Nic::BlankPacket(uint32_t size)
 {
+    if (m_lastBlank != nullptr && m_lastBlankSize == size)
+    {
+        return *m_lastBlank; // a message's packets are mostly of one size
+    }
     Ptr<Packet>& p = m_blank[size];
     if (!p)
     {
         p = Create<Packet>(size);
     }
+    m_lastBlankSize = size;
+    m_lastBlank = &p; // stays valid: an unordered_map never moves its elements
     return p;
 }
 
@@ -226,12 +233,13 @@ Nic::TrySend()
     for (uint32_t i = 0; i < n; ++i)
     {
         const uint32_t q = (m_rrNext + i) % n;
-        if (!m_qps[q]->HasPacket())
+        QueuePair* qp = PeekPointer(m_qps[q]); // (Ptr's operator-> asserts, out of line)
+        if (!qp->HasPacket())
         {
             continue;
         }
         m_rrNext = (q + 1) % n;
-        const OutgoingPacket out = m_qps[q]->NextPacket();
+        const OutgoingPacket out = qp->NextPacket();
         m_counters.txPackets++;
         m_counters.txPayload += out.payloadBytes;
         if (!m_txTrace.IsEmpty())
@@ -278,7 +286,7 @@ Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint
         NS_LOG_INFO("host " << m_host->GetId() << ": packet for no QP (" << qpn << "), dropped");
         return;
     }
-    m_qps[qpn]->Receive(packet, h, payload);
+    PeekPointer(m_qps[qpn])->Receive(packet, h, payload);
 }
 
 uint32_t

@@ -150,6 +150,8 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     bool m_idle;                    //!< no send scheduled: Kick() starts one
     Ptr<EventImpl> m_sendEvent;
     std::unordered_map<uint32_t, Ptr<Packet>> m_blank; //!< BlankPacket's packets, by size
+    const Ptr<Packet>* m_lastBlank = nullptr;          //!< the one BlankPacket returned last ...
+    uint32_t m_lastBlankSize = 0;                      //!< ... and its size
     std::vector<uint8_t> m_memory;                     //!< verify mode: the registered region
     Counters m_counters;
     TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
