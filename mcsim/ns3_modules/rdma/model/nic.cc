@@ -55,7 +55,8 @@ Nic::GetTypeId()
 Nic::Nic()
     : m_rrNext(0),
       m_idle(true),
-      m_sendEvent(Create<ReusableEvent<Nic, &Nic::TrySend>>(this))
+      m_sendEvent(Create<ReusableEvent<Nic, &Nic::TrySend>>(this)),
+      m_blank(Create<BlankPackets>())
 {
 }
 
@@ -76,8 +77,7 @@ Nic::DoDispose()
     m_host = nullptr;
     m_processor = nullptr;
     m_sendEvent = nullptr;
-    m_lastBlank = nullptr;
-    m_blank.clear();
+    m_blank = nullptr;
     Object::DoDispose();
 }
 
@@ -141,28 +141,17 @@ Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data)
     const uint32_t size = payloadBytes + WireHeaderBytes(m_format, h.opcode, multicast);
     if (data == nullptr)
     {
-        return {BlankPacket(size), h.ToFields(), payloadBytes};
+        return {m_blank->Get(size), h.ToFields(), payloadBytes};
     }
     std::vector<uint8_t> bytes(size, 0); // the payload, then the header bytes as padding
     std::copy(data, data + payloadBytes, bytes.begin());
     return {Create<Packet>(bytes.data(), size), h.ToFields(), payloadBytes};
 }
 
-const Ptr<Packet>&
-Nic::BlankPacket(uint32_t size)
+void
+Nic::ShareBlankPackets(Ptr<BlankPackets> blank)
 {
-    if (m_lastBlank != nullptr && m_lastBlankSize == size)
-    {
-        return *m_lastBlank; // a message's packets are mostly of one size
-    }
-    Ptr<Packet>& p = m_blank[size];
-    if (!p)
-    {
-        p = Create<Packet>(size);
-    }
-    m_lastBlankSize = size;
-    m_lastBlank = &p; // stays valid: an unordered_map never moves its elements
-    return p;
+    m_blank = blank;
 }
 
 void

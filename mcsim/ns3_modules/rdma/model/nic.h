@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "blank-packets.h"
 #include "completion-processor.h"
 #include "queue-pair.h"
 #include "transport-header.h"
@@ -15,7 +16,6 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -64,7 +64,7 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     /**
      * Build a packet of payloadBytes plus the real header bytes of its opcode, with the header
      * as plain data in its fields. Without data (no verify mode) the packet is this NIC's shared
-     * read-only packet of that size: no packet is allocated per packet.
+     * read-only packet of that size (BlankPackets): no packet is allocated per packet.
      * @param h the header (srcHost is filled in)
      * @param payloadBytes payload
      * @param data verify mode: the payload's bytes (the packet then has them first)
@@ -81,6 +81,9 @@ class Nic : public Object, public PacketReceiver, public PortWaker
      * remote offset: how every mcsim collective lays out its buffers).
      */
     void EnableMemory(uint64_t bytes);
+    /** Take packets outside verify mode from this store (an RdmaStack shares one by all NICs;
+     * a NIC has its own until then). */
+    void ShareBlankPackets(Ptr<BlankPackets> blank);
     bool HasMemory() const;
     /** Bulk access for Python (numpy arrays); throws std::invalid_argument out of range. */
     void WriteMemory(uint64_t offset, const uint8_t* data, std::size_t n);
@@ -137,8 +140,6 @@ class Nic : public Object, public PacketReceiver, public PortWaker
 
   private:
     void TrySend();
-    /** The shared read-only packet of size bytes (made on first use). */
-    const Ptr<Packet>& BlankPacket(uint32_t size);
 
     WireFormat m_format; //!< "WireFormat"
     uint32_t m_mtu;      //!< "MtuBytes": payload bytes per packet
@@ -149,10 +150,8 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     uint32_t m_rrNext;              //!< next QP the arbiter looks at
     bool m_idle;                    //!< no send scheduled: Kick() starts one
     Ptr<EventImpl> m_sendEvent;
-    std::unordered_map<uint32_t, Ptr<Packet>> m_blank; //!< BlankPacket's packets, by size
-    const Ptr<Packet>* m_lastBlank = nullptr;          //!< the one BlankPacket returned last ...
-    uint32_t m_lastBlankSize = 0;                      //!< ... and its size
-    std::vector<uint8_t> m_memory;                     //!< verify mode: the registered region
+    Ptr<BlankPackets> m_blank;     //!< packets outside verify mode (shared by a stack's NICs)
+    std::vector<uint8_t> m_memory; //!< verify mode: the registered region
     Counters m_counters;
     TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
         m_txTrace; //!< "Tx"

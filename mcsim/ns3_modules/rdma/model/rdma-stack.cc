@@ -61,9 +61,11 @@ RdmaStack::Setup(Ptr<Fabric> fabric,
     {
         throw std::logic_error("RdmaStack::Setup called twice");
     }
+    const Ptr<BlankPackets> blank = Create<BlankPackets>();
     for (uint32_t h = 0; h < fabric->GetNHosts(); ++h)
     {
         Ptr<Nic> nic = nicFactory.Create<Nic>();
+        nic->ShareBlankPackets(blank);
         nic->Attach(fabric->GetHost(h), processorFactory.Create<CompletionProcessor>());
         m_nics.push_back(nic);
     }
