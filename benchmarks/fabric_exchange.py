@@ -8,7 +8,7 @@ Prints packet-hops (link traversals), events per hop, wall time of Simulator::Ru
 second, the simulated time against its closed-form bound, and peak RSS. Every hop costs one event
 (its arrival); the ring's sources add one event per 8 packets, and credits cost no events of their
 own. Raw sources send one shared read-only packet per size (their packets are alike), so the
-figures are the fabric's own cost; RDMA traffic adds an ns-3 packet per packet
+figures are the fabric's own cost; RDMA traffic adds the NIC, its QPs and completion processing
 (benchmarks/collectives_testbed.py). Each pattern runs in a fresh process so that its RSS is its
 own. Target (issue 3): >= 3 M packet-hops/s on the 2-core reference machine; its speed varies from
 one session to the next, so compare with benchmarks/event_rate.py run at the same time.
