@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from mcsim import runtime, topology
+from mcsim.result import Result
+from mcsim.scenario import Scenario
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError
 from mcsim.link import two_hosts
@@ -242,3 +244,24 @@ def test_any_completion_processor_config_plugs_into_rdma():
     r = run_verbs(two_hosts(FDR), ud_streams=[UdStream(src=0, dst=1, size_b=MTU, count=40)], rdma=cfg)
     assert r.nic["completions"][1] == 40
     assert r.nic["cpu_busy_ps"][1] == 40 * 1_000_000  # the model's own cost, not HostCpuConfig's default
+
+
+def _packets_made(scenario: Scenario) -> tuple[Result, int]:
+    """Run the scenario; return its Result and how many ns-3 packets the run created."""
+    ns = runtime.load()
+    before = int(ns.Packet().GetUid())  # every Packet made takes the next uid
+    r = scenario.run()
+    return r, int(ns.Packet().GetUid()) - before - 1
+
+
+def test_rdma_packets_are_shared_per_size_and_made_per_packet_only_in_verify_mode():
+    ranks, size_b = 16, 256 << 10
+    payload_packets = ranks * (ranks - 1) * (size_b // MTU)  # every WRITE packet of the ring Allgather
+    plain, made = _packets_made(Scenario(topology="fat-tree-k4", algorithm="ring", bytes_per_rank=size_b))
+    assert plain.complete and int(plain.nic["tx_packets"].sum()) > payload_packets
+    # one read-only packet per size: WRITE first (RETH), middle, last with immediate, ACK
+    assert made <= 4
+    checked, made = _packets_made(
+        Scenario(topology="fat-tree-k4", algorithm="ring", bytes_per_rank=size_b, verify=True)
+    )
+    assert checked.verified and made >= payload_packets  # each carries its payload's bytes
