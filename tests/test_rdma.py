@@ -8,8 +8,6 @@ import numpy as np
 import pytest
 
 from mcsim import runtime, topology
-from mcsim.result import Result
-from mcsim.scenario import Scenario
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError
 from mcsim.link import two_hosts
@@ -24,6 +22,8 @@ from mcsim.rdma import (
     UdStream,
     run_verbs,
 )
+from mcsim.result import Result
+from mcsim.scenario import Scenario
 from mcsim.units import parse_rate
 
 MTU = 4096
