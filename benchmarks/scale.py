@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Scale: a multicast Allgather of 4 KiB per rank on k-ary fat trees, up to k=48 (27,648 hosts).
+
+For each k (a fresh process each): the fabric's hosts, switches and ports; the wall time of
+planning and building (topology, routes, C++ objects) and of Simulator::Run(); events and
+packet-hops; packet-hops per second inside Run() beside the trivial-event ceiling measured in the
+same run; and memory: the process's RSS once the topology graph exists, when Run() starts
+(everything built) and at its peak, with the built state (RSS at Run() less RSS with the graph)
+per host and per switch port. Issue 15's target: k=48 in <= 10 min and <= 8 GB. It never asserts:
+wall time is machine noise in a unit test. A k=48 run delivers 27,648 x 27,647 datagrams: expect
+a long run, and use --k to choose.
+
+Run: python benchmarks/scale.py [--k 8,16,24] [--size 4KiB] [--algorithm mcast]
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CHILD = """
+import json, resource, sys, time
+from mcsim import run_control, runtime, topology
+from mcsim.scenario import Scenario
+def rss_mb():  # current resident set, from /proc (ru_maxrss is the peak)
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+ns = runtime.load()
+path, algorithm, size = sys.argv[1], sys.argv[2], sys.argv[3]
+t0 = time.perf_counter()
+g = topology.resolve(path)
+graph_mb = rss_mb()
+at = {}
+plain_run = run_control.run
+def timed_run(ns, packets=None):
+    at["plan_s"], at["built_mb"] = time.perf_counter() - t0, rss_mb()
+    events0, t1 = int(ns.mcsim.RunControl.EventsRun()), time.perf_counter()
+    plain_run(ns, packets)
+    at["run_s"] = time.perf_counter() - t1
+    at["events"] = int(ns.mcsim.RunControl.EventsRun()) - events0
+run_control.run = timed_run
+r = Scenario(topology=path, rate="56Gbps", algorithm=algorithm, bytes_per_rank=size).run()
+hosts = sum(1 for _, d in g.nodes(data=True) if d["role"] == "host")
+switches = g.number_of_nodes() - hosts
+ports = sum(g.degree(n) for n, d in g.nodes(data=True) if d["role"] != "host")
+print(json.dumps({"hosts": hosts, "switches": switches, "switch_ports": ports, "graph_mb": graph_mb,
+                  "wall_s": time.perf_counter() - t0, "hops": r.fabric.link_traversals(),
+                  "complete": r.complete, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  **at}))
+"""
+CEILING = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import event_rate
+from mcsim import runtime
+runtime.load()
+cppyy = runtime.cppyy_module()
+cppyy.cppdef(event_rate.CHAIN)
+print(5_000_000 / cppyy.gbl.mcsim_bench.run_chain("ns3::mcsim::WheelScheduler", 600, 5_000_000))
+"""
+
+TOPOLOGY = """name = "fat-tree-k{k}"
+description = "k={k} fat-tree for benchmarks/scale.py"
+
+[builder]
+name = "fat_tree"
+k = {k}
+rate = "56.25Gbps"
+encoding = "64b/66b"
+delay = "100ns"
+"""
+
+# (key, width, format): the table's columns, in order
+COLUMNS = (
+    ("k", 3, "d"),
+    ("hosts", 6, "d"),
+    ("switches", 8, "d"),
+    ("switch_ports", 12, "d"),
+    ("plan_s", 7, ".1f"),
+    ("run_s", 8, ".1f"),
+    ("events", 11, "d"),
+    ("ev/hop", 6, ".2f"),
+    ("Mhops/s", 7, ".2f"),
+    ("x_ceil", 6, ".2f"),
+    ("graph_mb", 8, ".0f"),
+    ("built_mb", 8, ".0f"),
+    ("peak_mb", 8, ".0f"),
+    ("kB/host", 7, ".1f"),
+    ("B/port", 6, ".0f"),
+    ("complete", 8, "s"),
+)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--k", default="8,16,24", help="fat-tree radixes, comma-separated (default 8,16,24; 48 = 27,648 hosts)"
+    )
+    parser.add_argument("--size", default="4KiB", help="bytes per rank (default 4KiB)")
+    parser.add_argument("--algorithm", default="mcast", choices=("mcast", "ring"), help="default mcast")
+    args = parser.parse_args()
+    try:
+        radixes = [int(k) for k in args.k.split(",")]
+    except ValueError:
+        print(f"error: --k wants even integers separated by commas, not {args.k!r}", file=sys.stderr)
+        return 2
+    from mcsim import runtime
+
+    runtime.build()
+    runtime.load()  # makes the build's precompiled header before anything is timed
+    here = str(Path(__file__).resolve().parent)
+    ceiling = float(
+        subprocess.run([sys.executable, "-c", CEILING, here], capture_output=True, text=True, check=True).stdout
+    )
+    print(f"{args.algorithm} Allgather of {args.size} per rank on k-ary fat trees at 56 Gbit/s, one run each")
+    print(f"ceiling: {ceiling / 1e6:.2f} M trivial events/s (mcsim's scheduler, 600 pending, same run)")
+    print(" ".join(f"{name:>{width}}" for name, width, _ in COLUMNS), flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in radixes:
+            path = Path(tmp) / f"fat-tree-k{k}.toml"
+            path.write_text(TOPOLOGY.format(k=k))
+            argv = [sys.executable, "-c", CHILD, str(path), args.algorithm, args.size]
+            done = subprocess.run(argv, capture_output=True, text=True)
+            if done.returncode != 0:
+                last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+                print(f"{k:>3} failed (exit {done.returncode}): {last}", flush=True)
+                continue
+            s = json.loads(done.stdout.strip().splitlines()[-1])
+            built_b = (s["built_mb"] - s["graph_mb"]) * 2**20
+            row = {
+                **s,
+                "k": k,
+                "ev/hop": s["events"] / s["hops"],
+                "Mhops/s": s["hops"] / s["run_s"] / 1e6,
+                "x_ceil": s["events"] / s["run_s"] / ceiling,
+                "kB/host": built_b / s["hosts"] / 1e3,
+                "B/port": built_b / s["switch_ports"],
+            }
+            print(
+                " ".join(
+                    f"{row[key]!s:>{width}}" if fmt == "s" else f"{row[key]:>{width}{fmt}}"
+                    for key, width, fmt in COLUMNS
+                ),
+                flush=True,
+            )
+    print("kB/host, B/port: one figure, the built state (RSS when Run() starts less RSS with the graph)")
+    print("                 over the hosts, and over the switch ports")
+    print("target (issue 15): k=48 (27,648 hosts) in <= 10 min and <= 8 GB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
