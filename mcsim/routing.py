@@ -10,8 +10,9 @@ are kept by the Layout: computed once per topology.
 
 Unicast
 -------
-Switch s forwards a packet for host d on one of ``candidates[offsets[d]:offsets[d+1]]``: every
-port (every parallel link included) on a minimal-hop path to d, ascending. On fat-trees and
+Switch s forwards a packet for host d to d's port if d is one of its own hosts, else on one of
+the candidates toward d's leaf switch (the tables are kept per destination switch, not per host):
+every port (every parallel link included) on a minimal-hop path to d, ascending. On fat-trees and
 leaf-spines the minimal paths are exactly the up*/down* paths. The C++ switch picks one candidate
 by a hash of the flow; :func:`path` replays that choice in Python for tests. With links down
 (:func:`updown_tables`) the routes are up*/down* on the links that are up (no valley, so no
@@ -70,24 +71,35 @@ def links(g: nx.Graph | Layout) -> list[TreeLink]:
 class UnicastTables:
     """Unicast candidate ports of every switch toward every host, as read-only numpy arrays.
 
-    Layout (H hosts, S switches = nodes H..H+S-1, row ``i = switch - H``):
+    Every host under one leaf switch has the same routes at every switch but that leaf, which
+    sends to the host's own port. So the candidates are kept per destination switch, not per
+    host: S x S rows instead of S x H (a k=48 fat tree: 8.3 M rows and 64 M candidates instead of
+    80 M rows and 1.5 G candidates). The C++ switches keep the same layout.
 
-    - ``offsets``: uint32, shape (S, H+1), C-contiguous. Row i is switch H+i's CSR offsets into its
-      own candidate list: its ports toward host d are ``own[offsets[i, d]:offsets[i, d+1]]``, and
-      ``offsets[i, 0] == 0``.
+    Layout (H hosts, S switches = nodes H..H+S-1, switch index ``i = switch - H``):
+
+    - ``offsets``: uint32, shape (S, S+1), C-contiguous. Row i is switch H+i's CSR offsets into its
+      own candidate list: its ports toward the hosts of switch H+j are
+      ``own[offsets[i, j]:offsets[i, j+1]]``, and ``offsets[i, 0] == 0``. A slice is empty where
+      switch H+j has no hosts, at j == i (its hosts go to their ports), and in
+      :func:`updown_tables` where no route is left.
     - ``base``: uint64, shape (S+1,): switch H+i's candidate list is
-      ``candidates[base[i]:base[i+1]]`` (so ``offsets[i, H] == base[i+1] - base[i]``).
+      ``candidates[base[i]:base[i+1]]`` (so ``offsets[i, S] == base[i+1] - base[i]``).
     - ``candidates``: uint32, shape (base[S],): all switches' candidate port numbers concatenated,
-      ascending within each (switch, host) slice; every slice has >= 1 entry, except in
-      :func:`updown_tables` where an empty slice means no route is left.
+      ascending within each (switch, destination switch) slice.
+    - ``leaf``: int64, shape (H,): the switch index of each host's leaf.
+    - ``host_port``: uint32, shape (H,): the port of that leaf toward the host.
 
-    :meth:`for_switch` returns one switch's (offsets, candidates) pair as zero-copy views.
+    :meth:`for_switch` returns one switch's (offsets, candidates) pair as zero-copy views;
+    :meth:`candidate_ports` one (switch, host) pair's ports.
     """
 
     hosts: int
     offsets: np.ndarray
     base: np.ndarray
     candidates: np.ndarray
+    leaf: np.ndarray
+    host_port: np.ndarray
 
     @property
     def switches(self) -> int:
@@ -95,7 +107,7 @@ class UnicastTables:
         return int(self.offsets.shape[0])
 
     def for_switch(self, switch: int) -> tuple[np.ndarray, np.ndarray]:
-        """Return switch's (offsets uint32[H+1], candidates uint32[...]), contiguous views."""
+        """Return switch's (offsets uint32[S+1], candidates uint32[...]), contiguous views."""
         if not self.hosts <= switch < self.hosts + self.switches:
             raise McsimError(
                 f"UnicastTables: switch={switch} is not a switch (switches are {self.hosts}.."
@@ -109,7 +121,10 @@ class UnicastTables:
         if not 0 <= host < self.hosts:
             raise McsimError(f"UnicastTables: host={host} is not a host (hosts are 0..{self.hosts - 1})")
         offsets, candidates = self.for_switch(switch)
-        return candidates[offsets[host] : offsets[host + 1]]
+        leaf = int(self.leaf[host])
+        if leaf == switch - self.hosts:
+            return self.host_port[host : host + 1]
+        return candidates[offsets[leaf] : offsets[leaf + 1]]
 
 
 def _switch_distances(g: nx.Graph, hosts: int, sources: Iterable[int]) -> np.ndarray:
@@ -164,52 +179,52 @@ def unicast_tables(g: nx.Graph | Layout) -> UnicastTables:
     return layout.memo(("unicast",), lambda: _unicast_tables(layout))
 
 
+def _tables(layout: Layout, offsets: np.ndarray, chunks: list[np.ndarray]) -> UnicastTables:
+    """Assemble the tables from each switch's offsets row and candidate list."""
+    hosts = layout.hosts
+    base = np.zeros(offsets.shape[0] + 1, dtype=np.uint64)
+    np.cumsum([c.size for c in chunks], out=base[1:])
+    leaf = np.asarray(layout.leaf_of, dtype=np.int64) - hosts
+    host_port = np.fromiter(
+        (layout.first_port[n][h] if n >= hosts else 0 for h, n in enumerate(layout.leaf_of)),
+        dtype=np.uint32,
+        count=hosts,
+    )
+    return UnicastTables(
+        hosts=hosts,
+        offsets=_readonly(offsets),
+        base=_readonly(base),
+        candidates=_readonly(np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.uint32)),
+        leaf=_readonly(leaf),
+        host_port=_readonly(host_port),
+    )
+
+
 def _unicast_tables(layout: Layout) -> UnicastTables:
     g, ports, hosts, nodes = layout.graph, layout.ports, layout.hosts, layout.nodes
-    if nodes == hosts:  # two hosts on one link: nothing to route
-        return UnicastTables(
-            hosts=hosts,
-            offsets=_readonly(np.zeros((0, hosts + 1), dtype=np.uint32)),
-            base=_readonly(np.zeros(1, dtype=np.uint64)),
-            candidates=_readonly(np.zeros(0, dtype=np.uint32)),
-        )
-    leaf_of = layout.leaf_of
-    leaves = sorted(set(leaf_of))
-    row_of_host = np.searchsorted(np.asarray(leaves), np.asarray(leaf_of))
-    # dist[r, n]: hops from leaves[r] to switch n; hosts never lie on a path to another host.
-    dist = np.full((len(leaves), nodes), _UNREACHABLE, dtype=np.int32)
-    dist[:, hosts:] = _switch_distances(g, hosts, leaves)
-    all_offsets = np.zeros((nodes - hosts, hosts + 1), dtype=np.uint32)
+    switches = nodes - hosts
+    leaves = np.unique(np.asarray(layout.leaf_of, dtype=np.int64)) if switches else np.zeros(0, dtype=np.int64)
+    # dist[r, n]: hops from leaves[r] to node n; hosts never lie on a path to another host.
+    dist = np.full((leaves.size, nodes), _UNREACHABLE, dtype=np.int32)
+    if switches:
+        dist[:, hosts:] = _switch_distances(g, hosts, leaves.tolist())
+    offsets = np.zeros((switches, switches + 1), dtype=np.uint32)
     chunks: list[np.ndarray] = []
     for i, s in enumerate(range(hosts, nodes)):
         nbr = np.fromiter((n for n, _ in ports[s]), dtype=np.int64, count=len(ports[s]))
         # match[r, p]: port p leads one hop closer to leaf r (never true for r = s's own row)
         match = dist[:, nbr] == (dist[:, s] - 1)[:, None]
-        rows, cols = np.nonzero(match)  # row-major: ports ascending within a row
-        row_count = np.bincount(rows, minlength=len(leaves))
-        row_start = np.concatenate(([0], np.cumsum(row_count)[:-1]))
-        count = row_count[row_of_host]
-        local_port = np.flatnonzero(nbr < hosts)  # ports to this switch's own hosts
-        local_host = nbr[local_port]
-        count[local_host] = 1
-        if np.any(count == 0):  # impossible in a connected graph that validate() accepted
-            raise AssertionError(f"switch {s} has no route to host {int(np.flatnonzero(count == 0)[0])}")
-        offsets = np.zeros(hosts + 1, dtype=np.int64)
-        np.cumsum(count, out=offsets[1:])
-        cand = np.empty(int(offsets[-1]), dtype=np.uint32)
-        remote = np.ones(hosts, dtype=bool)
-        remote[local_host] = False
-        pos = np.repeat(row_start[row_of_host] - offsets[:-1], count) + np.arange(offsets[-1])
-        keep = np.repeat(remote, count)
-        cand[keep] = cols[pos[keep]]
-        cand[offsets[local_host]] = local_port
-        all_offsets[i] = offsets
-        chunks.append(cand)
-    base = np.zeros(nodes - hosts + 1, dtype=np.uint64)
-    np.cumsum([c.size for c in chunks], out=base[1:])
-    return UnicastTables(
-        hosts=hosts, offsets=_readonly(all_offsets), base=_readonly(base), candidates=_readonly(np.concatenate(chunks))
-    )
+        rows, cols = np.nonzero(match)  # row-major: leaves ascending, ports ascending within a row
+        count = np.zeros(switches, dtype=np.int64)
+        count[leaves - hosts] = np.bincount(rows, minlength=leaves.size)
+        others = leaves[leaves != s] - hosts
+        if np.any(count[others] == 0):  # impossible in a connected graph that validate() accepted
+            raise AssertionError(
+                f"switch {s} has no route to the hosts of switch {hosts + int(others[count[others] == 0][0])}"
+            )
+        offsets[i, 1:] = np.cumsum(count)
+        chunks.append(cols.astype(np.uint32))
+    return _tables(layout, offsets, chunks)
 
 
 def _edge(u: int, v: int) -> tuple[int, int]:
@@ -269,29 +284,17 @@ def _updown_tables(layout: Layout, dead: frozenset[tuple[int, int]]) -> UnicastT
                 via[s][leaf] = [y for y in downs[s] if dd[y] == dd[s] - 1]
             elif ud[s] < unreached:
                 via[s][leaf] = [y for y in ups[s] if ud[y] == ud[s] - 1]
-    offsets_all = np.zeros((nodes - hosts, hosts + 1), dtype=np.uint32)
+    switches = nodes - hosts
+    offsets = np.zeros((switches, switches + 1), dtype=np.uint32)
     chunks: list[np.ndarray] = []
     for i, s in enumerate(range(hosts, nodes)):
         toward: dict[int, list[int]] = {}
         for port, (nbr, _) in enumerate(ports[s]):
             toward.setdefault(nbr, []).append(port)
-        per_host: list[list[int]] = []
-        for d in range(hosts):
-            if leaf_of[d] == s:
-                per_host.append([toward[d][0]])
-            else:
-                per_host.append(sorted(p for y in via[s].get(leaf_of[d], ()) for p in toward[y]))
-        counts = np.fromiter((len(c) for c in per_host), dtype=np.int64, count=hosts)
-        offsets_all[i, 1:] = np.cumsum(counts)
-        chunks.append(np.fromiter((p for c in per_host for p in c), dtype=np.uint32, count=int(counts.sum())))
-    base = np.zeros(nodes - hosts + 1, dtype=np.uint64)
-    np.cumsum([c.size for c in chunks], out=base[1:])
-    return UnicastTables(
-        hosts=hosts,
-        offsets=_readonly(offsets_all),
-        base=_readonly(base),
-        candidates=_readonly(np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.uint32)),
-    )
+        per_leaf = [sorted(p for y in via[s].get(hosts + j, ()) for p in toward[y]) for j in range(switches)]
+        offsets[i, 1:] = np.cumsum([len(c) for c in per_leaf])
+        chunks.append(np.fromiter((p for c in per_leaf for p in c), dtype=np.uint32, count=int(offsets[i, -1])))
+    return _tables(layout, offsets, chunks)
 
 
 def path(

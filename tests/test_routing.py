@@ -99,8 +99,11 @@ def check_tables_are_minimal(g):
     hosts, ports = lay.hosts, lay.ports
     t = unicast_tables(lay)
     dist = {d: nx.single_source_shortest_path_length(g, d) for d in range(hosts)}
-    assert t.offsets.shape == (g.number_of_nodes() - hosts, hosts + 1)
+    switches = g.number_of_nodes() - hosts
+    assert t.offsets.shape == (switches, switches + 1)  # per destination switch, not per host
     assert (t.offsets.dtype, t.candidates.dtype, t.base.dtype) == (np.uint32, np.uint32, np.uint64)
+    assert t.leaf.tolist() == [lay.leaf_of[d] - hosts for d in range(hosts)]
+    assert t.host_port.tolist() == [lay.first_port[lay.leaf_of[d]][d] for d in range(hosts)]
     for s in range(hosts, g.number_of_nodes()):
         offsets, cands = t.for_switch(s)
         assert offsets[0] == 0 and offsets[-1] == cands.size == t.base[s - hosts + 1] - t.base[s - hosts]
@@ -166,13 +169,33 @@ def test_fat_tree_16_tables():
     g = resolve("fat-tree-k16")
     hosts, lay = 1024, layout_of(g)
     t = unicast_tables(lay)
-    assert np.all(np.diff(t.offsets.astype(np.int64), axis=1) >= 1)  # every (switch, host) has a route
+    widths = np.diff(t.offsets.astype(np.int64), axis=1)
+    leaves = np.unique(t.leaf)
+    own = np.arange(t.switches)[:, None] == leaves[None, :]
+    assert np.all(widths[:, leaves][~own] >= 1)  # every switch has a route to every other leaf's hosts
+    assert np.all(widths[:, leaves][own] == 0)  # its own hosts go to their ports
+    assert widths.sum() == widths[:, leaves].sum()  # no candidates toward a switch without hosts
     edge0, core0 = hosts, hosts + 256
     assert len(t.candidate_ports(edge0, hosts - 1)) == 8 and len(t.candidate_ports(core0, hosts - 1)) == 1
     for src in range(0, hosts, 97):
         dst = (src * 389 + 500) % hosts
         if src != dst:
             assert len(path(lay, t, src, dst, flow_hash(src, dst))) - 1 == nx.shortest_path_length(g, src, dst)
+
+
+@pytest.mark.parametrize("k", [4, 8, 16])
+def test_fat_tree_tables_hold_one_row_per_destination_switch(k):
+    """The candidates of a k-ary fat tree, counted per destination leaf: an edge switch goes up to
+    all k/2 aggregation switches toward each of the other k^2/2 - 1 leaves; an aggregation switch
+    goes down one port to each leaf of its pod and up k/2 ports toward the others; a core switch
+    goes down one port toward each leaf. (Per host it would be k/2 times as many, k^3/4 hosts.)"""
+    t = unicast_tables(fat_tree(k, **LINK))
+    leaves, half = k * k // 2, k // 2
+    edge = leaves * (leaves - 1) * half
+    agg = leaves * (half + (leaves - half) * half)
+    core = k * k // 4 * leaves
+    assert t.candidates.size == edge + agg + core
+    assert t.offsets.shape == (5 * k * k // 4, 5 * k * k // 4 + 1)
 
 
 def test_tables_are_read_only(ft4):
@@ -316,7 +339,7 @@ def test_building_and_routing_twice_is_identical(build):
     a, b = build(), build()
     assert port_map(a) == port_map(b)
     ta, tb = unicast_tables(a), unicast_tables(b)
-    for field in ("offsets", "base", "candidates"):
+    for field in ("offsets", "base", "candidates", "leaf", "host_port"):
         assert_array_equal(getattr(ta, field), getattr(tb, field))
     members = list(range(0, host_count(a), 3))
     assert multicast_tree(a, members) == multicast_tree(b, members)

@@ -43,7 +43,7 @@ CollectiveRank::Setup(Ptr<RdmaStack> stack,
     m_stack = stack;
     m_rank = rank;
     m_nRanks = static_cast<uint32_t>(hosts.size());
-    m_hosts = hosts;
+    m_host = hosts.at(rank);
     m_shardBytes = shardBytes;
 }
 

@@ -86,7 +86,7 @@ class CollectiveRank : public Object, public QpOwner
     Ptr<RdmaStack> m_stack;
     uint32_t m_rank;
     uint32_t m_nRanks;
-    std::vector<uint32_t> m_hosts;
+    uint32_t m_host; //!< hosts[rank] (not the whole list: P ranks would keep P^2 entries)
     uint64_t m_shardBytes;
     Stats m_stats;
 };

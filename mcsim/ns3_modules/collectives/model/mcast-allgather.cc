@@ -144,7 +144,7 @@ McastAllgather::GetEndpoints() const
 void
 McastAllgather::Wire(uint32_t firstGroup, Ptr<RcQp> next, Ptr<RcQp> prev)
 {
-    Ptr<Nic> nic = m_stack->GetNic(m_hosts[m_rank]);
+    Ptr<Nic> nic = m_stack->GetNic(m_host);
     std::vector<Ptr<UdQp>> ud;
     for (uint32_t e = 0; e < m_endpoints; ++e)
     {
@@ -184,18 +184,21 @@ McastAllgather::Connect(uint32_t firstGroup,
     {
         throw std::invalid_argument("McastAllgather: more than 2^24 chunks");
     }
-    m_have.assign(static_cast<std::size_t>(Sources()) * m_chunks, 0);
-    m_count.assign(Sources(), 0);
-    m_owed.assign(Sources(), 0);
-    m_asked.assign(Sources(), 0);
-    m_tails.assign(Sources(), 0);
     m_tailEndpoints = std::min(m_endpoints, m_chunks);
+    m_have.Assign(static_cast<std::size_t>(Sources()) * m_chunks, 1);
+    m_count.Assign(Sources(), m_chunks);
+    m_owed.Assign(Sources(), 1);
+    m_asked.Assign(Sources(), 1);
+    m_tails.Assign(Sources(), m_tailEndpoints);
     m_expected = static_cast<uint64_t>(Sources()) * m_chunks;
     if (MySource() >= 0)
     {
         const auto me = static_cast<uint32_t>(MySource());
-        std::fill(m_have.begin() + me * m_chunks, m_have.begin() + (me + 1) * m_chunks, 1);
-        m_count[me] = m_chunks;
+        for (uint32_t i = 0; i < m_chunks; ++i)
+        {
+            m_have.Set(static_cast<std::size_t>(me) * m_chunks + i, 1);
+        }
+        m_count.Set(me, m_chunks);
         m_total = m_chunks;
     }
     m_next->PostRecv(CONTROL_RECVS);
@@ -314,22 +317,22 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
     if (c.qpn < m_isUd.size() && m_isUd[c.qpn])
     {
         const uint32_t id = c.imm & SOURCE_MASK;
-        if (id < m_have.size())
+        if (id < m_have.Size())
         {
-            if (c.packet && !m_have[id])
+            if (c.packet && !m_have.Get(id))
             {
                 // verify mode: the datagram's bytes go to the chunk's place in the output
                 const uint64_t offset = (id / m_chunks) * m_shardBytes +
                                         static_cast<uint64_t>(id % m_chunks) * m_chunkBytes;
-                m_stack->GetNic(m_hosts[m_rank])->StorePayload(c.packet, c.bytes, offset);
+                m_stack->GetNic(m_host)->StorePayload(c.packet, c.bytes, offset);
             }
-            const bool fresh = m_have[id] == 0;
+            const bool fresh = m_have.Get(id) == 0;
             m_stats.chunksReceived += fresh;
             const uint32_t source = id / m_chunks;
             const uint32_t i = id % m_chunks;
             SetChunk(source, i, false);
-            if (fresh && i + m_endpoints >= m_chunks && ++m_tails[source] == m_tailEndpoints &&
-                m_count[source] < m_chunks)
+            if (fresh && i + m_endpoints >= m_chunks &&
+                m_tails.Increment(source) == m_tailEndpoints && m_count.Get(source) < m_chunks)
             {
                 NeedFetch(source); // the source's last chunks are here: what is missing was lost
             }
@@ -363,17 +366,17 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
 void
 McastAllgather::SetChunk(uint32_t source, uint32_t i, bool repaired)
 {
-    uint8_t& bit = m_have[static_cast<std::size_t>(source) * m_chunks + i];
-    if (bit)
+    const std::size_t id = static_cast<std::size_t>(source) * m_chunks + i;
+    if (m_have.Get(id))
     {
         return;
     }
-    bit = 1;
+    m_have.Set(id, 1);
     m_total++;
     m_stats.repairedChunks += repaired;
-    if (++m_count[source] == m_chunks && m_owed[source])
+    if (m_count.Increment(source) == m_chunks && m_owed.Get(source))
     {
-        m_owed[source] = 0;
+        m_owed.Set(source, 0);
         SendControl(m_prev, FETCH_OK, source);
     }
     if (m_total == m_expected)
@@ -418,7 +421,7 @@ McastAllgather::EndDataPhase()
     }
     for (uint32_t s = 0; s < Sources(); ++s)
     {
-        if (m_count[s] < m_chunks)
+        if (m_count.Get(s) < m_chunks)
         {
             NeedFetch(s);
         }
@@ -428,11 +431,11 @@ McastAllgather::EndDataPhase()
 void
 McastAllgather::NeedFetch(uint32_t source)
 {
-    if (m_asked[source])
+    if (m_asked.Get(source))
     {
         return;
     }
-    m_asked[source] = 1;
+    m_asked.Set(source, 1);
     m_stats.needFetches++;
     NS_LOG_INFO("rank " << m_rank << ": repair request (NEED_FETCH) for source " << source);
     SendControl(m_next, NEED_FETCH, source);
@@ -445,13 +448,13 @@ McastAllgather::OnNeedFetch(uint32_t source)
     {
         return;
     }
-    if (m_count[source] == m_chunks)
+    if (m_count.Get(source) == m_chunks)
     {
         SendControl(m_prev, FETCH_OK, source);
     }
     else
     {
-        m_owed[source] = 1; // answered when this rank holds all of source
+        m_owed.Set(source, 1); // answered when this rank holds all of source
     }
 }
 
@@ -462,14 +465,14 @@ McastAllgather::OnFetchOk(uint32_t source)
     uint32_t i = 0;
     while (i < m_chunks)
     {
-        if (m_have[static_cast<std::size_t>(source) * m_chunks + i])
+        if (m_have.Get(static_cast<std::size_t>(source) * m_chunks + i))
         {
             ++i;
             continue;
         }
         uint32_t j = i;
         uint64_t bytes = 0;
-        while (j < m_chunks && !m_have[static_cast<std::size_t>(source) * m_chunks + j])
+        while (j < m_chunks && !m_have.Get(static_cast<std::size_t>(source) * m_chunks + j))
         {
             bytes += ChunkSize(j);
             ++j;

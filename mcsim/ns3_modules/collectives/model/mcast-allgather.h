@@ -4,6 +4,7 @@
 #include "collective-rank.h"
 
 #include "ns3/event-id.h"
+#include "ns3/mcsim/packed-counters.h"
 #include "ns3/mcsim/rc-qp.h"
 #include "ns3/mcsim/ud-qp.h"
 
@@ -94,18 +95,19 @@ class McastAllgather : public CollectiveRank
     std::vector<uint8_t> m_isUd; //!< QP number -> one of m_ud
     Ptr<RcQp> m_next;
     Ptr<RcQp> m_prev;
-    uint32_t m_chunks;             //!< chunks per shard
-    std::vector<uint8_t> m_have;   //!< source * m_chunks + i -> chunk here
-    std::vector<uint32_t> m_count; //!< source -> chunks here
-    std::vector<uint8_t> m_owed;   //!< source -> r-1 waits for FETCH_OK(source)
-    std::vector<uint8_t> m_asked;  //!< source -> NEED_FETCH(source) sent
-    std::vector<uint32_t> m_tails; //!< source -> endpoints whose last chunk of it arrived
-    uint32_t m_tailEndpoints;      //!< endpoints that carry chunks: min(Endpoints, chunks)
-    uint64_t m_total;              //!< chunks here (own shard included)
-    uint64_t m_expected;           //!< chunks in the output
-    uint32_t m_posted;             //!< own chunks posted so far
-    uint32_t m_inFlight;           //!< own chunks posted, not yet completed
-    uint32_t m_sent;               //!< own chunks completed
+    uint32_t m_chunks; //!< chunks per shard
+    // per source, in as few bits as each needs (P x P state: 5 bits per pair at one chunk each)
+    PackedCounters m_have;    //!< source * m_chunks + i -> chunk here (1 bit)
+    PackedCounters m_count;   //!< source -> chunks here (0..m_chunks)
+    PackedCounters m_owed;    //!< source -> r-1 waits for FETCH_OK(source) (1 bit)
+    PackedCounters m_asked;   //!< source -> NEED_FETCH(source) sent (1 bit)
+    PackedCounters m_tails;   //!< source -> endpoints whose last chunk of it arrived
+    uint32_t m_tailEndpoints; //!< endpoints that carry chunks: min(Endpoints, chunks)
+    uint64_t m_total;         //!< chunks here (own shard included)
+    uint64_t m_expected;      //!< chunks in the output
+    uint32_t m_posted;        //!< own chunks posted so far
+    uint32_t m_inFlight;      //!< own chunks posted, not yet completed
+    uint32_t m_sent;          //!< own chunks completed
     bool m_active;
     bool m_dataOver;
     bool m_finSent;

@@ -4,6 +4,7 @@
 // Run from Python with mcsim.runtime.run_cxx_test_suite("mcsim-engine") (tests/test_engine.py).
 
 #include "ns3/mcsim/fifo.h"
+#include "ns3/mcsim/packed-counters.h"
 #include "ns3/mcsim/wheel-scheduler.h"
 #include "ns3/object-factory.h"
 #include "ns3/rng-seed-manager.h"
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -236,6 +238,72 @@ class FifoTestCase : public TestCase
     }
 };
 
+/**
+ * PackedCounters against a plain vector: for every declared maximum (1 bit to 32 bits, and the
+ * widths between), random increments and sets up to that maximum never disturb a neighbour, and
+ * the width is the fewest power-of-2 bits that hold the maximum.
+ */
+class PackedCountersTestCase : public TestCase
+{
+  public:
+    PackedCountersTestCase()
+        : TestCase("PackedCounters behave as a vector of bounded counters")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t maxima[] = {0, 1, 2, 3, 4, 15, 16, 255, 256, 65535, 65536, UINT32_MAX};
+        const uint32_t bits[] = {1, 1, 2, 2, 4, 4, 8, 8, 16, 16, 32, 32};
+        std::mt19937_64 rng(11);
+        for (std::size_t m = 0; m < std::size(maxima); ++m)
+        {
+            const std::size_t n = 1 + rng() % 300;
+            PackedCounters packed;
+            packed.Assign(n, maxima[m]);
+            NS_TEST_ASSERT_MSG_EQ(packed.Bits(), bits[m], "width for maximum " << maxima[m]);
+            NS_TEST_ASSERT_MSG_EQ(packed.Size(), n, "size");
+            std::vector<uint64_t> ref(n, 0);
+            for (uint32_t step = 0; step < 5000; ++step)
+            {
+                const std::size_t i = rng() % n;
+                if (rng() % 4 == 0)
+                {
+                    const uint64_t v = maxima[m] == 0 ? 0 : rng() % (maxima[m] + 1);
+                    packed.Set(i, static_cast<uint32_t>(v));
+                    ref[i] = v;
+                }
+                else if (ref[i] < maxima[m])
+                {
+                    NS_TEST_ASSERT_MSG_EQ(packed.Increment(i), ref[i] + 1, "incremented " << i);
+                    ref[i]++;
+                }
+                if (step % 101 == 0)
+                {
+                    for (std::size_t j = 0; j < n; ++j)
+                    {
+                        NS_TEST_ASSERT_MSG_EQ(packed.Get(j), ref[j], "counter " << j);
+                    }
+                }
+            }
+            packed.Set(n - 1, static_cast<uint32_t>(maxima[m]));
+            NS_TEST_ASSERT_MSG_EQ(packed.Get(n - 1), maxima[m], "the maximum fits");
+        }
+        PackedCounters wide;
+        bool threw = false;
+        try
+        {
+            wide.Assign(1, 1ULL << 32);
+        }
+        catch (const std::invalid_argument&)
+        {
+            threw = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "a maximum of 2^32 is refused");
+    }
+};
+
 /** Removing an event that is not queued is a C++ exception, not an abort. */
 class WheelRemoveMissingTestCase : public TestCase
 {
@@ -280,6 +348,7 @@ class EngineTestSuite : public TestSuite
             Duration::QUICK);
         AddTestCase(new WheelRemoveMissingTestCase, Duration::QUICK);
         AddTestCase(new FifoTestCase, Duration::QUICK);
+        AddTestCase(new PackedCountersTestCase, Duration::QUICK);
     }
 };
 

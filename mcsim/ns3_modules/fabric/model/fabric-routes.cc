@@ -27,10 +27,11 @@ Fabric::SetUnicastTable(uint32_t node,
                         const uint32_t* candidates,
                         std::size_t nCandidates)
 {
-    if (nOffsets != m_nHosts + 1)
+    if (nOffsets != m_switches.size() + 1)
     {
         throw std::invalid_argument("Fabric::SetUnicastTable: " + std::to_string(nOffsets) +
-                                    " offsets for " + std::to_string(m_nHosts) + " hosts");
+                                    " offsets for " + std::to_string(m_switches.size()) +
+                                    " switches");
     }
     SwitchAt(node, "SetUnicastTable")->SetUnicastTable(offsets, nOffsets, candidates, nCandidates);
 }
@@ -53,11 +54,11 @@ Fabric::ScheduleUnicastTable(int64_t atPs,
                              const uint32_t* candidates,
                              std::size_t nCandidates)
 {
-    if (nOffsets != m_nHosts + 1 || atPs < Simulator::Now().GetPicoSeconds())
+    if (nOffsets != m_switches.size() + 1 || atPs < Simulator::Now().GetPicoSeconds())
     {
         throw std::invalid_argument("Fabric::ScheduleUnicastTable: " + std::to_string(nOffsets) +
-                                    " offsets for " + std::to_string(m_nHosts) +
-                                    " hosts, or a time in the past");
+                                    " offsets for " + std::to_string(m_switches.size()) +
+                                    " switches, or a time in the past");
     }
     SwitchAt(node, "ScheduleUnicastTable")
         ->CheckUnicastTable(offsets, nOffsets, candidates, nCandidates);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -266,6 +267,15 @@ Fabric::CreateNodes()
     {
         upstream[g] = PeekPointer(m_ports[m_peerIndex[g]]);
     }
+    // where each host's one link ends: the switches route their own hosts by it
+    auto attached = std::make_shared<std::vector<HostAttachment>>(m_nHosts);
+    for (uint32_t h = 0; h < m_nHosts; ++h)
+    {
+        const uint32_t peer = m_peerIndex[m_portBase[h]];
+        const uint32_t node = NodeOf(peer);
+        (*attached)[h] = node < m_nHosts ? HostAttachment{UINT32_MAX, 0}
+                                         : HostAttachment{node - m_nHosts, peer - m_portBase[node]};
+    }
     const bool lossless = m_mode == FlowControl::LOSSLESS;
     for (uint32_t n = 0; n + 1 < m_portBase.size(); ++n)
     {
@@ -284,7 +294,7 @@ Fabric::CreateNodes()
                                          m_ports.begin() + m_portBase[n + 1]);
             std::vector<Port*> up(upstream.begin() + m_portBase[n],
                                   upstream.begin() + m_portBase[n + 1]);
-            sw->Setup(n, std::move(ports), std::move(up), lossless);
+            sw->Setup(n, std::move(ports), std::move(up), lossless, attached);
             m_switches.push_back(sw);
         }
     }

@@ -54,6 +54,7 @@ Switch::GetTypeId()
 
 Switch::Switch()
     : m_id(0),
+      m_index(0),
       m_lossless(true)
 {
 }
@@ -75,13 +76,24 @@ Switch::Where() const
 }
 
 void
-Switch::Setup(uint32_t id, std::vector<Ptr<Port>> ports, std::vector<Port*> upstream, bool lossless)
+Switch::Setup(uint32_t id,
+              std::vector<Ptr<Port>> ports,
+              std::vector<Port*> upstream,
+              bool lossless,
+              std::shared_ptr<const std::vector<HostAttachment>> hosts)
 {
+    if (!hosts || id < hosts->size())
+    {
+        throw std::invalid_argument("Switch " + std::to_string(id) +
+                                    ": a switch's node id comes after every host");
+    }
     if (ports.size() != upstream.size())
     {
         throw std::invalid_argument(Where() + ": ports and upstream ports differ in number");
     }
     m_id = id;
+    m_index = id - static_cast<uint32_t>(hosts->size());
+    m_hosts = std::move(hosts);
     m_ports = std::move(ports);
     m_upstream = std::move(upstream);
     m_lossless = lossless;
@@ -113,7 +125,7 @@ Switch::CheckUnicastTable(const uint32_t* offsets,
     {
         if (offsets[d + 1] < offsets[d])
         {
-            throw std::invalid_argument(Where() + ": unicast offsets decrease at host " +
+            throw std::invalid_argument(Where() + ": unicast offsets decrease at switch " +
                                         std::to_string(d));
         }
     }
@@ -161,7 +173,32 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
     if (!h.IsGroup())
     {
         const uint32_t d = h.dst;
-        const uint32_t n = d + 1 < m_ucOffsets.size() ? m_ucOffsets[d + 1] - m_ucOffsets[d] : 0;
+        uint32_t port = 0;
+        uint32_t n = 0;
+        if (d < m_hosts->size())
+        {
+            const HostAttachment& at = (*m_hosts)[d];
+            if (at.leaf == m_index)
+            {
+                port = at.port;
+                n = 1;
+            }
+            else if (at.leaf + 1 < m_ucOffsets.size())
+            {
+                const uint32_t first = m_ucOffsets[at.leaf];
+                n = m_ucOffsets[at.leaf + 1] - first;
+                if (n > 1)
+                {
+                    const uint64_t key = (static_cast<uint64_t>(h.src) << 32) ^ d ^
+                                         (static_cast<uint64_t>(h.flow) << 16) ^ m_ecmpSeed;
+                    port = m_ucPorts[first + static_cast<uint32_t>(Mix(key) % n)];
+                }
+                else if (n == 1)
+                {
+                    port = m_ucPorts[first];
+                }
+            }
+        }
         if (n == 0) // an unknown host, or no route left to it
         {
             m_counters.unroutable++;
@@ -169,19 +206,7 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
             ReleaseIngress(upstream, packet);
             return;
         }
-        const uint32_t first = m_ucOffsets[d];
-        uint32_t pick = 0;
-        if (n > 1)
-        {
-            const uint64_t key = (static_cast<uint64_t>(h.src) << 32) ^ d ^
-                                 (static_cast<uint64_t>(h.flow) << 16) ^ m_ecmpSeed;
-            pick = static_cast<uint32_t>(Mix(key) % n);
-        }
-        m_ports[m_ucPorts[first + pick]]->Send(packet,
-                                               h,
-                                               earliest,
-                                               CreditReturn{upstream, nullptr},
-                                               nullptr);
+        m_ports[port]->Send(packet, h, earliest, CreditReturn{upstream, nullptr}, nullptr);
         return;
     }
     const uint32_t g = h.GetGroup();

@@ -8,6 +8,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -15,14 +16,23 @@ namespace ns3
 namespace mcsim
 {
 
+/** @brief Where host d's one link ends: its leaf switch (index among the switches) and the port. */
+struct HostAttachment
+{
+    uint32_t leaf; //!< switch index (node id less the host count); UINT32_MAX: another host
+    uint32_t port; //!< the leaf's port toward the host
+};
+
 /**
  * @brief Output-queued switch: unicast table with ECMP, multicast replication.
  *
- * Unicast: the candidate output ports toward host d are m_ucPorts[m_ucOffsets[d] ..
- * m_ucOffsets[d+1]); a flow always takes the same one, chosen by a hash of (source, destination,
- * flow, EcmpSeed). Multicast (InfiniBand semantics): a packet for group g that arrives on port p
- * is copied to every port of g's tree on this switch except p. A packet waits Latency before it
- * may start on its output port (no extra event).
+ * Unicast: the table is per destination switch, not per host (every host under one leaf has the
+ * same routes everywhere but at that leaf): the candidate output ports toward the hosts of switch
+ * j are m_ucPorts[m_ucOffsets[j] .. m_ucOffsets[j+1]), and a switch sends a packet for one of its
+ * own hosts to that host's port. A flow always takes the same candidate, chosen by a hash of
+ * (source, destination host, flow, EcmpSeed). Multicast (InfiniBand semantics): a packet for group
+ * g that arrives on port p is copied to every port of g's tree on this switch except p. A packet
+ * waits Latency before it may start on its output port (no extra event).
  */
 class Switch : public Object, public PacketReceiver
 {
@@ -31,16 +41,21 @@ class Switch : public Object, public PacketReceiver
     Switch();
     ~Switch() override;
 
-    /** Fabric setup: node id, ports, and for each port the far-end port that sends into it. */
+    /**
+     * Fabric setup: node id, ports, for each port the far-end port that sends into it, and where
+     * every host attaches (one table shared by all switches; the switch index is id less its size).
+     */
     void Setup(uint32_t id,
                std::vector<Ptr<Port>> ports,
                std::vector<Port*> upstream,
-               bool lossless);
+               bool lossless,
+               std::shared_ptr<const std::vector<HostAttachment>> hosts);
 
     /**
-     * Unicast table (CSR, copied): offsets has nHosts + 1 entries, candidates the ports. An empty
-     * candidate list means no route (a subnet manager found none): such packets are dropped and
-     * counted as unroutable.
+     * Unicast table (CSR over destination switches, copied): offsets has one entry per switch plus
+     * one, candidates the ports. A switch's own slice is not used (its hosts go to their ports). An
+     * empty candidate list means no route (a subnet manager found none): such packets are dropped
+     * and counted as unroutable.
      * @throws std::invalid_argument on offsets out of order or a port out of range
      */
     void SetUnicastTable(const uint32_t* offsets,
@@ -82,12 +97,14 @@ class Switch : public Object, public PacketReceiver
     void ReleaseIngress(Port* upstream, const Ptr<Packet>& packet);
 
     uint32_t m_id;
+    uint32_t m_index;    //!< m_id less the host count: this switch's row in the unicast tables
     Time m_latency;      //!< "Latency": forwarding latency per hop
     uint32_t m_ecmpSeed; //!< "EcmpSeed"
     bool m_lossless;
     std::vector<Ptr<Port>> m_ports;
-    std::vector<Port*> m_upstream;                   //!< port i's far end (credits go back to it)
-    std::vector<uint32_t> m_ucOffsets;               //!< host -> first candidate
+    std::vector<Port*> m_upstream; //!< port i's far end (credits go back to it)
+    std::shared_ptr<const std::vector<HostAttachment>> m_hosts; //!< host -> its leaf and port
+    std::vector<uint32_t> m_ucOffsets;               //!< destination switch -> first candidate
     std::vector<uint32_t> m_ucPorts;                 //!< candidates, dense
     std::vector<std::vector<uint32_t>> m_groupPorts; //!< group -> tree ports here
     Counters m_counters;

@@ -253,9 +253,12 @@ class PortTraceTestCase : public TestCase
         const uint32_t encoding[6] = {1, 1, 1, 1, 1, 1};
         const int64_t delay[3] = {100000, 100000, 100000};
         fabric->Build(2, switchPorts, 2, links, rate, encoding, delay, 3);
-        const uint32_t offsets[3] = {0, 1, 2}, ports[2] = {0, 1}; // host h leaves by port h
-        fabric->SetUnicastTable(2, offsets, 3, ports, 2);
-        fabric->SetUnicastTable(3, offsets, 3, ports, 2);
+        // per destination switch: switch 2 reaches switch 3's host by port 1, switch 3 switch 2's
+        // by port 0 (their own hosts go to their host ports)
+        const uint32_t offsets2[3] = {0, 0, 1}, offsets3[3] = {0, 1, 1};
+        const uint32_t ports2[1] = {1}, ports3[1] = {0};
+        fabric->SetUnicastTable(2, offsets2, 3, ports2, 1);
+        fabric->SetUnicastTable(3, offsets3, 3, ports3, 1);
         fabric->SetChosenDrops(2, 1, chosen.data(), chosen.size());
         for (uint32_t g = 0; g < fabric->GetNPorts(); ++g)
         {

@@ -13,7 +13,7 @@ namespace mcsim
 
 /**
  * Test fixture: wire nHosts hosts to one switch (host h on switch port h; every link 100 Gbit/s,
- * no encoding overhead, 100 ns) and route host h through switch port h. Set the fabric's
+ * no encoding overhead, 100 ns); the switch sends host h's packets to port h. Set the fabric's
  * attributes before calling it: Build reads them.
  */
 inline void
@@ -36,13 +36,10 @@ BuildStarFabric(Ptr<Fabric> fabric, uint32_t nHosts)
                   encoding.data(),
                   delay.data(),
                   nHosts);
-    std::vector<uint32_t> offsets(nHosts + 1), ports(nHosts);
-    for (uint32_t h = 0; h < nHosts; ++h)
-    {
-        offsets[h + 1] = h + 1;
-        ports[h] = h;
-    }
-    fabric->SetUnicastTable(nHosts, offsets.data(), offsets.size(), ports.data(), ports.size());
+    // every host is the switch's own: its table (per destination switch) has one empty slice
+    const uint32_t offsets[2] = {0, 0};
+    const uint32_t none[1] = {0};
+    fabric->SetUnicastTable(nHosts, offsets, 2, none, 0);
 }
 
 } // namespace mcsim
