@@ -20,7 +20,8 @@ import json
 import statistics
 import subprocess
 import sys
-from pathlib import Path
+
+import event_rate  # benchmarks/event_rate.py, beside this script
 
 CHILD = """
 import json, resource, sys, time
@@ -43,18 +44,6 @@ print(json.dumps({"wall_s": wall, "hops": r.fabric.link_traversals(), "sim_us": 
                   "bound_us": r.receive_bound_ps / 1e6, "complete": r.complete, **inner,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
-CEILING = """
-import sys
-sys.path.insert(0, sys.argv[1])
-import event_rate
-from mcsim import runtime
-runtime.load()
-cppyy = runtime.cppyy_module()
-cppyy.cppdef(event_rate.CHAIN)
-events = int(sys.argv[2])
-print(events / cppyy.gbl.mcsim_bench.run_chain("ns3::mcsim::WheelScheduler", 600, events))
-"""
-CEILING_EVENTS = 5_000_000
 ALGORITHMS = ("mcast", "ring")
 
 
@@ -72,12 +61,10 @@ def main() -> int:
 
     runtime.build()
     runtime.load()  # makes the build's precompiled header before anything is timed
-    here = str(Path(__file__).resolve().parent)
     samples: dict[str, list[dict]] = {a: [] for a in ALGORITHMS}
     ceilings = []
     for _ in range(args.repeat):
-        argv = [sys.executable, "-c", CEILING, here, str(CEILING_EVENTS)]
-        ceilings.append(float(subprocess.run(argv, capture_output=True, text=True, check=True).stdout))
+        ceilings.append(event_rate.ceiling())
         for algo in ALGORITHMS:
             argv = [sys.executable, "-c", CHILD, algo, args.size, args.topology]
             samples[algo].append(json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout))

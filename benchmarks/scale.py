@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import event_rate  # benchmarks/event_rate.py, beside this script
+
 CHILD = """
 import json, resource, sys, time
 from mcsim import run_control, runtime, topology
@@ -55,17 +57,6 @@ print(json.dumps({"hosts": hosts, "switches": switches, "switch_ports": ports, "
                   "complete": r.complete, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   **at}))
 """
-CEILING = """
-import sys
-sys.path.insert(0, sys.argv[1])
-import event_rate
-from mcsim import runtime
-runtime.load()
-cppyy = runtime.cppyy_module()
-cppyy.cppdef(event_rate.CHAIN)
-print(5_000_000 / cppyy.gbl.mcsim_bench.run_chain("ns3::mcsim::WheelScheduler", 600, 5_000_000))
-"""
-
 TOPOLOGY = """name = "fat-tree-k{k}"
 description = "k={k} fat-tree for benchmarks/scale.py"
 
@@ -125,10 +116,7 @@ def main() -> int:
         return 2
     runtime.build()
     runtime.load()  # makes the build's precompiled header before anything is timed
-    here = str(Path(__file__).resolve().parent)
-    ceiling = float(
-        subprocess.run([sys.executable, "-c", CEILING, here], capture_output=True, text=True, check=True).stdout
-    )
+    ceiling = event_rate.ceiling()
     print(f"{args.algorithm} Allgather of {args.size} per rank on k-ary fat trees at 56 Gbit/s, one run each")
     print(f"ceiling: {ceiling / 1e6:.2f} M trivial events/s (mcsim's scheduler, 600 pending, same run)")
     print(" ".join(f"{name:>{width}}" for name, width, _ in COLUMNS), flush=True)
