@@ -61,16 +61,7 @@ def main() -> int:
     from mcsim import run_control, runtime
     from mcsim.scenario import Scenario
 
-    ns = runtime.load()
-    counted: dict[str, int] = {}
-    plain_run = run_control.run
-
-    def counting_run(ns_: object, packets: object = None) -> None:  # the events of Simulator::Run()
-        before = int(ns.mcsim.RunControl.EventsRun())
-        plain_run(ns_, packets)
-        counted["events"] = int(ns.mcsim.RunControl.EventsRun()) - before
-
-    run_control.run = counting_run
+    runtime.load()
     print(
         f"{'topology':<13} {'algo':<5} {'size':>6} {'LPs':>4} {'hops':>10} {'cross_share':>11} "
         f"{'lookahead_ns':>12} {'time_us':>9} {'events':>10} {'ev/window':>9} {'ev/window/LP':>12}"
@@ -89,7 +80,7 @@ def main() -> int:
         lookahead_ps = min(_lookahead_ps(d) for d in boundary)
         windows = r.time_ps / lookahead_ps  # until the collective finished (timers may run on after it)
         n_lps = len(set(lp.values()))
-        events = counted["events"]
+        events = run_control.last_run().events  # the events of Simulator::Run()
         print(
             f"{topo:<13} {algo:<5} {size:>6} {n_lps:>4} {int(tx.sum()):>10} {crossing / tx.sum():>11.3f} "
             f"{lookahead_ps / 1000:>12.1f} {r.time_ps / 1e6:>9.1f} {events:>10} {events / windows:>9.1f} "

@@ -15,6 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mcsim.errors import Interrupted
@@ -22,6 +23,26 @@ from mcsim.errors import Interrupted
 SLICE_S = 0.2  # wall-clock seconds per slice: Ctrl-C is noticed within about this long
 QUIET_S = 3.0  # no progress line for runs shorter than this
 LOG_EVERY_S = 30.0  # when stderr is not a terminal: one progress line this often
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """What one completed :func:`run` cost: when it started (``time.monotonic()``, seconds), the
+    wall seconds it took (Simulator::Run() alone, no planning or reading results) and the events
+    it ran."""
+
+    started_s: float
+    wall_s: float
+    events: int
+
+
+_last: RunRecord | None = None
+
+
+def last_run() -> RunRecord | None:
+    """The process's last completed run (None before one completes): how benchmarks time the
+    simulation inside a Scenario.run()."""
+    return _last
 
 
 def _control(ns: Any) -> Any:
@@ -36,8 +57,10 @@ def run(ns: Any, packets: Callable[[], int] | None = None) -> None:
     """Run the current simulation until no event is left.
 
     ``packets()``, if given, counts the packets delivered so far (a bulk read of C++ counters) for
-    the progress line. Ctrl-C raises Interrupted (a KeyboardInterrupt) after the slice ends.
+    the progress line. Ctrl-C raises Interrupted (a KeyboardInterrupt) after the slice ends. A run
+    that completes is recorded (:func:`last_run`).
     """
+    global _last
     control = _control(ns)
     start = time.monotonic()
     events0 = int(control.EventsRun())
@@ -54,6 +77,8 @@ def run(ns: Any, packets: Callable[[], int] | None = None) -> None:
     except KeyboardInterrupt:
         line = _state(ns, control, events0, time.monotonic() - start, packets)
         raise Interrupted(f"interrupted: {line}") from None
+    else:
+        _last = RunRecord(start, time.monotonic() - start, int(control.EventsRun()) - events0)
     finally:
         if tty and shown:
             sys.stderr.write("\r\033[K")

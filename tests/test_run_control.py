@@ -139,3 +139,12 @@ def test_after_an_interrupted_run_the_same_process_runs_again_with_the_same_resu
     after = scenario().run()
     for a, b in zip(fingerprint(before), fingerprint(after), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_the_last_completed_run_is_recorded():
+    t0 = time.monotonic()
+    r = Scenario(topology="fat-tree-k4", algorithm="ring", bytes_per_rank="16KiB").run()
+    last = run_control.last_run()
+    assert r.complete and last is not None
+    assert t0 <= last.started_s and last.started_s + last.wall_s <= time.monotonic()
+    assert last.events >= r.fabric.link_traversals() > 0  # every packet-hop costs at least its arrival event
