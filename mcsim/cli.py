@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 import mcsim
 from mcsim import runtime, topology
 from mcsim.errors import McsimError
-from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FabricConfig
+from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FORWARDINGS, FabricConfig
 from mcsim.faults_file import load_faults
 from mcsim.link import expected_finish_ps, stream
 from mcsim.output import SUFFIXES, Column, Table, rows_text, write_rows
@@ -220,6 +220,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         "seed": args.seed,
         "verify": args.verify,
         "loss": args.loss,
+        "forwarding": args.forwarding,
         "mtu": args.mtu,
         "timeout_scale": args.timeout_scale,
         "faults": load_faults(args.faults) if args.faults is not None else None,
@@ -306,6 +307,12 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
         help="probability that a packet is lost, on every link",
     )
     p.add_argument("--faults", default=None, metavar="FILE.toml", help="per-link loss, chosen drops, links down")
+    p.add_argument(
+        "--forwarding",
+        choices=tuple(FORWARDINGS),
+        default=FabricConfig().forwarding,
+        help="switches send a packet on once its routing header (cut_through) or all of it is in",
+    )
     p.add_argument(
         "--timeout-scale",
         type=float,

@@ -25,6 +25,10 @@ from mcsim.result import FabricResult
 from mcsim.simulation import Simulation
 
 FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}  # -> ns3::mcsim::FlowControl, by its checker's names
+FORWARDINGS = {"cut_through": "CutThrough", "store_and_forward": "StoreAndForward"}  # -> ns3::mcsim::Forwarding
+# Port-to-port latency of Mellanox's FDR SwitchX-2 switches (SX6036 product brief): 170 ns.
+DEFAULT_SWITCH_LATENCY_PS = 170_000
+INFINIBAND_LRH_BYTES = 8  # what an InfiniBand switch routes by: the local route header (destination LID)
 GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
 FABRIC_HEADER_BYTES = 16  # FabricHeader::SERIALIZED_BYTES (checked against C++ at run time)
 DEFAULT_BUFFER_BYTES = 256 * 1024
@@ -45,18 +49,31 @@ class FabricConfig:
     switch_buffer_b: int = DEFAULT_BUFFER_BYTES  # per switch port
     host_buffer_b: int = DEFAULT_BUFFER_BYTES  # a host port's ingress buffer
     header_b: int = DEFAULT_HEADER_BYTES  # wire bytes per packet beyond the packet itself
-    switch_latency_ps: int = 100_000
+    # "cut_through" (a switch may send a packet on once its routing header is in: InfiniBand) or
+    # "store_and_forward" (once its last bit is in); either way it occupies every link for its
+    # whole serialization
+    forwarding: str = "cut_through"
+    routing_header_b: int = INFINIBAND_LRH_BYTES  # bytes a cut-through switch waits for
+    switch_latency_ps: int = DEFAULT_SWITCH_LATENCY_PS  # from having the packet to its earliest start
     ecmp_seed: int = 1
     loss: float = 0.0  # probability that a packet is lost on a link, every link and direction
     seed: int = 1  # seed of the random faults: the same seed loses the same packets
 
     def __post_init__(self) -> None:
         pick("flow control", self.flow_control, FLOW_CONTROLS)
-        require_positive("FabricConfig", switch_buffer_b=self.switch_buffer_b, host_buffer_b=self.host_buffer_b)
-        for name in ("header_b", "switch_latency_ps", "ecmp_seed", "seed"):
+        pick("forwarding", self.forwarding, FORWARDINGS)
+        require_positive(
+            "FabricConfig",
+            switch_buffer_b=self.switch_buffer_b,
+            host_buffer_b=self.host_buffer_b,
+            routing_header_b=self.routing_header_b,
+        )
+        for name in ("header_b", "routing_header_b", "switch_latency_ps", "ecmp_seed", "seed"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise McsimError(f"FabricConfig: {name}={value!r} must be an integer >= 0")
+        if self.routing_header_b >= 2**32:
+            raise McsimError(f"FabricConfig: routing_header_b={self.routing_header_b} must be < 2**32")
         if self.seed > MAX_SEED:
             raise McsimError(f"FabricConfig: seed={self.seed} must be < 2**64")
         _check_probability("FabricConfig", "loss", self.loss)
@@ -73,9 +90,10 @@ def _check_probability(where: str, name: str, p: object) -> None:
 class Faults:
     """Faults injected into the links of one run (pass to build() or simulate() as ``faults=``).
 
-    A lost packet occupies the wire (counted in ``tx_packets``) and is discarded when its last bit
-    arrives, instead of being handed to the far end; in lossless mode the far end's ingress credit
-    comes back at once, so credits are conserved. Each lost packet counts under one cause in the
+    A lost packet occupies the wire (counted in ``tx_packets``) and is discarded when it arrives
+    (its last bit; at a cut-through switch, its routing header), instead of being handed to the far
+    end; in lossless mode the far end's ingress credit comes back when its last bit would have
+    arrived, so credits are conserved. Each lost packet counts under one cause in the
     sending port's counters (see :data:`DROP_CAUSES`): link down first, then chosen, then random.
 
     Attributes
@@ -373,6 +391,8 @@ def _configure(
         HostBufferBytes=config.host_buffer_b,
         HeaderBytes=config.header_b,
         SwitchLatency=config.switch_latency_ps,
+        Forwarding=FORWARDINGS[config.forwarding],
+        RoutingHeaderBytes=config.routing_header_b,
         EcmpSeed=config.ecmp_seed,
         Seed=config.seed,
     )

@@ -51,7 +51,7 @@ TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(c
 SCHEMA = "mcsim.Scenario/1"  # the "schema" of a canonical dict; a change of its keys gets a new one
 # the keywords that set a field of Scenario.rdma or Scenario.fabric (mtu becomes mtu_b, seed sets ecmp_seed too)
 RDMA_KEYWORDS = ("mtu_b", "rq_depth", "staging", "wire_format", "processor", "rc")
-FABRIC_KEYWORDS = ("flow_control", "loss", "seed", "ecmp_seed")
+FABRIC_KEYWORDS = ("flow_control", "forwarding", "loss", "seed", "ecmp_seed")
 # the canonical dict's keys besides the configs; sizes and rates in units named in the key
 CANONICAL_KEYS = (
     "algorithm",
@@ -110,8 +110,8 @@ class Scenario:
 
     Strings carry units ("56Gbps", "1MiB"). ``fabric`` (FabricConfig) and ``rdma`` (RdmaConfig) hold
     every fabric and NIC setting; ``mtu``, ``rq_depth``, ``staging``, ``wire_format``, ``processor``,
-    ``rc`` (of rdma) and ``flow_control``, ``loss``, ``seed`` (of fabric; seed is both its ECMP and
-    its fault seed) are keywords that set those fields (KEEP, their default: as the config has it).
+    ``rc`` (of rdma) and ``flow_control``, ``forwarding``, ``loss``, ``seed`` (of fabric; seed is
+    both its ECMP and its fault seed) are keywords that set those fields (KEEP, their default: as the config has it).
     The Scenario sizes ``rdma.region_b`` (the output buffer) and ``fabric.header_b`` (the wire
     format's overhead); the collective tunables (roots, batch, ...) default to TeamSpec's.
 
@@ -167,6 +167,7 @@ class Scenario:
         processor: CompletionProcessorConfig | Keep = KEEP,
         rc: RcConfig | Keep = KEEP,
         flow_control: str | Keep = KEEP,
+        forwarding: str | Keep = KEEP,
         loss: float | Keep = KEEP,
         seed: int | Keep = KEEP,
     ) -> None:
@@ -195,7 +196,8 @@ class Scenario:
         for name, value in own.items():
             put(name, _as_int(value))
         net: dict[str, Any] = {"mtu": mtu, "rq_depth": rq_depth, "staging": staging, "wire_format": wire_format}
-        net |= {"processor": processor, "rc": rc, "flow_control": flow_control, "loss": loss, "seed": seed}
+        net |= {"processor": processor, "rc": rc, "flow_control": flow_control, "forwarding": forwarding}
+        net |= {"loss": loss, "seed": seed}
         net = {name: _as_int(value) for name, value in net.items() if value is not KEEP}
         self._check_types(net, fabric, rdma)
         put("fabric", FabricConfig() if fabric is None else fabric)
@@ -206,8 +208,8 @@ class Scenario:
         """Fields whose type is wrong, before any of them is used in a comparison."""
         if not isinstance(self.topology, str | GraphTopology):
             raise McsimError(f"Scenario: topology={self.topology!r} must be a string")
-        for name in ("collective", "algorithm", "wire_format", "flow_control"):
-            value = net.get(name, "") if name in ("wire_format", "flow_control") else getattr(self, name)
+        for name in ("collective", "algorithm", "wire_format", "flow_control", "forwarding"):
+            value = net.get(name, "") if name in ("wire_format", "flow_control", "forwarding") else getattr(self, name)
             if not isinstance(value, str):
                 raise McsimError(f"Scenario: {name}={value!r} must be a string")
         for name, value in (("staging", net.get("staging", True)), ("verify", self.verify)):

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The C++ fabric against closed forms: serialization, multicast replication, flow control."""
 
+from dataclasses import replace
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -52,23 +54,68 @@ def two_leaves(link: Link) -> nx.Graph:
     )
 
 
+@pytest.mark.parametrize("forwarding", ["cut_through", "store_and_forward"])
 @pytest.mark.parametrize("rate", list(RATES))
-def test_stream_across_the_fabric_is_bytes_over_rate_plus_path_latency(rate):
+def test_stream_across_the_fabric_is_bytes_over_rate_plus_path_latency(rate, forwarding):
     link = RATES[rate]
     g = two_leaves(link)  # host 0 -> leaf -> spine -> leaf -> host 2: 4 links, 3 switches
     size_b = parse_size("2MiB")
-    r = simulate(g, [Flow(src=0, dst=2, size_b=size_b, mtu_b=MTU_B)], config=CONFIG)
+    config = replace(CONFIG, forwarding=forwarding)
+    r = simulate(g, [Flow(src=0, dst=2, size_b=size_b, mtu_b=MTU_B)], config=config)
     packets = size_b // MTU_B
     tx_ps = link.tx_ps(WIRE_B)
-    # pipelined store-and-forward: the host sends back to back, the last packet is serialized
-    # once more at each of the 3 switches, and crosses 4 links and 3 switch latencies
-    path_ps = 4 * DELAY_PS + 3 * LATENCY_PS + 3 * tx_ps
+    # the host sends back to back, and the last packet crosses 4 links and 3 switch latencies;
+    # store-and-forward serializes it once more at each of the 3 switches, cut-through waits
+    # there only for its routing header (the 8-byte LRH)
+    per_switch_ps = link.tx_ps(WIRE_B) if forwarding == "store_and_forward" else link.tx_ps(8)
+    path_ps = 4 * DELAY_PS + 3 * LATENCY_PS + 3 * per_switch_ps
     assert r.hosts["last_arrival_ps"][2] == packets * tx_ps + path_ps
     ideal_ps = packets * WIRE_B * 8 * 10**12 / link.data_rate_bps + path_ps
     assert r.finish_ps == pytest.approx(ideal_ps, rel=0.005)
     assert r.hosts["rx_packets"].tolist() == [0, 0, packets, 0]
     assert r.link_traversals() == 4 * packets  # 4 links, each packet once
     assert r.unroutable_packets == 0
+
+
+@pytest.mark.parametrize("forwarding", ["cut_through", "store_and_forward"])
+def test_one_packet_across_h_switches_is_one_serialization_plus_h_switch_times(forwarding):
+    g = topology.resolve("fat-tree-k4")
+    link = Link.from_edge(next(iter(g.edges.values())))
+    assert all(Link.from_edge(a) == link for *_, a in g.edges(data=True)), "fat-tree-k4's links are alike"
+    hosts = sorted(n for n, d in g.nodes(data=True) if d["role"] == "host")
+    tx_ps = link.tx_ps(WIRE_B)
+    # at each switch: store-and-forward waits for the whole packet, cut-through for its LRH
+    wait_ps = link.tx_ps(8) if forwarding == "cut_through" else tx_ps
+    config = replace(CONFIG, forwarding=forwarding)
+    switches_seen = set()
+    for dst in hosts[1:]:
+        links = nx.shortest_path_length(g, hosts[0], dst)
+        if links - 1 in switches_seen:
+            continue
+        switches_seen.add(links - 1)
+        r = simulate(g, [Flow(src=hosts[0], dst=dst, size_b=MTU_B, mtu_b=MTU_B)], config=config)
+        expected_ps = tx_ps + (links - 1) * (wait_ps + LATENCY_PS) + links * link.delay_ps
+        assert r.hosts["last_arrival_ps"][dst] == expected_ps, f"{links - 1} switches"
+    assert switches_seen == {1, 3, 5}
+
+
+@pytest.mark.parametrize("forwarding", ["cut_through", "store_and_forward"])
+def test_cut_through_onto_a_faster_link_waits_for_the_last_bit(forwarding):
+    host_link = RATES["100Gbps"]
+    g = two_leaves(host_link)
+    fast = RATES["400Gbps"]
+    for u, v, a in g.edges(data=True):
+        if g.nodes[u]["role"] != "host" and g.nodes[v]["role"] != "host":
+            a["rate_bps"] = fast.rate_bps  # leaf - spine - leaf at 4x the hosts' rate
+    r = simulate(g, [Flow(src=0, dst=2, size_b=MTU_B, mtu_b=MTU_B)], config=replace(CONFIG, forwarding=forwarding))
+    slow_ps, fast_ps = host_link.tx_ps(WIRE_B), fast.tx_ps(WIRE_B)
+    if forwarding == "cut_through":
+        # the first leaf cannot send the last bit on the fast link before it has arrived (plus its
+        # latency): it starts fast_ps before that; spine and second leaf wait for the LRH only
+        expected_ps = 2 * slow_ps - fast_ps + 2 * fast.tx_ps(8) + 3 * LATENCY_PS + 4 * DELAY_PS
+    else:
+        expected_ps = 2 * slow_ps + 2 * fast_ps + 3 * LATENCY_PS + 4 * DELAY_PS
+    assert r.hosts["last_arrival_ps"][2] == expected_ps
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +192,8 @@ def test_lossless_incast_drops_nothing_and_takes_16_stream_times():
     assert r.hosts["rx_packets"][0] == 16 * packets
     tx_ps = RATES["100Gbps"].tx_ps(WIRE_B)
     single_ps = packets * tx_ps  # one stream's serialization time on the receiver's link
-    first_ps = 2 * tx_ps + 2 * DELAY_PS + LATENCY_PS  # the first packet's trip
+    # the first packet's trip: its switch cuts through once the 8-byte LRH is in
+    first_ps = tx_ps + RATES["100Gbps"].tx_ps(8) + 2 * DELAY_PS + LATENCY_PS
     assert r.finish_ps == pytest.approx(16 * single_ps + first_ps - tx_ps, rel=0.001)
 
 
@@ -211,6 +259,9 @@ def test_sender_outside_its_group_is_rejected(testbed):
         ({"flow_control": "lossles"}, r"unknown flow control 'lossles'; choose one of lossless, lossy; did you mean"),
         ({"switch_buffer_b": 0}, r"FabricConfig: switch_buffer_b=0 must be > 0"),
         ({"switch_latency_ps": -1}, r"FabricConfig: switch_latency_ps=-1 must be an integer >= 0"),
+        ({"forwarding": "cut-through"}, r"unknown forwarding 'cut-through'; choose one of cut_through, store_and"),
+        ({"routing_header_b": 0}, r"FabricConfig: routing_header_b=0 must be > 0"),
+        ({"routing_header_b": 8.0}, r"FabricConfig: routing_header_b=8.0 must be an integer >= 0"),
     ],
 )
 def test_bad_config_is_one_line(kwargs, message):

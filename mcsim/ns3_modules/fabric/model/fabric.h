@@ -180,14 +180,16 @@ class Fabric : public Object
 
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
 
-    FlowControl m_mode;      //!< "FlowControl"
-    uint64_t m_switchBuffer; //!< "SwitchBufferBytes"
-    uint64_t m_hostBuffer;   //!< "HostBufferBytes"
-    uint32_t m_headerBytes;  //!< "HeaderBytes"
-    Time m_switchLatency;    //!< "SwitchLatency"
-    uint32_t m_ecmpSeed;     //!< "EcmpSeed"
-    uint64_t m_seed;         //!< "Seed": RngRun of the fault streams
-    int64_t m_firstStream;   //!< stream of global port 0's loss random variable
+    FlowControl m_mode;            //!< "FlowControl"
+    uint64_t m_switchBuffer;       //!< "SwitchBufferBytes"
+    uint64_t m_hostBuffer;         //!< "HostBufferBytes"
+    uint32_t m_headerBytes;        //!< "HeaderBytes"
+    Time m_switchLatency;          //!< "SwitchLatency"
+    Forwarding m_forwarding;       //!< "Forwarding"
+    uint32_t m_routingHeaderBytes; //!< "RoutingHeaderBytes"
+    uint32_t m_ecmpSeed;           //!< "EcmpSeed"
+    uint64_t m_seed;               //!< "Seed": RngRun of the fault streams
+    int64_t m_firstStream;         //!< stream of global port 0's loss random variable
 
     uint32_t m_nHosts;
     std::vector<Ptr<Host>> m_hosts;

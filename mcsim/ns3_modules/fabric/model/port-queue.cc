@@ -16,15 +16,15 @@ PortQueue::PortQueue()
 }
 
 void
-PortQueue::AttachCreditDue(Time arrival, Port* to)
+PortQueue::AttachCreditDue(Time handover, Port* to)
 {
-    // arrival times in flight are strictly increasing: binary search
+    // handover times in flight are strictly increasing: binary search
     std::size_t lo = 0;
     std::size_t hi = m_inFlight.size();
     while (lo < hi)
     {
         const std::size_t mid = (lo + hi) / 2;
-        if (m_inFlight[mid].arrival < arrival)
+        if (m_inFlight[mid].handover < handover)
         {
             lo = mid + 1;
         }
@@ -33,7 +33,7 @@ PortQueue::AttachCreditDue(Time arrival, Port* to)
             hi = mid;
         }
     }
-    NS_ASSERT_MSG(lo < m_inFlight.size() && m_inFlight[lo].arrival == arrival,
+    NS_ASSERT_MSG(lo < m_inFlight.size() && m_inFlight[lo].handover == handover,
                   "Port: no packet in flight arrives when the credit is due");
     m_inFlight[lo].creditDue = to;
 }

@@ -22,7 +22,7 @@ class PortWaker;
 
 /**
  * @brief The output queue of one port: packets waiting for credits (FIFO), then committed
- * packets in flight (FIFO by arrival) until they arrive at the peer.
+ * packets in flight (FIFO by arrival) until they are handed to the peer.
  *
  * A committed packet departs (its last bit leaves) one link delay before it arrives; the queue
  * counts the wire bytes of the committed packets that have not departed yet lazily, when asked
@@ -41,13 +41,18 @@ class PortQueue
         PortWaker* waker = nullptr;
     };
 
-    /** A committed packet, from its commit to its arrival (it departs at arrival - Delay). */
+    /**
+     * A committed packet, from its commit to its handover to the peer: when its last bit arrives
+     * (it departs at arrival - Delay), or earlier, when its first bytes have arrived, if the peer
+     * is a cut-through switch.
+     */
     struct InFlight
     {
-        Time arrival;
+        Time handover; //!< when the peer gets it (its arrival event)
+        Time arrival;  //!< when its last bit arrives
         OwnedPacket packet;
         FabricHeader::Fields fields;
-        Port* creditDue = nullptr; //!< an upstream port whose credit for it is due at arrival
+        Port* creditDue = nullptr; //!< an upstream port whose credit for it is due at handover
         uint32_t wireBytes = 0;    //!< its bytes on the wire
     };
 
@@ -72,7 +77,7 @@ class PortQueue
         return m_queuedBytes + m_waitingBytes;
     }
 
-    /** Remove the first packet in flight: it arrives now. */
+    /** Remove the first packet in flight: it is handed over now. */
     InFlight PopArrival()
     {
         InFlight head = std::move(m_inFlight.front());
@@ -98,14 +103,17 @@ class PortQueue
         return m_inFlight.size();
     }
 
-    /** Arrival time of the first packet in flight (there must be one). */
-    Time FirstArrival() const
+    /** Handover time of the first packet in flight (there must be one). */
+    Time FirstHandover() const
     {
-        return m_inFlight.front().arrival;
+        return m_inFlight.front().handover;
     }
 
-    /** The packet in flight that arrives at `arrival` (there must be one) carries to's credit. */
-    void AttachCreditDue(Time arrival, Port* to);
+    /**
+     * The packet in flight that is handed over at `handover` (there must be one) carries to's
+     * credit.
+     */
+    void AttachCreditDue(Time handover, Port* to);
 
     bool HasWaiting() const
     {
@@ -147,7 +155,7 @@ class PortQueue
         }
     }
 
-    Fifo<InFlight> m_inFlight; //!< committed, FIFO by arrival
+    Fifo<InFlight> m_inFlight; //!< committed, FIFO by arrival (and so by handover)
     Fifo<Waiting> m_waiting;   //!< blocked on credits, FIFO
     uint64_t m_waitingBytes;   //!< wire bytes of m_waiting
     std::size_t m_departed;    //!< the first m_departed packets in flight have departed ...

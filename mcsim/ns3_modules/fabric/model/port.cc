@@ -104,6 +104,7 @@ Port::Port()
       m_mode(FlowControl::LOSSLESS),
       m_headerBytes(0),
       m_faulty(false),
+      m_cutThroughBytes(0),
       m_arrivalImpl(this),
       m_arrivalEvent(&m_arrivalImpl),
       m_txCacheBytes(NO_TX_CACHE),
@@ -141,6 +142,12 @@ Port::SetLocation(uint32_t node, uint32_t port)
 {
     m_node = node;
     m_index = port;
+}
+
+void
+Port::SetCutThroughBytes(uint32_t bytes)
+{
+    m_cutThroughBytes = bytes;
 }
 
 void
@@ -208,6 +215,8 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
     }
     m_peer = peer;
     m_peerPort = peerPort;
+    m_headTime =
+        LineTime(m_cutThroughBytes, m_rate.GetBitRate(), m_encodingDataBits, m_encodingLineBits);
     m_credit.Reset(m_creditBytes);
 }
 
@@ -335,14 +344,16 @@ Port::Commit(OwnedPacket packet,
     {
         m_txTrace(Ptr<const Packet>(packet.Get()), fields, m_node, m_index);
     }
+    const Time arrival = m_busyUntil + m_delay;
+    // a cut-through peer takes it once its first m_cutThroughBytes have arrived
+    const Time handover =
+        m_cutThroughBytes == 0 ? arrival : std::min(start + m_headTime + m_delay, arrival);
     const uint64_t occupancy =
-        m_queue.Commit({m_busyUntil + m_delay, std::move(packet), fields, nullptr, wire},
-                       now,
-                       m_delay);
+        m_queue.Commit({handover, arrival, std::move(packet), fields, nullptr, wire}, now, m_delay);
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
     if (m_queue.InFlightCount() == 1)
     {
-        Simulator::Schedule(m_queue.FirstArrival() - now, m_arrivalEvent);
+        Simulator::Schedule(handover - now, m_arrivalEvent);
     }
     if (credit.to != nullptr)
     {
@@ -374,16 +385,16 @@ Port::ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes)
     }
     // if both links are equally long, the credit reaches `to` just when this packet reaches the
     // next hop: should `to` wait for it, that arrival tells it (AttachCreditDue) and `to` needs
-    // no event of its own
+    // no event of its own (unless the next hop cuts through: it takes the packet earlier)
     to->AddPendingCredit(departure + to->m_delay,
                          wireBytes,
-                         to->m_delay == m_delay ? this : nullptr);
+                         to->m_delay == m_delay && m_cutThroughBytes == 0 ? this : nullptr);
 }
 
 void
-Port::AttachCreditDue(Time arrival, Port* to)
+Port::AttachCreditDue(Time handover, Port* to)
 {
-    m_queue.AttachCreditDue(arrival, to);
+    m_queue.AttachCreditDue(handover, to);
 }
 
 void
@@ -391,17 +402,17 @@ Port::Arrive()
 {
     NS_ASSERT_MSG(m_queue.HasInFlight(), "Port::Arrive with nothing in flight");
     PortQueue::InFlight head = m_queue.PopArrival();
-    const Time now = head.arrival; // this event runs at the head's arrival
+    const Time now = head.handover; // this event runs at the head's handover
     const Ptr<Packet> packet = head.packet.Release();
     if (m_queue.HasInFlight())
     {
-        Simulator::Schedule(m_queue.FirstArrival() - now, m_arrivalEvent);
+        Simulator::Schedule(m_queue.FirstHandover() - now, m_arrivalEvent);
     }
     if (head.creditDue != nullptr)
     {
         head.creditDue->CreditDue();
     }
-    if (m_faulty && LoseAtArrival(packet, head.fields))
+    if (m_faulty && LoseAtArrival(packet, head.fields, head.arrival))
     {
         return;
     }
@@ -413,12 +424,11 @@ Port::Arrive()
 }
 
 bool
-Port::LoseAtArrival(const Ptr<Packet>& packet, const FabricHeader::Fields& fields)
+Port::LoseAtArrival(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, Time arrival)
 {
-    const Time now = Simulator::Now();
     // packets arrive in the order they were committed: this one is the index-th
     const uint64_t index = m_counters.txPackets - m_queue.InFlightCount() - 1;
-    const DropCause cause = m_faults.Decide(index, now);
+    const DropCause cause = m_faults.Decide(index, arrival);
     if (cause == DropCause::NONE)
     {
         return false;
@@ -434,7 +444,7 @@ Port::LoseAtArrival(const Ptr<Packet>& packet, const FabricHeader::Fields& field
         m_dropTrace(packet, fields, m_node, m_index, cause);
     }
     // the peer would have freed its ingress buffer at once: its credit comes back (LOSSLESS)
-    ReturnCredit(now + m_delay, GetWireBytes(packet->GetSize()));
+    ReturnCredit(arrival + m_delay, GetWireBytes(packet->GetSize()));
     return true;
 }
 

@@ -67,6 +67,11 @@ class PortWaker
  * chosen, then random); a port with LossProbability > 0 draws one uniform per arrival whatever
  * the other causes decide, so its random losses do not depend on them.
  *
+ * Cut-through: a port whose peer is a cut-through switch (SetCutThroughBytes) hands a packet over
+ * once its first bytes have arrived (the routing header), not its last bit; the switch forwards it
+ * from then on (GetHandoverLead tells it when the last bit comes). Lost packets, down links and
+ * credits still go by the last bit's arrival.
+ *
  * Speed: one event per packet (its arrival). A committed packet's start time is known at once
  * (busy-until) and returned credits are applied lazily. Every return is registered at least one
  * link delay before it is due, so a packet may take credits due within now + Delay at once (it
@@ -124,6 +129,27 @@ class Port : public Object
 
     /** Credits come back to this port at time at (>= Now()), for its next packets. */
     void ReturnCredit(Time at, uint32_t wireBytes);
+
+    /**
+     * The peer is a cut-through switch that acts on a packet once its first `bytes` wire bytes
+     * have arrived (its routing header); 0 (the default): once its last bit has (a host, or a
+     * store-and-forward switch). Setup, before Connect.
+     */
+    void SetCutThroughBytes(uint32_t bytes);
+
+    /**
+     * How long before its last bit arrives a packet of packetBytes is handed to the peer: the
+     * serialization of the bytes after the first CutThroughBytes; 0 without cut-through.
+     */
+    Time GetHandoverLead(uint32_t packetBytes) const
+    {
+        if (m_cutThroughBytes == 0)
+        {
+            return Time(0);
+        }
+        const Time tx = GetTxTime(packetBytes);
+        return tx > m_headTime ? tx - m_headTime : Time(0);
+    }
 
     Time GetTxTime(uint64_t packetBytes) const;        //!< serialization time, HeaderBytes included
     uint32_t GetWireBytes(uint32_t packetBytes) const; //!< packet size plus HeaderBytes
@@ -225,15 +251,18 @@ class Port : public Object
     void CreditEvent();
     /** Credits come back at `at`; via: see CreditAccount::Pending. */
     void AddPendingCredit(Time at, uint32_t wireBytes, Port* via);
-    /** The packet in flight that arrives at `arrival` calls to->CreditDue() when it arrives. */
-    void AttachCreditDue(Time arrival, Port* to);
+    /** The packet in flight handed over at `handover` calls to->CreditDue() then. */
+    void AttachCreditDue(Time handover, Port* to);
     void CreditDue();
     /** Return the ingress credit of a packet this port sends to `to`, at departure + to's delay. */
     void ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes);
     /** Make sure the head waiting packet is told when its credits are there. */
     void ScheduleCreditEvent();
-    /** Whether the arriving packet is lost on the wire (counted, traced; its credit returned). */
-    bool LoseAtArrival(const Ptr<Packet>& packet, const FabricHeader::Fields& fields);
+    /**
+     * Whether the packet handed over now, whose last bit arrives at `arrival`, is lost on the
+     * wire (counted, traced; its credit returned).
+     */
+    bool LoseAtArrival(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, Time arrival);
 
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
 
@@ -261,10 +290,12 @@ class Port : public Object
     // faults.
     PacketReceiver* m_peer;
     uint32_t m_peerPort;
-    FlowControl m_mode;     //!< "FlowControl"
-    uint32_t m_headerBytes; //!< "HeaderBytes": wire bytes per packet beyond its size
-    bool m_faulty;          //!< m_faults.Any() (the hot path's one branch)
-    Time m_delay;           //!< "Delay": propagation delay
+    FlowControl m_mode;         //!< "FlowControl"
+    uint32_t m_headerBytes;     //!< "HeaderBytes": wire bytes per packet beyond its size
+    bool m_faulty;              //!< m_faults.Any() (the hot path's one branch)
+    uint32_t m_cutThroughBytes; //!< the peer acts on a packet after these bytes (0: the last bit)
+    Time m_headTime;            //!< serialization of m_cutThroughBytes (set at Connect)
+    Time m_delay;               //!< "Delay": propagation delay
     Time m_busyUntil;
     PortQueue m_queue; //!< waiting for credits, then in flight
     /** Every arrival's event, inside the port (the simulator reads it at each arrival); the port

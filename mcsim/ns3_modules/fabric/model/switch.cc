@@ -39,9 +39,10 @@ Switch::GetTypeId()
                             .SetGroupName("Mcsim")
                             .AddConstructor<Switch>()
                             .AddAttribute("Latency",
-                                          "Forwarding latency from a packet's arrival to the "
-                                          "earliest start on its output port.",
-                                          TimeValue(NanoSeconds(100)),
+                                          "Forwarding latency from when the switch has a packet "
+                                          "(see Switch) to its earliest start on its output "
+                                          "port (Fabric's SwitchLatency sets it).",
+                                          TimeValue(NanoSeconds(170)),
                                           MakeTimeAccessor(&Switch::m_latency),
                                           MakeTimeChecker(Time(0)))
                             .AddAttribute("EcmpSeed",
@@ -168,8 +169,13 @@ Switch::CheckMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t n
 void
 Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32_t inPort)
 {
-    const Time earliest = Simulator::Now() + m_latency;
-    Port* upstream = m_lossless ? m_upstream[inPort] : nullptr;
+    const Time now = Simulator::Now();
+    const uint32_t size = packet->GetSize();
+    Port* in = m_upstream[inPort];
+    const Time lastBit = now + in->GetHandoverLead(size); // now, unless it cuts through
+    const Time earliest = now + m_latency;
+    const Time tail = lastBit + m_latency;
+    Port* upstream = m_lossless ? in : nullptr;
     if (!h.IsGroup())
     {
         const uint32_t d = h.dst;
@@ -203,10 +209,15 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
         {
             m_counters.unroutable++;
             NS_LOG_INFO("switch " << m_id << ": no route to host " << d << ", dropped");
-            ReleaseIngress(upstream, packet);
+            ReleaseIngress(upstream, packet, lastBit);
             return;
         }
-        m_ports[port]->Send(packet, h, earliest, CreditReturn{upstream, nullptr}, nullptr);
+        Port* out = PeekPointer(m_ports[port]);
+        out->Send(packet,
+                  h,
+                  Start(out, size, earliest, tail),
+                  CreditReturn{upstream, nullptr},
+                  nullptr);
         return;
     }
     const uint32_t g = h.GetGroup();
@@ -224,34 +235,32 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
         m_counters.unroutable += tree == nullptr;
         NS_LOG_INFO("switch " << m_id << ": group " << g << " has no port here but the ingress, "
                               << (tree == nullptr ? "unroutable" : "not forwarded"));
-        ReleaseIngress(upstream, packet);
+        ReleaseIngress(upstream, packet, lastBit);
         return;
     }
     CreditReturn credit;
     if (upstream != nullptr)
     {
-        credit.shared = new SharedCredit{upstream,
-                                         upstream->GetWireBytes(packet->GetSize()),
-                                         copies,
-                                         Time(0),
-                                         nullptr};
+        credit.shared =
+            new SharedCredit{upstream, upstream->GetWireBytes(size), copies, Time(0), nullptr};
     }
     for (uint32_t p : *tree)
     {
         if (p != inPort)
         {
             // every copy is the same read-only packet (see PacketReceiver::Receive)
-            m_ports[p]->Send(packet, h, earliest, credit, nullptr);
+            Port* out = PeekPointer(m_ports[p]);
+            out->Send(packet, h, Start(out, size, earliest, tail), credit, nullptr);
         }
     }
 }
 
 void
-Switch::ReleaseIngress(Port* upstream, const Ptr<Packet>& packet)
+Switch::ReleaseIngress(Port* upstream, const Ptr<Packet>& packet, Time lastBit)
 {
     if (upstream != nullptr)
     {
-        upstream->ReturnCredit(Simulator::Now() + upstream->GetDelay(),
+        upstream->ReturnCredit(lastBit + upstream->GetDelay(),
                                upstream->GetWireBytes(packet->GetSize()));
     }
 }

@@ -7,6 +7,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -23,6 +24,13 @@ struct HostAttachment
     uint32_t port; //!< the leaf's port toward the host
 };
 
+/** @brief How every switch of a fabric forwards (see Switch). */
+enum class Forwarding
+{
+    CUT_THROUGH,       //!< a packet may leave once its routing header is in (InfiniBand switches)
+    STORE_AND_FORWARD, //!< a packet may leave once its last bit is in
+};
+
 /**
  * @brief Output-queued switch: unicast table with ECMP, multicast replication.
  *
@@ -31,8 +39,13 @@ struct HostAttachment
  * j are m_ucPorts[m_ucOffsets[j] .. m_ucOffsets[j+1]), and a switch sends a packet for one of its
  * own hosts to that host's port. A flow always takes the same candidate, chosen by a hash of
  * (source, destination host, flow, EcmpSeed). Multicast (InfiniBand semantics): a packet for group
- * g that arrives on port p is copied to every port of g's tree on this switch except p. A packet
- * waits Latency before it may start on its output port (no extra event).
+ * g that arrives on port p is copied to every port of g's tree on this switch except p.
+ *
+ * Forwarding: a packet may start on its output port Latency after the switch got it (no extra
+ * event). The switch gets it when its last bit has arrived (store-and-forward), or, if the port
+ * that sends into it cuts through (Port::SetCutThroughBytes), when its routing header has: it
+ * still occupies the output for its whole serialization, and its last bit leaves no earlier than
+ * Latency after it arrived (a faster output waits for it).
  */
 class Switch : public Object, public PacketReceiver
 {
@@ -93,8 +106,18 @@ class Switch : public Object, public PacketReceiver
 
   private:
     std::string Where() const;
-    /** A packet that goes nowhere frees its ingress buffer at once (LOSSLESS). */
-    void ReleaseIngress(Port* upstream, const Ptr<Packet>& packet);
+    /** A packet that goes nowhere frees its ingress buffer when its last bit is in (LOSSLESS). */
+    void ReleaseIngress(Port* upstream, const Ptr<Packet>& packet, Time lastBit);
+
+    /**
+     * When a packet may start on port out: `earliest` (Latency after the switch got it), and, if
+     * it arrives cutting through, no earlier than its last bit (tail: its arrival plus Latency)
+     * less its serialization on out.
+     */
+    static Time Start(Port* out, uint32_t size, Time earliest, Time tail)
+    {
+        return tail == earliest ? earliest : std::max(earliest, tail - out->GetTxTime(size));
+    }
 
     uint32_t m_id;
     uint32_t m_index;    //!< m_id less the host count: this switch's row in the unicast tables
