@@ -21,11 +21,22 @@ the rest of the time; f(n) = X(n) / n with X the exact mean-value analysis of th
 ``core_contention`` is the slow-down per other busy core (the cores share the DPA's memory system
 and NIC interface).
 
-Calibration (defaults). 11.9 GiB/s of 4 KiB chunks per thread is 3.12 M completions/s: 577 cycles
-at 1.8 GHz. Staging costs 4x: 2308 cycles. u = 0.45 and core_contention = 0.012 fit the measured
-thread scaling of a DPA receive engine on BlueField-3 (4 KiB packets, threads spread over the
-cores): 4, 8, 16, 32, 64 threads -> 11.6, 22.9, 42.9, 70.5, 92.1 Mpps; the model gives 12.0, 23.0,
-42.3, 70.4, 91.4 (``MEASURED_SCALING_MPPS``, within 4 %).
+Calibration: two profiles (``PROFILES``, ``profile(name)``), the same per-thread costs.
+- Inputs of both: 11.9 GiB/s of 4 KiB chunks per lone thread on the zero-copy path (the SC'24
+  paper's dpa-thread) is 3.12 M completions/s: 577 cycles at 1.8 GHz; staging costs 4x, 2308
+  cycles (the SC'24 slides' dpa-zc-4x: "zero copy further reduces the DPA footprint by 4x").
+- "sc24" (the default): the sharing the SC'24 claims leave room for. issue_share = 1/16 (a core's
+  16 hardware threads together fill its issue slots; the claims only bound it: dpa-half at 1.6
+  Tbit/s needs issue_share <= 0.25) and core_contention = 0 (cores do not slow each other; 16
+  staging threads at 400 Gbit/s, dpa-1/16, allow at most 0.27 % per other busy core). This is a
+  reading of the claims, not a measurement of the SC'24 engine's scaling, which is not published.
+  With it, dpa-1/16 (16 staging threads at 400G), dpa-zc-4x (4 zero-copy threads there) and
+  dpa-half (<= 128 staging threads at 400/800/1600G) follow as outcomes.
+- "sdr-rdma": issue_share = 0.45 and core_contention = 0.012, fitted to the measured thread scaling
+  of a different DPA receive engine on BlueField-3 (SDR-RDMA's, 4 KiB packets, threads spread over
+  the cores): 4, 8, 16, 32, 64 threads -> 11.6, 22.9, 42.9, 70.5, 92.1 Mpps; the model gives 12.0,
+  23.0, 42.3, 70.4, 91.4 (``MEASURED_SCALING_MPPS``, within 4 %). Its staging path peaks at 23.5 M
+  datagrams/s with all 256 threads: it cannot carry 800G or 1.6T (dpa-half fails there).
 
 Driving many threads. A UD QP is one endpoint, and run_verbs gives each receiving host one unicast
 UD QP, so ``receive_stream`` spreads datagrams over ``endpoints`` multicast groups with the same
@@ -61,13 +72,18 @@ PLACEMENTS = {"spread": "Spread", "pack": "Pack"}  # -> ns3::mcsim::ThreadPlacem
 # multicast one also carries a GRH 40
 UD_HEADER_B = 38
 UD_MULTICAST_HEADER_B = UD_HEADER_B + 40
-# measured thread scaling of a DPA receive engine (BlueField-3, 4 KiB packets): threads -> Mpps
+# measured thread scaling of SDR-RDMA's DPA receive engine (BlueField-3, 4 KiB packets): threads -> Mpps
 MEASURED_SCALING_MPPS = {4: 11.6, 8: 22.9, 16: 42.9, 32: 70.5, 64: 92.1}
+# the sharing parameters of each profile (module doc); everything else is DpaConfig's default
+PROFILES: dict[str, dict[str, float]] = {
+    "sc24": {"issue_share": 1 / 16, "core_contention": 0.0},
+    "sdr-rdma": {"issue_share": 0.45, "core_contention": 0.012},
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DpaConfig:
-    """The DPA receive engine (ns3::mcsim::Dpa); defaults: BlueField-3, calibrated (module doc)."""
+    """The DPA receive engine (ns3::mcsim::Dpa); defaults: BlueField-3, the "sc24" profile (module doc)."""
 
     threads: int = 16  # threads in use, 1..cores * threads_per_core
     cores: int = 16
@@ -76,8 +92,8 @@ class DpaConfig:
     clock_hz: int = 1_800_000_000
     zero_copy_cycles: int = 577  # per completion, a lone thread: 3.12 M/s at 1.8 GHz
     staging_cycles: int = 4 * 577  # zero copy + posting the loopback write
-    issue_share: float = 0.45  # of its core's issue slots a lone thread uses
-    core_contention: float = 0.012  # extra cost per other busy core
+    issue_share: float = 1 / 16  # of its core's issue slots a lone thread uses ("sc24")
+    core_contention: float = 0.0  # extra cost per other busy core ("sc24")
     loopback_bps: int = 3_200_000_000_000  # NIC loopback writes of staged payloads
 
     def __post_init__(self) -> None:
@@ -160,6 +176,11 @@ class DpaConfig:
     def loopback_ps(self, chunk_b: int) -> int:
         """Loopback write time of one staged chunk: bits / loopback_bps, rounded up."""
         return -(-chunk_b * 8 * PS_PER_S // self.loopback_bps)
+
+
+def profile(name: str, **changes: Any) -> DpaConfig:
+    """The DpaConfig of a calibration profile ("sc24", the default, or "sdr-rdma"), with changes."""
+    return DpaConfig(**(pick("DPA profile", name, PROFILES) | changes))
 
 
 def packet_rate(data_rate_bps: int, chunk_b: int, header_b: int = UD_MULTICAST_HEADER_B) -> float:
@@ -372,6 +393,7 @@ def saturate(
 
 __all__ = [
     "MEASURED_SCALING_MPPS",
+    "PROFILES",
     "RECEIVE_PATHS",
     "UD_HEADER_B",
     "UD_MULTICAST_HEADER_B",
@@ -381,6 +403,7 @@ __all__ = [
     "capacity",
     "even_capacity",
     "packet_rate",
+    "profile",
     "rdma_config",
     "receive_stream",
     "saturate",

@@ -9,13 +9,15 @@ decides) and the simulation (mcsim.dpa.receive_stream: a burst at line rate over
 as threads, searched from the closed form's answer: the fewest threads with zero overruns). Next to
 them, one host CPU thread (HostCpuConfig defaults: 100 ns per completion, staged payloads copied at
 100 Gbit/s): the share of line rate it sustains (closed form) and whether it kept up (simulated).
-Then the published claims, each marked reproduced or not.
+Then the published claims, each marked reproduced or not and as an input of mcsim's calibration
+or an outcome of its model. --profile sdr-rdma uses the sharing fitted to SDR-RDMA's measured
+thread scaling instead of the SC'24 claims (mcsim/dpa.py).
 
 A finite burst cannot see an overload smaller than rq_depth / burst per endpoint: the burst is
 sized from the closed form so that one thread fewer than the answer would overrun, but at most
 --max-datagrams; a smaller overload is reported as "burst too short".
 
-Run: mcsim run scenarios/dpa_scaling.py [--quick] [--no-sim]
+Run: mcsim run scenarios/dpa_scaling.py [--quick] [--no-sim] [--profile sc24|sdr-rdma]
 """
 
 from __future__ import annotations
@@ -128,6 +130,74 @@ def fmt(n: int | None) -> str:
     return "none" if n is None else str(n)
 
 
+def print_claims(table: dict, rates: tuple[str, ...], cfg: DpaConfig, profile: str) -> None:
+    """Each published DPA claim at 4 KiB chunks with its verdict, and whether mcsim took it as an
+    input (its number was used to set a parameter) or it is an outcome of the model."""
+    most = cfg.cores * cfg.threads_per_core
+    sixteenth, half = most // 16, most // 2
+    print(f"\npublished claims (4 KiB chunks, profile {profile}; simulated threads where simulated):")
+
+    def threads_at(rate: str, path: str) -> int | None:
+        closed, sim = table[(rate, 4096, path)]
+        return sim.threads if sim is not None else closed
+
+    def verdict(ok: list[str], of: list[str]) -> str:
+        if not of:
+            return "NOT CHECKED (its rates are not in this run)"
+        return "REPRODUCED" if len(ok) == len(of) else ("PARTLY reproduced" if ok else "NOT reproduced")
+
+    lone = dpa.thread_rate("zero_copy", 4096, cfg) * 4096 / 2**30
+    print(
+        f"  dpa-thread  INPUT    one thread does 11.9 GiB/s of 4 KiB chunks on the zero-copy path: "
+        f"zero_copy_cycles={cfg.zero_copy_cycles} was set from it ({lone:.2f} GiB/s)"
+    )
+    claim_rates = [r for r in rates if (r, 4096, "zero_copy") in table]
+    ratios, ok4 = [], []
+    for r in claim_rates:
+        z, st = threads_at(r, "zero_copy"), threads_at(r, "staging")
+        if z is None or st is None:
+            ratios.append(f"{r}: {fmt(st)} / {fmt(z)}")
+            continue
+        ratios.append(f"{r}: {st} / {z} = {st / z:.1f}x")
+        if st / z >= 3.5:
+            ok4.append(r)
+    print(
+        f"  dpa-zc-4x   INPUT    zero copy cuts the DPA footprint by 4x: staging_cycles = 4 x zero_copy_cycles "
+        f"was set from it; staging / zero-copy threads: {'; '.join(ratios)}: {verdict(ok4, claim_rates)}"
+    )
+    at400 = [r for r in claim_rates if parse_rate(r) == parse_rate("400Gbps")]
+    ok16 = [r for r in at400 if (n := threads_at(r, "staging")) is not None and n <= sixteenth]
+    print(
+        f"  dpa-1/16    OUTCOME  1/16 of the DPA ({sixteenth} threads) sustains line rate at the PoC's 400 Gbit/s "
+        f"(staging, which zero copy then cuts by 4x): threads needed "
+        + ", ".join(f"{fmt(threads_at(r, 'staging'))} at {r}" for r in at400)
+        + f": {verdict(ok16, at400)}"
+    )
+    claim_half = [r for r in claim_rates if parse_rate(r) in {parse_rate(x) for x in ("400Gbps", "800Gbps", "1.6Tbps")}]
+    ok_half = [r for r in claim_half if (n := threads_at(r, "staging")) is not None and n <= half]
+    peak = dpa.capacity("staging", 4096, dataclasses.replace(cfg, threads=most))
+    print(
+        f"  dpa-half    OUTCOME  half of the DPA ({half} threads) sustains the datagram (staging) rate at "
+        f"400/800/1600 Gbit/s: threads needed "
+        + ", ".join(f"{fmt(threads_at(r, 'staging'))} at {r}" for r in claim_half)
+        + f" (all {most} peak at {peak / 1e6:.1f} M/s): {verdict(ok_half, claim_half)}"
+    )
+    print(
+        "  (outcomes of the two inputs and of the profile's sharing, which the claims only bound: "
+        "sc24 takes issue_share 1/16 and core_contention 0 inside those bounds; see mcsim/dpa.py)"
+    )
+    sdr = [
+        (t, m, dpa.capacity("zero_copy", 4096, dpa.profile("sdr-rdma", threads=t)) / 1e6)
+        for t, m in sorted(dpa.MEASURED_SCALING_MPPS.items())
+    ]
+    worst = max(abs(model / m - 1) for _, m, model in sdr)
+    print(
+        "  SDR-RDMA    INPUT of the sdr-rdma profile (fitted): measured vs model Mpps "
+        + ", ".join(f"{t} thr {m:g}/{model:.1f}" for t, m, model in sdr)
+        + f": within {worst:.1%} ({'REPRODUCED' if worst <= 0.10 else 'NOT reproduced'} within 10 %)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="rates 400G and 1.6T, chunks 1 KiB and 4 KiB only")
@@ -135,18 +205,24 @@ def main() -> int:
     parser.add_argument(
         "--max-datagrams", type=int, default=200_000, help="most datagrams in one simulated burst (default 200000)"
     )
+    parser.add_argument(
+        "--profile",
+        choices=tuple(dpa.PROFILES),
+        default="sc24",
+        help="the DPA's calibration (mcsim/dpa.py): sc24 (default) or sdr-rdma",
+    )
     args = parser.parse_args()
     rates = QUICK_RATES if args.quick else RATES
     chunks = QUICK_CHUNKS_B if args.quick else CHUNKS_B
-    cfg, host = DpaConfig(), HostCpuConfig()
-    most = cfg.cores * cfg.threads_per_core
+    cfg, host = dpa.profile(args.profile), HostCpuConfig()
     started = time.monotonic()
 
     lone = dpa.thread_rate("zero_copy", 4096, cfg)
     print(
         f"DPA: {cfg.cores} cores x {cfg.threads_per_core} threads at {cfg.clock_hz / 1e9:.1f} GHz; "
         f"{cfg.zero_copy_cycles} cycles per zero-copy completion ({lone / 1e6:.2f} M/s per lone thread), "
-        f"{cfg.staging_cycles} per staged one; threads spread over the cores"
+        f"{cfg.staging_cycles} per staged one; threads spread over the cores; profile {args.profile} "
+        f"(issue_share {cfg.issue_share:.4g}, core_contention {cfg.core_contention:g})"
     )
     print(
         f"datagrams: chunk + {dpa.UD_MULTICAST_HEADER_B} B headers; "
@@ -182,51 +258,7 @@ def main() -> int:
             print(TABLE.row(row))
     print("none: not even all 256 threads; *: the burst was too short to show the closed form's overload")
 
-    print("\npublished claims (4 KiB chunks; simulated threads where simulated, else the closed form):")
-    sixteenth, half = most // 16, most // 2
-
-    def threads_at(rate: str, path: str) -> int | None:
-        closed, sim = table[(rate, 4096, path)]
-        return sim.threads if sim is not None else closed
-
-    def verdict(ok: list[str], of: list[str]) -> str:
-        return "REPRODUCED" if len(ok) == len(of) else ("PARTLY reproduced" if ok else "NOT reproduced")
-
-    claim_rates = [r for r in rates if (r, 4096, "zero_copy") in table]
-    need = {r: packet_rate(parse_rate(r), 4096) for r in claim_rates}
-    ok16 = [r for r in claim_rates if (n := threads_at(r, "zero_copy")) is not None and n <= sixteenth]
-    packed = dpa.capacity("zero_copy", 4096, dataclasses.replace(cfg, threads=sixteenth, placement="pack"))
-    spread = dpa.capacity("zero_copy", 4096, dataclasses.replace(cfg, threads=sixteenth))
-    print(
-        f"  {verdict(ok16, claim_rates)}: 1/16 of the DPA ({sixteenth} threads) sustains line rate (zero copy): "
-        f"holds at {', '.join(ok16) or 'no rate'}; threads needed: "
-        + ", ".join(f"{fmt(threads_at(r, 'zero_copy'))} at {r}" for r in claim_rates)
-        + f". {sixteenth} threads spread over {cfg.cores} cores do {spread / 1e6:.1f} M/s; packed on one core "
-        f"{packed / 1e6:.1f} M/s, enough only up to {8 * (4096 + dpa.UD_MULTICAST_HEADER_B) * packed / 1e9:.0f} Gbit/s"
-    )
-    ratios, ok4 = [], []
-    for r in claim_rates:
-        z, st = threads_at(r, "zero_copy"), threads_at(r, "staging")
-        if z is None:
-            ratios.append(f"{r}: zero copy cannot keep up")
-            continue
-        ratios.append(f"{r}: {fmt(st)} / {z}" + (f" = {st / z:.1f}x" if st else " (staging cannot keep up)"))
-        if st is None or st / z >= 3.5:
-            ok4.append(r)
-    print(
-        f"  {verdict(ok4, claim_rates)}: the zero-copy path cuts the DPA footprint by (at least) 4x: "
-        "staging / zero-copy threads: " + "; ".join(ratios)
-    )
-    claim_half = [r for r in ("400Gbps", "800Gbps", "1.6Tbps") if r in claim_rates]
-    ok_half = [r for r in claim_half if (n := threads_at(r, "staging")) is not None and n <= half]
-    peak = dpa.capacity("staging", 4096, dataclasses.replace(cfg, threads=most))
-    print(
-        f"  {verdict(ok_half, claim_half)}: half of the DPA ({half} threads) sustains the datagram (staging) rate "
-        f"at {', '.join(claim_half)}: holds at {', '.join(ok_half) or 'no rate'}; the staging path peaks at "
-        f"{peak / 1e6:.1f} M/s with all {most} threads ("
-        + ", ".join(f"{r} needs {need[r] / 1e6:.1f}" for r in claim_half)
-        + ")"
-    )
+    print_claims(table, rates, cfg, args.profile)
 
     bad = [m for m in mismatches if m[3] is not None and m[3] <= cfg.cores and not m[4].short]
     if mismatches:

@@ -100,6 +100,21 @@ def test_one_packet_across_h_switches_is_one_serialization_plus_h_switch_times(f
 
 
 @pytest.mark.parametrize("forwarding", ["cut_through", "store_and_forward"])
+def test_a_multicast_copy_cuts_through_every_switch_of_its_tree_path(forwarding):
+    link = RATES["100Gbps"]
+    g = two_leaves(link)  # hosts 0, 1 on one leaf, 2, 3 on the other, one spine: one path each
+    r = simulate(
+        g, [Flow(src=0, group=0, size_b=MTU_B)], groups=[[0, 1, 2, 3]], config=replace(CONFIG, forwarding=forwarding)
+    )
+    tx_ps = link.tx_ps(WIRE_B)
+    wait_ps = link.tx_ps(8) if forwarding == "cut_through" else tx_ps
+    for dst, switches in ((1, 1), (2, 3), (3, 3)):
+        expected_ps = tx_ps + switches * (wait_ps + LATENCY_PS) + (switches + 1) * DELAY_PS
+        assert r.hosts["last_arrival_ps"][dst] == expected_ps, dst
+    assert r.hosts["rx_packets"].tolist() == [0, 1, 1, 1]
+
+
+@pytest.mark.parametrize("forwarding", ["cut_through", "store_and_forward"])
 def test_cut_through_onto_a_faster_link_waits_for_the_last_bit(forwarding):
     host_link = RATES["100Gbps"]
     g = two_leaves(host_link)

@@ -73,6 +73,16 @@ def test_calibrated_claims_are_labelled_so_and_match_the_models_constants(quick_
     assert rows["dpa-thread"].ratio == pytest.approx(1, abs=1e-3)
 
 
+def test_the_dpa_footprint_claims_are_outcomes_the_default_profile_reproduces(quick_rows):
+    _, rows = quick_rows
+    for cid in ("dpa-1/16", "dpa-half"):
+        assert BY_ID[cid].kind == "outcome" and BY_ID[cid].must_reproduce
+        assert rows[cid].verdict == "reproduced", rows[cid].reason
+    # 16 staging threads at 400G (1/16 of 256); at most 63 for 400/800/1600G (<= 128)
+    assert rows["dpa-1/16"].simulated.startswith("16 DPA threads")
+    assert "63 at 1.6Tbps" in rows["dpa-half"].simulated
+
+
 def test_kinds_and_the_claim_mcsim_cannot_reproduce(quick_rows):
     _, rows = quick_rows
     assert BY_ID["testbed"].kind == "structure" and rows["testbed"].verdict == "reproduced"

@@ -162,13 +162,13 @@ def _scales(claim: Claim, quick: bool, store: Path, workers: int | None) -> Meas
 def _dpa_sixteenth(claim: Claim, quick: bool, store: Path, workers: int | None) -> Measure:
     from mcsim import dpa
 
-    need = dpa.threads_needed(parse_rate("400Gbps"), CHUNK_B, "zero_copy")
+    need = dpa.threads_needed(parse_rate("400Gbps"), CHUNK_B, "staging")
     most = dpa.DpaConfig().cores * dpa.DpaConfig().threads_per_core
     return Measure(
         "-" if need is None else f"{need} DPA threads (1/{most // need} of {most})",
         None if need is None else float(need),
         "closed form (mcsim.dpa.threads_needed, no packet simulation): fewest threads for line rate at "
-        "400 Gbit/s, 4 KiB chunks, zero copy",
+        "400 Gbit/s, 4 KiB chunks, staging (datagram) path",
     )
 
 
@@ -200,7 +200,7 @@ def _dpa_half(claim: Claim, quick: bool, store: Path, workers: int | None) -> Me
         rates = ", ".join(f"{dpa.packet_rate(parse_rate(r), CHUNK_B) / 1e6:.1f} at {r}" for r in short)
         why += (
             f": all {most} threads peak at {peak / 1e6:.1f} M datagrams/s, {rates} needed; the model's staging "
-            "cost is 4x zero copy (dpa-zc-4x) on thread scaling fitted to SDR-RDMA's measurement"
+            "cost is 4x zero copy (dpa-zc-4x), its sharing the default (sc24) profile's"
         )
     return Measure(f"threads {text}", worst, why)
 
