@@ -30,6 +30,11 @@ WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}  # -> ns3::mcsim
 # the inter-frame gap 12; an InfiniBand packet has no such overhead in mcsim's model
 PHYSICAL_OVERHEAD_BYTES = {"infiniband": 0, "rocev2": 20}
 IB_MTUS = (256, 512, 1024, 2048, 4096)
+# A NIC's latency on each side (PCIe: doorbell, WQE fetch and DMA read; DMA writes of payload and
+# CQE): 300 ns each, an assumption. Mellanox states sub-microsecond application-to-application
+# latency for ConnectX-3 FDR; both sides, one 170 ns switch and two 100 ns links then give 0.97 us.
+# The split between the sides is not published.
+DEFAULT_NIC_LATENCY_PS = 300_000
 RC_VERBS = {"send": 0, "write": 1, "write_imm": 2, "read": 3}  # VerbsWorkload::RcVerb
 NO_GROUP = 0xFFFFFFFF
 RETRY_FOREVER = 0xFFFFFFFF  # RcQp RetryCount: never give up
@@ -132,6 +137,9 @@ class RdmaConfig:
     rq_depth: int = 128  # UD receive buffers posted
     staging: bool = True  # UD payloads land in staging buffers and are copied to their place
     region_b: int = 1 << 30  # registered memory per host (WRITE/READ targets)
+    # NIC latency (README, "The NIC"): post -> first byte on the wire, last byte in -> completion
+    send_latency_ps: int = DEFAULT_NIC_LATENCY_PS
+    receive_latency_ps: int = DEFAULT_NIC_LATENCY_PS
     # who processes receive completions (HostCpuConfig, dpa.DpaConfig, or a SmartNIC model's config)
     processor: CompletionProcessorConfig = dataclasses.field(default_factory=HostCpuConfig)
 
@@ -142,6 +150,8 @@ class RdmaConfig:
         if isinstance(self.rq_depth, int) and self.rq_depth < 1:
             raise McsimError(f"RdmaConfig: rq_depth={self.rq_depth} must be >= 1 (a UD QP needs posted buffers)")
         require_positive("RdmaConfig", rq_depth=self.rq_depth, region_b=self.region_b)
+        for name in ("send_latency_ps", "receive_latency_ps"):
+            require_int("RdmaConfig", name, getattr(self, name), lo=0)
         if not isinstance(self.rc, RcConfig):
             raise McsimError(f"RdmaConfig: rc={self.rc!r} must be an RcConfig")
         if not callable(getattr(self.processor, "factory", None)):
@@ -316,7 +326,13 @@ def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:
     """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host."""
     ns = fab.ns
     nic = make_factory(
-        ns, "ns3::mcsim::Nic", "RdmaConfig", WireFormat=WIRE_FORMATS[rdma.wire_format], MtuBytes=rdma.mtu_b
+        ns,
+        "ns3::mcsim::Nic",
+        "RdmaConfig",
+        WireFormat=WIRE_FORMATS[rdma.wire_format],
+        MtuBytes=rdma.mtu_b,
+        SendLatency=rdma.send_latency_ps,
+        ReceiveLatency=rdma.receive_latency_ps,
     )
     rc = make_factory(ns, "ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes())
     ud = make_factory(ns, "ns3::mcsim::UdQp", "RdmaConfig", RqDepth=rdma.rq_depth, Staging=rdma.staging)

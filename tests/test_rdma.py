@@ -61,6 +61,36 @@ def test_rc_write_reaches_line_rate_after_headers(link):
     assert r.rc_requester["retransmits"][0] == 0 and r.rc_requester["completed"][0] == 1
 
 
+NIC_LATENCIES = [(300_000, 0), (0, 300_000), (300_000, 450_000)]  # (send, receive) ps
+
+
+@pytest.mark.parametrize(("send_ps", "receive_ps"), NIC_LATENCIES)
+def test_nic_latency_delays_the_first_byte_and_the_receive_completion(send_ps, receive_ps):
+    def run(s, r):
+        rdma = RdmaConfig(send_latency_ps=s, receive_latency_ps=r)
+        return run_verbs(two_hosts(T16), rc_ops=[RcOp(verb="write_imm", src=0, dst=1, size_b=MTU)], rdma=rdma)
+
+    base, slow = run(0, 0), run(send_ps, receive_ps)
+    # the WRITE leaves send_ps later; its receive completion is processed receive_ps after that;
+    # the ACK is the NIC's own (no doorbell) and a send completion has no receive latency
+    assert slow.rc_responder_done_ps[0] - base.rc_responder_done_ps[0] == send_ps + receive_ps
+    assert slow.rc_done_ps[0] - base.rc_done_ps[0] == send_ps
+
+
+@pytest.mark.parametrize(("send_ps", "receive_ps"), NIC_LATENCIES)
+def test_every_ring_step_and_a_broadcast_pay_both_nic_latencies_once(send_ps, receive_ps):
+    def time_ps(s, r, **kwargs):
+        rdma = RdmaConfig(send_latency_ps=s, receive_latency_ps=r)
+        return Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB", rdma=rdma, **kwargs).run().time_ps
+
+    # a 4 KiB ring Allgather is P - 1 = 15 steps of one WRITE each: post, wire, completion, post
+    ring = {"algorithm": "ring"}
+    assert time_ps(send_ps, receive_ps, **ring) - time_ps(0, 0, **ring) == 15 * (send_ps + receive_ps)
+    # a one-chunk multicast Broadcast: one post, one receive completion per rank
+    bcast = {"algorithm": "mcast", "collective": "broadcast"}
+    assert time_ps(send_ps, receive_ps, **bcast) - time_ps(0, 0, **bcast) == send_ps + receive_ps
+
+
 def test_acks_are_coalesced_every_ack_interval_and_at_the_last_packet():
     size_b = 1000 * MTU
     r = run_verbs(
@@ -88,7 +118,11 @@ def test_rdma_read_takes_one_round_trip_plus_the_data():
 def test_send_needs_a_posted_receive_and_completes_at_both_ends():
     r = run_verbs(two_hosts(T16), rc_ops=[RcOp(verb="send", src=0, dst=1, size_b=10_000)])
     assert r.rc_responder["rx_payload"][0] == 10_000
-    assert 0 < r.rc_responder_done_ps[0] < r.rc_done_ps[0]  # the receiver sees it before the ACK is back
+    # after the last byte: the receiver's completion takes the NIC's receive latency and the CPU's
+    # cost, the ACK (its own, at once) its serialization and the link delay back
+    cfg = RdmaConfig()
+    receiver_ps = cfg.receive_latency_ps + cfg.processor.completion_ps
+    assert r.rc_responder_done_ps[0] - r.rc_done_ps[0] == receiver_ps - T16.tx_ps(IB_BASE + AETH) - DELAY_PS
     assert r.nic["completions"][1] == 1
 
 
@@ -135,8 +169,9 @@ def test_slow_receiver_overruns_its_queue_as_the_closed_form_says(depth, cost_ps
     r = run_verbs(two_hosts(link), ud_streams=[UdStream(src=0, dst=1, size_b=MTU, count=n)], rdma=cfg)
     arrival_ps = link.tx_ps(MTU + IB_BASE + DETH + IMM)  # datagrams arrive back to back
     assert arrival_ps < cost_ps, "the receiver is really slower than the link"
-    # D buffers absorb the first burst; after that one datagram gets in per completion
-    accepted = min(n, depth + (n - 1) * arrival_ps // cost_ps)
+    # D buffers absorb the first burst; after that one datagram gets in per completion, the first
+    # done one receive latency and one cost after the first arrival
+    accepted = min(n, depth + ((n - 1) * arrival_ps - cfg.receive_latency_ps) // cost_ps)
     row = int(np.flatnonzero(r.ud["host"] == 1)[0])
     assert r.ud["rx_packets"][row] == accepted
     assert r.ud["overruns"][row] == n - accepted
@@ -168,6 +203,8 @@ def test_same_verbs_run_twice_is_identical():
         ({"mtu_b": 4000}, r"RdmaConfig: mtu_b=4000 is not an MTU"),
         ({"rc": {"retry_cnt": 3}}, r"RdmaConfig: rc=\{'retry_cnt': 3\} must be an RcConfig"),
         ({"processor": "dpa"}, r"RdmaConfig: processor='dpa' has no factory\(ns\); use HostCpuConfig\(\)"),
+        ({"send_latency_ps": -1}, r"RdmaConfig: send_latency_ps=-1 must be "),
+        ({"receive_latency_ps": 0.5}, r"RdmaConfig: receive_latency_ps=0.5 must be an integer"),
     ],
 )
 def test_bad_rdma_config_is_one_line(kwargs, message):

@@ -113,6 +113,7 @@ Dpa::GetTypeId()
 
 Dpa::Dpa()
     : m_busyCores(0),
+      m_arrivalEvent(Create<ReusableEvent<Dpa, &Dpa::Arrive>>(this)),
       m_loopbackEvent(Create<ReusableEvent<Dpa, &Dpa::LoopbackDone>>(this)),
       m_processed(0),
       m_loopbackBytes(0),
@@ -131,6 +132,8 @@ Dpa::DoDispose()
     m_finished.clear();
     m_loopback.clear();
     m_loopbackEvent = nullptr;
+    m_arrivalEvent = nullptr;
+    m_arriving.clear();
     CompletionProcessor::DoDispose();
 }
 
@@ -307,6 +310,41 @@ Dpa::ArmAll()
 
 void
 Dpa::Submit(const Completion& c, CompletionSink* sink)
+{
+    const Time now = Simulator::Now();
+    if (c.ready <= now && m_arriving.empty())
+    {
+        Accept(c, sink);
+        return;
+    }
+    // one NIC, one receive latency: completions become ready in the order they come
+    NS_ASSERT_MSG(m_arriving.empty() || m_arriving.back().first.ready <= c.ready,
+                  "Dpa: completions must become ready in order");
+    m_arriving.emplace_back(c, sink);
+    if (m_arriving.size() == 1)
+    {
+        Simulator::Schedule(std::max(c.ready, now) - now, m_arrivalEvent);
+    }
+}
+
+void
+Dpa::Arrive()
+{
+    const Time now = Simulator::Now();
+    while (!m_arriving.empty() && m_arriving.front().first.ready <= now)
+    {
+        auto [c, sink] = std::move(m_arriving.front());
+        m_arriving.pop_front();
+        Accept(c, sink);
+    }
+    if (!m_arriving.empty())
+    {
+        Simulator::Schedule(m_arriving.front().first.ready - now, m_arrivalEvent);
+    }
+}
+
+void
+Dpa::Accept(const Completion& c, CompletionSink* sink)
 {
     if (m_threads.empty())
     {

@@ -60,6 +60,7 @@ class Dpa : public CompletionProcessor
     Dpa();
     ~Dpa() override;
 
+    /** c goes to its thread when it is visible (c.ready: the NIC's receive latency). */
     void Submit(const Completion& c, CompletionSink* sink) override;
     uint64_t GetProcessed() const override; //!< completions whose sink was told
     uint64_t GetBusyPs() const override;    //!< thread busy time, summed over threads
@@ -143,6 +144,9 @@ class Dpa : public CompletionProcessor
     void CoreEvent(uint32_t core);
     void Done(const Completion& c, CompletionSink* sink);
     void LoopbackDone();
+    /** A ready completion goes to its thread's queue. */
+    void Accept(const Completion& c, CompletionSink* sink);
+    void Arrive(); //!< the completions of m_arriving that are ready now
 
     static constexpr uint32_t DEFAULT_CORES = 16;
     static constexpr uint32_t DEFAULT_THREADS_PER_CORE = 16;
@@ -173,6 +177,8 @@ class Dpa : public CompletionProcessor
     std::vector<double> m_sharing; //!< f(n) for n = 0..ThreadsPerCore (f(0) unused)
     uint32_t m_busyCores;
     std::vector<std::pair<Completion, CompletionSink*>> m_finished; //!< scratch of CoreEvent
+    std::deque<std::pair<Completion, CompletionSink*>> m_arriving;  //!< not yet ready, in order
+    Ptr<EventImpl> m_arrivalEvent;        //!< when the head of m_arriving is ready
     std::deque<LoopbackWrite> m_loopback; //!< FIFO; the head's event is scheduled
     Time m_loopbackBusyUntil;
     Ptr<EventImpl> m_loopbackEvent;

@@ -3,6 +3,7 @@
 
 #include "wire-format.h"
 
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
 
@@ -24,6 +25,7 @@ struct Completion
     bool staged = false;  //!< the payload landed in a staging buffer and must be copied out
     Opcode opcode = Opcode::ACK;
     Ptr<const Packet> packet; //!< verify mode (the NIC has memory): the datagram, for its bytes
+    Time ready;               //!< it reaches the processor then (>= its Submit; NIC latency)
 };
 
 /** @brief Told when a completion has been processed (a QP: it re-posts the buffer). */
@@ -36,9 +38,11 @@ class CompletionSink
 
 /**
  * @brief The engine that processes receive completions: the host CPU (HostCpu) or a SmartNIC's
- * cores. QPs hand every receive completion here; the engine takes its time and then tells the
- * sink. Until then the receive buffer stays in use: a slow engine starves the receive queue, and
- * UD packets that find no posted buffer are dropped (receiver overrun).
+ * cores. QPs hand every receive completion here (through Nic::Complete, at its last byte, with
+ * the time it becomes visible, c.ready: the NIC's ReceiveLatency later); the engine starts on it
+ * no earlier than that, takes its time and then tells the sink. Until then the receive buffer stays
+ * in use: a slow engine starves the receive queue, and UD packets that find no posted buffer are
+ * dropped (receiver overrun).
  */
 class CompletionProcessor : public Object
 {

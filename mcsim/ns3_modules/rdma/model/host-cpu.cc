@@ -77,9 +77,7 @@ HostCpu::Submit(const Completion& c, CompletionSink* sink)
     m_queue.push_back({c, sink});
     if (m_queue.size() == 1)
     {
-        const Time t = GetServiceTime(c);
-        m_busyPs += static_cast<uint64_t>(t.GetPicoSeconds());
-        Simulator::Schedule(t, m_finishEvent);
+        Start(c);
     }
 }
 
@@ -91,11 +89,19 @@ HostCpu::Finish()
     m_processed++;
     if (!m_queue.empty())
     {
-        const Time t = GetServiceTime(m_queue.front().first);
-        m_busyPs += static_cast<uint64_t>(t.GetPicoSeconds());
-        Simulator::Schedule(t, m_finishEvent);
+        Start(m_queue.front().first);
     }
     sink->OnProcessed(c);
+}
+
+void
+HostCpu::Start(const Completion& c)
+{
+    // it starts now, or when it reaches the CPU (the NIC's receive latency), whichever is later
+    const Time now = Simulator::Now();
+    const Time t = GetServiceTime(c);
+    m_busyPs += static_cast<uint64_t>(t.GetPicoSeconds());
+    Simulator::Schedule(std::max(c.ready, now) - now + t, m_finishEvent);
 }
 
 uint64_t

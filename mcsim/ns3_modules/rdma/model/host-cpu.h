@@ -18,7 +18,8 @@ namespace mcsim
 /**
  * @brief One host CPU thread polling the completion queue: completions are processed one at a
  * time, in arrival order, each taking PerCompletionCost plus, for a staged payload, its bytes at
- * MemcpyRate (the copy from the staging buffer to its place).
+ * MemcpyRate (the copy from the staging buffer to its place), starting no earlier than it is
+ * visible (Completion::ready).
  */
 class HostCpu : public CompletionProcessor
 {
@@ -39,6 +40,8 @@ class HostCpu : public CompletionProcessor
 
   private:
     void Finish();
+    /** Serve c, the head of the queue: from max(now, c.ready), for GetServiceTime(c). */
+    void Start(const Completion& c);
 
     Time m_perCompletion;                                 //!< "PerCompletionCost"
     DataRate m_memcpy;                                    //!< "MemcpyRate"

@@ -39,6 +39,18 @@ Nic::GetTypeId()
                           UintegerValue(4096),
                           MakeUintegerAccessor(&Nic::m_mtu),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("SendLatency",
+                          "From a work request's post (the doorbell) to the earliest start of its "
+                          "first byte on the wire: WQE fetch and payload DMA read over PCIe.",
+                          TimeValue(NanoSeconds(300)),
+                          MakeTimeAccessor(&Nic::m_sendLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("ReceiveLatency",
+                          "From a packet's last byte in to its receive completion reaching the "
+                          "completion processor: payload and CQE DMA writes over PCIe.",
+                          TimeValue(NanoSeconds(300)),
+                          MakeTimeAccessor(&Nic::m_receiveLatency),
+                          MakeTimeChecker(Time(0)))
             .AddTraceSource(
                 "Tx",
                 "A QP's packet went to the host's port (its header: TransportHeader::FromFields).",
@@ -53,7 +65,8 @@ Nic::GetTypeId()
 }
 
 Nic::Nic()
-    : m_rrNext(0),
+    : m_doorbellAt(Time(-1)),
+      m_rrNext(0),
       m_idle(true),
       m_sendEvent(Create<ReusableEvent<Nic, &Nic::TrySend>>(this)),
       m_blank(Create<BlankPackets>())
@@ -212,6 +225,40 @@ Nic::Kick()
     {
         m_idle = false;
         Simulator::ScheduleNow(m_sendEvent);
+    }
+}
+
+Time
+Nic::Doorbell()
+{
+    if (m_sendLatency.IsZero())
+    {
+        Kick();
+        return Simulator::Now();
+    }
+    const Time at = Simulator::Now() + m_sendLatency;
+    if (at != m_doorbellAt) // posts at one time share one look
+    {
+        m_doorbellAt = at;
+        Simulator::Schedule(m_sendLatency, &Nic::Fetched, this);
+    }
+    return at;
+}
+
+void
+Nic::Complete(Completion c, CompletionSink* sink)
+{
+    c.ready = Simulator::Now() + m_receiveLatency;
+    m_processor->Submit(c, sink);
+}
+
+void
+Nic::Fetched()
+{
+    if (m_idle) // the arbiter looks at once (Kick would schedule it: one event more per post)
+    {
+        m_idle = false;
+        TrySend();
     }
 }
 

@@ -33,6 +33,11 @@ namespace mcsim
  * sources "Tx" and "Rx" (C++ sinks) see every packet sent and received, with the host and QP
  * number; with nothing connected each costs one branch. Receive completions go to the
  * CompletionProcessor (HostCpu by default).
+ *
+ * Latency: a posted work request's first byte leaves no earlier than SendLatency after its post
+ * (Doorbell), and a receive completion reaches the processor ReceiveLatency after its last byte
+ * arrived (Complete: the processor starts on it no earlier, which costs the host CPU no event);
+ * SendLatency costs one event per post time, none if 0.
  */
 class Nic : public Object, public PacketReceiver, public PortWaker
 {
@@ -60,6 +65,17 @@ class Nic : public Object, public PacketReceiver, public PortWaker
 
     /** A QP has packets to send: start the arbiter if it is idle. */
     void Kick();
+    /**
+     * A work request was posted now: when the NIC may send its first byte (now + SendLatency:
+     * the doorbell, the WQE fetch and the payload's DMA read). The NIC looks at the QPs again
+     * then; the QP must not offer the request's packets before.
+     */
+    Time Doorbell();
+    /**
+     * A receive completion, its last byte just in: it reaches the completion processor
+     * ReceiveLatency later (the payload's and the CQE's DMA writes; c.ready), in arrival order.
+     */
+    void Complete(Completion c, CompletionSink* sink);
 
     /**
      * Build a packet of payloadBytes plus the real header bytes of its opcode, with the header
@@ -140,9 +156,13 @@ class Nic : public Object, public PacketReceiver, public PortWaker
 
   private:
     void TrySend();
+    void Fetched(); //!< SendLatency after a post: the request is there, the arbiter looks
 
-    WireFormat m_format; //!< "WireFormat"
-    uint32_t m_mtu;      //!< "MtuBytes": payload bytes per packet
+    WireFormat m_format;   //!< "WireFormat"
+    uint32_t m_mtu;        //!< "MtuBytes": payload bytes per packet
+    Time m_sendLatency;    //!< "SendLatency"
+    Time m_receiveLatency; //!< "ReceiveLatency"
+    Time m_doorbellAt;     //!< when the last doorbell's Kick is scheduled
     Ptr<Host> m_host;
     Ptr<CompletionProcessor> m_processor;
     std::vector<Ptr<QueuePair>> m_qps;

@@ -142,9 +142,9 @@ RcQp::PostSend(Verb verb,
         throw std::invalid_argument(where + "a READ has no immediate data");
     }
     const uint32_t n = Packets(bytes);
-    m_sq.push_back({verb, withImm, imm, wrId, bytes, remoteOffset, m_nextPsn, n, false});
+    m_sq.push_back({verb, withImm, imm, wrId, bytes, remoteOffset, m_nextPsn, n, false, Time(0)});
     m_nextPsn += n;
-    m_nic->Kick();
+    m_sq.back().visible = m_nic->Doorbell();
 }
 
 void
@@ -180,7 +180,8 @@ RcQp::HasPacket() const
         return false;
     }
     const Wqe& w = m_sq[FindWqe(m_txPsn)];
-    return !(w.verb == Verb::READ && !w.readRequested && m_outstandingReads >= m_maxReads);
+    return w.visible <= Simulator::Now() &&
+           !(w.verb == Verb::READ && !w.readRequested && m_outstandingReads >= m_maxReads);
 }
 
 OutgoingPacket

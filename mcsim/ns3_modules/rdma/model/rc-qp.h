@@ -133,6 +133,7 @@ class RcQp : public QueuePair
         uint32_t firstPsn;
         uint32_t npkts;
         bool readRequested; //!< READ: counted in m_outstandingReads
+        Time visible;       //!< its first byte may leave then (Nic::Doorbell)
     };
 
     uint32_t Packets(uint64_t bytes) const;

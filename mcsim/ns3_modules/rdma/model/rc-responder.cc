@@ -200,7 +200,7 @@ RcResponder::Deliver(const TransportHeader& h)
     c.hasImm = HasImm(op);
     c.staged = false; // RC data lands in place (zero copy)
     c.opcode = op;
-    m_qp->m_nic->GetProcessor()->Submit(c, m_qp);
+    m_qp->m_nic->Complete(c, m_qp);
 }
 
 } // namespace mcsim

@@ -6,6 +6,7 @@
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/mcsim/fabric-header.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -69,14 +70,13 @@ UdQp::PostSend(uint32_t dst,
                                     std::to_string(bytes) + " bytes; it must be 1.." +
                                     std::to_string(m_nic->GetMtuBytes()) + " (the MTU)");
     }
-    m_sq.push_back({dst, dstQpn, bytes, wrId, withImm, imm, localOffset});
-    m_nic->Kick();
+    m_sq.push_back({dst, dstQpn, bytes, wrId, withImm, imm, localOffset, m_nic->Doorbell()});
 }
 
 bool
 UdQp::HasPacket() const
 {
-    return !m_sq.empty();
+    return !m_sq.empty() && m_sq.front().visible <= Simulator::Now();
 }
 
 OutgoingPacket
@@ -138,7 +138,7 @@ UdQp::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadByte
     {
         c.packet = packet;
     }
-    m_nic->GetProcessor()->Submit(c, this);
+    m_nic->Complete(c, this);
 }
 
 void

@@ -4,6 +4,7 @@
 #include "queue-pair.h"
 
 #include "ns3/mcsim/counter-table.h"
+#include "ns3/nstime.h"
 
 #include <cstdint>
 #include <deque>
@@ -88,6 +89,7 @@ class UdQp : public QueuePair
         bool withImm;
         uint32_t imm;
         int64_t localOffset; //!< verify mode: the payload's place in the region, or -1
+        Time visible;        //!< its first byte may leave then (Nic::Doorbell)
     };
 
     uint32_t m_rqDepth; //!< "RqDepth"

@@ -7,6 +7,7 @@
 #include "ns3/mcsim/rc-qp.h"
 #include "ns3/mcsim/rdma-stack.h"
 #include "ns3/mcsim/verbs-workload.h"
+#include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
@@ -28,6 +29,8 @@ constexpr uint64_t IB_BASE = 26;     //!< LRH 8 + BTH 12 + ICRC 4 + VCRC 2
 constexpr uint64_t RETH = 16;        //!< on a WRITE's first packet and on a READ request
 constexpr uint64_t AETH = 4;         //!< on an ACK and on a READ's first and last responses
 constexpr uint64_t REGION_BYTES = 8 << 20;
+constexpr int64_t SEND_LATENCY_PS = 250000;    //!< the NICs' post-to-wire latency
+constexpr int64_t RECEIVE_LATENCY_PS = 400000; //!< and their wire-to-completion latency
 
 /** The column of an RC QP counter in a row of GetRcQpCounters. */
 uint32_t
@@ -58,9 +61,12 @@ struct TwoHostRun
         fabric->Build(2, nullptr, 0, links, rate, encoding, delay, 1);
         ObjectFactory rc("ns3::mcsim::RcQp");
         rc.Set("AckInterval", UintegerValue(1));
+        ObjectFactory nic("ns3::mcsim::Nic");
+        nic.Set("SendLatency", TimeValue(PicoSeconds(SEND_LATENCY_PS)));
+        nic.Set("ReceiveLatency", TimeValue(PicoSeconds(RECEIVE_LATENCY_PS)));
         Ptr<RdmaStack> stack = CreateObject<RdmaStack>();
         stack->Setup(fabric,
-                     ObjectFactory("ns3::mcsim::Nic"),
+                     nic,
                      ObjectFactory("ns3::mcsim::HostCpu"),
                      rc,
                      ObjectFactory("ns3::mcsim::UdQp"),
@@ -103,8 +109,11 @@ class RcWriteTestCase : public TestCase
         TwoHostRun r(VerbsWorkload::WRITE, bytes);
         const uint64_t wireBytes = bytes + packets * IB_BASE + RETH;
         const uint64_t ackPs = (IB_BASE + AETH) * PS_PER_BYTE;
+        // the first byte leaves SendLatency after the post; an ACK is the NIC's own, and a send
+        // completion does not wait for ReceiveLatency
         NS_TEST_ASSERT_MSG_EQ(r.donePs,
-                              wireBytes * PS_PER_BYTE + DELAY_PS + ackPs + DELAY_PS,
+                              SEND_LATENCY_PS + wireBytes * PS_PER_BYTE + DELAY_PS + ackPs +
+                                  DELAY_PS,
                               "the last ACK is back at the bound");
         NS_TEST_ASSERT_MSG_EQ(r.requester[RcColumn("tx_packets")],
                               packets,
@@ -135,7 +144,7 @@ class RcReadTestCase : public TestCase
         const uint64_t requestPs = (IB_BASE + RETH) * PS_PER_BYTE + DELAY_PS;
         const uint64_t responseBytes = bytes + packets * IB_BASE + 2 * AETH;
         NS_TEST_ASSERT_MSG_EQ(r.donePs,
-                              requestPs + responseBytes * PS_PER_BYTE + DELAY_PS,
+                              SEND_LATENCY_PS + requestPs + responseBytes * PS_PER_BYTE + DELAY_PS,
                               "the last response arrives at the bound");
         NS_TEST_ASSERT_MSG_EQ(r.requester[RcColumn("tx_packets")], 1, "one READ request");
         NS_TEST_ASSERT_MSG_EQ(r.responder[RcColumn("tx_packets")], packets, "ceil(N / MTU)");
