@@ -137,7 +137,7 @@ class RdmaConfig:
     rq_depth: int = 128  # UD receive buffers posted
     staging: bool = True  # UD payloads land in staging buffers and are copied to their place
     region_b: int = 1 << 30  # registered memory per host (WRITE/READ targets)
-    # NIC latency (README, "The NIC"): post -> first byte on the wire, last byte in -> completion
+    # NIC latency (README, "The RDMA transport"): post -> first byte on the wire, last byte in -> completion
     send_latency_ps: int = DEFAULT_NIC_LATENCY_PS
     receive_latency_ps: int = DEFAULT_NIC_LATENCY_PS
     # who processes receive completions (HostCpuConfig, dpa.DpaConfig, or a SmartNIC model's config)

@@ -162,7 +162,7 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     uint32_t m_mtu;        //!< "MtuBytes": payload bytes per packet
     Time m_sendLatency;    //!< "SendLatency"
     Time m_receiveLatency; //!< "ReceiveLatency"
-    Time m_doorbellAt;     //!< when the last doorbell's Kick is scheduled
+    Time m_doorbellAt;     //!< when the last doorbell's Fetched is scheduled
     Ptr<Host> m_host;
     Ptr<CompletionProcessor> m_processor;
     std::vector<Ptr<QueuePair>> m_qps;

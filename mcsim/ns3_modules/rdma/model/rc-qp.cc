@@ -142,9 +142,9 @@ RcQp::PostSend(Verb verb,
         throw std::invalid_argument(where + "a READ has no immediate data");
     }
     const uint32_t n = Packets(bytes);
-    m_sq.push_back({verb, withImm, imm, wrId, bytes, remoteOffset, m_nextPsn, n, false, Time(0)});
+    m_sq.push_back(
+        {verb, withImm, imm, wrId, bytes, remoteOffset, m_nextPsn, n, false, m_nic->Doorbell()});
     m_nextPsn += n;
-    m_sq.back().visible = m_nic->Doorbell();
 }
 
 void
