@@ -4,8 +4,10 @@
 A collective is (kind, algorithm): ("allgather", "ring") runs ns3::mcsim::RingAllgather on every
 rank, ("allgather", "mcast") and ("broadcast", "mcast") run ns3::mcsim::McastAllgather (the
 SC'24 multicast protocol with its repair phase), ("reduce_scatter", "ring") runs
-ns3::mcsim::RingReduceScatter. ``start_team`` puts one team of ranks on an
-RdmaStack; several teams may share a stack (they run at once on the same NICs).
+ns3::mcsim::RingReduceScatter, ("reduce_scatter", "innet") and ("allreduce", "innet") run
+ns3::mcsim::InnetReduction (the switches sum: in-network reduction over the fabric's aggregation
+trees). ``start_team`` puts one team of ranks on an RdmaStack; several teams may share a stack
+(they run at once on the same NICs).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ ALGORITHMS = {
     ("allgather", "mcast"): "ns3::mcsim::McastAllgather",
     ("broadcast", "mcast"): "ns3::mcsim::McastAllgather",
     ("reduce_scatter", "ring"): "ns3::mcsim::RingReduceScatter",
+    ("reduce_scatter", "innet"): "ns3::mcsim::InnetReduction",
+    ("allreduce", "innet"): "ns3::mcsim::InnetReduction",
 }
 COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
 
@@ -33,15 +37,17 @@ COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
 class TeamSpec:
     """One collective on a set of hosts; bytes in bytes, times in ps."""
 
-    collective: str  # "allgather" or "broadcast"
-    algorithm: str  # "ring" or "mcast"
+    collective: str  # "allgather", "broadcast", "reduce_scatter" or "allreduce"
+    algorithm: str  # "ring", "mcast" or "innet"
     hosts: tuple[int, ...]  # rank i runs on hosts[i]
     bytes_per_rank_b: int  # Allgather: each rank's shard; Broadcast: the root's buffer
     group: int = 0  # the team's first multicast group (index into the fabric's groups)
+    first_tree: int = 0  # innet: the team's first aggregation tree (fabric.Reduction)
+    trees: int = 1  # innet: aggregation trees its chunks spread over
     endpoints: int = 1  # mcast: UD QPs per rank, each in its own group (group .. group+endpoints-1)
     roots: int = 2  # mcast Allgather: ranks multicasting at once (K)
-    batch: int = 128  # mcast: datagrams posted before waiting for a completion
-    chunk_b: int = 4096  # mcast: bytes per datagram; ring: bytes per pipelined WRITE
+    batch: int = 128  # mcast, innet: datagrams posted before waiting for a completion
+    chunk_b: int = 4096  # mcast, innet: bytes per datagram; ring: bytes per pipelined WRITE
     data_timeout_ps: int = 10**10  # mcast: the data phase ends after this
     root: int = 0  # Broadcast: the root rank
     reduce_ps_per_byte: int = 0  # Reduce-Scatter: time to add one received byte
@@ -71,6 +77,17 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
             DataTimeout=spec.data_timeout_ps,
             BroadcastRoot=spec.root if spec.collective == "broadcast" else -1,
             Endpoints=spec.endpoints,
+        )
+    elif spec.algorithm == "innet":
+        factory = make_factory(
+            ns,
+            type_name,
+            "TeamSpec",
+            ChunkBytes=spec.chunk_b,
+            Batch=spec.batch,
+            FirstTree=spec.first_tree,
+            Trees=spec.trees,
+            Allreduce=spec.collective == "allreduce",
         )
     elif spec.collective == "reduce_scatter":
         factory = make_factory(

@@ -16,7 +16,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import runtime, subnet_manager
+from mcsim import routing, runtime, subnet_manager
 from mcsim.arrays import i64, read_counters, u32, u64
 from mcsim.attributes import set_attributes
 from mcsim.errors import McsimError, is_integer, pick, require_positive
@@ -32,6 +32,10 @@ INFINIBAND_LRH_BYTES = 8  # what an InfiniBand switch routes by: the local route
 GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
 FABRIC_HEADER_BYTES = 16  # FabricHeader::SERIALIZED_BYTES (checked against C++ at run time)
 DEFAULT_BUFFER_BYTES = 256 * 1024
+# ASSUMPTION: partial-sum buffer per switch (no published figure for the SHARP ASICs); 4 MiB holds
+# 1024 slots of 4 KiB, far more than a lossless tree needs to stream at line rate.
+DEFAULT_AGGREGATION_BUFFER_BYTES = 4 * 1024 * 1024
+AGGREGATION_ROOT = 2**32 - 1  # AggregationUnit::ROOT: the parent port of a tree's root
 DEFAULT_MTU_BYTES = 4096
 # InfiniBand RC: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 bytes; the FabricHeader carries 16 of them.
 DEFAULT_HEADER_BYTES = 26 - FABRIC_HEADER_BYTES
@@ -56,6 +60,12 @@ class FabricConfig:
     routing_header_b: int = INFINIBAND_LRH_BYTES  # bytes a cut-through switch waits for
     switch_latency_ps: int = DEFAULT_SWITCH_LATENCY_PS  # from having the packet to its earliest start
     ecmp_seed: int = 1
+    # in-network reduction (switch aggregation, algorithm "innet"): each switch's ALU throughput in
+    # contribution bytes (whole packets) per second as bit/s, 0: the sum of its ports' data rates
+    # (it keeps up with every port at line rate); its buffer of partial sums, split among its trees
+    aggregation_rate_bps: int = 0
+    aggregation_buffer_b: int = DEFAULT_AGGREGATION_BUFFER_BYTES
+    aggregation_trees: int = 0  # trees per reduction, one from each best root; 0: from every one
     loss: float = 0.0  # probability that a packet is lost on a link, every link and direction
     seed: int = 1  # seed of the random faults: the same seed loses the same packets
 
@@ -67,13 +77,18 @@ class FabricConfig:
             switch_buffer_b=self.switch_buffer_b,
             host_buffer_b=self.host_buffer_b,
             routing_header_b=self.routing_header_b,
+            aggregation_buffer_b=self.aggregation_buffer_b,
         )
-        for name in ("header_b", "routing_header_b", "switch_latency_ps", "ecmp_seed", "seed"):
+        names = ("header_b", "routing_header_b", "switch_latency_ps", "ecmp_seed", "seed")
+        for name in (*names, "aggregation_rate_bps", "aggregation_buffer_b", "aggregation_trees"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise McsimError(f"FabricConfig: {name}={value!r} must be an integer >= 0")
-        if self.routing_header_b >= 2**32:
-            raise McsimError(f"FabricConfig: routing_header_b={self.routing_header_b} must be < 2**32")
+        for name in ("routing_header_b", "aggregation_trees"):
+            if getattr(self, name) >= 2**32:
+                raise McsimError(f"FabricConfig: {name}={getattr(self, name)} must be < 2**32")
+        if self.aggregation_rate_bps >= 2**64:
+            raise McsimError(f"FabricConfig: aggregation_rate_bps={self.aggregation_rate_bps} must be < 2**64")
         if self.seed > MAX_SEED:
             raise McsimError(f"FabricConfig: seed={self.seed} must be < 2**64")
         _check_probability("FabricConfig", "loss", self.loss)
@@ -265,6 +280,49 @@ def _check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: F
             )
 
 
+@dataclass(frozen=True, slots=True)
+class Reduction:
+    """An in-network reduction's trees in a built fabric: aggregation trees first_tree ..
+    first_tree + len(trees) - 1, each also multicast group first_group + i (where an Allreduce's
+    root sends the sum)."""
+
+    first_tree: int
+    first_group: int
+    trees: tuple[routing.MulticastTree, ...]
+
+
+def _plan_reductions(
+    layout: Layout, reductions: Sequence[Sequence[int]], n_groups: int, config: FabricConfig, slot_b: int
+) -> tuple[list[Reduction], np.ndarray]:
+    """The aggregation trees of each reduction and the rows of Fabric::SetAggregationTrees
+    (tree, switch, parent port or ROOT, children); McsimError if a switch's buffer is too small."""
+    planned: list[Reduction] = []
+    rows: list[tuple[int, int, int, int]] = []
+    per_switch: dict[int, int] = {}
+    tree_id = 0
+    for members in reductions:
+        trees = tuple(routing.aggregation_trees(layout, members, config.aggregation_trees))
+        planned.append(Reduction(tree_id, n_groups + tree_id, trees))
+        for tree in trees:
+            parents = routing.tree_parents(tree, layout)
+            for sw, ports in tree.switch_ports.items():
+                parent = parents[sw]
+                rows.append(
+                    (tree_id, sw, AGGREGATION_ROOT if parent is None else parent, len(ports) - (parent is not None))
+                )
+                per_switch[sw] = per_switch.get(sw, 0) + 1
+            tree_id += 1
+    for sw, n in sorted(per_switch.items()):
+        slots = config.aggregation_buffer_b // n // slot_b
+        if slots < 2:
+            raise McsimError(
+                f"FabricConfig: aggregation_buffer_b={config.aggregation_buffer_b} holds {slots} slots of {slot_b} B "
+                f"for each of the {n} aggregation trees of switch {sw}; it needs >= 2 (raise it to "
+                f">= {2 * n * slot_b})"
+            )
+    return planned, u32(rows).reshape(-1)
+
+
 class BuiltFabric:
     """A fabric built in C++, for one run: attach traffic, read counters.
 
@@ -272,11 +330,12 @@ class BuiltFabric:
     it runs the simulation and disposes the fabric afterwards.
     """
 
-    def __init__(self, layout: Layout, ns: Any, cxx: Any, trees: list) -> None:
+    def __init__(self, layout: Layout, ns: Any, cxx: Any, trees: list, reductions: list[Reduction]) -> None:
         self.layout = layout
         self.ns = ns  # the cppyy ns3 namespace
         self.cxx = cxx  # ns3::mcsim::Fabric
         self.trees = trees  # one routing.MulticastTree per group (as the run starts; None: unreachable)
+        self.reductions = reductions  # per reduction given to build(): its aggregation trees
         self.n_hosts = layout.hosts
         self.n_flows = 0
 
@@ -322,6 +381,11 @@ class BuiltFabric:
             unroutable_packets=int(fabric.GetUnroutablePackets()),
             end_ps=int(self.ns.Simulator.Now().GetPicoSeconds()),
             trees=self.trees,
+            aggregation=(
+                read_counters("aggregation", len(self.layout.switches), fabric.GetAggregationCounters)
+                if self.reductions
+                else {}
+            ),
         )
 
 
@@ -331,6 +395,8 @@ def build(
     groups: Sequence[Sequence[int]] = (),
     config: FabricConfig | None = None,
     faults: Faults | None = None,
+    reductions: Sequence[Sequence[int]] = (),
+    slot_b: int = DEFAULT_MTU_BYTES,
 ) -> BuiltFabric:
     """Build the C++ fabric of ``g`` with unicast routes and one multicast tree per group.
 
@@ -347,6 +413,11 @@ def build(
         Link faults (random loss per edge, chosen packets, link-down intervals); with
         ``config.loss`` and ``config.seed``. Checked against ``g`` before any C++ object exists.
         The subnet manager's sweeps after link changes (mcsim.subnet_manager) are scheduled here.
+    reductions
+        In-network reductions, each a list of member hosts: each gets its aggregation trees
+        (routing.aggregation_trees; BuiltFabric.reductions says which), every one also a multicast
+        group after ``groups``. Switches hold partial sums in slots of ``slot_b`` bytes (the
+        contributions' payload, the MTU).
 
     Raises
     ------
@@ -358,6 +429,7 @@ def build(
     layout = layout_of(g)
     faults.check(layout)
     start, sweeps = subnet_manager.plan(layout, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps)
+    planned, rows = _plan_reductions(layout, reductions, len(groups), config, slot_b)
 
     ns = runtime.load()
     if int(ns.mcsim.FabricHeader.SERIALIZED_BYTES) != FABRIC_HEADER_BYTES:
@@ -365,10 +437,16 @@ def build(
     fabric = ns.CreateObject[ns.mcsim.Fabric]()
     try:
         _configure(fabric, ns, layout, config, faults, start, sweeps)
+        if planned:
+            fabric.SetAggregationTrees(rows, rows.size // 4, slot_b)
+            trees = [t for r in planned for t in r.trees]
+            for i, tree in enumerate(trees):
+                for sw, own in tree.switch_ports.items():
+                    fabric.SetMulticastPorts(len(groups) + i, sw, u32(own), len(own))
     except BaseException:
         runtime.dispose(fabric)  # not handed to a Simulation yet
         raise
-    return BuiltFabric(layout, ns, fabric, list(start.trees))
+    return BuiltFabric(layout, ns, fabric, [*start.trees, *(t for r in planned for t in r.trees)], planned)
 
 
 def _configure(
@@ -395,6 +473,8 @@ def _configure(
         RoutingHeaderBytes=config.routing_header_b,
         EcmpSeed=config.ecmp_seed,
         Seed=config.seed,
+        AggregationRate=config.aggregation_rate_bps,
+        AggregationBufferBytes=config.aggregation_buffer_b,
     )
     edges = [layout.graph.edges[u, v] for u, _, v, _ in layout.links]  # one per physical link
     fabric.Build(

@@ -60,6 +60,9 @@ class FabricResult:
     unroutable_packets: int
     end_ps: int  # simulation time when the last event ran
     trees: list[MulticastTree | None] = field(default_factory=list)
+    # in-network reduction: counter_names("aggregation") -> per switch (in node order); empty
+    # when the run has no reduction
+    aggregation: dict[str, np.ndarray] = field(default_factory=dict)
     # raw flows (simulate()): packets the hosts receive when none is lost; None for RDMA runs, whose
     # transport recovers what is lost
     expected_rx_packets: int | None = None

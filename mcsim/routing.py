@@ -435,12 +435,16 @@ def _bfs_parents(g: nx.Graph, root: int, hosts: int) -> dict[int, int]:
 
 
 def multicast_tree(
-    g: nx.Graph | Layout, members: Iterable[int], *, down: Iterable[tuple[int, int]] = ()
+    g: nx.Graph | Layout,
+    members: Iterable[int],
+    *,
+    down: Iterable[tuple[int, int]] = (),
+    root: int | None = None,
 ) -> MulticastTree | None:
     """Return one loop-free multicast tree for the group of member hosts.
 
     The root is the switch that minimises the largest hop distance to the members' leaves (ties:
-    lowest node id). The tree is the union of the paths from the root to each member's leaf in one
+    lowest node id), or ``root`` if given (one of :func:`best_roots`). The tree is the union of the paths from the root to each member's leaf in one
     BFS tree from the root (neighbours visited in ascending id), plus the member hosts' links:
     pruned by construction. Between two switches the tree uses exactly one of the parallel links,
     chosen by a stable hash of (sorted members, the two switches) modulo ``parallel``, so that
@@ -476,7 +480,10 @@ def multicast_tree(
     member_leaves = sorted({leaf_of[m] for m in reached})
     dist = _switch_distances(g, hosts, member_leaves)
     dist[dist < 0] = np.iinfo(np.int32).max  # a switch cut off from a member's leaf is never the root
-    root = hosts + int(np.argmin(dist.max(axis=0)))  # argmin: the first, i.e. the lowest id, on ties
+    if root is None:
+        root = hosts + int(np.argmin(dist.max(axis=0)))  # argmin: the first, i.e. the lowest id, on ties
+    elif not hosts <= root < layout.nodes or dist[:, root - hosts].max() == np.iinfo(np.int32).max:
+        raise McsimError(f"multicast tree: root={root} is not a switch that reaches every member's leaf")
     parent = _bfs_parents(g, root, hosts)
     edges: set[tuple[int, int]] = set()
     for leaf in member_leaves:
@@ -504,6 +511,45 @@ def multicast_tree(
         switch_ports={s: tuple(sorted(switch_ports[s])) for s in sorted(switch_ports)},
         tree_links=tuple(sorted(tree_links)),
     )
+
+
+def best_roots(g: nx.Graph | Layout, members: Iterable[int]) -> tuple[int, ...]:
+    """The switches that minimise the largest hop distance to the members' leaves, ascending: the
+    roots :func:`multicast_tree` may grow a tree from (it takes the first by default)."""
+    layout = layout_of(g)
+    group = _check_members(members, layout.hosts)
+    if layout.nodes == layout.hosts:
+        raise McsimError("multicast group: the topology has no switch; a multicast tree needs one")
+    dist = _switch_distances(layout.graph, layout.hosts, sorted({layout.leaf_of[m] for m in group}))
+    dist[dist < 0] = np.iinfo(np.int32).max
+    worst = dist.max(axis=0)
+    return tuple(layout.hosts + int(i) for i in np.flatnonzero(worst == worst.min()))
+
+
+def aggregation_trees(g: nx.Graph | Layout, members: Iterable[int], count: int = 0) -> list[MulticastTree]:
+    """The aggregation trees of an in-network reduction over the member hosts: one
+    :func:`multicast_tree` from each of the first ``count`` :func:`best_roots` (0: from every one),
+    so that the reduction's traffic spreads over the switches at the top."""
+    roots = best_roots(g, members)
+    chosen = roots if count == 0 else roots[:count]
+    return [t for r in chosen if (t := multicast_tree(g, members, root=r)) is not None]
+
+
+def tree_parents(tree: MulticastTree, layout: Layout) -> dict[int, int | None]:
+    """Per tree switch: its port toward the tree's root (None at the root)."""
+    adjacent: dict[int, list[tuple[int, int, int]]] = {}
+    for u, pu, v, pv in tree.tree_links:
+        adjacent.setdefault(u, []).append((pu, v, pv))
+        adjacent.setdefault(v, []).append((pv, u, pu))
+    parent: dict[int, int | None] = {tree.root: None}
+    queue = deque([tree.root])
+    while queue:
+        node = queue.popleft()
+        for _, nbr, nbr_port in adjacent.get(node, ()):
+            if nbr >= layout.hosts and nbr not in parent:
+                parent[nbr] = nbr_port
+                queue.append(nbr)
+    return parent
 
 
 def simulate_multicast(

@@ -47,6 +47,17 @@ CollectiveRank::Setup(Ptr<RdmaStack> stack,
     m_shardBytes = shardBytes;
 }
 
+uint32_t
+CollectiveRank::GetAddressQpn() const
+{
+    return 0;
+}
+
+void
+CollectiveRank::Introduce(std::shared_ptr<const std::vector<RankAddress>> /* team */)
+{
+}
+
 void
 CollectiveRank::MarkFinished()
 {

@@ -9,12 +9,20 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace ns3
 {
 namespace mcsim
 {
+
+/** @brief Where a rank takes datagrams: its host and the QP number there. */
+struct RankAddress
+{
+    uint32_t host;
+    uint32_t qpn;
+};
 
 /**
  * @brief One rank of a collective: an application on one host that owns its QPs.
@@ -40,6 +48,10 @@ class CollectiveRank : public Object, public QpOwner
      * it needs on its host's NIC.
      */
     virtual void Wire(uint32_t firstGroup, Ptr<RcQp> next, Ptr<RcQp> prev) = 0;
+    /** The QP other ranks send datagrams to (0 if the rank takes none); after Wire. */
+    virtual uint32_t GetAddressQpn() const;
+    /** After every rank's Wire: every rank's address, by rank (shared by the team). */
+    virtual void Introduce(std::shared_ptr<const std::vector<RankAddress>> team);
     /** Begin at the current simulation time. */
     virtual void Start() = 0;
 

@@ -90,6 +90,15 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
     {
         m_ranks[r]->Wire(group, next[r], prev[r]);
     }
+    auto addresses = std::make_shared<std::vector<RankAddress>>();
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        addresses->push_back({team[r], m_ranks[r]->GetAddressQpn()});
+    }
+    for (const auto& rank : m_ranks)
+    {
+        rank->Introduce(addresses);
+    }
 }
 
 void

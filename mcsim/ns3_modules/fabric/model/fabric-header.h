@@ -17,12 +17,18 @@ namespace mcsim
  * dst is a host id, or a multicast group id with GROUP_FLAG set. flow identifies the flow (a QP
  * in the transport) for ECMP hashing; seq is the packet's sequence number within its flow (the
  * PSN of an RDMA packet; 0 on raw flows, whose packets are alike).
+ *
+ * An in-network reduction's contribution (AggregationUnit) names its aggregation tree: dst is
+ * the tree id with AGGREGATE_FLAG set, flow is where the tree's root sends the sum (a host, or a
+ * group with GROUP_FLAG), and seq is the contribution's sequence number in its tree (every
+ * contributor sends a tree's sequence numbers in the same order).
  */
 class FabricHeader : public Header
 {
   public:
-    static constexpr uint32_t GROUP_FLAG = 0x80000000U; //!< dst names a multicast group
-    static constexpr uint32_t SERIALIZED_BYTES = 16;    //!< wire size
+    static constexpr uint32_t GROUP_FLAG = 0x80000000U;     //!< dst names a multicast group
+    static constexpr uint32_t AGGREGATE_FLAG = 0x40000000U; //!< dst names an aggregation tree
+    static constexpr uint32_t SERIALIZED_BYTES = 16;        //!< wire size
 
     /**
      * The upper layer's header as plain data (the RDMA transport's opcode, QP number, immediate
@@ -55,6 +61,16 @@ class FabricHeader : public Header
         uint32_t GetGroup() const
         {
             return dst & ~GROUP_FLAG;
+        }
+
+        bool IsAggregate() const
+        {
+            return (dst & AGGREGATE_FLAG) != 0 && !IsGroup();
+        }
+
+        uint32_t GetTree() const
+        {
+            return dst & ~AGGREGATE_FLAG;
         }
     };
 

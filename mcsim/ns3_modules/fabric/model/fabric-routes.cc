@@ -8,6 +8,9 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -44,6 +47,58 @@ Fabric::SetMulticastPorts(uint32_t group, uint32_t node, const uint32_t* ports, 
         throw std::invalid_argument("Fabric::SetMulticastPorts: group id too large");
     }
     SwitchAt(node, "SetMulticastPorts")->SetMulticastPorts(group, ports, nPorts);
+}
+
+void
+Fabric::SetAggregationTrees(const uint32_t* rows, std::size_t n, uint32_t slotBytes)
+{
+    if (slotBytes == 0)
+    {
+        throw std::invalid_argument("Fabric::SetAggregationTrees: slots of 0 bytes");
+    }
+    std::map<uint32_t, std::set<uint32_t>> trees; // switch node -> its trees
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const uint32_t* row = rows + 4 * i;
+        SwitchAt(row[1], "SetAggregationTrees");
+        if (row[3] == 0 || !trees[row[1]].insert(row[0]).second)
+        {
+            throw std::invalid_argument("Fabric::SetAggregationTrees: tree " +
+                                        std::to_string(row[0]) + " on switch " +
+                                        std::to_string(row[1]) + " has no child or is given twice");
+        }
+    }
+    for (const auto& [node, onSwitch] : trees)
+    {
+        const uint64_t window = m_aggregationBuffer / onSwitch.size() / slotBytes;
+        if (window < 2)
+        {
+            throw std::invalid_argument(
+                "Fabric: switch " + std::to_string(node) + "'s aggregation buffer of " +
+                std::to_string(m_aggregationBuffer) + " B holds " + std::to_string(window) +
+                " slots of " + std::to_string(slotBytes) + " B for each of its " +
+                std::to_string(onSwitch.size()) + " trees; it needs >= 2");
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const uint32_t* row = rows + 4 * i;
+        const uint64_t window = m_aggregationBuffer / trees[row[1]].size() / slotBytes;
+        SwitchAt(row[1], "SetAggregationTrees")
+            ->SetAggregationTree(row[0],
+                                 row[2],
+                                 row[3],
+                                 static_cast<uint32_t>(std::min<uint64_t>(window, UINT32_MAX)));
+    }
+}
+
+void
+Fabric::SetSumPayloads(bool sum)
+{
+    for (const Ptr<Switch>& sw : m_switches)
+    {
+        sw->SetSumPayloads(sum);
+    }
 }
 
 void

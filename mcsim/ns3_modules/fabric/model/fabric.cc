@@ -45,6 +45,8 @@ struct SourceRow
 const CounterTable g_portTable("port", CounterTable::Columns({}, Port::Counters::NAMES));
 const CounterTable g_hostTable("host", CounterTable::Columns({}, Host::Counters::NAMES));
 const CounterTable g_sourceTable("source", CounterTable::Columns({}, SourceRow::NAMES));
+const CounterTable g_aggregationTable("aggregation",
+                                      CounterTable::Columns({}, AggregationUnit::Counters::NAMES));
 } // namespace
 
 TypeId
@@ -102,6 +104,19 @@ Fabric::GetTypeId()
                           UintegerValue(8),
                           MakeUintegerAccessor(&Fabric::m_routingHeaderBytes),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("AggregationRate",
+                          "Every switch's in-network reduction ALU throughput, in contribution "
+                          "bytes per second; 0 (the default): each switch's sum of its port data "
+                          "rates (it keeps up with all its ports at line rate).",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&Fabric::m_aggregationRate),
+                          MakeDataRateChecker())
+            .AddAttribute("AggregationBufferBytes",
+                          "Every switch's in-network reduction buffer for partial sums, in bytes, "
+                          "split evenly among the aggregation trees it is in.",
+                          UintegerValue(DEFAULT_AGGREGATION_BUFFER_BYTES),
+                          MakeUintegerAccessor(&Fabric::m_aggregationBuffer),
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("EcmpSeed",
                           "Seed of the switches' ECMP flow hash.",
                           UintegerValue(1),
@@ -312,6 +327,7 @@ Fabric::CreateNodes()
             Ptr<Switch> sw = CreateObject<Switch>();
             sw->SetAttribute("Latency", TimeValue(m_switchLatency));
             sw->SetAttribute("EcmpSeed", UintegerValue(m_ecmpSeed));
+            sw->SetAttribute("AggregationRate", DataRateValue(m_aggregationRate));
             std::vector<Ptr<Port>> ports(m_ports.begin() + m_portBase[n],
                                          m_ports.begin() + m_portBase[n + 1]);
             std::vector<Port*> up(upstream.begin() + m_portBase[n],
@@ -537,6 +553,17 @@ Fabric::GetSourceCounters(uint64_t* out, std::size_t n) const
                             .lastDeparturePs =
                                 static_cast<uint64_t>(s.GetLastDeparture().GetPicoSeconds())};
         row.CopyTo(out + i * SourceRow::COUNT);
+    }
+}
+
+void
+Fabric::GetAggregationCounters(uint64_t* out, std::size_t n) const
+{
+    constexpr uint32_t columns = AggregationUnit::Counters::COUNT;
+    CheckOutputSize("Fabric::GetAggregationCounters", n, m_switches.size() * columns);
+    for (std::size_t i = 0; i < m_switches.size(); ++i)
+    {
+        m_switches[i]->GetAggregationCounters().CopyTo(out + i * columns);
     }
 }
 

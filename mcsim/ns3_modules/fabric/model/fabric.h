@@ -6,6 +6,7 @@
 #include "switch.h"
 #include "traffic-source.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -78,6 +79,18 @@ class Fabric : public Object
                                 uint32_t node,
                                 const uint32_t* ports,
                                 std::size_t nPorts);
+    /**
+     * In-network reduction: n rows of (tree, switch node, parent port or
+     * AggregationUnit::ROOT, children). Each switch splits AggregationBufferBytes evenly among
+     * its trees, in slots of slotBytes (a contribution's largest packet).
+     * @throws std::invalid_argument for a node that is not a switch, a bad parent port, no child,
+     * a tree given twice on one switch, or a buffer that holds fewer than 2 slots per tree
+     */
+    void SetAggregationTrees(const uint32_t* rows, std::size_t n, uint32_t slotBytes);
+    /** Verify mode: switches sum the 32-bit integers contributions carry. */
+    void SetSumPayloads(bool sum);
+    /** out[switch * AggregationUnit::Counters::COUNT + field], switches in node order. */
+    void GetAggregationCounters(uint64_t* out, std::size_t n) const;
     /** Scheduled route changes applied so far (a switch's table or tree ports each). */
     uint64_t GetRouteUpdates() const;
 
@@ -179,12 +192,15 @@ class Fabric : public Object
     uint32_t PortAt(uint32_t node, uint32_t port, const char* what) const;
 
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
+    static constexpr uint64_t DEFAULT_AGGREGATION_BUFFER_BYTES = 4 * 1024 * 1024;
 
     FlowControl m_mode;            //!< "FlowControl"
     uint64_t m_switchBuffer;       //!< "SwitchBufferBytes"
     uint64_t m_hostBuffer;         //!< "HostBufferBytes"
     uint32_t m_headerBytes;        //!< "HeaderBytes"
     Time m_switchLatency;          //!< "SwitchLatency"
+    DataRate m_aggregationRate;    //!< "AggregationRate"
+    uint64_t m_aggregationBuffer;  //!< "AggregationBufferBytes"
     Forwarding m_forwarding;       //!< "Forwarding"
     uint32_t m_routingHeaderBytes; //!< "RoutingHeaderBytes"
     uint32_t m_ecmpSeed;           //!< "EcmpSeed"

@@ -3,6 +3,7 @@
 
 #include "fabric-header.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -49,14 +50,23 @@ Switch::GetTypeId()
                                           "Seed of the ECMP flow hash.",
                                           UintegerValue(1),
                                           MakeUintegerAccessor(&Switch::m_ecmpSeed),
-                                          MakeUintegerChecker<uint32_t>());
+                                          MakeUintegerChecker<uint32_t>())
+                            .AddAttribute("AggregationRate",
+                                          "Throughput of the in-network reduction's ALU, in "
+                                          "contribution bytes (whole packets) per second; 0 "
+                                          "(the default): the sum of the switch's port data "
+                                          "rates, i.e. it keeps up with every port at line rate.",
+                                          DataRateValue(DataRate(0)),
+                                          MakeDataRateAccessor(&Switch::m_aluRate),
+                                          MakeDataRateChecker());
     return tid;
 }
 
 Switch::Switch()
     : m_id(0),
       m_index(0),
-      m_lossless(true)
+      m_lossless(true),
+      m_sumPayloads(false)
 {
 }
 
@@ -65,6 +75,7 @@ Switch::~Switch() = default;
 void
 Switch::DoDispose()
 {
+    m_aggregation.reset();
     m_ports.clear();
     m_upstream.clear();
     Object::DoDispose();
@@ -176,39 +187,26 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
     const Time earliest = now + m_latency;
     const Time tail = lastBit + m_latency;
     Port* upstream = m_lossless ? in : nullptr;
+    if (h.IsAggregate())
+    {
+        if (m_aggregation != nullptr && m_aggregation->HasTree(h.GetTree()))
+        {
+            m_aggregation->Receive(packet, h, inPort, lastBit);
+            return;
+        }
+        m_counters.unroutable++;
+        NS_LOG_INFO("switch " << m_id << ": not in aggregation tree " << h.GetTree()
+                              << ", dropped");
+        ReleaseIngress(upstream, packet, lastBit);
+        return;
+    }
     if (!h.IsGroup())
     {
-        const uint32_t d = h.dst;
         uint32_t port = 0;
-        uint32_t n = 0;
-        if (d < m_hosts->size())
-        {
-            const HostAttachment& at = (*m_hosts)[d];
-            if (at.leaf == m_index)
-            {
-                port = at.port;
-                n = 1;
-            }
-            else if (at.leaf + 1 < m_ucOffsets.size())
-            {
-                const uint32_t first = m_ucOffsets[at.leaf];
-                n = m_ucOffsets[at.leaf + 1] - first;
-                if (n > 1)
-                {
-                    const uint64_t key = (static_cast<uint64_t>(h.src) << 32) ^ d ^
-                                         (static_cast<uint64_t>(h.flow) << 16) ^ m_ecmpSeed;
-                    port = m_ucPorts[first + static_cast<uint32_t>(Mix(key) % n)];
-                }
-                else if (n == 1)
-                {
-                    port = m_ucPorts[first];
-                }
-            }
-        }
-        if (n == 0) // an unknown host, or no route left to it
+        if (!RouteUnicast(h, port)) // an unknown host, or no route left to it
         {
             m_counters.unroutable++;
-            NS_LOG_INFO("switch " << m_id << ": no route to host " << d << ", dropped");
+            NS_LOG_INFO("switch " << m_id << ": no route to host " << h.dst << ", dropped");
             ReleaseIngress(upstream, packet, lastBit);
             return;
         }
@@ -253,6 +251,129 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
             out->Send(packet, h, Start(out, size, earliest, tail), credit, nullptr);
         }
     }
+}
+
+bool
+Switch::RouteUnicast(const FabricHeader::Fields& h, uint32_t& port) const
+{
+    const uint32_t d = h.dst;
+    if (d >= m_hosts->size())
+    {
+        return false;
+    }
+    const HostAttachment& at = (*m_hosts)[d];
+    if (at.leaf == m_index)
+    {
+        port = at.port;
+        return true;
+    }
+    if (at.leaf + 1 >= m_ucOffsets.size())
+    {
+        return false;
+    }
+    const uint32_t first = m_ucOffsets[at.leaf];
+    const uint32_t n = m_ucOffsets[at.leaf + 1] - first;
+    if (n > 1)
+    {
+        const uint64_t key = (static_cast<uint64_t>(h.src) << 32) ^ d ^
+                             (static_cast<uint64_t>(h.flow) << 16) ^ m_ecmpSeed;
+        port = m_ucPorts[first + static_cast<uint32_t>(Mix(key) % n)];
+    }
+    else if (n == 1)
+    {
+        port = m_ucPorts[first];
+    }
+    return n != 0;
+}
+
+void
+Switch::SetAggregationTree(uint32_t tree, uint32_t parent, uint32_t children, uint32_t window)
+{
+    if (parent != AggregationUnit::ROOT && parent >= m_ports.size())
+    {
+        throw std::invalid_argument(Where() + ": aggregation tree " + std::to_string(tree) +
+                                    " has parent port " + std::to_string(parent) + " of " +
+                                    std::to_string(m_ports.size()));
+    }
+    if (m_aggregation == nullptr)
+    {
+        uint64_t rate = m_aluRate.GetBitRate();
+        if (rate == 0)
+        {
+            for (const Ptr<Port>& port : m_ports)
+            {
+                rate += port->GetDataRateBps();
+            }
+        }
+        m_aggregation =
+            std::make_unique<AggregationUnit>(static_cast<AggregationOwner*>(this), rate);
+        m_aggregation->SetSumPayloads(m_sumPayloads);
+    }
+    m_aggregation->SetTree(tree, parent, children, window);
+}
+
+void
+Switch::SetSumPayloads(bool sum)
+{
+    m_sumPayloads = sum;
+    if (m_aggregation != nullptr)
+    {
+        m_aggregation->SetSumPayloads(sum);
+    }
+}
+
+AggregationUnit::Counters
+Switch::GetAggregationCounters() const
+{
+    return m_aggregation != nullptr ? m_aggregation->GetCounters() : AggregationUnit::Counters();
+}
+
+void
+Switch::Consumed(uint32_t inPort, const Ptr<Packet>& packet, Time at)
+{
+    ReleaseIngress(m_lossless ? m_upstream[inPort] : nullptr, packet, at);
+}
+
+void
+Switch::Emit(const Ptr<Packet>& packet,
+             const FabricHeader::Fields& fields,
+             uint32_t parent,
+             Time ready)
+{
+    FabricHeader::Fields f = fields;
+    f.src = m_id; // a sum comes from the switch that made it
+    const Time start = ready + m_latency;
+    if (parent != AggregationUnit::ROOT)
+    {
+        m_ports[parent]->Send(packet, f, start, CreditReturn{}, nullptr);
+        return;
+    }
+    f.dst = fields.flow; // the root sends the sum where the reduction goes
+    f.flow = fields.GetTree();
+    if (f.IsGroup())
+    {
+        const uint32_t g = f.GetGroup();
+        if (g < m_groupPorts.size() && !m_groupPorts[g].empty())
+        {
+            for (uint32_t p : m_groupPorts[g])
+            {
+                m_ports[p]->Send(packet, f, start, CreditReturn{}, nullptr);
+            }
+            return;
+        }
+    }
+    else
+    {
+        uint32_t port = 0;
+        if (RouteUnicast(f, port))
+        {
+            m_ports[port]->Send(packet, f, start, CreditReturn{}, nullptr);
+            return;
+        }
+    }
+    m_counters.unroutable++;
+    NS_LOG_INFO("switch " << m_id << ": no route for the sum of aggregation tree "
+                          << fields.GetTree() << ", dropped");
 }
 
 void

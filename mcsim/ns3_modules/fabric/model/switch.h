@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "aggregation-unit.h"
 #include "packet-receiver.h"
 #include "port.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -46,8 +48,13 @@ enum class Forwarding
  * that sends into it cuts through (Port::SetCutThroughBytes), when its routing header has: it
  * still occupies the output for its whole serialization, and its last bit leaves no earlier than
  * Latency after it arrived (a faster output waits for it).
+ *
+ * In-network reduction: a contribution (FabricHeader::Fields::IsAggregate) goes to the switch's
+ * AggregationUnit if the switch is in its tree (SetAggregationTree); a sum leaves Latency after
+ * the unit has it, to the tree's parent port, or from the root to the reduction's destination
+ * (routed like any packet; a group's copies go to every port of its tree here).
  */
-class Switch : public Object, public PacketReceiver
+class Switch : public Object, public PacketReceiver, private AggregationOwner
 {
   public:
     static TypeId GetTypeId();
@@ -86,6 +93,17 @@ class Switch : public Object, public PacketReceiver
     /** Throws what SetMulticastPorts would throw (a port out of range); changes nothing. */
     void CheckMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t nPorts) const;
 
+    /**
+     * Aggregation tree `tree` on this switch: its parent port (AggregationUnit::ROOT at the
+     * root), the contributions per sequence number and the slots it holds (see AggregationUnit).
+     * @throws std::invalid_argument for a parent port out of range, no child or no slot
+     */
+    void SetAggregationTree(uint32_t tree, uint32_t parent, uint32_t children, uint32_t window);
+    /** Verify mode: sum the 32-bit integers contributions carry (else only their timing). */
+    void SetSumPayloads(bool sum);
+    /** The aggregation counters (all zero on a switch in no aggregation tree). */
+    AggregationUnit::Counters GetAggregationCounters() const;
+
     void Receive(const Ptr<Packet>& packet,
                  const FabricHeader::Fields& fields,
                  uint32_t inPort) override;
@@ -106,6 +124,13 @@ class Switch : public Object, public PacketReceiver
 
   private:
     std::string Where() const;
+    /** The output port toward host h.dst (a flow keeps one ECMP candidate); false: no route. */
+    bool RouteUnicast(const FabricHeader::Fields& h, uint32_t& port) const;
+    void Consumed(uint32_t inPort, const Ptr<Packet>& packet, Time at) override;
+    void Emit(const Ptr<Packet>& packet,
+              const FabricHeader::Fields& fields,
+              uint32_t parent,
+              Time ready) override;
     /** A packet that goes nowhere frees its ingress buffer when its last bit is in (LOSSLESS). */
     void ReleaseIngress(Port* upstream, const Ptr<Packet>& packet, Time lastBit);
 
@@ -123,6 +148,9 @@ class Switch : public Object, public PacketReceiver
     uint32_t m_index;    //!< m_id less the host count: this switch's row in the unicast tables
     Time m_latency;      //!< "Latency": forwarding latency per hop
     uint32_t m_ecmpSeed; //!< "EcmpSeed"
+    DataRate m_aluRate;  //!< "AggregationRate" (0: the sum of the ports' data rates)
+    bool m_sumPayloads;
+    std::unique_ptr<AggregationUnit> m_aggregation; //!< made by the first SetAggregationTree
     bool m_lossless;
     std::vector<Ptr<Port>> m_ports;
     std::vector<Port*> m_upstream; //!< port i's far end (credits go back to it)

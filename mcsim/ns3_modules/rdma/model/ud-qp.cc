@@ -60,6 +60,36 @@ UdQp::PostSend(uint32_t dst,
                uint32_t imm,
                int64_t localOffset)
 {
+    CheckPost(bytes);
+    m_sq.push_back({dst, dstQpn, bytes, wrId, withImm, imm, localOffset, m_nic->Doorbell(), 0, 0});
+}
+
+void
+UdQp::PostContribution(uint32_t tree,
+                       uint32_t seq,
+                       uint32_t resultDst,
+                       uint32_t resultQpn,
+                       uint32_t bytes,
+                       uint64_t wrId,
+                       uint32_t imm,
+                       int64_t localOffset)
+{
+    CheckPost(bytes);
+    m_sq.push_back({tree | FabricHeader::AGGREGATE_FLAG,
+                    resultQpn,
+                    bytes,
+                    wrId,
+                    true,
+                    imm,
+                    localOffset,
+                    m_nic->Doorbell(),
+                    resultDst,
+                    seq});
+}
+
+void
+UdQp::CheckPost(uint32_t bytes) const
+{
     if (m_nic == nullptr)
     {
         throw std::invalid_argument("UdQp: post on a QP not added to a NIC");
@@ -70,7 +100,6 @@ UdQp::PostSend(uint32_t dst,
                                     std::to_string(bytes) + " bytes; it must be 1.." +
                                     std::to_string(m_nic->GetMtuBytes()) + " (the MTU)");
     }
-    m_sq.push_back({dst, dstQpn, bytes, wrId, withImm, imm, localOffset, m_nic->Doorbell()});
 }
 
 bool
@@ -88,8 +117,10 @@ UdQp::NextPacket()
     h.opcode = d.withImm ? Opcode::UD_SEND_ONLY_IMM : Opcode::UD_SEND_ONLY;
     h.dst = d.dst;
     h.dstQpn = static_cast<uint16_t>(d.dstQpn);
-    h.flow = m_qpn;
-    h.psn = static_cast<uint32_t>(m_counters.txPackets);
+    const bool contribution =
+        (d.dst & FabricHeader::AGGREGATE_FLAG) != 0 && (d.dst & FabricHeader::GROUP_FLAG) == 0;
+    h.flow = contribution ? d.resultDst : m_qpn; // a contribution's flow: where its sum goes
+    h.psn = contribution ? d.seq : static_cast<uint32_t>(m_counters.txPackets);
     h.imm = d.imm;
     m_counters.txPackets++;
     m_counters.txPayload += d.bytes;

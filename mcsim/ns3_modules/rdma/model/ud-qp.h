@@ -46,6 +46,22 @@ class UdQp : public QueuePair
                   uint32_t imm,
                   int64_t localOffset = -1);
 
+    /**
+     * Post one contribution to an in-network reduction (Switch, AggregationUnit): a datagram to
+     * aggregation tree `tree` with sequence number `seq` in it; the tree's root delivers the sum
+     * as a datagram with immediate `imm` to `resultDst` (a host, or a group | GROUP_FLAG) and
+     * resultQpn there (ignored for a group).
+     * @throws std::invalid_argument as PostSend
+     */
+    void PostContribution(uint32_t tree,
+                          uint32_t seq,
+                          uint32_t resultDst,
+                          uint32_t resultQpn,
+                          uint32_t bytes,
+                          uint64_t wrId,
+                          uint32_t imm,
+                          int64_t localOffset = -1);
+
     bool HasPacket() const override;
     OutgoingPacket NextPacket() override;
     void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) override;
@@ -82,7 +98,7 @@ class UdQp : public QueuePair
   private:
     struct Datagram
     {
-        uint32_t dst;
+        uint32_t dst; //!< a host, a group | GROUP_FLAG, or a tree | AGGREGATE_FLAG
         uint32_t dstQpn;
         uint32_t bytes;
         uint64_t wrId;
@@ -90,7 +106,12 @@ class UdQp : public QueuePair
         uint32_t imm;
         int64_t localOffset; //!< verify mode: the payload's place in the region, or -1
         Time visible;        //!< its first byte may leave then (Nic::Doorbell)
+        uint32_t resultDst;  //!< a contribution: where its sum goes
+        uint32_t seq;        //!< a contribution: its sequence number in its tree
     };
+
+    /** Check a datagram's size (1..MTU) before it is posted. */
+    void CheckPost(uint32_t bytes) const;
 
     uint32_t m_rqDepth; //!< "RqDepth"
     bool m_staging;     //!< "Staging"
