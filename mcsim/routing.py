@@ -446,9 +446,9 @@ def multicast_tree(
     The root is the switch that minimises the largest hop distance to the members' leaves (ties:
     lowest node id), or ``root`` if given (one of :func:`best_roots`). The tree is the union of the
     paths from the root to each member's leaf in one BFS tree from the root (neighbours visited in
-    ascending id), plus the member hosts' links: pruned by construction. Between two switches the tree uses exactly one of the parallel links,
-    chosen by a stable hash of (sorted members, the two switches) modulo ``parallel``, so that
-    different groups spread over parallel links.
+    ascending id), plus the member hosts' links: pruned by construction. Between two switches the
+    tree uses exactly one of the parallel links, chosen by a stable hash of (sorted members, the two
+    switches) modulo ``parallel``, so that different groups spread over parallel links.
 
     With edges ``down`` (a subnet manager's view after link failures) the tree is grown over the
     links that are up and spans the members it can still reach: those whose host link is up, in the
