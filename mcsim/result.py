@@ -229,8 +229,8 @@ class Result:
 
     @property
     def output_b(self) -> int:
-        """nccl-tests size: P shards (Allgather, Reduce-Scatter input) or the buffer (Broadcast)."""
-        return self.bytes_per_rank_b * (1 if self.collective == "broadcast" else self.ranks)
+        """nccl-tests size: P shards (Allgather, Reduce-Scatter input) or the buffer (Broadcast, Allreduce)."""
+        return self.bytes_per_rank_b * (1 if self.collective in ("broadcast", "allreduce") else self.ranks)
 
     @property
     def algbw_Bps(self) -> float:
@@ -240,14 +240,18 @@ class Result:
 
     @property
     def busbw_Bps(self) -> float:
-        """nccl-tests bus bandwidth: algbw * (P-1)/P (Allgather, Reduce-Scatter), algbw (Broadcast)."""
-        factor = 1.0 if self.collective == "broadcast" else (self.ranks - 1) / self.ranks
+        """nccl-tests bus bandwidth: algbw * (P-1)/P (Allgather, Reduce-Scatter), algbw (Broadcast),
+        algbw * 2(P-1)/P (Allreduce)."""
+        factor = {"broadcast": 1.0, "allreduce": 2.0}.get(self.collective, 1.0) * (
+            1.0 if self.collective == "broadcast" else (self.ranks - 1) / self.ranks
+        )
         return self.algbw_Bps * factor
 
     @property
     def receive_bound_ps(self) -> float:
-        """The lower bound: each rank must receive the output it lacks through one link."""
-        lacking = self.bytes_per_rank_b * (1 if self.collective == "broadcast" else self.ranks - 1)
+        """The lower bound: each rank must receive the output it lacks through one link (an Allreduce:
+        the sum of the others' buffers, one buffer)."""
+        lacking = self.bytes_per_rank_b * (1 if self.collective in ("broadcast", "allreduce") else self.ranks - 1)
         return lacking * 8 * PS_PER_S / self.data_rate_bps
 
     def summary(self) -> dict[str, Any]:

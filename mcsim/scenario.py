@@ -16,7 +16,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import collectives, cost, fabric, plain, rdma, topology
+from mcsim import collectives, cost, fabric, plain, rdma, routing, topology
 from mcsim.errors import McsimError, is_integer, pick, require_int
 from mcsim.fabric import FOREVER, MAX_SEED, FabricConfig, Faults
 from mcsim.physics import Link, preset
@@ -25,7 +25,10 @@ from mcsim.rdma import IB_MTUS, CompletionProcessorConfig, RcConfig, RdmaConfig,
 from mcsim.result import NEVER, FabricResult, Result
 from mcsim.simulation import Simulation
 from mcsim.units import parse_rate, parse_size
-from mcsim.verify import expected_output, pattern, wrong_bytes
+from mcsim.verify import Expected
+from mcsim.verify import expected_output as expected_output  # re-exported
+from mcsim.verify import pattern as pattern  # re-exported
+from mcsim.verify import wrong_bytes as wrong_bytes  # re-exported
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
 # verify mode is a check for small runs: each rank's output is generated, copied out of C++ and
@@ -48,7 +51,7 @@ MAX_TIME_PS = 2**63 - 1  # ns-3 Time in ps is a signed 64-bit integer (106 days)
 
 # the default of each collective tunable (roots, batch, root, endpoints, reduce_ps_per_byte) is TeamSpec's
 TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(collectives.TeamSpec)}
-SCHEMA = "mcsim.Scenario/1"  # the "schema" of a canonical dict; a change of its keys gets a new one
+SCHEMA = "mcsim.Scenario/2"  # the "schema" of a canonical dict; a change of its keys gets a new one
 # the keywords that set a field of Scenario.rdma or Scenario.fabric (mtu becomes mtu_b, seed sets ecmp_seed too)
 RDMA_KEYWORDS = ("mtu_b", "rq_depth", "staging", "wire_format", "processor", "rc")
 FABRIC_KEYWORDS = ("flow_control", "forwarding", "loss", "seed", "ecmp_seed")
@@ -63,6 +66,7 @@ CANONICAL_KEYS = (
     "faults",
     "nominal_rate_bps",
     "overlap",
+    "overlap_algorithm",
     "ranks",
     "rdma",
     "reduce_ps_per_byte",
@@ -122,8 +126,8 @@ class Scenario:
 
     topology: str | GraphTopology
     rate: str | None  # every link at this nominal rate (56Gbps = FDR 64b/66b); None: as the file
-    collective: str  # "allgather", "broadcast" or "reduce_scatter"
-    algorithm: str  # "mcast" or "ring"
+    collective: str  # "allgather", "broadcast", "reduce_scatter" or "allreduce"
+    algorithm: str  # "mcast", "ring" or "innet" (in-network reduction: Reduce-Scatter, Allreduce)
     bytes_per_rank: str | int
     ranks: int | None  # ranks on hosts 0..ranks-1; None: every host
     roots: int  # mcast Allgather: K roots at a time
@@ -132,7 +136,8 @@ class Scenario:
     timeout_scale: float  # mcast: data phase timeout = scale x the receive bound
     root: int  # Broadcast root rank
     endpoints: int  # mcast: UD QPs per rank, chunks spread round-robin (one DPA thread each)
-    overlap: str | None  # "reduce_scatter": a ring Reduce-Scatter runs at once (FSDP)
+    overlap: str | None  # "reduce_scatter": a Reduce-Scatter runs at once (FSDP)
+    overlap_algorithm: str  # the overlap's algorithm: "ring" or "innet"
     verify: bool  # carry real bytes (a pattern per rank) and check every byte of every output
     reduce_ps_per_byte: int  # Reduce-Scatter: time to add one received byte
     faults: Faults | None  # chosen drops, per-link loss, links down
@@ -155,6 +160,7 @@ class Scenario:
         root: int = TEAM_DEFAULTS["root"],
         endpoints: int = TEAM_DEFAULTS["endpoints"],
         overlap: str | None = None,
+        overlap_algorithm: str = "ring",
         verify: bool = False,
         reduce_ps_per_byte: int = TEAM_DEFAULTS["reduce_ps_per_byte"],
         faults: Faults | None = None,
@@ -189,6 +195,7 @@ class Scenario:
             "root": root,
             "endpoints": endpoints,
             "overlap": overlap,
+            "overlap_algorithm": overlap_algorithm,
             "verify": verify,
             "reduce_ps_per_byte": reduce_ps_per_byte,
             "faults": faults,
@@ -208,7 +215,7 @@ class Scenario:
         """Fields whose type is wrong, before any of them is used in a comparison."""
         if not isinstance(self.topology, str | GraphTopology):
             raise McsimError(f"Scenario: topology={self.topology!r} must be a string")
-        for name in ("collective", "algorithm", "wire_format", "flow_control", "forwarding"):
+        for name in ("collective", "algorithm", "overlap_algorithm", "wire_format", "flow_control", "forwarding"):
             value = net.get(name, "") if name in ("wire_format", "flow_control", "forwarding") else getattr(self, name)
             if not isinstance(value, str):
                 raise McsimError(f"Scenario: {name}={value!r} must be a string")
@@ -274,9 +281,18 @@ class Scenario:
         object.__setattr__(self, "fabric", fabric_config_for(rdma_cfg, fabric_cfg))
         self._check_chunk_ids(p, n, rdma_cfg.mtu_b, ring_chunk)
         self._check_timeout()
+        if self.overlap is not None:
+            pick("overlap", self.overlap, {"reduce_scatter": None})
+            pick("overlap_algorithm", self.overlap_algorithm, {"ring": None, "innet": None})
+            if self.collective != "allgather":
+                raise McsimError(f"Scenario: overlap={self.overlap!r} goes with collective='allgather'")
+        self._check_innet(n)
         if self.verify:
-            if self.collective == "reduce_scatter" or self.overlap is not None:
-                raise McsimError("Scenario: verify=True checks Allgather and Broadcast outputs; sums are not modelled")
+            if self.overlap is not None or (self.collective == "reduce_scatter" and self.algorithm == "ring"):
+                raise McsimError(
+                    "Scenario: verify=True checks Allgather, Broadcast and in-network (innet) outputs; the ring "
+                    "Reduce-Scatter's sums and an overlapped pair are not checked"
+                )
             size = self.output_b
             if size > VERIFY_MAX_BYTES:
                 raise McsimError(
@@ -285,10 +301,32 @@ class Scenario:
                 )
         if self.faults is not None:
             self.faults.check(self._graph())
-        if self.overlap is not None:
-            pick("overlap", self.overlap, {"reduce_scatter": None})
-            if self.collective != "allgather":
-                raise McsimError(f"Scenario: overlap={self.overlap!r} goes with collective='allgather'")
+
+    @property
+    def _innet(self) -> bool:
+        """The run has an in-network reduction (the scenario's, or the overlapped Reduce-Scatter)."""
+        return self.algorithm == "innet" or (self.overlap is not None and self.overlap_algorithm == "innet")
+
+    def _check_innet(self, n: int) -> None:
+        """An in-network reduction needs a fabric that loses nothing, and its ids must fit."""
+        if not self._innet:
+            return
+        if self.fabric.flow_control != "lossless" or self.fabric.loss > 0 or self.faults is not None:
+            raise McsimError(
+                "Scenario: in-network reduction (innet) needs flow_control='lossless', loss=0 and no faults: "
+                "the switches' aggregation has no retransmission"
+            )
+        chunks = -(-n // self.rdma.mtu_b) * (1 if self.collective == "allreduce" else self.n_ranks)
+        if chunks > RING_MAX_CHUNKS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={self.bytes_per_rank!r} makes {chunks} in-network chunks of "
+                f"{self.rdma.mtu_b} B; the chunk id is the datagram's 32-bit immediate (at most {RING_MAX_CHUNKS})"
+            )
+        if self.verify and n % 4:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={self.bytes_per_rank!r} is not a whole number of 32-bit integers, "
+                "which the switches sum in verify mode"
+            )
 
     def _check_chunk_ids(self, p: int, n: int, mtu: int, ring_chunk: int) -> None:
         """The chunk ids and PSNs the C++ collectives use must fit their integers."""
@@ -372,12 +410,13 @@ class Scenario:
     @property
     def _rings(self) -> int:
         """Ring collectives in the run: the ring algorithm, and the Reduce-Scatter of overlap."""
-        return (self.algorithm == "ring") + (self.overlap == "reduce_scatter")
+        return (self.algorithm == "ring") + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring")
 
     @property
     def output_b(self) -> int:
-        """Each rank's output buffer: P shards (Allgather, Reduce-Scatter) or the root's buffer (Broadcast)."""
-        return self.bytes_per_rank_b * (1 if self.collective == "broadcast" else self.n_ranks)
+        """Each rank's output buffer: P shards (Allgather, Reduce-Scatter: its input, its block summed in
+        place) or one buffer (Broadcast, Allreduce)."""
+        return self.bytes_per_rank_b * (1 if self.collective in ("broadcast", "allreduce") else self.n_ranks)
 
     def _shape(self) -> cost.RunShape:
         g = self._base_graph()
@@ -410,17 +449,30 @@ class Scenario:
         """
         cost.check_memory(self._shape(), available_b)
 
+    def _aggregation_trees(self) -> int:
+        """Aggregation trees of the run's in-network reduction (fabric.build makes the same)."""
+        roots = routing.best_roots(self._graph(), range(self.n_ranks))
+        cap = self.fabric.aggregation_trees
+        return len(roots) if cap == 0 else min(cap, len(roots))
+
     def teams(self) -> list[collectives.TeamSpec]:
-        """The collectives of the run on ranks 0..P-1: the scenario's, and the Reduce-Scatter of overlap."""
+        """The collectives of the run on ranks 0..P-1: the scenario's, and the Reduce-Scatter of overlap.
+
+        Multicast groups: a multicast team's endpoints come first; an in-network reduction's
+        aggregation trees follow them (fabric.build's ``reductions``), each also a group."""
         hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
+        groups = self.endpoints if self.algorithm == "mcast" else 0
+        trees = self._aggregation_trees() if self._innet else 1
         spec = collectives.TeamSpec(
             collective=self.collective,
             algorithm=self.algorithm,
             hosts=hosts,
             bytes_per_rank_b=n,
+            group=groups if self.algorithm == "innet" else 0,
+            trees=trees,
             roots=self.roots,
             batch=self.batch,
-            chunk_b=self.rdma.mtu_b if self.algorithm == "mcast" else self.ring_chunk_b,
+            chunk_b=self.rdma.mtu_b if self.algorithm in ("mcast", "innet") else self.ring_chunk_b,
             data_timeout_ps=self.data_timeout_ps(),
             root=self.root,
             reduce_ps_per_byte=self.reduce_ps_per_byte,
@@ -428,12 +480,16 @@ class Scenario:
         )
         if self.overlap != "reduce_scatter":
             return [spec]
+        innet = self.overlap_algorithm == "innet"
         overlap = collectives.TeamSpec(
             collective="reduce_scatter",
-            algorithm="ring",
+            algorithm=self.overlap_algorithm,
             hosts=hosts,
             bytes_per_rank_b=n,
-            chunk_b=self.ring_chunk_b,
+            group=groups,
+            trees=trees,
+            batch=self.batch,
+            chunk_b=self.rdma.mtu_b if innet else self.ring_chunk_b,
             reduce_ps_per_byte=self.reduce_ps_per_byte,
         )
         return [spec, overlap]
@@ -444,13 +500,26 @@ class Scenario:
         specs = self.teams()
         hosts, n = specs[0].hosts, self.bytes_per_rank_b
         groups = [list(hosts)] * self.endpoints if self.algorithm == "mcast" else []
-        expected = expected_output(self.collective, len(hosts), n, self.root) if self.verify else None
+        reductions = [list(hosts)] if self._innet else []
+        expected = Expected(self.collective, len(hosts), n, self.root) if self.verify else None
         outputs: list[np.ndarray] = []
         with Simulation() as sim:
-            fab = sim.own_fabric(fabric.build(self._graph(), groups=groups, config=self.fabric, faults=self.faults))
+            fab = sim.own_fabric(
+                fabric.build(
+                    self._graph(),
+                    groups=groups,
+                    config=self.fabric,
+                    faults=self.faults,
+                    reductions=reductions,
+                    slot_b=self.rdma.mtu_b,
+                )
+            )
+            if any(len(r.trees) != s.trees or r.first_group != s.group for r in fab.reductions for s in specs[-1:]):
+                raise AssertionError("the fabric's aggregation trees differ from the teams'")
             stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:
-                self._fill(stack, hosts, n, expected.size)
+                fab.cxx.SetSumPayloads(self._innet)
+                self._fill(stack, hosts, expected, self.output_b)
             teams = [sim.own_app(collectives.start_team(sim.ns, stack, s)) for s in specs]
             sim.run()
             stats = [collectives.team_stats(t) for t in teams]
@@ -462,24 +531,22 @@ class Scenario:
                 outputs.append(out)
         results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
         if expected is not None:
-            wrong = wrong_bytes(outputs, expected)
+            wrong = np.array([int(np.count_nonzero(out != expected.output(r))) for r, out in enumerate(outputs)])
             results[0] = dataclasses.replace(results[0], verified=bool((wrong == 0).all()), wrong_bytes=wrong)
         if len(results) == 2:
             return dataclasses.replace(results[0], concurrent=results[1])
         return results[0]
 
-    def _fill(self, stack: Any, hosts: tuple[int, ...], n: int, size: int) -> None:
-        """Verify mode: every rank gets a region of real bytes; contributors hold their pattern."""
+    @staticmethod
+    def _fill(stack: Any, hosts: tuple[int, ...], expected: Expected, size: int) -> None:
+        """Verify mode: every rank gets a region of real bytes; contributors hold their input."""
         for rank, h in enumerate(hosts):
             nic = stack.GetNic(h)
             nic.EnableMemory(size)
-            if self.collective == "broadcast":
-                if rank == self.root:
-                    data = pattern(rank, n)
-                    nic.WriteMemory(0, data, data.size)
-            else:
-                data = pattern(rank, n)
-                nic.WriteMemory(rank * n, data, data.size)
+            held = expected.input(rank)
+            if held is not None:
+                offset, data = held
+                nic.WriteMemory(offset, data, data.size)
 
     def _result(self, spec: collectives.TeamSpec, stats: dict, nic: dict, fres: FabricResult) -> Result:
         p = len(spec.hosts)
@@ -531,6 +598,7 @@ class Scenario:
             "root": self.root,
             "endpoints": self.endpoints,
             "overlap": self.overlap,
+            "overlap_algorithm": self.overlap_algorithm,
             "verify": self.verify,
             "reduce_ps_per_byte": self.reduce_ps_per_byte,
             "faults": None if self.faults is None else plain.faults_to_dict(self.faults),
@@ -565,6 +633,7 @@ class Scenario:
             root=d["root"],
             endpoints=d["endpoints"],
             overlap=d["overlap"],
+            overlap_algorithm=d["overlap_algorithm"],
             verify=d["verify"],
             reduce_ps_per_byte=d["reduce_ps_per_byte"],
             faults=None if d["faults"] is None else plain.faults_from_dict(d["faults"], f"{where}: faults"),

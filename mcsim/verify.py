@@ -24,3 +24,49 @@ def expected_output(collective: str, ranks: int, n: int, root: int = 0) -> np.nd
 def wrong_bytes(outputs: list[np.ndarray], expected: np.ndarray) -> np.ndarray:
     """Per rank: how many bytes of its output buffer differ from the expected one."""
     return np.array([int(np.count_nonzero(out != expected)) for out in outputs], dtype=np.int64)
+
+
+def int32_sum(buffers: list[np.ndarray]) -> np.ndarray:
+    """The element-wise sum of byte buffers read as little-endian 32-bit integers, wrapping as the
+    switches' ALUs do (two's complement), as bytes."""
+    total = np.zeros(buffers[0].size // 4, dtype="<u4")
+    for b in buffers:
+        total += b.view("<u4")  # uint32 addition wraps
+    return total.view(np.uint8)
+
+
+class Expected:
+    """Verify mode's data rank by rank: what each rank holds before the run and its output buffer
+    when the collective is right. Allgather and Broadcast as :func:`expected_output`; a
+    Reduce-Scatter's rank holds P blocks of n bytes (pattern(rank, P n), 32-bit integers) and ends
+    with its block r summed over all ranks in place; an Allreduce's rank holds n bytes and ends with
+    their sum over all ranks."""
+
+    def __init__(self, collective: str, ranks: int, n: int, root: int = 0) -> None:
+        self.collective, self.ranks, self.n, self.root = collective, ranks, n, root
+        self._same: np.ndarray | None = None
+        if collective in ("allgather", "broadcast"):
+            self._same = expected_output(collective, ranks, n, root)
+        elif collective == "allreduce":
+            self._same = int32_sum([pattern(r, n) for r in range(ranks)])
+        else:  # reduce_scatter: the sum of every block, each rank's own block taken from it
+            self._sums = int32_sum([pattern(r, ranks * n) for r in range(ranks)])
+
+    def input(self, rank: int) -> tuple[int, np.ndarray] | None:
+        """(offset in the rank's region, bytes) the rank holds before the run, or None."""
+        if self.collective == "broadcast":
+            return (0, pattern(rank, self.n)) if rank == self.root else None
+        if self.collective == "allgather":
+            return rank * self.n, pattern(rank, self.n)
+        if self.collective == "allreduce":
+            return 0, pattern(rank, self.n)
+        return 0, pattern(rank, self.ranks * self.n)
+
+    def output(self, rank: int) -> np.ndarray:
+        """The rank's output buffer when the collective is right."""
+        if self._same is not None:
+            return self._same
+        out = pattern(rank, self.ranks * self.n)
+        block = slice(rank * self.n, (rank + 1) * self.n)
+        out[block] = self._sums[block]
+        return out

@@ -127,7 +127,10 @@ def test_same_scenario_twice_is_identical():
             {"collective": "broadcast", "algorithm": "ring"},
             r"unknown algorithm for broadcast 'ring'; choose one of mcast",
         ),
-        ({"collective": "alltoall"}, r"unknown collective 'alltoall'; choose one of allgather, broadcast"),
+        (
+            {"collective": "alltoall"},
+            r"unknown collective 'alltoall'; choose one of allgather, allreduce, broadcast, reduce_scatter",
+        ),
         ({"ranks": 17}, r"Scenario: ranks=17 must be 2..16 \(the hosts of fat-tree-k4\)"),
         ({"rate": "fast"}, r"rate='fast' is not a rate"),
         ({"mtu": "3000"}, r"Scenario: mtu='3000' is not an MTU"),

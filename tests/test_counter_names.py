@@ -13,7 +13,7 @@ from mcsim.physics import Link
 from mcsim.rdma import RcOp, UdStream, run_verbs
 from mcsim.result import DROP_CAUSES
 
-TABLES = ("port", "host", "source", "rc_qp", "ud_qp", "nic", "rank", "dpa_thread")
+TABLES = ("port", "host", "source", "aggregation", "rc_qp", "ud_qp", "nic", "rank", "dpa_thread")
 LINK = Link(rate_bps=100 * 10**9, delay_ps=100_000)
 
 
@@ -41,7 +41,9 @@ def test_a_struct_table_has_one_column_per_field(table, struct):
 
 
 def test_unknown_table_is_one_line():
-    with pytest.raises(McsimError, match=r"^CounterTable: no table nope; known: dpa_thread, host, ") as info:
+    with pytest.raises(
+        McsimError, match=r"^CounterTable: no table nope; known: aggregation, dpa_thread, host, "
+    ) as info:
         runtime.counter_names("nope")
     assert "\n" not in str(info.value)
 

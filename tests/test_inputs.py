@@ -104,7 +104,10 @@ QP = rf"\(a ConnectX queue holds at most {MAX_QP_WR} work requests, max_qp_wr\)"
         ({"mtu": 4000}, r"^Scenario: mtu=4000 is not an MTU"),
         ({"rate": "56GBps"}, r"^Scenario: rate='56GBps': unknown unit 'GBps' \(rates are in bits"),
         ({"loss": "0.1"}, r"^FabricConfig: loss='0.1' must be a probability >= 0 and < 1"),
-        ({"collective": "alltoall"}, r"^unknown collective 'alltoall'; choose one of allgather, broadcast"),
+        (
+            {"collective": "alltoall"},
+            r"^unknown collective 'alltoall'; choose one of allgather, allreduce, broadcast, reduce_scatter",
+        ),
         ({"algorithm": "tree"}, r"^unknown algorithm for allgather 'tree'; choose one of mcast, ring$"),
     ],
 )

@@ -153,7 +153,7 @@ def test_every_sweep_of_a_figure_reruns_from_the_toml_on_the_page(made):
     out, _, panels = made
     page = Page(out.read_text(encoding="utf-8"))
     specs = [s for p in panels for s in p.specs]
-    assert len(specs) == 5  # busbw, rate (host and DPA), traffic, ag-rs
+    assert len(specs) == 6  # busbw, rate (host and DPA), traffic, ag-rs (rings and the offloaded pair)
     vers = versions()
     for spec in specs:
         (text,) = [t for t in page.pres if t.startswith(f'name = "{spec.name}"')]
@@ -189,7 +189,12 @@ def test_plotted_numbers_hold_their_bounds_and_closed_forms(made):
         assert threads == ("not sustainable" if need is None else need)
     assert {format_rate(parse_rate(r)) for r in figures.RATES} == {r for _, r, _ in by["dpa-threads"].rows}
     ag_rs = by["ag-rs"]
-    assert all(f >= 2.0 for _, _, f in ag_rs.rows)  # no pair beats both receive bounds
+    offloaded = [f for pair, _, f in ag_rs.rows if "in-network" in pair]
+    assert len(offloaded) == len(figures.AG_RS_SIZES)
+    # with a ring RS no pair beats both receive bounds; the offloaded pair sends (P+1)N per rank
+    # (16 ranks: (P+1)/(P-1) = 17/15 receive bounds) and beats them
+    assert all(f >= 2.0 for pair, _, f in ag_rs.rows if "in-network" not in pair)
+    assert all(17 / 15 <= f < 2.0 for f in offloaded)
 
 
 def test_second_report_reuses_every_run(made, tmp_path):

@@ -68,7 +68,14 @@ def test_the_pattern_tells_sources_and_places_apart():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"collective": "reduce_scatter", "algorithm": "ring"}, r"verify=True checks Allgather and Broadcast outputs"),
+        (
+            {"collective": "reduce_scatter", "algorithm": "ring"},
+            r"verify=True checks Allgather, Broadcast and in-network \(innet\) outputs; the ring Reduce-Scatter's",
+        ),
+        (
+            {"overlap": "reduce_scatter", "overlap_algorithm": "innet"},
+            r"the ring Reduce-Scatter's sums and an overlapped pair are not checked",
+        ),
         ({"bytes_per_rank": "8MiB"}, r"verify mode is for small runs"),
     ],
 )
