@@ -281,9 +281,9 @@ class Scenario:
         object.__setattr__(self, "fabric", fabric_config_for(rdma_cfg, fabric_cfg))
         self._check_chunk_ids(p, n, rdma_cfg.mtu_b, ring_chunk)
         self._check_timeout()
+        pick("overlap_algorithm", self.overlap_algorithm, {"ring": None, "innet": None})
         if self.overlap is not None:
             pick("overlap", self.overlap, {"reduce_scatter": None})
-            pick("overlap_algorithm", self.overlap_algorithm, {"ring": None, "innet": None})
             if self.collective != "allgather":
                 raise McsimError(f"Scenario: overlap={self.overlap!r} goes with collective='allgather'")
         self._check_innet(n)
