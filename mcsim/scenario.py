@@ -49,6 +49,9 @@ RING_MAX_CHUNKS = 2**32 - 1  # the ring chunk id is the WRITE's 32-bit immediate
 MAX_PSNS = 2**32 - 1  # packets one RC QP may send: its 32-bit PSNs must not wrap within a run
 MAX_TIME_PS = 2**63 - 1  # ns-3 Time in ps is a signed 64-bit integer (106 days)
 
+# mcast batching -> TeamSpec.stop_and_wait: a sliding window of `batch` posted datagrams, or the
+# artifact's whole batches (the last one signalled, the next batch after its completion)
+BATCHINGS = {"window": False, "stop_and_wait": True}
 # the default of each collective tunable (roots, batch, root, endpoints, reduce_ps_per_byte) is TeamSpec's
 TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(collectives.TeamSpec)}
 SCHEMA = "mcsim.Scenario/2"  # the "schema" of a canonical dict; a change of its keys gets a new one
@@ -59,6 +62,7 @@ FABRIC_KEYWORDS = ("flow_control", "forwarding", "loss", "seed", "ecmp_seed")
 CANONICAL_KEYS = (
     "algorithm",
     "batch",
+    "batching",
     "bytes_per_rank_b",
     "collective",
     "endpoints",
@@ -132,6 +136,7 @@ class Scenario:
     ranks: int | None  # ranks on hosts 0..ranks-1; None: every host
     roots: int  # mcast Allgather: K roots at a time
     batch: int  # mcast: datagrams posted before waiting for a completion
+    batching: str  # mcast: "window" (sliding, batch posted) or "stop_and_wait" (whole batches: the artifact's)
     ring_chunk: str | int  # ring: bytes per pipelined RDMA WRITE
     timeout_scale: float  # mcast: data phase timeout = scale x the receive bound
     root: int  # Broadcast root rank
@@ -155,6 +160,7 @@ class Scenario:
         ranks: int | None = None,
         roots: int = TEAM_DEFAULTS["roots"],
         batch: int = TEAM_DEFAULTS["batch"],
+        batching: str = "window",
         ring_chunk: str | int = "64KiB",
         timeout_scale: float = 5.0,
         root: int = TEAM_DEFAULTS["root"],
@@ -190,6 +196,7 @@ class Scenario:
             "ranks": ranks,
             "roots": roots,
             "batch": batch,
+            "batching": batching,
             "ring_chunk": ring_chunk,
             "timeout_scale": timeout_scale,
             "root": root,
@@ -215,7 +222,8 @@ class Scenario:
         """Fields whose type is wrong, before any of them is used in a comparison."""
         if not isinstance(self.topology, str | GraphTopology):
             raise McsimError(f"Scenario: topology={self.topology!r} must be a string")
-        for name in ("collective", "algorithm", "overlap_algorithm", "wire_format", "flow_control", "forwarding"):
+        own = ("collective", "algorithm", "overlap_algorithm", "batching")
+        for name in (*own, "wire_format", "flow_control", "forwarding"):
             value = net.get(name, "") if name in ("wire_format", "flow_control", "forwarding") else getattr(self, name)
             if not isinstance(value, str):
                 raise McsimError(f"Scenario: {name}={value!r} must be a string")
@@ -282,6 +290,7 @@ class Scenario:
         self._check_chunk_ids(p, n, rdma_cfg.mtu_b, ring_chunk)
         self._check_timeout()
         pick("overlap_algorithm", self.overlap_algorithm, {"ring": None, "innet": None})
+        pick("batching", self.batching, BATCHINGS)
         if self.overlap is not None:
             pick("overlap", self.overlap, {"reduce_scatter": None})
             if self.collective != "allgather":
@@ -472,6 +481,7 @@ class Scenario:
             trees=trees,
             roots=self.roots,
             batch=self.batch,
+            stop_and_wait=BATCHINGS[self.batching],
             chunk_b=self.rdma.mtu_b if self.algorithm in ("mcast", "innet") else self.ring_chunk_b,
             data_timeout_ps=self.data_timeout_ps(),
             root=self.root,
@@ -593,6 +603,7 @@ class Scenario:
             "ranks": self.n_ranks,
             "roots": self.roots,
             "batch": self.batch,
+            "batching": self.batching,
             "ring_chunk_b": self.ring_chunk_b,
             "timeout_scale": float(self.timeout_scale),
             "root": self.root,
@@ -628,6 +639,7 @@ class Scenario:
             ranks=d["ranks"],
             roots=d["roots"],
             batch=d["batch"],
+            batching=d["batching"],
             ring_chunk=d["ring_chunk_b"],
             timeout_scale=d["timeout_scale"],
             root=d["root"],

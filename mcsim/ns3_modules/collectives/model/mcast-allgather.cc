@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "mcast-allgather.h"
 
+#include "ns3/boolean.h"
 #include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/mcsim/fabric-header.h"
@@ -49,6 +50,13 @@ McastAllgather::GetTypeId()
                           UintegerValue(128),
                           MakeUintegerAccessor(&McastAllgather::m_batch),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("StopAndWait",
+                          "The artifact's batching: post Batch datagrams (the last one "
+                          "signalled) and the next batch only when all have completed; else "
+                          "(the default) a sliding window of Batch posted datagrams.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&McastAllgather::m_stopAndWait),
+                          MakeBooleanChecker())
             .AddAttribute("DataTimeout",
                           "The data phase ends this long after the start even if chunks are "
                           "missing; repair fetches them.",
@@ -73,6 +81,7 @@ McastAllgather::McastAllgather()
     : m_chunkBytes(4096),
       m_roots(2),
       m_batch(128),
+      m_stopAndWait(false),
       m_bcastRoot(-1),
       m_endpoints(1),
       m_group(0),
@@ -249,6 +258,10 @@ void
 McastAllgather::PostMore()
 {
     const auto me = static_cast<uint32_t>(MySource());
+    if (m_stopAndWait && m_inFlight > 0)
+    {
+        return; // the batch's signalled completion has not come yet
+    }
     while (m_inFlight < m_batch && m_posted < m_chunks)
     {
         const uint32_t id = me * m_chunks + m_posted;

@@ -24,8 +24,8 @@ namespace mcsim
  * shard at once, every other rank when its predecessor's activation token (a 0-byte RC SEND)
  * arrives, and passes the token on when its whole shard has left. A shard goes out as ChunkBytes
  * UD datagrams whose immediate is the global chunk id (source * chunks per shard + i), at most
- * Batch posted at a time. Receivers set a bit per chunk. The data phase ends when every chunk is
- * here or after DataTimeout.
+ * Batch posted at a time (a sliding window, or with StopAndWait the artifact's whole batches).
+ * Receivers set a bit per chunk. The data phase ends when every chunk is here or after DataTimeout.
  * Early repair: a source's chunks on one endpoint follow one tree path and arrive in order, so once
  * the last chunk of source s on every endpoint has arrived, the chunks of s still missing are lost:
  * the rank asks for s at once (NEED_FETCH) instead of waiting for the data phase to end. Only a
@@ -86,6 +86,7 @@ class McastAllgather : public CollectiveRank
     uint32_t m_chunkBytes; //!< "ChunkBytes"
     uint32_t m_roots;      //!< "Roots": K sequences multicasting at once
     uint32_t m_batch;      //!< "Batch": datagrams posted before waiting for a completion
+    bool m_stopAndWait;    //!< "StopAndWait": whole batches, the next after the last completes
     Time m_dataTimeout;    //!< "DataTimeout"
     int32_t m_bcastRoot;   //!< "BroadcastRoot": -1 for an Allgather
 

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The SC'24 artifact's protocol options against closed forms: each changes the result in the
+direction and by the amount the closed form says."""
+
+import pytest
+
+from mcsim.errors import McsimError
+from mcsim.physics import Link
+from mcsim.rdma import RdmaConfig
+from mcsim.scenario import Scenario
+
+MTU = 4096
+MCAST_HEADER_B = 78  # UD SEND with immediate to a group: LRH 8 + GRH 40 + BTH 12 + DETH 8 + ImmDt 4 + ICRC 4 + VCRC 2
+
+
+@pytest.mark.parametrize("send_latency_ps", [300_000, 2_000_000])
+@pytest.mark.parametrize(
+    ("kwargs", "chunks", "sources"),
+    [
+        ({"collective": "broadcast", "bytes_per_rank": "1MiB", "batch": 32}, 256, 1),
+        # one sequence of 16 roots, each after its predecessor's whole shard: their delays add up
+        ({"collective": "allgather", "roots": 1, "bytes_per_rank": "64KiB", "batch": 4}, 16, 16),
+    ],
+)
+def test_stop_and_wait_batches_idle_the_link_for_a_doorbell_per_batch(kwargs, chunks, sources, send_latency_ps):
+    """With the artifact's batches a root posts the next batch only when the last one's signalled
+    completion is in (as its last datagram leaves); its first byte then leaves SendLatency later, so
+    the link idles for SendLatency less one datagram's serialization after every batch but the
+    last, where a sliding window keeps it busy. At FDR with 300 ns of SendLatency a 4 KiB datagram
+    outlasts the doorbell: nothing changes."""
+    rdma = RdmaConfig(send_latency_ps=send_latency_ps)
+
+    def time_ps(batching: str) -> int:
+        return Scenario(topology="fat-tree-k4", algorithm="mcast", batching=batching, rdma=rdma, **kwargs).run().time_ps
+
+    link = Link.from_edge(Scenario(topology="fat-tree-k4").graph().edges[0, 16])
+    bubble_ps = max(0, send_latency_ps - link.tx_ps(MTU + MCAST_HEADER_B))
+    batches = -(-chunks // kwargs["batch"])
+    assert time_ps("stop_and_wait") - time_ps("window") == sources * (batches - 1) * bubble_ps
+
+
+def test_unknown_batching_is_one_line():
+    with pytest.raises(McsimError, match=r"^unknown batching 'sync'; choose one of stop_and_wait, window$"):
+        Scenario(topology="fat-tree-k4", batching="sync")
