@@ -78,6 +78,7 @@ CANONICAL_KEYS = (
     "root",
     "roots",
     "schema",
+    "timeout_rate_bps",
     "timeout_scale",
     "topology",
     "verify",
@@ -139,6 +140,7 @@ class Scenario:
     batching: str  # mcast: "window" (sliding, batch posted) or "stop_and_wait" (whole batches: the artifact's)
     ring_chunk: str | int  # ring: bytes per pipelined RDMA WRITE
     timeout_scale: float  # mcast: data phase timeout = scale x the receive bound
+    timeout_rate: str | None  # the rate that bound divides by (the artifact's LINK_BW); None: the hosts' data rate
     root: int  # Broadcast root rank
     endpoints: int  # mcast: UD QPs per rank, chunks spread round-robin (one DPA thread each)
     overlap: str | None  # "reduce_scatter": a Reduce-Scatter runs at once (FSDP)
@@ -163,6 +165,7 @@ class Scenario:
         batching: str = "window",
         ring_chunk: str | int = "64KiB",
         timeout_scale: float = 5.0,
+        timeout_rate: str | None = None,
         root: int = TEAM_DEFAULTS["root"],
         endpoints: int = TEAM_DEFAULTS["endpoints"],
         overlap: str | None = None,
@@ -199,6 +202,7 @@ class Scenario:
             "batching": batching,
             "ring_chunk": ring_chunk,
             "timeout_scale": timeout_scale,
+            "timeout_rate": timeout_rate,
             "root": root,
             "endpoints": endpoints,
             "overlap": overlap,
@@ -253,6 +257,14 @@ class Scenario:
         name = self.topology if isinstance(self.topology, str) else "the graph"
         if self.rate is not None:
             parse_rate(self.rate, what="Scenario: rate")
+        if self.timeout_rate is not None:
+            if (
+                not isinstance(self.timeout_rate, str)
+                or parse_rate(self.timeout_rate, what="Scenario: timeout_rate") <= 0
+            ):
+                raise McsimError(
+                    f"Scenario: timeout_rate={self.timeout_rate!r} must be a rate > 0, e.g. '56Gbps', or None"
+                )
         collectives.check_algorithm(self.collective, self.algorithm)
         n = parse_size(self.bytes_per_rank, what="Scenario: bytes_per_rank")
         if n == 0:
@@ -408,7 +420,8 @@ class Scenario:
 
     def data_timeout_ps(self) -> int:
         lacking = self.bytes_per_rank_b * (1 if self.collective == "broadcast" else self.n_ranks - 1)
-        bound = lacking * 8 * 10**12 // self.data_rate_bps
+        rate = self.data_rate_bps if self.timeout_rate is None else parse_rate(self.timeout_rate)
+        bound = lacking * 8 * 10**12 // rate
         return max(int(self.timeout_scale * bound), MIN_DATA_TIMEOUT_PS)
 
     @property
@@ -606,6 +619,7 @@ class Scenario:
             "batching": self.batching,
             "ring_chunk_b": self.ring_chunk_b,
             "timeout_scale": float(self.timeout_scale),
+            "timeout_rate_bps": None if self.timeout_rate is None else parse_rate(self.timeout_rate),
             "root": self.root,
             "endpoints": self.endpoints,
             "overlap": self.overlap,
@@ -625,8 +639,9 @@ class Scenario:
         if d["schema"] != SCHEMA:
             raise McsimError(f"{where}: schema={d['schema']!r} is not {SCHEMA!r} (not a mcsim Scenario dict)")
         topo, rate = d["topology"], d["nominal_rate_bps"]
-        if rate is not None and not is_integer(rate):
-            raise McsimError(f"{where}: nominal_rate_bps={rate!r} must be an integer (bit/s) or null")
+        for key in ("nominal_rate_bps", "timeout_rate_bps"):
+            if d[key] is not None and not is_integer(d[key]):
+                raise McsimError(f"{where}: {key}={d[key]!r} must be an integer (bit/s) or null")
         for key in ("bytes_per_rank_b", "ring_chunk_b"):
             if not is_integer(d[key]):
                 raise McsimError(f"{where}: {key}={d[key]!r} must be an integer (bytes)")
@@ -642,6 +657,7 @@ class Scenario:
             batching=d["batching"],
             ring_chunk=d["ring_chunk_b"],
             timeout_scale=d["timeout_scale"],
+            timeout_rate=None if d["timeout_rate_bps"] is None else f"{d['timeout_rate_bps']}bps",
             root=d["root"],
             endpoints=d["endpoints"],
             overlap=d["overlap"],
