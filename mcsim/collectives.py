@@ -48,6 +48,7 @@ class TeamSpec:
     roots: int = 2  # mcast Allgather: ranks multicasting at once (K)
     batch: int = 128  # mcast, innet: datagrams posted before waiting for a completion
     stop_and_wait: bool = False  # mcast: whole batches, the next when the last completed (the artifact's)
+    barriers: int = 0  # mcast: RC barriers before the data phase (the artifact's: 2)
     chunk_b: int = 4096  # mcast, innet: bytes per datagram; ring: bytes per pipelined WRITE
     data_timeout_ps: int = 10**10  # mcast: the data phase ends after this
     root: int = 0  # Broadcast: the root rank
@@ -76,6 +77,7 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
             Roots=spec.roots,
             Batch=spec.batch,
             StopAndWait=spec.stop_and_wait,
+            Barriers=spec.barriers,
             DataTimeout=spec.data_timeout_ps,
             BroadcastRoot=spec.root if spec.collective == "broadcast" else -1,
             Endpoints=spec.endpoints,

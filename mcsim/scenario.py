@@ -52,6 +52,7 @@ MAX_TIME_PS = 2**63 - 1  # ns-3 Time in ps is a signed 64-bit integer (106 days)
 # mcast batching -> TeamSpec.stop_and_wait: a sliding window of `batch` posted datagrams, or the
 # artifact's whole batches (the last one signalled, the next batch after its completion)
 BATCHINGS = {"window": False, "stop_and_wait": True}
+MAX_BARRIERS = 64  # RC barriers before a multicast collective's data phase (the artifact runs 2)
 # the default of each collective tunable (roots, batch, root, endpoints, reduce_ps_per_byte) is TeamSpec's
 TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(collectives.TeamSpec)}
 SCHEMA = "mcsim.Scenario/2"  # the "schema" of a canonical dict; a change of its keys gets a new one
@@ -61,6 +62,7 @@ FABRIC_KEYWORDS = ("flow_control", "forwarding", "loss", "seed", "ecmp_seed")
 # the canonical dict's keys besides the configs; sizes and rates in units named in the key
 CANONICAL_KEYS = (
     "algorithm",
+    "barriers",
     "batch",
     "batching",
     "bytes_per_rank_b",
@@ -138,6 +140,7 @@ class Scenario:
     roots: int  # mcast Allgather: K roots at a time
     batch: int  # mcast: datagrams posted before waiting for a completion
     batching: str  # mcast: "window" (sliding, batch posted) or "stop_and_wait" (whole batches: the artifact's)
+    barriers: int  # mcast: RC barriers before the data phase (the artifact runs 2)
     ring_chunk: str | int  # ring: bytes per pipelined RDMA WRITE
     timeout_scale: float  # mcast: data phase timeout = scale x the receive bound
     timeout_rate: str | None  # the rate that bound divides by (the artifact's LINK_BW); None: the hosts' data rate
@@ -163,6 +166,7 @@ class Scenario:
         roots: int = TEAM_DEFAULTS["roots"],
         batch: int = TEAM_DEFAULTS["batch"],
         batching: str = "window",
+        barriers: int = TEAM_DEFAULTS["barriers"],
         ring_chunk: str | int = "64KiB",
         timeout_scale: float = 5.0,
         timeout_rate: str | None = None,
@@ -200,6 +204,7 @@ class Scenario:
             "roots": roots,
             "batch": batch,
             "batching": batching,
+            "barriers": barriers,
             "ring_chunk": ring_chunk,
             "timeout_scale": timeout_scale,
             "timeout_rate": timeout_rate,
@@ -277,6 +282,7 @@ class Scenario:
         require_int("Scenario", "roots", self.roots, lo=1, hi=p, why=" (the ranks)")
         require_int("Scenario", "root", self.root, lo=0, hi=p - 1, why=" (a rank)")
         require_int("Scenario", "batch", self.batch, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
+        require_int("Scenario", "barriers", self.barriers, lo=0, hi=MAX_BARRIERS)
         require_int("Scenario", "rq_depth", net.get("rq_depth", self.rdma.rq_depth), lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
         require_int("Scenario", "endpoints", self.endpoints, lo=1, hi=MAX_ENDPOINTS, why=ENDPOINTS_WHY)
         if "seed" in net:
@@ -495,6 +501,7 @@ class Scenario:
             roots=self.roots,
             batch=self.batch,
             stop_and_wait=BATCHINGS[self.batching],
+            barriers=self.barriers,
             chunk_b=self.rdma.mtu_b if self.algorithm in ("mcast", "innet") else self.ring_chunk_b,
             data_timeout_ps=self.data_timeout_ps(),
             root=self.root,
@@ -617,6 +624,7 @@ class Scenario:
             "roots": self.roots,
             "batch": self.batch,
             "batching": self.batching,
+            "barriers": self.barriers,
             "ring_chunk_b": self.ring_chunk_b,
             "timeout_scale": float(self.timeout_scale),
             "timeout_rate_bps": None if self.timeout_rate is None else parse_rate(self.timeout_rate),
@@ -655,6 +663,7 @@ class Scenario:
             roots=d["roots"],
             batch=d["batch"],
             batching=d["batching"],
+            barriers=d["barriers"],
             ring_chunk=d["ring_chunk_b"],
             timeout_scale=d["timeout_scale"],
             timeout_rate=None if d["timeout_rate_bps"] is None else f"{d['timeout_rate_bps']}bps",

@@ -2,12 +2,16 @@
 """The SC'24 artifact's protocol options against closed forms: each changes the result in the
 direction and by the amount the closed form says."""
 
+import math
+
+import networkx as nx
 import pytest
 
+from mcsim import topology
 from mcsim.errors import McsimError
-from mcsim.fabric import Faults
+from mcsim.fabric import FabricConfig, Faults
 from mcsim.physics import Link
-from mcsim.rdma import RdmaConfig
+from mcsim.rdma import HostCpuConfig, RdmaConfig
 from mcsim.scenario import Scenario
 
 MTU = 4096
@@ -71,3 +75,70 @@ def test_bad_timeout_rate_is_one_line(bad):
     with pytest.raises(McsimError, match=r"timeout_rate") as err:
         Scenario(topology="fat-tree-k4", timeout_rate=bad)
     assert "\n" not in str(err.value)
+
+
+def star(hosts: int) -> nx.Graph:
+    """hosts FDR hosts on one switch: every pair of ranks is the same distance apart."""
+    fdr = Link.from_edge(Scenario(topology="fat-tree-k4").graph().edges[0, 16])
+    return topology.leaf_spine(
+        1,
+        0,
+        hosts,
+        rate_bps=fdr.rate_bps,
+        delay_ps=fdr.delay_ps,
+        encoding_data_bits=fdr.encoding_data_bits,
+        encoding_line_bits=fdr.encoding_line_bits,
+    )
+
+
+RC_SEND_IMM_B = 30  # LRH 8 + BTH 12 + ImmDt 4 + ICRC 4 + VCRC 2; an ACK (AETH 4 for ImmDt) is as large
+
+
+@pytest.mark.parametrize("hosts", [16, 12])
+@pytest.mark.parametrize("fast_completions", [False, True])
+def test_each_barrier_costs_log2_p_rounds_of_a_0_byte_rc_exchange(hosts, fast_completions):
+    """Every rank SENDs 0 bytes to rank r + 2^k in round k and moves on when its SEND's ACK is back
+    and rank r - 2^k's SEND has been processed: a round is the send latency, one trip, and then the
+    longer of the ACK's trip back and the receive latency plus the completion's CPU time. On one
+    switch every trip is the same: tx + (switch latency + LRH time) + 2 link delays."""
+    g = star(hosts)
+    link = Link.from_edge(g.edges[0, hosts])
+    fab, cpu = FabricConfig(), HostCpuConfig(completion_ps=0 if fast_completions else 100_000)
+    rdma = RdmaConfig(processor=cpu, receive_latency_ps=0 if fast_completions else 300_000)
+    trip = link.tx_ps(RC_SEND_IMM_B) + fab.switch_latency_ps + link.tx_ps(8) + 2 * link.delay_ps
+    ack_ps, message_ps = trip, rdma.receive_latency_ps + cpu.completion_ps
+    round_ps = rdma.send_latency_ps + trip + max(ack_ps, message_ps)
+    assert (ack_ps > message_ps) == fast_completions  # both sides of the max are tested
+    rounds = math.ceil(math.log2(hosts))
+
+    def time_ps(barriers: int) -> int:
+        kw = {"collective": "broadcast", "bytes_per_rank": "4KiB", "barriers": barriers, "rdma": rdma}
+        return Scenario(topology=g, algorithm="mcast", **kw).run().time_ps
+
+    base = time_ps(0)
+    for barriers in (1, 2):
+        assert time_ps(barriers) - base == barriers * rounds * round_ps
+
+
+def test_the_barriers_delay_every_rank_of_an_allgather_on_a_fat_tree():
+    """On fat-tree-k4 the trips differ (same edge switch, pod, or across the core), so a round lasts
+    as long as its longest chain: at least the cheapest round, at most the dearest."""
+    rdma, fab = RdmaConfig(), FabricConfig()
+    link = Link.from_edge(Scenario(topology="fat-tree-k4").graph().edges[0, 16])
+    hop = fab.switch_latency_ps + link.tx_ps(8)
+    near = link.tx_ps(RC_SEND_IMM_B) + hop + 2 * link.delay_ps  # hosts on one edge switch
+    far = link.tx_ps(RC_SEND_IMM_B) + 5 * hop + 6 * link.delay_ps  # across a core switch
+    cpu = HostCpuConfig()
+
+    def round_ps(trip: int) -> int:
+        return rdma.send_latency_ps + trip + max(trip, rdma.receive_latency_ps + cpu.completion_ps)
+
+    runs = {b: Scenario(topology="fat-tree-k4", bytes_per_rank="64KiB", barriers=b).run() for b in (0, 2)}
+    delay = runs[2].finish_ps - runs[0].finish_ps
+    assert (2 * 4 * round_ps(near) <= delay).all() and (delay <= 2 * 4 * round_ps(far)).all()
+    assert runs[2].rank["data_phase_end_ps"].min() > runs[0].rank["data_phase_end_ps"].min()
+
+
+def test_bad_barriers_is_one_line():
+    with pytest.raises(McsimError, match=r"^Scenario: barriers=-1 must be 0..64$"):
+        Scenario(topology="fat-tree-k4", barriers=-1)

@@ -47,6 +47,17 @@ CollectiveRank::Setup(Ptr<RdmaStack> stack,
     m_shardBytes = shardBytes;
 }
 
+std::vector<uint32_t>
+CollectiveRank::GetRingDistances() const
+{
+    return {};
+}
+
+void
+CollectiveRank::WireRings(std::vector<Ptr<RcQp>> /* out */, std::vector<Ptr<RcQp>> /* in */)
+{
+}
+
 uint32_t
 CollectiveRank::GetAddressQpn() const
 {

@@ -48,6 +48,13 @@ class CollectiveRank : public Object, public QpOwner
      * it needs on its host's NIC.
      */
     virtual void Wire(uint32_t firstGroup, Ptr<RcQp> next, Ptr<RcQp> prev) = 0;
+    /**
+     * Distances d of further rings of RC QP pairs the rank wants besides r -> r+1 (default
+     * none); the team asks rank 0 and gives every rank the same (WireRings).
+     */
+    virtual std::vector<uint32_t> GetRingDistances() const;
+    /** After Wire: out[i] talks to rank r + d_i, in[i] to rank r - d_i (GetRingDistances). */
+    virtual void WireRings(std::vector<Ptr<RcQp>> out, std::vector<Ptr<RcQp>> in);
     /** The QP other ranks send datagrams to (0 if the rank takes none); after Wire. */
     virtual uint32_t GetAddressQpn() const;
     /** After every rank's Wire: every rank's address, by rank (shared by the team). */

@@ -90,6 +90,23 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
     {
         m_ranks[r]->Wire(group, next[r], prev[r]);
     }
+    const std::vector<uint32_t> distances = m_ranks[0]->GetRingDistances();
+    std::vector<std::vector<Ptr<RcQp>>> out(n), in(n);
+    for (uint32_t d : distances)
+    {
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            const uint32_t s = (r + d) % n;
+            auto [a, b] =
+                stack->Connect(team[r], PeekPointer(m_ranks[r]), team[s], PeekPointer(m_ranks[s]));
+            out[r].push_back(a);
+            in[s].push_back(b);
+        }
+    }
+    for (uint32_t r = 0; !distances.empty() && r < n; ++r)
+    {
+        m_ranks[r]->WireRings(std::move(out[r]), std::move(in[r]));
+    }
     auto addresses = std::make_shared<std::vector<RankAddress>>();
     for (uint32_t r = 0; r < n; ++r)
     {

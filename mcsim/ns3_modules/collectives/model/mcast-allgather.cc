@@ -50,6 +50,12 @@ McastAllgather::GetTypeId()
                           UintegerValue(128),
                           MakeUintegerAccessor(&McastAllgather::m_batch),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Barriers",
+                          "RC barriers every rank runs before the data phase (the artifact: 2); "
+                          "each is ceil(log2 P) rounds of a 0-byte SEND (RcBarrier).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&McastAllgather::m_barriers),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("StopAndWait",
                           "The artifact's batching: post Batch datagrams (the last one "
                           "signalled) and the next batch only when all have completed; else "
@@ -82,6 +88,7 @@ McastAllgather::McastAllgather()
       m_roots(2),
       m_batch(128),
       m_stopAndWait(false),
+      m_barriers(0),
       m_bcastRoot(-1),
       m_endpoints(1),
       m_group(0),
@@ -107,6 +114,7 @@ McastAllgather::DoDispose()
     m_ud.clear();
     m_next = nullptr;
     m_prev = nullptr;
+    m_barrier.Dispose();
     CollectiveRank::DoDispose();
 }
 
@@ -214,8 +222,36 @@ McastAllgather::Connect(uint32_t firstGroup,
     m_prev->PostRecv(CONTROL_RECVS);
 }
 
+std::vector<uint32_t>
+McastAllgather::GetRingDistances() const
+{
+    std::vector<uint32_t> distances;
+    for (uint32_t k = 0; m_barriers > 0 && k < RcBarrier::Rounds(m_nRanks); ++k)
+    {
+        distances.push_back(1U << k);
+    }
+    return distances;
+}
+
+void
+McastAllgather::WireRings(std::vector<Ptr<RcQp>> out, std::vector<Ptr<RcQp>> in)
+{
+    m_barrier.Setup(m_barriers, std::move(out), std::move(in), [this]() { StartData(); });
+}
+
 void
 McastAllgather::Start()
+{
+    if (m_barriers == 0)
+    {
+        StartData();
+        return;
+    }
+    m_barrier.Start();
+}
+
+void
+McastAllgather::StartData()
 {
     m_timer = Simulator::Schedule(m_dataTimeout, &McastAllgather::EndDataPhase, this);
     if (m_bcastRoot >= 0)
@@ -288,6 +324,10 @@ McastAllgather::SendControl(Ptr<RcQp> qp, Control type, uint32_t source)
 void
 McastAllgather::OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId)
 {
+    if (m_barriers > 0 && m_barrier.OnSendComplete(qpn, wrId))
+    {
+        return;
+    }
     if (qpn < m_isUd.size() && m_isUd[qpn])
     {
         m_inFlight--;
@@ -350,6 +390,10 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
                 NeedFetch(source); // the source's last chunks are here: what is missing was lost
             }
         }
+        return;
+    }
+    if (m_barriers > 0 && m_barrier.OnReceive(c))
+    {
         return;
     }
     const uint32_t type = c.imm >> 24;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "collective-rank.h"
+#include "rc-barrier.h"
 
 #include "ns3/event-id.h"
 #include "ns3/mcsim/packed-counters.h"
@@ -20,6 +21,8 @@ namespace mcsim
  * @brief One rank of the multicast Allgather (or Broadcast) of "Network-Offloaded
  * Bandwidth-Optimal Broadcast and Allgather for Distributed AI" (SC'24).
  *
+ * Barriers (the artifact runs 2): before the data phase every rank runs Barriers RC barriers
+ * (RcBarrier: ceil(log2 P) rounds of a 0-byte SEND each) on rings of QPs of their own.
  * Data phase: the ranks form Roots contiguous sequences; the first rank of each multicasts its
  * shard at once, every other rank when its predecessor's activation token (a 0-byte RC SEND)
  * arrives, and passes the token on when its whole shard has left. A shard goes out as ChunkBytes
@@ -53,6 +56,10 @@ class McastAllgather : public CollectiveRank
     uint32_t GetEndpoints() const;
     /** Creates one UD QP per endpoint on its host's NIC, in group firstGroup + e, then Connect. */
     void Wire(uint32_t firstGroup, Ptr<RcQp> next, Ptr<RcQp> prev) override;
+    /** With Barriers: rings at distances 1, 2, 4, ... < P for the dissemination barrier. */
+    std::vector<uint32_t> GetRingDistances() const override;
+    void WireRings(std::vector<Ptr<RcQp>> out, std::vector<Ptr<RcQp>> in) override;
+    /** The barriers (if any), then the data phase. */
     void Start() override;
 
     void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;
@@ -74,6 +81,7 @@ class McastAllgather : public CollectiveRank
     uint32_t Sources() const;             //!< shards collected: P, or 1 for a Broadcast
     int64_t MySource() const;             //!< this rank's source index, or -1
     uint32_t ChunkSize(uint32_t i) const; //!< bytes of chunk i of a shard
+    void StartData();                     //!< the data phase, after the barriers
     void Activate();
     void PostMore();
     void SendControl(Ptr<RcQp> qp, Control type, uint32_t source);
@@ -87,8 +95,10 @@ class McastAllgather : public CollectiveRank
     uint32_t m_roots;      //!< "Roots": K sequences multicasting at once
     uint32_t m_batch;      //!< "Batch": datagrams posted before waiting for a completion
     bool m_stopAndWait;    //!< "StopAndWait": whole batches, the next after the last completes
-    Time m_dataTimeout;    //!< "DataTimeout"
-    int32_t m_bcastRoot;   //!< "BroadcastRoot": -1 for an Allgather
+    uint32_t m_barriers;   //!< "Barriers": RC barriers before the data phase
+    RcBarrier m_barrier;
+    Time m_dataTimeout;  //!< "DataTimeout"
+    int32_t m_bcastRoot; //!< "BroadcastRoot": -1 for an Allgather
 
     uint32_t m_endpoints; //!< "Endpoints": UD QPs (and multicast groups) per rank
     uint32_t m_group;     //!< the first of the team's groups
