@@ -76,6 +76,7 @@ CANONICAL_KEYS = (
     "ranks",
     "rdma",
     "reduce_ps_per_byte",
+    "repair_reads",
     "ring_chunk_b",
     "root",
     "roots",
@@ -141,6 +142,7 @@ class Scenario:
     batch: int  # mcast: datagrams posted before waiting for a completion
     batching: str  # mcast: "window" (sliding, batch posted) or "stop_and_wait" (whole batches: the artifact's)
     barriers: int  # mcast: RC barriers before the data phase (the artifact runs 2)
+    repair_reads: int  # mcast: repair READs a rank keeps outstanding (0: all at once; the artifact: 1)
     ring_chunk: str | int  # ring: bytes per pipelined RDMA WRITE
     timeout_scale: float  # mcast: data phase timeout = scale x the receive bound
     timeout_rate: str | None  # the rate that bound divides by (the artifact's LINK_BW); None: the hosts' data rate
@@ -167,6 +169,7 @@ class Scenario:
         batch: int = TEAM_DEFAULTS["batch"],
         batching: str = "window",
         barriers: int = TEAM_DEFAULTS["barriers"],
+        repair_reads: int = TEAM_DEFAULTS["repair_reads"],
         ring_chunk: str | int = "64KiB",
         timeout_scale: float = 5.0,
         timeout_rate: str | None = None,
@@ -205,6 +208,7 @@ class Scenario:
             "batch": batch,
             "batching": batching,
             "barriers": barriers,
+            "repair_reads": repair_reads,
             "ring_chunk": ring_chunk,
             "timeout_scale": timeout_scale,
             "timeout_rate": timeout_rate,
@@ -283,6 +287,7 @@ class Scenario:
         require_int("Scenario", "root", self.root, lo=0, hi=p - 1, why=" (a rank)")
         require_int("Scenario", "batch", self.batch, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
         require_int("Scenario", "barriers", self.barriers, lo=0, hi=MAX_BARRIERS)
+        require_int("Scenario", "repair_reads", self.repair_reads, lo=0, hi=MAX_QP_WR, why=QP_WR_WHY)
         require_int("Scenario", "rq_depth", net.get("rq_depth", self.rdma.rq_depth), lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
         require_int("Scenario", "endpoints", self.endpoints, lo=1, hi=MAX_ENDPOINTS, why=ENDPOINTS_WHY)
         if "seed" in net:
@@ -502,6 +507,7 @@ class Scenario:
             batch=self.batch,
             stop_and_wait=BATCHINGS[self.batching],
             barriers=self.barriers,
+            repair_reads=self.repair_reads,
             chunk_b=self.rdma.mtu_b if self.algorithm in ("mcast", "innet") else self.ring_chunk_b,
             data_timeout_ps=self.data_timeout_ps(),
             root=self.root,
@@ -625,6 +631,7 @@ class Scenario:
             "batch": self.batch,
             "batching": self.batching,
             "barriers": self.barriers,
+            "repair_reads": self.repair_reads,
             "ring_chunk_b": self.ring_chunk_b,
             "timeout_scale": float(self.timeout_scale),
             "timeout_rate_bps": None if self.timeout_rate is None else parse_rate(self.timeout_rate),
@@ -664,6 +671,7 @@ class Scenario:
             batch=d["batch"],
             batching=d["batching"],
             barriers=d["barriers"],
+            repair_reads=d["repair_reads"],
             ring_chunk=d["ring_chunk_b"],
             timeout_scale=d["timeout_scale"],
             timeout_rate=None if d["timeout_rate_bps"] is None else f"{d['timeout_rate_bps']}bps",

@@ -142,3 +142,31 @@ def test_the_barriers_delay_every_rank_of_an_allgather_on_a_fat_tree():
 def test_bad_barriers_is_one_line():
     with pytest.raises(McsimError, match=r"^Scenario: barriers=-1 must be 0..64$"):
         Scenario(topology="fat-tree-k4", barriers=-1)
+
+
+RC_READ_REQUEST_B = 42  # LRH 8 + BTH 12 + RETH 16 + ICRC 4 + VCRC 2
+
+
+@pytest.mark.parametrize("gaps", [[1, 3, 5], [2, 6, 9, 12], [0, 15]])
+def test_one_outstanding_repair_read_waits_a_round_trip_per_gap(gaps):
+    """A receiver that lost m separate chunks of the root's shard repairs them with m READs from
+    its neighbour (the root, with 2 ranks). Posted at once, the responses come back to back; one at a
+    time (the artifact's), each further READ is posted when the previous response is in: it adds its
+    send latency, the request's trip, and the response's first bits' way back (switch latency, LRH
+    time, link delays), exactly."""
+    g = star(2)
+    link = Link.from_edge(g.edges[0, 2])
+    rdma, fab = RdmaConfig(), FabricConfig()
+    drops = Faults(drops=[(0, 0, i) for i in gaps])  # the root's datagrams, 16 of them
+
+    def run(repair_reads: int):
+        kw = {"collective": "broadcast", "bytes_per_rank": "64KiB", "faults": drops, "repair_reads": repair_reads}
+        kw["verify"] = True  # the repaired chunks are the root's bytes
+        return Scenario(topology=g, algorithm="mcast", **kw).run()
+
+    many, one = run(0), run(1)
+    assert many.rank["repair_reads"][1] == one.rank["repair_reads"][1] == len(gaps)
+    assert one.verified and many.verified
+    hop = fab.switch_latency_ps + link.tx_ps(8) + 2 * link.delay_ps
+    per_read = rdma.send_latency_ps + link.tx_ps(RC_READ_REQUEST_B) + 2 * hop
+    assert one.time_ps - many.time_ps == (len(gaps) - 1) * per_read

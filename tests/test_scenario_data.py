@@ -218,7 +218,10 @@ def _canonical() -> dict:
     ("data", "message"),
     [
         ([1, 2], r"^Scenario.from_dict: list \[1, 2\] must be a dict with string keys$"),
-        ({"name": "x"}, r"^unknown key of Scenario.from_dict 'name'; choose one of algorithm, barriers, batch, batching"),
+        (
+            {"name": "x"},
+            r"^unknown key of Scenario.from_dict 'name'; choose one of algorithm, barriers, batch, batching",
+        ),
         ({k: v for k, v in _canonical().items() if k != "rdma"}, r"^Scenario.from_dict: missing 'rdma'"),
         (_canonical() | {"schema": "other/2"}, r"^Scenario.from_dict: schema='other/2' is not 'mcsim.Scenario/2'"),
         (_canonical() | {"bytes_per_rank_b": "1MiB"}, r"^Scenario.from_dict: bytes_per_rank_b='1MiB' must be an"),

@@ -56,6 +56,12 @@ McastAllgather::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&McastAllgather::m_barriers),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("RepairReads",
+                          "Repair READs a rank keeps outstanding (the artifact: 1); 0 (the "
+                          "default): all of them at once, one per run of missing chunks.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&McastAllgather::m_repairReads),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("StopAndWait",
                           "The artifact's batching: post Batch datagrams (the last one "
                           "signalled) and the next batch only when all have completed; else "
@@ -89,6 +95,8 @@ McastAllgather::McastAllgather()
       m_batch(128),
       m_stopAndWait(false),
       m_barriers(0),
+      m_repairReads(0),
+      m_readsInFlight(0),
       m_bcastRoot(-1),
       m_endpoints(1),
       m_group(0),
@@ -361,6 +369,8 @@ McastAllgather::OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId)
         {
             SetChunk(source, i, true);
         }
+        m_readsInFlight--;
+        IssueReads();
     }
 }
 
@@ -534,14 +544,28 @@ McastAllgather::OnFetchOk(uint32_t source)
             bytes += ChunkSize(j);
             ++j;
         }
-        const uint64_t offset = source * m_shardBytes + static_cast<uint64_t>(i) * m_chunkBytes;
-        const uint64_t wrId = (1ULL << 63) | (static_cast<uint64_t>(source) << 40) |
-                              (static_cast<uint64_t>(i) << 20) | (j - i);
-        m_stats.repairReads++;
-        NS_LOG_DEBUG("rank " << m_rank << ": repair READ of chunks [" << i << ", " << j
-                             << ") of source " << source);
-        m_next->PostSend(RcQp::Verb::READ, bytes, offset, wrId, false, 0);
+        m_reads.push_back({source, i, j - i, bytes});
         i = j;
+    }
+    IssueReads();
+}
+
+void
+McastAllgather::IssueReads()
+{
+    while (!m_reads.empty() && (m_repairReads == 0 || m_readsInFlight < m_repairReads))
+    {
+        const Read r = m_reads.front();
+        m_reads.pop_front();
+        const uint64_t offset =
+            r.source * m_shardBytes + static_cast<uint64_t>(r.first) * m_chunkBytes;
+        const uint64_t wrId = (1ULL << 63) | (static_cast<uint64_t>(r.source) << 40) |
+                              (static_cast<uint64_t>(r.first) << 20) | r.chunks;
+        m_stats.repairReads++;
+        m_readsInFlight++;
+        NS_LOG_DEBUG("rank " << m_rank << ": repair READ of chunks [" << r.first << ", "
+                             << r.first + r.chunks << ") of source " << r.source);
+        m_next->PostSend(RcQp::Verb::READ, r.bytes, offset, wrId, false, 0);
     }
 }
 

@@ -10,6 +10,7 @@
 #include "ns3/mcsim/ud-qp.h"
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace ns3
@@ -90,12 +91,26 @@ class McastAllgather : public CollectiveRank
     void EndDataPhase();
     void OnNeedFetch(uint32_t source);
     void OnFetchOk(uint32_t source);
+    void IssueReads(); //!< post queued repair READs while fewer than RepairReads are out
 
-    uint32_t m_chunkBytes; //!< "ChunkBytes"
-    uint32_t m_roots;      //!< "Roots": K sequences multicasting at once
-    uint32_t m_batch;      //!< "Batch": datagrams posted before waiting for a completion
-    bool m_stopAndWait;    //!< "StopAndWait": whole batches, the next after the last completes
-    uint32_t m_barriers;   //!< "Barriers": RC barriers before the data phase
+    uint32_t m_chunkBytes;  //!< "ChunkBytes"
+    uint32_t m_roots;       //!< "Roots": K sequences multicasting at once
+    uint32_t m_batch;       //!< "Batch": datagrams posted before waiting for a completion
+    bool m_stopAndWait;     //!< "StopAndWait": whole batches, the next after the last completes
+    uint32_t m_barriers;    //!< "Barriers": RC barriers before the data phase
+    uint32_t m_repairReads; //!< "RepairReads": outstanding repair READs at most (0: any number)
+
+    /** @brief A repair READ not yet posted: a run of missing chunks of one source. */
+    struct Read
+    {
+        uint32_t source;
+        uint32_t first;
+        uint32_t chunks;
+        uint64_t bytes;
+    };
+
+    std::deque<Read> m_reads; //!< queued repair READs, in the order OnFetchOk found them
+    uint32_t m_readsInFlight; //!< repair READs posted, not yet complete
     RcBarrier m_barrier;
     Time m_dataTimeout;  //!< "DataTimeout"
     int32_t m_bcastRoot; //!< "BroadcastRoot": -1 for an Allgather
