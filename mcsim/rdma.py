@@ -140,6 +140,9 @@ class RdmaConfig:
     # NIC latency (README, "The RDMA transport"): post -> first byte on the wire, last byte in -> completion
     send_latency_ps: int = DEFAULT_NIC_LATENCY_PS
     receive_latency_ps: int = DEFAULT_NIC_LATENCY_PS
+    # a multicast datagram also reaches the sender's own QP in the group, taking a receive buffer and a
+    # completion (InfiniBand's default, and the SC'24 artifact's: its senders drop their own chunks)
+    multicast_loopback: bool = False
     # who processes receive completions (HostCpuConfig, dpa.DpaConfig, or a SmartNIC model's config)
     processor: CompletionProcessorConfig = dataclasses.field(default_factory=HostCpuConfig)
 
@@ -154,6 +157,8 @@ class RdmaConfig:
             require_int("RdmaConfig", name, getattr(self, name), lo=0)
         if not isinstance(self.rc, RcConfig):
             raise McsimError(f"RdmaConfig: rc={self.rc!r} must be an RcConfig")
+        if not isinstance(self.multicast_loopback, bool):
+            raise McsimError(f"RdmaConfig: multicast_loopback={self.multicast_loopback!r} must be True or False")
         if not callable(getattr(self.processor, "factory", None)):
             raise McsimError(f"RdmaConfig: processor={self.processor!r} has no factory(ns); use HostCpuConfig()")
 
@@ -333,6 +338,7 @@ def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:
         MtuBytes=rdma.mtu_b,
         SendLatency=rdma.send_latency_ps,
         ReceiveLatency=rdma.receive_latency_ps,
+        MulticastLoopback=rdma.multicast_loopback,
     )
     rc = make_factory(ns, "ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes())
     ud = make_factory(ns, "ns3::mcsim::UdQp", "RdmaConfig", RqDepth=rdma.rq_depth, Staging=rdma.staging)

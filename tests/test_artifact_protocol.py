@@ -170,3 +170,29 @@ def test_one_outstanding_repair_read_waits_a_round_trip_per_gap(gaps):
     hop = fab.switch_latency_ps + link.tx_ps(8) + 2 * link.delay_ps
     per_read = rdma.send_latency_ps + link.tx_ps(RC_READ_REQUEST_B) + 2 * hop
     assert one.time_ps - many.time_ps == (len(gaps) - 1) * per_read
+
+
+@pytest.mark.parametrize("completion_ps", [100_000, 2_000_000])
+def test_multicast_loopback_costs_each_rank_a_buffer_and_a_completion_per_own_chunk(completion_ps):
+    """With loopback (InfiniBand's default, the artifact's) a rank's own multicast chunks come back
+    to its own QP when their last bit has left: each takes a receive buffer and a completion (the
+    CPU's time for it and the staged copy) and is dropped; nothing more crosses the wire."""
+    cpu = HostCpuConfig(completion_ps=completion_ps)
+    n = 64 * 1024
+    runs = {
+        lb: Scenario(
+            topology="fat-tree-k4",
+            bytes_per_rank=n,
+            rdma=RdmaConfig(processor=cpu, multicast_loopback=lb),
+        ).run()
+        for lb in (False, True)
+    }
+    off, on = runs[False], runs[True]
+    own = n // MTU
+    assert ((on.nic["completions"] - off.nic["completions"])[:16] == own).all()
+    copy_ps = -(-MTU * 8 * 10**12 // cpu.memcpy_bps)  # a staged 4 KiB payload copied out
+    assert ((on.nic["cpu_busy_ps"] - off.nic["cpu_busy_ps"])[:16] == own * (completion_ps + copy_ps)).all()
+    assert (on.received_b == off.received_b).all() and (on.rank["chunks_received"] == off.rank["chunks_received"]).all()
+    assert on.complete and on.rank["receive_drops"].sum() == 0
+    if completion_ps > 1_000_000:  # the CPU is the bottleneck: the extra completions cost time
+        assert on.time_ps > off.time_ps

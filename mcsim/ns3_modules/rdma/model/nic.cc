@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "nic.h"
 
+#include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/mcsim/fabric-header.h"
@@ -60,12 +61,22 @@ Nic::GetTypeId()
                 "Rx",
                 "A packet arrived for this NIC (qpn >= GetNQps(): no such QP, dropped).",
                 MakeTraceSourceAccessor(&Nic::m_rxTrace),
-                "ns3::mcsim::Nic::PacketTracedCallback");
+                "ns3::mcsim::Nic::PacketTracedCallback")
+            .AddAttribute(
+                "MulticastLoopback",
+                "A multicast datagram this NIC sends also reaches its own QP in the group "
+                "(InfiniBand's default; the SC'24 artifact's senders receive and drop "
+                "their own chunks): it takes a receive buffer and a completion, when its "
+                "last bit has left.",
+                BooleanValue(false),
+                MakeBooleanAccessor(&Nic::m_loopback),
+                MakeBooleanChecker());
     return tid;
 }
 
 Nic::Nic()
-    : m_doorbellAt(Time(-1)),
+    : m_loopback(false),
+      m_doorbellAt(Time(-1)),
       m_rrNext(0),
       m_idle(true),
       m_sendEvent(Create<ReusableEvent<Nic, &Nic::TrySend>>(this)),
@@ -285,6 +296,18 @@ Nic::TrySend()
         {
             m_txTrace(out.packet, out.fields, m_host->GetId(), q);
         }
+        if (m_loopback && (out.fields.dst & FabricHeader::GROUP_FLAG) != 0)
+        {
+            const uint32_t g = out.fields.dst & ~FabricHeader::GROUP_FLAG;
+            if (g < m_groupQp.size() && m_groupQp[g] >= 0)
+            {
+                Simulator::Schedule(m_host->GetPort()->GetTxTime(out.packet->GetSize()),
+                                    &Nic::Loopback,
+                                    this,
+                                    out.packet,
+                                    out.fields);
+            }
+        }
         const Time departure = m_host->Send(out.packet, out.fields, this);
         if (!departure.IsNegative())
         {
@@ -293,6 +316,15 @@ Nic::TrySend()
         return; // Wake() schedules the next attempt when this packet has left
     }
     m_idle = true;
+}
+
+void
+Nic::Loopback(Ptr<Packet> packet, FabricHeader::Fields fields)
+{
+    const TransportHeader h = TransportHeader::FromFields(fields);
+    const uint32_t payload = packet->GetSize() - WireHeaderBytes(m_format, h.opcode, true);
+    const auto qpn = static_cast<uint32_t>(m_groupQp[fields.dst & ~FabricHeader::GROUP_FLAG]);
+    PeekPointer(m_qps[qpn])->Receive(packet, h, payload);
 }
 
 void

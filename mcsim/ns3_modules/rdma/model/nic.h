@@ -157,11 +157,14 @@ class Nic : public Object, public PacketReceiver, public PortWaker
   private:
     void TrySend();
     void Fetched(); //!< SendLatency after a post: the request is there, the arbiter looks
+    /** MulticastLoopback: a multicast datagram it sent reaches its own QP in the group. */
+    void Loopback(Ptr<Packet> packet, FabricHeader::Fields fields);
 
     WireFormat m_format;   //!< "WireFormat"
     uint32_t m_mtu;        //!< "MtuBytes": payload bytes per packet
     Time m_sendLatency;    //!< "SendLatency"
     Time m_receiveLatency; //!< "ReceiveLatency"
+    bool m_loopback;       //!< "MulticastLoopback"
     Time m_doorbellAt;     //!< when the last doorbell's Fetched is scheduled
     Ptr<Host> m_host;
     Ptr<CompletionProcessor> m_processor;
