@@ -53,6 +53,27 @@ MAX_TIME_PS = 2**63 - 1  # ns-3 Time in ps is a signed 64-bit integer (106 days)
 # artifact's whole batches (the last one signalled, the next batch after its completion)
 BATCHINGS = {"window": False, "stop_and_wait": True}
 MAX_BARRIERS = 64  # RC barriers before a multicast collective's data phase (the artifact runs 2)
+
+
+def artifact_protocol(rdma: RdmaConfig | None = None) -> dict[str, Any]:
+    """The SC'24 artifact's protocol options, as Scenario keywords: ``Scenario(**artifact_protocol(), ...)``.
+
+    Two RC barriers before the data phase, stop-and-wait batches of 128 datagrams, one outstanding
+    repair READ, the timeout rule 5 x N(P-1)/LINK_BW (LINK_BW: the hosts' data rate; set
+    ``timeout_rate`` for another) and multicast loopback (set in ``rdma``, default RdmaConfig()).
+    Not modelled yet: the artifact's separate TX and RX completion threads and its wait for the FIN.
+    """
+    rdma = RdmaConfig() if rdma is None else rdma
+    return {
+        "barriers": 2,
+        "batching": "stop_and_wait",
+        "batch": 128,
+        "repair_reads": 1,
+        "timeout_scale": 5.0,
+        "rdma": dataclasses.replace(rdma, multicast_loopback=True),
+    }
+
+
 # the default of each collective tunable (roots, batch, root, endpoints, reduce_ps_per_byte) is TeamSpec's
 TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(collectives.TeamSpec)}
 SCHEMA = "mcsim.Scenario/2"  # the "schema" of a canonical dict; a change of its keys gets a new one

@@ -12,7 +12,7 @@ from mcsim.errors import McsimError
 from mcsim.fabric import FabricConfig, Faults
 from mcsim.physics import Link
 from mcsim.rdma import HostCpuConfig, RdmaConfig
-from mcsim.scenario import Scenario
+from mcsim.scenario import Scenario, artifact_protocol
 
 MTU = 4096
 MCAST_HEADER_B = 78  # UD SEND with immediate to a group: LRH 8 + GRH 40 + BTH 12 + DETH 8 + ImmDt 4 + ICRC 4 + VCRC 2
@@ -196,3 +196,18 @@ def test_multicast_loopback_costs_each_rank_a_buffer_and_a_completion_per_own_ch
     assert on.complete and on.rank["receive_drops"].sum() == 0
     if completion_ps > 1_000_000:  # the CPU is the bottleneck: the extra completions cost time
         assert on.time_ps > off.time_ps
+
+
+def test_the_artifact_preset_sets_every_option_and_costs_at_least_its_barriers():
+    preset = artifact_protocol()
+    assert preset["barriers"] == 2 and preset["batching"] == "stop_and_wait" and preset["repair_reads"] == 1
+    assert preset["rdma"].multicast_loopback and artifact_protocol(RdmaConfig(mtu_b=2048))["rdma"].mtu_b == 2048
+    base = {"topology": "fat-tree-k4", "bytes_per_rank": "64KiB"}
+    plain, artifact = Scenario(**base).run(), Scenario(**base, **artifact_protocol()).run()
+    assert artifact.complete and (artifact.nic["completions"] > plain.nic["completions"]).all()
+    # at least 2 barriers of 4 rounds between hosts on one edge switch (the cheapest round)
+    link = Link.from_edge(Scenario(topology="fat-tree-k4").graph().edges[0, 16])
+    rdma, fab, cpu = RdmaConfig(), FabricConfig(), HostCpuConfig()
+    trip = link.tx_ps(RC_SEND_IMM_B) + fab.switch_latency_ps + link.tx_ps(8) + 2 * link.delay_ps
+    round_ps = rdma.send_latency_ps + trip + max(trip, rdma.receive_latency_ps + cpu.completion_ps)
+    assert artifact.time_ps - plain.time_ps >= 2 * 4 * round_ps
