@@ -14,6 +14,7 @@ import networkx as nx
 from mcsim.errors import require_positive
 from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FABRIC_HEADER_BYTES, FabricConfig, Flow, simulate
 from mcsim.physics import Link
+from mcsim.topology_builders import leaf_spine
 from mcsim.units import PS_PER_S
 
 
@@ -48,6 +49,20 @@ def two_hosts(link: Link) -> nx.Graph:
         g.add_node(h, role="host", tier=0, name=f"h{h}")
     g.add_edge(0, 1, **link.edge_attrs())
     return g
+
+
+def star(hosts: int, link: Link) -> nx.Graph:
+    """``hosts`` hosts on one switch (node ``hosts``), every link ``link``: every pair of hosts is the
+    same distance apart."""
+    return leaf_spine(
+        1,
+        0,
+        hosts,
+        rate_bps=link.rate_bps,
+        delay_ps=link.delay_ps,
+        encoding_data_bits=link.encoding_data_bits,
+        encoding_line_bits=link.encoding_line_bits,
+    )
 
 
 def stream(

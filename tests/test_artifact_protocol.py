@@ -7,9 +7,9 @@ import math
 import networkx as nx
 import pytest
 
-from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.fabric import FabricConfig, Faults
+from mcsim.link import star as link_star
 from mcsim.physics import Link
 from mcsim.rdma import HostCpuConfig, RdmaConfig
 from mcsim.scenario import Scenario, artifact_protocol
@@ -77,18 +77,12 @@ def test_bad_timeout_rate_is_one_line(bad):
     assert "\n" not in str(err.value)
 
 
+FDR = Link.from_edge(Scenario(topology="fat-tree-k4").graph().edges[0, 16])
+
+
 def star(hosts: int) -> nx.Graph:
     """hosts FDR hosts on one switch: every pair of ranks is the same distance apart."""
-    fdr = Link.from_edge(Scenario(topology="fat-tree-k4").graph().edges[0, 16])
-    return topology.leaf_spine(
-        1,
-        0,
-        hosts,
-        rate_bps=fdr.rate_bps,
-        delay_ps=fdr.delay_ps,
-        encoding_data_bits=fdr.encoding_data_bits,
-        encoding_line_bits=fdr.encoding_line_bits,
-    )
+    return link_star(hosts, FDR)
 
 
 RC_SEND_IMM_B = 30  # LRH 8 + BTH 12 + ImmDt 4 + ICRC 4 + VCRC 2; an ACK (AETH 4 for ImmDt) is as large

@@ -10,6 +10,7 @@ import pytest
 from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow, simulate
+from mcsim.link import star
 from mcsim.physics import Link
 from mcsim.units import parse_rate, parse_size
 
@@ -27,19 +28,6 @@ RATES = {
     "1.6Tbps": Link(rate_bps=parse_rate("1.6Tbps"), delay_ps=DELAY_PS),
 }
 CONFIG = FabricConfig(header_b=HEADER_B, switch_latency_ps=LATENCY_PS)
-
-
-def star(hosts: int, link: Link) -> nx.Graph:
-    """hosts hosts on one switch (node `hosts`)."""
-    return topology.leaf_spine(
-        1,
-        0,
-        hosts,
-        rate_bps=link.rate_bps,
-        delay_ps=link.delay_ps,
-        encoding_data_bits=link.encoding_data_bits,
-        encoding_line_bits=link.encoding_line_bits,
-    )
 
 
 def two_leaves(link: Link) -> nx.Graph:
