@@ -140,6 +140,7 @@ AggregationUnit::Advance(Tree& t)
     const uint64_t window = t.slots.size();
     for (;;)
     {
+        const uint64_t before = t.base;
         for (;;)
         {
             const Slot& b = t.slots[t.base % window];
@@ -149,9 +150,9 @@ AggregationUnit::Advance(Tree& t)
             }
             t.base++;
         }
-        if (t.waiting.empty())
+        if (t.base == before || t.waiting.empty())
         {
-            return;
+            return; // only a moving base lets a waiting contribution in
         }
         std::deque<Waiting> later;
         std::deque<Waiting> now;
