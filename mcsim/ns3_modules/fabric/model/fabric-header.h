@@ -30,6 +30,12 @@ class FabricHeader : public Header
     static constexpr uint32_t AGGREGATE_FLAG = 0x40000000U; //!< dst names an aggregation tree
     static constexpr uint32_t SERIALIZED_BYTES = 16;        //!< wire size
 
+    /** A destination that names an aggregation tree (AGGREGATE_FLAG set, not a group). */
+    static constexpr bool IsAggregateDestination(uint32_t dst)
+    {
+        return (dst & AGGREGATE_FLAG) != 0 && (dst & GROUP_FLAG) == 0;
+    }
+
     /**
      * The upper layer's header as plain data (the RDMA transport's opcode, QP number, immediate
      * and RETH fields): carried beside the packet with its Fields, copied at every hop and never
@@ -65,7 +71,7 @@ class FabricHeader : public Header
 
         bool IsAggregate() const
         {
-            return (dst & AGGREGATE_FLAG) != 0 && !IsGroup();
+            return IsAggregateDestination(dst);
         }
 
         uint32_t GetTree() const

@@ -162,8 +162,7 @@ Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data)
 {
     h.srcHost = m_host->GetId();
     // a contribution to an in-network reduction is as large as the sum it becomes
-    const bool contribution =
-        (h.dst & FabricHeader::AGGREGATE_FLAG) != 0 && (h.dst & FabricHeader::GROUP_FLAG) == 0;
+    const bool contribution = FabricHeader::IsAggregateDestination(h.dst);
     const bool multicast = ((contribution ? h.flow : h.dst) & FabricHeader::GROUP_FLAG) != 0;
     const uint32_t size = payloadBytes + WireHeaderBytes(m_format, h.opcode, multicast);
     if (data == nullptr)

@@ -117,8 +117,7 @@ UdQp::NextPacket()
     h.opcode = d.withImm ? Opcode::UD_SEND_ONLY_IMM : Opcode::UD_SEND_ONLY;
     h.dst = d.dst;
     h.dstQpn = static_cast<uint16_t>(d.dstQpn);
-    const bool contribution =
-        (d.dst & FabricHeader::AGGREGATE_FLAG) != 0 && (d.dst & FabricHeader::GROUP_FLAG) == 0;
+    const bool contribution = FabricHeader::IsAggregateDestination(d.dst);
     h.flow = contribution ? d.resultDst : m_qpn; // a contribution's flow: where its sum goes
     h.psn = contribution ? d.seq : static_cast<uint32_t>(m_counters.txPackets);
     h.imm = d.imm;
