@@ -345,7 +345,7 @@ Switch::Emit(const Ptr<Packet>& packet,
     const Time start = ready + m_latency;
     if (parent != AggregationUnit::ROOT)
     {
-        m_ports[parent]->Send(packet, f, start, CreditReturn{}, nullptr);
+        PeekPointer(m_ports[parent])->Send(packet, f, start, CreditReturn{}, nullptr);
         return;
     }
     f.dst = fields.flow; // the root sends the sum where the reduction goes
@@ -357,7 +357,7 @@ Switch::Emit(const Ptr<Packet>& packet,
         {
             for (uint32_t p : m_groupPorts[g])
             {
-                m_ports[p]->Send(packet, f, start, CreditReturn{}, nullptr);
+                PeekPointer(m_ports[p])->Send(packet, f, start, CreditReturn{}, nullptr);
             }
             return;
         }
@@ -367,7 +367,7 @@ Switch::Emit(const Ptr<Packet>& packet,
         uint32_t port = 0;
         if (RouteUnicast(f, port))
         {
-            m_ports[port]->Send(packet, f, start, CreditReturn{}, nullptr);
+            PeekPointer(m_ports[port])->Send(packet, f, start, CreditReturn{}, nullptr);
             return;
         }
     }
