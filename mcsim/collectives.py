@@ -50,6 +50,7 @@ class TeamSpec:
     stop_and_wait: bool = False  # mcast: whole batches, the next when the last completed (the artifact's)
     barriers: int = 0  # mcast: RC barriers before the data phase (the artifact's: 2)
     repair_reads: int = 0  # mcast: repair READs outstanding at most (0: all at once; the artifact's: 1)
+    fin_wait: bool = False  # mcast: done only when its FIN is ACKed and r-1's FIN is in (the artifact's)
     chunk_b: int = 4096  # mcast, innet: bytes per datagram; ring: bytes per pipelined WRITE
     data_timeout_ps: int = 10**10  # mcast: the data phase ends after this
     root: int = 0  # Broadcast: the root rank
@@ -80,6 +81,7 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
             StopAndWait=spec.stop_and_wait,
             Barriers=spec.barriers,
             RepairReads=spec.repair_reads,
+            FinWait=spec.fin_wait,
             DataTimeout=spec.data_timeout_ps,
             BroadcastRoot=spec.root if spec.collective == "broadcast" else -1,
             Endpoints=spec.endpoints,

@@ -26,6 +26,9 @@ from mcsim.result import VerbsResult, times_ps
 from mcsim.simulation import Simulation
 
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}  # -> ns3::mcsim::WireFormat, by its checker's names
+# who processes send completions -> ns3::mcsim::SendCompletions: nobody (the application hears of
+# each at once, free), a processor of their own (the SC'24 artifact's TX thread), or the receive one
+SEND_COMPLETIONS = {"free": "Free", "separate": "Separate", "shared": "Shared"}
 # bytes each packet takes on the wire beyond the IB/RoCE packet: Ethernet preamble + SFD 8 and
 # the inter-frame gap 12; an InfiniBand packet has no such overhead in mcsim's model
 PHYSICAL_OVERHEAD_BYTES = {"infiniband": 0, "rocev2": 20}
@@ -143,11 +146,16 @@ class RdmaConfig:
     # a multicast datagram also reaches the sender's own QP in the group, taking a receive buffer and a
     # completion (InfiniBand's default, and the SC'24 artifact's: its senders drop their own chunks)
     multicast_loopback: bool = False
+    # who processes signalled send completions (README, "The RDMA transport"): "free" (nobody: the
+    # application hears of each at once), "separate" (a processor of their own, made from `processor`:
+    # the artifact's TX thread) or "shared" (the receive completions' processor)
+    send_completions: str = "free"
     # who processes receive completions (HostCpuConfig, dpa.DpaConfig, or a SmartNIC model's config)
     processor: CompletionProcessorConfig = dataclasses.field(default_factory=HostCpuConfig)
 
     def __post_init__(self) -> None:
         pick("wire format", self.wire_format, WIRE_FORMATS)
+        pick("send_completions", self.send_completions, SEND_COMPLETIONS)
         if self.mtu_b not in IB_MTUS:
             raise McsimError(f"RdmaConfig: mtu_b={self.mtu_b} is not an MTU; choose one of {IB_MTUS}")
         if isinstance(self.rq_depth, int) and self.rq_depth < 1:
@@ -339,6 +347,7 @@ def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:
         SendLatency=rdma.send_latency_ps,
         ReceiveLatency=rdma.receive_latency_ps,
         MulticastLoopback=rdma.multicast_loopback,
+        SendCompletions=SEND_COMPLETIONS[rdma.send_completions],
     )
     rc = make_factory(ns, "ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes())
     ud = make_factory(ns, "ns3::mcsim::UdQp", "RdmaConfig", RqDepth=rdma.rq_depth, Staging=rdma.staging)

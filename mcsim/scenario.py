@@ -60,8 +60,8 @@ def artifact_protocol(rdma: RdmaConfig | None = None) -> dict[str, Any]:
 
     Two RC barriers before the data phase, stop-and-wait batches of 128 datagrams, one outstanding
     repair READ, the timeout rule 5 x N(P-1)/LINK_BW (LINK_BW: the hosts' data rate; set
-    ``timeout_rate`` for another) and multicast loopback (set in ``rdma``, default RdmaConfig()).
-    Not modelled yet: the artifact's separate TX and RX completion threads and its wait for the FIN.
+    ``timeout_rate`` for another), the wait for the FINs, and in ``rdma`` (default RdmaConfig())
+    multicast loopback and send completions on a thread of their own (the artifact's TX thread).
     """
     rdma = RdmaConfig() if rdma is None else rdma
     return {
@@ -69,14 +69,15 @@ def artifact_protocol(rdma: RdmaConfig | None = None) -> dict[str, Any]:
         "batching": "stop_and_wait",
         "batch": 128,
         "repair_reads": 1,
+        "fin_wait": True,
         "timeout_scale": 5.0,
-        "rdma": dataclasses.replace(rdma, multicast_loopback=True),
+        "rdma": dataclasses.replace(rdma, multicast_loopback=True, send_completions="separate"),
     }
 
 
 # the default of each collective tunable (roots, batch, root, endpoints, reduce_ps_per_byte) is TeamSpec's
 TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(collectives.TeamSpec)}
-SCHEMA = "mcsim.Scenario/2"  # the "schema" of a canonical dict; a change of its keys gets a new one
+SCHEMA = "mcsim.Scenario/3"  # the "schema" of a canonical dict; a change of its keys gets a new one
 # the keywords that set a field of Scenario.rdma or Scenario.fabric (mtu becomes mtu_b, seed sets ecmp_seed too)
 RDMA_KEYWORDS = ("mtu_b", "rq_depth", "staging", "wire_format", "processor", "rc")
 FABRIC_KEYWORDS = ("flow_control", "forwarding", "loss", "seed", "ecmp_seed")
@@ -91,6 +92,7 @@ CANONICAL_KEYS = (
     "endpoints",
     "fabric",
     "faults",
+    "fin_wait",
     "nominal_rate_bps",
     "overlap",
     "overlap_algorithm",
@@ -164,6 +166,7 @@ class Scenario:
     batching: str  # mcast: "window" (sliding, batch posted) or "stop_and_wait" (whole batches: the artifact's)
     barriers: int  # mcast: RC barriers before the data phase (the artifact runs 2)
     repair_reads: int  # mcast: repair READs a rank keeps outstanding (0: all at once; the artifact: 1)
+    fin_wait: bool  # mcast: a rank is done only when its FIN is ACKed and r-1's FIN is in (the artifact's)
     ring_chunk: str | int  # ring: bytes per pipelined RDMA WRITE
     timeout_scale: float  # mcast: data phase timeout = scale x the receive bound
     timeout_rate: str | None  # the rate that bound divides by (the artifact's LINK_BW); None: the hosts' data rate
@@ -191,6 +194,7 @@ class Scenario:
         batching: str = "window",
         barriers: int = TEAM_DEFAULTS["barriers"],
         repair_reads: int = TEAM_DEFAULTS["repair_reads"],
+        fin_wait: bool = TEAM_DEFAULTS["fin_wait"],
         ring_chunk: str | int = "64KiB",
         timeout_scale: float = 5.0,
         timeout_rate: str | None = None,
@@ -230,6 +234,7 @@ class Scenario:
             "batching": batching,
             "barriers": barriers,
             "repair_reads": repair_reads,
+            "fin_wait": fin_wait,
             "ring_chunk": ring_chunk,
             "timeout_scale": timeout_scale,
             "timeout_rate": timeout_rate,
@@ -261,7 +266,11 @@ class Scenario:
             value = net.get(name, "") if name in ("wire_format", "flow_control", "forwarding") else getattr(self, name)
             if not isinstance(value, str):
                 raise McsimError(f"Scenario: {name}={value!r} must be a string")
-        for name, value in (("staging", net.get("staging", True)), ("verify", self.verify)):
+        for name, value in (
+            ("staging", net.get("staging", True)),
+            ("verify", self.verify),
+            ("fin_wait", self.fin_wait),
+        ):
             if not isinstance(value, bool):
                 raise McsimError(f"Scenario: {name}={value!r} must be True or False")
         scale = self.timeout_scale
@@ -529,6 +538,7 @@ class Scenario:
             stop_and_wait=BATCHINGS[self.batching],
             barriers=self.barriers,
             repair_reads=self.repair_reads,
+            fin_wait=self.fin_wait,
             chunk_b=self.rdma.mtu_b if self.algorithm in ("mcast", "innet") else self.ring_chunk_b,
             data_timeout_ps=self.data_timeout_ps(),
             root=self.root,
@@ -653,6 +663,7 @@ class Scenario:
             "batching": self.batching,
             "barriers": self.barriers,
             "repair_reads": self.repair_reads,
+            "fin_wait": self.fin_wait,
             "ring_chunk_b": self.ring_chunk_b,
             "timeout_scale": float(self.timeout_scale),
             "timeout_rate_bps": None if self.timeout_rate is None else parse_rate(self.timeout_rate),
@@ -693,6 +704,7 @@ class Scenario:
             batching=d["batching"],
             barriers=d["barriers"],
             repair_reads=d["repair_reads"],
+            fin_wait=d["fin_wait"],
             ring_chunk=d["ring_chunk_b"],
             timeout_scale=d["timeout_scale"],
             timeout_rate=None if d["timeout_rate_bps"] is None else f"{d['timeout_rate_bps']}bps",

@@ -5,6 +5,7 @@ direction and by the amount the closed form says."""
 import math
 
 import networkx as nx
+import numpy as np
 import pytest
 
 from mcsim.errors import McsimError
@@ -18,6 +19,7 @@ MTU = 4096
 MCAST_HEADER_B = 78  # UD SEND with immediate to a group: LRH 8 + GRH 40 + BTH 12 + DETH 8 + ImmDt 4 + ICRC 4 + VCRC 2
 
 
+@pytest.mark.parametrize("send_completions", ["free", "separate"])
 @pytest.mark.parametrize("send_latency_ps", [300_000, 2_000_000])
 @pytest.mark.parametrize(
     ("kwargs", "chunks", "sources"),
@@ -27,19 +29,27 @@ MCAST_HEADER_B = 78  # UD SEND with immediate to a group: LRH 8 + GRH 40 + BTH 1
         ({"collective": "allgather", "roots": 1, "bytes_per_rank": "64KiB", "batch": 4}, 16, 16),
     ],
 )
-def test_stop_and_wait_batches_idle_the_link_for_a_doorbell_per_batch(kwargs, chunks, sources, send_latency_ps):
+def test_stop_and_wait_batches_idle_the_link_for_a_doorbell_per_batch(
+    kwargs, chunks, sources, send_latency_ps, send_completions
+):
     """With the artifact's batches a root posts the next batch only when the last one's signalled
     completion is in (as its last datagram leaves); its first byte then leaves SendLatency later, so
     the link idles for SendLatency less one datagram's serialization after every batch but the
     last, where a sliding window keeps it busy. At FDR with 300 ns of SendLatency a 4 KiB datagram
-    outlasts the doorbell: nothing changes."""
-    rdma = RdmaConfig(send_latency_ps=send_latency_ps)
+    outlasts the doorbell: nothing changes. With a TX thread (send_completions="separate") the
+    completion first reaches it (receive latency) and costs its CPU time: the link idles that much
+    longer."""
+    rdma = RdmaConfig(send_latency_ps=send_latency_ps, send_completions=send_completions)
 
     def time_ps(batching: str) -> int:
         return Scenario(topology="fat-tree-k4", algorithm="mcast", batching=batching, rdma=rdma, **kwargs).run().time_ps
 
     link = Link.from_edge(Scenario(topology="fat-tree-k4").graph().edges[0, 16])
-    bubble_ps = max(0, send_latency_ps - link.tx_ps(MTU + MCAST_HEADER_B))
+    loop_ps = send_latency_ps
+    if send_completions == "separate":
+        loop_ps += rdma.receive_latency_ps + HostCpuConfig().completion_ps
+    bubble_ps = max(0, loop_ps - link.tx_ps(MTU + MCAST_HEADER_B))
+    assert bubble_ps > 0 or (send_latency_ps, send_completions) == (300_000, "free")
     batches = -(-chunks // kwargs["batch"])
     assert time_ps("stop_and_wait") - time_ps("window") == sources * (batches - 1) * bubble_ps
 
@@ -138,6 +148,145 @@ def test_bad_barriers_is_one_line():
         Scenario(topology="fat-tree-k4", barriers=-1)
 
 
+@pytest.mark.parametrize(("hosts", "fast_completions"), [(8, False), (5, True)])
+def test_the_fin_wait_adds_the_fin_exchange_after_the_last_chunk(hosts, fast_completions):
+    """With fin_wait a rank is done when its whole output is here, its FIN to r+1 is ACKed and
+    r-1's FIN has been processed. The FINs are sent either way, so the data are unchanged: one
+    sequence of roots on one switch brings every rank but the last source its last chunk at one
+    time T. Rank 0 then waits for its FIN's ACK (send latency + 2 trips; rank P-1's FIN came
+    earlier); ranks 1..P-2 also for r-1's FIN (send latency + trip + the longer of a trip and the
+    receive latency plus the completion's CPU time); rank P-1, done with its data earlier, waits for
+    rank P-2's FIN."""
+    g = star(hosts)
+    link = Link.from_edge(g.edges[0, hosts])
+    fab, cpu = FabricConfig(), HostCpuConfig(completion_ps=0 if fast_completions else 100_000)
+    rdma = RdmaConfig(processor=cpu, receive_latency_ps=0 if fast_completions else 300_000)
+    trip = link.tx_ps(RC_SEND_IMM_B) + fab.switch_latency_ps + link.tx_ps(8) + 2 * link.delay_ps
+    ack_ps, fin_ps = (
+        rdma.send_latency_ps + 2 * trip,
+        rdma.send_latency_ps + trip + rdma.receive_latency_ps + cpu.completion_ps,
+    )
+    assert (ack_ps > fin_ps) == fast_completions  # both sides of the max are tested
+    kw = {"topology": g, "bytes_per_rank": "64KiB", "roots": 1, "rdma": rdma}
+    plain, fin = Scenario(**kw).run(), Scenario(**kw, fin_wait=True).run()
+    t = plain.time_ps
+    assert (plain.finish_ps[:-1] == t).all() and plain.finish_ps[-1] < t
+    assert (fin.rank["data_phase_end_ps"] == plain.rank["data_phase_end_ps"]).all()
+    assert fin.finish_ps[0] == t + ack_ps
+    assert (fin.finish_ps[1:-1] == t + max(ack_ps, fin_ps)).all()
+    assert fin.finish_ps[-1] == t + fin_ps
+    assert fin.time_ps - plain.time_ps == max(ack_ps, fin_ps)
+
+
+def test_with_the_fin_wait_a_broadcast_root_sends_its_fin_first_and_waits_for_the_last():
+    """The artifact's root has nothing to receive: it sends its FIN at the start, ahead of its first
+    datagram (which leaves one FIN's serialization later), and is done when rank P-1's FIN is in."""
+    g = star(6)
+    link = Link.from_edge(g.edges[0, 6])
+    fab, cpu, rdma = FabricConfig(), HostCpuConfig(), RdmaConfig()
+    trip = link.tx_ps(RC_SEND_IMM_B) + fab.switch_latency_ps + link.tx_ps(8) + 2 * link.delay_ps
+    kw = {"topology": g, "collective": "broadcast", "bytes_per_rank": "64KiB"}
+    plain, fin = Scenario(**kw).run(), Scenario(**kw, fin_wait=True).run()
+    t = plain.time_ps + link.tx_ps(RC_SEND_IMM_B)  # the receivers' last chunk, behind the root's FIN
+    assert fin.rank["data_timeouts"][0] == 0 and fin.rank["data_phase_end_ps"][0] == 0
+    assert (fin.rank["data_phase_end_ps"][1:] == t).all()
+    fin_ps = rdma.send_latency_ps + trip + rdma.receive_latency_ps + cpu.completion_ps
+    assert fin.finish_ps[0] == fin.time_ps == t + fin_ps
+    assert fin.finish_ps[1] == t + rdma.send_latency_ps + 2 * trip  # the root's FIN came long ago
+
+
+def test_the_fin_wait_holds_under_loss_and_repair():
+    """Ranks that repair send their FIN later; every rank still finishes, no earlier than without."""
+    kw = {"topology": "fat-tree-k4", "bytes_per_rank": "64KiB", "loss": 2e-3, "verify": True}
+    for seed in range(4):
+        plain, fin = Scenario(**kw, seed=seed).run(), Scenario(**kw, seed=seed, fin_wait=True).run()
+        assert fin.complete and fin.verified
+        assert (fin.finish_ps > plain.finish_ps).all()
+
+
+def test_bad_fin_wait_is_one_line():
+    with pytest.raises(McsimError, match=r"^Scenario: fin_wait=1 must be True or False$"):
+        Scenario(topology="fat-tree-k4", fin_wait=1)
+
+
+@pytest.mark.parametrize("send_completions", ["separate", "shared"])
+@pytest.mark.parametrize("send_latency_ps", [300_000, 1_000_000])
+def test_a_processed_send_completion_slows_a_window_of_one_by_its_trip_through_the_cpu(
+    send_latency_ps, send_completions
+):
+    """A root with a window of one posts each datagram when the previous one's completion is in.
+    Free (as before), that is when the previous one leaves; processed, its CQE first reaches a
+    thread (receive latency) and costs it completion_ps. Datagram k+1 leaves max(tx, loop) after
+    datagram k, loop being the send latency, plus receive latency and CPU time when processed. The
+    root receives nothing in a Broadcast, so a thread of its own or the shared one is the same."""
+    g = star(4)
+    link = Link.from_edge(g.edges[0, 4])
+    cpu = HostCpuConfig()
+    n = 16
+
+    def run(mode: str):
+        rdma = RdmaConfig(send_latency_ps=send_latency_ps, send_completions=mode)
+        kw = {"collective": "broadcast", "bytes_per_rank": n * MTU, "batch": 1, "rdma": rdma}
+        return Scenario(topology=g, algorithm="mcast", **kw).run()
+
+    free, processed = run("free"), run(send_completions)
+    tx = link.tx_ps(MTU + MCAST_HEADER_B)
+    loop = send_latency_ps + RdmaConfig().receive_latency_ps + cpu.completion_ps
+    assert processed.time_ps - free.time_ps == (n - 1) * (max(tx, loop) - max(tx, send_latency_ps)) > 0
+    # the datagrams and the root's FIN (sent when its data phase times out, after the others finished)
+    assert processed.nic["send_completions"][0] == n + 1 and free.nic["send_completions"].sum() == 0
+    if send_completions == "separate":
+        busy = processed.nic["tx_busy_ps"][0]
+    else:  # on top of its receive completions (the FIN it gets)
+        busy = processed.nic["cpu_busy_ps"][0] - free.nic["cpu_busy_ps"][0]
+    assert busy == (n + 1) * cpu.completion_ps
+
+
+def test_send_completions_cost_their_thread_the_cpu_time_of_each_and_nothing_else():
+    """Conservation on fat-tree-k4: every rank makes a CQE per datagram (a window), per token it
+    passes and for its FIN; a thread of its own spends completion_ps on each, and the shared
+    thread spends that on top of its receive completions (counted among them)."""
+    cpu = HostCpuConfig()
+    runs = {
+        m: Scenario(topology="fat-tree-k4", bytes_per_rank="64KiB", rdma=RdmaConfig(send_completions=m)).run()
+        for m in ("free", "separate", "shared")
+    }
+    free, separate, shared = runs["free"], runs["separate"], runs["shared"]
+    p, chunks = 16, 64 * 1024 // MTU
+    heads = {j * p // 2 for j in range(2)}  # two sequences of roots: ranks 0 and 8 get no token
+    tokens = np.array([1 if r + 1 < p and r + 1 not in heads else 0 for r in range(p)])
+    expected = chunks + tokens + 1  # datagrams, the token passed on, the FIN
+    for r in (separate, shared):
+        assert (r.nic["send_completions"][:p] == expected).all()
+    assert (separate.nic["tx_busy_ps"][:p] == expected * cpu.completion_ps).all()
+    assert (separate.nic["cpu_busy_ps"] == free.nic["cpu_busy_ps"]).all()
+    assert (shared.nic["completions"] - free.nic["completions"] == shared.nic["send_completions"]).all()
+    assert (
+        shared.nic["cpu_busy_ps"] - free.nic["cpu_busy_ps"] == shared.nic["send_completions"] * cpu.completion_ps
+    ).all()
+    assert shared.nic["tx_busy_ps"].sum() == free.nic["tx_busy_ps"].sum() == 0
+
+
+def test_one_thread_for_both_queues_is_slower_when_the_cpu_is_the_bottleneck():
+    """Two ranks multicast 64 chunks each at once, with 1 us per completion. Sharing one thread,
+    a rank's last chunk is processed only after its 64 receive completions (CPU time + staged
+    copy) and the 64 send completions that came before it: at least send latency + receive latency
+    + 64 (2 x completion + copy). A TX thread of its own takes the send completions off that path:
+    the run takes less than that work, as long as without send completions at all."""
+    g, c = star(2), 1_000_000
+    cpu, n = HostCpuConfig(completion_ps=c), 64
+    copy_ps = -(-MTU * 8 * 10**12 // cpu.memcpy_bps)
+
+    def time_ps(mode: str) -> int:
+        rdma = RdmaConfig(processor=cpu, send_completions=mode)
+        return Scenario(topology=g, bytes_per_rank=n * MTU, roots=2, rdma=rdma).run().time_ps
+
+    rdma = RdmaConfig()
+    shared_work = rdma.send_latency_ps + rdma.receive_latency_ps + n * (2 * c + copy_ps)
+    assert time_ps("shared") >= shared_work
+    assert time_ps("separate") == time_ps("free") < shared_work - n * c // 2
+
+
 RC_READ_REQUEST_B = 42  # LRH 8 + BTH 12 + RETH 16 + ICRC 4 + VCRC 2
 
 
@@ -195,6 +344,7 @@ def test_multicast_loopback_costs_each_rank_a_buffer_and_a_completion_per_own_ch
 def test_the_artifact_preset_sets_every_option_and_costs_at_least_its_barriers():
     preset = artifact_protocol()
     assert preset["barriers"] == 2 and preset["batching"] == "stop_and_wait" and preset["repair_reads"] == 1
+    assert preset["fin_wait"] is True and preset["rdma"].send_completions == "separate"
     assert preset["rdma"].multicast_loopback and artifact_protocol(RdmaConfig(mtu_b=2048))["rdma"].mtu_b == 2048
     base = {"topology": "fat-tree-k4", "bytes_per_rank": "64KiB"}
     plain, artifact = Scenario(**base).run(), Scenario(**base, **artifact_protocol()).run()

@@ -25,6 +25,7 @@ namespace
 {
 constexpr uint32_t SOURCE_MASK = 0xFFFFFF; //!< control immediates: type << 24 | source
 constexpr uint32_t CONTROL_RECVS = 64;     //!< receives kept posted on each RC QP
+constexpr uint64_t FIN_WR_ID = 1;          //!< the FIN's work request (a repair READ's has bit 63)
 } // namespace
 
 TypeId
@@ -69,6 +70,14 @@ McastAllgather::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&McastAllgather::m_stopAndWait),
                           MakeBooleanChecker())
+            .AddAttribute("FinWait",
+                          "The artifact's end: a rank is done only when it holds every chunk, "
+                          "its FIN to r+1 is acknowledged and r-1's FIN has been processed; else "
+                          "(the default) when it holds every chunk. With it a Broadcast root "
+                          "sends its FIN at the start.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&McastAllgather::m_finWait),
+                          MakeBooleanChecker())
             .AddAttribute("DataTimeout",
                           "The data phase ends this long after the start even if chunks are "
                           "missing; repair fetches them.",
@@ -94,6 +103,7 @@ McastAllgather::McastAllgather()
       m_roots(2),
       m_batch(128),
       m_stopAndWait(false),
+      m_finWait(false),
       m_barriers(0),
       m_repairReads(0),
       m_readsInFlight(0),
@@ -109,7 +119,9 @@ McastAllgather::McastAllgather()
       m_sent(0),
       m_active(false),
       m_dataOver(false),
-      m_finSent(false)
+      m_finSent(false),
+      m_finAcked(false),
+      m_finIn(false)
 {
 }
 
@@ -281,10 +293,30 @@ McastAllgather::StartData()
             }
         }
     }
-    if (m_total == m_expected)
+    if (m_total == m_expected) // nothing to receive (a Broadcast root)
     {
-        MarkFinished(); // nothing to receive (a Broadcast root)
+        if (m_finWait)
+        {
+            EndDataPhase(); // the artifact's root sends its FIN at once
+        }
+        TryFinish();
     }
+}
+
+void
+McastAllgather::TryFinish()
+{
+    if (m_total == m_expected && (!m_finWait || (m_finAcked && m_finIn)))
+    {
+        MarkFinished();
+    }
+}
+
+void
+McastAllgather::SendFin()
+{
+    m_finSent = true;
+    SendControl(m_next, FIN, m_rank, FIN_WR_ID);
 }
 
 void
@@ -311,22 +343,25 @@ McastAllgather::PostMore()
         const uint32_t id = me * m_chunks + m_posted;
         const uint32_t e = m_posted % m_endpoints;
         const uint64_t offset = me * m_shardBytes + static_cast<uint64_t>(m_posted) * m_chunkBytes;
+        // a stop-and-wait batch signals only its last datagram (the one the next batch waits for)
+        const bool last = m_inFlight + 1 == m_batch || m_posted + 1 == m_chunks;
         m_ud[e]->PostSend((m_group + e) | FabricHeader::GROUP_FLAG,
                           0,
                           ChunkSize(m_posted),
                           m_posted,
                           true,
                           id,
-                          static_cast<int64_t>(offset));
+                          static_cast<int64_t>(offset),
+                          !m_stopAndWait || last);
         m_posted++;
         m_inFlight++;
     }
 }
 
 void
-McastAllgather::SendControl(Ptr<RcQp> qp, Control type, uint32_t source)
+McastAllgather::SendControl(Ptr<RcQp> qp, Control type, uint32_t source, uint64_t wrId)
 {
-    qp->PostSend(RcQp::Verb::SEND, 0, 0, 0, true, (static_cast<uint32_t>(type) << 24) | source);
+    qp->PostSend(RcQp::Verb::SEND, 0, 0, wrId, true, (static_cast<uint32_t>(type) << 24) | source);
 }
 
 void
@@ -359,7 +394,13 @@ McastAllgather::OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId)
         }
         return;
     }
-    if (m_next && qpn == m_next->GetQpn() && wrId != 0)
+    if (m_next && qpn == m_next->GetQpn() && wrId == FIN_WR_ID)
+    {
+        m_finAcked = true;
+        TryFinish();
+        return;
+    }
+    if (m_next && qpn == m_next->GetQpn() && (wrId >> 63) != 0)
     {
         // a repair READ: wrId = 1 << 63 | source << 40 | first chunk << 20 | chunks
         const auto source = static_cast<uint32_t>((wrId >> 40) & 0xFFFFF);
@@ -419,6 +460,11 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
         {
             OnNeedFetch(source);
         }
+        else if (type == FIN)
+        {
+            m_finIn = true;
+            TryFinish();
+        }
     }
     else if (c.qpn == m_next->GetQpn())
     {
@@ -448,15 +494,14 @@ McastAllgather::SetChunk(uint32_t source, uint32_t i, bool repaired)
     }
     if (m_total == m_expected)
     {
-        MarkFinished();
+        TryFinish();
         if (!m_dataOver)
         {
             EndDataPhase();
         }
         else if (!m_finSent)
         {
-            m_finSent = true;
-            SendControl(m_next, FIN, m_rank);
+            SendFin();
         }
     }
 }
@@ -482,8 +527,7 @@ McastAllgather::EndDataPhase()
     }
     if (m_total == m_expected)
     {
-        m_finSent = true;
-        SendControl(m_next, FIN, m_rank);
+        SendFin();
         return;
     }
     for (uint32_t s = 0; s < Sources(); ++s)

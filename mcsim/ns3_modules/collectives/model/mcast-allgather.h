@@ -37,8 +37,9 @@ namespace mcsim
  * Repair: a rank sends NEED_FETCH(s) to rank r+1 for every source s with missing chunks; r+1
  * answers FETCH_OK(s) at once if it holds all of s, else as soon as it does (repairs chain down the
  * ring, ending at s itself); the rank then READs every run of missing chunks from r+1 with one RDMA
- * READ, and sends FIN when it has everything. With BroadcastRoot >= 0 only that rank contributes
- * (a Broadcast): one root, no tokens.
+ * READ, and sends FIN when it has everything; with FinWait (the artifact's) a rank is done only
+ * when its FIN is acknowledged and r-1's FIN has come too. With BroadcastRoot >= 0 only that rank
+ * contributes (a Broadcast): one root, no tokens.
  */
 class McastAllgather : public CollectiveRank
 {
@@ -83,9 +84,11 @@ class McastAllgather : public CollectiveRank
     int64_t MySource() const;             //!< this rank's source index, or -1
     uint32_t ChunkSize(uint32_t i) const; //!< bytes of chunk i of a shard
     void StartData();                     //!< the data phase, after the barriers
+    void TryFinish(); //!< done: every chunk here (and with FinWait both FINs through)
+    void SendFin();   //!< FIN to r+1: this rank holds everything
     void Activate();
     void PostMore();
-    void SendControl(Ptr<RcQp> qp, Control type, uint32_t source);
+    void SendControl(Ptr<RcQp> qp, Control type, uint32_t source, uint64_t wrId = 0);
     void SetChunk(uint32_t source, uint32_t i, bool repaired);
     void NeedFetch(uint32_t source); //!< ask r+1 for source (once)
     void EndDataPhase();
@@ -97,6 +100,7 @@ class McastAllgather : public CollectiveRank
     uint32_t m_roots;       //!< "Roots": K sequences multicasting at once
     uint32_t m_batch;       //!< "Batch": datagrams posted before waiting for a completion
     bool m_stopAndWait;     //!< "StopAndWait": whole batches, the next after the last completes
+    bool m_finWait;         //!< "FinWait": done only after both FINs
     uint32_t m_barriers;    //!< "Barriers": RC barriers before the data phase
     uint32_t m_repairReads; //!< "RepairReads": outstanding repair READs at most (0: any number)
 
@@ -137,6 +141,8 @@ class McastAllgather : public CollectiveRank
     bool m_active;
     bool m_dataOver;
     bool m_finSent;
+    bool m_finAcked; //!< this rank's FIN to r+1 was acknowledged
+    bool m_finIn;    //!< r-1's FIN was processed
     EventId m_timer;
 };
 

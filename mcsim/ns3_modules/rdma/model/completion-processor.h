@@ -14,7 +14,10 @@ namespace ns3
 namespace mcsim
 {
 
-/** @brief A receive completion (CQE) on its way to the application. */
+/**
+ * @brief A completion (CQE) on its way to the application: of a receive, or (send) of a signalled
+ * send work request when the NIC's send completions are processed (Nic "SendCompletions").
+ */
 struct Completion
 {
     uint32_t qpn = 0;     //!< the receiving QP
@@ -26,6 +29,8 @@ struct Completion
     Opcode opcode = Opcode::ACK;
     Ptr<const Packet> packet; //!< verify mode (the NIC has memory): the datagram, for its bytes
     Time ready;               //!< it reaches the processor then (>= its Submit; NIC latency)
+    bool send = false;        //!< a send completion: of work request wrId (bytes 0, not staged)
+    uint64_t wrId = 0;        //!< a send completion's work request
 };
 
 /** @brief Told when a completion has been processed (a QP: it re-posts the buffer). */

@@ -70,12 +70,26 @@ Nic::GetTypeId()
                 "last bit has left.",
                 BooleanValue(false),
                 MakeBooleanAccessor(&Nic::m_loopback),
-                MakeBooleanChecker());
+                MakeBooleanChecker())
+            .AddAttribute("SendCompletions",
+                          "Who processes send completions: Free (the application hears of each "
+                          "at once, at no cost), Separate (a completion processor of their own, "
+                          "the SC'24 artifact's TX thread) or Shared (the receive completions' "
+                          "processor). A signalled send's CQE reaches it ReceiveLatency later.",
+                          EnumValue(SendCompletions::FREE),
+                          MakeEnumAccessor<SendCompletions>(&Nic::m_sendCompletions),
+                          MakeEnumChecker(SendCompletions::FREE,
+                                          "Free",
+                                          SendCompletions::SEPARATE,
+                                          "Separate",
+                                          SendCompletions::SHARED,
+                                          "Shared"));
     return tid;
 }
 
 Nic::Nic()
     : m_loopback(false),
+      m_sendCompletions(SendCompletions::FREE),
       m_doorbellAt(Time(-1)),
       m_rrNext(0),
       m_idle(true),
@@ -100,21 +114,50 @@ Nic::DoDispose()
     }
     m_host = nullptr;
     m_processor = nullptr;
+    m_txProcessor = nullptr;
     m_sendEvent = nullptr;
     m_blank = nullptr;
     Object::DoDispose();
 }
 
 void
-Nic::Attach(Ptr<Host> host, Ptr<CompletionProcessor> processor)
+Nic::Attach(Ptr<Host> host,
+            Ptr<CompletionProcessor> processor,
+            Ptr<CompletionProcessor> txProcessor)
 {
     if (!host || !processor)
     {
         throw std::invalid_argument("Nic::Attach: host and completion processor are required");
     }
+    if (!txProcessor != (m_sendCompletions != SendCompletions::SEPARATE))
+    {
+        throw std::invalid_argument("Nic::Attach: a send completion processor is required with "
+                                    "SendCompletions Separate, and only then");
+    }
     m_host = host;
     m_processor = processor;
+    m_txProcessor = m_sendCompletions == SendCompletions::SHARED ? processor : txProcessor;
     host->SetUpperLayer(this);
+}
+
+SendCompletions
+Nic::GetSendCompletions() const
+{
+    return m_sendCompletions;
+}
+
+bool
+Nic::ProcessesSendCompletions() const
+{
+    return m_txProcessor != nullptr;
+}
+
+void
+Nic::CompleteSend(Completion c, CompletionSink* sink)
+{
+    m_counters.sendCompletions++;
+    c.ready = Simulator::Now() + m_receiveLatency;
+    m_txProcessor->Submit(c, sink);
 }
 
 uint32_t
@@ -381,6 +424,12 @@ Ptr<CompletionProcessor>
 Nic::GetProcessor() const
 {
     return m_processor;
+}
+
+Ptr<CompletionProcessor>
+Nic::GetTxProcessor() const
+{
+    return m_sendCompletions == SendCompletions::SEPARATE ? m_txProcessor : nullptr;
 }
 
 void

@@ -23,6 +23,14 @@ namespace ns3
 namespace mcsim
 {
 
+/** @brief Who processes a NIC's send completions (Nic "SendCompletions"). */
+enum class SendCompletions
+{
+    FREE,     //!< none: the application hears of each at once, at no cost
+    SEPARATE, //!< a completion processor of their own (the SC'24 artifact's TX thread)
+    SHARED,   //!< the receive completions' processor, in one queue with them
+};
+
 /**
  * @brief An RDMA NIC on a fabric host: arbitrates among its QPs round-robin, one packet at a
  * time, and demultiplexes received packets to QPs (by QP number, or by multicast group).
@@ -38,6 +46,13 @@ namespace mcsim
  * (Doorbell), and a receive completion reaches the processor ReceiveLatency after its last byte
  * arrived (Complete: the processor starts on it no earlier, which costs the host CPU no event);
  * SendLatency costs one event per post time, none if 0.
+ *
+ * Send completions (SendCompletions): by default the application hears of a send work request's
+ * completion at once and at no cost. Otherwise a signalled one makes a CQE that reaches a
+ * completion processor ReceiveLatency later (its DMA write, as a receive CQE's) and is processed
+ * there (its cost: the processor's for a 0-byte completion) before the application hears of it: on
+ * a processor of its own (Separate, made by the stack from the receive processor's factory) or on
+ * the receive completions' (Shared: one thread polls both queues).
  */
 class Nic : public Object, public PacketReceiver, public PortWaker
 {
@@ -54,8 +69,21 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     Nic();
     ~Nic() override;
 
-    /** Attach to a fabric host and use this completion processor. */
-    void Attach(Ptr<Host> host, Ptr<CompletionProcessor> processor);
+    /**
+     * Attach to a fabric host and use this completion processor, and with SendCompletions
+     * Separate txProcessor for the send completions.
+     * @throws std::invalid_argument without host or processor, or a txProcessor given exactly
+     * when SendCompletions is not Separate
+     */
+    void Attach(Ptr<Host> host,
+                Ptr<CompletionProcessor> processor,
+                Ptr<CompletionProcessor> txProcessor = nullptr);
+    SendCompletions GetSendCompletions() const;
+    /** Signalled send completions make CQEs that a processor handles (not SendCompletions Free). */
+    bool ProcessesSendCompletions() const;
+    /** A signalled send completion (c.send): its CQE reaches the send completion processor
+     * ReceiveLatency later (c.ready), in order. Only if ProcessesSendCompletions(). */
+    void CompleteSend(Completion c, CompletionSink* sink);
     /** Add a QP; @return its QP number */
     uint32_t AddQp(Ptr<QueuePair> qp, QpOwner* owner);
     Ptr<QueuePair> GetQp(uint32_t qpn) const;
@@ -118,6 +146,8 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     uint32_t GetMtuBytes() const;
     WireFormat GetWireFormat() const;
     Ptr<CompletionProcessor> GetProcessor() const;
+    /** The Separate send completion processor, or null. */
+    Ptr<CompletionProcessor> GetTxProcessor() const;
 
     /** The fields of Nic::Counters, in order: X(member, initial, python_name). */
 #define MCSIM_NIC_COUNTERS(X)                                                                      \
@@ -136,7 +166,9 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     /* RC local ACK timeouts of its QPs */                                                         \
     X(rcTimeouts, 0, "rc_timeouts")                                                                \
     /* RC QPs of its that went to the error state (retries exhausted) */                           \
-    X(rcErrors, 0, "rc_errors")
+    X(rcErrors, 0, "rc_errors")                                                                    \
+    /* send completion CQEs made (SendCompletions Separate or Shared) */                           \
+    X(sendCompletions, 0, "send_completions")
 
     /** @brief NIC counters, read in bulk after the run. */
     struct Counters
@@ -160,14 +192,16 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     /** MulticastLoopback: a multicast datagram it sent reaches its own QP in the group. */
     void Loopback(Ptr<Packet> packet, FabricHeader::Fields fields);
 
-    WireFormat m_format;   //!< "WireFormat"
-    uint32_t m_mtu;        //!< "MtuBytes": payload bytes per packet
-    Time m_sendLatency;    //!< "SendLatency"
-    Time m_receiveLatency; //!< "ReceiveLatency"
-    bool m_loopback;       //!< "MulticastLoopback"
-    Time m_doorbellAt;     //!< when the last doorbell's Fetched is scheduled
+    WireFormat m_format;               //!< "WireFormat"
+    uint32_t m_mtu;                    //!< "MtuBytes": payload bytes per packet
+    Time m_sendLatency;                //!< "SendLatency"
+    Time m_receiveLatency;             //!< "ReceiveLatency"
+    bool m_loopback;                   //!< "MulticastLoopback"
+    SendCompletions m_sendCompletions; //!< "SendCompletions"
+    Time m_doorbellAt;                 //!< when the last doorbell's Fetched is scheduled
     Ptr<Host> m_host;
     Ptr<CompletionProcessor> m_processor;
+    Ptr<CompletionProcessor> m_txProcessor; //!< send completions: null (Free), own or m_processor
     std::vector<Ptr<QueuePair>> m_qps;
     std::vector<int32_t> m_groupQp; //!< group -> QP number, -1 if none
     uint32_t m_rrNext;              //!< next QP the arbiter looks at

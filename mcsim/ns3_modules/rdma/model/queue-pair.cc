@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "queue-pair.h"
 
+#include "nic.h"
+
 namespace ns3
 {
 namespace mcsim
@@ -44,6 +46,39 @@ uint32_t
 QueuePair::GetQpn() const
 {
     return m_qpn;
+}
+
+void
+QueuePair::CompleteSend(uint64_t wrId, bool signalled)
+{
+    if (m_owner == nullptr)
+    {
+        return;
+    }
+    if (!signalled || !m_nic->ProcessesSendCompletions())
+    {
+        m_owner->OnSendComplete(m_nic->GetHostId(), m_qpn, wrId);
+        return;
+    }
+    Completion c;
+    c.qpn = m_qpn;
+    c.srcHost = m_nic->GetHostId();
+    c.send = true;
+    c.wrId = wrId;
+    m_nic->CompleteSend(c, this);
+}
+
+void
+QueuePair::OnProcessed(const Completion& c)
+{
+    if (!c.send)
+    {
+        OnReceiveProcessed(c);
+    }
+    else if (m_owner != nullptr)
+    {
+        m_owner->OnSendComplete(m_nic->GetHostId(), m_qpn, c.wrId);
+    }
 }
 
 } // namespace mcsim

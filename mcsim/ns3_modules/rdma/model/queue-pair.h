@@ -61,8 +61,21 @@ class QueuePair : public Object, public CompletionSink
     /** A packet for this QP arrived (the header is already parsed; the packet is read-only). */
     virtual void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) = 0;
 
+    /** A completion of this QP was processed: a send one tells the owner, a receive one goes on
+     * to OnReceiveProcessed. */
+    void OnProcessed(const Completion& c) final;
+
   protected:
     void DoDispose() override;
+    /**
+     * Send work request wrId completed. The owner hears of it at once, unless it is signalled and
+     * the NIC processes send completions (Nic::CompleteSend): then once its CQE is processed. An
+     * unsignalled one makes no CQE; the owner's bookkeeping hears of it at once, at no cost (a
+     * later signalled completion implies it).
+     */
+    void CompleteSend(uint64_t wrId, bool signalled);
+    /** A receive completion was processed (the QP re-posts its buffer, tells the owner). */
+    virtual void OnReceiveProcessed(const Completion& c) = 0;
 
     Nic* m_nic; //!< not owned
     uint32_t m_qpn;

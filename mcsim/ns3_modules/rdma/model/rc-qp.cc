@@ -370,10 +370,7 @@ RcQp::Acknowledge(uint32_t limit)
         const uint64_t wrId = w.wrId;
         m_sq.pop_front();
         m_counters.completed++;
-        if (m_owner != nullptr)
-        {
-            m_owner->OnSendComplete(m_nic->GetHostId(), m_qpn, wrId);
-        }
+        CompleteSend(wrId, true);
     }
     if (m_una != before)
     {
@@ -490,7 +487,7 @@ RcQp::OnTimeout()
 }
 
 void
-RcQp::OnProcessed(const Completion& c)
+RcQp::OnReceiveProcessed(const Completion& c)
 {
     if (m_owner != nullptr)
     {

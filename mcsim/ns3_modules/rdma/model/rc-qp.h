@@ -74,7 +74,6 @@ class RcQp : public QueuePair
     bool HasPacket() const override;
     OutgoingPacket NextPacket() override;
     void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) override;
-    void OnProcessed(const Completion& c) override;
 
     /** The fields of RcQp::Counters, in order: X(member, initial, python_name). */
 #define MCSIM_RC_QP_COUNTERS(X)                                                                    \
@@ -118,6 +117,7 @@ class RcQp : public QueuePair
 
   protected:
     void DoDispose() override;
+    void OnReceiveProcessed(const Completion& c) override;
 
   private:
     friend class RcResponder; // its half: counters, NIC, Build, AckInterval

@@ -18,7 +18,7 @@ namespace
 const CounterTable g_nicTable("nic",
                               CounterTable::Columns({},
                                                     Nic::Counters::NAMES,
-                                                    {"completions", "cpu_busy_ps"}));
+                                                    {"completions", "cpu_busy_ps", "tx_busy_ps"}));
 } // namespace
 
 TypeId
@@ -66,7 +66,10 @@ RdmaStack::Setup(Ptr<Fabric> fabric,
     {
         Ptr<Nic> nic = nicFactory.Create<Nic>();
         nic->ShareBlankPackets(blank);
-        nic->Attach(fabric->GetHost(h), processorFactory.Create<CompletionProcessor>());
+        const bool separate = nic->GetSendCompletions() == SendCompletions::SEPARATE;
+        nic->Attach(fabric->GetHost(h),
+                    processorFactory.Create<CompletionProcessor>(),
+                    separate ? processorFactory.Create<CompletionProcessor>() : nullptr);
         m_nics.push_back(nic);
     }
     m_rcFactory = rcFactory;
@@ -125,13 +128,15 @@ void
 RdmaStack::GetHostCounters(uint64_t* out, std::size_t n) const
 {
     static_assert(sizeof(Nic::Counters) == Nic::NUM_COUNTERS * sizeof(uint64_t));
-    const std::size_t row = Nic::NUM_COUNTERS + 2;
+    const std::size_t row = Nic::NUM_COUNTERS + 3;
     CheckOutputSize("RdmaStack::GetHostCounters", n, m_nics.size() * row);
     for (std::size_t h = 0; h < m_nics.size(); ++h)
     {
         uint64_t* next = m_nics[h]->GetCounters().CopyTo(out + row * h);
         next[0] = m_nics[h]->GetProcessor()->GetProcessed(); // "completions"
         next[1] = m_nics[h]->GetProcessor()->GetBusyPs();    // "cpu_busy_ps"
+        const Ptr<CompletionProcessor> tx = m_nics[h]->GetTxProcessor();
+        next[2] = tx ? tx->GetBusyPs() : 0; // "tx_busy_ps"
     }
 }
 

@@ -29,8 +29,9 @@ class RdmaStack : public Object
     ~RdmaStack() override;
 
     /**
-     * Put a NIC (nicFactory) with a completion processor (processorFactory) on every host; QPs
-     * come from rcFactory and udFactory; every host registers regionBytes for WRITE/READ.
+     * Put a NIC (nicFactory) with a completion processor (processorFactory) on every host, and a
+     * second one for its send completions if the NIC's SendCompletions is Separate; QPs come from
+     * rcFactory and udFactory; every host registers regionBytes for WRITE/READ.
      */
     void Setup(Ptr<Fabric> fabric,
                ObjectFactory nicFactory,
@@ -54,7 +55,8 @@ class RdmaStack : public Object
                                             uint32_t b,
                                             QpOwner* ownerB);
 
-    /** out[host * (Nic::NUM_COUNTERS + 2)]: Nic::Counters, completions processed, busy ps. */
+    /** out[host * (Nic::NUM_COUNTERS + 3)]: Nic::Counters, completions processed, busy ps, and
+     * the Separate send completion processor's busy ps (0 without one). */
     void GetHostCounters(uint64_t* out, std::size_t n) const;
 
   protected:

@@ -58,10 +58,12 @@ UdQp::PostSend(uint32_t dst,
                uint64_t wrId,
                bool withImm,
                uint32_t imm,
-               int64_t localOffset)
+               int64_t localOffset,
+               bool signalled)
 {
     CheckPost(bytes);
-    m_sq.push_back({dst, dstQpn, bytes, wrId, withImm, imm, localOffset, m_nic->Doorbell(), 0, 0});
+    m_sq.push_back(
+        {dst, dstQpn, bytes, wrId, withImm, imm, localOffset, m_nic->Doorbell(), 0, 0, signalled});
 }
 
 void
@@ -84,7 +86,8 @@ UdQp::PostContribution(uint32_t tree,
                     localOffset,
                     m_nic->Doorbell(),
                     resultDst,
-                    seq});
+                    seq,
+                    true});
 }
 
 void
@@ -127,12 +130,7 @@ UdQp::NextPacket()
                               ? m_nic->Memory(static_cast<uint64_t>(d.localOffset), d.bytes)
                               : nullptr;
     OutgoingPacket p = m_nic->MakePacket(h, d.bytes, data);
-    if (m_owner != nullptr)
-    {
-        m_owner->OnSendComplete(m_nic->GetHostId(),
-                                m_qpn,
-                                d.wrId); // a UD send completes when it leaves
-    }
+    CompleteSend(d.wrId, d.signalled); // a UD send completes when it leaves
     return p;
 }
 
@@ -172,7 +170,7 @@ UdQp::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadByte
 }
 
 void
-UdQp::OnProcessed(const Completion& c)
+UdQp::OnReceiveProcessed(const Completion& c)
 {
     m_posted++; // the buffer is posted again only now
     m_counters.processed++;

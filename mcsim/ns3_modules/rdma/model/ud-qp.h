@@ -36,6 +36,7 @@ class UdQp : public QueuePair
      * @param dstQpn the QP number at the destination host (ignored for a group)
      * @param bytes payload, at most the NIC's MTU
      * @param localOffset verify mode: the payload's bytes are the region's at this offset
+     * @param signalled its completion makes a CQE (QueuePair::CompleteSend)
      * @throws std::invalid_argument for 0 or more than MTU bytes
      */
     void PostSend(uint32_t dst,
@@ -44,7 +45,8 @@ class UdQp : public QueuePair
                   uint64_t wrId,
                   bool withImm,
                   uint32_t imm,
-                  int64_t localOffset = -1);
+                  int64_t localOffset = -1,
+                  bool signalled = true);
 
     /**
      * Post one contribution to an in-network reduction (Switch, AggregationUnit): a datagram to
@@ -65,7 +67,6 @@ class UdQp : public QueuePair
     bool HasPacket() const override;
     OutgoingPacket NextPacket() override;
     void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) override;
-    void OnProcessed(const Completion& c) override;
 
     uint32_t GetPostedRecvs() const; //!< receive buffers posted now
 
@@ -95,6 +96,9 @@ class UdQp : public QueuePair
     static constexpr uint32_t NUM_COUNTERS = Counters::COUNT;
     const Counters& GetCounters() const;
 
+  protected:
+    void OnReceiveProcessed(const Completion& c) override;
+
   private:
     struct Datagram
     {
@@ -108,6 +112,7 @@ class UdQp : public QueuePair
         Time visible;        //!< its first byte may leave then (Nic::Doorbell)
         uint32_t resultDst;  //!< a contribution: where its sum goes
         uint32_t seq;        //!< a contribution: its sequence number in its tree
+        bool signalled;      //!< its completion makes a CQE
     };
 
     /** Check a datagram's size (1..MTU) before it is posted. */
