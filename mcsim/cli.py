@@ -30,7 +30,7 @@ from mcsim.rdma import RdmaConfig
 from mcsim.reference import commands as compare_commands
 from mcsim.report import commands as report_commands
 from mcsim.result import Result
-from mcsim.scenario import Scenario
+from mcsim.scenario import Scenario, artifact_protocol
 from mcsim.sweep import commands as sweep_commands
 from mcsim.units import format_size, format_time, parse_rate, parse_size, parse_time
 
@@ -209,6 +209,8 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         raise McsimError("broadcast: --roots is for allgather (a broadcast has one root: --root R)")
     if args.command == "allgather" and args.root is not None:
         raise McsimError("allgather: --root is for broadcast (an allgather has --roots K at a time)")
+    if args.artifact_protocol and args.algorithm != "mcast":
+        raise McsimError(f"--artifact-protocol is the multicast protocol's; not for --algorithm {args.algorithm}")
     if args.out is not None and Path(args.out).suffix not in SUFFIXES:
         raise McsimError(f"--out={args.out!r} must end in {', '.join(SUFFIXES)} (the file's format)")
     common: dict[str, Any] = {
@@ -228,6 +230,8 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
             RC_DEFAULTS, retry_cnt=_retry_cnt(args.retry_cnt), ack_timeout_exp=args.ack_timeout_exp
         ),
     }
+    if args.artifact_protocol:  # its timeout rule is --timeout-scale's default, 5
+        common |= {k: v for k, v in artifact_protocol().items() if k != "timeout_scale"}
     if args.command == "allgather":
         common["roots"] = args.roots
     else:
@@ -332,6 +336,12 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
         default=RC_DEFAULTS.ack_timeout_exp,
         metavar="N",
         help="RC local ACK timeout 4.096us x 2^N (14: 67.1ms); 0: none",
+    )
+    p.add_argument(
+        "--artifact-protocol",
+        action="store_true",
+        help="mcast: the SC'24 artifact's protocol options (2 barriers, stop-and-wait batches of 128, one "
+        "repair READ, FIN wait, multicast loopback, a TX thread)",
     )
     p.add_argument("--seed", type=int, default=FabricConfig().seed, help="random seed (ECMP hash, loss)")
     p.add_argument("--verify", action="store_true", help="carry real bytes and check every output byte")

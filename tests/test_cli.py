@@ -11,10 +11,12 @@ import pytest
 
 from mcsim import machine, topology
 from mcsim.cli import _collective_scenarios, build_parser, main
+from mcsim.errors import McsimError
 from mcsim.faults_file import load_faults
 from mcsim.link import two_hosts
 from mcsim.physics import Link
-from mcsim.rdma import RcConfig
+from mcsim.rdma import RcConfig, RdmaConfig
+from mcsim.scenario import Scenario, artifact_protocol
 from mcsim.units import format_size
 
 REPO = Path(__file__).resolve().parent.parent
@@ -188,6 +190,19 @@ def test_collective_options_map_to_the_scenario_fields(tmp_path):
     assert sc.faults == load_faults(faults)
     (ag,) = _collective_scenarios(build_parser().parse_args(["allgather", "--roots", "4", "--retry-cnt", "3"]))
     assert ag.roots == 4 and ag.rdma.rc == RcConfig(retry_cnt=3) and ag.faults is None
+
+
+def test_artifact_protocol_runs_the_presets_scenario():
+    argv = ["allgather", "--topology", "fat-tree-k4", "--size", "64KiB", "--mtu", "2KiB", "--artifact-protocol"]
+    (sc,) = _collective_scenarios(build_parser().parse_args(argv))
+    preset = artifact_protocol(RdmaConfig(mtu_b=2048))
+    assert sc == Scenario(topology="fat-tree-k4", bytes_per_rank="64KiB", **preset)
+    (plain,) = _collective_scenarios(build_parser().parse_args(argv[:-1]))
+    assert plain == Scenario(topology="fat-tree-k4", bytes_per_rank="64KiB", mtu="2KiB")
+    ring = build_parser().parse_args(["allgather", "--algorithm", "ring", "--artifact-protocol"])
+    message = r"^--artifact-protocol is the multicast protocol's; not for --algorithm ring$"
+    with pytest.raises(McsimError, match=message):
+        _collective_scenarios(ring)
 
 
 def test_a_faults_file_drives_the_repair(tmp_path, capsys):

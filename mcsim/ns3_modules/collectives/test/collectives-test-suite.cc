@@ -68,7 +68,7 @@ class RingAllgatherTestCase : public TestCase
 
         std::vector<uint64_t> stats(nHosts * CollectiveRank::NUM_STATS);
         team->GetStats(stats.data(), stats.size());
-        const uint32_t nicRow = Nic::NUM_COUNTERS + 2; // + completions, cpu busy ps
+        const uint32_t nicRow = RdmaStack::HOST_COUNTERS;
         std::vector<uint64_t> nics(nHosts * nicRow);
         stack->GetHostCounters(nics.data(), nics.size());
         const uint32_t finish = CounterTable::IndexOf(CollectiveRank::Stats::NAMES, "finish_ps");

@@ -128,7 +128,7 @@ void
 RdmaStack::GetHostCounters(uint64_t* out, std::size_t n) const
 {
     static_assert(sizeof(Nic::Counters) == Nic::NUM_COUNTERS * sizeof(uint64_t));
-    const std::size_t row = Nic::NUM_COUNTERS + 3;
+    const std::size_t row = HOST_COUNTERS;
     CheckOutputSize("RdmaStack::GetHostCounters", n, m_nics.size() * row);
     for (std::size_t h = 0; h < m_nics.size(); ++h)
     {

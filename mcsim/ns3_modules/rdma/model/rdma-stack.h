@@ -55,8 +55,10 @@ class RdmaStack : public Object
                                             uint32_t b,
                                             QpOwner* ownerB);
 
-    /** out[host * (Nic::NUM_COUNTERS + 3)]: Nic::Counters, completions processed, busy ps, and
-     * the Separate send completion processor's busy ps (0 without one). */
+    /** A host's row of GetHostCounters: Nic::Counters and 3 more. */
+    static constexpr uint32_t HOST_COUNTERS = Nic::NUM_COUNTERS + 3;
+    /** out[host * HOST_COUNTERS]: Nic::Counters, completions processed, busy ps, and the
+     * Separate send completion processor's busy ps (0 without one). */
     void GetHostCounters(uint64_t* out, std::size_t n) const;
 
   protected:
