@@ -146,12 +146,6 @@ Nic::GetSendCompletions() const
     return m_sendCompletions;
 }
 
-bool
-Nic::ProcessesSendCompletions() const
-{
-    return m_txProcessor != nullptr;
-}
-
 void
 Nic::CompleteSend(Completion c, CompletionSink* sink)
 {

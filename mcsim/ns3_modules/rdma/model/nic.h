@@ -79,8 +79,14 @@ class Nic : public Object, public PacketReceiver, public PortWaker
                 Ptr<CompletionProcessor> processor,
                 Ptr<CompletionProcessor> txProcessor = nullptr);
     SendCompletions GetSendCompletions() const;
-    /** Signalled send completions make CQEs that a processor handles (not SendCompletions Free). */
-    bool ProcessesSendCompletions() const;
+
+    /** Signalled send completions make CQEs that a processor handles (not SendCompletions Free);
+     * asked for every completed send, so inline. */
+    bool ProcessesSendCompletions() const
+    {
+        return m_txProcessor != nullptr;
+    }
+
     /** A signalled send completion (c.send): its CQE reaches the send completion processor
      * ReceiveLatency later (c.ready), in order. Only if ProcessesSendCompletions(). */
     void CompleteSend(Completion c, CompletionSink* sink);
