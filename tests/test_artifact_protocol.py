@@ -98,6 +98,12 @@ def star(hosts: int) -> nx.Graph:
 RC_SEND_IMM_B = 30  # LRH 8 + BTH 12 + ImmDt 4 + ICRC 4 + VCRC 2; an ACK (AETH 4 for ImmDt) is as large
 
 
+def one_switch_trip_ps(size_b: int = RC_SEND_IMM_B) -> int:
+    """A packet's trip between two FDR hosts through one cut-through switch: its serialization,
+    the switch latency and the LRH's time, two link delays (a 0-byte RC SEND, or its ACK)."""
+    return FDR.tx_ps(size_b) + FabricConfig().switch_latency_ps + FDR.tx_ps(8) + 2 * FDR.delay_ps
+
+
 @pytest.mark.parametrize("hosts", [16, 12])
 @pytest.mark.parametrize("fast_completions", [False, True])
 def test_each_barrier_costs_log2_p_rounds_of_a_0_byte_rc_exchange(hosts, fast_completions):
@@ -106,10 +112,9 @@ def test_each_barrier_costs_log2_p_rounds_of_a_0_byte_rc_exchange(hosts, fast_co
     longer of the ACK's trip back and the receive latency plus the completion's CPU time. On one
     switch every trip is the same: tx + (switch latency + LRH time) + 2 link delays."""
     g = star(hosts)
-    link = Link.from_edge(g.edges[0, hosts])
-    fab, cpu = FabricConfig(), HostCpuConfig(completion_ps=0 if fast_completions else 100_000)
+    cpu = HostCpuConfig(completion_ps=0 if fast_completions else 100_000)
     rdma = RdmaConfig(processor=cpu, receive_latency_ps=0 if fast_completions else 300_000)
-    trip = link.tx_ps(RC_SEND_IMM_B) + fab.switch_latency_ps + link.tx_ps(8) + 2 * link.delay_ps
+    trip = one_switch_trip_ps()
     ack_ps, message_ps = trip, rdma.receive_latency_ps + cpu.completion_ps
     round_ps = rdma.send_latency_ps + trip + max(ack_ps, message_ps)
     assert (ack_ps > message_ps) == fast_completions  # both sides of the max are tested
@@ -158,10 +163,9 @@ def test_the_fin_wait_adds_the_fin_exchange_after_the_last_chunk(hosts, fast_com
     receive latency plus the completion's CPU time); rank P-1, done with its data earlier, waits for
     rank P-2's FIN."""
     g = star(hosts)
-    link = Link.from_edge(g.edges[0, hosts])
-    fab, cpu = FabricConfig(), HostCpuConfig(completion_ps=0 if fast_completions else 100_000)
+    cpu = HostCpuConfig(completion_ps=0 if fast_completions else 100_000)
     rdma = RdmaConfig(processor=cpu, receive_latency_ps=0 if fast_completions else 300_000)
-    trip = link.tx_ps(RC_SEND_IMM_B) + fab.switch_latency_ps + link.tx_ps(8) + 2 * link.delay_ps
+    trip = one_switch_trip_ps()
     ack_ps, fin_ps = (
         rdma.send_latency_ps + 2 * trip,
         rdma.send_latency_ps + trip + rdma.receive_latency_ps + cpu.completion_ps,
@@ -183,8 +187,8 @@ def test_with_the_fin_wait_a_broadcast_root_sends_its_fin_first_and_waits_for_th
     datagram (which leaves one FIN's serialization later), and is done when rank P-1's FIN is in."""
     g = star(6)
     link = Link.from_edge(g.edges[0, 6])
-    fab, cpu, rdma = FabricConfig(), HostCpuConfig(), RdmaConfig()
-    trip = link.tx_ps(RC_SEND_IMM_B) + fab.switch_latency_ps + link.tx_ps(8) + 2 * link.delay_ps
+    cpu, rdma = HostCpuConfig(), RdmaConfig()
+    trip = one_switch_trip_ps()
     kw = {"topology": g, "collective": "broadcast", "bytes_per_rank": "64KiB"}
     plain, fin = Scenario(**kw).run(), Scenario(**kw, fin_wait=True).run()
     t = plain.time_ps + link.tx_ps(RC_SEND_IMM_B)  # the receivers' last chunk, behind the root's FIN
@@ -350,8 +354,7 @@ def test_the_artifact_preset_sets_every_option_and_costs_at_least_its_barriers()
     plain, artifact = Scenario(**base).run(), Scenario(**base, **artifact_protocol()).run()
     assert artifact.complete and (artifact.nic["completions"] > plain.nic["completions"]).all()
     # at least 2 barriers of 4 rounds between hosts on one edge switch (the cheapest round)
-    link = Link.from_edge(Scenario(topology="fat-tree-k4").graph().edges[0, 16])
-    rdma, fab, cpu = RdmaConfig(), FabricConfig(), HostCpuConfig()
-    trip = link.tx_ps(RC_SEND_IMM_B) + fab.switch_latency_ps + link.tx_ps(8) + 2 * link.delay_ps
+    rdma, cpu = RdmaConfig(), HostCpuConfig()
+    trip = one_switch_trip_ps()
     round_ps = rdma.send_latency_ps + trip + max(trip, rdma.receive_latency_ps + cpu.completion_ps)
     assert artifact.time_ps - plain.time_ps >= 2 * 4 * round_ps
