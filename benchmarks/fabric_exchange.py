@@ -30,7 +30,7 @@ from mcsim.physics import Link
 pattern, name, size_b = sys.argv[1], sys.argv[2], int(sys.argv[3])
 g = topology.resolve(name)
 P = topology.host_count(g)
-ns = runtime.load()
+lib = runtime.load()
 cfg = FabricConfig()
 if pattern == "ring":
     flows, groups = [Flow(src=h, dst=(h + 1) % P, size_b=(P - 1) * size_b) for h in range(P)], []
@@ -43,7 +43,7 @@ with Simulation() as sim:
     sim.run()
     wall = time.perf_counter() - t0
     r = fab.collect()
-    events = int(ns.Simulator.GetEventCount())
+    events = lib.mcsim_events_run()
 data_bps = Link.from_edge(next(iter(g.edges(data=True)))[2]).data_rate_bps
 packets = -(-size_b // 4096)
 wire = (P - 1) * packets * (4096 + FABRIC_HEADER_BYTES + cfg.header_b)

@@ -31,16 +31,16 @@ from mcsim.scenario import Scenario
 def rss_mb():  # current resident set, from /proc (ru_maxrss is the peak)
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * resource.getpagesize() / 2**20
-ns = runtime.load()
+runtime.load()
 path, algorithm, size = sys.argv[1], sys.argv[2], sys.argv[3]
 t0 = time.monotonic()
 g = topology.resolve(path)
 graph_mb = rss_mb()
 at = {}
 plain_run = run_control.run
-def run_once_built(ns, packets=None):  # the RSS when everything is built, just before Run()
+def run_once_built(lib, packets=None):  # the RSS when everything is built, just before Run()
     at["built_mb"] = rss_mb()
-    plain_run(ns, packets)
+    plain_run(lib, packets)
 run_control.run = run_once_built
 try:
     r = Scenario(topology=path, rate="56Gbps", algorithm=algorithm, bytes_per_rank=size).run()
@@ -114,7 +114,7 @@ def main() -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     runtime.build()
-    runtime.load()  # makes the build's precompiled header before anything is timed
+    runtime.load()  # the build is not timed
     ceiling = event_rate.ceiling()
     print(f"{args.algorithm} Allgather of {args.size} per rank on k-ary fat trees at 56 Gbit/s, one run each")
     print(f"ceiling: {ceiling / 1e6:.2f} M trivial events/s (mcsim's scheduler, 600 pending, same run)")

@@ -2,7 +2,8 @@
 """mcsim: a packet-level simulator of collective communication, a Python frontend over ns-3.
 
 Python plans a run and reads its results; C++ models in ns3_modules/ simulate every packet. Only
-mcsim.runtime touches cppyy, and only when a simulation is built.
+mcsim.runtime loads C++ (with ctypes; mcsim.native is its C ABI), and only when a simulation is
+built.
 
 The public API is importable from here (``from mcsim import Scenario, FabricConfig, Result``).
 Each name is imported from its module on first use, so ``import mcsim`` stays cheap: it loads

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """numpy <-> C++ bulk conversions: the arrays every ``const T*`` argument and counter read uses.
 
-cppyy passes a C-contiguous numpy array of the right dtype to a ``const T*`` parameter without a
-copy, but cannot pass an empty buffer: every array made here has at least one element, and the
-caller passes the real count alongside it. Counters come back the same way: C++ fills a zeroed
+The C ABI (mcsim.native) takes a C-contiguous numpy array of the right dtype for a ``const T*``
+parameter without a copy. Every array made here has at least one element, so C++ never gets a
+pointer to nothing, and the caller passes the real count alongside it. Counters come back the same way: C++ fills a zeroed
 uint64 array, which is then split into named columns (copies, so they outlive the C++ objects).
 """
 

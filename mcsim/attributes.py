@@ -14,9 +14,12 @@ value type and instantiates no EnumValue<T> when a process starts its first run.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcsim.errors import McsimError
+
+if TYPE_CHECKING:
+    from mcsim import native
 
 _ENUM = "ns3::EnumValue<"
 
@@ -40,12 +43,13 @@ def _settings(type_name: str, values: dict[str, object]) -> str:
     return "\n".join(_text(type_name, name, value) for name, value in values.items())
 
 
-def _check(refusal: Any, type_name: str, where: str, values: dict[str, object]) -> None:
-    """Raise for what C++ refused ("Name\\tvalue type\\taccepts"; "" when all were set)."""
-    text = refusal.decode() if isinstance(refusal, bytes) else str(refusal)  # a std::string
-    if not text:
+def _check(refused: int, type_name: str, where: str, values: dict[str, object]) -> None:
+    """Raise for what C++ refused (mcsim_last_text(): "Name\tvalue type\taccepts"), if it did."""
+    if not refused:
         return
-    name, kind, accepts = text.split("\t", 2)
+    from mcsim import native, runtime
+
+    name, kind, accepts = native.last_text(runtime.load()).split("\t", 2)
     if not kind:
         raise AssertionError(f"{type_name} has no attribute {name}")
     value = values[name]
@@ -55,8 +59,8 @@ def _check(refusal: Any, type_name: str, where: str, values: dict[str, object]) 
     raise McsimError(f"{where}: {name}={value!r} is refused by {type_name} (accepts {accepts})")
 
 
-def set_attributes(obj: Any, ns: Any, type_name: str, where: str, **values: object) -> None:
-    """Set attributes of an existing ns-3 object of ``type_name`` by name, in one call.
+def set_attributes(obj: native.Handle, where: str, **values: object) -> None:
+    """Set attributes of an existing ns-3 object by name, in one call.
 
     Raises
     ------
@@ -65,15 +69,19 @@ def set_attributes(obj: Any, ns: Any, type_name: str, where: str, **values: obje
         its type, an unknown enum member); AssertionError for an attribute the type does not have
         (a bug). The attributes named before the refused one are set.
     """
-    deref = getattr(obj, "__deref__", None)  # a Ptr<T> does not bind to ObjectBase&: its T does
-    target = obj if deref is None else deref()
-    _check(ns.mcsim.SetAttributesFromText(target, _settings(type_name, values)), type_name, where, values)
+    from mcsim import runtime
+
+    refused = runtime.load().mcsim_set_attributes(obj, _settings(obj.type_name, values).encode())
+    _check(refused, obj.type_name, where, values)
 
 
-def make_factory(ns: Any, type_name: str, where: str, **values: object) -> Any:
+def make_factory(type_name: str, where: str, **values: object) -> native.Factory:
     """An ns-3 ObjectFactory for ``type_name`` with attributes set by name (each value checked by its
     attribute's checker first, so that creating an object never aborts on one; errors as
     :func:`set_attributes`)."""
-    factory = ns.ObjectFactory(type_name)
-    _check(ns.mcsim.SetFactoryFromText(factory, _settings(type_name, values)), type_name, where, values)
+    from mcsim import native, runtime
+
+    lib = runtime.load()
+    factory = native.Factory(lib, type_name)
+    _check(lib.mcsim_factory_set(factory, _settings(type_name, values).encode()), type_name, where, values)
     return factory

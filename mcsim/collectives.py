@@ -13,10 +13,11 @@ trees). ``start_team`` puts one team of ranks on an RdmaStack; several teams may
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
 
 import numpy as np
 
+from mcsim import native, runtime
 from mcsim.arrays import read_counters, u32
 from mcsim.attributes import make_factory
 from mcsim.errors import pick
@@ -67,12 +68,11 @@ def check_algorithm(collective: str, algorithm: str) -> None:
     pick(f"algorithm for {collective}", algorithm, {a: a for c, a in ALGORITHMS if c == collective})
 
 
-def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
+def start_team(stack: native.Handle, spec: TeamSpec) -> native.Handle:
     """Create, wire and schedule one team on an RdmaStack; return the C++ CollectiveTeam."""
     type_name = ALGORITHMS[(spec.collective, spec.algorithm)]
     if spec.algorithm == "mcast":
         factory = make_factory(
-            ns,
             type_name,
             "TeamSpec",
             ChunkBytes=spec.chunk_b,
@@ -88,7 +88,6 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
         )
     elif spec.algorithm == "innet":
         factory = make_factory(
-            ns,
             type_name,
             "TeamSpec",
             ChunkBytes=spec.chunk_b,
@@ -99,21 +98,25 @@ def start_team(ns: Any, stack: Any, spec: TeamSpec) -> Any:
         )
     elif spec.collective == "reduce_scatter":
         factory = make_factory(
-            ns,
             type_name,
             "TeamSpec",
             ChunkBytes=spec.chunk_b,
             ReducePerByte=spec.reduce_ps_per_byte,
         )
     else:
-        factory = make_factory(ns, type_name, "TeamSpec", ChunkBytes=spec.chunk_b)
-    team = ns.CreateObject[ns.mcsim.CollectiveTeam]()
-    hosts = u32(spec.hosts)
-    team.Setup(stack, factory, hosts, len(spec.hosts), spec.bytes_per_rank_b, spec.group)
-    team.Start(ns.PicoSeconds(spec.start_ps))
+        factory = make_factory(type_name, "TeamSpec", ChunkBytes=spec.chunk_b)
+    lib = runtime.load()
+    team = native.Handle(lib, "ns3::mcsim::CollectiveTeam")
+    try:
+        lib.mcsim_team_setup(team, stack, factory, u32(spec.hosts), len(spec.hosts), spec.bytes_per_rank_b, spec.group)
+        lib.mcsim_team_start(team, spec.start_ps)
+    except BaseException:
+        runtime.dispose(team)  # not handed to a Simulation yet
+        raise
     return team
 
 
-def team_stats(team: Any) -> dict[str, np.ndarray]:
+def team_stats(team: native.Handle) -> dict[str, np.ndarray]:
     """The "rank" stats of every rank of a team, as numpy arrays (after the run)."""
-    return read_counters("rank", int(team.GetNRanks()), team.GetStats)
+    lib = runtime.load()
+    return read_counters("rank", lib.mcsim_team_n_ranks(team), partial(lib.mcsim_team_stats, team))

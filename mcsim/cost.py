@@ -12,7 +12,9 @@ from mcsim import machine
 from mcsim.errors import McsimError
 
 # memory besides the run's own buffers, and what each buffer byte costs
-PROCESS_B = 300 << 20  # Python, numpy, networkx, cppyy and the ns-3 libraries (measured ~210-300 MB)
+# Python, numpy, networkx and the ns-3 libraries: measured ~210-300 MB while runs imported cppyy,
+# ~60-100 MB since they call C++ through ctypes (benchmarks/startup.py); kept as a margin
+PROCESS_B = 300 << 20
 PATTERN_TEMP_B_PER_BYTE = 24  # verify.pattern(): int64 temporaries per byte of a shard (measured: 24)
 RC_WQE_B = 64  # one posted RDMA WRITE in a QP's send queue (RcQp::Wqe in a std::deque)
 

@@ -51,11 +51,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
+from mcsim import native
 from mcsim.arrays import read_counters, read_u64
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_integer, require_positive
@@ -124,10 +126,9 @@ class DpaConfig:
                 f"{where}: core_contention={self.core_contention!r} must be >= 0; 0 makes cores independent"
             )
 
-    def factory(self, ns: Any) -> Any:
+    def factory(self) -> native.Factory:
         """The ns-3 ObjectFactory that makes one DPA per host."""
         return make_factory(
-            ns,
             "ns3::mcsim::Dpa",
             "DpaConfig",
             Cores=self.cores,
@@ -368,24 +369,22 @@ def saturate(
     """
     staged = pick("receive path", path, RECEIVE_PATHS)
     if not callable(getattr(processor, "factory", None)):
-        raise McsimError(f"saturate: processor={processor!r} has no factory(ns); use DpaConfig() or HostCpuConfig()")
+        raise McsimError(f"saturate: processor={processor!r} has no factory(); use DpaConfig() or HostCpuConfig()")
     endpoints = endpoints if endpoints is not None else getattr(processor, "threads", 1)
     require_int("saturate", "endpoints", endpoints, lo=1)
     require_int("saturate", "completions", completions, lo=8)
     require_positive("saturate", chunk_b=chunk_b)
     with Simulation() as sim:
-        ns = sim.ns
-        src = sim.own_app(ns.CreateObject[ns.mcsim.CompletionSource]())
-        src.Setup(processor.factory(ns))
-        src.Start(completions, endpoints, chunk_b, staged, ns.PicoSeconds(0))
+        lib = sim.lib
+        src = sim.own_app(native.Handle(lib, "ns3::mcsim::CompletionSource"))
+        lib.mcsim_source_setup(src, processor.factory())
+        lib.mcsim_source_start(src, completions, endpoints, chunk_b, staged, 0)
         sim.run()
-        done = read_u64(int(src.GetProcessed()), src.GetProcessedPs)
-        proc = src.GetProcessor()
-        busy_ps = int(proc.GetBusyPs())
+        done = read_u64(lib.mcsim_source_processed(src), partial(lib.mcsim_source_processed_ps, src))
+        busy_ps = lib.mcsim_source_busy_ps(src)
         threads = None
         if isinstance(processor, DpaConfig):
-            dpa = ns.DynamicCast[ns.mcsim.Dpa](proc)
-            threads = read_counters("dpa_thread", processor.threads, dpa.GetThreadCounters)
+            threads = read_counters("dpa_thread", processor.threads, partial(lib.mcsim_source_dpa_thread_counters, src))
     lo, hi = len(done) // 4, 3 * len(done) // 4
     rate = (hi - lo) * PS_PER_S / float(done[hi] - done[lo])
     return SaturationResult(done_ps=done, rate_per_s=rate, busy_ps=busy_ps, threads=threads)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from numbers import Real
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from mcsim import routing, runtime, subnet_manager
+from mcsim import native, routing, runtime, subnet_manager
 from mcsim.arrays import i64, read_counters, u32, u64
 from mcsim.attributes import set_attributes
 from mcsim.errors import McsimError, is_integer, pick, require_positive
@@ -330,9 +331,9 @@ class BuiltFabric:
     it runs the simulation and disposes the fabric afterwards.
     """
 
-    def __init__(self, layout: Layout, ns: Any, cxx: Any, trees: list, reductions: list[Reduction]) -> None:
+    def __init__(self, layout: Layout, cxx: native.Handle, trees: list, reductions: list[Reduction]) -> None:
         self.layout = layout
-        self.ns = ns  # the cppyy ns3 namespace
+        self.lib = runtime.load()  # mcsim's library (its C ABI)
         self.cxx = cxx  # ns3::mcsim::Fabric
         self.trees = trees  # one routing.MulticastTree per group (as the run starts; None: unreachable)
         self.reductions = reductions  # per reduction given to build(): its aggregation trees
@@ -341,7 +342,8 @@ class BuiltFabric:
 
     def add_flows(self, flows: Sequence[Flow]) -> None:
         """Add raw traffic sources (checked by simulate())."""
-        self.cxx.AddSources(
+        self.lib.mcsim_fabric_add_sources(
+            self.cxx,
             u32([f.src for f in flows]),
             u32([f.destination for f in flows]),
             u64([f.size_b for f in flows]),
@@ -352,22 +354,18 @@ class BuiltFabric:
         )
         self.n_flows += len(flows)
 
-    def host(self, i: int) -> Any:
-        """The C++ Host i (to attach a NIC)."""
-        return self.cxx.GetHost(i)
-
     def delivered_packets(self) -> int:
         """Packets the hosts have received so far (for the progress line)."""
         return int(self._host_counters()["rx_packets"].sum())
 
     def _host_counters(self) -> dict[str, np.ndarray]:
         """The "host" counters of every host, read in bulk (during or after the run)."""
-        return read_counters("host", self.n_hosts, self.cxx.GetHostCounters)
+        return read_counters("host", self.n_hosts, partial(self.lib.mcsim_fabric_host_counters, self.cxx))
 
     def collect(self) -> FabricResult:
         """Read every fabric counter (after the run, before the Simulation disposes the fabric)."""
-        fabric = self.cxx
-        n_ports = int(fabric.GetNPorts())
+        lib, fabric = self.lib, self.cxx
+        n_ports = lib.mcsim_fabric_n_ports(fabric)
         if n_ports != self.layout.n_ports:
             raise AssertionError(f"the C++ fabric has {n_ports} ports, the Layout {self.layout.n_ports}")
         port_node, port_num, port_peer = self.layout.port_arrays()
@@ -375,14 +373,16 @@ class BuiltFabric:
             port_node=port_node.copy(),
             port_num=port_num.copy(),
             port_peer=port_peer.copy(),
-            ports=read_counters("port", n_ports, fabric.GetPortCounters),
+            ports=read_counters("port", n_ports, partial(lib.mcsim_fabric_port_counters, fabric)),
             hosts=self._host_counters(),
-            sources=read_counters("source", self.n_flows, fabric.GetSourceCounters),
-            unroutable_packets=int(fabric.GetUnroutablePackets()),
-            end_ps=int(self.ns.Simulator.Now().GetPicoSeconds()),
+            sources=read_counters("source", self.n_flows, partial(lib.mcsim_fabric_source_counters, fabric)),
+            unroutable_packets=lib.mcsim_fabric_unroutable_packets(fabric),
+            end_ps=lib.mcsim_now_ps(),
             trees=self.trees,
             aggregation=(
-                read_counters("aggregation", len(self.layout.switches), fabric.GetAggregationCounters)
+                read_counters(
+                    "aggregation", len(self.layout.switches), partial(lib.mcsim_fabric_aggregation_counters, fabric)
+                )
                 if self.reductions
                 else {}
             ),
@@ -431,27 +431,27 @@ def build(
     start, sweeps = subnet_manager.plan(layout, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps)
     planned, rows = _plan_reductions(layout, reductions, len(groups), config, slot_b)
 
-    ns = runtime.load()
-    if int(ns.mcsim.FabricHeader.SERIALIZED_BYTES) != FABRIC_HEADER_BYTES:
+    lib = runtime.load()
+    if lib.mcsim_fabric_header_bytes() != FABRIC_HEADER_BYTES:
         raise AssertionError("FABRIC_HEADER_BYTES differs from the C++ FabricHeader")
-    fabric = ns.CreateObject[ns.mcsim.Fabric]()
+    fabric = native.Handle(lib, "ns3::mcsim::Fabric")
     try:
-        _configure(fabric, ns, layout, config, faults, start, sweeps)
+        _configure(lib, fabric, layout, config, faults, start, sweeps)
         if planned:
-            fabric.SetAggregationTrees(rows, rows.size // 4, slot_b)
+            lib.mcsim_fabric_set_aggregation_trees(fabric, rows, rows.size // 4, slot_b)
             trees = [t for r in planned for t in r.trees]
             for i, tree in enumerate(trees):
                 for sw, own in tree.switch_ports.items():
-                    fabric.SetMulticastPorts(len(groups) + i, sw, u32(own), len(own))
+                    lib.mcsim_fabric_set_multicast_ports(fabric, len(groups) + i, sw, u32(own), len(own))
     except BaseException:
         runtime.dispose(fabric)  # not handed to a Simulation yet
         raise
-    return BuiltFabric(layout, ns, fabric, [*start.trees, *(t for r in planned for t in r.trees)], planned)
+    return BuiltFabric(layout, fabric, [*start.trees, *(t for r in planned for t in r.trees)], planned)
 
 
 def _configure(
-    fabric: Any,
-    ns: Any,
+    lib: Any,
+    fabric: native.Handle,
     layout: Layout,
     config: FabricConfig,
     faults: Faults,
@@ -461,8 +461,6 @@ def _configure(
     """Set the attributes, wire the nodes and program routes and faults of a new C++ Fabric."""
     set_attributes(
         fabric,
-        ns,
-        "ns3::mcsim::Fabric",
         "FabricConfig",
         FlowControl=FLOW_CONTROLS[config.flow_control],
         SwitchBufferBytes=config.switch_buffer_b,
@@ -477,7 +475,8 @@ def _configure(
         AggregationBufferBytes=config.aggregation_buffer_b,
     )
     edges = [layout.graph.edges[u, v] for u, _, v, _ in layout.links]  # one per physical link
-    fabric.Build(
+    lib.mcsim_fabric_build(
+        fabric,
         layout.hosts,
         u32([len(layout.ports[n]) for n in layout.switches]),
         len(layout.switches),
@@ -488,13 +487,15 @@ def _configure(
         len(layout.links),
     )
     switches = list(layout.switches)
-    _set_routes(fabric, switches, start, None)
+    _set_routes(lib, fabric, switches, start, None)
     for sweep in sweeps:
-        _set_routes(fabric, switches, sweep.routes, sweep.at_ps)
-    _set_faults(fabric, layout, config, faults)
+        _set_routes(lib, fabric, switches, sweep.routes, sweep.at_ps)
+    _set_faults(lib, fabric, layout, config, faults)
 
 
-def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes, at_ps: int | None) -> None:
+def _set_routes(
+    lib: Any, fabric: native.Handle, switches: list[int], routes: subnet_manager.Routes, at_ps: int | None
+) -> None:
     """Program every switch with these routes now (at_ps None) or schedule it (a subnet manager
     sweep): the unicast table, and each group's tree ports (none where a switch left the tree)."""
     if routes.tables is not None:
@@ -502,20 +503,20 @@ def _set_routes(fabric: Any, switches: list[int], routes: subnet_manager.Routes,
             offsets, candidates = routes.tables.for_switch(sw)
             args = (u32(offsets), offsets.size, u32(candidates), candidates.size)  # sizes: u32 is never empty
             if at_ps is None:
-                fabric.SetUnicastTable(sw, *args)
+                lib.mcsim_fabric_set_unicast_table(fabric, sw, *args)
             else:
-                fabric.ScheduleUnicastTable(at_ps, sw, *args)
+                lib.mcsim_fabric_schedule_unicast_table(fabric, at_ps, sw, *args)
     for gid, tree in enumerate(routes.trees):
         tree_ports = tree.switch_ports if tree is not None else {}
         for sw in switches if at_ps is not None else sorted(tree_ports):
             own = tree_ports.get(sw, ())
             if at_ps is None:
-                fabric.SetMulticastPorts(gid, sw, u32(own), len(own))
+                lib.mcsim_fabric_set_multicast_ports(fabric, gid, sw, u32(own), len(own))
             else:
-                fabric.ScheduleMulticastPorts(at_ps, gid, sw, u32(own), len(own))
+                lib.mcsim_fabric_schedule_multicast_ports(fabric, at_ps, gid, sw, u32(own), len(own))
 
 
-def _set_faults(fabric: Any, layout: Layout, config: FabricConfig, faults: Faults) -> None:
+def _set_faults(lib: Any, fabric: native.Handle, layout: Layout, config: FabricConfig, faults: Faults) -> None:
     """Hand the (checked) faults to C++: one call for the losses, one per port or link otherwise."""
     base, ports = layout.port_base, layout.ports
     edge_loss = {(min(u, v), max(u, v)): float(p) for (u, v), p in faults.link_loss.items()}
@@ -524,13 +525,13 @@ def _set_faults(fabric: Any, layout: Layout, config: FabricConfig, faults: Fault
         p = edge_loss.get((min(a, b), max(a, b)), config.loss)
         loss[base[a] + pa] = loss[base[b] + pb] = p
     if loss.any():
-        fabric.SetLossProbabilities(loss, loss.size)
+        lib.mcsim_fabric_set_loss_probabilities(fabric, loss, loss.size)
     chosen: dict[tuple[int, int], list[int]] = {}
     for node, port, index in faults.drops:
         chosen.setdefault((node, port), []).append(index)
     for (node, port), indexes in sorted(chosen.items()):
         arr = u64(sorted(indexes))
-        fabric.SetChosenDrops(node, port, arr, arr.size)
+        lib.mcsim_fabric_set_chosen_drops(fabric, node, port, arr, arr.size)
     down: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for u, v, down_ps, up_ps in faults.link_down:
         up = np.iinfo(np.int64).max if up_ps is FOREVER else up_ps
@@ -539,7 +540,7 @@ def _set_faults(fabric: Any, layout: Layout, config: FabricConfig, faults: Fault
         rows = i64(sorted(intervals)).reshape(-1)
         for port, (nbr, _) in enumerate(ports[u]):
             if nbr == v:  # every parallel link of the edge; SetLinkDown takes both directions
-                fabric.SetLinkDown(u, port, rows, len(intervals))
+                lib.mcsim_fabric_set_link_down(fabric, u, port, rows, len(intervals))
 
 
 def simulate(

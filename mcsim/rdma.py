@@ -12,12 +12,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 import networkx as nx
 import numpy as np
 
-from mcsim import fabric
+from mcsim import fabric, native, runtime
 from mcsim.arrays import i64, read_counters, read_u64, u32, u64
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_positive
@@ -60,8 +61,9 @@ class CompletionProcessorConfig(Protocol):
     processor model needs only a config with this method.
     """
 
-    def factory(self, ns: Any) -> Any:
-        """The ns-3 ObjectFactory that makes one ns3::mcsim::CompletionProcessor per host."""
+    def factory(self) -> native.Factory:
+        """The ns-3 ObjectFactory that makes one ns3::mcsim::CompletionProcessor per host
+        (mcsim.attributes.make_factory)."""
         ...
 
 
@@ -76,10 +78,9 @@ class HostCpuConfig:
         require_int("HostCpuConfig", "completion_ps", self.completion_ps, lo=0)
         require_positive("HostCpuConfig", memcpy_bps=self.memcpy_bps)
 
-    def factory(self, ns: Any) -> Any:
+    def factory(self) -> native.Factory:
         """The ns-3 ObjectFactory that makes one processor per host."""
         return make_factory(
-            ns,
             "ns3::mcsim::HostCpu",
             "HostCpuConfig",
             PerCompletionCost=self.completion_ps,
@@ -168,7 +169,7 @@ class RdmaConfig:
         if not isinstance(self.multicast_loopback, bool):
             raise McsimError(f"RdmaConfig: multicast_loopback={self.multicast_loopback!r} must be True or False")
         if not callable(getattr(self.processor, "factory", None)):
-            raise McsimError(f"RdmaConfig: processor={self.processor!r} has no factory(ns); use HostCpuConfig()")
+            raise McsimError(f"RdmaConfig: processor={self.processor!r} has no factory(); use HostCpuConfig()")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -285,15 +286,16 @@ def run_verbs(
     config = fabric_config_for(rdma, config)
     with Simulation() as sim:
         fab = sim.own_fabric(fabric.build(layout, groups=groups, config=config, **fabric_options))
-        ns = sim.ns
+        lib = sim.lib
         stack = sim.own_stack(build_stack(fab, rdma))
-        work = sim.own_app(ns.CreateObject[ns.mcsim.VerbsWorkload]())
-        work.Setup(stack)
+        work = sim.own_app(native.Handle(lib, "ns3::mcsim::VerbsWorkload"))
+        lib.mcsim_verbs_setup(work, stack)
         for gid, members in enumerate(groups):
             arr = u32(sorted(members))
-            work.AddUdGroup(gid, arr, len(members))
+            lib.mcsim_verbs_add_ud_group(work, gid, arr, len(members))
         if rc_ops:
-            work.AddRcOps(
+            lib.mcsim_verbs_add_rc_ops(
+                work,
                 u32([RC_VERBS[op.verb] for op in rc_ops]),
                 u32([op.src for op in rc_ops]),
                 u32([op.dst for op in rc_ops]),
@@ -302,7 +304,8 @@ def run_verbs(
                 len(rc_ops),
             )
         if ud_streams:
-            work.AddUdStreams(
+            lib.mcsim_verbs_add_ud_streams(
+                work,
                 u32([s.src for s in ud_streams]),
                 u32([fabric.destination(s.dst, s.group) for s in ud_streams]),
                 u32([s.count for s in ud_streams]),
@@ -314,10 +317,11 @@ def run_verbs(
         return _collect(work, stack, fab, len(rc_ops))
 
 
-def _collect(work: Any, stack: Any, fab: fabric.BuiltFabric, n_ops: int) -> VerbsResult:
-    times = read_u64(n_ops * 4, work.GetRcOpTimes).reshape(-1, 4)
-    rc = read_counters("rc_qp", 2 * n_ops, work.GetRcQpCounters)  # requester, responder per op
-    ud = read_counters("ud_qp", int(work.GetNUdQps()), work.GetUdQpCounters)
+def _collect(work: native.Handle, stack: native.Handle, fab: fabric.BuiltFabric, n_ops: int) -> VerbsResult:
+    lib = fab.lib
+    times = read_u64(n_ops * 4, partial(lib.mcsim_verbs_rc_op_times, work)).reshape(-1, 4)
+    rc = read_counters("rc_qp", 2 * n_ops, partial(lib.mcsim_verbs_rc_qp_counters, work))  # requester, responder
+    ud = read_counters("ud_qp", lib.mcsim_verbs_n_ud_qps(work), partial(lib.mcsim_verbs_ud_qp_counters, work))
     nic = read_nic_counters(stack, fab.n_hosts)
     return VerbsResult(
         fabric=fab.collect(),
@@ -330,16 +334,14 @@ def _collect(work: Any, stack: Any, fab: fabric.BuiltFabric, n_ops: int) -> Verb
     )
 
 
-def read_nic_counters(stack: Any, n_hosts: int) -> dict[str, np.ndarray]:
+def read_nic_counters(stack: native.Handle, n_hosts: int) -> dict[str, np.ndarray]:
     """The "nic" counters of every host of an RdmaStack, as numpy arrays."""
-    return read_counters("nic", n_hosts, stack.GetHostCounters)
+    return read_counters("nic", n_hosts, partial(runtime.load().mcsim_stack_host_counters, stack))
 
 
-def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:
+def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> native.Handle:
     """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host."""
-    ns = fab.ns
     nic = make_factory(
-        ns,
         "ns3::mcsim::Nic",
         "RdmaConfig",
         WireFormat=WIRE_FORMATS[rdma.wire_format],
@@ -349,10 +351,15 @@ def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> Any:
         MulticastLoopback=rdma.multicast_loopback,
         SendCompletions=SEND_COMPLETIONS[rdma.send_completions],
     )
-    rc = make_factory(ns, "ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes())
-    ud = make_factory(ns, "ns3::mcsim::UdQp", "RdmaConfig", RqDepth=rdma.rq_depth, Staging=rdma.staging)
-    stack = ns.CreateObject[ns.mcsim.RdmaStack]()
-    stack.Setup(fab.cxx, nic, rdma.processor.factory(ns), rc, ud, rdma.region_b)
+    rc = make_factory("ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes())
+    ud = make_factory("ns3::mcsim::UdQp", "RdmaConfig", RqDepth=rdma.rq_depth, Staging=rdma.staging)
+    processor = rdma.processor.factory()
+    stack = native.Handle(fab.lib, "ns3::mcsim::RdmaStack")
+    try:
+        fab.lib.mcsim_stack_setup(stack, fab.cxx, nic, processor, rc, ud, rdma.region_b)
+    except BaseException:
+        runtime.dispose(stack)  # not handed to a Simulation yet
+        raise
     return stack
 
 

@@ -45,15 +45,11 @@ def last_run() -> RunRecord | None:
     return _last
 
 
-def _control(ns: Any) -> Any:
-    return ns.mcsim.RunControl
-
-
 def _progress_enabled() -> bool:
     return os.environ.get("MCSIM_PROGRESS", "1") != "0"
 
 
-def run(ns: Any, packets: Callable[[], int] | None = None) -> None:
+def run(lib: Any, packets: Callable[[], int] | None = None) -> None:
     """Run the current simulation until no event is left.
 
     ``packets()``, if given, counts the packets delivered so far (a bulk read of C++ counters) for
@@ -61,34 +57,33 @@ def run(ns: Any, packets: Callable[[], int] | None = None) -> None:
     that completes is recorded (:func:`last_run`).
     """
     global _last
-    control = _control(ns)
     start = time.monotonic()
-    events0 = int(control.EventsRun())
+    events0 = lib.mcsim_events_run()
     tty = sys.stderr.isatty()
     shown = 0.0  # when the last progress line was shown
     try:
-        while not control.RunFor(SLICE_S):
+        while not lib.mcsim_run_for(SLICE_S):
             elapsed = time.monotonic() - start
             if _progress_enabled() and elapsed >= QUIET_S and (tty or elapsed - shown >= LOG_EVERY_S):
-                line = _state(ns, control, events0, elapsed, packets)
+                line = _state(lib, events0, elapsed, packets)
                 sys.stderr.write(f"\rmcsim: {line}\033[K" if tty else f"mcsim: {line}\n")
                 sys.stderr.flush()
                 shown = elapsed
     except KeyboardInterrupt:
-        line = _state(ns, control, events0, time.monotonic() - start, packets)
+        line = _state(lib, events0, time.monotonic() - start, packets)
         raise Interrupted(f"interrupted: {line}") from None
     else:
-        _last = RunRecord(start, time.monotonic() - start, int(control.EventsRun()) - events0)
+        _last = RunRecord(start, time.monotonic() - start, lib.mcsim_events_run() - events0)
     finally:
         if tty and shown:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
 
 
-def _state(ns: Any, control: Any, events0: int, elapsed: float, packets: Callable[[], int] | None) -> str:
-    events = int(control.EventsRun()) - events0
+def _state(lib: Any, events0: int, elapsed: float, packets: Callable[[], int] | None) -> str:
+    events = lib.mcsim_events_run() - events0
     text = (
-        f"simulated {ns.Simulator.Now().GetPicoSeconds() / 1e6:.3f} us in {elapsed:.1f} s, "
+        f"simulated {lib.mcsim_now_ps() / 1e6:.3f} us in {elapsed:.1f} s, "
         f"{events / 1e6:.2f} M events ({events / max(elapsed, 1e-9) / 1e6:.2f} M/s)"
     )
     if packets is not None:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The only module that touches cppyy: find the ns3 wheel, build ns3_modules/, load both.
+"""Find the ns3 wheel, build ns3_modules/, load both; the only module that imports cppyy.
 
 Build cache
 -----------
@@ -17,10 +17,15 @@ else ``$XDG_CACHE_HOME/mcsim``, else ``~/.cache/mcsim``.
 Loading
 -------
 Only libns3.44-core and -network (and -stats, which network needs) and the models' library are
-loaded, and only the headers mcsim uses are included, from a precompiled header made once per
-build (mcsim.cling_pch; without it cling parses them, about 0.7 s more): against 10-12 s and 650 MB
-for the stock ``from ns import ns``. The time resolution is set to picoseconds once, at load.
-The test suites' library is loaded only by :func:`run_cxx_test_suite`, never for a run.
+loaded, with ctypes, and every run calls C++ through the library's C ABI (:mod:`mcsim.native`):
+no cppyy import (about 0.5 s) and no call wrapper compiled by cling (about 0.8 s on a process's
+first run), against 10-12 s and 650 MB for the stock ``from ns import ns``. The time resolution is
+set to picoseconds once, at load. The test suites' library is loaded only by
+:func:`run_cxx_test_suite`, never for a run.
+
+cppyy is for looking inside C++ objects (tests, trace sinks): :func:`cppyy_ns` imports it on
+first use, over the same libraries, with only the headers mcsim uses, from a precompiled header
+made once per build (mcsim.cling_pch; without it cling parses them, about 0.7 s more).
 
 Counters
 --------
@@ -32,6 +37,7 @@ Python reads them.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import hashlib
 import importlib.metadata
@@ -381,21 +387,43 @@ def _prune(builds: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-_ns: Any = None
+_lib: ctypes.CDLL | None = None  # mcsim's library, its C ABI declared (mcsim.native)
 _build: BuildInfo | None = None  # the build load() loaded
+_ns: Any = None  # the cppyy ns3 namespace, once cppyy_ns() made it
 
 
-def load() -> Any:
-    """Build if needed, load ns-3 and mcsim's library into cppyy once, return the ``ns3`` namespace.
+def load() -> ctypes.CDLL:
+    """Build if needed, load ns-3's libraries and mcsim's once; return mcsim's library, its C ABI
+    declared (:mod:`mcsim.native`).
 
-    mcsim's models are in ``ns3.mcsim``. Later calls return the same namespace: a process keeps
-    the library it loaded first, even if the sources change meanwhile.
+    cppyy is not imported: every run calls C++ through that ABI. Later calls return the same
+    library: a process keeps the library it loaded first, even if the sources change meanwhile.
     """
-    global _ns, _build
-    if _ns is not None:
-        return _ns
+    global _lib, _build
+    if _lib is not None:
+        return _lib
     wheel = find_ns3()
     info = build()
+    from mcsim import native  # numpy: loaded with the library, not with mcsim
+
+    for module in NS3_LIBRARIES:
+        ctypes.CDLL(str(wheel.library(module)), mode=ctypes.RTLD_GLOBAL)
+    lib = native.declare(ctypes.CDLL(str(info.library), mode=ctypes.RTLD_GLOBAL))
+    lib.mcsim_init(SCHEDULER.encode())  # picosecond resolution (once) and the scheduler
+    _lib, _build = lib, info
+    return lib
+
+
+def cppyy_ns() -> Any:
+    """The cppyy ``ns3`` namespace over the libraries :func:`load` loaded, for looking inside C++
+    objects (tests, trace sinks); mcsim's models are in ``ns3.mcsim``. The first call imports cppyy
+    and has cling read the headers (from the build's precompiled header, mcsim.cling_pch)."""
+    global _ns
+    if _ns is not None:
+        return _ns
+    load()
+    assert _build is not None
+    wheel, info = find_ns3(), _build
     pch = None
     if "cppyy" not in sys.modules and cling_pch.ENV not in os.environ:  # cling reads it when it starts
         pch = cling_pch.ensure(info.path, (wheel.include_dir, info.include_dir), INCLUDES, CXX_DEFINES)
@@ -413,31 +441,27 @@ def load() -> Any:
     cppyy.cppexec("".join(f"#define {d} 1\n" for d in CXX_DEFINES))
     cppyy.add_include_path(str(wheel.include_dir))
     cppyy.add_include_path(str(info.include_dir))
-    for module in NS3_LIBRARIES:
+    for module in NS3_LIBRARIES:  # loaded already: cppyy only learns of them
         cppyy.load_library(str(wheel.library(module)))
     cppyy.load_library(str(info.library))
     for header in INCLUDES:
         cppyy.include(header)
-    ns = cppyy.gbl.ns3
-    ns.Time.SetResolution(ns.Time.PS)  # once, before any Time is made; a second call aborts
-    _bind_globals(ns)
-    _ns, _build = ns, info
-    return ns
-
-
-def _bind_globals(ns: Any) -> None:
-    """Set ns-3's global values mcsim relies on (again after a C++ test run resets them)."""
-    # every run (each Simulator after Destroy) uses this scheduler: mcsim's timing wheel, the same
-    # order as ns-3's own (time, then insertion: deterministic) and faster (benchmarks/event_rate.py)
-    ns.GlobalValue.Bind("SchedulerType", ns.TypeIdValue(ns.TypeId.LookupByName(SCHEDULER)))
+    _ns = cppyy.gbl.ns3
+    return _ns
 
 
 def cppyy_module() -> Any:
-    """The cppyy module itself (after :func:`load`), for the few callers that need its helpers."""
-    load()
+    """The cppyy module itself (after :func:`cppyy_ns`), for the few callers that need its helpers."""
+    cppyy_ns()
     import cppyy
 
     return cppyy
+
+
+def cppyy_object(handle: Any) -> Any:
+    """A cppyy view of the C++ object behind a :class:`mcsim.native.Handle` or
+    :class:`mcsim.native.Factory` (not owning it: the handle must outlive the view)."""
+    return cppyy_module().bind_object(handle.address, handle.cxx_type)
 
 
 @functools.cache
@@ -448,12 +472,11 @@ def counter_names(table: str) -> tuple[str, ...]:
     (VerbsWorkload), "nic" (RdmaStack), "rank" (CollectiveTeam), "dpa_thread" (Dpa). The names come
     from C++ (ns3::mcsim::CounterTable), generated with the counter structs' fields.
     """
-    try:
-        names = load().mcsim.CounterTable.GetNames(table)
-    except Exception as exc:  # std::invalid_argument: a table no reader registered
-        # cppyy's message: the C++ signature, then "invalid_argument: <what>" on the last line
-        raise McsimError(str(exc).strip().splitlines()[-1].strip().partition(": ")[2]) from None
-    return tuple(str(name) for name in names)
+    lib = load()
+    lib.mcsim_counter_names(table.encode())  # McsimError for a table no reader registered
+    from mcsim import native
+
+    return tuple(native.last_text(lib).splitlines())
 
 
 def run_cxx_test_suite(name: str) -> int:
@@ -463,30 +486,26 @@ def run_cxx_test_suite(name: str) -> int:
     as it loads). The runner prints its report to the process's stdout. An unknown suite name
     returns non-zero.
     """
-    cppyy = cppyy_module()
-    if not hasattr(cppyy.gbl, "mcsim_run_test_suite"):
+    global _tests
+    lib = load()
+    if _tests is None:
         assert _build is not None  # load() set it
-        cppyy.load_library(str(_build.test_library))
-        cppyy.include("ns3/test.h")
-        cppyy.cppdef(
-            """
-            int mcsim_run_test_suite(const std::string& name) {
-                std::string a0 = "mcsim", a1 = "--suite=" + name, a2 = "--verbose";
-                char* argv[] = {a0.data(), a1.data(), a2.data(), nullptr};
-                return ns3::TestRunner::Run(3, argv);
-            }
-            """
-        )
+        from mcsim import native
+
+        _tests = native.declare(ctypes.CDLL(str(_build.test_library), mode=ctypes.RTLD_GLOBAL), native.TEST_SIGNATURES)
     sys.stdout.flush()
-    status = int(cppyy.gbl.mcsim_run_test_suite(name))
-    _bind_globals(cppyy.gbl.ns3)  # every ns-3 TestCase ends with Config::Reset()
+    status = int(_tests.mcsim_run_test_suite(name.encode()))
+    lib.mcsim_bind_globals(SCHEDULER.encode())  # every ns-3 TestCase ends with Config::Reset()
     return status
+
+
+_tests: ctypes.CDLL | None = None  # the test library, once run_cxx_test_suite loaded it
 
 
 def destroy() -> None:
     """End the current simulation (Simulator::Destroy) so that the process can build another."""
-    if _ns is not None:
-        _ns.Simulator.Destroy()
+    if _lib is not None:
+        _lib.mcsim_destroy()
 
 
 def dispose(*objects: Any) -> None:
@@ -496,5 +515,7 @@ def dispose(*objects: Any) -> None:
     touched it (cancelling a timer)."""
     destroy()
     for obj in objects:
-        obj.Dispose()
+        obj.dispose()
     destroy()
+    for obj in objects:  # after the simulator dropped every event that could point at them
+        obj.release()

@@ -285,7 +285,7 @@ class Scenario:
             raise McsimError(f"Scenario: rc={net['rc']!r} must be a mcsim.rdma.RcConfig")
         if "processor" in net and not callable(getattr(net["processor"], "factory", None)):
             raise McsimError(
-                f"Scenario: processor={net['processor']!r} has no factory(ns); use HostCpuConfig() or DpaConfig()"
+                f"Scenario: processor={net['processor']!r} has no factory(); use HostCpuConfig() or DpaConfig()"
             )
         if self.overlap is not None and not isinstance(self.overlap, str):
             raise McsimError(f"Scenario: overlap={self.overlap!r} must be None or 'reduce_scatter'")
@@ -585,16 +585,16 @@ class Scenario:
                 raise AssertionError("the fabric's aggregation trees differ from the teams'")
             stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:
-                fab.cxx.SetSumPayloads(self._innet)
-                self._fill(stack, hosts, expected, self.output_b)
-            teams = [sim.own_app(collectives.start_team(sim.ns, stack, s)) for s in specs]
+                sim.lib.mcsim_fabric_set_sum_payloads(fab.cxx, self._innet)
+                self._fill(sim.lib, stack, hosts, expected, self.output_b)
+            teams = [sim.own_app(collectives.start_team(stack, s)) for s in specs]
             sim.run()
             stats = [collectives.team_stats(t) for t in teams]
             nic = rdma.read_nic_counters(stack, fab.n_hosts)
             fres = fab.collect()
             for h in hosts if expected is not None else ():
                 out = np.zeros(self.output_b, dtype=np.uint8)
-                stack.GetNic(h).ReadMemory(0, out, out.size)
+                sim.lib.mcsim_stack_read_memory(stack, h, 0, out, out.size)
                 outputs.append(out)
         results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
         if expected is not None:
@@ -605,15 +605,14 @@ class Scenario:
         return results[0]
 
     @staticmethod
-    def _fill(stack: Any, hosts: tuple[int, ...], expected: Expected, size: int) -> None:
+    def _fill(lib: Any, stack: Any, hosts: tuple[int, ...], expected: Expected, size: int) -> None:
         """Verify mode: every rank gets a region of real bytes; contributors hold their input."""
         for rank, h in enumerate(hosts):
-            nic = stack.GetNic(h)
-            nic.EnableMemory(size)
+            lib.mcsim_stack_enable_memory(stack, h, size)
             held = expected.input(rank)
             if held is not None:
                 offset, data = held
-                nic.WriteMemory(offset, data, data.size)
+                lib.mcsim_stack_write_memory(stack, h, offset, np.ascontiguousarray(data, dtype=np.uint8), data.size)
 
     def _result(self, spec: collectives.TeamSpec, stats: dict, nic: dict, fres: FabricResult) -> Result:
         p = len(spec.hosts)

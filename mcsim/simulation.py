@@ -6,7 +6,7 @@
     with Simulation() as sim:
         fab = sim.own_fabric(fabric.build(layout, groups=groups, config=config))
         stack = sim.own_stack(rdma.build_stack(fab, rdma_config))
-        team = sim.own_app(collectives.start_team(sim.ns, stack, spec))
+        team = sim.own_app(collectives.start_team(stack, spec))
         sim.run()
         result = ...  # read every counter here, inside the block
     # here the applications, the stack and the fabric are disposed and the simulator is reset
@@ -49,9 +49,9 @@ class Simulation:
         return self
 
     @property
-    def ns(self) -> Any:
-        """The cppyy ns3 namespace; loaded on first use, so that bad input found while building
-        (fabric.build checks faults and routes first) never loads C++."""
+    def lib(self) -> Any:
+        """mcsim's library, its C ABI declared (mcsim.native); loaded on first use, so that bad
+        input found while building (fabric.build checks faults and routes first) never loads C++."""
         return runtime.load()
 
     def __exit__(self, *exc: object) -> None:
@@ -82,4 +82,4 @@ class Simulation:
     def run(self) -> None:
         """Run until no event is left (progress on stderr for long runs; Ctrl-C raises
         mcsim.errors.Interrupted saying how far it got, and leaving the block still disposes)."""
-        run_control.run(self.ns, None if self.fabric is None else self.fabric.delivered_packets)
+        run_control.run(self.lib, None if self.fabric is None else self.fabric.delivered_packets)

@@ -3,33 +3,36 @@
 
 import pytest
 
-from mcsim import runtime
+from mcsim import native, runtime
 from mcsim.attributes import make_factory, set_attributes
 from mcsim.errors import McsimError
 
 
 @pytest.fixture(scope="module")
 def ns():
-    return runtime.load()
+    return runtime.cppyy_ns()  # to read the values back
+
+
+def new_fabric():
+    return native.Handle(runtime.load(), "ns3::mcsim::Fabric")
 
 
 def test_python_values_are_wrapped_by_the_attribute_type(ns):
-    fabric = ns.CreateObject[ns.mcsim.Fabric]()
+    fabric = new_fabric()
     try:
         set_attributes(
             fabric,
-            ns,
-            "ns3::mcsim::Fabric",
             "FabricConfig",
             FlowControl="Lossy",
             SwitchLatency=123_456,
             SwitchBufferBytes=77,
         )
         latency, buffer = ns.TimeValue(), ns.UintegerValue()
-        fabric.GetAttribute("SwitchLatency", latency)
-        fabric.GetAttribute("SwitchBufferBytes", buffer)
+        view = runtime.cppyy_object(fabric)
+        view.GetAttribute("SwitchLatency", latency)
+        view.GetAttribute("SwitchBufferBytes", buffer)
         mode = ns.EnumValue[ns.mcsim.FlowControl]()
-        fabric.GetAttribute("FlowControl", mode)
+        view.GetAttribute("FlowControl", mode)
         assert latency.Get().GetPicoSeconds() == 123_456  # an int is ps for a TimeValue
         assert buffer.Get() == 77
         assert mode.Get() == ns.mcsim.FlowControl.LOSSY
@@ -39,9 +42,9 @@ def test_python_values_are_wrapped_by_the_attribute_type(ns):
 
 def test_a_factory_carries_every_kind_of_value(ns):
     factory = make_factory(
-        ns, "ns3::mcsim::Dpa", "DpaConfig", Placement="Pack", IssueShare=0.5, LoopbackRate=10**12, Threads=3
+        "ns3::mcsim::Dpa", "DpaConfig", Placement="Pack", IssueShare=0.5, LoopbackRate=10**12, Threads=3
     )
-    text = str(factory)
+    text = str(runtime.cppyy_object(factory))
     for part in ("Placement=Pack", "IssueShare=0.5", "LoopbackRate=1000000000000bps", "Threads=3"):
         assert part in text
 
@@ -59,41 +62,42 @@ def test_a_factory_carries_every_kind_of_value(ns):
 )
 def test_a_refused_value_is_one_error_line_not_an_abort(ns, values, message):
     with pytest.raises(McsimError, match=message):
-        make_factory(ns, "ns3::mcsim::Fabric", "FabricConfig", **values)
+        make_factory("ns3::mcsim::Fabric", "FabricConfig", **values)
 
 
 def test_an_object_refuses_a_bad_value_with_the_same_error(ns):
-    fabric = ns.CreateObject[ns.mcsim.Fabric]()
+    fabric = new_fabric()
     try:
         with pytest.raises(McsimError, match=r"^FabricConfig: SwitchBufferBytes=0 is refused by ns3::mcsim::Fabric"):
-            set_attributes(fabric, ns, "ns3::mcsim::Fabric", "FabricConfig", SwitchBufferBytes=0)
+            set_attributes(fabric, "FabricConfig", SwitchBufferBytes=0)
     finally:
         runtime.dispose(fabric)
 
 
 def test_an_attribute_the_type_lacks_is_a_bug(ns):
     with pytest.raises(AssertionError, match="has no attribute Bogus"):
-        make_factory(ns, "ns3::mcsim::Fabric", "FabricConfig", Bogus=1)
+        make_factory("ns3::mcsim::Fabric", "FabricConfig", Bogus=1)
 
 
 def test_values_arrive_exactly_where_a_double_would_round(ns):
     """Integers go to C++ as text and are read as integers: 2**60 + 1 ps and a 64-bit seed survive
     (a double would round both); a float is the same double on both sides."""
-    fabric = ns.CreateObject[ns.mcsim.Fabric]()
+    fabric = new_fabric()
     try:
-        set_attributes(fabric, ns, "ns3::mcsim::Fabric", "FabricConfig", SwitchLatency=2**60 + 1, Seed=2**64 - 3)
+        set_attributes(fabric, "FabricConfig", SwitchLatency=2**60 + 1, Seed=2**64 - 3)
         latency, seed = ns.TimeValue(), ns.UintegerValue()
-        fabric.GetAttribute("SwitchLatency", latency)
-        fabric.GetAttribute("Seed", seed)
+        view = runtime.cppyy_object(fabric)
+        view.GetAttribute("SwitchLatency", latency)
+        view.GetAttribute("Seed", seed)
         assert latency.Get().GetPicoSeconds() == 2**60 + 1
         assert seed.Get() == 2**64 - 3
     finally:
         runtime.dispose(fabric)
-    factory = make_factory(ns, "ns3::mcsim::Dpa", "DpaConfig", IssueShare=0.1)
-    assert "IssueShare=0.1" in str(factory)
+    factory = make_factory("ns3::mcsim::Dpa", "DpaConfig", IssueShare=0.1)
+    assert "IssueShare=0.1" in str(runtime.cppyy_object(factory))
 
 
 @pytest.mark.parametrize(("name", "value"), [("SwitchBufferBytes", 1.5), ("SwitchBufferBytes", True), ("Seed", -1)])
 def test_a_value_not_of_the_attribute_type_is_refused(ns, name, value):
     with pytest.raises(McsimError, match=rf"^FabricConfig: {name}={value!r} is refused by ns3::mcsim::Fabric"):
-        make_factory(ns, "ns3::mcsim::Fabric", "FabricConfig", **{name: value})
+        make_factory("ns3::mcsim::Fabric", "FabricConfig", **{name: value})

@@ -25,11 +25,11 @@ def test_the_build_has_a_checked_pch_that_declares_mcsims_classes():
     assert cling_pch._check(pch) == ""  # a fresh process finds ns3::mcsim::Fabric with no include
 
 
-def test_load_keeps_the_variable_to_itself_and_runs(tmp_path):
+def test_cppyy_ns_keeps_the_variable_to_itself_and_runs(tmp_path):
     probe = (
         "import os\n"
         "from mcsim import Scenario, runtime\n"
-        "runtime.load()\n"
+        "runtime.cppyy_ns()\n"
         f"assert {cling_pch.ENV!r} not in os.environ\n"
         "r = Scenario(topology='fat-tree-k4', bytes_per_rank='4KiB', ranks=4).run()\n"
         "print(r.complete)\n"

@@ -18,7 +18,7 @@ LINK = Link(rate_bps=100 * 10**9, delay_ps=100_000)
 
 
 def test_every_reader_registers_its_table():
-    ns = runtime.load()
+    ns = runtime.cppyy_ns()
     assert sorted(str(t) for t in ns.mcsim.CounterTable.GetTables()) == sorted(TABLES)
 
 
@@ -34,7 +34,7 @@ def test_names_are_unique_snake_case(table):
     [("port", "Port"), ("host", "Host"), ("rc_qp", "RcQp"), ("nic", "Nic")],
 )
 def test_a_struct_table_has_one_column_per_field(table, struct):
-    ns = runtime.load()
+    ns = runtime.cppyy_ns()
     count = int(getattr(ns.mcsim, struct).NUM_COUNTERS)
     extra = {"nic": 3}.get(table, 0)  # the NIC's row: its processor's completions and busy time, the TX one's
     assert len(runtime.counter_names(table)) == count + extra

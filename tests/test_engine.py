@@ -10,7 +10,7 @@ def test_cxx_test_suite_passes(capfd):
 
 
 def test_every_run_uses_the_wheel_scheduler():
-    ns = runtime.load()
+    ns = runtime.cppyy_ns()
     value = ns.TypeIdValue()
     ns.GlobalValue.GetValueByName("SchedulerType", value)
     assert value.Get().GetName() == "ns3::mcsim::WheelScheduler"

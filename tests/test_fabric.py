@@ -281,7 +281,7 @@ def test_port_serialization_time_follows_its_attributes_when_they_change():
     """GetTxTime caches the last size's time; setting a line attribute must drop that cache."""
     from mcsim import runtime
 
-    ns = runtime.load()
+    ns = runtime.cppyy_ns()
     port = ns.CreateObject[ns.mcsim.Port]()
 
     def expect_ps(header_b: int, rate_bps: int, data_bits: int = 1, line_bits: int = 1) -> int:

@@ -202,7 +202,7 @@ def test_same_verbs_run_twice_is_identical():
         ({"wire_format": "roce"}, r"unknown wire format 'roce'; choose one of infiniband, rocev2"),
         ({"mtu_b": 4000}, r"RdmaConfig: mtu_b=4000 is not an MTU"),
         ({"rc": {"retry_cnt": 3}}, r"RdmaConfig: rc=\{'retry_cnt': 3\} must be an RcConfig"),
-        ({"processor": "dpa"}, r"RdmaConfig: processor='dpa' has no factory\(ns\); use HostCpuConfig\(\)"),
+        ({"processor": "dpa"}, r"RdmaConfig: processor='dpa' has no factory\(\); use HostCpuConfig\(\)"),
         ({"send_latency_ps": -1}, r"RdmaConfig: send_latency_ps=-1 must be "),
         ({"receive_latency_ps": 0.5}, r"RdmaConfig: receive_latency_ps=0.5 must be an integer"),
     ],
@@ -271,8 +271,8 @@ class FixedCostCpu:
 
     cost_ps: int
 
-    def factory(self, ns):
-        return make_factory(ns, "ns3::mcsim::HostCpu", "FixedCostCpu", PerCompletionCost=self.cost_ps)
+    def factory(self):
+        return make_factory("ns3::mcsim::HostCpu", "FixedCostCpu", PerCompletionCost=self.cost_ps)
 
 
 def test_any_completion_processor_config_plugs_into_rdma():
@@ -285,7 +285,7 @@ def test_any_completion_processor_config_plugs_into_rdma():
 
 def _packets_made(scenario: Scenario) -> tuple[Result, int]:
     """Run the scenario; return its Result and how many ns-3 packets the run created."""
-    ns = runtime.load()
+    ns = runtime.cppyy_ns()
     before = int(ns.Packet().GetUid())  # every Packet made takes the next uid
     r = scenario.run()
     return r, int(ns.Packet().GetUid()) - before - 1

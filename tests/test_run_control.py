@@ -31,17 +31,20 @@ def test_a_run_sliced_every_few_thousand_events_gives_the_same_results_bit_for_b
     whole = scenario().run()
     monkeypatch.setattr(run_control, "SLICE_S", 0.0)  # the scheduler stops at every look at the clock
     calls = []
-    real = runtime.load().mcsim.RunControl.RunFor
+    real_run = run_control.run
 
-    class Counting:
-        @staticmethod
-        def RunFor(seconds):
+    class Counting:  # the library, counting the slices
+        def __init__(self, lib):
+            self.lib = lib
+
+        def __getattr__(self, name):
+            return getattr(self.lib, name)
+
+        def mcsim_run_for(self, seconds):
             calls.append(seconds)
-            return real(seconds)
+            return self.lib.mcsim_run_for(seconds)
 
-        EventsRun = runtime.load().mcsim.RunControl.EventsRun
-
-    monkeypatch.setattr(run_control, "_control", lambda ns: Counting)
+    monkeypatch.setattr(run_control, "run", lambda lib, packets=None: real_run(Counting(lib), packets))
     sliced = scenario().run()
     assert len(calls) > 10, "the run really was cut into many slices"
     for a, b in zip(fingerprint(whole), fingerprint(sliced), strict=True):

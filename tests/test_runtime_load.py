@@ -1,15 +1,62 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""runtime.load: the lean ns-3 + mcsim library in cppyy, the C++ test suites, layering."""
+"""runtime.load: the lean ns-3 + mcsim library through its C ABI (no cppyy), cppyy on request,
+the C++ test suites, layering."""
 
+import ctypes
 import subprocess
 import sys
 
-from mcsim import runtime
+import numpy as np
+import pytest
+
+from mcsim import native, runtime
+from mcsim.errors import McsimError
+
+
+def test_load_returns_the_library_once_and_runs_never_import_cppyy():
+    code = (
+        "import sys; from mcsim import runtime, Scenario; lib = runtime.load(); assert lib is runtime.load(); "
+        "r = Scenario(topology='fat-tree-k4', bytes_per_rank='16KiB', algorithm='mcast', verify=True).run(); "
+        "assert r.verified; print('cppyy' in sys.modules, 'libcppyy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+def test_a_cxx_exception_or_a_wrong_handle_is_one_error_line():
+    lib = runtime.load()
+    fabric = native.Handle(lib, "ns3::mcsim::Fabric")
+    try:
+        rows = np.zeros(4, dtype=np.uint32)
+        with pytest.raises(McsimError, match=r"^Fabric::SetAggregationTrees: slots of 0 bytes$"):
+            lib.mcsim_fabric_set_aggregation_trees(fabric, rows, 1, 0)
+        with pytest.raises(McsimError, match=r"^a handle is not a ns3::mcsim::CollectiveTeam$"):
+            lib.mcsim_team_n_ranks(fabric)
+    finally:
+        runtime.dispose(fabric)
+    with pytest.raises(ctypes.ArgumentError, match=r"a released ns3::mcsim::Fabric handle was used"):
+        lib.mcsim_fabric_n_ports(fabric)
+    with pytest.raises(McsimError, match=r"^no ns-3 type is named ns3::mcsim::NoSuchType$"):
+        native.Handle(lib, "ns3::mcsim::NoSuchType")
+    with pytest.raises(McsimError, match=r"^no ns-3 type is named ns3::mcsim::NoSuchType$"):
+        native.Factory(lib, "ns3::mcsim::NoSuchType")
+
+
+def test_every_exported_abi_function_is_declared_and_every_declared_one_exported():
+    info = runtime.build()
+    exported = {}
+    for library in (info.library, info.test_library):
+        out = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True, check=True)
+        exported[library.name] = {line.split()[-1] for line in out.stdout.splitlines() if " T mcsim_" in line}
+    untyped = {"mcsim_last_text", "mcsim_factory_free"}  # declared by native.declare itself, not by a table
+    declared = set(native.SIGNATURES) | set(native.HANDLE_SIGNATURES) | untyped
+    assert exported[info.library.name] == declared
+    assert exported[info.test_library.name] == set(native.TEST_SIGNATURES)
 
 
 def test_load_exposes_mcsim_models_with_picosecond_time():
-    ns = runtime.load()
-    assert ns is runtime.load(), "loading twice returns the same namespace"
+    ns = runtime.cppyy_ns()
+    assert ns is runtime.cppyy_ns(), "a second call returns the same namespace"
     port = ns.CreateObject[ns.mcsim.Port]()
     assert port.GetInstanceTypeId().GetName() == "ns3::mcsim::Port"
     assert ns.Time.GetResolution() == ns.Time.PS
@@ -17,7 +64,7 @@ def test_load_exposes_mcsim_models_with_picosecond_time():
 
 
 def test_event_loop_runs_to_completion_from_python():
-    ns = runtime.load()
+    ns = runtime.cppyy_ns()
     ns.Simulator.Stop(ns.MicroSeconds(3))
     ns.Simulator.Run()
     assert ns.Simulator.Now().GetPicoSeconds() == 3_000_000

@@ -16,8 +16,11 @@ class Owned:
     def __init__(self, name, log):
         self.name, self.log, self.cxx = name, log, self
 
-    def Dispose(self):  # the C++ name
+    def dispose(self):  # as a native.Handle's
         self.log.append(self.name)
+
+    def release(self):
+        pass
 
     def delivered_packets(self):
         return 0
@@ -62,9 +65,9 @@ def test_a_run_abandoned_midway_leaves_nothing_behind_for_the_next():
     with pytest.raises(RuntimeError, match="abandoned"), Simulation() as sim:
         fab = sim.own_fabric(fabric.build(g))
         fab.add_flows(flows)
-        sim.ns.mcsim.RunControl.RunFor(0.0)  # some events run, many are left pending
+        sim.lib.mcsim_run_for(0.0)  # some events run, many are left pending
         raise RuntimeError("abandoned")
-    assert sim.ns.Simulator.IsFinished()  # the pending events were dropped
+    assert sim.lib.mcsim_is_finished()  # the pending events were dropped
     after = fabric.simulate(g, flows)
     assert after.end_ps == before.end_ps
     for name in before.ports:

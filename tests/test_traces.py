@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Trace sources of ports and NICs, counted by C++ sinks against closed forms."""
 
-import cppyy
 import networkx as nx
 
-from mcsim import fabric, rdma, topology
+from mcsim import fabric, native, rdma, runtime, topology
 from mcsim.arrays import i64, u32
 from mcsim.simulation import Simulation
 
@@ -53,19 +52,21 @@ def _counted_ud_stream(g: nx.Graph, src: int, dst: int, count: int) -> object:
     cfg = rdma.RdmaConfig()
     with Simulation() as sim:
         fab = sim.own_fabric(fabric.build(g, config=rdma.fabric_config_for(cfg, None)))
-        ns = sim.ns
+        lib = sim.lib
+        cppyy = runtime.cppyy_module()
         if not hasattr(cppyy.gbl, "mcsim_test"):
             cppyy.cppdef(SINKS)
         counts = cppyy.gbl.mcsim_test.TraceCounts()
         counts.srcHost = src
         stack = sim.own_stack(rdma.build_stack(fab, cfg))
-        work = sim.own_app(ns.CreateObject[ns.mcsim.VerbsWorkload]())
-        work.Setup(stack)
-        work.AddUdStreams(u32([src]), u32([dst]), u32([count]), u32([cfg.mtu_b]), i64([0]), 1)
-        for p in range(fab.cxx.GetNPorts()):
-            counts.Port(fab.cxx.GetPort(p))
+        work = sim.own_app(native.Handle(lib, "ns3::mcsim::VerbsWorkload"))
+        lib.mcsim_verbs_setup(work, stack)
+        lib.mcsim_verbs_add_ud_streams(work, u32([src]), u32([dst]), u32([count]), u32([cfg.mtu_b]), i64([0]), 1)
+        fabric_view, stack_view = runtime.cppyy_object(fab.cxx), runtime.cppyy_object(stack)
+        for p in range(fabric_view.GetNPorts()):
+            counts.Port(fabric_view.GetPort(p))
         for h in range(fab.n_hosts):
-            counts.Nic(stack.GetNic(h))
+            counts.Nic(stack_view.GetNic(h))
         sim.run()
     return counts
 

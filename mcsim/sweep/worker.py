@@ -3,7 +3,7 @@
 long-lived process (``python -m mcsim.sweep.worker``) that an executor drives over a pipe.
 
 The process loads the runtime once and runs many Tasks, so planning caches (routing tables per
-topology, the cppyy JIT) serve every run after the first. Its protocol, one JSON object per line
+topology, the loaded libraries) serve every run after the first. Its protocol, one JSON object per line
 (:mod:`mcsim.sweep.codec`): it writes ``{"ready": {"pid", "host"}}`` once loaded, then reads
 ``{"task": ...}`` lines from stdin and answers each with one ``{"outcome": ...}`` line, flushed. The
 protocol goes to a private copy of the original stdout; file descriptor 1 is pointed at stderr, so
@@ -96,7 +96,8 @@ CRASH_SIGNALS = (signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, s
 
 def _die_by_crash_signals() -> None:
     """A crash (C++ abort, segfault) ends the process by its signal, after Python's traceback on
-    stderr: cppyy's handlers (installed at load) would run gdb for a stack trace and exit with 133."""
+    stderr: cppyy's handlers, where a test or a trace sink imported it, would run gdb for a stack trace
+    and exit with 133."""
     for sig in CRASH_SIGNALS:
         signal.signal(sig, signal.SIG_DFL)
     faulthandler.enable()  # dumps the traceback, then re-raises with the default action

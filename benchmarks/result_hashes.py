@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Hashes of the Results of mcsim's main scenarios: what a refactor or a speed change must keep.
+
+Each line is one scenario and a 16-hex-digit SHA-256 of every number its Result holds (every
+array's dtype, shape and bytes, every scalar, walked in field order), so two commits that print
+the same line simulated the same thing bit for bit. Run it on both sides of a change:
+
+    python benchmarks/result_hashes.py                  # this checkout
+    git worktree add /tmp/before <rev>
+    PYTHONPATH=/tmp/before python benchmarks/result_hashes.py
+
+and compare the lines (``--only NAME`` runs one scenario). It uses only the public API (Scenario,
+fabric.simulate, rdma.run_verbs, dpa.saturate), so it runs on older commits too. It never
+asserts: a hash that changed is for the author of the change to explain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from mcsim import Scenario, dpa, fabric, rdma, topology
+from mcsim.fabric import FabricConfig, Faults, Flow
+from mcsim.rdma import RcOp, UdStream
+from mcsim.scenario import artifact_protocol
+
+
+def _walk(h: hashlib._Hash, value: object) -> None:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        h.update(type(value).__name__.encode())
+        for f in dataclasses.fields(value):
+            h.update(f.name.encode())
+            _walk(h, getattr(value, f.name))
+    elif isinstance(value, dict):
+        for key in sorted(value, key=str):
+            h.update(str(key).encode())
+            _walk(h, value[key])
+    elif isinstance(value, list | tuple):
+        h.update(f"[{len(value)}".encode())
+        for item in value:
+            _walk(h, item)
+    elif isinstance(value, np.ndarray):
+        h.update(f"{value.dtype.str}{value.shape}".encode())
+        h.update(np.ascontiguousarray(value).tobytes())
+    elif value is None or isinstance(value, bool | int | float | str | np.generic):
+        h.update(repr(value).encode())
+    else:  # an object the walk does not know (e.g. a routing tree): its repr, stable by design
+        h.update(repr(value).encode())
+
+
+def digest(result: object) -> str:
+    """16 hex digits of SHA-256 over every number of ``result``."""
+    h = hashlib.sha256()
+    _walk(h, result)
+    return h.hexdigest()[:16]
+
+
+def _raw_fabric_lossy() -> object:
+    g = topology.resolve("fat-tree-k4")
+    flows = [Flow(src=h, dst=(h + 5) % 16, size_b=1 << 20, flow_id=h) for h in range(16)]
+    return fabric.simulate(g, flows, config=FabricConfig(flow_control="lossy", switch_buffer_b=64 << 10))
+
+
+def _verbs_rc_mixed() -> object:
+    g = topology.resolve("fat-tree-k4")
+    ops = [RcOp(verb=v, src=i, dst=15 - i, size_b=(64 << 10) + 1000 * i) for i, v in enumerate(rdma.RC_VERBS)]
+    streams = [UdStream(src=8, dst=3, size_b=4096, count=64), UdStream(src=9, group=0, size_b=2048, count=32)]
+    return rdma.run_verbs(g, rc_ops=ops, ud_streams=streams, groups=[[9, 10, 11, 12]])
+
+
+def _link_down() -> object:
+    g = topology.resolve("fat-tree-k4")
+    u, v = min((u, v) for u, v in g.edges if g.nodes[u]["role"] != "host" and g.nodes[v]["role"] != "host")
+    faults = Faults(link_down=[(u, v, 20_000_000, 60_000_000)])
+    return Scenario(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="256KiB", faults=faults).run()
+
+
+SCENARIOS: dict[str, Callable[[], object]] = {
+    "ft4 mcast 256KiB": lambda: Scenario(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="256KiB").run(),
+    "ft4 ring 256KiB 400G": lambda: Scenario(
+        topology="fat-tree-k4", algorithm="ring", bytes_per_rank="256KiB", rate="400Gbps"
+    ).run(),
+    "testbed mcast 64KiB loss 1e-3 verify": lambda: Scenario(
+        topology="testbed-188", algorithm="mcast", bytes_per_rank="64KiB", loss=1e-3, seed=7, verify=True
+    ).run(),
+    "testbed ring 64KiB": lambda: Scenario(topology="testbed-188", algorithm="ring", bytes_per_rank="64KiB").run(),
+    "ft4 bcast 1MiB": lambda: Scenario(topology="fat-tree-k4", collective="broadcast", bytes_per_rank="1MiB").run(),
+    "testbed mcast 4 endpoints 16KiB": lambda: Scenario(
+        topology="testbed-188", algorithm="mcast", bytes_per_rank="16KiB", endpoints=4
+    ).run(),
+    "ft4 mcast || ring RS 256KiB": lambda: Scenario(
+        topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="256KiB", overlap="reduce_scatter"
+    ).run(),
+    "ft4 mcast || innet RS 64KiB": lambda: Scenario(
+        topology="fat-tree-k4",
+        algorithm="mcast",
+        bytes_per_rank="64KiB",
+        overlap="reduce_scatter",
+        overlap_algorithm="innet",
+    ).run(),
+    "ft4 innet allreduce verify 64KiB": lambda: Scenario(
+        topology="fat-tree-k4", collective="allreduce", algorithm="innet", bytes_per_rank="64KiB", verify=True
+    ).run(),
+    "ft4 mcast link down 20..60 us": _link_down,
+    "testbed mcast artifact preset 4KiB": lambda: Scenario(
+        **artifact_protocol(), topology="testbed-188", algorithm="mcast", bytes_per_rank="4KiB"
+    ).run(),
+    "ft4 mcast dpa 64KiB 400G": lambda: Scenario(
+        topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="64KiB", rate="400Gbps", processor=dpa.DpaConfig()
+    ).run(),
+    "raw fabric lossy": _raw_fabric_lossy,
+    "verbs rc mixed + ud": _verbs_rc_mixed,
+    "dpa saturate staging": lambda: dpa.saturate(dpa.DpaConfig(), path="staging", completions=4000),
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", action="append", default=[], help="run only this scenario (repeatable)")
+    names = parser.parse_args().only or list(SCENARIOS)
+    for name in names:
+        if name not in SCENARIOS:
+            print(f"result_hashes.py: unknown scenario {name!r}; known: {', '.join(SCENARIOS)}", file=sys.stderr)
+            return 2
+        t0 = time.perf_counter()
+        h = digest(SCENARIOS[name]())
+        print(f"{h}  {name}  ({time.perf_counter() - t0:.1f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""libmcsim-ns3's C ABI through ctypes: every call a run makes from Python to C++.
+
+A process that runs a Scenario loads ns-3's libraries and mcsim's with ctypes
+(:func:`mcsim.runtime.load`) and calls the ``mcsim_*`` functions declared here (C++:
+ns3_modules/engine/model/abi.h and each module's ``*-abi.cc``). It never imports cppyy, whose
+import alone costs about half a second, and cling never compiles a call wrapper (about 0.8 s on a
+process's first run). cppyy stays available for looking inside C++ objects (tests, traces):
+:func:`mcsim.runtime.cppyy_ns` and :func:`mcsim.runtime.cppyy_object`.
+
+Conventions (abi.h): integers, doubles, strings, numpy arrays (pointer + count) and opaque
+handles cross; each function returns an int64 that is its value (>= 0) or -1 after a C++
+exception, whose message this module raises as one :class:`McsimError` line.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from mcsim.errors import McsimError
+
+
+def _array(dtype: type[np.generic], *, out: bool = False) -> Any:
+    """An argument type that takes only C-contiguous arrays of ``dtype`` (and writeable, for out)."""
+    return np.ctypeslib.ndpointer(dtype=dtype, flags=["C_CONTIGUOUS", "WRITEABLE"] if out else ["C_CONTIGUOUS"])
+
+
+I64, U32, U64, F64, PTR, TEXT = (
+    ctypes.c_int64,
+    ctypes.c_uint32,
+    ctypes.c_uint64,
+    ctypes.c_double,
+    ctypes.c_void_p,
+    ctypes.c_char_p,
+)
+U32S, U64S, I64S, F64S, U8S = (_array(t) for t in (np.uint32, np.uint64, np.int64, np.float64, np.uint8))
+U64_OUT, U8_OUT = _array(np.uint64, out=True), _array(np.uint8, out=True)
+
+# name -> argument types; every function returns int64 (>= 0, or -1 with mcsim_last_text)
+SIGNATURES: dict[str, tuple[Any, ...]] = {
+    # engine/model/abi.cc
+    "mcsim_init": (TEXT,),
+    "mcsim_bind_globals": (TEXT,),
+    "mcsim_counter_names": (TEXT,),
+    "mcsim_dispose": (PTR,),
+    "mcsim_unref": (PTR,),
+    "mcsim_set_attributes": (PTR, TEXT),
+    "mcsim_factory_set": (PTR, TEXT),
+    "mcsim_run_for": (F64,),
+    "mcsim_events_run": (),
+    "mcsim_now_ps": (),
+    "mcsim_is_finished": (),
+    "mcsim_destroy": (),
+    # fabric/model/fabric-abi.cc
+    "mcsim_fabric_header_bytes": (),
+    "mcsim_fabric_build": (PTR, U32, U32S, U64, U32S, U64S, U32S, I64S, U64),
+    "mcsim_fabric_set_unicast_table": (PTR, U32, U32S, U64, U32S, U64),
+    "mcsim_fabric_schedule_unicast_table": (PTR, I64, U32, U32S, U64, U32S, U64),
+    "mcsim_fabric_set_multicast_ports": (PTR, U32, U32, U32S, U64),
+    "mcsim_fabric_schedule_multicast_ports": (PTR, I64, U32, U32, U32S, U64),
+    "mcsim_fabric_set_aggregation_trees": (PTR, U32S, U64, U32),
+    "mcsim_fabric_set_sum_payloads": (PTR, U32),
+    "mcsim_fabric_set_loss_probabilities": (PTR, F64S, U64),
+    "mcsim_fabric_set_chosen_drops": (PTR, U32, U32, U64S, U64),
+    "mcsim_fabric_set_link_down": (PTR, U32, U32, I64S, U64),
+    "mcsim_fabric_add_sources": (PTR, U32S, U32S, U64S, U32S, U32S, I64S, U64),
+    "mcsim_fabric_n_ports": (PTR,),
+    "mcsim_fabric_unroutable_packets": (PTR,),
+    "mcsim_fabric_port_counters": (PTR, U64_OUT, U64),
+    "mcsim_fabric_host_counters": (PTR, U64_OUT, U64),
+    "mcsim_fabric_source_counters": (PTR, U64_OUT, U64),
+    "mcsim_fabric_aggregation_counters": (PTR, U64_OUT, U64),
+    # rdma/model/rdma-abi.cc
+    "mcsim_stack_setup": (PTR, PTR, PTR, PTR, PTR, PTR, U64),
+    "mcsim_stack_host_counters": (PTR, U64_OUT, U64),
+    "mcsim_stack_enable_memory": (PTR, U32, U64),
+    "mcsim_stack_write_memory": (PTR, U32, U64, U8S, U64),
+    "mcsim_stack_read_memory": (PTR, U32, U64, U8_OUT, U64),
+    "mcsim_verbs_setup": (PTR, PTR),
+    "mcsim_verbs_add_ud_group": (PTR, U32, U32S, U64),
+    "mcsim_verbs_add_rc_ops": (PTR, U32S, U32S, U32S, U64S, I64S, U64),
+    "mcsim_verbs_add_ud_streams": (PTR, U32S, U32S, U32S, U32S, I64S, U64),
+    "mcsim_verbs_n_ud_qps": (PTR,),
+    "mcsim_verbs_rc_op_times": (PTR, U64_OUT, U64),
+    "mcsim_verbs_rc_qp_counters": (PTR, U64_OUT, U64),
+    "mcsim_verbs_ud_qp_counters": (PTR, U64_OUT, U64),
+    # collectives/model/collectives-abi.cc
+    "mcsim_team_setup": (PTR, PTR, PTR, U32S, U64, U64, U32),
+    "mcsim_team_start": (PTR, I64),
+    "mcsim_team_n_ranks": (PTR,),
+    "mcsim_team_stats": (PTR, U64_OUT, U64),
+    # dpa/model/dpa-abi.cc
+    "mcsim_source_setup": (PTR, PTR),
+    "mcsim_source_start": (PTR, U32, U32, U32, U32, I64),
+    "mcsim_source_processed": (PTR,),
+    "mcsim_source_processed_ps": (PTR, U64_OUT, U64),
+    "mcsim_source_busy_ps": (PTR,),
+    "mcsim_source_dpa_thread_counters": (PTR, U64_OUT, U64),
+}
+# functions that return a new handle (nullptr on failure) rather than an int64
+HANDLE_SIGNATURES: dict[str, tuple[Any, ...]] = {"mcsim_create": (TEXT,), "mcsim_factory_new": (TEXT,)}
+TEST_SIGNATURES: dict[str, tuple[Any, ...]] = {"mcsim_run_test_suite": (TEXT,)}  # the test library
+
+
+def declare(lib: ctypes.CDLL, signatures: dict[str, tuple[Any, ...]] = SIGNATURES) -> ctypes.CDLL:
+    """Give each function of ``signatures`` in ``lib`` its argument types and a check that raises
+    McsimError with the C++ message when it returns -1; return ``lib``."""
+    last_text = _last_text(lib)
+    for name, argtypes in signatures.items():
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = list(argtypes), I64
+        fn.errcheck = _raise_on_error(last_text)
+    if signatures is SIGNATURES:
+        for name, argtypes in HANDLE_SIGNATURES.items():
+            fn = getattr(lib, name)
+            fn.argtypes, fn.restype = list(argtypes), PTR
+            fn.errcheck = _raise_on_null(last_text)
+        lib.mcsim_factory_free.argtypes, lib.mcsim_factory_free.restype = [PTR], None
+    return lib
+
+
+def _last_text(lib: ctypes.CDLL) -> Callable[[], str]:
+    fn = lib.mcsim_last_text
+    fn.argtypes, fn.restype = [], TEXT
+
+    def text() -> str:
+        return bytes(fn() or b"").decode(errors="replace")
+
+    return text
+
+
+def _raise_on_error(last_text: Callable[[], str]) -> Callable[..., int]:
+    def check(result: int, fn: Any, args: tuple[Any, ...]) -> int:
+        if result < 0:
+            raise McsimError(last_text())
+        return result
+
+    return check
+
+
+def _raise_on_null(last_text: Callable[[], str]) -> Callable[..., int]:
+    def check(result: int | None, fn: Any, args: tuple[Any, ...]) -> int:
+        if not result:
+            raise McsimError(last_text())
+        return result
+
+    return check
+
+
+def last_text(lib: ctypes.CDLL) -> str:
+    """The text a function left in mcsim_last_text() (a refusal, counter names)."""
+    return bytes(lib.mcsim_last_text() or b"").decode(errors="replace")
+
+
+class _Owned:
+    """A C++ object Python owns, passed to ``mcsim_*`` functions as its address (``_as_parameter_``).
+    Once let go (:meth:`_let_go`), it refuses to be passed again, so a dangling pointer never
+    reaches C++."""
+
+    __slots__ = ("_address", "_lib", "type_name")
+    kind = "object"
+
+    def __init__(self, lib: ctypes.CDLL, type_name: str, address: int) -> None:
+        self._lib = lib
+        self.type_name = type_name
+        self._address: int | None = address
+
+    @property
+    def _as_parameter_(self) -> int:
+        if self._address is None:
+            raise AssertionError(f"a released {self.type_name} {self.kind} was used")
+        return self._address
+
+    @property
+    def address(self) -> int:
+        """The C++ object's address (mcsim.runtime.cppyy_object binds it)."""
+        return self._as_parameter_
+
+    def _let_go(self) -> int | None:
+        """The address, once: None after the first call."""
+        address, self._address = getattr(self, "_address", None), None
+        return address
+
+    def __repr__(self) -> str:
+        where = "released" if self._address is None else hex(self._address)
+        return f"<{self.type_name} {self.kind} {where}>"
+
+
+class Handle(_Owned):
+    """One reference to a new C++ ns3::Object of ``type_name`` (default attributes).
+
+    :meth:`dispose` calls the object's Dispose; :meth:`release` drops Python's reference
+    (mcsim.runtime.dispose does both, in order).
+    """
+
+    __slots__ = ()
+    kind = "handle"
+
+    def __init__(self, lib: ctypes.CDLL, type_name: str) -> None:
+        super().__init__(lib, type_name, lib.mcsim_create(type_name.encode()))
+
+    @property
+    def cxx_type(self) -> str:
+        """The C++ type at :attr:`address`."""
+        return self.type_name
+
+    def dispose(self) -> None:
+        """ns3::Object::Dispose (mcsim.runtime.dispose calls it in the one safe order)."""
+        self._lib.mcsim_dispose(self)
+
+    def release(self) -> None:
+        """Drop Python's reference; the object is freed when C++ holds none."""
+        if (address := self._let_go()) is not None:
+            self._lib.mcsim_unref(address)
+
+
+class Factory(_Owned):
+    """An ns-3 ObjectFactory of ``type_name``, owned by Python (freed with this object)."""
+
+    __slots__ = ()
+    kind = "factory"
+
+    def __init__(self, lib: ctypes.CDLL, type_name: str) -> None:
+        super().__init__(lib, type_name, lib.mcsim_factory_new(type_name.encode()))
+
+    @property
+    def cxx_type(self) -> str:
+        """The C++ type at :attr:`address`."""
+        return "ns3::ObjectFactory"
+
+    def __del__(self) -> None:
+        if (address := self._let_go()) is not None:
+            self._lib.mcsim_factory_free(address)

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+/**
+ * @file
+ * The C ABI that Python calls through ctypes (mcsim/native.py declares every function): how a
+ * run is built, started and read without cppyy, so that a process that runs a Scenario never
+ * imports cppyy nor has cling compile a call wrapper.
+ *
+ * Rules of every `mcsim_*` function, in every module's `*-abi.cc`:
+ * - only plain C types cross: integers, doubles, `const char*`, arrays as pointer + count, and
+ *   objects as opaque handles (a `void*` to an ns3::Object that Python holds one reference to);
+ * - nothing throws across: a C++ exception becomes the return value -1 (or nullptr for a
+ *   handle), with its what() in mcsim_last_text(), which Python raises as one McsimError line;
+ * - a function that succeeds returns its value (>= 0), or 0 when it has none.
+ */
+
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <typeinfo>
+
+#define MCSIM_ABI extern "C" __attribute__((visibility("default")))
+
+namespace ns3
+{
+namespace mcsim
+{
+namespace capi
+{
+
+/** This thread's last error message or text result (what mcsim_last_text() returns). */
+std::string& Text();
+
+/** Run f (returning an integer >= 0); a C++ exception becomes -1 with its message in Text(). */
+template <class F>
+int64_t
+Call(F&& f) noexcept
+{
+    try
+    {
+        return static_cast<int64_t>(f());
+    }
+    catch (const std::exception& e)
+    {
+        Text() = e.what();
+    }
+    catch (...)
+    {
+        Text() = "an unknown C++ exception";
+    }
+    return -1;
+}
+
+/** Run f (which returns nothing): 0, or -1 as Call. */
+template <class F>
+int64_t
+Do(F&& f) noexcept
+{
+    return Call([&] {
+        f();
+        return 0;
+    });
+}
+
+/** The readable name of a C++ type (demangled). */
+std::string TypeName(const std::type_info& type);
+
+/** The object behind a handle, as a T; throws std::invalid_argument if it is not one. */
+template <class T>
+T&
+As(void* handle)
+{
+    auto* object = dynamic_cast<T*>(static_cast<Object*>(handle));
+    if (object == nullptr)
+    {
+        throw std::invalid_argument("a handle is not a " + TypeName(typeid(T)));
+    }
+    return *object;
+}
+
+/** A new handle to an object: the caller (Python) holds one reference, released by mcsim_unref. */
+void* Handle(Ptr<Object> object);
+
+} // namespace capi
+} // namespace mcsim
+} // namespace ns3

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The fabric's part of the C ABI (ns3/mcsim/abi.h): a Fabric handle's calls, one each.
+#include "fabric-header.h"
+#include "fabric.h"
+
+#include "ns3/mcsim/abi.h"
+
+using namespace ns3;
+using namespace ns3::mcsim;
+
+MCSIM_ABI int64_t
+mcsim_fabric_header_bytes()
+{
+    return FabricHeader::SERIALIZED_BYTES;
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_build(void* fabric,
+                   uint32_t nHosts,
+                   const uint32_t* switchPorts,
+                   uint64_t nSwitches,
+                   const uint32_t* links,
+                   const uint64_t* rateBps,
+                   const uint32_t* encoding,
+                   const int64_t* delayPs,
+                   uint64_t nLinks)
+{
+    return capi::Do([&] {
+        capi::As<Fabric>(fabric)
+            .Build(nHosts, switchPorts, nSwitches, links, rateBps, encoding, delayPs, nLinks);
+    });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_set_unicast_table(void* fabric,
+                               uint32_t node,
+                               const uint32_t* offsets,
+                               uint64_t nOffsets,
+                               const uint32_t* candidates,
+                               uint64_t nCandidates)
+{
+    return capi::Do([&] {
+        capi::As<Fabric>(fabric).SetUnicastTable(node, offsets, nOffsets, candidates, nCandidates);
+    });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_schedule_unicast_table(void* fabric,
+                                    int64_t atPs,
+                                    uint32_t node,
+                                    const uint32_t* offsets,
+                                    uint64_t nOffsets,
+                                    const uint32_t* candidates,
+                                    uint64_t nCandidates)
+{
+    return capi::Do([&] {
+        capi::As<Fabric>(fabric)
+            .ScheduleUnicastTable(atPs, node, offsets, nOffsets, candidates, nCandidates);
+    });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_set_multicast_ports(void* fabric,
+                                 uint32_t group,
+                                 uint32_t node,
+                                 const uint32_t* ports,
+                                 uint64_t nPorts)
+{
+    return capi::Do(
+        [&] { capi::As<Fabric>(fabric).SetMulticastPorts(group, node, ports, nPorts); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_schedule_multicast_ports(void* fabric,
+                                      int64_t atPs,
+                                      uint32_t group,
+                                      uint32_t node,
+                                      const uint32_t* ports,
+                                      uint64_t nPorts)
+{
+    return capi::Do(
+        [&] { capi::As<Fabric>(fabric).ScheduleMulticastPorts(atPs, group, node, ports, nPorts); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_set_aggregation_trees(void* fabric,
+                                   const uint32_t* rows,
+                                   uint64_t n,
+                                   uint32_t slotBytes)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).SetAggregationTrees(rows, n, slotBytes); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_set_sum_payloads(void* fabric, uint32_t sum)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).SetSumPayloads(sum != 0); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_set_loss_probabilities(void* fabric, const double* probability, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).SetLossProbabilities(probability, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_set_chosen_drops(void* fabric,
+                              uint32_t node,
+                              uint32_t port,
+                              const uint64_t* indexes,
+                              uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).SetChosenDrops(node, port, indexes, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_set_link_down(void* fabric,
+                           uint32_t node,
+                           uint32_t port,
+                           const int64_t* downUpPs,
+                           uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).SetLinkDown(node, port, downUpPs, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_add_sources(void* fabric,
+                         const uint32_t* host,
+                         const uint32_t* destination,
+                         const uint64_t* bytes,
+                         const uint32_t* packetBytes,
+                         const uint32_t* flow,
+                         const int64_t* startPs,
+                         uint64_t n)
+{
+    return capi::Do([&] {
+        capi::As<Fabric>(fabric)
+            .AddSources(host, destination, bytes, packetBytes, flow, startPs, n);
+    });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_n_ports(void* fabric)
+{
+    return capi::Call([&] { return capi::As<Fabric>(fabric).GetNPorts(); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_unroutable_packets(void* fabric)
+{
+    return capi::Call([&] { return capi::As<Fabric>(fabric).GetUnroutablePackets(); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_port_counters(void* fabric, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).GetPortCounters(out, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_host_counters(void* fabric, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).GetHostCounters(out, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_source_counters(void* fabric, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).GetSourceCounters(out, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_fabric_aggregation_counters(void* fabric, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).GetAggregationCounters(out, n); });
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The RDMA module's part of the C ABI (ns3/mcsim/abi.h): an RdmaStack's and a VerbsWorkload's
+// calls, one each.
+#include "rdma-stack.h"
+#include "verbs-workload.h"
+
+#include "ns3/mcsim/abi.h"
+#include "ns3/mcsim/fabric.h"
+
+using namespace ns3;
+using namespace ns3::mcsim;
+
+namespace
+{
+
+ObjectFactory&
+FactoryOf(void* factory)
+{
+    if (factory == nullptr)
+    {
+        throw std::invalid_argument("a null ObjectFactory");
+    }
+    return *static_cast<ObjectFactory*>(factory);
+}
+
+} // namespace
+
+MCSIM_ABI int64_t
+mcsim_stack_setup(void* stack,
+                  void* fabric,
+                  void* nicFactory,
+                  void* processorFactory,
+                  void* rcFactory,
+                  void* udFactory,
+                  uint64_t regionBytes)
+{
+    return capi::Do([&] {
+        capi::As<RdmaStack>(stack).Setup(&capi::As<Fabric>(fabric),
+                                         FactoryOf(nicFactory),
+                                         FactoryOf(processorFactory),
+                                         FactoryOf(rcFactory),
+                                         FactoryOf(udFactory),
+                                         regionBytes);
+    });
+}
+
+MCSIM_ABI int64_t
+mcsim_stack_host_counters(void* stack, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<RdmaStack>(stack).GetHostCounters(out, n); });
+}
+
+/** Verify mode: host's NIC gets `bytes` of real memory (Nic::EnableMemory). */
+MCSIM_ABI int64_t
+mcsim_stack_enable_memory(void* stack, uint32_t host, uint64_t bytes)
+{
+    return capi::Do([&] { capi::As<RdmaStack>(stack).GetNic(host)->EnableMemory(bytes); });
+}
+
+MCSIM_ABI int64_t
+mcsim_stack_write_memory(void* stack,
+                         uint32_t host,
+                         uint64_t offset,
+                         const uint8_t* data,
+                         uint64_t n)
+{
+    return capi::Do([&] { capi::As<RdmaStack>(stack).GetNic(host)->WriteMemory(offset, data, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_stack_read_memory(void* stack, uint32_t host, uint64_t offset, uint8_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<RdmaStack>(stack).GetNic(host)->ReadMemory(offset, out, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_verbs_setup(void* workload, void* stack)
+{
+    return capi::Do([&] { capi::As<VerbsWorkload>(workload).Setup(&capi::As<RdmaStack>(stack)); });
+}
+
+MCSIM_ABI int64_t
+mcsim_verbs_add_ud_group(void* workload, uint32_t group, const uint32_t* members, uint64_t n)
+{
+    return capi::Do([&] { capi::As<VerbsWorkload>(workload).AddUdGroup(group, members, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_verbs_add_rc_ops(void* workload,
+                       const uint32_t* verb,
+                       const uint32_t* src,
+                       const uint32_t* dst,
+                       const uint64_t* bytes,
+                       const int64_t* startPs,
+                       uint64_t n)
+{
+    return capi::Do(
+        [&] { capi::As<VerbsWorkload>(workload).AddRcOps(verb, src, dst, bytes, startPs, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_verbs_add_ud_streams(void* workload,
+                           const uint32_t* src,
+                           const uint32_t* dst,
+                           const uint32_t* count,
+                           const uint32_t* bytes,
+                           const int64_t* startPs,
+                           uint64_t n)
+{
+    return capi::Do([&] {
+        capi::As<VerbsWorkload>(workload).AddUdStreams(src, dst, count, bytes, startPs, n);
+    });
+}
+
+MCSIM_ABI int64_t
+mcsim_verbs_n_ud_qps(void* workload)
+{
+    return capi::Call([&] { return capi::As<VerbsWorkload>(workload).GetNUdQps(); });
+}
+
+MCSIM_ABI int64_t
+mcsim_verbs_rc_op_times(void* workload, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<VerbsWorkload>(workload).GetRcOpTimes(out, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_verbs_rc_qp_counters(void* workload, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<VerbsWorkload>(workload).GetRcQpCounters(out, n); });
+}
+
+MCSIM_ABI int64_t
+mcsim_verbs_ud_qp_counters(void* workload, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<VerbsWorkload>(workload).GetUdQpCounters(out, n); });
+}
