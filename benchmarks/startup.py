@@ -40,7 +40,8 @@ Scenario(topology="testbed-188", bytes_per_rank="64KiB", algorithm="mcast").run(
 t3 = time.perf_counter()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 import sys
-print(json.dumps({"load": t1 - t0, "first": t2 - t1, "second": t3 - t2, "rss_mb": rss, "cppyy": "cppyy" in sys.modules}))
+cppyy = "cppyy" in sys.modules
+print(json.dumps({"load": t1 - t0, "first": t2 - t1, "second": t3 - t2, "rss_mb": rss, "cppyy": cppyy}))
 """
 RUN_ONLY = """
 import mcsim

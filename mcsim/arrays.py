@@ -3,8 +3,9 @@
 
 The C ABI (mcsim.native) takes a C-contiguous numpy array of the right dtype for a ``const T*``
 parameter without a copy. Every array made here has at least one element, so C++ never gets a
-pointer to nothing, and the caller passes the real count alongside it. Counters come back the same way: C++ fills a zeroed
-uint64 array, which is then split into named columns (copies, so they outlive the C++ objects).
+pointer to nothing, and the caller passes the real count alongside it. Counters come back the same
+way: C++ fills a zeroed uint64 array, which is then split into named columns (copies, so they
+outlive the C++ objects).
 """
 
 from __future__ import annotations
