@@ -34,6 +34,12 @@ def test_a_cxx_exception_or_a_wrong_handle_is_one_error_line():
             lib.mcsim_team_n_ranks(fabric)
     finally:
         runtime.dispose(fabric)
+    source = native.Handle(lib, "ns3::mcsim::CompletionSource")
+    try:
+        with pytest.raises(McsimError, match=r"^a null ObjectFactory$"):
+            lib.mcsim_source_setup(source, None)
+    finally:
+        runtime.dispose(source)
     with pytest.raises(ctypes.ArgumentError, match=r"a released ns3::mcsim::Fabric handle was used"):
         lib.mcsim_fabric_n_ports(fabric)
     with pytest.raises(McsimError, match=r"^no ns-3 type is named ns3::mcsim::NoSuchType$"):

@@ -19,12 +19,8 @@ mcsim_team_setup(void* team,
                  uint32_t group)
 {
     return capi::Do([&] {
-        if (rankFactory == nullptr)
-        {
-            throw std::invalid_argument("a null ObjectFactory");
-        }
         capi::As<CollectiveTeam>(team).Setup(&capi::As<RdmaStack>(stack),
-                                             *static_cast<ObjectFactory*>(rankFactory),
+                                             capi::FactoryAt(rankFactory),
                                              hosts,
                                              n,
                                              shardBytes,

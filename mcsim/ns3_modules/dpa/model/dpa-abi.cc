@@ -12,13 +12,8 @@ using namespace ns3::mcsim;
 MCSIM_ABI int64_t
 mcsim_source_setup(void* source, void* processorFactory)
 {
-    return capi::Do([&] {
-        if (processorFactory == nullptr)
-        {
-            throw std::invalid_argument("a null ObjectFactory");
-        }
-        capi::As<CompletionSource>(source).Setup(*static_cast<ObjectFactory*>(processorFactory));
-    });
+    return capi::Do(
+        [&] { capi::As<CompletionSource>(source).Setup(capi::FactoryAt(processorFactory)); });
 }
 
 /** Offer the completions, one every intervalPs, from now. */

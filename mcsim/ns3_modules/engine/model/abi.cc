@@ -39,6 +39,16 @@ TypeName(const std::type_info& type)
     return text;
 }
 
+ObjectFactory&
+FactoryAt(void* factory)
+{
+    if (factory == nullptr)
+    {
+        throw std::invalid_argument("a null ObjectFactory");
+    }
+    return *static_cast<ObjectFactory*>(factory);
+}
+
 void*
 Handle(Ptr<Object> object)
 {
@@ -174,7 +184,7 @@ MCSIM_ABI int64_t
 mcsim_factory_set(void* factory, const char* settings)
 {
     return capi::Call([&] {
-        capi::Text() = SetFactoryFromText(*static_cast<ObjectFactory*>(factory), settings);
+        capi::Text() = SetFactoryFromText(capi::FactoryAt(factory), settings);
         return capi::Text().empty() ? 0 : 1;
     });
 }

@@ -15,6 +15,7 @@
  * - a function that succeeds returns its value (>= 0), or 0 when it has none.
  */
 
+#include "ns3/object-factory.h"
 #include "ns3/object.h"
 
 #include <cstdint>
@@ -81,6 +82,9 @@ As(void* handle)
     }
     return *object;
 }
+
+/** The ObjectFactory behind a factory handle (mcsim_factory_new); throws for a null one. */
+ObjectFactory& FactoryAt(void* factory);
 
 /** A new handle to an object: the caller (Python) holds one reference, released by mcsim_unref. */
 void* Handle(Ptr<Object> object);

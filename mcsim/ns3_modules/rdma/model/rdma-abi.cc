@@ -10,21 +10,6 @@
 using namespace ns3;
 using namespace ns3::mcsim;
 
-namespace
-{
-
-ObjectFactory&
-FactoryOf(void* factory)
-{
-    if (factory == nullptr)
-    {
-        throw std::invalid_argument("a null ObjectFactory");
-    }
-    return *static_cast<ObjectFactory*>(factory);
-}
-
-} // namespace
-
 MCSIM_ABI int64_t
 mcsim_stack_setup(void* stack,
                   void* fabric,
@@ -36,10 +21,10 @@ mcsim_stack_setup(void* stack,
 {
     return capi::Do([&] {
         capi::As<RdmaStack>(stack).Setup(&capi::As<Fabric>(fabric),
-                                         FactoryOf(nicFactory),
-                                         FactoryOf(processorFactory),
-                                         FactoryOf(rcFactory),
-                                         FactoryOf(udFactory),
+                                         capi::FactoryAt(nicFactory),
+                                         capi::FactoryAt(processorFactory),
+                                         capi::FactoryAt(rcFactory),
+                                         capi::FactoryAt(udFactory),
                                          regionBytes);
     });
 }
