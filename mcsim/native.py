@@ -109,43 +109,32 @@ TEST_SIGNATURES: dict[str, tuple[Any, ...]] = {"mcsim_run_test_suite": (TEXT,)} 
 def declare(lib: ctypes.CDLL, signatures: dict[str, tuple[Any, ...]] = SIGNATURES) -> ctypes.CDLL:
     """Give each function of ``signatures`` in ``lib`` its argument types and a check that raises
     McsimError with the C++ message when it returns -1; return ``lib``."""
-    last_text = _last_text(lib)
-    for name, argtypes in signatures.items():
-        fn = getattr(lib, name)
-        fn.argtypes, fn.restype = list(argtypes), I64
-        fn.errcheck = _raise_on_error(last_text)
-    if signatures is SIGNATURES:
-        for name, argtypes in HANDLE_SIGNATURES.items():
+    lib.mcsim_last_text.argtypes, lib.mcsim_last_text.restype = [], TEXT
+    handles = HANDLE_SIGNATURES if signatures is SIGNATURES else {}
+    for table, restype, failed in ((signatures, I64, _negative), (handles, PTR, _null)):
+        for name, argtypes in table.items():
             fn = getattr(lib, name)
-            fn.argtypes, fn.restype = list(argtypes), PTR
-            fn.errcheck = _raise_on_null(last_text)
+            fn.argtypes, fn.restype = list(argtypes), restype
+            fn.errcheck = _raise_if(lib, failed)
+    if handles:
         lib.mcsim_factory_free.argtypes, lib.mcsim_factory_free.restype = [PTR], None
     return lib
 
 
-def _last_text(lib: ctypes.CDLL) -> Callable[[], str]:
-    fn = lib.mcsim_last_text
-    fn.argtypes, fn.restype = [], TEXT
-
-    def text() -> str:
-        return bytes(fn() or b"").decode(errors="replace")
-
-    return text
+def _negative(result: int) -> bool:
+    return result < 0
 
 
-def _raise_on_error(last_text: Callable[[], str]) -> Callable[..., int]:
-    def check(result: int, fn: Any, args: tuple[Any, ...]) -> int:
-        if result < 0:
-            raise McsimError(last_text())
-        return result
-
-    return check
+def _null(result: int | None) -> bool:
+    return not result
 
 
-def _raise_on_null(last_text: Callable[[], str]) -> Callable[..., int]:
-    def check(result: int | None, fn: Any, args: tuple[Any, ...]) -> int:
-        if not result:
-            raise McsimError(last_text())
+def _raise_if(lib: ctypes.CDLL, failed: Callable[[Any], bool]) -> Callable[..., Any]:
+    """A ctypes errcheck: McsimError with the C++ message when ``failed(result)``, else the result."""
+
+    def check(result: Any, fn: Any, args: tuple[Any, ...]) -> Any:
+        if failed(result):
+            raise McsimError(last_text(lib))
         return result
 
     return check

@@ -130,15 +130,7 @@ mcsim_counter_names(const char* table)
 MCSIM_ABI void*
 mcsim_create(const char* typeName)
 {
-    try
-    {
-        return capi::Handle(FactoryOf(typeName).Create());
-    }
-    catch (const std::exception& e)
-    {
-        capi::Text() = e.what();
-    }
-    return nullptr;
+    return capi::Make([&] { return capi::Handle(FactoryOf(typeName).Create()); });
 }
 
 MCSIM_ABI int64_t
@@ -168,15 +160,7 @@ mcsim_set_attributes(void* object, const char* settings)
 MCSIM_ABI void*
 mcsim_factory_new(const char* typeName)
 {
-    try
-    {
-        return new ObjectFactory(FactoryOf(typeName));
-    }
-    catch (const std::exception& e)
-    {
-        capi::Text() = e.what();
-    }
-    return nullptr;
+    return capi::Make([&] { return new ObjectFactory(FactoryOf(typeName)); });
 }
 
 /** As mcsim_set_attributes, for a factory. */

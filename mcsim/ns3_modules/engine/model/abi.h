@@ -70,6 +70,16 @@ Do(F&& f) noexcept
 /** The readable name of a C++ type (demangled). */
 std::string TypeName(const std::type_info& type);
 
+/** Run f (returning a new pointer); a C++ exception becomes nullptr, its message in Text(). */
+template <class F>
+void*
+Make(F&& f) noexcept
+{
+    void* made = nullptr;
+    Do([&] { made = f(); });
+    return made;
+}
+
 /** The object behind a handle, as a T; throws std::invalid_argument if it is not one. */
 template <class T>
 T&
