@@ -43,8 +43,8 @@ U64_OUT, U8_OUT = _array(np.uint64, out=True), _array(np.uint8, out=True)
 # name -> argument types; every function returns int64 (>= 0, or -1 with mcsim_last_text)
 SIGNATURES: dict[str, tuple[Any, ...]] = {
     # engine/model/abi.cc
-    "mcsim_init": (TEXT,),
-    "mcsim_bind_globals": (TEXT,),
+    "mcsim_init": (TEXT, TEXT),
+    "mcsim_bind_globals": (TEXT, TEXT),
     "mcsim_counter_names": (TEXT,),
     "mcsim_dispose": (PTR,),
     "mcsim_unref": (PTR,),

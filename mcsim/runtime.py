@@ -85,8 +85,11 @@ INCLUDES = (
     "ns3/object-factory.h",
     "ns3/mcsim/mcsim.h",
 )
-# every run (each Simulator after Destroy) uses this scheduler: mcsim's timing wheel, the same order
-# as ns-3's own (time, then insertion: deterministic) and faster (benchmarks/event_rate.py)
+# every run (each Simulator after Destroy) uses this simulator and scheduler: mcsim's event loop
+# (ns-3's DefaultSimulatorImpl without its per-event EventId, with a direct path for the models)
+# and timing wheel, the same order as ns-3's own (time, then insertion: deterministic) and faster
+# (benchmarks/event_rate.py)
+SIMULATOR = "ns3::mcsim::EventLoop"
 SCHEDULER = "ns3::mcsim::WheelScheduler"
 # The wheel's libraries were compiled with these; cling sees the same inline code.
 CXX_DEFINES = ("NS3_LOG_ENABLE", "NS3_ASSERT_ENABLE")
@@ -411,7 +414,7 @@ def load() -> ctypes.CDLL:
     for module in NS3_LIBRARIES:
         ctypes.CDLL(str(wheel.library(module)), mode=ctypes.RTLD_GLOBAL)
     lib = native.declare(ctypes.CDLL(str(info.library), mode=ctypes.RTLD_GLOBAL))
-    lib.mcsim_init(SCHEDULER.encode())  # picosecond resolution (once) and the scheduler
+    lib.mcsim_init(SIMULATOR.encode(), SCHEDULER.encode())  # picosecond resolution (once), the engine
     _lib, _build = lib, info
     return lib
 
@@ -497,7 +500,7 @@ def run_cxx_test_suite(name: str) -> int:
         _tests = native.declare(ctypes.CDLL(str(_build.test_library), mode=ctypes.RTLD_GLOBAL), native.TEST_SIGNATURES)
     sys.stdout.flush()
     status = int(_tests.mcsim_run_test_suite(name.encode()))
-    lib.mcsim_bind_globals(SCHEDULER.encode())  # every ns-3 TestCase ends with Config::Reset()
+    lib.mcsim_bind_globals(SIMULATOR.encode(), SCHEDULER.encode())  # TestCases end with Config::Reset()
     return status
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The event engine: mcsim's scheduler orders events exactly as ns-3's own does."""
+"""The event engine: mcsim's event loop and scheduler order events exactly as ns-3's own do."""
 
 from mcsim import runtime
 
@@ -14,3 +14,14 @@ def test_every_run_uses_the_wheel_scheduler():
     value = ns.TypeIdValue()
     ns.GlobalValue.GetValueByName("SchedulerType", value)
     assert value.Get().GetName() == "ns3::mcsim::WheelScheduler"
+
+
+def test_every_run_uses_the_event_loop():
+    from mcsim import Scenario
+
+    Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB", algorithm="mcast").run()
+    ns = runtime.cppyy_ns()
+    value = ns.StringValue()
+    ns.GlobalValue.GetValueByName("SimulatorImplementationType", value)
+    assert value.Get() == "ns3::mcsim::EventLoop"
+    assert ns.Simulator.GetImplementation().GetInstanceTypeId().GetName() == "ns3::mcsim::EventLoop"

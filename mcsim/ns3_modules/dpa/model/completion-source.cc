@@ -2,6 +2,7 @@
 #include "completion-source.h"
 
 #include "ns3/mcsim/bulk-output.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
 
@@ -88,7 +89,7 @@ CompletionSource::Start(uint32_t count,
     m_offered = 0;
     m_donePs.reserve(count);
     m_doneImm.reserve(count);
-    Simulator::ScheduleNow(m_offerEvent);
+    mcsim::Post(Time(0), m_offerEvent);
 }
 
 void
@@ -108,14 +109,14 @@ CompletionSource::Offer()
     } while (m_interval.IsZero() && m_offered < m_count);
     if (m_offered < m_count)
     {
-        Simulator::Schedule(m_interval, m_offerEvent);
+        mcsim::Post(m_interval, m_offerEvent);
     }
 }
 
 void
 CompletionSource::OnProcessed(const Completion& c)
 {
-    m_donePs.push_back(static_cast<uint64_t>(Simulator::Now().GetPicoSeconds()));
+    m_donePs.push_back(static_cast<uint64_t>(mcsim::Now().GetPicoSeconds()));
     m_doneImm.push_back(c.imm);
 }
 

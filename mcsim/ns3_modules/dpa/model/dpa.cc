@@ -5,6 +5,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/mcsim/bulk-output.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/indexed-event.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
@@ -253,7 +254,7 @@ void
 Dpa::Advance(uint32_t core)
 {
     Core& k = m_coreState[core];
-    const Time now = Simulator::Now();
+    const Time now = mcsim::Now();
     if (!k.busy.empty() && now > k.updated)
     {
         const double work = static_cast<double>((now - k.updated).GetPicoSeconds()) * Rate(core);
@@ -291,11 +292,11 @@ Dpa::Arm(uint32_t core)
         least = std::min(least, m_threads[t].remaining);
     }
     const auto ps = least <= DONE_PS ? 0 : static_cast<int64_t>(std::ceil(least / Rate(core)));
-    const Time at = Simulator::Now() + PicoSeconds(ps);
+    const Time at = mcsim::Now() + PicoSeconds(ps);
     if (k.pending.empty() || k.pending.front() > at)
     {
         k.pending.push_front(at); // earlier than every pending one: the deque stays ascending
-        Simulator::Schedule(at - Simulator::Now(), k.event);
+        mcsim::Post(at - mcsim::Now(), k.event);
     }
 }
 
@@ -311,7 +312,7 @@ Dpa::ArmAll()
 void
 Dpa::Submit(const Completion& c, CompletionSink* sink)
 {
-    const Time now = Simulator::Now();
+    const Time now = mcsim::Now();
     if (c.ready <= now && m_arriving.empty())
     {
         Accept(c, sink);
@@ -323,14 +324,14 @@ Dpa::Submit(const Completion& c, CompletionSink* sink)
     m_arriving.emplace_back(c, sink);
     if (m_arriving.size() == 1)
     {
-        Simulator::Schedule(std::max(c.ready, now) - now, m_arrivalEvent);
+        mcsim::Post(std::max(c.ready, now) - now, m_arrivalEvent);
     }
 }
 
 void
 Dpa::Arrive()
 {
-    const Time now = Simulator::Now();
+    const Time now = mcsim::Now();
     while (!m_arriving.empty() && m_arriving.front().first.ready <= now)
     {
         auto [c, sink] = std::move(m_arriving.front());
@@ -339,7 +340,7 @@ Dpa::Arrive()
     }
     if (!m_arriving.empty())
     {
-        Simulator::Schedule(m_arriving.front().first.ready - now, m_arrivalEvent);
+        mcsim::Post(m_arriving.front().first.ready - now, m_arrivalEvent);
     }
 }
 
@@ -359,13 +360,13 @@ Dpa::Accept(const Completion& c, CompletionSink* sink)
         return; // the thread is busy; it gets there in order
     }
     th.remaining = LoneWorkPs(c);
-    th.started = Simulator::Now();
+    th.started = mcsim::Now();
     Core& k = m_coreState[th.core];
     if (k.busy.empty())
     {
         AdvanceAll(); // one more busy core slows every busy thread
         m_busyCores++;
-        k.updated = Simulator::Now();
+        k.updated = mcsim::Now();
         k.busy.push_back(t);
         ArmAll();
     }
@@ -382,10 +383,10 @@ Dpa::CoreEvent(uint32_t core)
 {
     m_coreEvents++;
     Core& k = m_coreState[core];
-    NS_ASSERT_MSG(!k.pending.empty() && k.pending.front() == Simulator::Now(), "core event order");
+    NS_ASSERT_MSG(!k.pending.empty() && k.pending.front() == mcsim::Now(), "core event order");
     k.pending.pop_front();
     Advance(core);
-    const Time now = Simulator::Now();
+    const Time now = mcsim::Now();
     for (std::size_t i = 0; i < k.busy.size();)
     {
         Thread& th = m_threads[k.busy[i]];
@@ -433,13 +434,13 @@ Dpa::Done(const Completion& c, CompletionSink* sink)
     if (c.staged && c.bytes > 0)
     {
         const Time copy = GetLoopbackTime(c.bytes);
-        m_loopbackBusyUntil = std::max(Simulator::Now(), m_loopbackBusyUntil) + copy;
+        m_loopbackBusyUntil = std::max(mcsim::Now(), m_loopbackBusyUntil) + copy;
         m_loopbackBusyPs += static_cast<uint64_t>(copy.GetPicoSeconds());
         m_loopbackBytes += c.bytes;
         m_loopback.push_back({m_loopbackBusyUntil, c, sink});
         if (m_loopback.size() == 1)
         {
-            Simulator::Schedule(m_loopbackBusyUntil - Simulator::Now(), m_loopbackEvent);
+            mcsim::Post(m_loopbackBusyUntil - mcsim::Now(), m_loopbackEvent);
         }
         return;
     }
@@ -454,7 +455,7 @@ Dpa::LoopbackDone()
     m_loopback.pop_front();
     if (!m_loopback.empty())
     {
-        Simulator::Schedule(m_loopback.front().done - Simulator::Now(), m_loopbackEvent);
+        mcsim::Post(m_loopback.front().done - mcsim::Now(), m_loopbackEvent);
     }
     m_processed++;
     w.sink->OnProcessed(w.completion);

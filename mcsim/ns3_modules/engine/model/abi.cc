@@ -10,6 +10,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/type-id.h"
 
 #include <cstdlib>
@@ -89,19 +90,23 @@ mcsim_last_text()
     return capi::Text().c_str();
 }
 
-/** Bind ns-3's global values mcsim relies on: every run's scheduler (again after a C++ test run,
- * whose TestCases end with Config::Reset()). */
+/** Bind ns-3's global values mcsim relies on: every run's simulator implementation and scheduler
+ * (again after a C++ test run, whose TestCases end with Config::Reset()). */
 MCSIM_ABI int64_t
-mcsim_bind_globals(const char* scheduler)
+mcsim_bind_globals(const char* simulator, const char* scheduler)
 {
-    return capi::Do(
-        [&] { GlobalValue::Bind("SchedulerType", TypeIdValue(TypeId::LookupByName(scheduler))); });
+    return capi::Do([&] {
+        // (ns-3 aborts on an unknown name: look both up first)
+        FactoryOf(simulator);
+        GlobalValue::Bind("SimulatorImplementationType", StringValue(simulator));
+        GlobalValue::Bind("SchedulerType", TypeIdValue(FactoryOf(scheduler).GetTypeId()));
+    });
 }
 
 /** Once per process, before any Time exists: picosecond resolution (a second call would abort),
  * then the global values. */
 MCSIM_ABI int64_t
-mcsim_init(const char* scheduler)
+mcsim_init(const char* simulator, const char* scheduler)
 {
     static bool resolved = false;
     if (!resolved)
@@ -109,7 +114,7 @@ mcsim_init(const char* scheduler)
         Time::SetResolution(Time::PS);
         resolved = true;
     }
-    return mcsim_bind_globals(scheduler);
+    return mcsim_bind_globals(simulator, scheduler);
 }
 
 /** The column names of a counter table, one per line, in mcsim_last_text(). */

@@ -31,6 +31,7 @@ WheelScheduler::WheelScheduler()
       m_free(NONE),
       m_busy(SLOTS / 64, 0),
       m_summary(SLOTS / 64 / 64, 0),
+      m_next(0),
       m_cursor(0),
       m_count(0)
 {
@@ -47,9 +48,11 @@ WheelScheduler::Insert(const Event& ev)
     const uint64_t slot = SlotOf(ev);
     if (slot <= m_cursor)
     {
-        // the slot being run (or, after a PeekNext, an earlier one): keep m_current sorted
+        // the slot being run (or, after a PeekNext, an earlier one): keep m_current sorted. A
+        // new event has the largest uid, so it goes behind every event of its time stamp or
+        // earlier: the search from the back passes only the (few) later ones
         std::size_t i = m_current.size();
-        while (i > 0 && EventBefore(m_current[i - 1], ev))
+        while (i > m_next && EventBefore(ev, m_current[i - 1]))
         {
             --i;
         }
@@ -91,7 +94,7 @@ Scheduler::Event
 WheelScheduler::PeekNext() const
 {
     auto* self = const_cast<WheelScheduler*>(this); // Select() only moves events, never reorders
-    return self->Select() ? m_current.back() : m_far.Top();
+    return self->Select() ? m_current[m_next] : m_far.Top();
 }
 
 namespace
@@ -136,9 +139,7 @@ WheelScheduler::RemoveNext()
     --m_count;
     if (Select())
     {
-        const Event ev = m_current.back();
-        m_current.pop_back();
-        return ev;
+        return m_current[m_next++];
     }
     const Event ev = m_far.Pop();
     m_cursor = std::max(m_cursor, SlotOf(ev));
@@ -149,7 +150,7 @@ void
 WheelScheduler::Remove(const Event& ev)
 {
     const uint32_t uid = ev.key.m_uid;
-    for (std::size_t i = 0; i < m_current.size(); ++i)
+    for (std::size_t i = m_next; i < m_current.size(); ++i)
     {
         if (m_current[i].key.m_uid == uid)
         {
@@ -191,8 +192,10 @@ WheelScheduler::Remove(const Event& ev)
 bool
 WheelScheduler::Select()
 {
-    if (m_current.empty())
+    if (m_next == m_current.size())
     {
+        m_current.clear();
+        m_next = 0;
         uint64_t slot = 0;
         const bool busy = NextBusy(m_cursor + 1, slot);
         if (!busy || (!m_far.Empty() && SlotOf(m_far.Top()) < slot))
@@ -201,7 +204,7 @@ WheelScheduler::Select()
         }
         Load(slot);
     }
-    return m_far.Empty() || !EventBefore(m_far.Top(), m_current.back());
+    return m_far.Empty() || !EventBefore(m_far.Top(), m_current[m_next]);
 }
 
 void
@@ -218,19 +221,18 @@ WheelScheduler::Load(uint64_t slot)
     }
     m_head[index] = NONE;
     MarkIdle(index);
-    // latest first: the earliest is popped from the back. The list holds the slot's events in
-    // reverse order of insertion, hence of uid, so a stable sort by time stamp alone gives the
-    // order (time stamp, uid), latest first. A slot holds a few events, or, when many flows run
-    // in lockstep, a few time stamps, often one: insertion sort for a few (no moves when in
-    // order), else std::sort on (time stamp, uid) unless the slot is in order already.
-    auto later = [](const Event& x, const Event& y) { return x.key.m_ts > y.key.m_ts; };
+    // earliest first. The list holds the slot's events in reverse order of insertion, hence of
+    // uid: reversed, a stable sort by time stamp alone gives the order (time stamp, uid). A slot
+    // holds a few events, or, when many flows run in lockstep, a few time stamps, often one:
+    // insertion sort for a few (no moves when in order), else std::sort on (time stamp, uid)
+    // unless the slot is in order already.
+    std::reverse(m_current.begin(), m_current.end());
+    auto earlier = [](const Event& x, const Event& y) { return x.key.m_ts < y.key.m_ts; };
     if (m_current.size() > INSERTION_SORT_MAX)
     {
-        if (!std::is_sorted(m_current.begin(), m_current.end(), later))
+        if (!std::is_sorted(m_current.begin(), m_current.end(), earlier))
         {
-            std::sort(m_current.begin(), m_current.end(), [](const Event& x, const Event& y) {
-                return EventBefore(y, x);
-            });
+            std::sort(m_current.begin(), m_current.end(), EventBefore);
         }
     }
     else
@@ -239,7 +241,7 @@ WheelScheduler::Load(uint64_t slot)
         {
             const Event ev = m_current[i];
             std::size_t j = i;
-            while (j > 0 && later(ev, m_current[j - 1]))
+            while (j > 0 && earlier(ev, m_current[j - 1]))
             {
                 m_current[j] = m_current[j - 1];
                 --j;

@@ -75,7 +75,7 @@ class WheelScheduler : public Scheduler
 
     /** Make the earliest event available: in m_current (returns true) or at the heap's top. */
     bool Select();
-    /** Move the events of absolute slot `slot` into m_current, sorted, latest first. */
+    /** Move the events of absolute slot `slot` into m_current (empty), sorted, earliest first. */
     void Load(uint64_t slot);
     /** The next busy slot at or after absolute slot `from` (< from + SLOTS), or false. */
     bool NextBusy(uint64_t from, uint64_t& slot) const;
@@ -87,7 +87,8 @@ class WheelScheduler : public Scheduler
     int32_t m_free;                  //!< first free node, or NONE
     std::vector<uint64_t> m_busy;    //!< one bit per slot: its list is not empty
     std::vector<uint64_t> m_summary; //!< one bit per word of m_busy: it is not zero
-    std::vector<Event> m_current;    //!< the events of slot m_cursor, sorted, latest first
+    std::vector<Event> m_current;    //!< the events of slot m_cursor, sorted, earliest first ...
+    std::size_t m_next;              //!< ... from this one on (those before it have run)
     uint64_t m_cursor;               //!< absolute slot of the last event run (the window's start)
     EventHeap m_far;                 //!< events beyond the window
     uint64_t m_count;                //!< events queued

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// ns-3 test suite "mcsim-engine": the event scheduler against ns-3's own, and the hot path's FIFO.
+// ns-3 test suite "mcsim-engine": the event loop and scheduler against ns-3's own, and the hot
+// path's FIFO.
 // Run from Python with mcsim.runtime.run_cxx_test_suite("mcsim-engine") (tests/test_engine.py).
 
+#include "ns3/default-simulator-impl.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/fifo.h"
 #include "ns3/mcsim/packed-counters.h"
 #include "ns3/mcsim/wheel-scheduler.h"
 #include "ns3/object-factory.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
 #include "ns3/test.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <iterator>
@@ -332,6 +337,241 @@ class WheelRemoveMissingTestCase : public TestCase
     }
 };
 
+/**
+ * A random program of events: each event logs its time, label and context, schedules 0-3 more
+ * (Simulator::Schedule, ScheduleNow, ScheduleWithContext and mcsim::Post, at delays with many ties
+ * and some beyond the wheel's window), and now and then cancels or removes a pending one, asks
+ * IsExpired and GetDelayLeft of one, schedules a destroy event or stops the run (the driver runs
+ * it again). Its log is the same under ns3::DefaultSimulatorImpl and under EventLoop, both with
+ * the WheelScheduler, and under DefaultSimulatorImpl mcsim::Post falls back to the Simulator.
+ */
+class EventProgram
+{
+  public:
+    explicit EventProgram(uint64_t seed)
+        : m_rng(seed)
+    {
+    }
+
+    /** Run the program on the simulator as it is set up now, then Simulator::Destroy(). */
+    std::vector<uint64_t> Run()
+    {
+        for (uint64_t i = 0; i < 40; ++i)
+        {
+            m_pending.push_back(
+                Simulator::Schedule(PicoSeconds(i / 4 * 1000), &EventProgram::Step, this, i));
+        }
+        Simulator::ScheduleDestroy(&EventProgram::Destroyed, this, uint64_t{999});
+        for (;;)
+        {
+            Simulator::Run();
+            if (!m_stopped)
+            {
+                break;
+            }
+            m_stopped = false;
+            m_log.push_back(STOPPED);
+        }
+        m_log.push_back(Simulator::GetEventCount());
+        Simulator::Destroy();
+        return m_log;
+    }
+
+    uint64_t cancels = 0;       //!< Cancel()s of a pending event
+    uint64_t removes = 0;       //!< Remove()s of a pending event
+    uint64_t stops = 0;         //!< Simulator::Stop()s
+    uint64_t ties = 0;          //!< events at the time stamp of the event before them
+    uint64_t destroys = 0;      //!< destroy events run
+    uint64_t nowMismatches = 0; //!< events where mcsim::Now() differed from Simulator::Now()
+
+  private:
+    static constexpr uint64_t STOPPED = ~uint64_t{0};
+    static constexpr uint64_t LIMIT = 200000; //!< events that schedule more
+
+    Time Delay()
+    {
+        switch (m_rng() % 6)
+        {
+        case 0:
+            return Time(0);
+        case 1:
+        case 2:
+            return PicoSeconds(1000 * (m_rng() % 4)); // ties
+        case 3:
+            return PicoSeconds(m_rng() % (1 << 20));
+        case 4:
+            return PicoSeconds(m_rng() % (uint64_t{1} << 26)); // beyond the wheel's window
+        default:
+            return PicoSeconds(m_rng() % 64);
+        }
+    }
+
+    void Step(uint64_t label)
+    {
+        const auto now = static_cast<uint64_t>(Simulator::Now().GetPicoSeconds());
+        ties += !m_log.empty() && now == m_lastTs ? 1 : 0;
+        m_lastTs = now;
+        m_log.push_back(now);
+        m_log.push_back(label);
+        m_log.push_back(Simulator::GetContext());
+        nowMismatches += mcsim::Now() != Simulator::Now() ? 1 : 0;
+        if (++m_steps > LIMIT)
+        {
+            return;
+        }
+        const uint64_t children = m_rng() % 4;
+        for (uint64_t c = 0; c < children; ++c)
+        {
+            const uint64_t next = m_next++;
+            switch (m_rng() % 5)
+            {
+            case 0:
+                mcsim::Post(Delay(),
+                            Ptr<EventImpl>(ns3::MakeEvent(&EventProgram::Step, this, next), false));
+                break;
+            case 1:
+                m_pending.push_back(Simulator::ScheduleNow(&EventProgram::Step, this, next));
+                break;
+            case 2:
+                Simulator::ScheduleWithContext(static_cast<uint32_t>(next % 5),
+                                               Delay(),
+                                               &EventProgram::Step,
+                                               this,
+                                               next);
+                break;
+            default:
+                m_pending.push_back(Simulator::Schedule(Delay(), &EventProgram::Step, this, next));
+            }
+        }
+        const uint64_t r = m_rng() % 1000;
+        if (m_pending.empty())
+        {
+            return;
+        }
+        EventId& id = m_pending[m_rng() % m_pending.size()];
+        if (r < 40)
+        {
+            cancels += !id.IsExpired() ? 1 : 0;
+            Simulator::Cancel(id);
+        }
+        else if (r < 80)
+        {
+            removes += !id.IsExpired() ? 1 : 0;
+            Simulator::Remove(id);
+        }
+        else if (r < 200)
+        {
+            m_log.push_back(Simulator::IsExpired(id));
+            m_log.push_back(static_cast<uint64_t>(Simulator::GetDelayLeft(id).GetPicoSeconds()));
+        }
+        else if (r < 205)
+        {
+            Simulator::ScheduleDestroy(&EventProgram::Destroyed, this, label);
+        }
+        else if (r < 207)
+        {
+            ++stops;
+            m_stopped = true;
+            Simulator::Stop();
+        }
+        if (m_pending.size() > 4096)
+        {
+            m_pending.erase(m_pending.begin(), m_pending.begin() + 2048);
+        }
+    }
+
+    void Destroyed(uint64_t label)
+    {
+        ++destroys;
+        m_log.push_back(label);
+    }
+
+    std::mt19937_64 m_rng;
+    std::vector<uint64_t> m_log;
+    std::vector<EventId> m_pending;
+    uint64_t m_next = 1000;
+    uint64_t m_steps = 0;
+    uint64_t m_lastTs = 0;
+    bool m_stopped = false;
+};
+
+class EventLoopOrderTestCase : public TestCase
+{
+  public:
+    EventLoopOrderTestCase()
+        : TestCase("EventLoop runs a random program as DefaultSimulatorImpl does")
+    {
+    }
+
+  private:
+    static std::vector<uint64_t> RunOn(Ptr<SimulatorImpl> impl, EventProgram& program)
+    {
+        Simulator::Destroy();
+        Simulator::SetImplementation(impl);
+        Simulator::SetScheduler(ObjectFactory("ns3::mcsim::WheelScheduler"));
+        return program.Run();
+    }
+
+    void DoRun() override
+    {
+        for (uint64_t seed : {1, 2, 3})
+        {
+            EventProgram ref(seed);
+            const std::vector<uint64_t> expected = RunOn(CreateObject<DefaultSimulatorImpl>(), ref);
+            NS_TEST_ASSERT_MSG_EQ(EventLoop::Current(),
+                                  nullptr,
+                                  "no direct path under ns-3's simulator");
+            EventProgram ours(seed);
+            const std::vector<uint64_t> got = RunOn(CreateObject<EventLoop>(), ours);
+            NS_TEST_ASSERT_MSG_EQ(EventLoop::Current(), nullptr, "no direct path after Destroy");
+            NS_TEST_ASSERT_MSG_EQ(got.size(), expected.size(), "same log length, seed " << seed);
+            const auto diff =
+                std::mismatch(got.begin(), got.end(), expected.begin(), expected.end());
+            const bool same = diff.first == got.end();
+            NS_TEST_ASSERT_MSG_EQ(same,
+                                  true,
+                                  "same log, seed " << seed << ", first difference at entry "
+                                                    << (diff.first - got.begin()));
+            // the program exercised what it should
+            NS_TEST_ASSERT_MSG_GT(ours.ties, 10000, "many events tie with the one before");
+            NS_TEST_ASSERT_MSG_GT(ours.cancels, 100, "cancels of pending events");
+            NS_TEST_ASSERT_MSG_GT(ours.removes, 100, "removes of pending events");
+            NS_TEST_ASSERT_MSG_GT(ours.stops, 2, "stops");
+            NS_TEST_ASSERT_MSG_GT(ours.destroys, 100, "destroy events");
+            NS_TEST_ASSERT_MSG_EQ(ours.ties, ref.ties, "same ties");
+            NS_TEST_ASSERT_MSG_EQ(ours.nowMismatches + ref.nowMismatches,
+                                  0,
+                                  "mcsim::Now() is Now()");
+        }
+    }
+};
+
+/** An EventLoop that an ObjectFactory makes is not the simulator: the direct path ignores it. */
+class EventLoopNotCurrentTestCase : public TestCase
+{
+  public:
+    EventLoopNotCurrentTestCase()
+        : TestCase("An EventLoop is the direct path's only once the Simulator uses it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Simulator::Destroy();
+        Ptr<EventLoop> loop = CreateObject<EventLoop>();
+        NS_TEST_ASSERT_MSG_EQ(EventLoop::Current(), nullptr, "made, not the simulator");
+        Simulator::SetImplementation(loop);
+        NS_TEST_ASSERT_MSG_EQ(EventLoop::Current(), PeekPointer(loop), "the simulator's");
+        Ptr<EventLoop> other = CreateObject<EventLoop>();
+        NS_TEST_ASSERT_MSG_EQ(EventLoop::Current(),
+                              PeekPointer(loop),
+                              "another one made meanwhile");
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(EventLoop::Current(), nullptr, "destroyed");
+    }
+};
+
 class EngineTestSuite : public TestSuite
 {
   public:
@@ -349,6 +589,8 @@ class EngineTestSuite : public TestSuite
         AddTestCase(new WheelRemoveMissingTestCase, Duration::QUICK);
         AddTestCase(new FifoTestCase, Duration::QUICK);
         AddTestCase(new PackedCountersTestCase, Duration::QUICK);
+        AddTestCase(new EventLoopOrderTestCase, Duration::QUICK);
+        AddTestCase(new EventLoopNotCurrentTestCase, Duration::QUICK);
     }
 };
 

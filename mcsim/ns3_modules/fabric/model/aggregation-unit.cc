@@ -2,6 +2,7 @@
 #include "aggregation-unit.h"
 
 #include "ns3/assert.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/simulator.h"
 
@@ -83,7 +84,7 @@ AggregationUnit::Sum(Tree& t,
 {
     const uint32_t size = packet->GetSize();
     const Time work = LineTime(size, m_rateBps);
-    const Time done = std::max(std::max(Simulator::Now(), m_aluBusyUntil) + work, lastBit);
+    const Time done = std::max(std::max(mcsim::Now(), m_aluBusyUntil) + work, lastBit);
     m_aluBusyUntil = done;
     m_counters.aluBusyPs += static_cast<uint64_t>(work.GetPicoSeconds());
     m_counters.contributions++;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "host.h"
 
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -46,13 +47,13 @@ Host::Setup(uint32_t id, Ptr<Port> port, Port* upstream)
 Time
 Host::Send(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, PortWaker* waker)
 {
-    return m_port->Send(packet, fields, Simulator::Now(), CreditReturn{}, waker);
+    return m_port->Send(packet, fields, mcsim::Now(), CreditReturn{}, waker);
 }
 
 void
 Host::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort)
 {
-    const Time now = Simulator::Now();
+    const Time now = mcsim::Now();
     const auto nowPs = static_cast<uint64_t>(now.GetPicoSeconds());
     if (m_counters.rxPackets == 0)
     {

@@ -4,6 +4,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
@@ -285,7 +286,7 @@ Port::Send(const Ptr<Packet>& packet,
 {
     NS_ASSERT_MSG(m_peer != nullptr, "Port::Send on an unconnected port");
     const uint32_t wire = GetWireBytes(packet->GetSize());
-    const Time now = Simulator::Now();
+    const Time now = mcsim::Now();
     if (m_mode == FlowControl::LOSSY)
     {
         if (m_queue.QueuedBytes(now, m_delay) + wire > m_bufferBytes)
@@ -353,7 +354,7 @@ Port::Commit(OwnedPacket packet,
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
     if (m_queue.InFlightCount() == 1)
     {
-        Simulator::Schedule(handover - now, m_arrivalEvent);
+        mcsim::Post(handover - now, m_arrivalEvent);
     }
     if (credit.to != nullptr)
     {
@@ -406,7 +407,7 @@ Port::Arrive()
     const Ptr<Packet> packet = head.packet.Release();
     if (m_queue.HasInFlight())
     {
-        Simulator::Schedule(m_queue.FirstHandover() - now, m_arrivalEvent);
+        mcsim::Post(m_queue.FirstHandover() - now, m_arrivalEvent);
     }
     if (head.creditDue != nullptr)
     {
@@ -464,7 +465,7 @@ Port::AddPendingCredit(Time at, uint32_t wireBytes, Port* via)
     m_credit.Add(at, wireBytes, via);
     if (m_queue.HasWaiting())
     {
-        if (at <= Simulator::Now() + m_delay)
+        if (at <= mcsim::Now() + m_delay)
         {
             DrainWaiting(); // due within a link delay: usable now (CreditAccount::Take)
         }
@@ -489,7 +490,7 @@ Port::CreditReady(Time earliest, Time ready, Time now)
 void
 Port::DrainWaiting()
 {
-    const Time now = Simulator::Now();
+    const Time now = mcsim::Now();
     while (m_queue.HasWaiting())
     {
         const uint32_t wire = GetWireBytes(m_queue.FrontWaiting().packet.Get()->GetSize());
@@ -515,7 +516,7 @@ Port::DrainWaiting()
 void
 Port::ScheduleCreditEvent()
 {
-    const Time now = Simulator::Now();
+    const Time now = mcsim::Now();
     const CreditWakeup wakeup =
         m_credit.PlanWakeup(GetWireBytes(m_queue.FrontWaiting().packet.Get()->GetSize()),
                             now,
@@ -526,7 +527,7 @@ Port::ScheduleCreditEvent()
     }
     else if (wakeup.kind == CreditWakeup::SCHEDULE)
     {
-        Simulator::Schedule(wakeup.at - now, m_creditEvent);
+        mcsim::Post(wakeup.at - now, m_creditEvent);
     }
 }
 

@@ -5,6 +5,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -180,7 +181,7 @@ Switch::CheckMulticastPorts(uint32_t group, const uint32_t* ports, std::size_t n
 void
 Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32_t inPort)
 {
-    const Time now = Simulator::Now();
+    const Time now = mcsim::Now();
     const uint32_t size = packet->GetSize();
     Port* in = m_upstream[inPort];
     const Time lastBit = now + in->GetHandoverLead(size); // now, unless it cuts through

@@ -3,6 +3,7 @@
 
 #include "fabric-header.h"
 
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -78,11 +79,11 @@ TrafficSource::Start(Time at)
     {
         throw std::logic_error("TrafficSource::Start: no host set");
     }
-    if (at < Simulator::Now())
+    if (at < mcsim::Now())
     {
         throw std::invalid_argument("TrafficSource::Start: start time is in the past");
     }
-    Simulator::Schedule(at - Simulator::Now(), m_sendEvent);
+    mcsim::Post(at - mcsim::Now(), m_sendEvent);
 }
 
 void
@@ -135,7 +136,7 @@ void
 TrafficSource::WakeAtStart(Time departure, uint32_t packetBytes)
 {
     const Time start = departure - m_host->GetPort()->GetTxTime(packetBytes);
-    Simulator::Schedule(std::max(start, Simulator::Now()) - Simulator::Now(), m_sendEvent);
+    mcsim::Post(std::max(start, mcsim::Now()) - mcsim::Now(), m_sendEvent);
 }
 
 uint64_t

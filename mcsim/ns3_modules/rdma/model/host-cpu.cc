@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "host-cpu.h"
 
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
@@ -98,10 +99,10 @@ void
 HostCpu::Start(const Completion& c)
 {
     // it starts now, or when it reaches the CPU (the NIC's receive latency), whichever is later
-    const Time now = Simulator::Now();
+    const Time now = mcsim::Now();
     const Time t = GetServiceTime(c);
     m_busyPs += static_cast<uint64_t>(t.GetPicoSeconds());
-    Simulator::Schedule(std::max(c.ready, now) - now + t, m_finishEvent);
+    mcsim::Post(std::max(c.ready, now) - now + t, m_finishEvent);
 }
 
 uint64_t

@@ -4,6 +4,7 @@
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
@@ -150,7 +151,7 @@ void
 Nic::CompleteSend(Completion c, CompletionSink* sink)
 {
     m_counters.sendCompletions++;
-    c.ready = Simulator::Now() + m_receiveLatency;
+    c.ready = mcsim::Now() + m_receiveLatency;
     m_txProcessor->Submit(c, sink);
 }
 
@@ -274,7 +275,7 @@ Nic::Kick()
     if (m_idle)
     {
         m_idle = false;
-        Simulator::ScheduleNow(m_sendEvent);
+        mcsim::Post(Time(0), m_sendEvent);
     }
 }
 
@@ -284,9 +285,9 @@ Nic::Doorbell()
     if (m_sendLatency.IsZero())
     {
         Kick();
-        return Simulator::Now();
+        return mcsim::Now();
     }
-    const Time at = Simulator::Now() + m_sendLatency;
+    const Time at = mcsim::Now() + m_sendLatency;
     if (at != m_doorbellAt) // posts at one time share one look
     {
         m_doorbellAt = at;
@@ -298,7 +299,7 @@ Nic::Doorbell()
 void
 Nic::Complete(Completion c, CompletionSink* sink)
 {
-    c.ready = Simulator::Now() + m_receiveLatency;
+    c.ready = mcsim::Now() + m_receiveLatency;
     m_processor->Submit(c, sink);
 }
 
@@ -366,7 +367,7 @@ Nic::Loopback(Ptr<Packet> packet, FabricHeader::Fields fields)
 void
 Nic::Wake(Time departure)
 {
-    Simulator::Schedule(departure - Simulator::Now(), m_sendEvent);
+    mcsim::Post(departure - mcsim::Now(), m_sendEvent);
 }
 
 void

@@ -4,6 +4,7 @@
 #include "nic.h"
 
 #include "ns3/log.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -175,12 +176,12 @@ RcQp::HasPacket() const
     {
         return true;
     }
-    if (m_txPsn >= m_nextPsn || Simulator::Now() < m_rnrUntil)
+    if (m_txPsn >= m_nextPsn || mcsim::Now() < m_rnrUntil)
     {
         return false;
     }
     const Wqe& w = m_sq[FindWqe(m_txPsn)];
-    return w.visible <= Simulator::Now() &&
+    return w.visible <= mcsim::Now() &&
            !(w.verb == Verb::READ && !w.readRequested && m_outstandingReads >= m_maxReads);
 }
 
@@ -253,7 +254,7 @@ RcQp::NextRequesterPacket()
     }
     if (m_una >= m_sentEnd) // nothing was outstanding: the timer starts with this packet
     {
-        m_progressAt = Simulator::Now();
+        m_progressAt = mcsim::Now();
     }
     m_sentEnd = std::max(m_sentEnd, m_txPsn);
     ArmTimer();
@@ -305,7 +306,7 @@ RcQp::HandleAck(const TransportHeader& h)
             return;
         }
         NS_LOG_INFO("RNR NAK at PSN " << h.psn << ", retry in " << m_rnrDelay.As(Time::US));
-        m_rnrUntil = Simulator::Now() + m_rnrDelay;
+        m_rnrUntil = mcsim::Now() + m_rnrDelay;
         Simulator::Schedule(m_rnrDelay, &Nic::Kick, m_nic);
         GoBack(m_una);
         return;
@@ -384,7 +385,7 @@ RcQp::Progress()
     m_retries = 0;
     m_rnrRetries = 0;
     m_txPsn = std::max(m_txPsn, m_una);
-    m_progressAt = Simulator::Now();
+    m_progressAt = mcsim::Now();
     if (m_una >= m_sentEnd)
     {
         m_timer.Cancel(); // nothing outstanding
@@ -455,9 +456,8 @@ RcQp::ArmTimer()
 {
     if (!m_timer.IsPending() && m_una < m_sentEnd && !m_timeout.IsZero() && !m_error)
     {
-        m_timer = Simulator::Schedule(m_progressAt + m_timeout - Simulator::Now(),
-                                      &RcQp::OnTimeout,
-                                      this);
+        m_timer =
+            Simulator::Schedule(m_progressAt + m_timeout - mcsim::Now(), &RcQp::OnTimeout, this);
     }
 }
 
@@ -468,7 +468,7 @@ RcQp::OnTimeout()
     {
         return;
     }
-    if (Simulator::Now() < m_progressAt + m_timeout)
+    if (mcsim::Now() < m_progressAt + m_timeout)
     {
         ArmTimer(); // progress since this timer was set: wait for the rest of the period
         return;
@@ -481,7 +481,7 @@ RcQp::OnTimeout()
         return;
     }
     m_retriedAt = 0; // nothing of the old stream is still in flight: a new gap may be told again
-    m_progressAt = Simulator::Now();
+    m_progressAt = mcsim::Now();
     GoBack(m_una);
     ArmTimer();
 }

@@ -5,6 +5,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -108,7 +109,7 @@ UdQp::CheckPost(uint32_t bytes) const
 bool
 UdQp::HasPacket() const
 {
-    return !m_sq.empty() && m_sq.front().visible <= Simulator::Now();
+    return !m_sq.empty() && m_sq.front().visible <= mcsim::Now();
 }
 
 OutgoingPacket

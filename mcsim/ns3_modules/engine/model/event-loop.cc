@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "event-loop.h"
+
+#include "wheel-scheduler.h"
+
+#include "ns3/abort.h"
+#include "ns3/assert.h"
+
+#include <thread>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(EventLoop);
+
+EventLoop* EventLoop::s_current = nullptr;
+
+TypeId
+EventLoop::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::mcsim::EventLoop")
+                            .SetParent<SimulatorImpl>()
+                            .SetGroupName("Mcsim")
+                            .AddConstructor<EventLoop>();
+    return tid;
+}
+
+EventLoop::EventLoop()
+    : m_wheel(nullptr),
+      m_stop(false),
+      m_uid(EventId::UID::VALID),
+      m_currentUid(EventId::UID::INVALID),
+      m_currentTs(0),
+      m_currentContext(Simulator::NO_CONTEXT),
+      m_unscheduledEvents(0),
+      m_eventCount(0),
+      m_mainThread(std::this_thread::get_id())
+{
+}
+
+EventLoop::~EventLoop()
+{
+    if (s_current == this)
+    {
+        s_current = nullptr;
+    }
+}
+
+void
+EventLoop::DoDispose()
+{
+    if (s_current == this)
+    {
+        s_current = nullptr;
+    }
+    if (m_events)
+    {
+        while (!m_events->IsEmpty())
+        {
+            m_events->RemoveNext().impl->Unref();
+        }
+    }
+    m_events = nullptr;
+    m_wheel = nullptr;
+    SimulatorImpl::DoDispose();
+}
+
+void
+EventLoop::Destroy()
+{
+    while (!m_destroyEvents.empty())
+    {
+        Ptr<EventImpl> ev = m_destroyEvents.front().PeekEventImpl();
+        m_destroyEvents.pop_front();
+        if (!ev->IsCancelled())
+        {
+            ev->Invoke();
+        }
+    }
+    while (!m_events->IsEmpty())
+    {
+        m_events->RemoveNext().impl->Unref();
+    }
+    if (s_current == this) // Simulator::Destroy(): no longer the simulator
+    {
+        s_current = nullptr;
+    }
+}
+
+void
+EventLoop::SetScheduler(ObjectFactory schedulerFactory)
+{
+    Ptr<Scheduler> scheduler = schedulerFactory.Create<Scheduler>();
+    if (m_events)
+    {
+        while (!m_events->IsEmpty())
+        {
+            scheduler->Insert(m_events->RemoveNext());
+        }
+    }
+    m_events = scheduler;
+    m_wheel = dynamic_cast<WheelScheduler*>(PeekPointer(scheduler));
+    // the Simulator calls this on the implementation it has just made (an EventLoop made by an
+    // ObjectFactory elsewhere is not the simulator, and must not take the direct path)
+    s_current = this;
+}
+
+uint32_t
+EventLoop::GetSystemId() const
+{
+    return 0;
+}
+
+void
+EventLoop::Insert(uint64_t ts, uint32_t context, EventImpl* event)
+{
+    Scheduler::Event ev;
+    ev.impl = event;
+    ev.key.m_ts = ts;
+    ev.key.m_context = context;
+    ev.key.m_uid = m_uid;
+    m_uid++;
+    m_unscheduledEvents++;
+    if (m_wheel != nullptr)
+    {
+        m_wheel->WheelScheduler::Insert(ev);
+    }
+    else
+    {
+        m_events->Insert(ev);
+    }
+}
+
+void
+EventLoop::ProcessOneEvent()
+{
+    const Scheduler::Event next =
+        m_wheel != nullptr ? m_wheel->WheelScheduler::RemoveNext() : m_events->RemoveNext();
+    NS_ASSERT(next.key.m_ts >= m_currentTs);
+    m_unscheduledEvents--;
+    m_eventCount++;
+    m_currentTs = next.key.m_ts;
+    m_currentContext = next.key.m_context;
+    m_currentUid = next.key.m_uid;
+    next.impl->Invoke();
+    next.impl->Unref();
+}
+
+bool
+EventLoop::IsFinished() const
+{
+    return m_events->IsEmpty() || m_stop;
+}
+
+void
+EventLoop::Run()
+{
+    m_mainThread = std::this_thread::get_id();
+    m_stop = false;
+    if (m_wheel != nullptr)
+    {
+        while (!m_wheel->WheelScheduler::IsEmpty() && !m_stop)
+        {
+            ProcessOneEvent();
+        }
+    }
+    else
+    {
+        while (!m_events->IsEmpty() && !m_stop)
+        {
+            ProcessOneEvent();
+        }
+    }
+    NS_ASSERT(!m_events->IsEmpty() || m_unscheduledEvents == 0);
+}
+
+void
+EventLoop::Stop()
+{
+    m_stop = true;
+}
+
+EventId
+EventLoop::Stop(const Time& delay)
+{
+    return Simulator::Schedule(delay, &Simulator::Stop);
+}
+
+EventId
+EventLoop::Schedule(const Time& delay, EventImpl* event)
+{
+    NS_ASSERT_MSG(delay.IsPositive(), "EventLoop::Schedule(): negative delay");
+    const uint32_t uid = m_uid;
+    const uint64_t ts = m_currentTs + static_cast<uint64_t>(delay.GetTimeStep());
+    Insert(ts, m_currentContext, event);
+    return EventId(event, ts, m_currentContext, uid);
+}
+
+void
+EventLoop::ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event)
+{
+    NS_ABORT_MSG_IF(std::this_thread::get_id() != m_mainThread,
+                    "mcsim::EventLoop: ScheduleWithContext from another thread than Run()'s");
+    Insert(m_currentTs + static_cast<uint64_t>(delay.GetTimeStep()), context, event);
+}
+
+EventId
+EventLoop::ScheduleNow(EventImpl* event)
+{
+    return Schedule(Time(0), event);
+}
+
+EventId
+EventLoop::ScheduleDestroy(EventImpl* event)
+{
+    EventId id(Ptr<EventImpl>(event, false), m_currentTs, 0xffffffff, EventId::UID::DESTROY);
+    m_destroyEvents.push_back(id);
+    m_uid++;
+    return id;
+}
+
+Time
+EventLoop::Now() const
+{
+    return TimeStep(m_currentTs);
+}
+
+Time
+EventLoop::GetDelayLeft(const EventId& id) const
+{
+    if (IsExpired(id))
+    {
+        return TimeStep(0);
+    }
+    return TimeStep(id.GetTs() - m_currentTs);
+}
+
+void
+EventLoop::Remove(const EventId& id)
+{
+    if (id.GetUid() == EventId::UID::DESTROY)
+    {
+        for (auto i = m_destroyEvents.begin(); i != m_destroyEvents.end(); ++i)
+        {
+            if (*i == id)
+            {
+                m_destroyEvents.erase(i);
+                break;
+            }
+        }
+        return;
+    }
+    if (IsExpired(id))
+    {
+        return;
+    }
+    Scheduler::Event event;
+    event.impl = id.PeekEventImpl();
+    event.key.m_ts = id.GetTs();
+    event.key.m_context = id.GetContext();
+    event.key.m_uid = id.GetUid();
+    m_events->Remove(event);
+    event.impl->Cancel();
+    event.impl->Unref(); // the queue's reference
+    m_unscheduledEvents--;
+}
+
+void
+EventLoop::Cancel(const EventId& id)
+{
+    if (!IsExpired(id))
+    {
+        id.PeekEventImpl()->Cancel();
+    }
+}
+
+bool
+EventLoop::IsExpired(const EventId& id) const
+{
+    if (id.GetUid() == EventId::UID::DESTROY)
+    {
+        if (id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled())
+        {
+            return true;
+        }
+        for (const EventId& pending : m_destroyEvents)
+        {
+            if (pending == id)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+    return id.PeekEventImpl() == nullptr || id.GetTs() < m_currentTs ||
+           (id.GetTs() == m_currentTs && id.GetUid() <= m_currentUid) ||
+           id.PeekEventImpl()->IsCancelled();
+}
+
+Time
+EventLoop::GetMaximumSimulationTime() const
+{
+    return TimeStep(0x7fffffffffffffffLL);
+}
+
+uint32_t
+EventLoop::GetContext() const
+{
+    return m_currentContext;
+}
+
+uint64_t
+EventLoop::GetEventCount() const
+{
+    return m_eventCount;
+}
+
+} // namespace mcsim
+} // namespace ns3

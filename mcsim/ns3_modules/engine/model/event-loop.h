@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "ns3/event-impl.h"
+#include "ns3/nstime.h"
+#include "ns3/scheduler.h"
+#include "ns3/simulator-impl.h"
+#include "ns3/simulator.h"
+
+#include <cstdint>
+#include <list>
+#include <thread>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+class WheelScheduler;
+
+/**
+ * @brief The simulator of every mcsim run: ns3::DefaultSimulatorImpl's semantics, single-threaded
+ * and with a direct path for the per-packet models.
+ *
+ * Order: events run by (time stamp, uid), and a uid is given at every Schedule, ScheduleNow,
+ * ScheduleWithContext and ScheduleDestroy exactly as DefaultSimulatorImpl gives it, so a run
+ * gives the same events in the same order, and so the same results, under either (the engine's
+ * C++ tests check this on a random program of schedules, cancels, removes and stops). What it
+ * leaves out: the PreEventHook's EventId per event (a reference count up and down), and the queue
+ * of events scheduled from other threads (mcsim runs one thread; ScheduleWithContext from another
+ * thread than the one that last ran it aborts with a message).
+ *
+ * The direct path: `mcsim::Now()` and `mcsim::Post(delay, event)` do what Simulator::Now() and
+ * Simulator::Schedule(delay, event) do, without the Simulator's static wrappers (a log check and
+ * a virtual call each), the EventId a Schedule returns, and, when the scheduler is the
+ * WheelScheduler, a virtual call into it. When the simulator is another implementation they call
+ * the Simulator. An event posted this way cannot be cancelled: use it for events that always run
+ * (ReusableEvent, IndexedEvent).
+ */
+class EventLoop final : public SimulatorImpl
+{
+  public:
+    static TypeId GetTypeId();
+    EventLoop();
+    ~EventLoop() override;
+
+    void Destroy() override;
+    bool IsFinished() const override;
+    void Stop() override;
+    EventId Stop(const Time& delay) override;
+    EventId Schedule(const Time& delay, EventImpl* event) override;
+    void ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event) override;
+    EventId ScheduleNow(EventImpl* event) override;
+    EventId ScheduleDestroy(EventImpl* event) override;
+    void Remove(const EventId& id) override;
+    void Cancel(const EventId& id) override;
+    bool IsExpired(const EventId& id) const override;
+    void Run() override;
+    Time Now() const override;
+    Time GetDelayLeft(const EventId& id) const override;
+    Time GetMaximumSimulationTime() const override;
+    void SetScheduler(ObjectFactory schedulerFactory) override;
+    uint32_t GetSystemId() const override;
+    uint32_t GetContext() const override;
+    uint64_t GetEventCount() const override;
+
+    /** The simulator's EventLoop (the last one given a scheduler and not destroyed since), or
+     * nullptr if the simulator is another implementation or none exists yet. */
+    static EventLoop* Current()
+    {
+        return s_current;
+    }
+
+    /** The current time stamp (Now() in time steps). */
+    uint64_t NowSteps() const
+    {
+        return m_currentTs;
+    }
+
+    /** Schedule(delay, event) without an EventId; takes a reference to event. */
+    void Post(const Time& delay, EventImpl* event)
+    {
+        event->Ref();
+        Insert(m_currentTs + static_cast<uint64_t>(delay.GetTimeStep()), m_currentContext, event);
+    }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /** Queue event at time stamp ts with the next uid. */
+    void Insert(uint64_t ts, uint32_t context, EventImpl* event);
+    void ProcessOneEvent();
+
+    static EventLoop* s_current; //!< the loop the direct path uses
+
+    Ptr<Scheduler> m_events;
+    WheelScheduler* m_wheel; //!< m_events if it is a WheelScheduler (called directly), else null
+    bool m_stop;
+    uint32_t m_uid;                     //!< the next event's uid
+    uint32_t m_currentUid;              //!< the uid of the event running
+    uint64_t m_currentTs;               //!< its time stamp
+    uint32_t m_currentContext;          //!< its context
+    uint64_t m_unscheduledEvents;       //!< queued, not yet run
+    uint64_t m_eventCount;              //!< run
+    std::list<EventId> m_destroyEvents; //!< run by Destroy(), in order
+    std::thread::id m_mainThread;       //!< the thread that made it, then the one that ran it
+};
+
+/** Simulator::Now(), directly from the EventLoop when it is the simulator. */
+inline Time
+Now()
+{
+    const EventLoop* loop = EventLoop::Current();
+    return loop != nullptr ? TimeStep(loop->NowSteps()) : Simulator::Now();
+}
+
+/** Simulator::Schedule(delay, event) for an event that is never cancelled (see EventLoop). */
+inline void
+Post(const Time& delay, const Ptr<EventImpl>& event)
+{
+    EventLoop* loop = EventLoop::Current();
+    if (loop != nullptr)
+    {
+        loop->Post(delay, PeekPointer(event));
+    }
+    else
+    {
+        Simulator::Schedule(delay, event);
+    }
+}
+
+} // namespace mcsim
+} // namespace ns3
