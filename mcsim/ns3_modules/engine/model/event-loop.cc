@@ -57,10 +57,7 @@ EventLoop::DoDispose()
     }
     if (m_events)
     {
-        while (!m_events->IsEmpty())
-        {
-            m_events->RemoveNext().impl->Unref();
-        }
+        DropQueued();
     }
     m_events = nullptr;
     m_wheel = nullptr;
@@ -79,13 +76,19 @@ EventLoop::Destroy()
             ev->Invoke();
         }
     }
-    while (!m_events->IsEmpty())
-    {
-        m_events->RemoveNext().impl->Unref();
-    }
+    DropQueued();
     if (s_current == this) // Simulator::Destroy(): no longer the simulator
     {
         s_current = nullptr;
+    }
+}
+
+void
+EventLoop::DropQueued()
+{
+    while (!m_events->IsEmpty())
+    {
+        m_events->RemoveNext().impl->Unref();
     }
 }
 
@@ -133,6 +136,12 @@ EventLoop::Insert(uint64_t ts, uint32_t context, EventImpl* event)
     }
 }
 
+bool
+EventLoop::QueueEmpty() const
+{
+    return m_wheel != nullptr ? m_wheel->WheelScheduler::IsEmpty() : m_events->IsEmpty();
+}
+
 void
 EventLoop::ProcessOneEvent()
 {
@@ -159,19 +168,9 @@ EventLoop::Run()
 {
     m_mainThread = std::this_thread::get_id();
     m_stop = false;
-    if (m_wheel != nullptr)
+    while (!QueueEmpty() && !m_stop)
     {
-        while (!m_wheel->WheelScheduler::IsEmpty() && !m_stop)
-        {
-            ProcessOneEvent();
-        }
-    }
-    else
-    {
-        while (!m_events->IsEmpty() && !m_stop)
-        {
-            ProcessOneEvent();
-        }
+        ProcessOneEvent();
     }
     NS_ASSERT(!m_events->IsEmpty() || m_unscheduledEvents == 0);
 }

@@ -91,6 +91,11 @@ class EventLoop final : public SimulatorImpl
     /** Queue event at time stamp ts with the next uid. */
     void Insert(uint64_t ts, uint32_t context, EventImpl* event);
     void ProcessOneEvent();
+    /** Unref and drop every queued event (Destroy, DoDispose). */
+    void DropQueued();
+
+    /** m_events->IsEmpty(), without the virtual call when it is the wheel. */
+    bool QueueEmpty() const;
 
     static EventLoop* s_current; //!< the loop the direct path uses
 
