@@ -4,8 +4,9 @@ CSV/JSON writer for result rows (``Result.summary()`` is a row).
 
 A row is a mapping of column name -> number, string, bool or None, units in the names. Data only:
 CSV, JSON (an array of rows) or JSON Lines (one row per line); never pickle. NaN (an incomplete
-run's time) is written as ``nan`` (CSV) and ``NaN`` (JSON, as Python's json reads and writes it).
-Files are written atomically: a run that dies leaves the old file or none, never half a file.
+run's time) is written as ``nan`` (CSV) and ``null`` (JSON: RFC 8259 has no NaN). Files are
+written atomically: a run that dies leaves the old file or none, never half a file; a command checks
+that it can write its output (:func:`check_writable`) before it does any work.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -81,15 +83,21 @@ def csv_text(rows: Iterable[Row]) -> str:
     return buf.getvalue()
 
 
+def _json(row: Row) -> str:
+    """One row as RFC 8259 JSON: a NaN or infinite number (an incomplete run's time) is null."""
+    finite = {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
+    return json.dumps(finite, allow_nan=False)
+
+
 def jsonl_text(rows: Iterable[Row]) -> str:
     """JSON Lines: one object per row."""
-    return "".join(json.dumps(r) + "\n" for r in _rows(rows))
+    return "".join(_json(r) + "\n" for r in _rows(rows))
 
 
 def json_text(rows: Iterable[Row]) -> str:
     """One JSON array of the rows, one row per line."""
     table = _rows(rows)
-    return "[" + ",\n ".join(json.dumps(r) for r in table) + "]\n"
+    return "[" + ",\n ".join(_json(r) for r in table) + "]\n"
 
 
 FORMATS = {"csv": csv_text, "json": json_text, "jsonl": jsonl_text}
@@ -109,6 +117,27 @@ def _mode(target: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def check_writable(path: str | os.PathLike[str], what: str) -> Path:
+    """Return ``path`` as a Path if a file can be written there atomically (a temporary file can be
+    made in its folder, as :func:`write_atomic` does; it is not a folder); else raise McsimError
+    naming ``what`` (the option, e.g. ``--out``). Commands call it before any work, so that no run
+    is lost to an output that cannot be written."""
+    target = Path(path)
+    where = f"{what}={str(path)!r}"
+    try:
+        if target.is_dir():
+            raise McsimError(f"{where} is a folder; give a file name")
+        folder = target.parent
+        if not folder.is_dir():
+            raise McsimError(f"{where}: folder {str(folder)!r} does not exist")
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:  # a read-only folder, a name too long, a path through a file, /proc ...
+        raise McsimError(f"{where} cannot be written ({exc.strerror or exc})") from None
+    return target
 
 
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:

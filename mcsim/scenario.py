@@ -24,7 +24,7 @@ from mcsim.plain import GraphTopology, canonical_json
 from mcsim.rdma import IB_MTUS, CompletionProcessorConfig, RcConfig, RdmaConfig, fabric_config_for
 from mcsim.result import NEVER, FabricResult, Result
 from mcsim.simulation import Simulation
-from mcsim.units import parse_rate, parse_size
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, parse_rate, parse_size
 from mcsim.verify import Expected
 from mcsim.verify import expected_output as expected_output  # re-exported
 from mcsim.verify import pattern as pattern  # re-exported
@@ -47,7 +47,6 @@ MAX_MESSAGE_B = 2**31  # the largest InfiniBand message (one RDMA WRITE): 2 GiB
 MCAST_MAX_CHUNKS = 2**24 - 1  # the multicast chunk id is 24 bits of the UD immediate
 RING_MAX_CHUNKS = 2**32 - 1  # the ring chunk id is the WRITE's 32-bit immediate
 MAX_PSNS = 2**32 - 1  # packets one RC QP may send: its 32-bit PSNs must not wrap within a run
-MAX_TIME_PS = 2**63 - 1  # ns-3 Time in ps is a signed 64-bit integer (106 days)
 
 # mcast batching -> TeamSpec.stop_and_wait: a sliding window of `batch` posted datagrams, or the
 # artifact's whole batches (the last one signalled, the next batch after its completion)
@@ -422,10 +421,10 @@ class Scenario:
             timeout_ps: float = self.data_timeout_ps()
         except OverflowError:  # timeout_scale x the bound is past the largest float
             timeout_ps = math.inf
-        if timeout_ps > MAX_TIME_PS:
+        if timeout_ps > MAX_SIMULATED_PS:
             raise McsimError(
                 f"Scenario: timeout_scale={self.timeout_scale!r} makes a data timeout of {timeout_ps:.3g} ps, "
-                f"past the simulator's clock (at most {MAX_TIME_PS} ps = 106 days)"
+                f"past {CLOCK_LIMIT}"
             )
 
     @property

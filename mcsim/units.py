@@ -19,6 +19,15 @@ from fractions import Fraction
 from mcsim.errors import McsimError
 
 PS_PER_S = 10**12  # picoseconds per second: simulated time's resolution
+# The simulated clock's limit. ns-3's Time in ps is a signed 64-bit integer (2^63 ps = 106.8 days);
+# mcsim's EventLoop stops a run that would pass 2^62 ps (53.4 days), and every time a user gives is
+# at most that, so that a time on the clock plus any one delay still fits in 64 bits.
+MAX_SIMULATED_PS = 2**62
+CLOCK_LIMIT = "2^62 ps = 53.4 days, the simulated clock's limit"
+# The largest rate and size taken: the C ABI and ns-3 hold them as 64-bit integers, and a switch sums
+# its ports' rates; 1 Pbit/s is 625x the fastest link generation (1.6T).
+MAX_RATE_BPS = 10**15
+MAX_SIZE_B = 2**62  # 4 EiB
 
 _NUMBER = re.compile(r"^\s*(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exp>[+-]?[0-9]+))?\s*(?P<unit>\S*)\s*$")
 
@@ -29,6 +38,8 @@ class _Quantity:
 
     kind: str  # "rate", "size", "time"
     base: str  # display name of the base unit
+    limit: int  # the largest value taken, in the base unit
+    why: str  # where the limit comes from
     suffixes: dict[str, int]  # accepted suffix -> multiplier to the base unit
     display: tuple[tuple[str, int], ...]  # largest first, for format()
     bare_ok: bool  # a string without a suffix is in the base unit
@@ -49,6 +60,8 @@ def _rate_suffixes() -> dict[str, int]:
 _RATE = _Quantity(
     kind="rate",
     base="bit/s",
+    limit=MAX_RATE_BPS,
+    why="1 Pbit/s, mcsim's largest rate",
     suffixes=_rate_suffixes(),
     display=(("Tbps", 10**12), ("Gbps", 10**9), ("Mbps", 10**6), ("Kbps", 10**3), ("bps", 1)),
     bare_ok=False,
@@ -57,6 +70,8 @@ _RATE = _Quantity(
 _SIZE = _Quantity(
     kind="size",
     base="B",
+    limit=MAX_SIZE_B,
+    why="2^62 B, mcsim's largest size",
     suffixes={
         "B": 1,
         "KiB": 2**10,
@@ -76,6 +91,8 @@ _SIZE = _Quantity(
 _TIME = _Quantity(
     kind="time",
     base="ps",
+    limit=MAX_SIMULATED_PS,
+    why=CLOCK_LIMIT,
     suffixes={"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "ms": 10**9, "s": 10**12},
     display=(("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3), ("ps", 1)),
     bare_ok=False,
@@ -84,6 +101,13 @@ _TIME = _Quantity(
 
 
 def _parse(q: _Quantity, text: str | int, what: str) -> int:
+    value = _parse_unbounded(q, text, what)
+    if value > q.limit:
+        raise McsimError(f"{what}={text!r} is more than {_format(q, q.limit)} ({q.why})")
+    return value
+
+
+def _parse_unbounded(q: _Quantity, text: str | int, what: str) -> int:
     if isinstance(text, bool):
         raise McsimError(f"{what}={text!r} is not a {q.kind}; e.g. {q.example}")
     if isinstance(text, int):
@@ -108,7 +132,12 @@ def _parse(q: _Quantity, text: str | int, what: str) -> int:
             hint = f" (say '{unit[0].upper()}iB' for binary or '{unit[0].upper()}B' for decimal)"
         choices = ", ".join(s for s, _ in q.display)
         raise McsimError(f"{what}={text!r}: unknown unit {unit!r}{hint}; use one of {choices}")
-    value = Fraction(m["num"]) * (Fraction(10) ** int(m["exp"] or 0)) * q.suffixes.get(unit, 1)
+    exp = int(m["exp"] or 0)
+    if exp > 100:  # 10**exp alone would take long to compute, and is past every limit
+        raise McsimError(f"{what}={text!r} is more than {_format(q, q.limit)} ({q.why})")
+    if exp < -1000:  # as small: 0, or not a whole number of base units
+        raise McsimError(f"{what}={text!r} is not a whole number of {q.base}")
+    value = Fraction(m["num"]) * (Fraction(10) ** exp) * q.suffixes.get(unit, 1)
     if value.denominator != 1:
         raise McsimError(f"{what}={text!r} is not a whole number of {q.base}")
     return int(value)

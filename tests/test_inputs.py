@@ -43,7 +43,8 @@ QP = rf"\(a ConnectX queue holds at most {MAX_QP_WR} work requests, max_qp_wr\)"
         ({"timeout_scale": math.nan}, r"^Scenario: timeout_scale=nan must be a finite number > 0"),
         (
             {"timeout_scale": 1e300},
-            r"^Scenario: timeout_scale=1e\+300 makes a data timeout of inf ps, past the simulator's clock",
+            r"^Scenario: timeout_scale=1e\+300 makes a data timeout of inf ps, "
+            r"past 2\^62 ps = 53.4 days, the simulated clock's limit$",
         ),
         ({"timeout_scale": 1e10}, r"^Scenario: timeout_scale=10000000000.0 makes a data timeout of 2.\d+e\+19 ps"),
         ({"batch": "8"}, rf"^Scenario: batch='8' must be an integer 1..{MAX_QP_WR} {QP}$"),

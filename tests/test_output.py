@@ -6,12 +6,13 @@ import io
 import json
 import math
 import os
+from pathlib import Path
 
 import pytest
 
 from mcsim.cli import main
 from mcsim.errors import McsimError
-from mcsim.output import Column, Table, csv_text, json_text, jsonl_text, rows_text, write_rows
+from mcsim.output import Column, Table, check_writable, csv_text, json_text, jsonl_text, rows_text, write_rows
 
 ROWS = [
     {"size_B": 4096, "time_us": 1.5, "complete": True, "verified": None},
@@ -32,13 +33,23 @@ def test_a_row_without_a_column_is_one_line():
         Table(["size_B", "time_us"]).row({"size_B": 1})
 
 
-def test_csv_and_json_carry_every_row_and_nan():
+def _strict(text):
+    """json.loads that refuses NaN and Infinity (not RFC 8259 JSON)."""
+
+    def refuse(name):
+        raise AssertionError(f"{name} in JSON output")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_csv_and_json_carry_every_row_and_nan_as_null():
     rows = list(csv.DictReader(io.StringIO(csv_text(ROWS))))
     assert [r["size_B"] for r in rows] == ["4096", "65536"] and rows[1]["time_us"] == "nan"
     assert rows[0]["complete"] == "True" and rows[0]["verified"] == ""
-    array = json.loads(json_text(ROWS))
-    assert array[0] == ROWS[0] and math.isnan(array[1]["time_us"])
-    lines = [json.loads(line) for line in jsonl_text(ROWS).splitlines()]
+    array = _strict(json_text(ROWS))
+    assert array[0] == ROWS[0] and array[1]["time_us"] is None
+    lines = [_strict(line) for line in jsonl_text(ROWS).splitlines()]
+    assert lines[1]["time_us"] is None and json.loads(jsonl_text([{"x": math.inf}])) == {"x": None}
     assert lines[0] == ROWS[0] and len(lines) == 2
     assert rows_text([], "csv") == "" and json.loads(rows_text([], "json")) == []
 
@@ -95,3 +106,26 @@ def test_cli_refuses_an_out_suffix_before_running(tmp_path, capsys):
     assert main(["allgather", "--topology", "fat-tree-k4", "--out", str(tmp_path / "r.pickle")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("mcsim: error: --out=") and "must end in .csv, .json, .jsonl" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "no" / "x.csv", r"^--out='.*/no/x.csv': folder '.*/no' does not exist$"),
+        (lambda d: d, r"^--out='.*' is a folder; give a file name$"),
+        (lambda d: Path("/etc/passwd/x.csv"), r"^--out='/etc/passwd/x.csv': folder '/etc/passwd' does not exist$"),
+        (lambda d: d / ("a" * 300 + ".csv"), r"^--out='.*' cannot be written \(File name too long\)$"),
+    ],
+)
+def test_an_output_that_cannot_be_written_is_one_line_before_any_work(tmp_path, make, message):
+    with pytest.raises(McsimError, match=message):
+        check_writable(make(tmp_path), "--out")
+
+
+def test_a_folder_where_no_file_can_be_made_is_refused(tmp_path):
+    with pytest.raises(McsimError, match=r"^--out='/proc/x.csv' cannot be written \("):
+        check_writable("/proc/x.csv", "--out")  # a folder that takes no new file, even as root
+
+
+def test_a_writable_path_is_returned(tmp_path):
+    assert check_writable(tmp_path / "x.csv", "--out") == tmp_path / "x.csv"
