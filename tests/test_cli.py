@@ -2,7 +2,6 @@
 """The mcsim command: every command works; bad input is one line on stderr and exit code 2."""
 
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
