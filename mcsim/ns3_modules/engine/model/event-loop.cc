@@ -36,6 +36,7 @@ EventLoop::EventLoop()
       m_currentContext(Simulator::NO_CONTEXT),
       m_unscheduledEvents(0),
       m_eventCount(0),
+      m_pastLimitTs(0),
       m_mainThread(std::this_thread::get_id())
 {
 }
@@ -117,8 +118,22 @@ EventLoop::GetSystemId() const
 }
 
 void
+EventLoop::PastClockLimit(uint64_t ts)
+{
+    if (m_pastLimitTs == 0)
+    {
+        m_pastLimitTs = ts;
+    }
+    m_stop = true;
+}
+
+void
 EventLoop::Insert(uint64_t ts, uint32_t context, EventImpl* event)
 {
+    if (ts > CLOCK_LIMIT_STEPS) [[unlikely]]
+    {
+        PastClockLimit(ts); // queued all the same: the loop stops before it, and never runs again
+    }
     Scheduler::Event ev;
     ev.impl = event;
     ev.key.m_ts = ts;
@@ -167,7 +182,7 @@ void
 EventLoop::Run()
 {
     m_mainThread = std::this_thread::get_id();
-    m_stop = false;
+    m_stop = m_pastLimitTs != 0; // past the clock's limit, a run cannot go on
     while (!QueueEmpty() && !m_stop)
     {
         ProcessOneEvent();

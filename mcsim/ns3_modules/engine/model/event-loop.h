@@ -71,6 +71,20 @@ class EventLoop final : public SimulatorImpl
         return s_current;
     }
 
+    /**
+     * The simulated clock's limit in time steps (ps; mcsim.units.MAX_SIMULATED_PS): ns-3's Time is
+     * a signed 64-bit integer, and a run stops before any event past 2^62 ps (53.4 days), so that
+     * a time on the clock plus any one delay (mcsim bounds each by the limit too) never overflows.
+     */
+    static constexpr uint64_t CLOCK_LIMIT_STEPS = uint64_t{1} << 62;
+
+    /** The time stamp of the first event scheduled past CLOCK_LIMIT_STEPS (the run stopped before
+     * it), or 0 if none was. */
+    uint64_t ClockLimitEvent() const
+    {
+        return m_pastLimitTs;
+    }
+
     /** The current time stamp (Now() in time steps). */
     uint64_t NowSteps() const
     {
@@ -88,8 +102,10 @@ class EventLoop final : public SimulatorImpl
     void DoDispose() override;
 
   private:
-    /** Queue event at time stamp ts with the next uid. */
+    /** Queue event at time stamp ts with the next uid (past the clock's limit: stop the run). */
     void Insert(uint64_t ts, uint32_t context, EventImpl* event);
+    /** An event was scheduled at ts > CLOCK_LIMIT_STEPS: stop the run after the current event. */
+    void PastClockLimit(uint64_t ts);
     void ProcessOneEvent();
     /** Unref and drop every queued event (Destroy, DoDispose). */
     void DropQueued();
@@ -108,6 +124,7 @@ class EventLoop final : public SimulatorImpl
     uint32_t m_currentContext;          //!< its context
     uint64_t m_unscheduledEvents;       //!< queued, not yet run
     uint64_t m_eventCount;              //!< run
+    uint64_t m_pastLimitTs;             //!< see ClockLimitEvent()
     std::list<EventId> m_destroyEvents; //!< run by Destroy(), in order
     std::thread::id m_mainThread;       //!< the thread that made it, then the one that ran it
 };

@@ -23,11 +23,18 @@ class RunControl
     /**
      * Run until no event is left or, roughly, `seconds` of wall-clock time have passed.
      * @return true if no event is left (the run is over), false if the slice's time ran out
+     * @throws std::overflow_error if the run stopped at the simulated clock's limit
+     *         (EventLoop::CLOCK_LIMIT_STEPS): it cannot go on
      */
     static bool RunFor(double seconds);
     /** Events run since the process started (all slices and runs). */
     static uint64_t EventsRun();
 
+  private:
+    /** Throw std::overflow_error if the EventLoop stopped at the clock's limit. */
+    static void CheckClock();
+
+  public:
     static constexpr uint32_t CHECK_EVERY = 4096; //!< events between two looks at the wall clock
 };
 
