@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -27,7 +27,6 @@ from mcsim.errors import IncompleteRun, McsimError
 from mcsim.units import PS_PER_S, format_size, format_time
 
 if TYPE_CHECKING:
-    from mcsim.rdma import RcConfig
     from mcsim.routing import MulticastTree
 
 NEVER = -1  # a time that did not happen, in every time array of a result
@@ -128,6 +127,17 @@ class VerbsResult:
         done = int((self.rc_done_ps >= 0).sum())
         ud = len(next(iter(self.ud.values()), ()))
         return f"<VerbsResult {self.rc_done_ps.size} RC ops ({done} completed), {ud} UD QPs; {self.fabric!r}>"
+
+
+class AckTimeout(Protocol):
+    """What :meth:`Result.timeout_note` reads of a run's RC settings (an ``mcsim.rdma.RcConfig``;
+    named by shape, so that results import nothing of the transport)."""
+
+    @property
+    def ack_timeout_exp(self) -> int: ...
+
+    @property
+    def ack_timeout_ps(self) -> int: ...
 
 
 MAX_LISTED_RANKS = 10  # an incomplete run's message names at most this many ranks per reason
@@ -253,7 +263,7 @@ class Result:
             return missing
         return missing + (f"; {bad}, which finished" if finished_wrong else "; the finished ranks' outputs are right")
 
-    def timeout_note(self, rc: RcConfig) -> str | None:
+    def timeout_note(self, rc: AckTimeout) -> str | None:
         """A line on RC local ACK timeouts when they may have held the run up, else None.
 
         ``rc`` is the run's RcConfig (``Scenario.rdma.rc``). A timeout fires no sooner than one
