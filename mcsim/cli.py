@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The ``mcsim`` command: thin commands over the API that scripts use.
 
-Exit codes: 0 ok, 1 a run failed its own check, 2 bad input or environment (one line on stderr).
+Exit codes: 0 ok, 1 a run failed its own check, 2 bad input or environment (one line on stderr),
+130 Ctrl-C, 141 (128 + SIGPIPE) when the reader of stdout has gone (``mcsim topo show X | head -1``).
 """
 
 from __future__ import annotations
@@ -13,18 +14,19 @@ import inspect
 import os
 import platform
 import runpy
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import mcsim
-from mcsim import runtime, topology
-from mcsim.errors import McsimError
+from mcsim import collectives, runtime, topology
+from mcsim.errors import Interrupted, McsimError, require_positive
 from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FORWARDINGS, FabricConfig
 from mcsim.faults_file import load_faults
 from mcsim.link import expected_finish_ps, stream
-from mcsim.output import SUFFIXES, Column, Table, rows_text, write_rows
+from mcsim.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 from mcsim.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.rdma import RdmaConfig
 from mcsim.reference import commands as compare_commands
@@ -32,7 +34,7 @@ from mcsim.report import commands as report_commands
 from mcsim.result import Result
 from mcsim.scenario import Scenario, artifact_protocol
 from mcsim.sweep import commands as sweep_commands
-from mcsim.units import format_size, format_time, parse_rate, parse_size, parse_time
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_size, format_time, parse_rate, parse_size, parse_time
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,18 +48,67 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"mcsim: error: {message} (see {self.prog} --help)\n")
 
 
-class _Named(argparse.Action):
-    """Store the value and the option string the user typed (an alias or the API field's name), so
-    that an error names the option as typed: ``args.<dest>_option``."""
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's default in its help, except a default of None or False: the option was not
+    given, and its help says what that means (e.g. "default: every host")."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+class _Given(argparse.Action):
+    """Store the value, and remember each option string the user typed for the field (an alias or
+    the API field's name) in ``args.given[dest]``: an error names the option as typed
+    (:func:`_option`), and a field given twice is refused (:func:`_refuse_repeats`)."""
 
     def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, values: Any, opt: Any = None) -> None:
         setattr(ns, self.dest, values)
-        setattr(ns, f"{self.dest}_option", opt)
+        if getattr(ns, "given", None) is None:
+            ns.given = {}
+        ns.given.setdefault(self.dest, []).append((opt, values))
+
+
+class _GivenFlag(_Given):
+    """A flag (store_true) remembered as :class:`_Given` remembers a value."""
+
+    def __init__(self, option_strings: list[str], dest: str, default: bool = False, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, values: Any, opt: Any = None) -> None:
+        super().__call__(parser, ns, True, opt)
+
+
+def _given(args: argparse.Namespace) -> dict[str, list[tuple[str, Any]]]:
+    """dest -> the (option as typed, value) pairs the user gave, in order (only :class:`_Given` options)."""
+    return getattr(args, "given", None) or {}
+
+
+def _typed(option: str, value: Any) -> str:
+    """An option as the user gave it, for a message: ``--verify`` or ``--size='4KiB'``."""
+    return option if value is True else f"{option}={value!r}"
 
 
 def _option(args: argparse.Namespace, dest: str) -> str:
-    """The option string of ``dest`` as typed, or its canonical name if it was not given."""
-    return getattr(args, f"{dest}_option", None) or f"--{dest.replace('_', '-')}"
+    """The option string of ``dest`` as typed (the last one), or its canonical name if it was not given."""
+    uses = _given(args).get(dest)
+    return uses[-1][0] if uses else f"--{dest.replace('_', '-')}"
+
+
+def _refuse_repeats(args: argparse.Namespace) -> None:
+    """A field given twice (two aliases, or one option twice) is refused: the last would win silently."""
+    for dest, uses in _given(args).items():
+        if len(uses) < 2:
+            continue
+        (first, v1), (second, v2) = uses[:2]
+        if first != second:
+            raise McsimError(
+                f"{args.command}: {_typed(first, v1)} and {_typed(second, v2)} set one field ({dest}); give one of them"
+            )
+        values = "" if v1 is True else f" ({v1!r}, then {v2!r})"
+        hint = f"; several sizes go in one list, e.g. {first} 4KiB,1MiB" if dest == "bytes_per_rank" else ""
+        raise McsimError(f"{args.command}: {first} given twice{values}; give it once{hint}")
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -128,17 +179,24 @@ STREAM_TABLE = Table(
 
 def cmd_stream(args: argparse.Namespace) -> int:
     data_bits, line_bits = parse_encoding(args.encoding)
+    rate_option = _option(args, "signalling_rate")
     link = Link(
-        rate_bps=parse_rate(args.signalling_rate, what=_option(args, "signalling_rate")),
+        rate_bps=parse_rate(args.signalling_rate, what=rate_option),
         encoding_data_bits=data_bits,
         encoding_line_bits=line_bits,
-        delay_ps=parse_time(args.delay, what="--delay"),
+        delay_ps=parse_time(args.delay, what=_option(args, "delay")),
     )
-    header_b = parse_size(args.header_bytes, what="--header-bytes")
-    size_b = parse_size(args.size, what="--size")
-    mtu_b = parse_size(args.mtu, what="--mtu")
-    result = stream(link, size_b, mtu_b=mtu_b, header_b=header_b)
+    header_b = parse_size(args.header_bytes, what=_option(args, "header_bytes"))
+    size_b = parse_size(args.size, what=_option(args, "size"))
+    mtu_b = parse_size(args.mtu, what=_option(args, "mtu"))
+    require_positive("stream", size_b=size_b, mtu_b=mtu_b)
     bound_ps = expected_finish_ps(link, size_b, mtu_b, header_b)
+    if bound_ps > MAX_SIMULATED_PS:  # the simulated clock would wrap: refuse before the run
+        raise McsimError(
+            f"stream: {rate_option}={args.signalling_rate!r} takes {format_time(bound_ps)} for --size={args.size!r} "
+            f"(--delay={args.delay!r}), past {CLOCK_LIMIT}; give a higher rate, a smaller size or a shorter delay"
+        )
+    result = stream(link, size_b, mtu_b=mtu_b, header_b=header_b)
     print(STREAM_TABLE.header())
     row = {
         "size_B": result.size_b,
@@ -203,16 +261,34 @@ def _retry_cnt(text: str) -> int | None:
     return RETRY_CNTS[text]
 
 
-def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
-    """One Scenario per --bytes-per-rank size, every option checked before anything runs."""
+# options that only the multicast protocol reads: refused with another algorithm, where they would do nothing
+MCAST_ONLY = ("roots", "timeout_scale", "artifact_protocol")
+
+
+def _refuse_unread(args: argparse.Namespace) -> None:
+    """Options that would do nothing in this combination are refused, one line each."""
     if args.command == "broadcast" and args.roots is not None:
         raise McsimError("broadcast: --roots is for allgather (a broadcast has one root: --root R)")
     if args.command == "allgather" and args.root is not None:
         raise McsimError("allgather: --root is for broadcast (an allgather has --roots K at a time)")
-    if args.artifact_protocol and args.algorithm != "mcast":
-        raise McsimError(f"--artifact-protocol is the multicast protocol's; not for --algorithm {args.algorithm}")
-    if args.out is not None and Path(args.out).suffix not in SUFFIXES:
-        raise McsimError(f"--out={args.out!r} must end in {', '.join(SUFFIXES)} (the file's format)")
+    collectives.check_algorithm(args.command, args.algorithm)  # an unknown algorithm first
+    if args.algorithm == "mcast":
+        return
+    for dest in MCAST_ONLY:
+        for option, value in _given(args).get(dest, ()):
+            algorithm = _option(args, "algorithm")
+            raise McsimError(
+                f"{_typed(option, value)} is the multicast protocol's; not for {algorithm} {args.algorithm}"
+            )
+
+
+def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
+    """One Scenario per --bytes-per-rank size, every option (and --out, --faults) checked before anything runs."""
+    _refuse_unread(args)
+    if args.out is not None:
+        if Path(args.out).suffix not in SUFFIXES:
+            raise McsimError(f"--out={args.out!r} must end in {', '.join(SUFFIXES)} (the file's format)")
+        check_writable(args.out, "--out")
     common: dict[str, Any] = {
         "topology": args.topology,
         "rate": args.rate,
@@ -224,7 +300,6 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         "loss": args.loss,
         "forwarding": args.forwarding,
         "mtu": args.mtu,
-        "timeout_scale": args.timeout_scale,
         "faults": load_faults(args.faults) if args.faults is not None else None,
         "rc": dataclasses.replace(
             RC_DEFAULTS, retry_cnt=_retry_cnt(args.retry_cnt), ack_timeout_exp=args.ack_timeout_exp
@@ -232,38 +307,54 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
     }
     if args.artifact_protocol:  # its timeout rule is --timeout-scale's default, 5
         common |= {k: v for k, v in artifact_protocol().items() if k != "timeout_scale"}
-    if args.command == "allgather":
-        common["roots"] = args.roots
-    else:
-        common["root"] = args.root
+    # the options given only (None: the Scenario's default)
+    given = {"timeout_scale": args.timeout_scale, "roots": args.roots, "root": args.root}
+    common |= {k: v for k, v in given.items() if v is not None}
     scenarios = [Scenario(bytes_per_rank=size, **common) for size in _sizes(args)]
     for sc in scenarios:
         sc.check_resources()
     return scenarios
 
 
-def cmd_collective(args: argparse.Namespace) -> int:
-    scenarios = _collective_scenarios(args)
-    results = []
-    for sc in scenarios:
-        cost = sc.estimate()["packets"]
-        print(
-            f"mcsim: {args.command} {args.algorithm} {sc.bytes_per_rank} on {args.topology} "
-            f"(<= {cost:.3g} packet-hops) ...",
-            file=sys.stderr,
-        )
-        results.append(sc.run())
+def _report(args: argparse.Namespace, scenarios: Sequence[Scenario], results: Sequence[Result]) -> None:
+    """The rows of the finished runs (stdout and --out), then on stderr: incomplete runs (when the
+    table did not say so), verify mode's verdict per run, and a note where RC timeouts may have
+    held a run up."""
+    if not results:
+        return
     print_results(results, args.format)
     if args.out is not None:
         write_rows(args.out, [r.summary() for r in results])
-    if args.format != "table":
-        for r in results:
-            if not r.complete:
-                print(f"mcsim: {r.bytes_per_rank_b} B per rank: {r.incomplete_line()}", file=sys.stderr)
-    if args.verify:
-        wrong = sum(r.verified is False for r in results)
-        verdict = f"WRONG BYTES in {wrong} of {len(results)} runs" if wrong else "every byte of every output is right"
-        print(f"mcsim: verify: {verdict}", file=sys.stderr)
+    for sc, r in zip(scenarios, results, strict=False):
+        size = f"{r.bytes_per_rank_b} B per rank"
+        if args.format != "table" and not r.complete:
+            print(f"mcsim: {size}: {r.incomplete_line()}", file=sys.stderr)
+        if args.verify:
+            print(f"mcsim: verify: {size}: {r.verify_text()}", file=sys.stderr)
+        note = r.timeout_note(sc.rdma.rc)
+        if note is not None:
+            print(f"mcsim: note: {size}: {note}", file=sys.stderr)
+
+
+def cmd_collective(args: argparse.Namespace) -> int:
+    scenarios = _collective_scenarios(args)
+    results: list[Result] = []
+    try:
+        for sc in scenarios:
+            cost = sc.estimate()["packets"]
+            print(
+                f"mcsim: {args.command} {args.algorithm} {sc.bytes_per_rank} on {args.topology} "
+                f"(<= {cost:.3g} packet-hops) ...",
+                file=sys.stderr,
+            )
+            results.append(sc.run())
+    except KeyboardInterrupt as exc:  # keep the finished sizes: their rows, then the interrupted line
+        _report(args, scenarios, results)
+        written = f" and in {args.out}" if args.out is not None else ""
+        kept = f"; {len(results)} of {len(scenarios)} sizes finished, their rows above{written}" if results else ""
+        size = scenarios[len(results)].bytes_per_rank
+        raise Interrupted(f"{str(exc) or 'interrupted'} (at {size} per rank{kept})") from None
+    _report(args, scenarios, results)
     ok = all(r.complete and r.verified is not False for r in results)
     return 0 if ok else 1
 
@@ -274,81 +365,88 @@ def cmd_topo_show(args: argparse.Namespace) -> int:
 
 
 def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
-    """The options of ``mcsim allgather`` and ``mcsim broadcast``, named as the Scenario fields."""
+    """The options of ``mcsim allgather`` and ``mcsim broadcast``, named as the Scenario fields.
+    Each is a :class:`_Given` (a field given twice is refused); an option that some combination
+    does not read defaults to None (not given), its help naming the Scenario's default."""
     d = SCENARIO_DEFAULTS
-    p.add_argument("--topology", default=d["topology"], help="a name from topologies/ or a file")
+
+    def add(*names: str, flag: bool = False, **kwargs: Any) -> None:
+        p.add_argument(*names, action=_GivenFlag if flag else _Given, **kwargs)
+
+    add("--topology", default=d["topology"], help="a name from topologies/ or a file")
     algorithms = "mcast" + (" or ring" if name == "allgather" else "")
-    p.add_argument("--algorithm", "--algo", default=d["algorithm"], help=f"{algorithms} (--algo: the same)")
-    p.add_argument(
+    add("--algorithm", "--algo", default=d["algorithm"], help=f"{algorithms} (--algo: the same)")
+    add(
         "--bytes-per-rank",
         "--size",
-        action=_Named,
         default=d["bytes_per_rank"],
         metavar="SIZE",
         help="bytes per rank; several: 4KiB,64KiB,1MiB (--size: the same)",
     )
-    p.add_argument("--rate", default=None, help="every link at this rate (56Gbps = FDR); default: the file's")
-    p.add_argument("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
+    add("--rate", default=None, help="every link at this rate (56Gbps = FDR); default: the file's")
+    add("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
     if name == "allgather":
-        p.add_argument(
-            "--roots", type=int, default=d["roots"], metavar="K", help="mcast: roots multicasting at once (K)"
+        add(
+            "--roots",
+            type=int,
+            default=None,
+            metavar="K",
+            help=f"mcast: roots multicasting at once (default: {d['roots']})",
         )
-        p.add_argument("--root", type=int, default=None, help=argparse.SUPPRESS)  # refused with a hint
+        add("--root", type=int, default=None, help=argparse.SUPPRESS)  # refused with a hint
     else:
-        p.add_argument("--root", type=int, default=d["root"], metavar="R", help="the root rank")
-        p.add_argument("--roots", type=int, default=None, help=argparse.SUPPRESS)  # refused with a hint
-    p.add_argument(
+        add("--root", type=int, default=None, metavar="R", help=f"the root rank (default: {d['root']})")
+        add("--roots", type=int, default=None, help=argparse.SUPPRESS)  # refused with a hint
+    add(
         "--mtu",
         default=format_size(RDMA_DEFAULTS.mtu_b),
         metavar="SIZE",
         help="payload bytes per packet (an InfiniBand MTU: 256B..4KiB)",
     )
-    p.add_argument(
+    add(
         "--loss",
         type=float,
         default=FabricConfig().loss,
         metavar="P",
         help="probability that a packet is lost, on every link",
     )
-    p.add_argument("--faults", default=None, metavar="FILE.toml", help="per-link loss, chosen drops, links down")
-    p.add_argument(
+    add("--faults", default=None, metavar="FILE.toml", help="per-link loss, chosen drops, links down")
+    add(
         "--forwarding",
         choices=tuple(FORWARDINGS),
         default=FabricConfig().forwarding,
         help="switches send a packet on once its routing header (cut_through) or all of it is in",
     )
-    p.add_argument(
+    add(
         "--timeout-scale",
         type=float,
-        default=d["timeout_scale"],
+        default=None,
         metavar="X",
-        help="mcast: data phase timeout, x receive bound",
+        help=f"mcast: data phase timeout, x receive bound (default: {d['timeout_scale']:g})",
     )
-    p.add_argument(
+    add(
         "--retry-cnt",
         default=str(RC_DEFAULTS.retry_cnt),
         metavar="N",
         help=f"RC retries (timeouts, NAKs) before a QP fails: 0..7, or {RETRY_FOREVER}",
     )
-    p.add_argument(
+    add(
         "--ack-timeout-exp",
         type=int,
         default=RC_DEFAULTS.ack_timeout_exp,
         metavar="N",
         help="RC local ACK timeout 4.096us x 2^N (14: 67.1ms); 0: none",
     )
-    p.add_argument(
+    add(
         "--artifact-protocol",
-        action="store_true",
+        flag=True,
         help="mcast: the SC'24 artifact's protocol options (2 barriers, stop-and-wait batches of 128, one "
         "repair READ, FIN wait, multicast loopback, a TX thread)",
     )
-    p.add_argument("--seed", type=int, default=FabricConfig().seed, help="random seed (ECMP hash, loss)")
-    p.add_argument("--verify", action="store_true", help="carry real bytes and check every output byte")
-    p.add_argument(
-        "--format", choices=("table", "csv", "json"), default="table", help="stdout format (json: one object a line)"
-    )
-    p.add_argument(
+    add("--seed", type=int, default=FabricConfig().seed, help="random seed (ECMP hash, loss)")
+    add("--verify", flag=True, help="carry real bytes and check every output byte")
+    add("--format", choices=("table", "csv", "json"), default="table", help="stdout format (json: one object a line)")
+    add(
         "--out",
         default=None,
         metavar="FILE",
@@ -378,7 +476,7 @@ def build_parser() -> argparse.ArgumentParser:
             name,
             help=f"simulate one {name} per size; print size, time, bandwidths (exit 1 if a rank missed data "
             "or, with --verify, got a wrong byte)",
-            formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+            formatter_class=_Help,
         )
         _collective_options(p, name)
         p.set_defaults(func=cmd_collective, parser=p)
@@ -398,41 +496,55 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "stream",
         help="stream bytes over one link; exit 1 if the time differs from the closed form",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_Help,
     )
     p.add_argument(
         "--signalling-rate",
         "--rate",
-        action=_Named,
+        action=_Given,
         default="56.25Gbps",
         metavar="RATE",
         help="the link's signalling rate, before the line code (Link.rate_bps; --rate: the same)",
     )
-    p.add_argument("--encoding", default="64b/66b", help="line encoding, data bits/line bits")
+    p.add_argument("--encoding", action=_Given, default="64b/66b", help="line encoding, data bits/line bits")
     p.add_argument(
         "--header-bytes",
+        action=_Given,
         default=str(DEFAULT_HEADER_BYTES),
         help="wire bytes per packet beyond the payload and the 16-byte fabric header (IB RC: 10)",
     )
-    p.add_argument("--delay", default=format_time(DEFAULT_DELAY_PS), help="propagation delay")
-    p.add_argument("--size", default="64MiB", help="payload bytes to send")
-    p.add_argument("--mtu", default=f"{DEFAULT_MTU_BYTES}", help="payload bytes per packet")
+    p.add_argument("--delay", action=_Given, default=format_time(DEFAULT_DELAY_PS), help="propagation delay")
+    p.add_argument("--size", action=_Given, default="64MiB", help="payload bytes to send")
+    p.add_argument("--mtu", action=_Given, default=f"{DEFAULT_MTU_BYTES}", help="payload bytes per packet")
     p.set_defaults(func=cmd_stream, parser=p)
     return parser
 
 
+SIGPIPE_EXIT = 128 + signal.SIGPIPE  # 141: the status of a process that SIGPIPE ended
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Exit codes: 0 ok; 1 a run failed its own check; 2 bad input or environment
+    (one line on stderr); 130 Ctrl-C (one line saying how far it got); 141 (128 + SIGPIPE, as a
+    tool killed by it) when stdout's reader has gone, e.g. ``mcsim topo show X | head -1``."""
     args, extra = build_parser().parse_known_args(argv)
     if extra:  # the subcommand's parser names itself in the hint ("see mcsim allgather --help")
         args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
-        return int(args.func(args))
+        _refuse_repeats(args)
+        status = int(args.func(args))
+        sys.stdout.flush()  # a reader that has gone shows here, not in the interpreter's exit
+        return status
     except McsimError as exc:  # bad input or environment: one line; real bugs keep their traceback
         print(f"mcsim: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # Ctrl-C: mcsim.errors.Interrupted says how far the run got
         print(f"mcsim: {str(exc) or 'interrupted'}", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of stdout has gone: stop quietly, as command-line tools do
+        # the rest of stdout would fail again when Python flushes it at exit: send it nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return SIGPIPE_EXIT
 
 
 if __name__ == "__main__":

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from mcsim.errors import IncompleteRun, McsimError
-from mcsim.units import PS_PER_S
+from mcsim.units import PS_PER_S, format_size, format_time
 
 if TYPE_CHECKING:
     from mcsim.routing import MulticastTree
@@ -47,7 +47,7 @@ DROP_CAUSES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class FabricResult:
     """Counters of one run, as numpy arrays (uint64), plus the port -> (node, port) map."""
 
@@ -100,8 +100,17 @@ class FabricResult:
             raise McsimError(f"FabricResult: node {node} has no port {port}")
         return int(hits[0])
 
+    def __repr__(self) -> str:
+        """One line (the arrays stay out of it): ports, hosts, flows, end time, traversals, drops."""
+        drops = sum(self.drops_by_cause().values()) if all(n in self.ports for n in DROP_CAUSES.values()) else "?"
+        return (
+            f"<FabricResult {self.port_node.size} ports, {len(next(iter(self.hosts.values()), ()))} hosts, "
+            f"{len(next(iter(self.sources.values()), ()))} flows, end {format_time(self.end_ps)}, "
+            f"{self.link_traversals() if 'tx_packets' in self.ports else '?'} link traversals, {drops} drops>"
+        )
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class VerbsResult:
     """What a verbs run measured; arrays are numpy."""
 
@@ -112,6 +121,23 @@ class VerbsResult:
     rc_responder: dict[str, np.ndarray]  # counter_names("rc_qp") of each op's responder QP
     ud: dict[str, np.ndarray]  # counter_names("ud_qp") per UD QP: "host", "group" (NO_GROUP: unicast), ...
     nic: dict[str, np.ndarray]  # counter_names("nic") per host
+
+    def __repr__(self) -> str:
+        """One line: RC operations (how many completed), UD QPs, and the fabric's line."""
+        done = int((self.rc_done_ps >= 0).sum())
+        ud = len(next(iter(self.ud.values()), ()))
+        return f"<VerbsResult {self.rc_done_ps.size} RC ops ({done} completed), {ud} UD QPs; {self.fabric!r}>"
+
+
+class AckTimeout(Protocol):
+    """What :meth:`Result.timeout_note` reads of a run's RC settings (an ``mcsim.rdma.RcConfig``;
+    named by shape, so that results import nothing of the transport)."""
+
+    @property
+    def ack_timeout_exp(self) -> int: ...
+
+    @property
+    def ack_timeout_ps(self) -> int: ...
 
 
 MAX_LISTED_RANKS = 10  # an incomplete run's message names at most this many ranks per reason
@@ -130,6 +156,11 @@ def ranks_text(ranks: list[int]) -> str:
     listed = ", ".join(map(str, ranks[:MAX_LISTED_RANKS]))
     more = f" ... and {len(ranks) - MAX_LISTED_RANKS} more" if len(ranks) > MAX_LISTED_RANKS else ""
     return f"{'rank' if len(ranks) == 1 else 'ranks'} {listed}{more}"
+
+
+def times_text(ratio: float) -> str:
+    """A ratio as people read it: ``"2.18"``, ``"335"``, ``"2329"`` (no exponent)."""
+    return f"{ratio:.3g}" if ratio < 100 else f"{ratio:.0f}"
 
 
 def held_up_reason(culprits: list[int]) -> str:
@@ -161,7 +192,7 @@ def _no_known_cause(r: Result, rank: int) -> str | None:
 UNFINISHED_REASONS: tuple[Callable[[Result, int], str | None], ...] = (_cut_off, _rc_error, _held_up, _no_known_cause)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Result:
     """One collective run. Times in ps from the collective's start; bytes in bytes."""
 
@@ -213,6 +244,59 @@ class Result:
     def incomplete_line(self) -> str:
         """What tables print instead of numbers for an incomplete run: ``"INCOMPLETE: ranks ..."``."""
         return f"INCOMPLETE: {self.unfinished_text()}"
+
+    def verify_text(self) -> str | None:
+        """What verify mode showed, as one phrase (None: not checked): complete and every byte right;
+        complete with wrong bytes (how many, at which ranks); or incomplete: bytes missing at the
+        unfinished ranks (their outputs are not judged), and what the finished ranks' outputs hold."""
+        if self.verified is None or self.wrong_bytes is None:
+            return None
+        wrong = self.wrong_bytes
+        finished_wrong = [int(r) for r in np.flatnonzero(wrong) if self.finish_ps[r] != NEVER]
+        counted = int(wrong[finished_wrong].sum())
+        bad = f"{counted} wrong bytes in the outputs of {ranks_text(finished_wrong)} of {self.ranks}"
+        if self.complete:
+            return "every byte of every output is right" if not finished_wrong else f"complete, but {bad}"
+        unfinished = list(map(int, self.unfinished_ranks))
+        missing = f"incomplete: bytes missing at {ranks_text(unfinished)} of {self.ranks}"
+        if len(unfinished) == self.ranks:
+            return missing
+        return missing + (f"; {bad}, which finished" if finished_wrong else "; the finished ranks' outputs are right")
+
+    def timeout_note(self, rc: AckTimeout) -> str | None:
+        """A line on RC local ACK timeouts when they may have held the run up, else None.
+
+        ``rc`` is the run's RcConfig (``Scenario.rdma.rc``). A timeout fires no sooner than one
+        timeout length after the collective starts, so a run that took less was not held up by one:
+        the note needs a complete run at least one timeout long and a timeout that fired (an
+        incomplete run has no time; its :meth:`incomplete_line` says why). It says what the counters
+        show: the timeouts (NIC counter ``rc_timeouts``), their length, their sum over queue pairs
+        (which may overlap in time), and the run's time against its bound."""
+        fired = int(self.nic["rc_timeouts"].sum()) if "rc_timeouts" in self.nic else 0
+        timeout_ps = rc.ack_timeout_ps
+        if fired == 0 or timeout_ps == 0 or not self.complete or self.time_ps < timeout_ps:
+            return None
+        return (
+            f"RC local ACK timeouts ({format_time(timeout_ps)} each, ack_timeout_exp={rc.ack_timeout_exp}) fired "
+            f"{fired} {'time' if fired == 1 else 'times'} ({format_time(fired * timeout_ps)} summed over queue "
+            f"pairs); the run took {format_time(self.time_ps)}, {times_text(self.time_ps / self.receive_bound_ps)} x "
+            "its bound; see RcConfig.ack_timeout_exp (--ack-timeout-exp)"
+        )
+
+    def __repr__(self) -> str:
+        """One line (the arrays stay out of it): collective, algorithm, P, size per rank, time and
+        time over the bound (or incomplete), verify mode's verdict."""
+        if self.complete:
+            state = (
+                f"{format_time(self.time_ps)} = {times_text(self.time_ps / self.receive_bound_ps)} x bound, complete"
+            )
+        else:
+            state = f"incomplete ({self.unfinished_ranks.size} of {self.ranks} ranks unfinished)"
+        also = "" if self.concurrent is None else f", with {self.concurrent.collective} {self.concurrent.algorithm}"
+        return (
+            f"<Result {self.collective} {self.algorithm}, P={self.ranks}, {format_size(self.bytes_per_rank_b)} per "
+            f"rank: {state}, verified={self.verified}{also}>"
+        )
 
     def _require_complete(self, what: str) -> None:
         if not self.complete:

@@ -2,6 +2,8 @@
 """The mcsim command: every command works; bad input is one line on stderr and exit code 2."""
 
 import json
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +12,7 @@ import pytest
 
 from mcsim import machine, topology
 from mcsim.cli import _collective_scenarios, build_parser, main
-from mcsim.errors import McsimError
+from mcsim.errors import Interrupted, McsimError
 from mcsim.faults_file import load_faults
 from mcsim.link import two_hosts
 from mcsim.physics import Link
@@ -249,3 +251,183 @@ def test_an_error_names_the_option_as_typed(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1
+
+
+CLOCK = r"past 2\^62 ps = 53\.4 days, the simulated clock's limit"
+
+# issue 30: every bad input of allgather, broadcast and stream is one exact line, exit 2, before any run
+BAD_INPUT = [
+    (
+        ["stream", "--rate", "1bps"],
+        rf"stream: --rate='1bps' takes 557162496s for --size='64MiB' \(--delay='100ns'\), {CLOCK}; give a higher "
+        "rate, a smaller size or a shorter delay",
+    ),
+    (
+        ["stream", "--size", "65536TiB"],
+        rf"stream: --signalling-rate='56.25Gbps' takes \d+\.\d+s for --size='65536TiB' .*{CLOCK}; .*",
+    ),
+    (["stream", "--mtu", "0"], r"stream: mtu_b=0 must be > 0"),
+    # a field given two ways, or one option twice: the last would win silently
+    (
+        ["allgather", "--size", "4KiB", "--bytes-per-rank", "1MiB"],
+        r"allgather: --size='4KiB' and --bytes-per-rank='1MiB' set one field \(bytes_per_rank\); give one of them",
+    ),
+    (
+        ["allgather", "--algo", "ring", "--algorithm", "mcast"],
+        r"allgather: --algo='ring' and --algorithm='mcast' set one field \(algorithm\); give one of them",
+    ),
+    (
+        ["broadcast", "--algorithm", "mcast", "--algo", "mcast"],
+        r"broadcast: --algorithm='mcast' and --algo='mcast' set one field \(algorithm\); give one of them",
+    ),
+    (
+        ["stream", "--rate", "1Gbps", "--signalling-rate", "2Gbps"],
+        r"stream: --rate='1Gbps' and --signalling-rate='2Gbps' set one field \(signalling_rate\); give one of them",
+    ),
+    (
+        ["allgather", "--size", "4KiB", "--size", "1MiB"],
+        r"allgather: --size given twice \('4KiB', then '1MiB'\); give it once; several sizes go in one list, "
+        r"e\.g\. --size 4KiB,1MiB",
+    ),
+    (
+        ["stream", "--size", "1MiB", "--size", "2MiB"],
+        r"stream: --size given twice \('1MiB', then '2MiB'\); give it once",
+    ),
+    (["broadcast", "--root", "1", "--root", "2"], r"broadcast: --root given twice \(1, then 2\); give it once"),
+    (["allgather", "--verify", "--verify"], r"allgather: --verify given twice; give it once"),
+    # options that would do nothing in the combination
+    (
+        ["allgather", "--algorithm", "ring", "--roots", "4"],
+        r"--roots=4 is the multicast protocol's; not for --algorithm ring",
+    ),
+    (
+        ["allgather", "--algo", "ring", "--timeout-scale", "2"],
+        r"--timeout-scale=2\.0 is the multicast protocol's; not for --algo ring",
+    ),
+    (
+        ["allgather", "--algorithm", "ring", "--artifact-protocol"],
+        r"--artifact-protocol is the multicast protocol's; not for --algorithm ring",
+    ),
+    (["allgather", "--root", "1"], r"allgather: --root is for broadcast \(an allgather has --roots K at a time\)"),
+    (["broadcast", "--roots", "2"], r"broadcast: --roots is for allgather \(a broadcast has one root: --root R\)"),
+    (
+        ["allgather", "--algorithm", "rign", "--roots", "2"],
+        r"unknown algorithm for allgather 'rign'; choose one of mcast, ring; did you mean 'ring'\?",
+    ),
+    # outputs and inputs checked before any run
+    (["allgather", "--out", "/proc/x.csv"], r"--out='/proc/x.csv' cannot be written \(.*\)"),
+    (["broadcast", "--out", "/no/such/x.json"], r"--out='/no/such/x.json': folder '/no/such' does not exist"),
+    (["allgather", "--out", "/tmp"], r"--out='/tmp' must end in .csv, .json, .jsonl \(the file's format\)"),
+    (["allgather", "--faults", "/no/such.toml"], r"faults file '/no/such.toml' does not exist"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), BAD_INPUT)
+def test_bad_collective_and_stream_input_is_one_exact_line_before_any_run(argv, message, monkeypatch, capsys):
+    def never(*args, **kwargs):
+        raise AssertionError("a run started")
+
+    monkeypatch.setattr(Scenario, "run", never)
+    monkeypatch.setattr("mcsim.cli.stream", never)
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert re.fullmatch(f"mcsim: error: {message}\n", err), err
+
+
+def test_an_option_that_the_combination_reads_is_accepted():
+    parse = build_parser().parse_args
+    (ring,) = _collective_scenarios(parse(["allgather", "--algorithm", "ring", "--size", "4KiB", "--ranks", "4"]))
+    assert ring == Scenario(algorithm="ring", bytes_per_rank="4KiB", ranks=4)
+    argv = ["allgather", "--roots", "3", "--timeout-scale", "2", "--artifact-protocol"]
+    (mcast,) = _collective_scenarios(parse(argv))
+    assert (mcast.roots, mcast.timeout_scale, mcast.barriers) == (3, 2.0, 2)
+    (bcast,) = _collective_scenarios(parse(["broadcast", "--root", "5", "--timeout-scale", "3"]))
+    assert (bcast.root, bcast.timeout_scale) == (5, 3.0)
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        ("allgather", ["--roots K             mcast: roots multicasting at once (default: 2)", "(default: 5)"]),
+        ("broadcast", ["the root rank (default: 0)", "(default: 1MiB)"]),
+        ("stream", ["(default: 56.25Gbps)", "(default: 64MiB)"]),
+    ],
+)
+def test_help_names_the_defaults_of_options_that_default_to_not_given(command, shown, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines where it likes
+    for words in shown:
+        assert " ".join(words.split()) in text
+    assert "default: None" not in text and "default: False" not in text
+
+
+def test_ctrl_c_on_the_second_size_keeps_the_first(monkeypatch, tmp_path, capsys):
+    run, calls = Scenario.run, []
+
+    def interrupted_second(self):
+        calls.append(self.bytes_per_rank)
+        if len(calls) == 2:
+            raise Interrupted("interrupted: simulated 1.000 us in 0.2 s, 0.01 M events (0.05 M/s)")
+        return run(self)
+
+    monkeypatch.setattr(Scenario, "run", interrupted_second)
+    out = tmp_path / "r.jsonl"
+    argv = ["allgather", "--topology", "fat-tree-k4", "--size", "4KiB,8KiB,16KiB", "--out", str(out)]
+    assert main(argv) == 130
+    stdout, err = capsys.readouterr()
+    header, *rows = stdout.splitlines()
+    assert header.split()[0] == "size_B" and [r.split()[0] for r in rows] == ["4096"]
+    assert [json.loads(line)["size_B"] for line in out.read_text().splitlines()] == [4096]
+    assert calls == ["4KiB", "8KiB"]  # the third size never started
+    assert err.splitlines()[-1] == (
+        "mcsim: interrupted: simulated 1.000 us in 0.2 s, 0.01 M events (0.05 M/s) (at 8KiB per rank; 1 of 3 sizes "
+        f"finished, their rows above and in {out})"
+    )
+
+
+def test_ctrl_c_on_the_first_size_prints_no_rows_and_writes_nothing(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(Scenario, "run", lambda self: (_ for _ in ()).throw(KeyboardInterrupt()))
+    out = tmp_path / "r.csv"
+    assert main(["allgather", "--topology", "fat-tree-k4", "--size", "4KiB", "--out", str(out)]) == 130
+    stdout, err = capsys.readouterr()
+    assert stdout == "" and not out.exists()
+    assert err.splitlines()[-1] == "mcsim: interrupted (at 4KiB per rank)"
+
+
+def test_verify_says_bytes_are_missing_not_wrong_when_a_run_is_incomplete(capsys, star):
+    assert main([*INCOMPLETE, "--topology", star(4), "--verify"]) == 1
+    err = capsys.readouterr().err
+    (line,) = [line for line in err.splitlines() if line.startswith("mcsim: verify: ")]
+    assert re.fullmatch(r"mcsim: verify: 65536 B per rank: incomplete: bytes missing at ranks? [0-9, ]+ of 4.*", line)
+    assert "WRONG" not in err and "wrong" not in err
+
+
+def test_the_timeout_note_goes_to_stderr_when_timeouts_may_hold_a_run_up(capsys):
+    argv = ["allgather", "--topology", "fat-tree-k4", "--algo", "ring", "--size", "64KiB", "--loss", "0.01"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    (note,) = [line for line in err.splitlines() if line.startswith("mcsim: note: ")]
+    assert note.startswith("mcsim: note: 65536 B per rank: RC local ACK timeouts (67.109ms each, ack_timeout_exp=14)")
+    assert note.endswith("see RcConfig.ack_timeout_exp (--ack-timeout-exp)")
+    assert "note" not in out  # stdout keeps its rows only
+
+
+@pytest.mark.parametrize(
+    "shell",
+    [
+        "{mcsim} topo show testbed-188 | head -1",  # head may go before or after mcsim writes
+        "{mcsim} topo show testbed-188 | true",  # the reader has gone before mcsim writes
+    ],
+)
+def test_output_into_a_closed_pipe_stops_quietly_with_141(shell):
+    mcsim = f"{shlex.quote(sys.executable)} -m mcsim"
+    script = f"{shell.format(mcsim=mcsim)}; echo status ${{PIPESTATUS[0]}}"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, cwd=REPO)
+    assert proc.stderr == ""
+    *shown, status = proc.stdout.splitlines()
+    if "head" in shell:
+        assert shown == ["topology testbed-188 (leaf_spine)"] and status in ("status 0", "status 141")
+    else:
+        assert shown == [] and status == "status 141"

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Result honesty: an incomplete run has no time and no bandwidth, and says which ranks and why."""
 
+import dataclasses
 import math
+import re
 
 import numpy as np
 import pytest
@@ -14,11 +16,14 @@ from mcsim.result import (
     RC_ERROR_REASON,
     FabricResult,
     Result,
+    VerbsResult,
     cut_off_reason,
     held_up_reason,
     incomplete_lines,
+    ranks_text,
 )
 from mcsim.scenario import Scenario
+from mcsim.units import format_time
 
 RC_ERROR = RC_ERROR_REASON
 MISSING = NO_KNOWN_CAUSE_REASON
@@ -148,3 +153,114 @@ def test_a_host_cut_off_for_good_is_named_and_the_others_wait_for_it():
     assert why[0] == RC_ERROR
     assert all(why[rank] == held_up_reason([0, 1]) for rank in range(2, 16))
     assert MISSING not in why.values()
+
+
+def verified(finish_ps, wrong) -> Result:
+    wrong = np.asarray(wrong, dtype=np.int64)
+    return dataclasses.replace(result(finish_ps), verified=bool((wrong == 0).all()), wrong_bytes=wrong)
+
+
+@pytest.mark.parametrize(
+    ("finish_ps", "wrong", "text"),
+    [
+        ([1, 2, 3, 4], [0, 0, 0, 0], "every byte of every output is right"),
+        ([1, 2, 3, 4], [0, 5, 0, 2], "complete, but 7 wrong bytes in the outputs of ranks 1, 3 of 4"),
+        # an unfinished rank's output is not whole: its differing bytes are missing, not judged wrong
+        (
+            [1, -1, 3, 4],
+            [0, 4096, 0, 0],
+            "incomplete: bytes missing at rank 1 of 4; the finished ranks' outputs are right",
+        ),
+        (
+            [1, -1, -1, 4],
+            [3, 4096, 0, 0],
+            "incomplete: bytes missing at ranks 1, 2 of 4; 3 wrong bytes in the outputs of rank 0 of 4, which finished",
+        ),
+        ([-1, -1, -1, -1], [4096, 0, 9, 4096], "incomplete: bytes missing at ranks 0, 1, 2, 3 of 4"),
+    ],
+)
+def test_verify_says_what_is_true_of_each_run(finish_ps, wrong, text):
+    assert verified(finish_ps, wrong).verify_text() == text
+
+
+def test_verify_text_is_none_when_bytes_were_not_checked():
+    assert result([1, 2]).verify_text() is None
+
+
+def test_a_real_incomplete_verify_run_says_bytes_are_missing(star_graph):
+    sc = Scenario(topology=star_graph(4), bytes_per_rank="64KiB", loss=0.05, rc=RcConfig(retry_cnt=0), verify=True)
+    r = sc.run()
+    assert not r.complete and r.verified is False  # verified stays False: not every byte is right
+    assert r.verify_text().startswith(f"incomplete: bytes missing at {ranks_text(r.unfinished_ranks.tolist())} of 4")
+
+
+def with_timeouts(finish_ps, fired, end_ps=0) -> Result:
+    r = result(finish_ps)
+    nic = {**r.nic, "rc_timeouts": np.asarray(fired, dtype=np.uint64)}
+    return dataclasses.replace(r, nic=nic, fabric=dataclasses.replace(r.fabric, end_ps=end_ps))
+
+
+RC14 = RcConfig()  # 4.096 us x 2^14 = 67.108864 ms
+
+
+@pytest.mark.parametrize(
+    ("finish_ps", "fired", "rc", "note"),
+    [
+        (
+            [1, 200_000_000_000],
+            [3, 1],
+            RC14,
+            "RC local ACK timeouts (67.109ms each, ack_timeout_exp=14) fired 4 times (268.435ms summed over queue "
+            "pairs); the run took 200ms, 610352 x its bound; see RcConfig.ack_timeout_exp (--ack-timeout-exp)",
+        ),
+        ([1, 200_000_000_000], [0, 0], RC14, None),  # no timeout fired
+        ([1, 67_108_863_999], [2, 0], RC14, None),  # the run ended before a timeout could fire
+        ([1, 67_108_864_000], [0, 1], RC14, "fired 1 time (67.109ms summed"),  # one timeout long: it could have
+        ([1, 200_000_000_000], [2, 0], RcConfig(ack_timeout_exp=0), None),  # no timeout at all
+        ([-1, 200_000_000_000], [2, 0], RC14, None),  # incomplete: its line says why
+    ],
+)
+def test_the_timeout_note_says_only_what_the_counters_show(finish_ps, fired, rc, note):
+    text = with_timeouts(finish_ps, fired, end_ps=300_000_000_000).timeout_note(rc)
+    assert text == note if note is None or note.startswith("RC") else note in text
+
+
+def test_the_timeout_note_of_a_lossy_run_matches_its_counters():
+    sc = Scenario(topology="fat-tree-k4", algorithm="ring", bytes_per_rank="64KiB", loss=0.01)
+    r = sc.run()
+    fired, timeout_ps = int(r.nic["rc_timeouts"].sum()), sc.rdma.rc.ack_timeout_ps
+    assert fired > 0 and timeout_ps == 4_096_000 << 14
+    assert r.time_ps >= timeout_ps  # a timeout fires one timeout length after its QP's last progress
+    note = r.timeout_note(sc.rdma.rc)
+    summed = format_time(fired * timeout_ps)  # the closed form: timeouts x timeout length
+    assert f"(67.109ms each, ack_timeout_exp=14) fired {fired} times ({summed} summed over queue pairs)" in note
+    assert f"the run took {format_time(r.time_ps)}, {r.time_ps / r.receive_bound_ps:.0f} x its bound" in note
+    # a timeout that fired after the run had finished is no note: this Broadcast finishes in us
+    sc = Scenario(topology="fat-tree-k4", collective="broadcast", bytes_per_rank="64KiB", loss=0.01)
+    b = sc.run()
+    assert int(b.nic["rc_timeouts"].sum()) > 0 and b.time_ps < sc.rdma.rc.ack_timeout_ps
+    assert b.timeout_note(sc.rdma.rc) is None
+
+
+def test_a_result_repr_is_one_short_line():
+    sc = Scenario(topology="fat-tree-k4", bytes_per_rank="64KiB", verify=True)
+    r = sc.run()
+    text = repr(r)
+    assert len(text) < 300 and "\n" not in text
+    assert re.fullmatch(
+        r"<Result allgather mcast, P=16, 64KiB per rank: \d+\.\d+us = \d\.\d+ x bound, complete, verified=True>", text
+    )
+    assert len(repr(r.fabric)) < 300 and repr(r.fabric).startswith("<FabricResult 96 ports, 16 hosts, 0 flows, end ")
+    cut = repr(result([-1, 5, -1, 7]))
+    assert cut == "<Result allgather mcast, P=4, 4KiB per rank: incomplete (2 of 4 ranks unfinished), verified=None>"
+    verbs = VerbsResult(
+        fabric=r.fabric,
+        rc_done_ps=np.array([5, -1, 7]),
+        rc_responder_done_ps=np.full(3, -1),
+        rc_requester={},
+        rc_responder={},
+        ud={"host": np.arange(20)},
+        nic={},
+    )
+    assert repr(verbs).startswith("<VerbsResult 3 RC ops (2 completed), 20 UD QPs; <FabricResult 96 ports")
+    assert len(repr(verbs)) < 300
