@@ -309,6 +309,24 @@ def test_report_into_a_missing_folder_is_one_error_line(tmp_path):
         report(tmp_path / "nope" / "r.html", quick=True, store=tmp_path / "s.sqlite")
 
 
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"figures": []}, r"^report: figures=\[\] names no figure"),
+        ({"workers": 0}, r"^report: workers=0 must be >= 1"),
+        ({"profile": "x"}, r"^report: profile='x': unknown DPA profile 'x'"),
+        ({"store": "{tmp}/r.html"}, r"^report: out='.*r.html' is the store"),
+    ],
+)
+def test_report_api_refuses_what_the_command_refuses(changes, message, tmp_path):
+    kwargs = {"quick": True, "store": tmp_path / "s.sqlite"} | {
+        k: v.replace("{tmp}", str(tmp_path)) if isinstance(v, str) and k == "store" else v for k, v in changes.items()
+    }
+    with pytest.raises(McsimError, match=message):
+        report(tmp_path / "r.html", **kwargs)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_profile_sets_the_dpa_closed_forms_of_the_page(made, tmp_path):
     """--profile sdr-rdma: the DPA figure draws that profile first, and the conditional claims give its
     verdict first, sc24's beside it; the runs are reused."""
