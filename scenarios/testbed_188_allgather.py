@@ -10,7 +10,8 @@ multicast, N(P-1) for the ring). The testbed's wiring is an assumption (mcsim/to
 The runs are a sweep: they run in parallel (one worker process per core), each is stored in
 --store as it finishes, and running the script again reuses every stored run (a run killed half-way
 resumes with what was finished). It ends with the `mcsim compare` rows of the published claims that
-its runs reproduce (ring-bound and traffic-2x need the 1 MiB runs of all 188 ranks at 56 Gbit/s).
+its runs check, each with its verdict (ring-bound and traffic-2x need the 1 MiB runs of all 188
+ranks at 56 Gbit/s).
 
 Run: mcsim run scenarios/testbed_188_allgather.py [--sizes 4KiB,64KiB,1MiB] [--ranks 188] [--store F]
 """
@@ -86,10 +87,10 @@ def main() -> int:
     print(report.line())
     ok = report.all_ok and all(has_time(r) for r in runs.values())
 
-    # the published claims that these runs reproduce (mcsim compare on them: nothing runs again)
+    # the published claims that these runs check (mcsim compare on them: nothing runs again)
     claims = claims_of(report.keys)
     if claims and ok:
-        print(f"\nThe published claims these runs reproduce (mcsim compare --only {','.join(c.id for c in claims)}):")
+        print(f"\nThe published claims these runs check (mcsim compare --only {','.join(c.id for c in claims)}):")
         compared = evaluate(claims, store=args.store, workers=args.workers)
         print(table_text(compared), end="")
         ok = exit_status(compared) == 0

@@ -5,6 +5,8 @@ plotted numbers are the stored runs' and the closed forms', and a second report 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -55,6 +57,8 @@ class Page(HTMLParser):
         self.external: list[str] = []
         self.pres: list[str] = []
         self.rows: list[list[str]] = []
+        self.row_attrs: list[dict[str, str]] = []  # each row's <tr> attributes (class, data-verdict)
+        self.summary: dict[str, str] = {}  # the compare summary's spans: verdict -> "<n> <verdict>" and class
         self.scripts = 0
         self._figure: str | None = None
         self._pre: list[str] | None = None
@@ -82,6 +86,9 @@ class Page(HTMLParser):
             self._pre = []
         if tag == "tr":
             self._row = []
+            self.row_attrs.append(a)
+        if tag == "span" and "data-count" in a:
+            self.summary[a["data-count"]] = a["class"]
         if tag in ("td", "th"):
             self._cell = []
 
@@ -115,13 +122,15 @@ def made(tmp_path_factory):
     """The --quick report, made once through the command (one worker: the machine is shared)."""
     folder = tmp_path_factory.mktemp("report")
     out, store = folder / "report.html", folder / "compare.sqlite"
-    assert main(["report", "--quick", "--store", str(store), "-o", str(out), "--workers", "1"]) == 0
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(["report", "--quick", "--store", str(store), "-o", str(out), "--workers", "1"]) == 0
     panels = figures.panels(True, store, 1)  # all reused from the store: the numbers the page plotted
-    return out, store, panels
+    return out, store, panels, err.getvalue()
 
 
 def test_page_has_every_figure_as_inline_svg_and_is_self_contained(made):
-    out, _, _ = made
+    out, *_ = made
     page = Page(out.read_text(encoding="utf-8"))
     assert set(page.figures) == set(figures.FIGURES)
     assert all(n >= 1 for n in page.figures.values())
@@ -136,21 +145,55 @@ def _umask() -> int:
     return mask
 
 
-def test_compare_table_has_a_row_per_claim_with_a_verdict(made):
-    out, _, _ = made
+def test_compare_table_has_a_row_per_claim_with_its_verdict_and_note(made):
+    out, *_ = made
     page = Page(out.read_text(encoding="utf-8"))
-    rows = {r[0]: r for r in page.rows if len(r) == 6 and r[0] != "id"}
+    rows = {r[0]: (r, a) for r, a in zip(page.rows, page.row_attrs, strict=True) if len(r) == 7 and r[0] != "id"}
     assert set(rows) == {c.id for c in CLAIMS}
     for claim in CLAIMS:
-        cells = rows[claim.id]
+        cells, attrs = rows[claim.id]
+        kind = attrs["data-verdict"]
+        assert kind in VERDICTS and attrs["class"] == f"verdict-{kind.replace(' ', '-')}"
         assert cells[1] == claim.published()
-        assert cells[4].removesuffix(" (must reproduce)") in VERDICTS
+        assert cells[4].startswith(kind) and cells[4].endswith(" (must reproduce)") == claim.must_reproduce
         assert cells[5].strip()  # a reason
+        assert cells[6] == claim.note
+    # inputs and conditional claims have their own verdicts and colours, never the reproduced ones
+    for cid in ("dpa-thread", "dpa-zc-4x", "testbed"):
+        assert rows[cid][1]["data-verdict"] == "input"
+    for cid in ("dpa-1/16", "dpa-half"):
+        assert rows[cid][1]["data-verdict"] == "conditional"
+        shown = rows[cid][0][4]
+        assert shown.startswith("conditional: holds under sc24 (") and "; sdr-rdma: differs (" in shown
+    # the summary counts each verdict once, in its own colour
+    said = [a["data-verdict"] for _, a in rows.values()]
+    assert page.summary == {v: f"verdict-{v.replace(' ', '-')}" for v in VERDICTS if v in said}
+    text = out.read_text(encoding="utf-8")
+    assert all(f"{said.count(v)} {v}</span>" in text for v in set(said))
+    css = text.split("<style>", 1)[1].split("</style>", 1)[0]
+    colour = {m[0]: m[1] for m in re.findall(r"\.verdict-([a-z-]+) \{ background: (#[0-9a-f]+); \}", css)}
+    assert colour["input"] != colour["reproduced"] != colour["conditional"] != colour["within-tolerance"]
+    assert {colour["input"], colour["conditional"]}.isdisjoint({colour["reproduced"], colour["within-tolerance"]})
+
+
+def test_progress_lines_name_each_figure_and_claim(made):
+    *_, err = made
+    lines = err.splitlines()
+    figs = [line for line in lines if line.startswith("mcsim report: figure [")]
+    claims = [line for line in lines if line.startswith("mcsim report: claim [")]
+    n = len(figures.FIGURES)
+    assert [line.split("] ")[1].split(":")[0] for line in figs] == list(figures.FIGURES)
+    assert all(f"[{i}/{n}]" in line for i, line in enumerate(figs, 1))
+    assert figs[0] == f"mcsim report: figure [1/{n}] busbw-vs-size: 10 runs: 0 from the store, 10 to simulate"
+    assert figs[3].endswith("dpa-threads: closed form, nothing to simulate")
+    assert [line.split("] ")[1].split(":")[0] for line in claims] == [c.id for c in CLAIMS]
+    assert lines[-1].startswith(f"mcsim report: {len(CLAIMS)} claims: ")
+    assert len(lines) == n + len(CLAIMS) + 1  # one line each, no per-run lines
 
 
 def test_every_sweep_of_a_figure_reruns_from_the_toml_on_the_page(made):
     """The page shows each figure's sweep spec as TOML: read back, it gives the same runs (store keys)."""
-    out, _, panels = made
+    out, _, panels, _ = made
     page = Page(out.read_text(encoding="utf-8"))
     specs = [s for p in panels for s in p.specs]
     assert len(specs) == 6  # busbw, rate (host and DPA), traffic, ag-rs (rings and the offloaded pair)
@@ -165,7 +208,7 @@ def test_every_sweep_of_a_figure_reruns_from_the_toml_on_the_page(made):
 def test_plotted_numbers_hold_their_bounds_and_closed_forms(made):
     """busbw never above the link's data rate; time never below the receive bound; the traffic and DPA
     figures' numbers are exactly the closed forms'."""
-    _, store, panels = made
+    _, store, panels, _ = made
     by = {p.id: p for p in panels}
     busbw = by["busbw-vs-size"]
     assert len(busbw.rows) == 2 * len(figures.SIZES) and not busbw.notes
@@ -184,10 +227,11 @@ def test_plotted_numbers_hold_their_bounds_and_closed_forms(made):
             assert (ring, linear) == (round(authors[p]["reduction_ring"], 4), round(authors[p]["reduction_linear"], 4))
     assert {p for s, p, *_ in traffic.rows if s == "mcsim counted"} == set(POWERS)
     assert {p for s, p, *_ in traffic.rows if s == "mcsim simulated"} == set(figures.QUICK_TRAFFIC_RANKS)
-    for path, rate_text, threads in by["dpa-threads"].rows:
-        need = dpa.threads_needed(parse_rate(rate_text), figures.CHUNK_B, path)
+    for profile, path, rate_text, threads in by["dpa-threads"].rows:
+        need = dpa.threads_needed(parse_rate(rate_text), figures.CHUNK_B, path, dpa=dpa.profile(profile))
         assert threads == ("not sustainable" if need is None else need)
-    assert {format_rate(parse_rate(r)) for r in figures.RATES} == {r for _, r, _ in by["dpa-threads"].rows}
+    assert {format_rate(parse_rate(r)) for r in figures.RATES} == {r for _, _, r, _ in by["dpa-threads"].rows}
+    assert {p for p, *_ in by["dpa-threads"].rows} == set(dpa.PROFILES)  # the chosen one and the other
     ag_rs = by["ag-rs"]
     offloaded = [f for pair, _, f in ag_rs.rows if "in-network" in pair]
     assert len(offloaded) == len(figures.AG_RS_SIZES)
@@ -198,7 +242,7 @@ def test_plotted_numbers_hold_their_bounds_and_closed_forms(made):
 
 
 def test_second_report_reuses_every_run(made, tmp_path):
-    out, store, _ = made
+    out, store, *_ = made
     before = store_rows(store)
     again = tmp_path / "again.html"
     assert main(["report", "--quick", "--store", str(store), "-o", str(again), "--workers", "1"]) == 0
@@ -217,7 +261,7 @@ def test_page_renders_in_headless_chromium(made, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api")
     import matplotlib.image
 
-    out, _, _ = made
+    out, *_ = made
     shot = tmp_path / "page.png"
     problems: list[str] = []
     with sync_api.sync_playwright() as pw:
@@ -263,3 +307,67 @@ def test_missing_report_extra_is_one_error_line(tmp_path, capsys, monkeypatch):
 def test_report_into_a_missing_folder_is_one_error_line(tmp_path):
     with pytest.raises(McsimError, match="does not exist"):
         report(tmp_path / "nope" / "r.html", quick=True, store=tmp_path / "s.sqlite")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"figures": []}, r"^report: figures=\[\] names no figure"),
+        ({"workers": 0}, r"^report: workers=0 must be >= 1"),
+        ({"profile": "x"}, r"^report: profile='x': unknown DPA profile 'x'"),
+        ({"store": "{tmp}/r.html"}, r"^report: out='.*r.html' is the store"),
+    ],
+)
+def test_report_api_refuses_what_the_command_refuses(changes, message, tmp_path):
+    kwargs = {"quick": True, "store": tmp_path / "s.sqlite"} | {
+        k: v.replace("{tmp}", str(tmp_path)) if isinstance(v, str) and k == "store" else v for k, v in changes.items()
+    }
+    with pytest.raises(McsimError, match=message):
+        report(tmp_path / "r.html", **kwargs)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_profile_sets_the_dpa_closed_forms_of_the_page(made, tmp_path):
+    """--profile sdr-rdma: the DPA figure draws that profile first, and the conditional claims give its
+    verdict first, sc24's beside it; the runs are reused."""
+    _, store, *_ = made
+    before = store_rows(store)
+    out = tmp_path / "sdr.html"
+    report(out, store=store, quick=True, workers=1, figures=["dpa-threads"], profile="sdr-rdma")
+    assert store_rows(store) == before
+    page = Page(out.read_text(encoding="utf-8"))
+    rows = {r[0]: r for r in page.rows if len(r) == 7}
+    need = dpa.threads_needed(parse_rate("400Gbps"), figures.CHUNK_B, "staging", dpa=dpa.profile("sdr-rdma"))
+    assert rows["dpa-1/16"][4].startswith(f"conditional: sdr-rdma: differs ({need} threads); holds under sc24 (")
+    assert "profile sdr-rdma" in out.read_text(encoding="utf-8")
+
+
+# (arguments, the one error line); {tmp}: the test's folder. Each is refused before any work.
+BAD_OPTIONS = [
+    (["--figures", ""], r"report: --figures='' names nothing"),
+    (["--figures", ",,"], r"report: --figures=',,' names nothing"),
+    (["--figures", "ag-rs,,dpa-threads"], r"report: --figures='ag-rs,,dpa-threads' has an empty id"),
+    (["--figures", "ag-rs,ag-rs"], r"report: --figures='ag-rs,ag-rs' names 'ag-rs' twice"),
+    (["--figures", "nope"], r"unknown figure 'nope'; the figures: busbw-vs-size, "),
+    (["--workers", "0"], r"report: --workers=0 must be >= 1"),
+    (["--workers", "-1"], r"report: --workers=-1 must be >= 1"),
+    (["--profile", "sc"], r"report: --profile='sc': unknown DPA profile 'sc'"),
+    (["-o", "{tmp}/nope/r.html"], r"report: -o='.*/nope/r.html': folder '.*/nope' does not exist"),
+    (["-o", "{tmp}"], r"report: -o='.*' is a folder; give a file name"),
+    (["-o", ""], r"report: -o='' is a folder; give a file name"),
+    (["-o", "/proc/r.html"], r"report: -o='/proc/r.html' cannot be written"),
+    (["--store", "{tmp}/nope/s.sqlite"], r"report: --store='.*/nope/s.sqlite': folder '.*/nope' does not exist"),
+    (["--store", "/proc/s.sqlite"], r"report: --store='/proc/s.sqlite' cannot be written"),
+    (["--store", "{tmp}/same", "-o", "{tmp}/same"], r"report: -o='.*/same' is the --store; the page would overwrite"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD_OPTIONS)
+def test_bad_report_options_are_one_error_line_before_any_work(args, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default report.html and compare.sqlite would go here
+    argv = ["report", "--quick", *(a.replace("{tmp}", str(tmp_path)) for a in args)]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("mcsim: error: "), err
+    assert re.search(message, err), err
+    assert list(tmp_path.iterdir()) == []  # no page, no store: nothing ran

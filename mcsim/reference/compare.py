@@ -1,13 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Evaluate the published claims: simulate (or reuse from the store) what each needs, and give each a
-verdict with a one-line reason.
+verdict that says what was shown, with a one-line reason and the claim's note.
 
 Every simulated number comes from runs through mcsim.sweep.run, stored in ``store`` (a second call
-reuses them); the DPA claims are closed forms of mcsim.dpa (no packet simulation, no sweep), the
-testbed claim is the topology file itself. Verdicts: "reproduced" (the published number, to its
-precision, or the published bound holds), "within tolerance" (|simulated / published - 1| <= the
-claim's tolerance), "differs", "calibrated input" (the model was fitted to it: agreement proves
-nothing), "not published" (no number to compare).
+reuses them); the DPA claims are closed forms of mcsim.dpa under a DPA profile (mcsim.dpa.PROFILES;
+``profile``), the testbed claim is the topology file itself. Verdicts (VERDICTS):
+
+- "reproduced": an outcome of the model is the published number to its precision, or the published
+  bound holds;
+- "within tolerance": an outcome within the claim's tolerance of the published number;
+- "input": the model was calibrated on the number, or it is true by construction (the topology):
+  agreeing with it proves nothing;
+- "conditional": an outcome only under a named assumption, the DPA profile the claim ``holds_under``,
+  and it holds there; ``condition`` gives every profile's own verdict ("holds under sc24 (16 threads);
+  sdr-rdma: differs (22 threads)"), the chosen profile's first;
+- "differs": an outcome off its tolerance, an input that no longer matches, or a conditional claim
+  false even under its profile;
+- "not published": no number to compare.
+
+``exit_status`` is 1 if a must-reproduce claim "differs": so an input must still match and a
+conditional claim must hold under its own profile (under another one it may differ: that is what the
+"conditional" says).
 """
 
 from __future__ import annotations
@@ -15,35 +28,32 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
-from mcsim.errors import McsimError
-from mcsim.output import Column, Table
-from mcsim.reference.claims import FDR, QUICK_TOPOLOGY, TESTBED, Claim, select
+from mcsim.errors import McsimError, pick, require_int
+from mcsim.output import Column, Table, check_writable
+from mcsim.reference.claims import DPA_HALF_THREADS, FDR, INPUT_KINDS, QUICK_TOPOLOGY, TESTBED, Claim, select
 from mcsim.units import format_rate, parse_rate
 
+if TYPE_CHECKING:
+    from mcsim.dpa import DpaConfig
+    from mcsim.sweep.spec import SweepSpec
+
 DEFAULT_STORE = Path("compare.sqlite")
-VERDICTS = ("reproduced", "within tolerance", "differs", "calibrated input", "not published")
+DEFAULT_PROFILE = "sc24"  # mcsim.dpa.DpaConfig()'s sharing
+VERDICTS = ("reproduced", "within tolerance", "input", "conditional", "differs", "not published")
+HOLDS = ("reproduced", "within tolerance")  # an outcome's verdicts that say the claim holds
 # published numbers are given to 2-3 digits: closer than this is the published number itself
 PRECISION = 0.005
 CHUNK_B = 4096  # the DPA claims' chunk: one 4 KiB MTU datagram
 DPA_CLAIM_RATES = ("400Gbps", "800Gbps", "1.6Tbps")  # dpa-half
-
-
-# the command's table: the reason last, as long as it needs
-TABLE = Table(
-    [
-        Column("id", width=11, left=True),
-        Column("published", width=29, left=True),
-        Column("simulated", width=40, left=True),
-        Column("ratio", width=6),
-        Column("verdict", width=16, left=True),
-        Column("reason", left=True),
-    ]
-)
+# the command's table, in this order; widths follow the rows (the last column as long as it needs)
+TABLE_COLUMNS = ("id", "published", "simulated", "ratio", "verdict", "must", "reason", "note")
+NUMERIC = ("ratio",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,11 +62,13 @@ class Row:
 
     id: str
     published: str  # value with unit
-    simulated: str  # value with unit, or "-"
+    simulated: str  # value with unit, or "-" (a conditional claim: under the chosen profile)
     ratio: float | None  # simulated / published
     verdict: str  # one of VERDICTS
-    reason: str  # one line
+    condition: str  # "conditional" (or "differs" under its profile): every profile's verdict; else ""
     must_reproduce: bool
+    reason: str  # one line: how the simulated value was had
+    note: str  # the claim's note: why its kind (and must_reproduce) is what it is
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +78,63 @@ class Measure:
     simulated: str
     value: float | None  # in the claim's unit; None: none could be had (the reason says why)
     reason: str
+    brief: str = ""  # the value in a few words, for a conditional claim's condition ("22 threads")
 
 
-def _sweep_rows(claim: Claim, quick: bool, store: Path, workers: int | None) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every evaluator may use: the mode, the store and workers of its runs, the DPA profile of
+    the closed forms (a name in mcsim.dpa.PROFILES)."""
+
+    quick: bool
+    store: Path
+    workers: int | None
+    profile: str = DEFAULT_PROFILE
+
+    def dpa(self) -> DpaConfig:
+        from mcsim import dpa
+
+        return dpa.profile(self.profile)
+
+
+class Progress:
+    """A line on ``stream`` (None: nothing) as each claim or figure starts: ``mcsim <command>: [i/n]
+    <what>: <work>``; sweeps run without their own per-run lines."""
+
+    def __init__(self, stream: TextIO | None, command: str) -> None:
+        self.stream, self.command = stream, command
+
+    def line(self, text: str) -> None:
+        if self.stream is not None:
+            self.stream.write(f"mcsim {self.command}: {text}\n")
+            self.stream.flush()
+
+
+def runs_text(specs: Sequence[SweepSpec], store: Path) -> str:
+    """How many runs ``specs`` have and how many of them ``store`` holds already (ok or failed: not
+    run again), e.g. ``"4 runs: 2 from the store, 2 to simulate"``."""
+    if not specs:
+        return "closed form, nothing to simulate"
+    from mcsim.sweep.runner import run_key, versions
+    from mcsim.sweep.store import Store
+
+    vers = versions()
+    keys = {run_key(r.scenario, vers) for spec in specs for r in spec.runs()}
+    stored = 0
+    if store.is_file():
+        with Store(store, create=False) as db:
+            stored = len(db.status(keys))
+    return f"{len(keys)} run{'s' * (len(keys) != 1)}: {stored} from the store, {len(keys) - stored} to simulate"
+
+
+def _sweep_rows(claim: Claim, ctx: Context) -> list[dict[str, Any]]:
     """The claim's runs (mcsim.sweep.run: stored ones are reused), in spec order, all ended complete."""
     from mcsim.sweep import run
 
-    spec = claim.spec(quick)
+    spec = claim.spec(ctx.quick)
     if spec is None:
-        raise McsimError(f"claim {claim.id!r} has no runs in {'quick' if quick else 'full'} mode")
-    rows, untimed = run(spec, store, workers=workers, progress=False).timed_rows()
+        raise McsimError(f"claim {claim.id!r} has no runs in {'quick' if ctx.quick else 'full'} mode")
+    rows, untimed = run(spec, ctx.store, workers=ctx.workers, progress=False).timed_rows()
     if untimed:
         raise McsimError(f"claim {claim.id!r}: run {untimed[0]}")
     return rows
@@ -90,8 +149,8 @@ def _where(rows: list[dict[str, Any]]) -> str:
     return f"P={r['ranks']}, {r['bytes_per_rank_b'] // 1024} KiB/rank, {format_rate(r['data_rate_bps'])} data rate"
 
 
-def _ring_bound(claim: Claim, quick: bool, store: Path, workers: int | None) -> Measure:
-    rows = _sweep_rows(claim, quick, store, workers)
+def _ring_bound(claim: Claim, ctx: Context) -> Measure:
+    rows = _sweep_rows(claim, ctx)
     by = _by_algorithm(rows)
     ring, mcast = by["ring"]["time_over_bound"], by["mcast"]["time_over_bound"]
     worst = max(ring, mcast)
@@ -102,7 +161,7 @@ def _ring_bound(claim: Claim, quick: bool, store: Path, workers: int | None) -> 
     )
 
 
-def _traffic(claim: Claim, quick: bool, store: Path, workers: int | None) -> Measure:
+def _traffic(claim: Claim, ctx: Context) -> Measure:
     from mcsim.topology_files import resolve
 
     # the traffic slice's module (the authors' model and mcsim's count of the same schedules)
@@ -111,10 +170,10 @@ def _traffic(claim: Claim, quick: bool, store: Path, workers: int | None) -> Mea
     except ModuleNotFoundError:
         raise McsimError(f"claim {claim.id!r} needs mcsim.reference.traffic, which this install lacks") from None
 
-    rows = _sweep_rows(claim, quick, store, workers)
+    rows = _sweep_rows(claim, ctx)
     by = _by_algorithm(rows)
     simulated = by["ring"]["link_traversals"] / by["mcast"]["link_traversals"]
-    topology = QUICK_TOPOLOGY if quick else TESTBED
+    topology = QUICK_TOPOLOGY if ctx.quick else TESTBED
     p = int(by["ring"]["ranks"])
     counted = traffic.traffic_reduction(p, resolve(topology), "ring")
     authors = traffic.authors_cost("ring", p) / traffic.authors_cost("multicast", p)
@@ -133,8 +192,8 @@ def _finish_ps(row: dict[str, Any]) -> int:
     return max(int(row["time_ps"]), int(row["concurrent_time_ps"]))
 
 
-def _ag_rs(claim: Claim, quick: bool, store: Path, workers: int | None) -> Measure:
-    rows = _sweep_rows(claim, quick, store, workers)
+def _ag_rs(claim: Claim, ctx: Context) -> Measure:
+    rows = _sweep_rows(claim, ctx)
     by = {(r["algorithm"], r["overlap_algorithm"]): r for r in rows}
     pairs = (("ring", "ring"), ("mcast", "innet"), ("mcast", "ring"))
     rings, offloaded, mcast_ring = (_finish_ps(by[pair]) for pair in pairs)
@@ -149,80 +208,99 @@ def _ag_rs(claim: Claim, quick: bool, store: Path, workers: int | None) -> Measu
     )
 
 
-def _scales(claim: Claim, quick: bool, store: Path, workers: int | None) -> Measure:
-    rows = _sweep_rows(claim, quick, store, workers)
+def _scales(claim: Claim, ctx: Context) -> Measure:
+    from mcsim import dpa
+
+    rows = _sweep_rows(claim, ctx)
     r = rows[0]
     received_bps = r["bytes_per_rank_b"] * (r["ranks"] - 1) * 8 * 1e12 / r["time_ps"]
+    threads = DPA_HALF_THREADS
+    have = ", ".join(
+        f"{name} {dpa.even_capacity('zero_copy', CHUNK_B, dpa.profile(name, threads=threads)) / 1e6:.0f} M"
+        for name in dpa.PROFILES
+    )
     return Measure(
         f"{received_bps / 1e12:.2f} Tbit/s",
         received_bps / 1e12,
         f"bytes each rank received per second, multicast Allgather at 1.6 Tbit/s links on the zero-copy path "
-        f"with 128 DPA threads ({_where(rows)}; {r['time_over_bound']:.2f} x N(P-1)/BW)",
+        f"with {threads} DPA threads ({_where(rows)}; {r['time_over_bound']:.2f} x N(P-1)/BW); the runs use the "
+        f"default (sc24) sharing; closed form, {threads} threads: {have} chunks/s, "
+        f"{dpa.packet_rate(parse_rate('1.6Tbps'), CHUNK_B) / 1e6:.1f} M needed",
     )
 
 
-def _dpa_sixteenth(claim: Claim, quick: bool, store: Path, workers: int | None) -> Measure:
+def _threads(n: int | None, most: int) -> str:
+    return f">{most}" if n is None else str(n)
+
+
+def _dpa_sixteenth(claim: Claim, ctx: Context) -> Measure:
     from mcsim import dpa
 
-    need = dpa.threads_needed(parse_rate("400Gbps"), CHUNK_B, "staging")
-    most = dpa.DpaConfig().cores * dpa.DpaConfig().threads_per_core
+    cfg = ctx.dpa()
+    need = dpa.threads_needed(parse_rate("400Gbps"), CHUNK_B, "staging", dpa=cfg)
+    most = cfg.cores * cfg.threads_per_core
     return Measure(
-        "-" if need is None else f"{need} DPA threads (1/{most // need} of {most})",
+        "-" if need is None else f"{need} DPA threads ({need}/{most})",
         None if need is None else float(need),
-        "closed form (mcsim.dpa.threads_needed, no packet simulation): fewest threads for line rate at "
-        "400 Gbit/s, 4 KiB chunks, staging (datagram) path",
+        f"closed form (mcsim.dpa.threads_needed, profile {ctx.profile}, no packet simulation): fewest threads "
+        "for line rate at 400 Gbit/s, 4 KiB chunks, staging (datagram) path",
+        f"{_threads(need, most)} threads",
     )
 
 
-def _dpa_zero_copy(claim: Claim, quick: bool, store: Path, workers: int | None) -> Measure:
+def _dpa_zero_copy(claim: Claim, ctx: Context) -> Measure:
     from mcsim import dpa
 
-    cfg = dpa.DpaConfig()
+    cfg = ctx.dpa()
     rate = parse_rate("400Gbps")
-    zc, st = (dpa.threads_needed(rate, CHUNK_B, path) for path in ("zero_copy", "staging"))
+    zc, st = (dpa.threads_needed(rate, CHUNK_B, path, dpa=cfg) for path in ("zero_copy", "staging"))
     return Measure(
         f"{cfg.staging_cycles / cfg.zero_copy_cycles:g} x",
         cfg.staging_cycles / cfg.zero_copy_cycles,
-        f"{claim.note}; threads for 400 Gbit/s 4 KiB (closed form): staging {st}, zero copy {zc}",
+        f"DpaConfig.staging_cycles / zero_copy_cycles; threads for 400 Gbit/s of 4 KiB (closed form, profile "
+        f"{ctx.profile}): staging {st}, zero copy {zc}",
     )
 
 
-def _dpa_half(claim: Claim, quick: bool, store: Path, workers: int | None) -> Measure:
+def _dpa_half(claim: Claim, ctx: Context) -> Measure:
     from mcsim import dpa
 
-    cfg = dpa.DpaConfig()
+    cfg = ctx.dpa()
     most = cfg.cores * cfg.threads_per_core
-    need = {r: dpa.threads_needed(parse_rate(r), CHUNK_B, "staging") for r in DPA_CLAIM_RATES}
-    text = ", ".join(f"{'>' + str(most) if n is None else n} at {r}" for r, n in need.items())
+    need = {r: dpa.threads_needed(parse_rate(r), CHUNK_B, "staging", dpa=cfg) for r in DPA_CLAIM_RATES}
+    text = ", ".join(f"{_threads(n, most)} at {r}" for r, n in need.items())
     peak = dpa.capacity("staging", CHUNK_B, dataclasses.replace(cfg, threads=most))
     short = [r for r, n in need.items() if n is None]
     worst = None if short else float(max(n for n in need.values() if n is not None))
-    why = "closed form (mcsim.dpa.threads_needed, no packet simulation), staging path, 4 KiB chunks"
+    why = (
+        f"closed form (mcsim.dpa.threads_needed, profile {ctx.profile}, no packet simulation), staging path, "
+        "4 KiB chunks"
+    )
     if short:
         rates = ", ".join(f"{dpa.packet_rate(parse_rate(r), CHUNK_B) / 1e6:.1f} at {r}" for r in short)
         why += (
             f": all {most} threads peak at {peak / 1e6:.1f} M datagrams/s, {rates} needed; the model's staging "
-            "cost is 4x zero copy (dpa-zc-4x), its sharing the default (sc24) profile's"
+            f"cost is 4x zero copy (dpa-zc-4x), its sharing the {ctx.profile} profile's"
         )
-    return Measure(f"threads {text}", worst, why)
+    return Measure(f"threads {text}", worst, why, f"threads {text}")
 
 
-def _dpa_thread(claim: Claim, quick: bool, store: Path, workers: int | None) -> Measure:
+def _dpa_thread(claim: Claim, ctx: Context) -> Measure:
     from mcsim import dpa
 
-    cfg = dpa.DpaConfig()
+    cfg = ctx.dpa()
     per_thread = dpa.thread_rate("zero_copy", CHUNK_B, cfg) * CHUNK_B / 2**30
     half = dpa.capacity("zero_copy", CHUNK_B, dataclasses.replace(cfg, threads=128))
     need = dpa.packet_rate(parse_rate("1.6Tbps"), CHUNK_B)
     return Measure(
         f"{per_thread:.2f} GiB/s",
         per_thread,
-        f"{claim.note}; outcome beside it: 128 threads do {half / 1e6:.1f} M chunks/s, 1.6 Tbit/s needs "
-        f"{need / 1e6:.1f} M (closed form)",
+        f"one lone thread's zero-copy completions of 4 KiB (closed form); beside it, profile {ctx.profile}: 128 "
+        f"threads do {half / 1e6:.1f} M chunks/s, 1.6 Tbit/s needs {need / 1e6:.1f} M",
     )
 
 
-def _testbed(claim: Claim, quick: bool, store: Path, workers: int | None) -> Measure:
+def _testbed(claim: Claim, ctx: Context) -> Measure:
     from mcsim.topology_files import resolve
     from mcsim.topology_summary import summary
 
@@ -240,7 +318,7 @@ def _testbed(claim: Claim, quick: bool, store: Path, workers: int | None) -> Mea
     )
 
 
-Evaluator = Callable[[Claim, bool, Path, int | None], Measure]
+Evaluator = Callable[[Claim, Context], Measure]
 EVALUATORS: dict[str, Evaluator] = {
     "traffic-2x": _traffic,
     "scales-1.6T": _scales,
@@ -255,18 +333,78 @@ EVALUATORS: dict[str, Evaluator] = {
 
 
 def verdict(claim: Claim, value: float | None) -> tuple[float | None, str]:
-    """(ratio simulated / published, verdict) of a claim whose evaluation found ``value``."""
+    """(ratio simulated / published, verdict) of a claim whose evaluation found ``value``: "input" for
+    an input that matches; a conditional claim gets an outcome's verdict here (under one profile), which
+    :func:`evaluate` turns into "conditional" or "differs"."""
     if claim.kind == "not published" or claim.value is None:
         return None, "not published"
-    ratio = None if value is None else value / claim.value
-    if claim.kind == "calibrated input":
-        return ratio, "calibrated input"
-    if ratio is None:
+    if value is None:
         return None, "differs"
+    ratio = value / claim.value
     off = ratio - 1 if claim.relation == "at_most" else abs(ratio - 1)
-    if off <= PRECISION:
-        return ratio, "reproduced"
-    return ratio, "within tolerance" if off <= claim.tolerance else "differs"
+    said = "reproduced" if off <= PRECISION else "within tolerance" if off <= claim.tolerance else "differs"
+    return ratio, "input" if claim.kind in INPUT_KINDS and said in HOLDS else said
+
+
+def _conditional(claim: Claim, ctx: Context) -> tuple[Measure, float | None, str, str]:
+    """A conditional claim under the chosen profile and every other: (the chosen profile's measure and
+    ratio, "conditional" if it holds under ``claim.holds_under`` else "differs", the condition text)."""
+    from mcsim.dpa import PROFILES
+
+    names = [ctx.profile, *(name for name in PROFILES if name != ctx.profile)]
+    found = {name: EVALUATORS[claim.id](claim, dataclasses.replace(ctx, profile=name)) for name in names}
+    said = {name: verdict(claim, m.value) for name, m in found.items()}
+    parts = []
+    for name in names:
+        brief = found[name].brief or found[name].simulated
+        holds = said[name][1] in HOLDS
+        parts.append(f"holds under {name} ({brief})" if holds else f"{name}: {said[name][1]} ({brief})")
+    kind = "conditional" if said[claim.holds_under or DEFAULT_PROFILE][1] in HOLDS else "differs"
+    return found[ctx.profile], said[ctx.profile][0], kind, "; ".join(parts)
+
+
+def _row(claim: Claim, ctx: Context) -> Row:
+    if claim.id not in EVALUATORS:
+        raise McsimError(f"claim {claim.id!r} has no evaluator; the ids: {', '.join(EVALUATORS)}")
+    condition = ""
+    if claim.kind == "conditional":
+        found, ratio, said, condition = _conditional(claim, ctx)
+    else:
+        found = EVALUATORS[claim.id](claim, ctx)
+        ratio, said = verdict(claim, found.value)
+    return Row(
+        id=claim.id,
+        published=claim.published(),
+        simulated=found.simulated,
+        ratio=ratio,
+        verdict=said,
+        condition=condition,
+        must_reproduce=claim.must_reproduce,
+        reason=found.reason,
+        note=claim.note,
+    )
+
+
+def check_profile(profile: str, where: str, name: str) -> None:
+    """``profile`` must name a DPA profile (mcsim.dpa.PROFILES): else one McsimError line."""
+    from mcsim.dpa import PROFILES
+
+    try:
+        pick("DPA profile", profile, PROFILES)
+    except McsimError as exc:
+        raise McsimError(f"{where}: {name}={profile!r}: {exc}") from None
+
+
+def check_options(
+    claims: Sequence[Claim], *, store: str | os.PathLike[str], workers: int | None, profile: str, where: str
+) -> None:
+    """Refuse, before any work, a profile not in mcsim.dpa.PROFILES, workers < 1, and a store that
+    cannot be written (when a claim has runs); ``where`` names the caller (e.g. "compare")."""
+    check_profile(profile, where, "profile")
+    if workers is not None:
+        require_int(where, "workers", workers, lo=1)
+    if any(c.runs is not None for c in claims):
+        check_writable(store, f"{where}: store")
 
 
 def evaluate(
@@ -275,16 +413,25 @@ def evaluate(
     quick: bool = False,
     store: str | os.PathLike[str] = DEFAULT_STORE,
     workers: int | None = None,
+    profile: str = DEFAULT_PROFILE,
+    progress: Progress | None = None,
 ) -> list[Row]:
-    """One Row per claim, in order (runs through mcsim.sweep.run into ``store``)."""
+    """One Row per claim, in order (runs through mcsim.sweep.run into ``store``; the DPA claims' closed
+    forms under ``profile``, the conditional ones under every profile); ``progress``: a line per claim."""
+    check_options(claims, store=store, workers=workers, profile=profile, where="compare")
+    ctx = Context(quick=quick, store=Path(store), workers=workers, profile=profile)
     rows = []
-    for claim in claims:
-        if claim.id not in EVALUATORS:
-            raise McsimError(f"claim {claim.id!r} has no evaluator; the ids: {', '.join(EVALUATORS)}")
-        found = EVALUATORS[claim.id](claim, quick, Path(store), workers)
-        ratio, said = verdict(claim, found.value)
-        reason = found.reason if said != "calibrated input" or claim.note in found.reason else claim.note
-        rows.append(Row(claim.id, claim.published(), found.simulated, ratio, said, reason, claim.must_reproduce))
+    for i, claim in enumerate(claims, 1):
+        if progress is not None:
+            spec = claim.spec(quick)
+            work = runs_text([spec] if spec is not None else [], ctx.store)
+            if spec is None:
+                work = "the topology file" if claim.kind == "structure" else f"closed form (profile {profile})"
+                work += ", nothing to simulate"
+            progress.line(f"claim [{i}/{len(claims)}] {claim.id}: {work}")
+        rows.append(_row(claim, ctx))
+    if progress is not None:
+        progress.line(summary(rows))
     return rows
 
 
@@ -293,9 +440,14 @@ def compare(
     quick: bool = False,
     store: str | os.PathLike[str] = DEFAULT_STORE,
     workers: int | None = None,
+    *,
+    profile: str = DEFAULT_PROFILE,
+    progress: Progress | None = None,
 ) -> list[Row]:
-    """Compare the claims named by ``ids`` (all if None) with mcsim; --quick: smaller runs."""
-    return evaluate(select(None if ids is None else list(ids), quick=quick), quick=quick, store=store, workers=workers)
+    """Compare the claims named by ``ids`` (all if None) with mcsim; --quick: smaller runs; ``profile``:
+    the DPA profile of the closed forms (mcsim.dpa.PROFILES)."""
+    chosen = select(None if ids is None else list(ids), quick=quick)
+    return evaluate(chosen, quick=quick, store=store, workers=workers, profile=profile, progress=progress)
 
 
 def claims_of(keys: Iterable[str], *, quick: bool = False) -> list[Claim]:
@@ -313,13 +465,44 @@ def claims_of(keys: Iterable[str], *, quick: bool = False) -> list[Claim]:
 
 
 def exit_status(rows: Sequence[Row]) -> int:
-    """1 if a must-reproduce claim differs, else 0."""
+    """1 if a must-reproduce claim's verdict is "differs" (an input that no longer matches, a conditional
+    claim false under its own profile, an outcome off its tolerance), else 0."""
     return 1 if any(r.must_reproduce and r.verdict == "differs" for r in rows) else 0
 
 
+def counts(rows: Sequence[Row]) -> dict[str, int]:
+    """How many rows have each verdict, in VERDICTS' order (an input or conditional claim is never
+    counted as reproduced)."""
+    have = Counter(r.verdict for r in rows)
+    return {v: have[v] for v in VERDICTS}
+
+
+def summary(rows: Sequence[Row]) -> str:
+    """``"9 claims: 2 reproduced, 1 within tolerance, 3 input, 2 conditional, 1 differs"`` (verdicts
+    with no claim left out)."""
+    shown = ", ".join(f"{n} {v}" for v, n in counts(rows).items() if n)
+    return f"{len(rows)} claim{'s' * (len(rows) != 1)}" + (f": {shown}" if shown else "")
+
+
+def verdict_text(row: Row) -> str:
+    """The verdict as the table and the report show it: with its condition, e.g. "conditional: holds
+    under sc24 (16 threads); sdr-rdma: differs (22 threads)"."""
+    return f"{row.verdict}: {row.condition}" if row.condition else row.verdict
+
+
 def table_text(rows: Sequence[Row]) -> str:
-    """The rows as the terminal table `mcsim compare` prints (header, a line per claim)."""
-    lines = [TABLE.header()]
-    for r in rows:
-        lines.append(TABLE.row(dataclasses.asdict(r) | {"ratio": "-" if r.ratio is None else f"{r.ratio:.3f}"}))
-    return "\n".join(lines) + "\n"
+    """The rows as the terminal table `mcsim compare` prints (header, a line per claim; each column as
+    wide as its widest cell, the note last)."""
+    cells = [
+        dataclasses.asdict(r)
+        | {
+            "ratio": "-" if r.ratio is None else f"{r.ratio:.3f}",
+            "verdict": verdict_text(r),
+            "must": "yes" if r.must_reproduce else "no",
+        }
+        for r in rows
+    ]
+    widths = {name: max([len(name), *(len(str(c[name])) for c in cells)]) for name in TABLE_COLUMNS}
+    widths[TABLE_COLUMNS[-1]] = 0
+    table = Table([Column(n, width=widths[n], left=n not in NUMERIC) for n in TABLE_COLUMNS])
+    return "\n".join([table.header(), *(table.row(c).rstrip() for c in cells)]) + "\n"

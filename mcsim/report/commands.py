@@ -1,10 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The ``mcsim report`` command: the figures and the compare table as one HTML page."""
+"""The ``mcsim report`` command: the figures and the compare table as one HTML page, a progress line
+per figure and claim on stderr."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
+
+from mcsim.errors import McsimError
+from mcsim.reference.commands import add_profile, check_workers, id_list
 
 
 def add_parser(sub: Any) -> None:
@@ -13,20 +18,40 @@ def add_parser(sub: Any) -> None:
         "report",
         help="one self-contained HTML page: the figures (with their numbers and how to re-run them) and the "
         "compare table (needs the report extra: pip install 'mcsim[report]')",
-        description="mcsim report [--store PATH] [-o report.html] [--quick] [--figures ID[,ID]] [--workers N]",
+        description="mcsim report [--store PATH] [-o report.html] [--quick] [--figures ID[,ID]] [--workers N] "
+        "[--profile P]",
     )
     p.add_argument("--store", default="compare.sqlite", help="the sweep store of the runs (default compare.sqlite)")
     p.add_argument("-o", "--out", default="report.html", help="the page to write (default report.html)")
     p.add_argument("--quick", action="store_true", help="smaller runs (16 ranks on fat-tree-k4 instead of 188)")
     p.add_argument("--figures", help="only these figures (comma-separated ids, e.g. busbw-vs-size,dpa-threads)")
     p.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
+    add_profile(p)
     p.set_defaults(func=cmd_report, parser=p)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from mcsim.output import check_writable
+    from mcsim.reference.compare import Progress, check_profile
+    from mcsim.report.figures import check_figures
     from mcsim.report.page import report
 
-    ids = None if args.figures is None else [i.strip() for i in args.figures.split(",") if i.strip()]
-    out = report(args.out, store=args.store, quick=args.quick, workers=args.workers, figures=ids)
-    print(f"wrote {out} (runs in {args.store})")
+    ids = id_list(args.figures, "report", "--figures")
+    check_figures(ids)
+    check_workers(args.workers, "report")
+    check_profile(args.profile, "report", "--profile")
+    out = check_writable(args.out, "report: -o")
+    store = check_writable(args.store, "report: --store")
+    if out.resolve() == store.resolve():
+        raise McsimError(f"report: -o={args.out!r} is the --store; the page would overwrite the runs")
+    written = report(
+        out,
+        store=store,
+        quick=args.quick,
+        workers=args.workers,
+        figures=ids,
+        profile=args.profile,
+        progress=Progress(sys.stderr, "report"),
+    )
+    print(f"wrote {written} (runs in {args.store})")
     return 0

@@ -17,9 +17,19 @@ from typing import Any
 
 import mcsim
 from mcsim.errors import McsimError
-from mcsim.output import write_atomic
-from mcsim.reference.compare import DEFAULT_STORE, VERDICTS, compare
-from mcsim.report.figures import Panel, panels
+from mcsim.output import check_writable, write_atomic
+from mcsim.reference.claims import select
+from mcsim.reference.compare import (
+    DEFAULT_PROFILE,
+    DEFAULT_STORE,
+    VERDICTS,
+    Progress,
+    check_options,
+    compare,
+    counts,
+    verdict_text,
+)
+from mcsim.report.figures import Panel, check_figures, panels
 
 TEMPLATE = "report.html.j2"
 DEFAULT_OUT = Path("report.html")
@@ -38,15 +48,20 @@ def _environment() -> Any:
     )
 
 
-def render(figures: Sequence[Panel], compare_rows: Sequence[Any], *, quick: bool, store: Path) -> str:
+def render(
+    figures: Sequence[Panel], compare_rows: Sequence[Any], *, quick: bool, store: Path, profile: str = DEFAULT_PROFILE
+) -> str:
     """The page's HTML text."""
     return (
         _environment()
         .get_template(TEMPLATE)
         .render(
             figures=figures,
-            claims=[dataclasses.asdict(r) for r in compare_rows],
+            claims=[dataclasses.asdict(r) | {"shown": verdict_text(r)} for r in compare_rows],
             verdicts=VERDICTS,
+            counts=counts(compare_rows),
+            profile=profile,
+            default_profile=DEFAULT_PROFILE,
             quick=quick,
             store=str(store),
             version=mcsim.__version__,
@@ -63,14 +78,20 @@ def report(
     quick: bool = False,
     workers: int | None = None,
     figures: Sequence[str] | None = None,
+    profile: str = DEFAULT_PROFILE,
+    progress: Progress | None = None,
 ) -> Path:
-    """Make the figures and the compare table (running, or reusing from ``store``, what they need) and
-    write the page to ``out`` atomically; returns ``out``."""
-    out, store = Path(out), Path(store)
-    if not out.parent.is_dir():
-        raise McsimError(f"report: folder {str(out.parent)!r} of {str(out)!r} does not exist")
+    """Make the figures and the compare table (running, or reusing from ``store``, what they need; the
+    DPA closed forms under ``profile``) and write the page to ``out`` atomically; returns ``out``.
+    Every input and output is checked before anything runs; ``progress``: a line per figure and claim."""
+    out = check_writable(out, "report: out")
+    store = check_writable(store, "report: store")
+    if out.resolve() == store.resolve():
+        raise McsimError(f"report: out={str(out)!r} is the store; the page would overwrite the runs")
+    check_figures(figures)
+    check_options(select(None, quick=quick), store=store, workers=workers, profile=profile, where="report")
     _environment()  # fail on a missing extra before anything runs
-    made = panels(quick, store, workers, figures)
-    rows = compare(quick=quick, store=store, workers=workers)
-    write_atomic(out, render(made, rows, quick=quick, store=store))
+    made = panels(quick, store, workers, figures, profile=profile, progress=progress)
+    rows = compare(quick=quick, store=store, workers=workers, profile=profile, progress=progress)
+    write_atomic(out, render(made, rows, quick=quick, store=store, profile=profile))
     return out
