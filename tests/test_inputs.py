@@ -307,7 +307,41 @@ def test_reroute_delay_goes_to_the_subnet_manager(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("link_loss = [{u = 0, v = 16, p = 1e-3}", r"not a TOML file \("),
+        ("link_loss = [{u = 0, v = 16, p = 1e-3}", r"not valid TOML \("),
+        ("drops = " + "[" * 3000 + "]" * 3000, r"not valid TOML for mcsim \(arrays or tables nested too deep\)$"),
+        (
+            'link_down = [{u = 16, v = 24, down = "1e400s", up = "forever"}]',
+            r"link_down\[0\]: down='1e400s' is more than .* \(2\^62 ps = 53\.4 days, the simulated clock's limit\)$",
+        ),
+        (
+            'link_down = [{u = 16, v = 24, down = "1us", up = "60d"}]',
+            r"link_down\[0\]: up='60d': unknown unit 'd'; .*; or 'forever' for a link that never comes back$",
+        ),
+        (
+            'link_down = [{u = 16, v = 24, down = "1us", up = "1e7s"}]',
+            r"link_down\[0\]: up='1e7s' is more than .* \(2\^62 ps = 53\.4 days, .*; or 'forever' for a link",
+        ),
+        ('reroute_delay = "1e30s"', r"reroute_delay='1e30s' is more than .* \(2\^62 ps = 53\.4 days"),
+        ("reroute_delay = 5", r"reroute_delay=5 must be a time with a unit, e\.g\. '10us'$"),
+        (
+            "drops = [{node = 16, port = 0, index = 18446744073709551616}]",
+            r"drops\[0\]: index=18446744073709551616 must be <= 18446744073709551615 \(uint64 in C\+\+\)$",
+        ),
+        ("drops = [{node = 16, port = 0, index = 1e30}]", r"drops\[0\]: index=1e\+30 must be an integer >= 0$"),
+        (
+            "drops = [{node = 4294967296, port = 0, index = 0}]",
+            r"drops\[0\]: node=4294967296 must be <= 4294967295 \(uint32 in C\+\+\)$",
+        ),
+        (
+            "drops = [{node = 16, port = 4294967296, index = 0}]",
+            r"drops\[0\]: port=4294967296 must be <= 4294967295 \(uint32 in C\+\+\)$",
+        ),
+        (
+            "link_loss = [{u = 0, v = 99999999999, p = 0.1}]",
+            r"link_loss\[0\]: v=99999999999 must be <= 4294967295 \(uint32 in C\+\+\)$",
+        ),
+        ("link_loss = [{u = 0, v = 16, p = nan}]", r"Faults: link_loss\[\(0, 16\)\]: p=nan must be a probability"),
+        ("link_loss = [{u = 0, v = 16, p = inf}]", r"Faults: link_loss\[\(0, 16\)\]: p=inf must be a probability"),
         (
             "linkloss = []",
             r"unknown key 'linkloss'; choose one of drops, link_down, link_loss.*did you mean 'link_loss'",
@@ -358,8 +392,18 @@ def test_a_missing_or_foreign_faults_file_is_one_line(tmp_path):
         load_faults(tmp_path / "nothing.toml")
     binary = tmp_path / "faults.toml"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
-    with pytest.raises(McsimError, match=r"^faults file '.*faults.toml': not a TOML file"):
+    with pytest.raises(
+        McsimError, match=r"^faults file '.*faults.toml': not valid TOML \(not UTF-8 text: byte 0x89 at 0\)$"
+    ):
         load_faults(binary)
+    folder = tmp_path / "folder.toml"
+    folder.mkdir()
+    with pytest.raises(McsimError, match=r"^faults file '.*folder.toml' is a folder, not a file$"):
+        load_faults(folder)
+    with pytest.raises(
+        McsimError, match=r"^faults file '.*' \(100\d\d characters\): cannot be read \(File name too long\)$"
+    ):
+        load_faults(tmp_path / ("a" * 10_000 + ".toml"))
 
 
 def test_a_faults_file_naming_a_missing_edge_is_refused_by_the_scenario(tmp_path):
