@@ -290,11 +290,22 @@ def _check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: F
         require_positive(where, size_b=f.size_b, mtu_b=f.mtu_b)
         if f.start_ps < 0:
             raise McsimError(f"{where}: start_ps={f.start_ps} must be >= 0")
-        wire = f.mtu_b + FABRIC_HEADER_BYTES + config.header_b
-        if config.flow_control == "lossless" and wire > min(config.switch_buffer_b, config.host_buffer_b):
+        check_lossless_buffers(where, config, f.mtu_b + FABRIC_HEADER_BYTES, "mtu_b")
+
+
+def check_lossless_buffers(where: str, config: FabricConfig, packet_b: int, lower: str) -> None:
+    """Raise McsimError (one line) unless every lossless buffer holds one largest packet: ``packet_b``
+    plus ``config.header_b`` on the wire. A smaller one never gets the credits to send it, and the run
+    ends without it. ``lower``: what the message suggests lowering instead ("mtu_b", "mtu")."""
+    if config.flow_control != "lossless":
+        return
+    wire = packet_b + config.header_b
+    for name in ("switch_buffer_b", "host_buffer_b"):
+        size = getattr(config, name)
+        if wire > size:
             raise McsimError(
-                f"{where}: a {wire} B packet does not fit a lossless buffer of "
-                f"{min(config.switch_buffer_b, config.host_buffer_b)} B; raise the buffer or lower mtu_b"
+                f"{where}: a {wire} B packet does not fit a lossless buffer of {size} B ({name}); a lossless "
+                f"buffer holds at least one largest packet: raise {name} to >= {wire} or lower {lower}"
             )
 
 
