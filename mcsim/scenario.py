@@ -723,6 +723,7 @@ class Scenario:
     def from_dict(cls, data: object) -> Scenario:
         """The Scenario of a canonical dict (:meth:`to_dict`); anything else is one McsimError line."""
         where = "Scenario.from_dict"
+        plain.require_shallow(where, data)
         d = plain.require_dict(where, data, CANONICAL_KEYS)
         if d["schema"] != SCHEMA:
             raise McsimError(f"{where}: schema={d['schema']!r} is not {SCHEMA!r} (not a mcsim Scenario dict)")
@@ -770,6 +771,8 @@ class Scenario:
             data = json.loads(text)
         except (TypeError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             raise McsimError(f"Scenario.from_json: not JSON ({exc})") from None
+        except RecursionError:
+            raise McsimError("Scenario.from_json: not a mcsim Scenario (arrays or objects nested too deep)") from None
         return cls.from_dict(data)
 
     def key(self) -> str:

@@ -288,6 +288,40 @@ def test_a_foreign_or_corrupt_dict_is_one_line(data, message):
     assert "\n" not in str(info.value)
 
 
+def _deep(n: int) -> list:
+    """[[[...]]], n lists deep."""
+    out: list = []
+    for _ in range(n):
+        out = [out]
+    return out
+
+
+@pytest.mark.parametrize("key", ["fabric", "collective", "topology", "faults", "rdma"])
+def test_deeply_nested_data_is_one_line(key):
+    with pytest.raises(McsimError, match=r"^Scenario\.from_dict: data nested more than 32 deep is not a mcsim dict$"):
+        Scenario.from_dict(_canonical() | {key: _deep(5000)})
+    Scenario.from_dict(
+        _canonical() | {"faults": {"drops": [], "link_down": [], "link_loss": [], "reroute_delay_ps": None}}
+    )
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"a":' * 5000 + "1" + "}" * 5000])
+def test_deeply_nested_json_is_one_line(text):
+    with pytest.raises(
+        McsimError, match=r"^Scenario\.from_json: not a mcsim Scenario \(arrays or objects nested too deep\)$"
+    ):
+        Scenario.from_json(text)
+
+
+def test_a_graph_with_a_deeply_nested_attribute_is_one_line():
+    g = Scenario(topology="fat-tree-k4").graph()
+    g.graph["description"] = _deep(5000)
+    with pytest.raises(
+        McsimError, match=r"^Scenario: topology: an attribute of the graph is nested too deep for JSON$"
+    ):
+        Scenario(topology=g)
+
+
 @pytest.mark.parametrize("text", ["", "{", "[1,", b"\xff\xfe", "not json"])
 def test_corrupt_json_is_one_line(text):
     with pytest.raises(McsimError, match=r"^Scenario.from_json: not JSON \(") as info:
