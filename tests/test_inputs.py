@@ -587,3 +587,63 @@ def test_a_python_allocation_failing_in_a_run_is_one_line(monkeypatch):
         McsimError, match=r"^Scenario\.run: out of memory \(a Python allocation failed\) although the run "
     ):
         sc.run()
+
+
+# ---------------------------------------------------------------------------------------------
+# files given to a Scenario and to the CLI
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bin.toml", b"\xff\x00", r"^topology bin\.toml: not valid TOML \(not UTF-8 text: byte 0xff at 0\)$"),
+        ("x.graphml", b"<svg/>", r"^topology x\.graphml: not a readable GraphML file \(.+\)$"),
+        ("dir.graphml", None, r"^topology file '.*dir\.graphml' is a folder, not a file$"),
+        (
+            "a" * 10_000 + ".toml",
+            b"",
+            r"^topology file '.*' \(100\d\d characters\): cannot be read \(File name too long\)$",
+        ),
+    ],
+)
+def test_a_bad_topology_file_given_to_a_scenario_is_one_line(tmp_path, name, content, message):
+    path = tmp_path / name
+    if content is None:
+        path.mkdir()
+    elif len(name) < 255:
+        path.write_bytes(content)
+    with pytest.raises(McsimError, match=message):
+        Scenario(topology=path)
+    with pytest.raises(McsimError, match=message):
+        Scenario(topology=str(path))
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "stderr"),
+    [
+        ("bin.toml", b"\x89PNG\r\n", r"faults file '.*bin\.toml': not valid TOML \(not UTF-8 text: byte 0x89 at 0\)"),
+        ("dir.toml", None, r"faults file '.*dir\.toml' is a folder, not a file"),
+        (
+            "down.toml",
+            b'link_down = [{u = 16, v = 24, down = "1e400s", up = "forever"}]',
+            r"faults file '.*down\.toml': link_down\[0\]: down='1e400s' is more than .*the simulated clock's limit\)",
+        ),
+        (
+            "index.toml",
+            b"drops = [{node = 16, port = 0, index = 18446744073709551616}]",
+            r"faults file '.*index\.toml': drops\[0\]: index=18446744073709551616 must be <= 18446744073709551615 ",
+        ),
+    ],
+)
+def test_the_cli_refuses_a_bad_faults_file_with_exit_2_and_one_line(tmp_path, capsys, name, content, stderr):
+    from mcsim import cli
+
+    path = tmp_path / name
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    assert cli.main(["allgather", "--topology", "fat-tree-k4", "--size", "4KiB", "--faults", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert re.match(r"^mcsim: error: " + stderr, err)
