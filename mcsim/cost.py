@@ -98,8 +98,9 @@ def estimate(s: RunShape, hops: int) -> dict[str, int]:
 
 
 def check_memory(s: RunShape, available_b: int | None = None) -> None:
-    """Raise McsimError (one line) if the run needs more memory than the machine has available
-    (``available_b`` defaults to :func:`machine.available_memory_b`; unknown: no check)."""
+    """Raise McsimError (one line) if the run needs more memory than the process can still take
+    (``available_b`` defaults to :func:`machine.available_memory_b`: MemAvailable, ulimit -v and -d,
+    the cgroup's limit; unknown: no check)."""
     available = machine.available_memory_b() if available_b is None else available_b
     if available is None:
         return
@@ -110,6 +111,6 @@ def check_memory(s: RunShape, available_b: int | None = None) -> None:
     gib = 2**30
     detail = ", ".join(f"{name[:-2].replace('_', ' ')} {b / gib:.3g}" for name, b in parts.items() if b)
     raise McsimError(
-        f"Scenario: needs ~{need / gib:.3g} GiB ({detail} GiB), this machine has {available / gib:.3g} GiB "
-        "available; use fewer ranks or a smaller bytes_per_rank" + (", or verify=False" if parts["verify_b"] else "")
+        f"Scenario: needs ~{need / gib:.3g} GiB ({detail} GiB), {machine.describe_available(available)}; "
+        "use fewer ranks or a smaller bytes_per_rank" + (", or verify=False" if parts["verify_b"] else "")
     )

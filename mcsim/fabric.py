@@ -24,6 +24,7 @@ from mcsim.errors import McsimError, is_integer, pick, require_positive
 from mcsim.layout import Layout, layout_of
 from mcsim.result import FabricResult
 from mcsim.simulation import Simulation
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS
 
 FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}  # -> ns3::mcsim::FlowControl, by its checker's names
 FORWARDINGS = {"cut_through": "CutThrough", "store_and_forward": "StoreAndForward"}  # -> ns3::mcsim::Forwarding
@@ -42,6 +43,8 @@ DEFAULT_MTU_BYTES = 4096
 DEFAULT_HEADER_BYTES = 26 - FABRIC_HEADER_BYTES
 
 MAX_SEED = 2**64 - 1
+MAX_NODE_ID = 2**32 - 1  # node ids and port numbers cross the C ABI as uint32
+MAX_PACKET_INDEX = 2**64 - 1  # a chosen drop's packet index crosses as uint64 (mcsim_fabric_set_chosen_drops)
 FOREVER = None  # the up_ps of a Faults.link_down entry whose link never comes back
 DEFAULT_REROUTE_DELAY_PS = 100_000_000_000  # 100 ms: trap, sweep, route computation, switch programming
 
@@ -152,9 +155,15 @@ class Faults:
         seen: dict[tuple[int, int, int], int] = {}
         for i, (node, port, index) in enumerate(self.drops):
             where = f"Faults: drops[{i}]=({node}, {port}, {index})"
-            for name, value in (("node", node), ("port", port), ("index", index)):
+            for name, value, top in (("node", node, MAX_NODE_ID), ("port", port, MAX_NODE_ID)):
                 if value < 0:
                     raise McsimError(f"{where}: {name}={value} must be >= 0")
+                if value > top:
+                    raise McsimError(f"{where}: {name}={value} must be <= {top} (uint32 in C++)")
+            if index < 0:
+                raise McsimError(f"{where}: index={index} must be >= 0")
+            if index > MAX_PACKET_INDEX:
+                raise McsimError(f"{where}: index={index} must be <= {MAX_PACKET_INDEX} (uint64 in C++)")
             if (node, port, index) in seen:
                 raise McsimError(f"{where} repeats drops[{seen[node, port, index]}]; list each packet once")
             seen[node, port, index] = i
@@ -162,6 +171,10 @@ class Faults:
             where = f"Faults: link_down[{i}]=({u}, {v}, {down_ps}, {up_ps})"
             if down_ps < 0:
                 raise McsimError(f"{where}: down_ps={down_ps} must be >= 0")
+            times: tuple[tuple[str, int | None], ...] = (("down_ps", down_ps), ("up_ps", up_ps))
+            for name, time_ps in times:
+                if time_ps is not None and time_ps > MAX_SIMULATED_PS:
+                    raise McsimError(f"{where}: {name}={time_ps} must be <= {MAX_SIMULATED_PS} ({CLOCK_LIMIT})")
             if up_ps is not None and up_ps <= down_ps:
                 raise McsimError(
                     f"{where}: up_ps={up_ps} must be > down_ps={down_ps}; the link is down in [down_ps, up_ps) "
@@ -171,6 +184,10 @@ class Faults:
             raise McsimError(
                 f"Faults: reroute_delay_ps={self.reroute_delay_ps!r} must be an integer >= 0 (ps), or None for "
                 "static routes"
+            )
+        if self.reroute_delay_ps is not None and self.reroute_delay_ps > MAX_SIMULATED_PS:
+            raise McsimError(
+                f"Faults: reroute_delay_ps={self.reroute_delay_ps} must be <= {MAX_SIMULATED_PS} ({CLOCK_LIMIT})"
             )
 
     def check(self, g: nx.Graph | Layout) -> None:
@@ -273,11 +290,22 @@ def _check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: F
         require_positive(where, size_b=f.size_b, mtu_b=f.mtu_b)
         if f.start_ps < 0:
             raise McsimError(f"{where}: start_ps={f.start_ps} must be >= 0")
-        wire = f.mtu_b + FABRIC_HEADER_BYTES + config.header_b
-        if config.flow_control == "lossless" and wire > min(config.switch_buffer_b, config.host_buffer_b):
+        check_lossless_buffers(where, config, f.mtu_b + FABRIC_HEADER_BYTES, "mtu_b")
+
+
+def check_lossless_buffers(where: str, config: FabricConfig, packet_b: int, lower: str) -> None:
+    """Raise McsimError (one line) unless every lossless buffer holds one largest packet: ``packet_b``
+    plus ``config.header_b`` on the wire. A smaller one never gets the credits to send it, and the run
+    ends without it. ``lower``: what the message suggests lowering instead ("mtu_b", "mtu")."""
+    if config.flow_control != "lossless":
+        return
+    wire = packet_b + config.header_b
+    for name in ("switch_buffer_b", "host_buffer_b"):
+        size = getattr(config, name)
+        if wire > size:
             raise McsimError(
-                f"{where}: a {wire} B packet does not fit a lossless buffer of "
-                f"{min(config.switch_buffer_b, config.host_buffer_b)} B; raise the buffer or lower mtu_b"
+                f"{where}: a {wire} B packet does not fit a lossless buffer of {size} B ({name}); a lossless "
+                f"buffer holds at least one largest packet: raise {name} to >= {wire} or lower {lower}"
             )
 
 

@@ -14,21 +14,34 @@ built.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mcsim import toml_text
 from mcsim.errors import McsimError, pick, require_int
-from mcsim.fabric import Faults
+from mcsim.fabric import MAX_NODE_ID, MAX_PACKET_INDEX, Faults
 from mcsim.units import parse_time
 
 FOREVER = "forever"  # link_down up = "forever": the link never comes back (up_ps None)
 STATIC = "static"  # reroute_delay = "static": no re-routing (reroute_delay_ps None)
 
 
+def _bounded(where: str, key: str, value: object, top: int, why: str) -> int:
+    n = require_int(where, key, value, lo=0)
+    if n > top:
+        raise McsimError(f"{where}: {key}={n} must be <= {top} ({why})")
+    return n
+
+
 def _node(where: str, key: str, value: object) -> int:
-    return require_int(where, key, value, lo=0)
+    """A node id or port number: an integer 0..2^32-1 (uint32 in C++; Faults.check then asks the topology)."""
+    return _bounded(where, key, value, MAX_NODE_ID, "uint32 in C++")
+
+
+def _index(where: str, key: str, value: object) -> int:
+    """A packet index: an integer 0..2^64-1 (uint64 in C++)."""
+    return _bounded(where, key, value, MAX_PACKET_INDEX, "uint64 in C++")
 
 
 def _probability(where: str, key: str, value: object) -> object:
@@ -55,7 +68,7 @@ def _up_time(where: str, key: str, value: object) -> int | None:
 # array -> its entries' keys, in the order of the Faults tuple, each with its parser
 ENTRY_KEYS: dict[str, dict[str, Callable[[str, str, object], Any]]] = {
     "link_loss": {"u": _node, "v": _node, "p": _probability},
-    "drops": {"node": _node, "port": _node, "index": _node},
+    "drops": {"node": _node, "port": _node, "index": _index},
     "link_down": {"u": _node, "v": _node, "down": _time, "up": _up_time},
 }
 EXAMPLES = {
@@ -109,16 +122,8 @@ def faults_from_toml(doc: dict[str, Any]) -> dict[str, Any]:
 
 def read_faults(path: str | Path) -> dict[str, Any]:
     """The keyword arguments of Faults that the file at ``path`` gives (see the module doc)."""
-    path = Path(path)
-    where = f"faults file {str(path)!r}"
-    if not path.is_file():
-        raise McsimError(f"{where} does not exist")
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise McsimError(f"{where}: not a TOML file ({exc})") from None
-    except OSError as exc:
-        raise McsimError(f"{where}: cannot be read ({exc.strerror})") from None
+    where = f"faults file {toml_text.shown_path(path)}"
+    doc = toml_text.read_document(path, where)
     try:
         return faults_from_toml(doc)
     except McsimError as exc:
@@ -127,9 +132,11 @@ def read_faults(path: str | Path) -> dict[str, Any]:
 
 def load_faults(path: str | Path) -> Faults:
     """Faults from a TOML file; McsimError (one line naming the file and the key) for a file that
-    is missing, not TOML, or has an unknown key or a bad value."""
+    is missing, a folder, unreadable, not TOML, or has an unknown key or a bad value (each number
+    within its limit: node ids and ports uint32, packet indexes uint64, probabilities in [0, 1), times
+    at most the simulated clock's limit)."""
     kwargs = read_faults(path)
     try:
         return Faults(**kwargs)
     except McsimError as exc:
-        raise McsimError(f"faults file {str(path)!r}: {exc}") from None
+        raise McsimError(f"faults file {toml_text.shown_path(path)}: {exc}") from None

@@ -22,11 +22,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcsim.errors import McsimError, require_integer, require_positive
-from mcsim.units import PS_PER_S
+from mcsim.units import MAX_RATE_BPS, MAX_SIMULATED_PS, PS_PER_S, format_rate
 
 DEFAULT_DELAY_PS = 100_000  # 100 ns: ~20 m of fibre
 LINK_ATTRS = ("rate_bps", "encoding_data_bits", "encoding_line_bits", "delay_ps")
 EDGE_ATTRS = (*LINK_ATTRS, "parallel")  # parallel: number of parallel links between two nodes, >= 1
+# A link's propagation delay is at most 1 s (200,000 km of fibre; a geostationary satellite hop is
+# 0.12 s): delays add up along every route and every round trip, and must leave a run far inside the
+# simulated clock's limit (MAX_SIMULATED_PS, 53.4 days), which one delay of 4e18 ps times 6 hops passes.
+MAX_DELAY_PS = PS_PER_S
+MAX_ENCODING_BITS = 2**32 - 1  # a line code's bits are uint32 in the C++ Port (EncodingDataBits/LineBits)
+# Parallel links are ports of both ends: the largest switches have 512 ports (51.2T at 100G), and a
+# count past this is a typo that would only exhaust memory building ports.
+MAX_PARALLEL = 4096
 
 # InfiniBand generations by nominal rate: FDR and EDR signal 4 lanes at 14.0625 and 25.78125 Gbaud
 # with 64b/66b; HDR and faster are given as data rates (their FEC/encoding overhead folded in).
@@ -40,13 +48,32 @@ def check_link(where: str, attrs: Mapping[str, Any]) -> None:
     """Raise McsimError unless ``attrs`` (a Link's fields or an edge's attrs) describe a link.
 
     Every key given must be an integer; rate_bps, the encoding bits and parallel (if given) > 0,
-    delay_ps >= 0, encoding_data_bits <= encoding_line_bits. Messages start with ``where``.
+    delay_ps >= 0, encoding_data_bits <= encoding_line_bits; and each within mcsim's limits:
+    delay_ps <= MAX_DELAY_PS (1 s), rate_bps <= MAX_RATE_BPS, the encoding bits <= MAX_ENCODING_BITS,
+    parallel <= MAX_PARALLEL. Messages start with ``where``.
     """
     require_integer(where, **attrs)
     require_positive(where, **{key: value for key, value in attrs.items() if key != "delay_ps"})
     delay_ps, data_bits, line_bits = attrs["delay_ps"], attrs["encoding_data_bits"], attrs["encoding_line_bits"]
     if delay_ps < 0:
         raise McsimError(f"{where}: delay_ps={delay_ps} must be >= 0; e.g. 100_000 for 100 ns")
+    if delay_ps > MAX_DELAY_PS:
+        raise McsimError(
+            f"{where}: delay_ps={delay_ps} must be <= {MAX_DELAY_PS} (1 s, 200,000 km of fibre: delays add up "
+            f"along routes, and a run must stay inside the simulated clock's {MAX_SIMULATED_PS} ps)"
+        )
+    if attrs.get("rate_bps", 0) > MAX_RATE_BPS:
+        raise McsimError(
+            f"{where}: rate_bps={attrs['rate_bps']} must be <= {MAX_RATE_BPS} ({format_rate(MAX_RATE_BPS)}, "
+            "mcsim's largest rate)"
+        )
+    for key in ("encoding_data_bits", "encoding_line_bits"):
+        if attrs[key] > MAX_ENCODING_BITS:
+            raise McsimError(f"{where}: {key}={attrs[key]} must be <= {MAX_ENCODING_BITS} (uint32 in C++)")
+    if attrs.get("parallel", 1) > MAX_PARALLEL:
+        raise McsimError(
+            f"{where}: parallel={attrs['parallel']} must be <= {MAX_PARALLEL} (parallel links are switch ports)"
+        )
     if data_bits > line_bits:
         raise McsimError(
             f"{where}: encoding_data_bits={data_bits} must be <= encoding_line_bits={line_bits}; "

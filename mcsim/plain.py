@@ -31,6 +31,28 @@ PROCESSORS: dict[str, type] = {"host_cpu": HostCpuConfig, "dpa": DpaConfig}
 T = TypeVar("T")
 
 
+MAX_DEPTH = 32  # nesting of plain data read back: a canonical Scenario dict nests 5 deep (topology params)
+
+
+def require_shallow(where: str, data: object, max_depth: int = MAX_DEPTH) -> None:
+    """Raise McsimError (one line) if lists and dicts in ``data`` nest deeper than ``max_depth``: deeper
+    data is no mcsim dict, and its repr or JSON would pass Python's recursion limit (RecursionError)."""
+    level: list[object] = [data]
+    for _ in range(max_depth + 1):
+        level = [x for v in level for x in _children(v)]
+        if not level:
+            return
+    raise McsimError(f"{where}: data nested more than {max_depth} deep is not a mcsim dict")
+
+
+def _children(value: object) -> list[object]:
+    if isinstance(value, Mapping):
+        return [*value.keys(), *value.values()]
+    if isinstance(value, list | tuple):
+        return list(value)
+    return []
+
+
 def require_dict(where: str, data: object, keys: tuple[str, ...] | None = None) -> Mapping[str, Any]:
     """``data`` as a mapping of str keys; with ``keys``, exactly those (a missing or foreign key is one line)."""
     if not isinstance(data, Mapping) or not all(isinstance(k, str) for k in data):
@@ -46,7 +68,10 @@ def require_dict(where: str, data: object, keys: tuple[str, ...] | None = None) 
 
 
 def _short(value: object) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except RecursionError:
+        return f"{type(value).__name__} (nested too deep to show)"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -166,7 +191,11 @@ class GraphTopology:
         if not isinstance(g, nx.Graph) or g.is_directed() or g.is_multigraph():
             raise McsimError(f"Scenario: topology={type(g).__name__} must be an undirected simple nx.Graph")
         topology.validate(g)
-        return cls(canonical_json(graph_to_dict(g), "Scenario: topology"))
+        try:
+            data = graph_to_dict(g)
+        except RecursionError:
+            raise McsimError("Scenario: topology: an attribute of the graph is nested too deep for JSON") from None
+        return cls(canonical_json(data, "Scenario: topology"))
 
     def to_dict(self) -> dict[str, Any]:
         return dict(json.loads(self.node_link_json))
@@ -185,6 +214,8 @@ def canonical_json(data: Any, where: str) -> str:
         return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_json_number)
     except (TypeError, ValueError) as exc:
         raise McsimError(f"{where}: has no JSON form ({exc})") from None
+    except RecursionError:
+        raise McsimError(f"{where}: has no JSON form (nested too deep)") from None
 
 
 def _json_number(value: object) -> int | float:

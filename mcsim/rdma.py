@@ -34,6 +34,10 @@ SEND_COMPLETIONS = {"free": "Free", "separate": "Separate", "shared": "Shared"}
 # the inter-frame gap 12; an InfiniBand packet has no such overhead in mcsim's model
 PHYSICAL_OVERHEAD_BYTES = {"infiniband": 0, "rocev2": 20}
 IB_MTUS = (256, 512, 1024, 2048, 4096)
+# The most header and trailer bytes an RDMA packet carries in either wire format (WireHeaderBytes in
+# rdma/model/wire-format.cc): InfiniBand LRH 8 + GRH 40 + BTH 12 + RETH 16 + ImmDt 4 + ICRC 4 + VCRC 2
+# (RoCEv2 at most 82); with the MTU and FabricConfig.header_b, what a lossless buffer must hold.
+MAX_WIRE_HEADER_B = 86
 # A NIC's latency on each side (PCIe: doorbell, WQE fetch and DMA read; DMA writes of payload and
 # CQE): 300 ns each, an assumption. Mellanox states sub-microsecond application-to-application
 # latency for ConnectX-3 FDR; both sides, one 170 ns switch and two 100 ns links then give 0.97 us.
@@ -283,7 +287,7 @@ def run_verbs(
         raise McsimError("run_verbs: no RC ops and no UD streams given")
     layout = layout_of(g)
     _check(layout.hosts, rc_ops, ud_streams, groups, rdma)
-    config = fabric_config_for(rdma, config)
+    config = fabric_config_for(rdma, config, "run_verbs")
     with Simulation() as sim:
         fab = sim.own_fabric(fabric.build(layout, groups=groups, config=config, **fabric_options))
         lib = sim.lib
@@ -363,6 +367,16 @@ def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> native.Handle:
     return stack
 
 
-def fabric_config_for(rdma: RdmaConfig, config: fabric.FabricConfig | None) -> fabric.FabricConfig:
-    """The fabric settings of an RDMA run: header_b becomes the physical-layer overhead."""
-    return dataclasses.replace(config or fabric.FabricConfig(), header_b=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format])
+def fabric_config_for(
+    rdma: RdmaConfig, config: fabric.FabricConfig | None, where: str = "RdmaConfig"
+) -> fabric.FabricConfig:
+    """The fabric settings of an RDMA run: header_b becomes the physical-layer overhead.
+
+    Raises
+    ------
+    McsimError
+        If a lossless buffer cannot hold one largest packet (the MTU and MAX_WIRE_HEADER_B).
+    """
+    out = dataclasses.replace(config or fabric.FabricConfig(), header_b=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format])
+    fabric.check_lossless_buffers(where, out, rdma.mtu_b + MAX_WIRE_HEADER_B, "the MTU (mtu_b)")
+    return out

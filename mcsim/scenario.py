@@ -80,6 +80,8 @@ SCHEMA = "mcsim.Scenario/3"  # the "schema" of a canonical dict; a change of its
 # the keywords that set a field of Scenario.rdma or Scenario.fabric (mtu becomes mtu_b, seed sets ecmp_seed too)
 RDMA_KEYWORDS = ("mtu_b", "rq_depth", "staging", "wire_format", "processor", "rc")
 FABRIC_KEYWORDS = ("flow_control", "forwarding", "loss", "seed", "ecmp_seed")
+KEYWORD_OF = {"mtu_b": "mtu", "ecmp_seed": "seed"}  # the keyword of a config field named otherwise
+_DEFAULT_RDMA, _DEFAULT_FABRIC = RdmaConfig(), FabricConfig()  # a field at its default was not given
 # the canonical dict's keys besides the configs; sizes and rates in units named in the key
 CANONICAL_KEYS = (
     "algorithm",
@@ -323,6 +325,7 @@ class Scenario:
             require_int("Scenario", "seed", net["seed"], lo=0, hi=MAX_SEED)
             net["ecmp_seed"] = net["seed"]
         require_int("Scenario", "reduce_ps_per_byte", self.reduce_ps_per_byte, lo=0)
+        raw = dict(net)  # the keywords as given, for messages
         if "mtu" in net:
             mtu = net.pop("mtu")
             net["mtu_b"] = parse_size(mtu, what="Scenario: mtu")
@@ -334,11 +337,12 @@ class Scenario:
                 f"Scenario: ring_chunk={self.ring_chunk!r} must be 1..{MAX_MESSAGE_B} B (2 GiB: the largest "
                 "InfiniBand message, one RDMA WRITE)"
             )
+        self._check_two_ways(net, raw)
         rdma_cfg = dataclasses.replace(self.rdma, **{k: v for k, v in net.items() if k in RDMA_KEYWORDS})
         rdma_cfg = dataclasses.replace(rdma_cfg, region_b=max(1, p * n))
         fabric_cfg = dataclasses.replace(self.fabric, **{k: v for k, v in net.items() if k in FABRIC_KEYWORDS})
         object.__setattr__(self, "rdma", rdma_cfg)
-        object.__setattr__(self, "fabric", fabric_config_for(rdma_cfg, fabric_cfg))
+        object.__setattr__(self, "fabric", fabric_config_for(rdma_cfg, fabric_cfg, "Scenario"))
         self._check_chunk_ids(p, n, rdma_cfg.mtu_b, ring_chunk)
         self._check_timeout()
         pick("overlap_algorithm", self.overlap_algorithm, {"ring": None, "innet": None})
@@ -362,6 +366,25 @@ class Scenario:
                 )
         if self.faults is not None:
             self.faults.check(self._graph())
+
+    def _check_two_ways(self, net: dict[str, Any], raw: dict[str, Any]) -> None:
+        """A keyword and the same field of a given config, with different values, is one field given two
+        ways: refused. A config's field still at its default was not given (the keyword sets it); the
+        same value twice is no conflict (``net``: the keywords given, mtu as mtu_b, seed also as ecmp_seed;
+        ``raw``: as the caller wrote them)."""
+        for field, value in net.items():
+            name, cfg, default = (
+                ("rdma", self.rdma, _DEFAULT_RDMA)
+                if field in RDMA_KEYWORDS
+                else ("fabric", self.fabric, _DEFAULT_FABRIC)
+            )
+            given = getattr(cfg, field)
+            if given != getattr(default, field) and given != value:
+                keyword = KEYWORD_OF.get(field, field)
+                raise McsimError(
+                    f"Scenario: {keyword}={raw[keyword]!r} and {name}.{field}={given!r} give one field two ways; "
+                    f"give it once (the keyword, or the {name} config's field)"
+                )
 
     @property
     def _innet(self) -> bool:
@@ -506,7 +529,8 @@ class Scenario:
     def check_resources(self, available_b: int | None = None) -> None:
         """Raise McsimError (one line) if the run needs more memory than the machine has available.
 
-        ``available_b`` defaults to :func:`machine.available_memory_b` (MemAvailable); nothing is checked
+        ``available_b`` defaults to :func:`machine.available_memory_b` (the least of MemAvailable, what
+        ``ulimit -v``/``-d`` and the cgroup's memory limit leave this process); nothing is checked
         if that is unknown. Only the memory parts of :meth:`estimate` are computed (no graph walk).
         """
         cost.check_memory(self._shape(), available_b)
@@ -561,8 +585,27 @@ class Scenario:
         return [spec, overlap]
 
     def run(self) -> Result:
-        """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap)."""
+        """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap).
+
+        Raises
+        ------
+        McsimError
+            Before the run, if it needs more memory than the process can take (:meth:`check_resources`);
+            after it, one line instead of a traceback if a Python allocation still fails (the estimate
+            does not count the C++ packets and events in flight).
+        """
         self.check_resources()
+        try:
+            return self._run()
+        except MemoryError:
+            need = sum(cost.memory_parts_b(self._shape()).values()) / 2**30
+            raise McsimError(
+                f"Scenario.run: out of memory (a Python allocation failed) although the run was estimated at "
+                f"~{need:.3g} GiB; use fewer ranks or a smaller bytes_per_rank"
+                + (", or verify=False" if self.verify else "")
+            ) from None
+
+    def _run(self) -> Result:
         specs = self.teams()
         hosts, n = specs[0].hosts, self.bytes_per_rank_b
         groups = [list(hosts)] * self.endpoints if self.algorithm == "mcast" else []
@@ -680,6 +723,7 @@ class Scenario:
     def from_dict(cls, data: object) -> Scenario:
         """The Scenario of a canonical dict (:meth:`to_dict`); anything else is one McsimError line."""
         where = "Scenario.from_dict"
+        plain.require_shallow(where, data)
         d = plain.require_dict(where, data, CANONICAL_KEYS)
         if d["schema"] != SCHEMA:
             raise McsimError(f"{where}: schema={d['schema']!r} is not {SCHEMA!r} (not a mcsim Scenario dict)")
@@ -727,6 +771,8 @@ class Scenario:
             data = json.loads(text)
         except (TypeError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             raise McsimError(f"Scenario.from_json: not JSON ({exc})") from None
+        except RecursionError:
+            raise McsimError("Scenario.from_json: not a mcsim Scenario (arrays or objects nested too deep)") from None
         return cls.from_dict(data)
 
     def key(self) -> str:

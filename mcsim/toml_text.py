@@ -1,10 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""TOML text of plain data (the standard library reads TOML but does not write it).
+"""TOML text of plain data (the standard library reads TOML but does not write it), and the
+reading of a user's input file with one-line errors.
 
 Used where mcsim writes a file a user reads back with ``tomllib``: topology files
 (mcsim.topology_files.save) and sweep specs (mcsim.sweep.SweepSpec.to_toml). Plain data only:
 str, int, float, bool, lists, and dicts with string keys; a dict's None values are left out (TOML
 has no null, and every such field of mcsim means "the default").
+
+Reading (:func:`read_bytes`, :func:`loads`, :func:`read_document`): a topology or faults file that is
+missing, a folder, unreadable, not UTF-8, not TOML or nested past Python's recursion limit is one
+McsimError line naming the file.
 """
 
 from __future__ import annotations
@@ -12,9 +17,13 @@ from __future__ import annotations
 import json
 import math
 import re
+import tomllib
+from pathlib import Path
 from typing import Any
 
 from mcsim.errors import McsimError
+
+MAX_SHOWN_PATH = 120  # characters of a path an error message shows (a 10,000-character path stays readable)
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -87,3 +96,46 @@ def _section(data: dict[str, Any], path: list[str], lines: list[str]) -> None:
             for table in v:
                 lines += ["", f"[[{name}]]"]
                 _section(table, [*path, k], lines)
+
+
+def shown_path(path: str | Path) -> str:
+    """``path`` as an error message shows it: quoted, its middle cut if it is very long."""
+    text = str(path)
+    if len(text) <= MAX_SHOWN_PATH:
+        return repr(text)
+    half = MAX_SHOWN_PATH // 2
+    return f"{text[:half] + '...' + text[-half:]!r} ({len(text)} characters)"
+
+
+def read_bytes(path: str | Path, where: str) -> bytes:
+    """The bytes of the file at ``path``; McsimError (one line starting with ``where``, which names the
+    file: "faults file 'x.toml'") if it is missing, a folder, unreadable, or its name is too long."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise McsimError(f"{where} does not exist") from None
+    except IsADirectoryError:
+        raise McsimError(f"{where} is a folder, not a file") from None
+    except OSError as exc:
+        raise McsimError(f"{where}: cannot be read ({exc.strerror or exc})") from None
+
+
+def loads(data: bytes, where: str) -> dict[str, Any]:
+    """A TOML document from a file's bytes; McsimError (one line) for bytes that are not UTF-8 text, not
+    TOML, or nested deeper than Python's recursion limit."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = data[exc.start]
+        raise McsimError(f"{where}: not valid TOML (not UTF-8 text: byte {byte:#04x} at {exc.start})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise McsimError(f"{where}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise McsimError(f"{where}: not valid TOML for mcsim (arrays or tables nested too deep)") from None
+
+
+def read_document(path: str | Path, where: str) -> dict[str, Any]:
+    """The TOML document in the file at ``path`` (:func:`read_bytes`, then :func:`loads`)."""
+    return loads(read_bytes(path, where), where)

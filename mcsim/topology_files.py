@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import io
 import json
 import os
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -94,15 +94,14 @@ def build(name: str, table: Mapping[str, Any], *, where: str = "topology") -> nx
             kwargs["encoding_data_bits"], kwargs["encoding_line_bits"] = parse_encoding(value)
         else:
             kwargs[key] = value
-    return fn(**kwargs)
-
-
-def _load_toml(path: Path) -> nx.Graph:
-    where = f"topology {path.name}"
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise McsimError(f"{where}: not valid TOML ({exc})") from None
+        return fn(**kwargs)
+    except McsimError as exc:
+        raise McsimError(f"{where}: {exc}") from None
+
+
+def _load_toml(data: bytes, where: str, stem: str) -> nx.Graph:
+    doc = toml_text.loads(data, where)
     for key in doc:
         if key not in _TOP_KEYS:
             _reject_unknown(where, "key", key, _TOP_KEYS)
@@ -114,7 +113,7 @@ def _load_toml(path: Path) -> nx.Graph:
     if not isinstance(name, str):
         raise McsimError(f"{where}: [builder] name={name!r} must name a builder; choose one of {', '.join(BUILDERS)}")
     g = build(name, table, where=where)
-    g.graph["name"] = doc.get("name", path.stem)
+    g.graph["name"] = doc.get("name", stem)
     if "description" in doc:
         g.graph["description"] = doc["description"]
     for key in ("name", "description"):
@@ -124,21 +123,23 @@ def _load_toml(path: Path) -> nx.Graph:
 
 
 def _int_attr(where: str, key: str, value: object) -> object:
-    """Convert a GraphML value to int where it is one (floats like 3.0 too); leave others to validate()."""
+    """A GraphML value as an int: an integer's text, or a float that is a whole number (3.0, 4e18);
+    NaN, infinities and fractions are refused here, other types are left to validate()."""
     if isinstance(value, str):
         try:
             return int(value)
         except ValueError:
             raise McsimError(f"{where}: {key}={value!r} must be an integer") from None
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise McsimError(f"{where}: {key}={value!r} must be an integer")
         return int(value)
     return value
 
 
-def _load_graphml(path: Path) -> nx.Graph:
-    where = f"topology {path.name}"
+def _load_graphml(data: bytes, where: str, stem: str) -> nx.Graph:
     try:
-        raw = nx.read_graphml(path)
+        raw = nx.read_graphml(io.BytesIO(data))
     except Exception as exc:  # networkx raises several types for malformed files
         raise McsimError(f"{where}: not a readable GraphML file ({exc})") from None
     if raw.is_multigraph() or raw.is_directed():
@@ -158,7 +159,7 @@ def _load_graphml(path: Path) -> nx.Graph:
             g.graph["params"] = json.loads(g.graph["params"])
         except (TypeError, json.JSONDecodeError):
             raise McsimError(f"{where}: graph attribute params must be a JSON object") from None
-    g.graph.setdefault("name", path.stem)
+    g.graph.setdefault("name", stem)
     for node in sorted(raw.nodes, key=ids.__getitem__):
         attrs = dict(raw.nodes[node])
         if "tier" in attrs:
@@ -173,7 +174,7 @@ def _load_graphml(path: Path) -> nx.Graph:
     return g
 
 
-_LOADERS: dict[str, Callable[[Path], nx.Graph]] = {".toml": _load_toml, ".graphml": _load_graphml}
+_LOADERS: dict[str, Callable[[bytes, str, str], nx.Graph]] = {".toml": _load_toml, ".graphml": _load_graphml}
 
 
 def load(path: str | Path) -> nx.Graph:
@@ -182,50 +183,79 @@ def load(path: str | Path) -> nx.Graph:
     Raises
     ------
     McsimError
-        For a missing file, an unknown suffix, an unknown builder or builder key, or a graph that
-        :func:`validate` rejects.
+        One line naming the file: for a file that is missing, a folder, unreadable, binary, not
+        TOML or GraphML, an unknown suffix, an unknown builder or builder key, or a graph that
+        :func:`validate` rejects (e.g. a value past mcsim's limits: see :func:`mcsim.physics.check_link`).
     """
     path = Path(path)
     loader = pick("topology file type", path.suffix, _LOADERS)
-    if not path.is_file():
-        raise McsimError(f"topology: file {str(path)!r} does not exist")
-    g = loader(path)
-    validate(g)
+    data = toml_text.read_bytes(path, f"topology file {toml_text.shown_path(path)}")
+    name = path.name if len(path.name) <= toml_text.MAX_SHOWN_PATH else toml_text.shown_path(path.name)
+    where = f"topology {name}"
+    g = loader(data, where, path.stem)
+    validate(g, where=where)
     return g
+
+
+def _user_dirs() -> list[Path]:
+    env = os.environ.get(TOPOLOGIES_ENV, "")
+    return [Path(part).expanduser() for part in env.split(os.pathsep) if part]
 
 
 def topology_dirs() -> tuple[Path, ...]:
     """The folders whose files are ready topologies, by name: those in $MCSIM_TOPOLOGIES (separated
-    by os.pathsep), in that order, then mcsim's own (the package's topologies/)."""
-    env = os.environ.get(TOPOLOGIES_ENV, "")
-    user = [Path(part).expanduser() for part in env.split(os.pathsep) if part]
-    for folder in user:
-        if not folder.is_dir():
-            raise McsimError(f"${TOPOLOGIES_ENV} names {str(folder)!r}, which is not a folder")
+    by os.pathsep) that are folders, in that order, then mcsim's own (the package's topologies/).
+
+    A name in $MCSIM_TOPOLOGIES that is not a folder is left out here (so listing never fails: the
+    CLI lists the names in its help); :func:`resolve` reports it when it looks a topology up by name.
+    """
+    user = [folder for folder in _user_dirs() if folder.is_dir()]
     return (*user, package_data.package_dir(package_data.TOPOLOGIES))
+
+
+def _check_user_dirs() -> None:
+    """Raise McsimError (one line) for a name in $MCSIM_TOPOLOGIES that is not a readable folder."""
+    for folder in _user_dirs():
+        if not folder.is_dir():
+            raise McsimError(f"${TOPOLOGIES_ENV} names {toml_text.shown_path(folder)}, which is not a folder")
+        try:
+            next(folder.iterdir(), None)
+        except OSError as exc:
+            raise McsimError(
+                f"${TOPOLOGIES_ENV} names {toml_text.shown_path(folder)}, which cannot be read ({exc.strerror})"
+            ) from None
 
 
 def ready() -> dict[str, Path]:
     """Ready topologies: name (the file's stem) -> file, from :func:`topology_dirs`; where two
-    folders hold the same name, the first folder's file wins."""
+    folders hold the same name, the first folder's file wins (an unreadable folder gives none)."""
     found: dict[str, Path] = {}
     for folder in topology_dirs():
-        for path in sorted(folder.iterdir()):
+        try:
+            paths = sorted(folder.iterdir())
+        except OSError:
+            continue  # resolve() reports it (_check_user_dirs)
+        for path in paths:
             if path.suffix in _LOADERS and path.is_file():
                 found.setdefault(path.stem, path)
     return dict(sorted(found.items()))
 
 
 def available() -> tuple[str, ...]:
-    """Return the names of the ready topologies (mcsim's own and those in $MCSIM_TOPOLOGIES)."""
+    """Return the names of the ready topologies (mcsim's own and those in $MCSIM_TOPOLOGIES); never
+    raises for a bad $MCSIM_TOPOLOGIES (see :func:`topology_dirs`)."""
     return tuple(ready())
 
 
 def resolve(name_or_path: str | Path) -> nx.Graph:
-    """Load a ready topology by bare name ("testbed-188" -> topologies/testbed-188.toml) or a file path."""
+    """Load a ready topology by bare name ("testbed-188" -> topologies/testbed-188.toml) or a file path.
+
+    A bare name first checks $MCSIM_TOPOLOGIES: a name there that is not a folder is one McsimError line.
+    """
     text = str(name_or_path)
     if isinstance(name_or_path, Path) or Path(text).suffix in _LOADERS or "/" in text:
         return load(text)
+    _check_user_dirs()
     files = ready()
     return load(files[pick("topology", text, {name: name for name in files})])
 

@@ -18,70 +18,71 @@ def host_count(g: nx.Graph) -> int:
     return sum(1 for _, role in g.nodes(data="role") if role == HOST)
 
 
-def validate(g: nx.Graph) -> None:
+def validate(g: nx.Graph, *, where: str = "topology") -> None:
     """Raise McsimError unless ``g`` follows the graph conventions of this module.
 
     Checks: an undirected simple graph; node ids 0..N-1 with the hosts first (at least one host);
     node attrs role, tier (0 for hosts, >= 1 for switches) and a unique name; edge attrs all
     positive integers (delay_ps >= 0, encoding_data_bits <= encoding_line_bits); no self-loops;
     every host has exactly one link, with parallel=1 (one NIC port); connected. So the only graph
-    without switches is two hosts joined by one link.
+    without switches is two hosts joined by one link. Every message starts with ``where`` (a file's
+    loader names the file).
     """
     if not isinstance(g, nx.Graph) or g.is_directed() or g.is_multigraph():
         raise McsimError(
-            f"topology: graph type {type(g).__name__} must be an undirected networkx.Graph; "
+            f"{where}: graph type {type(g).__name__} must be an undirected networkx.Graph; "
             "give parallel links as the edge attribute 'parallel'"
         )
     n = g.number_of_nodes()
     for node in g.nodes:
         if isinstance(node, bool) or not isinstance(node, int) or not 0 <= node < n:
-            raise McsimError(f"topology: node id {node!r} must be an integer in 0..{n - 1}; number nodes densely")
+            raise McsimError(f"{where}: node id {node!r} must be an integer in 0..{n - 1}; number nodes densely")
     names: dict[str, int] = {}
     last_host, first_switch = -1, n
     for node in sorted(g.nodes):
         attrs = g.nodes[node]
         for key in NODE_ATTRS:
             if key not in attrs:
-                raise McsimError(f"topology: node {node} has no {key!r}; every node needs {', '.join(NODE_ATTRS)}")
+                raise McsimError(f"{where}: node {node} has no {key!r}; every node needs {', '.join(NODE_ATTRS)}")
         role, tier, name = attrs["role"], attrs["tier"], attrs["name"]
         if role not in (HOST, SWITCH):
-            raise McsimError(f"topology: node {node} role={role!r} must be 'host' or 'switch'")
-        require_integer(f"topology: node {node}", tier=tier)
+            raise McsimError(f"{where}: node {node} role={role!r} must be 'host' or 'switch'")
+        require_integer(f"{where}: node {node}", tier=tier)
         if (role == HOST) != (tier == 0) or tier < 0:
-            raise McsimError(f"topology: node {node} tier={tier} must be 0 for hosts and >= 1 for switches")
+            raise McsimError(f"{where}: node {node} tier={tier} must be 0 for hosts and >= 1 for switches")
         if not isinstance(name, str) or not name:
-            raise McsimError(f"topology: node {node} name={name!r} must be a non-empty string")
+            raise McsimError(f"{where}: node {node} name={name!r} must be a non-empty string")
         if name in names:
-            raise McsimError(f"topology: node {node} name={name!r} is already node {names[name]}'s; names are unique")
+            raise McsimError(f"{where}: node {node} name={name!r} is already node {names[name]}'s; names are unique")
         names[name] = node
         if role == HOST:
             last_host = node
         else:
             first_switch = min(first_switch, node)
     if last_host < 0:
-        raise McsimError("topology: graph has no host; hosts are nodes 0..H-1 with role='host'")
+        raise McsimError(f"{where}: graph has no host; hosts are nodes 0..H-1 with role='host'")
     if first_switch < last_host:
         raise McsimError(
-            f"topology: host {last_host} comes after switch {first_switch}; hosts must be nodes 0..H-1, then switches"
+            f"{where}: host {last_host} comes after switch {first_switch}; hosts must be nodes 0..H-1, then switches"
         )
     for u, v, attrs in g.edges(data=True):
-        where = f"topology: link {min(u, v)}-{max(u, v)}"
+        link = f"{where}: link {min(u, v)}-{max(u, v)}"
         if u == v:
-            raise McsimError(f"{where} is a self-loop; remove it")
+            raise McsimError(f"{link} is a self-loop; remove it")
         for key in EDGE_ATTRS:
             if key not in attrs:
-                raise McsimError(f"{where} has no {key!r}; every link needs {', '.join(EDGE_ATTRS)}")
-        check_link(where, {key: attrs[key] for key in EDGE_ATTRS})
+                raise McsimError(f"{link} has no {key!r}; every link needs {', '.join(EDGE_ATTRS)}")
+        check_link(link, {key: attrs[key] for key in EDGE_ATTRS})
     for h in range(last_host + 1):
         if g.degree(h) != 1:
-            raise McsimError(f"topology: host {h} has {g.degree(h)} links; each host needs exactly one NIC link")
+            raise McsimError(f"{where}: host {h} has {g.degree(h)} links; each host needs exactly one NIC link")
         (leaf,) = g[h]
         if g[h][leaf]["parallel"] != 1:
-            raise McsimError(f"topology: host {h} link parallel={g[h][leaf]['parallel']} must be 1 (one NIC port)")
+            raise McsimError(f"{where}: host {h} link parallel={g[h][leaf]['parallel']} must be 1 (one NIC port)")
     if not nx.is_connected(g):
         parts = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: c[0])
         far = parts[1][0]
         raise McsimError(
-            f"topology: graph is disconnected: {len(parts)} components; e.g. node {far} "
+            f"{where}: graph is disconnected: {len(parts)} components; e.g. node {far} "
             f"({g.nodes[far]['name']}) cannot reach node 0 ({g.nodes[0]['name']})"
         )

@@ -220,6 +220,33 @@ def test_bad_loss_or_seed_is_one_line(kwargs, message):
         ({"link_down": [(0, 4, 500, 500)]}, r"Faults: link_down\[0\]=\(0, 4, 500, 500\): up_ps=500 must be > "),
         ({"link_down": [(0, 4, -1, 5)]}, r"Faults: link_down\[0\]=\(0, 4, -1, 5\): down_ps=-1 must be >= 0"),
         ({"link_down": [(0, 4, 0.5, 5)]}, r"Faults: link_down\[0\]=\(0, 4, 0.5, 5\) must be 4 integers"),
+        (
+            {"link_down": [(0, 4, 2**62 + 1, None)]},
+            r"^Faults: link_down\[0\]=\(0, 4, 4611686018427387905, None\): down_ps=4611686018427387905 must be "
+            r"<= 4611686018427387904 \(2\^62 ps = 53\.4 days, the simulated clock's limit\)$",
+        ),
+        (
+            {"link_down": [(0, 4, 0, 10**40)]},
+            r"^Faults: link_down\[0\]=\(0, 4, 0, 10{40}\): up_ps=10{40} must be <= 4611686018427387904 \(2\^62 ps",
+        ),
+        (
+            {"drops": [(0, 0, 2**64)]},
+            r"^Faults: drops\[0\]=\(0, 0, 18446744073709551616\): index=18446744073709551616 must be "
+            r"<= 18446744073709551615 \(uint64 in C\+\+\)$",
+        ),
+        (
+            {"drops": [(2**32, 0, 0)]},
+            r"^Faults: drops\[0\]=\(4294967296, 0, 0\): node=4294967296 must be <= 4294967295",
+        ),
+        (
+            {"drops": [(0, 2**40, 0)]},
+            r"^Faults: drops\[0\]=\(0, 1099511627776, 0\): port=1099511627776 must be <= 4294967295",
+        ),
+        ({"link_loss": {(0, 4): float("inf")}}, r"^Faults: link_loss\[\(0, 4\)\]: p=inf must be a probability"),
+        (
+            {"reroute_delay_ps": 2**63},
+            r"^Faults: reroute_delay_ps=9223372036854775808 must be <= 4611686018427387904 \(2\^62 ps",
+        ),
     ],
 )
 def test_bad_fault_entry_is_one_line(kwargs, message):

@@ -12,7 +12,7 @@ import pytest
 from mcsim import machine, routing, topology
 from mcsim.cost import PROCESS_B
 from mcsim.errors import McsimError
-from mcsim.fabric import DEFAULT_REROUTE_DELAY_PS, Faults
+from mcsim.fabric import DEFAULT_REROUTE_DELAY_PS, FabricConfig, Faults
 from mcsim.faults_file import load_faults, read_faults
 from mcsim.link import two_hosts
 from mcsim.physics import Link
@@ -20,6 +20,16 @@ from mcsim.rdma import RcConfig
 from mcsim.scenario import MAX_ENDPOINTS, MAX_QP_WR, Scenario
 
 QP = rf"\(a ConnectX queue holds at most {MAX_QP_WR} work requests, max_qp_wr\)"
+BUF, ONE_PACKET = "a lossless buffer", "a lossless buffer holds at least one largest packet"
+DELAY = r"must be <= 1000000000000 \(1 s, 200,000 km of fibre: delays add up along routes"
+
+
+def _with_edges(**attrs) -> nx.Graph:
+    """fat-tree-k4 as a graph, every link's attributes changed as given (unchecked)."""
+    g = topology.resolve("fat-tree-k4").copy()
+    for u, v in g.edges:
+        g.edges[u, v].update(attrs)
+    return g
 
 
 @pytest.mark.parametrize(
@@ -110,12 +120,55 @@ QP = rf"\(a ConnectX queue holds at most {MAX_QP_WR} work requests, max_qp_wr\)"
             r"^unknown collective 'alltoall'; choose one of allgather, allreduce, broadcast, reduce_scatter",
         ),
         ({"algorithm": "tree"}, r"^unknown algorithm for allgather 'tree'; choose one of mcast, ring$"),
+        # a lossless buffer holds one largest packet: the MTU, 86 B of RDMA headers, the physical overhead
+        (
+            {"fabric": FabricConfig(switch_buffer_b=100)},
+            rf"^Scenario: a 4182 B packet does not fit {BUF} of 100 B "
+            rf"\(switch_buffer_b\); {ONE_PACKET}: raise switch_buffer_b to >= 4182 or lower the MTU \(mtu_b\)$",
+        ),
+        (
+            {"fabric": FabricConfig(host_buffer_b=4181)},
+            rf"^Scenario: a 4182 B packet does not fit {BUF} of 4181 B "
+            r"\(host_buffer_b\)",
+        ),
+        (
+            {"fabric": FabricConfig(host_buffer_b=4200), "wire_format": "rocev2"},
+            rf"^Scenario: a 4202 B packet does not fit {BUF} of 4200 B \(host_buffer_b\)",
+        ),
+        (
+            {"fabric": FabricConfig(switch_buffer_b=300), "mtu": "256B"},
+            rf"^Scenario: a 342 B packet does not fit {BUF}",
+        ),
+        # a graph topology is checked as a file is
+        (
+            {"topology": _with_edges(delay_ps=4 * 10**18)},
+            rf"^topology: link 0-16: delay_ps=4000000000000000000 {DELAY}",
+        ),
+        ({"topology": _with_edges(rate_bps=10**16)}, r"^topology: link 0-16: rate_bps=10000000000000000 must be <= "),
+        ({"topology": _with_edges(delay_ps=float("nan"))}, r"^topology: link 0-16: delay_ps=nan must be an integer$"),
     ],
 )
 def test_every_bad_scenario_field_is_one_line(kwargs, message):
     with pytest.raises(McsimError, match=message) as info:
         Scenario(**({"topology": "fat-tree-k4"} | kwargs))
     assert "\n" not in str(info.value)
+
+
+def test_a_buffer_of_one_largest_packet_is_accepted_and_lossy_buffers_are_not_checked():
+    Scenario(topology="fat-tree-k4", fabric=FabricConfig(switch_buffer_b=4182, host_buffer_b=4182))
+    Scenario(topology="fat-tree-k4", fabric=FabricConfig(flow_control="lossy", switch_buffer_b=100))
+
+
+def test_run_verbs_refuses_a_lossless_buffer_below_one_packet_before_cxx(monkeypatch):
+    from mcsim import rdma
+
+    monkeypatch.setattr(rdma, "Simulation", None)  # a call would fail: the check comes first
+    with pytest.raises(McsimError, match=rf"^run_verbs: a 4182 B packet does not fit {BUF} of 100 B"):
+        rdma.run_verbs(
+            two_hosts(Link(rate_bps=10**9)),
+            rc_ops=[rdma.RcOp(src=0, dst=1, verb="write", size_b=4096)],
+            config=FabricConfig(switch_buffer_b=100),
+        )
 
 
 def test_good_values_of_every_checked_type_are_accepted():
@@ -307,7 +360,41 @@ def test_reroute_delay_goes_to_the_subnet_manager(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("link_loss = [{u = 0, v = 16, p = 1e-3}", r"not a TOML file \("),
+        ("link_loss = [{u = 0, v = 16, p = 1e-3}", r"not valid TOML \("),
+        ("drops = " + "[" * 3000 + "]" * 3000, r"not valid TOML for mcsim \(arrays or tables nested too deep\)$"),
+        (
+            'link_down = [{u = 16, v = 24, down = "1e400s", up = "forever"}]',
+            r"link_down\[0\]: down='1e400s' is more than .* \(2\^62 ps = 53\.4 days, the simulated clock's limit\)$",
+        ),
+        (
+            'link_down = [{u = 16, v = 24, down = "1us", up = "60d"}]',
+            r"link_down\[0\]: up='60d': unknown unit 'd'; .*; or 'forever' for a link that never comes back$",
+        ),
+        (
+            'link_down = [{u = 16, v = 24, down = "1us", up = "1e7s"}]',
+            r"link_down\[0\]: up='1e7s' is more than .* \(2\^62 ps = 53\.4 days, .*; or 'forever' for a link",
+        ),
+        ('reroute_delay = "1e30s"', r"reroute_delay='1e30s' is more than .* \(2\^62 ps = 53\.4 days"),
+        ("reroute_delay = 5", r"reroute_delay=5 must be a time with a unit, e\.g\. '10us'$"),
+        (
+            "drops = [{node = 16, port = 0, index = 18446744073709551616}]",
+            r"drops\[0\]: index=18446744073709551616 must be <= 18446744073709551615 \(uint64 in C\+\+\)$",
+        ),
+        ("drops = [{node = 16, port = 0, index = 1e30}]", r"drops\[0\]: index=1e\+30 must be an integer >= 0$"),
+        (
+            "drops = [{node = 4294967296, port = 0, index = 0}]",
+            r"drops\[0\]: node=4294967296 must be <= 4294967295 \(uint32 in C\+\+\)$",
+        ),
+        (
+            "drops = [{node = 16, port = 4294967296, index = 0}]",
+            r"drops\[0\]: port=4294967296 must be <= 4294967295 \(uint32 in C\+\+\)$",
+        ),
+        (
+            "link_loss = [{u = 0, v = 99999999999, p = 0.1}]",
+            r"link_loss\[0\]: v=99999999999 must be <= 4294967295 \(uint32 in C\+\+\)$",
+        ),
+        ("link_loss = [{u = 0, v = 16, p = nan}]", r"Faults: link_loss\[\(0, 16\)\]: p=nan must be a probability"),
+        ("link_loss = [{u = 0, v = 16, p = inf}]", r"Faults: link_loss\[\(0, 16\)\]: p=inf must be a probability"),
         (
             "linkloss = []",
             r"unknown key 'linkloss'; choose one of drops, link_down, link_loss.*did you mean 'link_loss'",
@@ -358,8 +445,18 @@ def test_a_missing_or_foreign_faults_file_is_one_line(tmp_path):
         load_faults(tmp_path / "nothing.toml")
     binary = tmp_path / "faults.toml"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
-    with pytest.raises(McsimError, match=r"^faults file '.*faults.toml': not a TOML file"):
+    with pytest.raises(
+        McsimError, match=r"^faults file '.*faults.toml': not valid TOML \(not UTF-8 text: byte 0x89 at 0\)$"
+    ):
         load_faults(binary)
+    folder = tmp_path / "folder.toml"
+    folder.mkdir()
+    with pytest.raises(McsimError, match=r"^faults file '.*folder.toml' is a folder, not a file$"):
+        load_faults(folder)
+    with pytest.raises(
+        McsimError, match=r"^faults file '.*' \(100\d\d characters\): cannot be read \(File name too long\)$"
+    ):
+        load_faults(tmp_path / ("a" * 10_000 + ".toml"))
 
 
 def test_a_faults_file_naming_a_missing_edge_is_refused_by_the_scenario(tmp_path):
@@ -394,3 +491,159 @@ def test_numpy_integers_are_integers_and_are_stored_as_python_ints():
     assert sc == Scenario(topology="fat-tree-k4", ranks=4, roots=2, seed=3, bytes_per_rank="4KiB")
     with pytest.raises(McsimError, match=r"^Scenario: ranks=np.float64\(4.0\) must be an integer"):
         Scenario(topology="fat-tree-k4", ranks=np.float64(4.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# memory: the least of MemAvailable, ulimit -v / -d and the cgroup's limit
+
+
+def _fake_rlimit(monkeypatch, limit, spare_b):
+    """A soft limit ``limit`` (resource.RLIMIT_AS or RLIMIT_DATA) of what the process maps now plus spare_b."""
+    import resource
+
+    used = machine._status_b("VmSize" if limit == resource.RLIMIT_AS else "VmData")
+    real = resource.getrlimit
+    monkeypatch.setattr(
+        resource, "getrlimit", lambda which: (used + spare_b, resource.RLIM_INFINITY) if which == limit else real(which)
+    )
+
+
+VERIFY_4MIB = {"topology": "fat-tree-k4", "algorithm": "ring", "bytes_per_rank": "4MiB", "verify": True}
+
+
+@pytest.mark.parametrize(
+    ("limit", "bound"),
+    [("RLIMIT_AS", r"the address-space limit \(ulimit -v\)"), ("RLIMIT_DATA", r"the data-segment limit \(ulimit -d\)")],
+)
+def test_a_process_limit_bounds_the_memory_a_run_may_take(monkeypatch, limit, bound):
+    import resource
+
+    _fake_rlimit(monkeypatch, getattr(resource, limit), 1 << 30)
+    found = machine.available_memory()
+    assert found is not None and re.fullmatch(bound, found.bound)
+    assert (1 << 30) - (64 << 20) <= found.available_b <= 1 << 30  # the process may map a little more meanwhile
+    with pytest.raises(
+        McsimError,
+        match=rf"^Scenario: needs ~2\.51 GiB \(.*\), this process can take (1|0\.9\d*) GiB more \({bound}\); "
+        r"use fewer ranks or a smaller bytes_per_rank, or verify=False$",
+    ):
+        Scenario(**VERIFY_4MIB).check_resources()
+    with pytest.raises(
+        McsimError,
+        match=rf"^fat_tree: k=48 .* needs at least 1\.2 GiB, this process can take (1|0\.9\d*) GiB more \({bound}\)$",
+    ):
+        topology.fat_tree(48, rate_bps=10**9, delay_ps=0)
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"memory.max": "2147483648\n", "memory.current": "1610612736\n"}, (512 << 20, "memory.max")),
+        ({"memory.limit_in_bytes": "1073741824\n", "memory.usage_in_bytes": "0\n"}, (1 << 30, "memory.limit_in_bytes")),
+        ({"memory.max": "max\n", "memory.current": "1\n"}, None),
+        ({"memory.limit_in_bytes": "9223372036854771712\n", "memory.usage_in_bytes": "1\n"}, None),
+        ({}, None),
+    ],
+)
+def test_a_cgroup_memory_limit_bounds_the_memory_a_run_may_take(monkeypatch, tmp_path, files, expected):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.setattr(machine, "_cgroup_dirs", lambda: [tmp_path])
+    if expected is None:
+        assert machine._cgroup() is None
+        return
+    b, name = expected
+    assert machine._cgroup() == machine.Memory(b, f"the cgroup's memory limit ({name})")
+    assert machine.available_memory() == machine.Memory(b, f"the cgroup's memory limit ({name})")
+    with pytest.raises(
+        McsimError, match=rf", this process can take [\d.]+ GiB more \(the cgroup's memory limit \({name}\)\);"
+    ):
+        Scenario(**VERIFY_4MIB).check_resources()
+
+
+def test_the_cli_under_ulimit_v_refuses_a_run_that_would_not_fit_in_one_line():
+    import subprocess
+    import sys
+
+    run = "-m mcsim allgather --topology fat-tree-k4 --size 4MiB --algo ring --verify"
+    cmd = f"ulimit -v 1500000; exec {sys.executable} {run}"  # 1.4 GiB of address space, ~0.2 already mapped
+    proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert re.fullmatch(
+        r"mcsim: error: Scenario: needs ~2\.51 GiB \(.*\), this process can take [\d.]+ GiB more "
+        r"\(the address-space limit \(ulimit -v\)\); use fewer ranks or a smaller bytes_per_rank, or verify=False\n",
+        proc.stderr,
+    )
+
+
+def test_a_python_allocation_failing_in_a_run_is_one_line(monkeypatch):
+    sc = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB")
+
+    def fail():
+        raise MemoryError
+
+    monkeypatch.setattr(Scenario, "_run", lambda self: fail())
+    with pytest.raises(
+        McsimError, match=r"^Scenario\.run: out of memory \(a Python allocation failed\) although the run "
+    ):
+        sc.run()
+
+
+# ---------------------------------------------------------------------------------------------
+# files given to a Scenario and to the CLI
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bin.toml", b"\xff\x00", r"^topology bin\.toml: not valid TOML \(not UTF-8 text: byte 0xff at 0\)$"),
+        ("x.graphml", b"<svg/>", r"^topology x\.graphml: not a readable GraphML file \(.+\)$"),
+        ("dir.graphml", None, r"^topology file '.*dir\.graphml' is a folder, not a file$"),
+        (
+            "a" * 10_000 + ".toml",
+            b"",
+            r"^topology file '.*' \(100\d\d characters\): cannot be read \(File name too long\)$",
+        ),
+    ],
+)
+def test_a_bad_topology_file_given_to_a_scenario_is_one_line(tmp_path, name, content, message):
+    path = tmp_path / name
+    if content is None:
+        path.mkdir()
+    elif len(name) < 255:
+        path.write_bytes(content)
+    with pytest.raises(McsimError, match=message):
+        Scenario(topology=path)
+    with pytest.raises(McsimError, match=message):
+        Scenario(topology=str(path))
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "stderr"),
+    [
+        ("bin.toml", b"\x89PNG\r\n", r"faults file '.*bin\.toml': not valid TOML \(not UTF-8 text: byte 0x89 at 0\)"),
+        ("dir.toml", None, r"faults file '.*dir\.toml' is a folder, not a file"),
+        (
+            "down.toml",
+            b'link_down = [{u = 16, v = 24, down = "1e400s", up = "forever"}]',
+            r"faults file '.*down\.toml': link_down\[0\]: down='1e400s' is more than .*the simulated clock's limit\)",
+        ),
+        (
+            "index.toml",
+            b"drops = [{node = 16, port = 0, index = 18446744073709551616}]",
+            r"faults file '.*index\.toml': drops\[0\]: index=18446744073709551616 must be <= 18446744073709551615 ",
+        ),
+    ],
+)
+def test_the_cli_refuses_a_bad_faults_file_with_exit_2_and_one_line(tmp_path, capsys, name, content, stderr):
+    from mcsim import cli
+
+    path = tmp_path / name
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    assert cli.main(["allgather", "--topology", "fat-tree-k4", "--size", "4KiB", "--faults", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert re.match(r"^mcsim: error: " + stderr, err)

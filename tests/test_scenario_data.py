@@ -42,10 +42,54 @@ def test_keywords_set_the_fields_of_the_configs():
     assert sc == given_configs and sc.key() == given_configs.key()
 
 
-def test_a_keyword_overrides_the_field_of_a_given_config():
-    sc = Scenario(topology="fat-tree-k4", rdma=RdmaConfig(mtu_b=1024, rq_depth=8), mtu="2KiB")
+def test_a_keyword_sets_a_field_the_given_config_leaves_at_its_default():
+    sc = Scenario(topology="fat-tree-k4", rdma=RdmaConfig(rq_depth=8), mtu="2KiB")
     assert (sc.rdma.mtu_b, sc.rdma.rq_depth) == (2048, 8)
-    assert dataclasses.replace(sc, rq_depth=16).rdma == dataclasses.replace(sc.rdma, rq_depth=16)
+    assert dataclasses.replace(sc, staging=False).rdma == dataclasses.replace(sc.rdma, staging=False)
+    same = Scenario(
+        topology="fat-tree-k4", rdma=RdmaConfig(mtu_b=2048), mtu="2KiB", seed=5, fabric=FabricConfig(seed=5)
+    )
+    assert same.rdma.mtu_b == 2048 and same.fabric.seed == 5  # the same value twice is no conflict
+
+
+TWO_WAYS = r"give one field two ways; give it once \(the keyword, or the (rdma|fabric) config's field\)$"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"mtu": "2KiB", "rdma": RdmaConfig(mtu_b=4096 // 4)}, r"^Scenario: mtu='2KiB' and rdma\.mtu_b=1024 "),
+        ({"seed": 3, "fabric": FabricConfig(seed=5)}, r"^Scenario: seed=3 and fabric\.seed=5 "),
+        ({"seed": 3, "fabric": FabricConfig(ecmp_seed=5)}, r"^Scenario: seed=3 and fabric\.ecmp_seed=5 "),
+        (
+            {"rc": RcConfig(retry_cnt=2), "rdma": RdmaConfig(rc=RcConfig(retry_cnt=3))},
+            r"^Scenario: rc=RcConfig\(.*retry_cnt=2.*\) and rdma\.rc=RcConfig\(.*retry_cnt=3.*\) ",
+        ),
+        (
+            {"processor": HostCpuConfig(completion_ps=1), "rdma": RdmaConfig(processor=HostCpuConfig(completion_ps=2))},
+            r"^Scenario: processor=HostCpuConfig\(completion_ps=1, .*\) "
+            r"and rdma\.processor=HostCpuConfig\(completion_ps=2, .*\) ",
+        ),
+        ({"staging": True, "rdma": RdmaConfig(staging=False)}, r"^Scenario: staging=True and rdma\.staging=False "),
+        (
+            {"wire_format": "infiniband", "rdma": RdmaConfig(wire_format="rocev2")},
+            r"^Scenario: wire_format='infiniband' and rdma\.wire_format='rocev2' ",
+        ),
+        ({"rq_depth": 64, "rdma": RdmaConfig(rq_depth=32)}, r"^Scenario: rq_depth=64 and rdma\.rq_depth=32 "),
+        (
+            {"flow_control": "lossless", "fabric": FabricConfig(flow_control="lossy")},
+            r"^Scenario: flow_control='lossless' and fabric\.flow_control='lossy' ",
+        ),
+        (
+            {"forwarding": "cut_through", "fabric": FabricConfig(forwarding="store_and_forward")},
+            r"^Scenario: forwarding='cut_through' and fabric\.forwarding='store_and_forward' ",
+        ),
+        ({"loss": 0.01, "fabric": FabricConfig(loss=0.02)}, r"^Scenario: loss=0\.01 and fabric\.loss=0\.02 "),
+    ],
+)
+def test_a_field_given_two_ways_is_refused(kwargs, message):
+    with pytest.raises(McsimError, match=message + TWO_WAYS):
+        Scenario(topology="fat-tree-k4", **kwargs)
 
 
 def test_the_scenario_sizes_the_region_and_the_wire_overhead():
@@ -242,6 +286,40 @@ def test_a_foreign_or_corrupt_dict_is_one_line(data, message):
     with pytest.raises(McsimError, match=message) as info:
         Scenario.from_dict(data)
     assert "\n" not in str(info.value)
+
+
+def _deep(n: int) -> list:
+    """[[[...]]], n lists deep."""
+    out: list = []
+    for _ in range(n):
+        out = [out]
+    return out
+
+
+@pytest.mark.parametrize("key", ["fabric", "collective", "topology", "faults", "rdma"])
+def test_deeply_nested_data_is_one_line(key):
+    with pytest.raises(McsimError, match=r"^Scenario\.from_dict: data nested more than 32 deep is not a mcsim dict$"):
+        Scenario.from_dict(_canonical() | {key: _deep(5000)})
+    Scenario.from_dict(
+        _canonical() | {"faults": {"drops": [], "link_down": [], "link_loss": [], "reroute_delay_ps": None}}
+    )
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"a":' * 5000 + "1" + "}" * 5000])
+def test_deeply_nested_json_is_one_line(text):
+    with pytest.raises(
+        McsimError, match=r"^Scenario\.from_json: not a mcsim Scenario \(arrays or objects nested too deep\)$"
+    ):
+        Scenario.from_json(text)
+
+
+def test_a_graph_with_a_deeply_nested_attribute_is_one_line():
+    g = Scenario(topology="fat-tree-k4").graph()
+    g.graph["description"] = _deep(5000)
+    with pytest.raises(
+        McsimError, match=r"^Scenario: topology: an attribute of the graph is nested too deep for JSON$"
+    ):
+        Scenario(topology=g)
 
 
 @pytest.mark.parametrize("text", ["", "{", "[1,", b"\xff\xfe", "not json"])

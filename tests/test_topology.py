@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """topology.py: builders against closed forms, validation, files, and the summary."""
 
+import os
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -556,3 +558,227 @@ def test_topo_show_fat_tree_1024_r32(capsys):
     assert "hosts             1024" in out
     assert "160 (64 tor (tier1), 64 agg (tier2), 32 core (tier3)), up to 32 ports each" in out
     assert "diameter          6 hops" in out and "tier1 1:1, tier2 1:1" in out
+
+
+# --- bad topology files: one line naming the file, the link or node, and the value ----------------
+
+
+def _graphml(tmp_path, name="t.graphml", **edge_values):
+    """A fat_tree(2) written as GraphML (networkx, unchecked) with every link's attributes set as given:
+    a float is written as a GraphML double."""
+    g = fat_tree(2, rate_bps=10**9, delay_ps=100)
+    g.graph.clear()
+    for u, v in g.edges:
+        g.edges[u, v].update(edge_values)
+    path = tmp_path / name
+    nx.write_graphml(g, path)
+    return path
+
+
+LIMIT_DELAY = r"must be <= 1000000000000 \(1 s, 200,000 km of fibre: delays add up along routes"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"delay_ps": 4e18}, rf"^topology t\.graphml: link 0-2: delay_ps=4000000000000000000 {LIMIT_DELAY}"),
+        (
+            {"delay_ps": 1e30},
+            rf"^topology t\.graphml: link 0-2: delay_ps=1000000000000000019884624838656 {LIMIT_DELAY}",
+        ),
+        ({"delay_ps": float("nan")}, r"^topology t\.graphml: link 0-2: delay_ps=nan must be an integer$"),
+        ({"delay_ps": float("inf")}, r"^topology t\.graphml: link 0-2: delay_ps=inf must be an integer$"),
+        ({"delay_ps": 1.5}, r"^topology t\.graphml: link 0-2: delay_ps=1\.5 must be an integer$"),
+        (
+            {"rate_bps": 1e16},
+            r"^topology t\.graphml: link 0-2: rate_bps=10000000000000000 must be <= 1000000000000000 "
+            r"\(1000Tbps, mcsim's largest rate\)$",
+        ),
+        (
+            {"parallel": 1e9},
+            r"^topology t\.graphml: link 0-2: parallel=1000000000 must be <= 4096 \(parallel links are switch ports\)$",
+        ),
+        (
+            {"encoding_line_bits": 1e10},
+            r"^topology t\.graphml: link 0-2: encoding_line_bits=10000000000 must be <= 4294967295 "
+            r"\(uint32 in C\+\+\)$",
+        ),
+    ],
+)
+def test_graphml_values_past_mcsims_limits_are_one_line(tmp_path, change, message):
+    path = _graphml(tmp_path, **change)
+    with pytest.raises(McsimError, match=message):
+        load(path)
+
+
+def test_graphml_long_value_that_is_no_integer_names_the_file(tmp_path):
+    path = _graphml(tmp_path)
+    path.write_text(path.read_text().replace('">100</data>', '">4e18</data>'))  # the delays are "long"
+    with pytest.raises(McsimError, match=r"^topology t\.graphml: not a readable GraphML file \(.*'4e18'\)$"):
+        load(path)
+
+
+BUILDER_KEYS = '[builder]\nname = "{b}"\nrate = "{rate}"\ndelay = "{delay}"\n{keys}\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            BUILDER_KEYS.format(b="fat_tree", rate="1Gbps", delay="2s", keys="k = 2"),
+            rf"^topology t\.toml: fat_tree: delay_ps=2000000000000 {LIMIT_DELAY}",
+        ),
+        (
+            BUILDER_KEYS.format(b="fat_tree", rate="1Gbps", delay="1e400s", keys="k = 2"),
+            r"^topology t\.toml: delay='1e400s' is more than .* "
+            r"\(2\^62 ps = 53\.4 days, the simulated clock's limit\)$",
+        ),
+        (
+            BUILDER_KEYS.format(b="fat_tree", rate="1e30Gbps", delay="1ns", keys="k = 2"),
+            r"^topology t\.toml: rate='1e30Gbps' is more than 1000Tbps \(1 Pbit/s, mcsim's largest rate\)$",
+        ),
+        (
+            BUILDER_KEYS.format(b="fat_tree", rate="1Gbps", delay="1ns", keys="k = 1e30"),
+            r"^topology t\.toml: fat_tree: k=1e\+30 must be an integer$",
+        ),
+        (
+            BUILDER_KEYS.format(b="fat_tree", rate="1Gbps", delay="1ns", keys="k = nan"),
+            r"^topology t\.toml: fat_tree: k=nan must be an integer$",
+        ),
+        (
+            BUILDER_KEYS.format(
+                b="leaf_spine",
+                rate="1Gbps",
+                delay="1ns",
+                keys="leaves = 2\nspines = 1\nhosts_per_leaf = 1\nlinks_per_leaf_spine = 100000",
+            ),
+            r"^topology t\.toml: link 2-4: parallel=100000 must be <= 4096 \(parallel links are switch ports\)$",
+        ),
+        (
+            "a = " + "[" * 5000 + "]" * 5000,
+            r"^topology t\.toml: not valid TOML for mcsim \(arrays or tables nested too deep\)$",
+        ),
+    ],
+)
+def test_toml_values_past_mcsims_limits_are_one_line(tmp_path, text, message):
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    with pytest.raises(McsimError, match=message):
+        load(path)
+
+
+LONG_NAME = "a" * 10_000 + ".toml"
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda d: _write_bytes(d / "bin.toml", bytes(range(256))),
+            r"^topology bin\.toml: not valid TOML \(not UTF-8 text: byte 0x80 at 128\)$",
+        ),
+        (
+            lambda d: _write_bytes(d / "bin.graphml", bytes(range(256))),
+            r"^topology bin\.graphml: not a readable GraphML file \(.+\)$",
+        ),
+        (lambda d: _mkdir(d / "dir.toml"), r"^topology file '.*/dir\.toml' is a folder, not a file$"),
+        (lambda d: d / "missing.graphml", r"^topology file '.*/missing\.graphml' does not exist$"),
+        (
+            lambda d: d / LONG_NAME,
+            r"^topology file '.*\.\.\.a+\.toml' \(100\d\d characters\): cannot be read \(File name too long\)$",
+        ),
+        (
+            lambda d: _write_bytes(d / "x.graphml", b'<?xml version="1.0"?><html><body/></html>'),
+            r"^topology x\.graphml: not a readable GraphML file \(file not successfully read as graphml\)$",
+        ),
+        (
+            lambda d: _write_bytes(d / "x.graphml", b"name = 'x'\n"),
+            r"^topology x\.graphml: not a readable GraphML file \(.+\)$",
+        ),
+        (
+            lambda d: _write_bytes(d / "x.toml", b'<?xml version="1.0"?><graphml/>'),
+            r"^topology x\.toml: not valid TOML \(.+\)$",
+        ),
+        (
+            lambda d: _write_bytes(
+                d / "empty.graphml", b'<?xml version="1.0"?><graphml><graph edgedefault="undirected"/></graphml>'
+            ),
+            r"^topology empty\.graphml: graph has no host; hosts are nodes 0\.\.H-1 with role='host'$",
+        ),
+    ],
+)
+def test_bad_topology_files_are_one_line(tmp_path, make, message):
+    path = make(tmp_path)
+    with pytest.raises(McsimError, match=message):
+        load(path)
+    with pytest.raises(McsimError, match=message):
+        resolve(str(path))
+
+
+def _write_bytes(path, data):
+    path.write_bytes(data)
+    return path
+
+
+def _mkdir(path):
+    path.mkdir()
+    return path
+
+
+def test_unreadable_topology_file_is_one_line(tmp_path, monkeypatch):
+    path = _write_bytes(tmp_path / "t.toml", b"")
+
+    def refuse(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(type(path), "read_bytes", refuse)
+    with pytest.raises(McsimError, match=r"^topology file '.*/t\.toml': cannot be read \(Permission denied\)$"):
+        load(path)
+
+
+@pytest.mark.parametrize(
+    ("make", "stderr"),
+    [
+        (
+            lambda d: _write_bytes(d / "bin.toml", b"\xff\xfe"),
+            r"^mcsim: error: topology bin\.toml: not valid TOML \(not UTF-8",
+        ),
+        (
+            lambda d: _mkdir(d / "dir.graphml"),
+            r"^mcsim: error: topology file '.*/dir\.graphml' is a folder, not a file$",
+        ),
+        (lambda d: d / LONG_NAME, r"^mcsim: error: topology file '.*' \(100\d\d characters\): cannot be read"),
+        (
+            lambda d: _graphml(d, delay_ps=4e18),
+            rf"^mcsim: error: topology t\.graphml: link 0-2: delay_ps=4000000000000000000 {LIMIT_DELAY}",
+        ),
+    ],
+)
+def test_topo_show_of_a_bad_file_is_exit_2_and_one_line(tmp_path, capsys, make, stderr):
+    from mcsim import cli
+
+    path = make(tmp_path)
+    assert cli.main(["topo", "show", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert re.match(stderr, err)
+
+
+def test_a_missing_topologies_folder_is_reported_only_on_lookup(monkeypatch, tmp_path):
+    monkeypatch.setenv("MCSIM_TOPOLOGIES", str(tmp_path / "nowhere"))
+    assert "fat-tree-k4" in topology.available()  # listing never fails: the CLI's help lists the names
+    assert topology.topology_dirs()[-1].name == "topologies"
+    with pytest.raises(McsimError, match=r"^\$MCSIM_TOPOLOGIES names '.*nowhere', which is not a folder$"):
+        resolve("fat-tree-k4")
+    assert topology.host_count(resolve(str(_graphml(tmp_path)))) == 2  # a path needs no folder
+
+
+def test_a_missing_topologies_folder_breaks_no_command(tmp_path):
+    env = {**os.environ, "MCSIM_TOPOLOGIES": str(tmp_path / "nowhere")}
+    version = subprocess.run([sys.executable, "-m", "mcsim", "--version"], capture_output=True, text=True, env=env)
+    assert version.returncode == 0 and version.stdout.startswith("mcsim ")
+    show = subprocess.run(
+        [sys.executable, "-m", "mcsim", "topo", "show", "fat-tree-k4"], capture_output=True, text=True, env=env
+    )
+    assert show.returncode == 2 and show.stdout == ""
+    assert re.fullmatch(r"mcsim: error: \$MCSIM_TOPOLOGIES names '.*nowhere', which is not a folder\n", show.stderr)
