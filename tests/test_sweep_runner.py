@@ -92,12 +92,12 @@ def test_dry_run_run_rerun_and_show(tmp_path, capsys, monkeypatch):
         ["bytes_per_rank=8KiB algorithm=ring", "missing"],
         ["bytes_per_rank=8KiB algorithm=mcast", "missing"],
     ]
-    assert "4 runs: 0 stored ok, 0 stored failed, 4 to run" in err
-    assert not raw_rows(tmp_path / "sizes.sqlite")  # a dry run runs nothing
+    assert "4 runs: 0 stored ok, 0 stored incomplete, 0 stored failed, 0 stored corrupt, 4 to run" in err
+    assert not (tmp_path / "sizes.sqlite").exists()  # a dry run runs nothing, writes nothing
 
     assert main(["sweep", str(spec), "--workers", "2"]) == 0
     err = capsys.readouterr().err
-    assert "4 runs, 4 ok, 0 failed (4 run now, 0 from the store 'sizes.sqlite')" in err
+    assert "4 runs, 4 ok, 0 incomplete, 0 failed (4 run now, 0 from the store 'sizes.sqlite')" in err
     assert err.count("] ok ") == 4  # one progress line per run (stderr is not a terminal)
     rows = raw_rows(tmp_path / "sizes.sqlite")
     assert len(rows) == 4
@@ -105,15 +105,19 @@ def test_dry_run_run_rerun_and_show(tmp_path, capsys, monkeypatch):
     # a second call runs nothing and leaves the rows as they were; a larger spec runs only what is new
     spec_file(tmp_path, ["4KiB", "8KiB", "16KiB"])
     assert main(["sweep", str(spec), "--dry-run"]) == 0
-    assert "6 runs: 4 stored ok, 0 stored failed, 2 to run" in capsys.readouterr().err
+    assert (
+        "6 runs: 4 stored ok, 0 stored incomplete, 0 stored failed, 0 stored corrupt, 2 to run"
+        in capsys.readouterr().err
+    )
     assert main(["sweep", str(spec)]) == 0
-    assert "6 runs, 6 ok, 0 failed (2 run now, 4 from the store" in capsys.readouterr().err
+    assert "6 runs, 6 ok, 0 incomplete, 0 failed (2 run now, 4 from the store" in capsys.readouterr().err
     after = raw_rows(tmp_path / "sizes.sqlite")
     assert {k: after[k] for k in rows} == rows
 
     assert main(["sweep", "show", "sizes.sqlite", "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("sweep,label,status,") and len(lines) == 7
+    assert lines[0].startswith("sweep,label,status,algorithm,bytes_per_rank,") and len(lines) == 7  # the axes
+    assert lines[1].startswith("sizes,bytes_per_rank=4KiB algorithm=ring,ok,ring,4KiB,")
     assert main(["sweep", "show", "sizes.sqlite"]) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[0] == "sweep sizes" and table[1].split()[:3] == ["status", "time_us", "time_over_bound"]
@@ -182,7 +186,10 @@ def test_a_sweep_killed_with_sigkill_resumes_with_its_finished_runs_intact(tmp_p
 
     again = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert again.returncode == 0, again.stderr[-2000:]
-    assert f"10 runs, 10 ok, 0 failed ({10 - len(before)} run now, {len(before)} from the store" in again.stderr
+    assert (
+        f"10 runs, 10 ok, 0 incomplete, 0 failed ({10 - len(before)} run now, {len(before)} from the store"
+        in again.stderr
+    )
     after = raw_rows(store)
     assert len(after) == 10
     assert {k: after[k] for k in before} == before  # the finished rows, byte for byte
@@ -230,9 +237,9 @@ def test_the_scenarios_run_as_sweeps_and_reuse_the_store(tmp_path, script, args,
     argv = [sys.executable, "-m", "mcsim", "run", str(path), *args, "--store", str(tmp_path / "s.sqlite")]
     first = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
     assert first.returncode == 0, first.stderr[-2000:]
-    assert f"{runs} runs, {runs} ok, 0 failed ({runs} run now, 0 from the store" in first.stdout
+    assert f"{runs} runs, {runs} ok, 0 incomplete, 0 failed ({runs} run now, 0 from the store" in first.stdout
     second = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
-    assert f"{runs} runs, {runs} ok, 0 failed (0 run now, {runs} from the store" in second.stdout
+    assert f"{runs} runs, {runs} ok, 0 incomplete, 0 failed (0 run now, {runs} from the store" in second.stdout
 
     def table(out: str) -> list[str]:  # everything but the sweep's own report line
         return [line for line in out.splitlines() if not line.startswith("sweep '")]
@@ -279,7 +286,7 @@ def test_the_command_reaches_a_dask_cluster_over_tls(tmp_path, capsys):
         assert err.startswith(f"mcsim: error: --scheduler {address}: cannot connect") and err.count("\n") == 1, err
         assert not raw_rows(store)
         assert main([*argv, "--tls-ca-file", str(ca), "--tls-cert", str(cert), "--tls-key", str(key)]) == 0
-    assert "2 runs, 2 ok, 0 failed (2 run now, 0 from the store" in capsys.readouterr().err
+    assert "2 runs, 2 ok, 0 incomplete, 0 failed (2 run now, 0 from the store" in capsys.readouterr().err
     assert len(raw_rows(store)) == 2
 
 
@@ -309,16 +316,16 @@ def test_a_run_that_aborts_its_worker_is_stored_as_failed_and_the_exit_status_sa
     # the command reports the stored failure (exit 1) and runs nothing; --retry-failed runs it again
     assert main(["sweep", "crash.toml"]) == 1
     err = capsys.readouterr().err
-    assert "4 runs, 3 ok, 1 failed (0 run now, 4 from the store" in err and "failed: seed=2" in err
+    assert "4 runs, 3 ok, 0 incomplete, 1 failed (0 run now, 4 from the store" in err and "failed: seed=2" in err
     assert main(["sweep", "crash.toml", "--retry-failed"]) == 0
-    assert "4 runs, 4 ok, 0 failed (1 run now, 3 from the store" in capsys.readouterr().err
+    assert "4 runs, 4 ok, 0 incomplete, 0 failed (1 run now, 3 from the store" in capsys.readouterr().err
     assert main(["sweep", "show", "crash.sqlite", "--format", "csv"]) == 0
     assert capsys.readouterr().out.count("\ncrash,seed=") == 4
 
 
 def test_the_default_store_is_named_after_the_sweep_with_safe_characters():
     spec = SweepSpec(name="link speed/../x", base={"topology": "fat-tree-k4"})
-    assert runner.default_store(spec) == Path("link_speed_.._x.sqlite")
+    assert runner.default_store(spec) == Path("link%20speed%2F..%2Fx.sqlite")  # no folder, no path out
 
 
 def test_the_longest_runs_go_first(tmp_path):
