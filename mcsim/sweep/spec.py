@@ -391,12 +391,21 @@ def _axes(table: object, where: str, *, zipped: bool = False) -> dict[str, list[
         raise McsimError(f"{where}: the axes of a zip must have equal lengths ({shown})")
     columns = {"the zip": list(zip(*axes.values(), strict=True))} if zipped else axes
     for name, values in columns.items():
-        texts = [_json(v) for v in values]
-        twice = next((t for i, t in enumerate(texts) if t in texts[:i]), None)
+        twice = _first_twice(_json(v) for v in values)
         if twice is not None:
             what = name if zipped else f"axis {name!r}"
             raise McsimError(f"{where}: {what} lists {twice} twice; each run must differ")
     return axes
+
+
+def _first_twice(texts: Iterable[str]) -> str | None:
+    """The first text that comes a second time (one pass: an axis may have 100,000 values)."""
+    seen: set[str] = set()
+    for text in texts:
+        if text in seen:
+            return text
+        seen.add(text)
+    return None
 
 
 def _resolve_topologies(data: dict[str, Any], folder: Path) -> None:
