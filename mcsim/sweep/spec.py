@@ -45,9 +45,9 @@ from mcsim.scenario import Scenario
 
 TOP_KEYS = ("name", "base", "axes", "zip")
 # A sweep plans every run before the first one starts: each run's Scenario is built, checked and keyed
-# in memory (~4 KB and ~1.5 ms each, measured on fat-tree-k4), and every run costs 0.2 s of worker
-# overhead on top of its simulation. 100,000 runs are ~0.4 GB and ~3 min of planning and 5.6 core-hours
-# of overhead alone: more is almost surely a mistake (an axis too long), and at 10x it no longer fits.
+# in memory (~4 KB and ~0.7 ms each, measured on fat-tree-k4), and every run costs ~0.2 s of worker
+# overhead on top of its simulation. 100,000 runs are ~0.4 GB and ~1 min of planning and 5.6 core-hours
+# of overhead alone: more is almost surely an axis too long, and 10x more no longer plans in memory.
 MAX_RUNS = 100_000
 MAX_RUNS_WHY = "every run is planned in memory before the first starts"
 BASE_SCENARIO = "base_scenario"  # the key of a base given as a Scenario (its canonical dict)
