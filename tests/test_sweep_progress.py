@@ -11,13 +11,15 @@ from mcsim.sweep.outcome import FAILED, OK, Outcome, Task
 from mcsim.sweep.progress import Progress, eta_text
 
 
-def outcome(label: str, status: str = OK, wall_s: float = 2.1, error: str | None = None) -> Outcome:
+def outcome(
+    label: str, status: str = OK, wall_s: float = 2.1, error: str | None = None, metrics: dict | None = None
+) -> Outcome:
     return Outcome(
         key=label,
         label=label,
         status=status,
         error=error,
-        metrics=None,
+        metrics=metrics,
         arrays=None,
         wall_s=wall_s,
         peak_rss_b=None,
@@ -70,28 +72,32 @@ def test_eta_text(seconds, text):
     assert eta_text(seconds) == text
 
 
+INCOMPLETE_METRICS = {"complete": False, "unfinished_ranks": 6, "ranks": 16}
+
+
 def test_plain_lines_count_runs_and_give_the_eta(clock):
     out = io.StringIO()
-    with Progress(6, stored=2, stream=out) as p:
+    with Progress(6, stored=2, stream=out, stored_incomplete=1) as p:
         for label in ("rate=56Gbps algorithm=ring", "b", "c"):
             p.started(task(label))
         clock.now_s += 10
-        p.finished(outcome("rate=56Gbps algorithm=ring"))
+        p.finished(outcome("rate=56Gbps algorithm=ring", metrics={"complete": True}))
         clock.now_s += 10
         p.finished(outcome("b", FAILED, 0.4, "worker process died (signal 6, SIGABRT) while running it\nabort\ntail"))
         p.started(task("d"))
         clock.now_s += 30
-        p.finished(outcome("c", wall_s=61))
+        p.finished(outcome("c", wall_s=61, metrics=INCOMPLETE_METRICS))
         p.finished(outcome("d"))
-    # 2 stored count as done; the ETA uses this session's runs only: 10 s per run x 3 left, x 2 left,
-    # then 50 s / 3 runs x 1 left
+    # 2 stored count as done (1 ok, 1 incomplete); the ETA uses this session's runs only: 10 s per
+    # run x 3 left, x 2 left, then 50 s / 3 runs x 1 left
     assert out.getvalue().splitlines() == [
-        "[3/6] ok rate=56Gbps algorithm=ring 2.1 s | failed 0, running 2, ETA 30s",
-        "[4/6] FAILED b 0.4 s: worker process died (signal 6, SIGABRT) while running it | failed 1, running 1, ETA 20s",
-        "[5/6] ok c 61.0 s | failed 1, running 1, ETA 17s",
-        "[6/6] ok d 2.1 s | failed 1, running 0, ETA 0s",
+        "[3/6] ok rate=56Gbps algorithm=ring 2.1 s | ok 2, incomplete 1, failed 0, running 2, ETA 30s",
+        "[4/6] FAILED b 0.4 s: worker process died (signal 6, SIGABRT) while running it"
+        " | ok 2, incomplete 1, failed 1, running 1, ETA 20s",
+        "[5/6] INCOMPLETE c 61.0 s: 6 of 16 ranks did not finish | ok 2, incomplete 2, failed 1, running 1, ETA 17s",
+        "[6/6] ok d 2.1 s | ok 3, incomplete 2, failed 1, running 0, ETA 0s",
     ]
-    assert (p.done, p.failed, p.running) == (6, 1, 0)
+    assert (p.done, p.ok, p.incomplete, p.failed, p.running) == (6, 3, 2, 1, 0)
 
 
 def test_the_eta_is_unknown_until_a_run_of_this_session_finishes(clock):
@@ -107,19 +113,25 @@ def test_a_terminal_gets_a_tqdm_bar_that_closes(clock):
         p.started(task("a"))
         p.started(task("b"))
         p.finished(outcome("a", FAILED, error="passed its time limit of 30 s"))
-        p.finished(outcome("b"))
+        p.finished(outcome("b", metrics=INCOMPLETE_METRICS))
         assert p._bar is not None
     assert p._bar is None
     text = out.getvalue()
     assert "FAILED a 2.1 s: passed its time limit of 30 s" in text
-    assert "3/3" in text and "failed 1, running 0" in text
+    assert "INCOMPLETE b 2.1 s: 6 of 16 ranks did not finish" in text
+    assert "3/3" in text and "ok 1, incomplete 1, failed 1, running 0" in text
     assert "[3/3]" not in text  # not the plain lines
 
 
 @pytest.mark.parametrize(
-    "total, stored, match",
-    [(-1, 0, r"Progress: total=-1 must be >= 0"), (2, 3, r"Progress: stored=3 must be 0..2")],
+    "total, stored, kw, match",
+    [
+        (-1, 0, {}, r"Progress: total=-1 must be >= 0"),
+        (2, 3, {}, r"Progress: stored=3 must be 0..2"),
+        (3, 2, {"stored_incomplete": 3}, r"Progress: stored_incomplete=3 must be 0..2"),
+        (3, 2, {"stored_incomplete": 1, "stored_failed": 2}, r"Progress: stored_failed=2 must be 0..1"),
+    ],
 )
-def test_bad_counts_are_one_error_line(total, stored, match):
+def test_bad_counts_are_one_error_line(total, stored, kw, match):
     with pytest.raises(McsimError, match=match):
-        Progress(total, stored, stream=io.StringIO())
+        Progress(total, stored, stream=io.StringIO(), **kw)

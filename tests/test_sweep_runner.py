@@ -5,6 +5,8 @@ saying so, and the Dask cluster giving the local pool's numbers."""
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import re
@@ -20,10 +22,13 @@ import pytest
 
 from mcsim.cli import main
 from mcsim.errors import McsimError
+from mcsim.rdma import RcConfig, RdmaConfig
 from mcsim.scenario import Scenario
 from mcsim.sweep import SweepSpec, plan, run, run_key, runner
+from mcsim.sweep import spec as spec_module
 from mcsim.sweep.executors import LocalPool
-from mcsim.sweep.store import Store
+from mcsim.sweep.spec import MAX_RUNS
+from mcsim.sweep.store import KEYS_PER_QUERY, Store
 
 SPEC = """
 name = "sizes"
@@ -92,12 +97,12 @@ def test_dry_run_run_rerun_and_show(tmp_path, capsys, monkeypatch):
         ["bytes_per_rank=8KiB algorithm=ring", "missing"],
         ["bytes_per_rank=8KiB algorithm=mcast", "missing"],
     ]
-    assert "4 runs: 0 stored ok, 0 stored failed, 4 to run" in err
-    assert not raw_rows(tmp_path / "sizes.sqlite")  # a dry run runs nothing
+    assert "4 runs: 0 stored ok, 0 stored incomplete, 0 stored failed, 0 stored corrupt, 4 to run" in err
+    assert not (tmp_path / "sizes.sqlite").exists()  # a dry run runs nothing, writes nothing
 
     assert main(["sweep", str(spec), "--workers", "2"]) == 0
     err = capsys.readouterr().err
-    assert "4 runs, 4 ok, 0 failed (4 run now, 0 from the store 'sizes.sqlite')" in err
+    assert "4 runs, 4 ok, 0 incomplete, 0 failed (4 run now, 0 from the store 'sizes.sqlite')" in err
     assert err.count("] ok ") == 4  # one progress line per run (stderr is not a terminal)
     rows = raw_rows(tmp_path / "sizes.sqlite")
     assert len(rows) == 4
@@ -105,15 +110,19 @@ def test_dry_run_run_rerun_and_show(tmp_path, capsys, monkeypatch):
     # a second call runs nothing and leaves the rows as they were; a larger spec runs only what is new
     spec_file(tmp_path, ["4KiB", "8KiB", "16KiB"])
     assert main(["sweep", str(spec), "--dry-run"]) == 0
-    assert "6 runs: 4 stored ok, 0 stored failed, 2 to run" in capsys.readouterr().err
+    assert (
+        "6 runs: 4 stored ok, 0 stored incomplete, 0 stored failed, 0 stored corrupt, 2 to run"
+        in capsys.readouterr().err
+    )
     assert main(["sweep", str(spec)]) == 0
-    assert "6 runs, 6 ok, 0 failed (2 run now, 4 from the store" in capsys.readouterr().err
+    assert "6 runs, 6 ok, 0 incomplete, 0 failed (2 run now, 4 from the store" in capsys.readouterr().err
     after = raw_rows(tmp_path / "sizes.sqlite")
     assert {k: after[k] for k in rows} == rows
 
     assert main(["sweep", "show", "sizes.sqlite", "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("sweep,label,status,") and len(lines) == 7
+    assert lines[0].startswith("sweep,label,status,algorithm,bytes_per_rank,") and len(lines) == 7  # the axes
+    assert lines[1].startswith("sizes,bytes_per_rank=4KiB algorithm=ring,ok,ring,4KiB,")
     assert main(["sweep", "show", "sizes.sqlite"]) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[0] == "sweep sizes" and table[1].split()[:3] == ["status", "time_us", "time_over_bound"]
@@ -182,7 +191,10 @@ def test_a_sweep_killed_with_sigkill_resumes_with_its_finished_runs_intact(tmp_p
 
     again = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert again.returncode == 0, again.stderr[-2000:]
-    assert f"10 runs, 10 ok, 0 failed ({10 - len(before)} run now, {len(before)} from the store" in again.stderr
+    assert (
+        f"10 runs, 10 ok, 0 incomplete, 0 failed ({10 - len(before)} run now, {len(before)} from the store"
+        in again.stderr
+    )
     after = raw_rows(store)
     assert len(after) == 10
     assert {k: after[k] for k in before} == before  # the finished rows, byte for byte
@@ -230,9 +242,9 @@ def test_the_scenarios_run_as_sweeps_and_reuse_the_store(tmp_path, script, args,
     argv = [sys.executable, "-m", "mcsim", "run", str(path), *args, "--store", str(tmp_path / "s.sqlite")]
     first = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
     assert first.returncode == 0, first.stderr[-2000:]
-    assert f"{runs} runs, {runs} ok, 0 failed ({runs} run now, 0 from the store" in first.stdout
+    assert f"{runs} runs, {runs} ok, 0 incomplete, 0 failed ({runs} run now, 0 from the store" in first.stdout
     second = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
-    assert f"{runs} runs, {runs} ok, 0 failed (0 run now, {runs} from the store" in second.stdout
+    assert f"{runs} runs, {runs} ok, 0 incomplete, 0 failed (0 run now, {runs} from the store" in second.stdout
 
     def table(out: str) -> list[str]:  # everything but the sweep's own report line
         return [line for line in out.splitlines() if not line.startswith("sweep '")]
@@ -279,7 +291,7 @@ def test_the_command_reaches_a_dask_cluster_over_tls(tmp_path, capsys):
         assert err.startswith(f"mcsim: error: --scheduler {address}: cannot connect") and err.count("\n") == 1, err
         assert not raw_rows(store)
         assert main([*argv, "--tls-ca-file", str(ca), "--tls-cert", str(cert), "--tls-key", str(key)]) == 0
-    assert "2 runs, 2 ok, 0 failed (2 run now, 0 from the store" in capsys.readouterr().err
+    assert "2 runs, 2 ok, 0 incomplete, 0 failed (2 run now, 0 from the store" in capsys.readouterr().err
     assert len(raw_rows(store)) == 2
 
 
@@ -309,16 +321,16 @@ def test_a_run_that_aborts_its_worker_is_stored_as_failed_and_the_exit_status_sa
     # the command reports the stored failure (exit 1) and runs nothing; --retry-failed runs it again
     assert main(["sweep", "crash.toml"]) == 1
     err = capsys.readouterr().err
-    assert "4 runs, 3 ok, 1 failed (0 run now, 4 from the store" in err and "failed: seed=2" in err
+    assert "4 runs, 3 ok, 0 incomplete, 1 failed (0 run now, 4 from the store" in err and "failed: seed=2" in err
     assert main(["sweep", "crash.toml", "--retry-failed"]) == 0
-    assert "4 runs, 4 ok, 0 failed (1 run now, 3 from the store" in capsys.readouterr().err
+    assert "4 runs, 4 ok, 0 incomplete, 0 failed (1 run now, 3 from the store" in capsys.readouterr().err
     assert main(["sweep", "show", "crash.sqlite", "--format", "csv"]) == 0
     assert capsys.readouterr().out.count("\ncrash,seed=") == 4
 
 
 def test_the_default_store_is_named_after_the_sweep_with_safe_characters():
     spec = SweepSpec(name="link speed/../x", base={"topology": "fat-tree-k4"})
-    assert runner.default_store(spec) == Path("link_speed_.._x.sqlite")
+    assert runner.default_store(spec) == Path("link%20speed%2F..%2Fx.sqlite")  # no folder, no path out
 
 
 def test_the_longest_runs_go_first(tmp_path):
@@ -327,3 +339,284 @@ def test_the_longest_runs_go_first(tmp_path):
         the_plan = plan(spec, store)
     assert [t.label for t in the_plan.tasks] == [f"bytes_per_rank={s}" for s in ("4KiB", "1MiB", "64KiB")]
     assert [t.label for t in the_plan.todo] == [f"bytes_per_rank={s}" for s in ("1MiB", "64KiB", "4KiB")]
+
+
+# ------------------------------------------------------------------------------------------------
+# bad input: one line, exit 2, before any work
+
+
+@pytest.fixture
+def cli_dir(tmp_path, monkeypatch) -> Path:
+    """A folder with spec.toml (2 runs, sweep 'sizes'), store.sqlite (that sweep's members, no runs),
+    empty.sqlite (0 bytes), text.sqlite, foreign.sqlite (another program's SQLite) and a TLS file."""
+    monkeypatch.chdir(tmp_path)
+    spec_file(tmp_path, ["4KiB"]).rename(tmp_path / "spec.toml")
+    with Store(tmp_path / "store.sqlite") as store:
+        store.add_members("sizes", [("k", "bytes_per_rank=4KiB algorithm=ring", {"algorithm": "ring"})])
+    (tmp_path / "empty.sqlite").write_bytes(b"")
+    (tmp_path / "text.sqlite").write_text("rate,time\n56Gbps,1.0\n")
+    with sqlite3.connect(tmp_path / "foreign.sqlite") as db:
+        db.execute("CREATE TABLE users (name TEXT)")
+    (tmp_path / "ca.pem").write_text("not really a certificate")
+    (tmp_path / "folder.csv").mkdir()
+    (tmp_path / "huge.toml").write_text(
+        'name = "huge"\n[base]\ntopology = "fat-tree-k4"\n[axes]\n'
+        + "".join(f"{axis} = {list(range(1, n + 1))}\n" for axis, n in (("seed", 1000), ("ranks", 650), ("mtu", 1000)))
+    )
+    return tmp_path
+
+
+SHOWN_ONLY = "does nothing when printing a store; it is an option of mcsim sweep SPEC.toml$"
+RUN_ONLY_OPTION = "does nothing when running a spec; it is an option of mcsim sweep show STORE$"
+BAD_INPUTS = [
+    # options that do nothing in the form given
+    ("show store.sqlite --dry-run", rf"^sweep show: --dry-run {SHOWN_ONLY}"),
+    ("show store.sqlite --workers 2", rf"^sweep show: --workers {SHOWN_ONLY}"),
+    ("show store.sqlite --time-limit 1s", rf"^sweep show: --time-limit {SHOWN_ONLY}"),
+    ("show store.sqlite --retry-failed", rf"^sweep show: --retry-failed {SHOWN_ONLY}"),
+    ("show store.sqlite --scheduler tcp://h:1", rf"^sweep show: --scheduler {SHOWN_ONLY}"),
+    ("show store.sqlite --tls-cert ca.pem", rf"^sweep show: --tls-cert {SHOWN_ONLY}"),
+    ("show store.sqlite --no-progress", rf"^sweep show: --no-progress {SHOWN_ONLY}"),
+    ("show store.sqlite --store s.sqlite", r"^sweep show: --store does nothing; the store is the argument after show"),
+    ("spec.toml --format csv", rf"^sweep: --format {RUN_ONLY_OPTION}"),
+    ("spec.toml --sweep sizes", rf"^sweep: --sweep {RUN_ONLY_OPTION}"),
+    ("spec.toml --out o.csv", rf"^sweep: --out {RUN_ONLY_OPTION}"),
+    ("spec.toml --tls-cert ca.pem", r"^sweep: --tls-cert does nothing without --scheduler \(it is Dask's TLS\)"),
+    ("spec.toml --tls-key ca.pem", r"^sweep: --tls-key does nothing without --scheduler"),
+    ("spec.toml --tls-ca-file ca.pem", r"^sweep: --tls-ca-file does nothing without --scheduler"),
+    ("spec.toml --scheduler tcp://h:1 --workers 2", r"^sweep: --workers does nothing with --scheduler"),
+    ("spec.toml --dry-run --workers 2", r"^sweep: --workers does nothing with --dry-run \(it runs nothing\)"),
+    ("spec.toml --dry-run --time-limit 1s", r"^sweep: --time-limit does nothing with --dry-run"),
+    ("spec.toml --dry-run --no-progress", r"^sweep: --no-progress does nothing with --dry-run"),
+    ("spec.toml --dry-run --scheduler tcp://h:1", r"^sweep: --scheduler does nothing with --dry-run"),
+    ("spec.toml store.sqlite", r"^sweep: unexpected 'store.sqlite'; the store is --store PATH$"),
+    # values
+    ("spec.toml --workers 0", r"^sweep: --workers=0 must be >= 1; e\.g\. --workers 2"),
+    ("spec.toml --workers -3", r"^sweep: --workers=-3 must be >= 1"),
+    ("spec.toml --workers two", r"^argument --workers: invalid int value: 'two'"),
+    ("spec.toml --time-limit 0s", r"^sweep: --time-limit='0s' must be > 0; e\.g\. --time-limit 600s$"),
+    ("spec.toml --time-limit=-1s", r"^--time-limit='-1s' must not be negative"),
+    ("spec.toml --time-limit 5", r"^--time-limit='5' has no unit"),
+    ("spec.toml --time-limit soon", r"^--time-limit='soon' is not a time"),
+    (
+        "spec.toml --scheduler tcp://h:1 --tls-cert ca.pem",
+        r"^sweep: Dask TLS needs all of .*; --tls-ca-file, --tls-key",
+    ),
+    (
+        "spec.toml --scheduler tcp://h:1 --tls-cert ca.pem --tls-key ca.pem --tls-ca-file no.pem",
+        r"^sweep: --tls-ca-file='no.pem' is not a file$",
+    ),
+    # a product too large, refused from the axis lengths (a run and a dry run alike)
+    ("huge.toml", r"^sweep 'huge' has 650,000,000 runs \(1000 seed x 650 ranks x 1000 mtu\); at most 100,000 "),
+    ("huge.toml --dry-run", r"^sweep 'huge' has 650,000,000 runs \(1000 seed x 650 ranks x 1000 mtu\); at most "),
+    # show: the store and the output
+    ("show", r"^sweep show: give the store to print: mcsim sweep show STORE$"),
+    ("show nothing.sqlite", r"^sweep store 'nothing.sqlite': no such file$"),
+    ("show .", r"^sweep store '\.': is a folder"),
+    ("show empty.sqlite", r"^sweep store 'empty.sqlite': not a sweep store \(an empty SQLite file\)"),
+    ("show text.sqlite", r"^sweep store 'text.sqlite': file is not a database \(not an intact sweep store\)$"),
+    ("show foreign.sqlite", r"^sweep store 'foreign.sqlite': not a sweep store \(SQLite without the .*\['users'\]\)"),
+    ("spec.toml --dry-run --store foreign.sqlite", r"^sweep store 'foreign.sqlite': not a sweep store"),
+    ("spec.toml --store text.sqlite", r"^sweep store 'text.sqlite': file is not a database"),
+    (
+        "show store.sqlite --sweep other",
+        r"^sweep show: --sweep='other' is not in store 'store.sqlite'; its sweeps: 'sizes'$",
+    ),
+    ("show store.sqlite --out o.txt", r"^sweep show: --out='o.txt' must end in \.csv, \.json, \.jsonl"),
+    ("show store.sqlite --out no/such/o.csv", r"^--out='no/such/o.csv': folder 'no/such' does not exist$"),
+    ("show store.sqlite --out folder.csv", r"^--out='folder.csv' is a folder; give a file name$"),
+    ("show store.sqlite --format xml", r"^argument --format: invalid choice: 'xml'"),
+]
+
+
+@pytest.mark.parametrize(("argv", "match"), BAD_INPUTS, ids=[a for a, _ in BAD_INPUTS])
+def test_bad_input_is_one_line_and_exit_2_before_any_work(cli_dir, capsys, argv, match):
+    before = {p.name: p.read_bytes() for p in cli_dir.iterdir() if p.is_file()}
+    with pytest.raises(SystemExit) if "invalid" in match else contextlib.nullcontext() as argparse_exit:
+        code = main(["sweep", *argv.split()])
+    code = argparse_exit.value.code if argparse_exit is not None else code
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("mcsim: error: "), err
+    assert re.search(match, err.removeprefix("mcsim: error: ").removesuffix("\n").split(" (see mcsim")[0]), err
+    after = {p.name: p.read_bytes() for p in cli_dir.iterdir() if p.is_file()}
+    assert after == before  # nothing written, no store made
+
+
+# ------------------------------------------------------------------------------------------------
+# the dry run: streamed, reads the store, writes nothing
+
+
+def test_the_dry_run_lists_runs_as_they_are_built(monkeypatch):
+    """The first rows come after one chunk of runs is built, not the whole product."""
+    built = []
+    real = spec_module._scenario
+    monkeypatch.setattr(spec_module, "_scenario", lambda *a: built.append(1) or real(*a))
+    spec = SweepSpec(name="many", base={"topology": "fat-tree-k4"}, axes={"seed": list(range(MAX_RUNS))})
+    dry = runner.DryRun(spec, None)
+    first = list(itertools.islice(dry.rows(), 3))
+    assert [(r["run"], r["label"], r["status"]) for r in first] == [(i, f"seed={i}", "missing") for i in range(3)]
+    assert len(built) == KEYS_PER_QUERY < MAX_RUNS
+
+
+def test_a_dry_run_prints_one_csv_header_across_chunks(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    n = KEYS_PER_QUERY * 2 + 1
+    (tmp_path / "seeds.toml").write_text(
+        f'name = "seeds"\n[base]\ntopology = "fat-tree-k4"\n[axes]\nseed = {list(range(n))}\n'
+    )
+    assert main(["sweep", "seeds.toml", "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert (
+        lines[0] == "run,label,status,key"
+        and len(lines) == n + 1
+        and lines[-1].startswith(f"{n - 1},seed={n - 1},missing,")
+    )
+    assert f"{n} runs: 0 stored ok, 0 stored incomplete, 0 stored failed, 0 stored corrupt, {n} to run" in err
+    assert not (tmp_path / "seeds.sqlite").exists()
+
+
+# ------------------------------------------------------------------------------------------------
+# incomplete runs: counted apart, exit 1
+
+LOSSY = """
+name = "lossy"
+[base]
+topology = "fat-tree-k4"
+bytes_per_rank = "4KiB"
+rc = { retry_cnt = 0 }
+[axes]
+loss = [0, 0.2]
+seed = [1, 2]
+"""
+
+
+def test_incomplete_runs_are_counted_apart_and_the_exit_status_is_1(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lossy.toml").write_text(LOSSY)
+    # the lossy runs truly end incomplete: some rank never finishes (no RC retry), as mcsim allgather says
+    rdma = RdmaConfig(rc=RcConfig(retry_cnt=0))
+    direct = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB", loss=0.2, seed=1, rdma=rdma)
+    assert not direct.run().complete
+    argv = ["allgather", "--topology", "fat-tree-k4", "--bytes-per-rank", "4KiB", "--loss", "0.2", "--retry-cnt", "0"]
+    assert main([*argv, "--seed", "1"]) == 1
+    capsys.readouterr()
+
+    assert main(["sweep", "lossy.toml", "--workers", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("] INCOMPLETE loss=0.2 seed=") == 2 and err.count("] ok loss=0 seed=") == 2
+    assert re.search(r"INCOMPLETE loss=0.2 seed=1 [\d.]+ s: \d+ of 16 ranks did not finish \| ok \d, incomplete", err)
+    assert "[4/4] " in err and "| ok 2, incomplete 2, failed 0, running 0" in err
+    line = err.splitlines()[-1]
+    assert line.startswith("mcsim: sweep 'lossy': 4 runs, 2 ok, 2 incomplete, 0 failed (4 run now, 0 from the store")
+    assert "; incomplete: loss=0.2 seed=1; loss=0.2 seed=2 (see: mcsim sweep show lossy.sqlite)" in line
+
+    # from the store: the same counts, still exit 1, nothing run
+    assert main(["sweep", "lossy.toml"]) == 1
+    assert "4 runs, 2 ok, 2 incomplete, 0 failed (0 run now, 4 from the store" in capsys.readouterr().err
+    assert main(["sweep", "lossy.toml", "--dry-run"]) == 0  # a listing: nothing ran, nothing failed
+    out, err = capsys.readouterr()
+    assert [line.split(",")[2] for line in out.splitlines()[1:]] == ["ok", "ok", "incomplete", "incomplete"]
+    assert "4 runs: 2 stored ok, 2 stored incomplete, 0 stored failed, 0 stored corrupt, 0 to run" in err
+
+    # show: every axis a column (seed, loss are no metric), strict JSON (null, never NaN)
+    assert main(["sweep", "show", "lossy.sqlite", "--format", "json"]) == 0
+    rows = [
+        json.loads(line, parse_constant=lambda c: pytest.fail(f"bare {c} in JSON"))
+        for line in capsys.readouterr().out.splitlines()
+    ]
+    assert [(r["loss"], r["seed"], r["complete"]) for r in rows] == [
+        (0, 1, True),
+        (0, 2, True),
+        (0.2, 1, False),
+        (0.2, 2, False),
+    ]
+    assert rows[2]["time_ps"] is None and rows[2]["unfinished_ranks"] > 0
+    assert main(["sweep", "show", "lossy.sqlite", "--out", "lossy.json"]) == 0
+    table = capsys.readouterr().out
+    assert table.count("INCOMPLETE: ") == 2
+    assert json.loads((tmp_path / "lossy.json").read_text(), parse_constant=pytest.fail)[3]["seed"] == 2
+
+
+# ------------------------------------------------------------------------------------------------
+# a corrupt row: shown with the row, run again and replaced
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "why"),
+    [
+        ("metrics", '{"time_ps": ', r"column metrics is corrupt \(not JSON: "),
+        ("arrays", b"PK\x03\x04junk", r"column arrays is corrupt \(not an intact \.npz: "),
+        ("versions", "[]", r"column versions is corrupt \(JSON list, not an object\)"),
+    ],
+)
+def test_a_corrupt_row_is_shown_with_its_row_and_run_again(tmp_path, capsys, monkeypatch, column, value, why):
+    monkeypatch.chdir(tmp_path)
+    spec_file(tmp_path, ["4KiB"])
+    assert main(["sweep", "sizes.toml", "--no-progress"]) == 0
+    intact = raw_rows(tmp_path / "sizes.sqlite")
+    with sqlite3.connect(tmp_path / "sizes.sqlite") as db:
+        (key,) = db.execute("SELECT key FROM runs WHERE label = 'bytes_per_rank=4KiB algorithm=mcast'").fetchone()
+        db.execute(f"UPDATE runs SET {column} = ? WHERE key = ?", (value, key))
+    capsys.readouterr()
+    line = rf"^mcsim: sweep store 'sizes.sqlite': run 'bytes_per_rank=4KiB algorithm=mcast' \(key {key[:12]}\): {why}"
+
+    assert main(["sweep", "show", "sizes.sqlite"]) == 1
+    out, err = capsys.readouterr()
+    assert re.search(line + r".*; running its sweep again replaces it$", err.strip()) and len(err.splitlines()) == 1
+    assert [row.split()[0] for row in out.splitlines()[2:]] == ["ok", "corrupt"]
+    assert main(["sweep", "show", "sizes.sqlite", "--format", "csv"]) == 1
+    assert ",corrupt," in capsys.readouterr().out
+
+    assert main(["sweep", "sizes.toml", "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[2].split(",")[2] == "corrupt"
+    assert re.search(line + r".*; a run replaces it$", err.splitlines()[0])
+    assert "2 runs: 1 stored ok, 0 stored incomplete, 0 stored failed, 1 stored corrupt, 1 to run" in err
+
+    assert main(["sweep", "sizes.toml", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert re.search(line + r".*; running it again$", err.splitlines()[0])
+    assert "2 runs, 2 ok, 0 incomplete, 0 failed (1 run now, 1 of them over a corrupt row, 1 from the store" in err
+    after = raw_rows(tmp_path / "sizes.sqlite")
+    assert set(after) == set(intact)
+    names = ("key", "label", "scenario", "status", "error", "metrics", "arrays", "wall_s", "peak_rss_b", "versions")
+    replaced, was = (dict(zip(names, row, strict=False)) for row in (after[key], intact[key]))
+    assert replaced["status"] == "ok" and replaced["versions"] == was["versions"]
+    simulated = {k: v for k, v in json.loads(replaced["metrics"]).items() if k not in RUN_ONLY}
+    assert simulated == {k: v for k, v in json.loads(was["metrics"]).items() if k not in RUN_ONLY}
+    assert replaced["arrays"] == was["arrays"]  # the same run, the same per-rank arrays
+    assert main(["sweep", "show", "sizes.sqlite"]) == 0 and capsys.readouterr().err == ""
+
+
+# ------------------------------------------------------------------------------------------------
+# default store names
+
+NAMES = ["é", "ü", "日本", "e\u0301", "a b", "a_b", "a%20b", "a/b", "a\\b", "A", "x.y", "..", "-", "Ω≈"]
+
+
+def test_distinct_sweep_names_give_distinct_default_stores():
+    paths = [runner.default_store(SweepSpec(name=n)) for n in NAMES]
+    assert len(set(paths)) == len(NAMES)
+    assert [p.name for p in paths[:3]] == ["é.sqlite", "ü.sqlite", "日本.sqlite"]  # letters of any script kept
+    assert all(p.parent == Path(".") and "/" not in str(p) for p in paths)  # always a file here
+
+
+def test_a_name_too_long_for_a_file_name_is_one_line():
+    with pytest.raises(McsimError, match=r"default store file name would be 307 bytes, .* \(255\); give --store PATH"):
+        runner.default_store(SweepSpec(name="x" * 300))
+    assert runner.default_store(SweepSpec(name="x" * 248)).name == "x" * 248 + ".sqlite"
+
+
+def test_two_non_ascii_sweeps_go_to_two_stores(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for i, name in enumerate(["é", "e\u0301"]):  # composed and decomposed: two names
+        (tmp_path / f"{i}.toml").write_text(
+            f'name = "{name}"\n[base]\ntopology = "fat-tree-k4"\nbytes_per_rank = "4KiB"\n'
+        )
+        assert main(["sweep", f"{i}.toml", "--no-progress"]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.sqlite")) == sorted(["é.sqlite", "e%CC%81.sqlite"])
+    for store, name in (("é.sqlite", "é"), ("e%CC%81.sqlite", "e\u0301")):
+        assert main(["sweep", "show", store, "--format", "csv"]) == 0
+        assert capsys.readouterr().out.splitlines()[1].startswith(f"{name},")

@@ -17,7 +17,8 @@ from mcsim.errors import McsimError
 from mcsim.fabric import FabricConfig
 from mcsim.rdma import RcConfig
 from mcsim.scenario import Scenario
-from mcsim.sweep.spec import Run, SweepSpec
+from mcsim.sweep import spec as spec_module
+from mcsim.sweep.spec import MAX_RUNS, Run, SweepSpec
 from mcsim.units import parse_rate, parse_size
 
 RATES = ["56Gbps", "100Gbps", "200Gbps", "400Gbps", "800Gbps", "1.6Tbps"]
@@ -359,3 +360,53 @@ def test_runs_are_the_product_and_labels_differ(spec):
     assert [r.index for r in runs] == list(range(len(runs)))
     names = [*spec.axes, *(n for z in spec.zips for n in z)]
     assert all(list(r.params) == names for r in runs)
+
+
+# ---------------------------------------------------------------------------------------------
+# the size of a product: from the axis lengths, before anything is expanded
+
+
+def _seeds(n: int) -> list[int]:
+    return list(range(n))
+
+
+HUGE = {"seed": _seeds(1000), "bytes_per_rank": _seeds(650), "ranks": _seeds(1000)}  # 6.5e8 runs
+
+
+@pytest.mark.parametrize(
+    ("axes", "zips", "match"),
+    [
+        (HUGE, (), r"^sweep 'x' has 650,000,000 runs \(1000 seed x 650 bytes_per_rank x 1000 ranks\); "),
+        (
+            {**HUGE, "mtu": _seeds(1000)},
+            (),
+            r"^sweep 'x' has 6.5e11 runs \(1000 seed x 650 bytes_per_rank x 1000 ranks x 1000 mtu\); ",
+        ),
+        (
+            {"seed": _seeds(400)},
+            ({"ranks": _seeds(251), "roots": _seeds(251)},),
+            r"^sweep 'x' has 100,400 runs \(400 seed x 251 \[\[zip\]\] 0\); ",
+        ),
+    ],
+)
+def test_a_product_above_the_limit_is_one_line_before_any_run_is_built(monkeypatch, axes, zips, match):
+    built = []
+    monkeypatch.setattr(spec_module, "_scenario", lambda *a: built.append(a))  # counts the runs built
+    spec = SweepSpec(name="x", base={"topology": "fat-tree-k4"}, axes=axes, zips=zips)
+    assert spec.size() == math.prod(len(v) for v in axes.values()) * (251 if zips else 1)
+    text = one_line_error(spec)
+    assert re.search(match + rf"at most {MAX_RUNS:,} \(every run is planned in memory", text), text
+    assert text.endswith("split it into several sweeps (they may share one --store) or shorten an axis")
+    with pytest.raises(McsimError, match="at most"):
+        next(spec.iter_runs())
+    assert built == []  # nothing was expanded
+
+
+def test_a_product_at_the_limit_is_expanded_one_run_at_a_time(monkeypatch):
+    built = []
+    real = spec_module._scenario
+    monkeypatch.setattr(spec_module, "_scenario", lambda *a: built.append(1) or real(*a))
+    spec = SweepSpec(name="x", base={"topology": "fat-tree-k4"}, axes={"seed": _seeds(MAX_RUNS)})
+    assert spec.check_size() == MAX_RUNS
+    first = list(itertools.islice(spec.iter_runs(), 3))
+    assert [r.label for r in first] == ["seed=0", "seed=1", "seed=2"] and len(built) == 3

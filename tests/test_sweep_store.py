@@ -9,18 +9,20 @@ import io
 import json
 import math
 import os
+import re
 import sqlite3
 import subprocess
 import sys
 import textwrap
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mcsim.errors import McsimError
-from mcsim.sweep.outcome import FAILED, OK, Outcome
+from mcsim.sweep.outcome import CORRUPT, FAILED, INCOMPLETE, OK, Outcome
 from mcsim.sweep.store import SCHEMA, Store, arrays_from_npz, arrays_to_npz, from_json, load, show_rows, to_json
 
 VERSIONS = {"mcsim": "0.1.0", "build": "abc123"}
@@ -398,3 +400,164 @@ def test_processes_creating_one_new_store_at_once_all_open_it(tmp_path):
             assert store.status(["x"]) == {}
         with sqlite3.connect(path) as db:
             assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchall() == [(SCHEMA,)]
+
+
+# ---------------------------------------------------------------------------------------------
+# a corrupt row: reported with its row (store, label, key, column), run again; never a traceback,
+# never unpickled
+
+
+class Trap:
+    """Unpickling this writes a file: the proof that a store's arrays were unpickled."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.write_text, (Path(self.marker), "unpickled"))
+
+
+def _npz(**arrays_: object) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, **arrays_)  # allow_pickle: an object array becomes a pickle inside the .npy
+    return buf.getvalue()
+
+
+def _npy_claiming(shape: tuple[int, ...]) -> bytes:
+    """An .npz whose one member's header claims ``shape`` over 4 int64 values of data."""
+    member = io.BytesIO()
+    np.lib.format.write_array_header_1_0(member, {"descr": "<i8", "fortran_order": False, "shape": shape})
+    member.write(np.arange(4, dtype=np.int64).tobytes())
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("finish_ps.npy", member.getvalue())
+    return buf.getvalue()
+
+
+def _npy() -> bytes:
+    """One .npy array, not an .npz of them."""
+    buf = io.BytesIO()
+    np.save(buf, np.arange(3))
+    return buf.getvalue()
+
+
+def _bad_crc() -> bytes:
+    blob = bytearray(arrays_to_npz(arrays(0), "test"))
+    at = blob.index(b"PK\x01\x02") - 40  # inside the last member's compressed data
+    blob[at] ^= 0xFF
+    return bytes(blob)
+
+
+CORRUPT_CASES = [
+    ("runs", "metrics", "{bad", r"column metrics is corrupt \(not JSON: Expecting property name"),
+    ("runs", "metrics", "[1, 2]", r"column metrics is corrupt \(JSON list, not an object\)"),
+    ("runs", "metrics", None, r"column metrics is corrupt \(missing\)"),  # an ok run has metrics
+    ("runs", "metrics", '{"complete": "yes"}', r"column metrics is corrupt \(complete='yes' is not true or false\)"),
+    ("runs", "metrics", "[" * 100_000, r"column metrics is corrupt \(not JSON: maximum recursion depth"),
+    ("runs", "metrics", '{"x": {"$float": "many"}}', r"column metrics is corrupt \(not JSON: could not convert"),
+    ("runs", "metrics", b"\xff\xfe", r"column metrics is corrupt \(a bytes, not JSON text\)"),
+    ("runs", "arrays", b"PK\x03\x04 not a zip", r"column arrays is corrupt \(not an intact \.npz: File is not a zip"),
+    ("runs", "arrays", "text", r"column arrays is corrupt \(not an intact \.npz: a str, not a BLOB\)"),
+    ("runs", "arrays", None, None),  # no arrays: intact (a run may have none)
+    ("runs", "arrays", "npy", r"column arrays is corrupt \(not an intact \.npz: File is not a zip"),
+    ("runs", "arrays", "crc", r"column arrays is corrupt \(not an intact \.npz: (Bad CRC-32|Error -3)"),
+    ("runs", "arrays", "shape", r"array 'finish_ps': 32 bytes do not make shape \(1000000000000,\) of int64"),
+    ("runs", "arrays", "pickle", r"array 'x': dtype object is not numeric \(no pickle\)"),
+    ("runs", "versions", "nope", r"column versions is corrupt \(not JSON: Expecting value"),
+    ("runs", "wall_s", "abc", r"column wall_s is corrupt \('abc' is not a number\)"),
+    ("members", "params", "{", r"column params is corrupt \(not JSON: "),
+]
+
+
+def _corrupt(path: Path, table: str, column: str, value: object, tmp_path: Path) -> None:
+    """Store two ok runs (a, b), then write ``value`` into ``column`` of run a's row by hand."""
+    with Store(path) as store:
+        store.add_members("s", [("a", "n=1", {"n": 1}), ("b", "n=2", {"n": 2})])
+        store.put(ok("a"), "{}", VERSIONS)
+        store.put(ok("b", 1), "{}", VERSIONS)
+    blobs = {
+        "npy": _npy,
+        "crc": _bad_crc,
+        "shape": lambda: _npy_claiming((10**12,)),
+        "pickle": lambda: _npz(x=np.array([Trap(str(tmp_path / "trap"))], dtype=object)),
+    }
+    value = blobs[value]() if isinstance(value, str) and value in blobs else value
+    with sqlite3.connect(path) as db:
+        db.execute(f"UPDATE {table} SET {column} = ? WHERE key = 'a'", (value,))
+
+
+@pytest.mark.parametrize(("table", "column", "value", "match"), CORRUPT_CASES)
+def test_a_corrupt_column_is_reported_with_its_row(path, tmp_path, table, column, value, match):
+    _corrupt(path, table, column, value, tmp_path)
+    rows = show_rows(path)  # never raises on a row's data
+    assert [r["label"] for r in rows] == ["n=1", "n=2"] and rows[1]["status"] == OK and rows[1]["error"] is None
+    with Store(path) as store:
+        status = store.status(["a", "b"])
+        full = store.rows()
+    if match is None:
+        assert rows[0]["status"] == OK and status == {"a": OK, "b": OK}
+        return
+    assert rows[0]["status"] == CORRUPT
+    where = rf"^sweep store '{re.escape(str(path))}': run 'n=1' \(key a\): "
+    assert re.search(where + ".*" + match, rows[0]["error"]), rows[0]["error"]
+    assert "\n" not in rows[0]["error"]
+    assert rows[0]["time_ps"] == (None if column == "metrics" else 1_000_000)  # what can be read is shown
+    # a run's own columns make it CORRUPT (a sweep runs it again); its membership's params are rewritten
+    # by the next sweep that lists it, so the run itself stays done
+    assert status == {"a": OK if table == "members" else CORRUPT, "b": OK}
+    assert full[0]["status"] == CORRUPT and full[0][column] in (None, {}) and full[1]["status"] == OK
+    assert not (tmp_path / "trap").exists()  # nothing was unpickled
+
+
+def test_the_trap_would_spring_if_unpickled(tmp_path):
+    """The pickle case above means something: numpy with allow_pickle=True runs the trap."""
+    blob = _npz(x=np.array([Trap(str(tmp_path / "trap"))], dtype=object))
+    with np.load(io.BytesIO(blob), allow_pickle=True) as npz:
+        npz["x"]
+    assert (tmp_path / "trap").read_text() == "unpickled"
+
+
+def test_a_row_with_several_corrupt_columns_names_each(path, tmp_path):
+    _corrupt(path, "runs", "metrics", "{", tmp_path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE runs SET versions = '3' WHERE key = 'a'")
+    (why,) = (r["error"] for r in show_rows(path) if r["status"] == CORRUPT)
+    assert re.search(r"columns metrics, versions are corrupt \(metrics: not JSON: .*; versions: JSON int, not", why)
+
+
+def test_load_gives_a_corrupt_row_as_such(path, tmp_path):
+    pytest.importorskip("pandas")
+    _corrupt(path, "runs", "arrays", b"junk", tmp_path)
+    df = load(path)
+    assert df["status"].tolist() == [CORRUPT, OK] and df["arrays"][0] is None
+    assert df["error"][0].startswith("column arrays is corrupt (not an intact .npz:")
+
+
+def test_a_new_run_replaces_a_corrupt_row_only(path, tmp_path):
+    _corrupt(path, "runs", "metrics", "{", tmp_path)
+    with Store(path) as store:
+        store.put(ok("a", 5), "{}", VERSIONS)  # as before: an "ok" row is never overwritten ...
+        assert store.status(["a"]) == {"a": CORRUPT}
+        store.put(ok("a", 5), "{}", VERSIONS, over_corrupt=True)  # ... unless it is corrupt
+        assert store.status(["a"]) == {"a": OK}
+        (row,) = (r for r in store.rows() if r["key"] == "a")
+        assert row["metrics"]["time_ps"] == 1_000_005 and row["arrays"]["finish_ps"][2] == 5
+        before = raw_row(path, "b")
+        store.put(ok("b", 9), "{}", VERSIONS, over_corrupt=True)  # an intact row stays as it is
+    assert raw_row(path, "b") == before
+
+
+def test_an_incomplete_run_is_ok_in_the_store_and_incomplete_in_its_state(path):
+    with Store(path) as store:
+        store.add_members("s", [("a", "n=1", {"n": 1}), ("b", "n=2", {"n": 2})])
+        store.put(dataclasses.replace(ok("a"), metrics={**metrics(0), "complete": False}), "{}", VERSIONS)
+        store.put(dataclasses.replace(ok("b"), metrics={**metrics(0), "concurrent_complete": False}), "{}", VERSIONS)
+        assert store.status(["a", "b"]) == {"a": INCOMPLETE, "b": INCOMPLETE}
+    assert [r["status"] for r in show_rows(path)] == [OK, OK]  # stored ok: it ended, with its counters
+
+
+def test_an_empty_file_is_one_line(path):
+    path.write_bytes(b"")
+    with pytest.raises(McsimError, match=rf"sweep store '{path}': not a sweep store \(an empty SQLite file\)") as info:
+        show_rows(path)
+    one_line(info)

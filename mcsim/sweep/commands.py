@@ -1,18 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The ``mcsim sweep`` command: run a spec (``mcsim sweep SPEC.toml``), list its runs
-(``--dry-run``), or print a store (``mcsim sweep show STORE``)."""
+(``--dry-run``), or print a store (``mcsim sweep show STORE``). An option that would do nothing in
+the form given (``show --workers``, ``--tls-cert`` without ``--scheduler``, ``--dry-run --workers``)
+is refused in one line, as is a bad value, before any work."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from pathlib import Path
 from typing import Any
 
 from mcsim.errors import McsimError
-from mcsim.output import SUFFIXES, Column, Table, rows_text, write_rows
+from mcsim.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 from mcsim.sweep import runner
+from mcsim.sweep.outcome import CORRUPT, INCOMPLETE, OK, state
 from mcsim.sweep.spec import SweepSpec
 from mcsim.sweep.store import Store, show_rows
 from mcsim.units import parse_time
@@ -21,7 +25,7 @@ SHOW = "show"
 # `mcsim sweep show` as a table: the columns a reader compares first (csv/json: every metric)
 SHOW_TABLE = Table(
     [
-        Column("status", width=6, left=True),
+        Column("status", width=7, left=True),
         Column("time_us", ".3f", 12),
         Column("time_over_bound", ".3f"),
         Column("busbw_GBps", ".3f", 11),
@@ -52,7 +56,9 @@ def add_parser(sub: Any) -> None:
         "sweep",
         help="run a sweep spec (TOML) on local worker processes or a Dask cluster, each run stored as it "
         "finishes (rerun: only what is missing); `mcsim sweep show STORE` prints a store",
-        description="mcsim sweep SPEC.toml [options]   |   mcsim sweep show STORE [--sweep NAME] [--format F]",
+        description="mcsim sweep SPEC.toml [options]   |   mcsim sweep show STORE [--sweep NAME] [--format F] "
+        "[--out FILE]. Exit 0 when every run of the spec is ok, 1 when one is incomplete or failed (or, for "
+        "show, a row is corrupt), 2 on bad input.",
     )
     p.add_argument("spec", metavar="SPEC.toml | show", help="a sweep spec, or `show` to print a store")
     p.add_argument("store_path", nargs="?", metavar="STORE", help="with show: the store to print")
@@ -62,34 +68,103 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--time-limit", help="a run that takes longer is stopped and stored as failed, e.g. 600s")
     p.add_argument("--retry-failed", action="store_true", help="run again the runs stored as failed")
     p.add_argument("--scheduler", help="run on a Dask cluster: its scheduler's address, e.g. tcp://HOST:8786")
-    p.add_argument("--tls-ca-file", help="Dask TLS: the CA certificate (with --tls-cert and --tls-key)")
+    p.add_argument("--tls-ca-file", help="Dask TLS: the CA certificate (with --scheduler, --tls-cert and --tls-key)")
     p.add_argument("--tls-cert", help="Dask TLS: this client's certificate")
     p.add_argument("--tls-key", help="Dask TLS: this client's private key")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or lines on stderr")
     p.add_argument("--sweep", help="with show: only this sweep's runs")
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="with show: output format")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="with show: output format (default: table; json: one object a line)",
+    )
     p.add_argument("--out", help="with show: also write the rows to this .csv/.json/.jsonl file")
     p.set_defaults(func=cmd_sweep, parser=p)
 
 
-def _time_limit_s(text: str | None) -> float | None:
-    return None if text is None else parse_time(text, what="--time-limit") / 1e12
+FORMATS = ("table", "csv", "json")
+TLS = ("tls_ca_file", "tls_cert", "tls_key")
+# the options of each form that the other form ignores, and those a dry run ignores (it runs nothing)
+RUN_OPTIONS = ("store", "dry_run", "workers", "time_limit", "retry_failed", "scheduler", *TLS, "no_progress")
+SHOW_OPTIONS = ("sweep", "format", "out")
+NOT_DRY = ("workers", "time_limit", "scheduler", *TLS, "no_progress")
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _given(args: argparse.Namespace, dests: tuple[str, ...]) -> list[str]:
+    """The options among ``dests`` that were given (not None, not False)."""
+    return [_flag(d) for d in dests if getattr(args, d) not in (None, False)]
+
+
+def _check_run_options(args: argparse.Namespace) -> float | None:
+    """Refuse the options that would do nothing with the others given, and bad values: before any
+    work. Returns the time limit in seconds (None: none)."""
+    if args.store_path is not None:
+        raise McsimError(f"sweep: unexpected {args.store_path!r}; the store is --store PATH")
+    for flag in _given(args, SHOW_OPTIONS):
+        raise McsimError(f"sweep: {flag} does nothing when running a spec; it is an option of mcsim sweep show STORE")
+    if args.dry_run:
+        for flag in _given(args, NOT_DRY):
+            raise McsimError(f"sweep: {flag} does nothing with --dry-run (it runs nothing); drop one of them")
+    if args.scheduler is None:
+        for flag in _given(args, TLS):
+            raise McsimError(
+                f"sweep: {flag} does nothing without --scheduler (it is Dask's TLS); "
+                "give --scheduler tls://HOST:8786 or drop it"
+            )
+    elif args.workers is not None:
+        raise McsimError(
+            "sweep: --workers does nothing with --scheduler (the Dask cluster's workers run the runs); drop one of them"
+        )
+    if args.workers is not None and args.workers < 1:
+        raise McsimError(f"sweep: --workers={args.workers} must be >= 1; e.g. --workers 2 (default: one per core)")
+    if any(getattr(args, d) for d in TLS):
+        missing = [_flag(d) for d in TLS if not getattr(args, d)]
+        if missing:
+            raise McsimError(
+                f"sweep: Dask TLS needs all of --tls-ca-file, --tls-cert and --tls-key; {', '.join(missing)} missing"
+            )
+        for d in TLS:
+            if not Path(getattr(args, d)).is_file():
+                raise McsimError(f"sweep: {_flag(d)}={getattr(args, d)!r} is not a file")
+    if args.time_limit is None:
+        return None
+    limit_s = parse_time(args.time_limit, what="--time-limit") / 1e12
+    if limit_s <= 0:
+        raise McsimError(f"sweep: --time-limit={args.time_limit!r} must be > 0; e.g. --time-limit 600s")
+    return limit_s
+
+
+def _check_show_options(args: argparse.Namespace) -> None:
+    """``mcsim sweep show STORE``: refuse the run options (they would do nothing) and check --out first."""
+    if args.store_path is None:
+        raise McsimError("sweep show: give the store to print: mcsim sweep show STORE")
+    if args.store is not None:
+        raise McsimError(
+            f"sweep show: --store does nothing; the store is the argument after show: mcsim sweep show {args.store}"
+        )
+    for flag in _given(args, RUN_OPTIONS):
+        raise McsimError(
+            f"sweep show: {flag} does nothing when printing a store; it is an option of mcsim sweep SPEC.toml"
+        )
+    if args.out is not None:
+        if Path(args.out).suffix not in SUFFIXES:
+            raise McsimError(f"sweep show: --out={args.out!r} must end in {', '.join(SUFFIXES)} (the file's format)")
+        check_writable(args.out, "--out")
 
 
 def _client(args: argparse.Namespace) -> Any:
-    """A distributed.Client for --scheduler, with TLS from the options or else from Dask's own config."""
+    """A distributed.Client for --scheduler, with TLS from the options (checked by _check_run_options)
+    or else from Dask's own config."""
     try:
         distributed = importlib.import_module("distributed")
     except ImportError:
         raise McsimError("--scheduler needs Dask: pip install 'mcsim[dask]'") from None
-    tls = (args.tls_ca_file, args.tls_cert, args.tls_key)
     security = None
-    if any(tls):
-        if not all(tls):
-            raise McsimError("Dask TLS needs all of --tls-ca-file, --tls-cert and --tls-key")
-        for path in tls:
-            if not Path(path).is_file():
-                raise McsimError(f"Dask TLS: {path!r} is not a file")
+    if args.tls_ca_file:
         security = distributed.Security(
             tls_ca_file=args.tls_ca_file,
             tls_client_cert=args.tls_cert,
@@ -107,57 +182,81 @@ def _client(args: argparse.Namespace) -> Any:
         raise McsimError(f"--scheduler {args.scheduler}: cannot connect ({exc})") from None
 
 
+def _print_table(rows: list[dict[str, Any]]) -> None:
+    """One fixed-column table per sweep; a failed run's error, an incomplete run's unfinished ranks
+    and a corrupt row's column after its line."""
+    for sweep in dict.fromkeys(r["sweep"] for r in rows):
+        print(f"sweep {sweep}")
+        print(SHOW_TABLE.header())
+        for r in (r for r in rows if r["sweep"] == sweep):
+            line = SHOW_TABLE.row(_table_cells(r))
+            if r["status"] != OK:
+                line += f"  {r['error']}"
+            elif state(OK, r) == INCOMPLETE:
+                line += f"  INCOMPLETE: {r.get('unfinished_ranks')} ranks did not finish"
+            print(line)
+
+
 def cmd_show(args: argparse.Namespace) -> int:
-    if args.store_path is None:
-        raise McsimError("sweep show: give the store to print: mcsim sweep show STORE")
-    if args.out is not None and Path(args.out).suffix not in SUFFIXES:
-        raise McsimError(f"--out={args.out!r} must end in {', '.join(SUFFIXES)} (the file's format)")
+    """Print a store; exit 1 if a row is corrupt (each named on stderr), else 0."""
+    _check_show_options(args)
+    if args.sweep is not None:
+        with Store(args.store_path, create=False) as store:
+            sweeps = store.sweeps()
+        if args.sweep not in sweeps:
+            known = ", ".join(repr(s) for s in sweeps[:10]) or "none"
+            raise McsimError(
+                f"sweep show: --sweep={args.sweep!r} is not in store {args.store_path!r}; its sweeps: {known}"
+            )
     rows = show_rows(args.store_path, args.sweep)
+    fmt = args.format or "table"
     if not rows:
         which = f"sweep {args.sweep!r}" if args.sweep else "any sweep"
         print(f"mcsim: {args.store_path}: no stored runs of {which}", file=sys.stderr)
-    elif args.format != "table":
-        print(rows_text(rows, "jsonl" if args.format == "json" else args.format), end="")
+    elif fmt != "table":
+        print(rows_text(rows, "jsonl" if fmt == "json" else fmt), end="")
     else:
-        for sweep in dict.fromkeys(r["sweep"] for r in rows):
-            print(f"sweep {sweep}")
-            print(SHOW_TABLE.header())
-            for r in (r for r in rows if r["sweep"] == sweep):
-                line = SHOW_TABLE.row(_table_cells(r))
-                if r["status"] != "ok":
-                    line += f"  {r['error']}"
-                elif not r.get("complete", True):
-                    line += f"  INCOMPLETE: {r.get('unfinished_ranks')} ranks did not finish"
-                print(line)
+        _print_table(rows)
     if args.out is not None:
         write_rows(args.out, rows)
+    corrupt = [r for r in rows if r["status"] == CORRUPT]
+    for r in corrupt:
+        print(f"mcsim: {r['error']}; running its sweep again replaces it", file=sys.stderr)
+    return 1 if corrupt else 0
+
+
+def _dry_run(spec: SweepSpec, store_path: Path, retry_failed: bool) -> int:
+    """List the runs as they are expanded (CSV on stdout, streamed), then the counts on stderr. Reads
+    the store if it exists; writes nothing."""
+    with contextlib.ExitStack() as stack:
+        store = stack.enter_context(Store(store_path, create=False)) if store_path.exists() else None
+        dry = runner.DryRun(spec, store, retry_failed=retry_failed)
+        for i, row in enumerate(dry.rows()):
+            text = rows_text([row], "csv")
+            print(text if i == 0 else text.partition("\n")[2], end="")  # the header once
+    sys.stdout.flush()
+    for line in dry.corrupt:
+        print(f"mcsim: {line}", file=sys.stderr)
+    print(f"mcsim: {dry.line(store_path)}", file=sys.stderr)
     return 0
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    """Run a spec (or list it: --dry-run); exit 0 if every run is ok, 1 if one is incomplete or failed."""
     if args.spec == SHOW:
         return cmd_show(args)
-    if args.store_path is not None:
-        raise McsimError(f"sweep: unexpected {args.store_path!r}; the store is --store PATH")
-    if args.workers is not None and args.workers < 1:
-        raise McsimError(f"--workers={args.workers} must be >= 1")
+    limit_s = _check_run_options(args)
     spec = SweepSpec.from_toml(args.spec)
     store_path = Path(args.store) if args.store else runner.default_store(spec)
-    limit_s = _time_limit_s(args.time_limit)
-    if limit_s is not None and limit_s <= 0:
-        raise McsimError(f"--time-limit={args.time_limit!r} must be > 0")
-    runs = spec.runs()  # a bad spec fails here, before the store is touched
+    if args.dry_run:
+        return _dry_run(spec, store_path, args.retry_failed)
+    runs = spec.runs()  # a bad spec (or one too large) fails here, before the store is touched
     with Store(store_path) as store:
         the_plan = runner.plan(spec, store, retry_failed=args.retry_failed, runs=runs)
-        if args.dry_run:
-            print(rows_text(runner.dry_run_rows(the_plan), "csv"), end="")
-            counts = [the_plan.status_of(t) for t in the_plan.tasks]
-            print(
-                f"mcsim: sweep {spec.name!r}: {len(counts)} runs: {counts.count('ok')} stored ok, "
-                f"{counts.count('failed')} stored failed, {len(the_plan.todo)} to run (store {str(store_path)!r})",
-                file=sys.stderr,
-            )
-            return 0
+        for task in the_plan.todo:
+            if task.key in the_plan.corrupt:
+                line = store.corrupt_line(task.key, task.label, the_plan.corrupt[task.key])
+                print(f"mcsim: {line}; running it again", file=sys.stderr)
         client = _client(args) if args.scheduler else None
         try:
             executor = runner.executor(client=client, workers=args.workers, time_limit_s=limit_s)

@@ -11,7 +11,13 @@ import numpy as np
 
 OK = "ok"
 FAILED = "failed"
-STATUSES = (OK, FAILED)
+STATUSES = (OK, FAILED)  # what the store's status column holds
+# what a stored run is, as read back: OK (complete), INCOMPLETE (stored OK, but some rank never finished:
+# its metrics say COMPLETE False), FAILED, or CORRUPT (a row whose data cannot be read: run it again)
+INCOMPLETE = "incomplete"
+CORRUPT = "corrupt"
+COMPLETE = "complete"  # the metric (Result.record()) that says every rank finished
+COMPLETE_METRICS = (COMPLETE, "concurrent_complete")  # ... and the overlapped collective's (Scenario.overlap)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +44,15 @@ class Outcome:
     host: str  # the worker's host name
     started: str  # ISO 8601 UTC: when the worker started the run
     ended: str  # ISO 8601 UTC: when it ended (or was found dead)
+
+
+def state(status: str, metrics: dict[str, Any] | None) -> str:
+    """OK, INCOMPLETE or FAILED: a run's state from its status and metrics. An OK run is INCOMPLETE
+    when a metric of COMPLETE_METRICS is false (a metric it lacks does not count)."""
+    if status != OK:
+        return FAILED
+    done = metrics is None or all(metrics.get(name, True) is not False for name in COMPLETE_METRICS)
+    return OK if done else INCOMPLETE
 
 
 def failed(

@@ -7,18 +7,25 @@ version and the C++ build key (every source, the compiler, the ns3 wheel). So a 
 the store exactly when it would give the same result, and a changed model reruns everything.
 
 Each run is written to the store the moment it ends, in its own transaction: a sweep killed at any
-point keeps every finished run, and running the same spec again runs only what is missing (and,
-with ``retry_failed``, what failed).
+point keeps every finished run, and running the same spec again runs only what is missing or
+stored corrupt (and, with ``retry_failed``, what failed).
+
+A run is counted as ok (it ended and every rank finished), incomplete (it ended, but some rank never
+finished: a lossy run out of RC retries, a cut fabric) or failed (it gave no result: bad input, a
+crashed worker, the time limit). Incomplete runs are stored and not run again (the same Scenario
+gives the same result); a sweep with any run incomplete or failed is not all ok (the command exits 1).
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import json
 import os
-import re
 import sys
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -29,10 +36,10 @@ from mcsim.errors import McsimError
 from mcsim.plain import GraphTopology
 from mcsim.scenario import Scenario
 from mcsim.sweep.executors import DaskExecutor, Executor, LocalPool
-from mcsim.sweep.outcome import FAILED, OK, Task
+from mcsim.sweep.outcome import COMPLETE, CORRUPT, FAILED, INCOMPLETE, OK, Task
 from mcsim.sweep.progress import Progress
 from mcsim.sweep.spec import Run, SweepSpec
-from mcsim.sweep.store import Store
+from mcsim.sweep.store import KEYS_PER_QUERY, Store
 
 KEY_FORMAT = "mcsim.sweep-key/1"  # bump when what the key hashes changes
 
@@ -67,6 +74,9 @@ def run_key(sc: Scenario, versions: dict[str, str]) -> str:
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
 
 
+MISSING = "missing"  # a run that the store does not hold
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """What a sweep will do: every run with its key and task, and what the store already holds."""
@@ -74,38 +84,51 @@ class Plan:
     spec: SweepSpec
     runs: list[Run]
     tasks: list[Task]  # one per run, in expansion order
-    stored: dict[str, str]  # key -> "ok" | "failed", for the runs already in the store
+    stored: dict[str, str]  # key -> OK, INCOMPLETE, FAILED or CORRUPT, for the runs already in the store
+    corrupt: dict[str, str]  # key -> which column of its row is corrupt (mcsim.sweep.store.corrupt_text)
     todo: list[Task]  # the runs to execute now, the longest (estimated) first
     versions: dict[str, str]
 
     def status_of(self, task: Task) -> str:
-        """ "ok" / "failed" (stored) or "missing"."""
-        return self.stored.get(task.key, "missing")
+        """OK, INCOMPLETE, FAILED or CORRUPT (stored) or MISSING."""
+        return self.stored.get(task.key, MISSING)
+
+
+def _distinct(spec: SweepSpec, seen: dict[str, str], key: str, label: str) -> None:
+    """A spec's axes are distinct, but two spellings of one value give one Scenario: one line."""
+    if key in seen:
+        raise McsimError(
+            f"sweep {spec.name!r}: runs {seen[key]!r} and {label!r} are the same Scenario; remove one of the values"
+        )
+    seen[key] = label
+
+
+def _wanted(retry_failed: bool) -> set[str]:
+    """The stored states (and MISSING) that a sweep runs."""
+    return {MISSING, CORRUPT, FAILED} if retry_failed else {MISSING, CORRUPT}
 
 
 def plan(spec: SweepSpec, store: Store, *, retry_failed: bool = False, runs: list[Run] | None = None) -> Plan:
     """Expand ``spec`` (every Scenario checked: a bad run is one McsimError line, before anything
-    runs; ``runs``: its expansion, if already made), key every run, and find what ``store`` lacks.
-    Records the runs as members of the sweep."""
+    runs; ``runs``: its expansion, if already made), key every run, and find what ``store`` lacks
+    (missing or corrupt runs; failed ones too with ``retry_failed``). Records the runs as members
+    of the sweep."""
     runs = spec.runs() if runs is None else runs
     vers = versions()
     tasks = [Task(key=run_key(r.scenario, vers), label=r.label, scenario=r.scenario.to_dict()) for r in runs]
     seen: dict[str, str] = {}
-    for task in tasks:  # a spec's axes are distinct, but two spellings of one value give one Scenario
-        if task.key in seen:
-            raise McsimError(
-                f"sweep {spec.name!r}: runs {seen[task.key]!r} and {task.label!r} are the same Scenario; "
-                "remove one of the values"
-            )
-        seen[task.key] = task.label
+    for task in tasks:
+        _distinct(spec, seen, task.key, task.label)
     store.add_members(spec.name, [(t.key, t.label, r.params) for t, r in zip(tasks, runs, strict=True)])
-    stored = store.status(t.key for t in tasks)
-    wanted = {"missing", FAILED} if retry_failed else {"missing"}
+    states = store.states(t.key for t in tasks)
+    stored = {key: what for key, (what, _) in states.items()}
+    corrupt = {key: str(why) for key, (what, why) in states.items() if what == CORRUPT}
+    wanted = _wanted(retry_failed)
     # the longest runs first (by the closed-form packet estimate), so that no worker is left with a
     # long run alone at the end while the others idle; equal estimates keep the spec's order
     cost = {t.key: r.scenario.estimate()["packets"] for t, r in zip(tasks, runs, strict=True)}
-    todo = sorted((t for t in tasks if stored.get(t.key, "missing") in wanted), key=lambda t: -cost[t.key])
-    return Plan(spec=spec, runs=runs, tasks=tasks, stored=stored, todo=todo, versions=vers)
+    todo = sorted((t for t in tasks if stored.get(t.key, MISSING) in wanted), key=lambda t: -cost[t.key])
+    return Plan(spec=spec, runs=runs, tasks=tasks, stored=stored, corrupt=corrupt, todo=todo, versions=vers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,16 +138,19 @@ class SweepReport:
     name: str
     store: Path
     total: int
-    reused: int  # runs that were in the store already (ok, or failed and not retried)
+    reused: int  # runs that were in the store already (ok, incomplete, or failed and not retried)
     ran: int  # runs executed by this call
-    ok: int
-    failed: list[str]  # labels of the runs whose stored status is failed
+    ok: int  # runs stored ok and complete (every rank finished)
+    incomplete: list[str]  # labels of the runs stored ok in which some rank never finished
+    failed: list[str]  # labels of the runs whose stored status is failed (or that are not stored intact)
     keys: list[str]  # every run's store key, in expansion order
     params: list[dict[str, Any]]  # every run's axis values, in expansion order
+    corrupt_rerun: int = 0  # runs whose stored row was corrupt, run again and replaced by this call
 
     @property
     def all_ok(self) -> bool:
-        return not self.failed
+        """Every run ended complete: none failed, none incomplete."""
+        return not self.failed and not self.incomplete
 
     def rows(self) -> list[dict[str, Any]]:
         """The sweep's runs as stored, in expansion order: label, status, error, the axis values,
@@ -145,32 +171,60 @@ class SweepReport:
         return [r for r in rows if has_time(r)], [f"{r['label']}: {why_no_time(r)}" for r in rows if not has_time(r)]
 
     def line(self) -> str:
+        """``sweep 'x': 4 runs, 2 ok, 2 incomplete, 0 failed (4 run now, 0 from the store 's.sqlite')``,
+        then the incomplete and failed runs' labels (at most SHOWN of each)."""
+        corrupt = f", {self.corrupt_rerun} of them over a corrupt row" if self.corrupt_rerun else ""
         text = (
-            f"sweep {self.name!r}: {self.total} runs, {self.ok} ok, {len(self.failed)} failed "
-            f"({self.ran} run now, {self.reused} from the store {str(self.store)!r})"
+            f"sweep {self.name!r}: {self.total} runs, {self.ok} ok, {len(self.incomplete)} incomplete, "
+            f"{len(self.failed)} failed ({self.ran} run now{corrupt}, {self.reused} from the store {str(self.store)!r})"
         )
-        if self.failed:
-            shown = "; ".join(self.failed[:5]) + ("; ..." if len(self.failed) > 5 else "")
-            text += f"; failed: {shown} (see: mcsim sweep show {self.store})"
+        for what, labels in (("incomplete", self.incomplete), ("failed", self.failed)):
+            if labels:
+                text += f"; {what}: " + "; ".join(labels[:SHOWN]) + ("; ..." if len(labels) > SHOWN else "")
+        if not self.all_ok:
+            text += f" (see: mcsim sweep show {self.store})"
         return text
+
+
+SHOWN = 5  # a report's line names at most this many incomplete (and failed) runs
 
 
 def has_time(row: dict[str, Any]) -> bool:
     """A row of :meth:`SweepReport.rows`: the run ended and every rank had its whole output."""
-    return bool(row["status"] == OK and row["complete"])
+    return bool(row["status"] == OK and row.get(COMPLETE) is True)
 
 
 def why_no_time(row: dict[str, Any]) -> str:
-    """A row without a time: ``FAILED: <first line>`` or ``INCOMPLETE: n of P ranks did not finish``."""
+    """A row without a time: ``FAILED: <first line>``, ``CORRUPT: <which column>`` or
+    ``INCOMPLETE: n of P ranks did not finish``."""
     if row["status"] != OK:
-        return f"FAILED: {str(row['error']).splitlines()[0]}"
-    return f"INCOMPLETE: {row['unfinished_ranks']} of {row['ranks']} ranks did not finish"
+        return f"{str(row['status']).upper()}: {str(row['error']).splitlines()[0]}"
+    return f"INCOMPLETE: {row.get('unfinished_ranks')} of {row.get('ranks')} ranks did not finish"
+
+
+# the characters a default store's file name keeps as they are: Unicode letters and digits, and these
+NAME_KEEPS = "._-"
+NAME_MAX_B = 255  # a file name's limit in bytes on Linux file systems (NAME_MAX)
+
+
+def _escaped(char: str) -> str:
+    return char if char.isalnum() or char in NAME_KEEPS else "".join(f"%{b:02X}" for b in char.encode())
 
 
 def default_store(spec: SweepSpec) -> Path:
-    """Where a sweep's results go unless told: ``<spec name>.sqlite`` in the current folder (characters
-    other than letters, digits, ``.``, ``_`` and ``-`` become ``_``)."""
-    return Path(re.sub(r"[^A-Za-z0-9._-]", "_", spec.name) + ".sqlite")
+    """Where a sweep's results go unless told: ``<spec name>.sqlite`` in the current folder. Letters
+    and digits of any script, ``.``, ``_`` and ``-`` are kept; any other character (a space, ``/``,
+    ``%``, a combining accent) is written as ``%XX`` of its UTF-8 bytes, so distinct names give
+    distinct files ("a b" -> ``a%20b.sqlite``, "é" -> ``é.sqlite``, "日本" -> ``日本.sqlite``).
+    A name whose file name would pass NAME_MAX_B bytes is one McsimError line."""
+    name = "".join(_escaped(c) for c in spec.name) + ".sqlite"
+    size_b = len(name.encode())
+    if size_b > NAME_MAX_B:
+        raise McsimError(
+            f"sweep {spec.name[:40]!r}...: its default store file name would be {size_b} bytes, more than a "
+            f"file name may have ({NAME_MAX_B}); give --store PATH (or store= in Python), or a shorter name"
+        )
+    return Path(name)
 
 
 def execute(
@@ -181,28 +235,41 @@ def execute(
     progress_stream: TextIO | None = None,
     progress: bool = True,
 ) -> SweepReport:
-    """Run ``the_plan.todo`` on ``executor``; store each run as it ends; report on the whole sweep."""
+    """Run ``the_plan.todo`` on ``executor``; store each run as it ends (over its row if that was
+    corrupt); report on the whole sweep."""
     scenario_json = {t.key: json.dumps(t.scenario, sort_keys=True, separators=(",", ":")) for t in the_plan.todo}
     done_before = len(the_plan.tasks) - len(the_plan.todo)
     stream = progress_stream if progress_stream is not None else sys.stderr
     ran = 0
     if the_plan.todo:
-        with Progress(len(the_plan.tasks), stored=done_before, stream=stream if progress else io.StringIO()) as bar:
+        todo = {t.key for t in the_plan.todo}
+        before = [the_plan.status_of(t) for t in the_plan.tasks if t.key not in todo]
+        with Progress(
+            len(the_plan.tasks),
+            stored=done_before,
+            stored_incomplete=before.count(INCOMPLETE),
+            stored_failed=before.count(FAILED),
+            stream=stream if progress else io.StringIO(),
+        ) as bar:
             for outcome in executor.run(the_plan.todo, on_start=bar.started):
-                store.put(outcome, scenario_json[outcome.key], the_plan.versions)
+                over = outcome.key in the_plan.corrupt
+                store.put(outcome, scenario_json[outcome.key], the_plan.versions, over_corrupt=over)
                 ran += 1
                 bar.finished(outcome)
     status = store.status(t.key for t in the_plan.tasks)
+    labels = {what: [t.label for t in the_plan.tasks if status.get(t.key) == what] for what in (OK, INCOMPLETE)}
     return SweepReport(
         name=the_plan.spec.name,
         store=store.path,
         total=len(the_plan.tasks),
         reused=done_before,
         ran=ran,
-        ok=sum(1 for t in the_plan.tasks if status.get(t.key) == OK),
-        failed=[t.label for t in the_plan.tasks if status.get(t.key) == FAILED],
+        ok=len(labels[OK]),
+        incomplete=labels[INCOMPLETE],
+        failed=[t.label for t in the_plan.tasks if status.get(t.key) not in (OK, INCOMPLETE)],  # failed, or lost
         keys=[t.key for t in the_plan.tasks],
         params=[r.params for r in the_plan.runs],
+        corrupt_rerun=sum(1 for t in the_plan.todo if t.key in the_plan.corrupt),
     )
 
 
@@ -235,9 +302,38 @@ def run(
         return execute(plan(the_spec, db, retry_failed=retry_failed, runs=runs), db, runs_on, progress=progress)
 
 
-def dry_run_rows(the_plan: Plan) -> list[dict[str, Any]]:
-    """One row per run for ``--dry-run``: index, label, stored status, key (first 12 hex digits)."""
-    return [
-        {"run": i, "label": t.label, "status": the_plan.status_of(t), "key": t.key[:12]}
-        for i, t in enumerate(the_plan.tasks)
-    ]
+class DryRun:
+    """``--dry-run``: a spec's runs listed as they are expanded and keyed (:meth:`rows`, a generator:
+    the first rows come before the last run is built), each with its state in the store. Reads the
+    store (None: none exists yet) and writes nothing. After the rows: :meth:`line` and :attr:`corrupt`."""
+
+    def __init__(self, spec: SweepSpec, store: Store | None, *, retry_failed: bool = False) -> None:
+        spec.check_size()
+        self.spec, self.store, self.retry_failed = spec, store, retry_failed
+        self.counts: Counter[str] = Counter()
+        self.corrupt: list[str] = []  # the one line of each corrupt row (Store.corrupt_line)
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """One row per run: index, label, state (missing, ok, incomplete, failed, corrupt), key (12 hex)."""
+        vers = versions()
+        seen: dict[str, str] = {}
+        runs = self.spec.iter_runs()
+        while chunk := list(itertools.islice(runs, KEYS_PER_QUERY)):
+            keys = [run_key(r.scenario, vers) for r in chunk]
+            for r, key in zip(chunk, keys, strict=True):
+                _distinct(self.spec, seen, key, r.label)
+            states = self.store.states(keys) if self.store is not None else {}
+            for r, key in zip(chunk, keys, strict=True):
+                what, why = states.get(key, (MISSING, None))
+                self.counts[what] += 1
+                if what == CORRUPT and self.store is not None:
+                    self.corrupt.append(f"{self.store.corrupt_line(key, r.label, why)}; a run replaces it")
+                yield {"run": r.index, "label": r.label, "status": what, "key": key[:12]}
+
+    def line(self, store_path: Path) -> str:
+        """``sweep 'x': 6 runs: 4 stored ok, 0 stored incomplete, 0 stored failed, 1 stored corrupt,
+        2 to run (store 'x.sqlite')``."""
+        c = self.counts
+        todo = sum(c[what] for what in _wanted(self.retry_failed))
+        stored = ", ".join(f"{c[what]} stored {what}" for what in (OK, INCOMPLETE, FAILED, CORRUPT))
+        return f"sweep {self.spec.name!r}: {c.total()} runs: {stored}, {todo} to run (store {str(store_path)!r})"

@@ -9,6 +9,9 @@ row is never overwritten; a "failed" one is replaced when the run is tried again
 
 Data only: metrics, params and versions are canonical JSON (a non-finite float as ``{"$float":
 "nan"}``, ``"inf"`` or ``"-inf"``); arrays are one ``.npz`` BLOB (numpy's format, no pickle).
+A row whose data cannot be read back (JSON that does not parse, a damaged or non-numeric ``.npz``)
+reads as CORRUPT with the column and why: never a traceback, never unpickled; a sweep runs it again
+and replaces it (``Store.put(..., over_corrupt=True)``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import os
 import sqlite3
 import time
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,7 +35,8 @@ import numpy as np
 
 from mcsim.errors import McsimError
 from mcsim.plain import canonical_json
-from mcsim.sweep.outcome import OK, STATUSES, Outcome
+from mcsim.sweep.codec import NUMERIC_KINDS
+from mcsim.sweep.outcome import COMPLETE_METRICS, CORRUPT, OK, STATUSES, Outcome, state
 
 if TYPE_CHECKING:
     import pandas  # type: ignore[import-untyped]
@@ -80,6 +85,8 @@ PUT = (
     f"ON CONFLICT (key) DO UPDATE SET {', '.join(f'{c} = excluded.{c}' for c in RUN_COLUMNS[1:])} "
     f"WHERE runs.status <> '{OK}'"
 )
+# a run again over a CORRUPT row (Store.put checks in its transaction that the row is still corrupt)
+PUT_OVER = PUT.rsplit(" WHERE ", 1)[0]
 ADD_MEMBER = (
     "INSERT INTO members (sweep, key, label, params) VALUES (?, ?, ?, ?) "
     "ON CONFLICT (sweep, key) DO UPDATE SET label = excluded.label, params = excluded.params"
@@ -88,6 +95,8 @@ READ = (
     "SELECT m.sweep, m.key, m.label, m.params, r.status, r.error, r.metrics, r.arrays, r.wall_s, "
     "r.peak_rss_b, r.host, r.started, r.ended, r.versions FROM members m JOIN runs r ON r.key = m.key"
 )
+
+CHECKED = ("key", "status", "metrics", "arrays", "versions", "wall_s")  # what Store.states reads of a row
 
 
 def _plain(value: Any) -> Any:
@@ -135,11 +144,120 @@ def arrays_to_npz(arrays: Mapping[str, Any], where: str) -> bytes:
 
 
 def arrays_from_npz(blob: bytes | None) -> dict[str, np.ndarray]:
-    """The arrays of :func:`arrays_to_npz` (None: no arrays, an empty dict)."""
+    """The arrays of :func:`arrays_to_npz` (None: no arrays, an empty dict). Data only: a member that
+    is not a numeric ``.npy`` (an object array would need pickle), or whose header does not match
+    its bytes, is a ValueError; nothing is ever unpickled."""
     if blob is None:
         return {}
-    with np.load(io.BytesIO(blob), allow_pickle=False) as npz:
-        return {name: npz[name] for name in npz.files}
+    if not isinstance(blob, bytes):
+        raise ValueError(f"a {type(blob).__name__}, not a BLOB")
+    out = {}
+    with zipfile.ZipFile(io.BytesIO(blob)) as zf:
+        for info in zf.infolist():
+            name, suffix = info.filename[:-4], info.filename[-4:]
+            if suffix != ".npy" or not name:
+                raise ValueError(f"member {info.filename!r} is not an .npy array")
+            out[name] = _npy(zf.read(info), name)
+    return out
+
+
+def _npy(raw: bytes, name: str) -> np.ndarray:
+    """One ``.npy`` member's array, its header checked against its bytes before any is allocated."""
+    fp = io.BytesIO(raw)
+    version = np.lib.format.read_magic(fp)
+    header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    if version not in header:
+        raise ValueError(f"array {name!r}: .npy version {version} is not one mcsim writes")
+    shape, _, dtype = header[version](fp)
+    if dtype.kind not in NUMERIC_KINDS:
+        raise ValueError(f"array {name!r}: dtype {dtype} is not numeric (no pickle)")
+    if math.prod(shape) * dtype.itemsize != len(raw) - fp.tell():
+        raise ValueError(f"array {name!r}: {len(raw) - fp.tell()} bytes do not make shape {shape} of {dtype}")
+    fp.seek(0)
+    return np.lib.format.read_array(fp, allow_pickle=False)
+
+
+# what reading a damaged value raises: json (ValueError; RecursionError for deep nesting), zipfile,
+# zlib, numpy's .npy reader; each is caught per column and the row reported CORRUPT
+DECODE_ERRORS = (ValueError, TypeError, RecursionError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
+
+
+def _json_object(value: object, *, required: bool) -> dict[str, Any] | None:
+    """The JSON object stored in a column (None if NULL and not ``required``); ValueError why not."""
+    if value is None:
+        if required:
+            raise ValueError("missing")
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"a {type(value).__name__}, not JSON text")
+    try:
+        data = from_json(value)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"not JSON: {str(exc)[:80]}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"JSON {type(data).__name__}, not an object")
+    return data
+
+
+def _metrics(value: object, status: object) -> dict[str, Any] | None:
+    """An ok run's metrics: a JSON object whose COMPLETE_METRICS, if any, are true or false."""
+    metrics = _json_object(value, required=status == OK)
+    for name in COMPLETE_METRICS:
+        if metrics is not None and not isinstance(metrics.get(name, True), bool):
+            raise ValueError(f"{name}={metrics[name]!r} is not true or false")
+    return metrics
+
+
+def _arrays(value: Any) -> dict[str, np.ndarray]:
+    try:
+        return arrays_from_npz(value)
+    except DECODE_ERRORS as exc:
+        raise ValueError(f"not an intact .npz: {str(exc) or type(exc).__name__}") from None
+
+
+def _number(value: object, _: object) -> object:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{value!r} is not a number")
+    return value
+
+
+def _status(value: object, _: object) -> object:
+    if value not in STATUSES:
+        raise ValueError(f"{value!r} is not one of {', '.join(STATUSES)}")
+    return value
+
+
+# column -> its reader (value, the row's status) -> decoded value; ValueError (or DECODE_ERRORS) why not
+READERS: dict[str, Any] = {
+    "status": _status,
+    "metrics": _metrics,
+    "versions": lambda value, _: _json_object(value, required=True),
+    "params": lambda value, _: _json_object(value, required=True),
+    "wall_s": _number,
+    "arrays": lambda value, _: _arrays(value),
+}
+
+
+def decode_row(row: dict[str, Any]) -> dict[str, str]:
+    """Decode ``row``'s stored columns (those of READERS it has) in place; return column -> why for
+    each that cannot be read (its value becomes None; the row is CORRUPT). Never raises on data."""
+    bad = {}
+    for column, reader in READERS.items():
+        if column in row:
+            try:
+                row[column] = reader(row[column], row.get("status"))
+            except DECODE_ERRORS as exc:
+                bad[column] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                row[column] = None
+    return bad
+
+
+def corrupt_text(bad: Mapping[str, str]) -> str:
+    """``column metrics is corrupt (not JSON: ...)``, or for several ``columns a, b are corrupt (a: ...; b: ...)``."""
+    if len(bad) == 1:
+        ((column, why),) = bad.items()
+        return f"column {column} is corrupt ({why})"
+    return f"columns {', '.join(bad)} are corrupt ({'; '.join(f'{c}: {why}' for c, why in bad.items())})"
 
 
 def _now() -> str:
@@ -155,10 +273,10 @@ class Store:
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
         self.path = Path(path)
-        if not create and not self.path.is_file():
-            raise McsimError(f"{self._where}: no such file")
         if self.path.is_dir():
             raise McsimError(f"{self._where}: is a folder; give a file path, e.g. {self.path / 'sweeps.sqlite'}")
+        if not create and not self.path.is_file():
+            raise McsimError(f"{self._where}: no such file")
         try:
             self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except sqlite3.Error as exc:
@@ -259,19 +377,42 @@ class Store:
         with self._transaction() as db:
             db.executemany(ADD_MEMBER, rows)
 
-    def status(self, keys: Iterable[str]) -> dict[str, str]:
-        """key -> "ok" | "failed" for the keys stored (a key not stored is absent)."""
+    def states(self, keys: Iterable[str]) -> dict[str, tuple[str, str | None]]:
+        """key -> (state, why) for the keys stored (a key not stored is absent): state OK, INCOMPLETE,
+        FAILED, or CORRUPT with why (:func:`corrupt_text`; None for the others). Reads and checks
+        every stored column of the runs (metrics, arrays, versions, wall_s)."""
         keys = list(keys)
-        out: dict[str, str] = {}
+        out: dict[str, tuple[str, str | None]] = {}
         with self._errors():
             for i in range(0, len(keys), KEYS_PER_QUERY):
                 chunk = keys[i : i + KEYS_PER_QUERY]
-                query = f"SELECT key, status FROM runs WHERE key IN ({', '.join('?' * len(chunk))})"
-                out.update(self._db.execute(query, chunk).fetchall())
+                query = f"SELECT {', '.join(CHECKED)} FROM runs WHERE key IN ({', '.join('?' * len(chunk))})"
+                for values in self._db.execute(query, chunk):
+                    row = dict(zip(CHECKED, values, strict=True))
+                    bad = decode_row(row)
+                    out[row["key"]] = (
+                        (CORRUPT, corrupt_text(bad)) if bad else (state(row["status"], row["metrics"]), None)
+                    )
         return out
 
-    def put(self, outcome: Outcome, scenario_json: str, versions: dict[str, str]) -> None:
-        """Store a finished run in one transaction: never over an "ok" row; over a "failed" one."""
+    def sweeps(self) -> list[str]:
+        """The names of the sweeps that have runs recorded in the store, in the order they were added."""
+        with self._errors():
+            return [row[0] for row in self._db.execute("SELECT sweep FROM members GROUP BY sweep ORDER BY MIN(rowid)")]
+
+    def status(self, keys: Iterable[str]) -> dict[str, str]:
+        """key -> OK, INCOMPLETE, FAILED or CORRUPT for the keys stored (see :meth:`states`)."""
+        return {key: what for key, (what, _) in self.states(keys).items()}
+
+    def corrupt_line(self, key: str, label: str, why: str | None) -> str:
+        """The one line of a corrupt row: the store, the run's label and key, and which column."""
+        return f"{self._where}: run {label!r} (key {key[:12]}): {why}"
+
+    def put(
+        self, outcome: Outcome, scenario_json: str, versions: dict[str, str], *, over_corrupt: bool = False
+    ) -> None:
+        """Store a finished run in one transaction: never over an "ok" row; over a "failed" one, and
+        (``over_corrupt``) over a row that is still CORRUPT when the transaction reads it."""
         where = f"{self._where}: run {outcome.label!r}"
         if outcome.status not in STATUSES:
             raise McsimError(f"{where}: status={outcome.status!r} must be one of {', '.join(STATUSES)}")
@@ -283,24 +424,28 @@ class Store:
             *(outcome.started, outcome.ended, _now()),
         )
         with self._transaction() as db:
-            db.execute(PUT, row)
+            query = f"SELECT {', '.join(CHECKED)} FROM runs WHERE key = ?"
+            old = db.execute(query, (outcome.key,)).fetchone() if over_corrupt else None
+            corrupt = old is not None and bool(decode_row(dict(zip(CHECKED, old, strict=True))))
+            db.execute(PUT_OVER if corrupt else PUT, row)
 
     def rows(self, sweep: str | None = None, *, arrays: bool = True) -> list[dict[str, Any]]:
         """One dict per (sweep, key) membership with a stored run, in the order the members were added:
         sweep, key, label, params, status, error, metrics, arrays, wall_s, peak_rss_b, host, started,
-        ended, versions; JSON decoded, arrays as a dict name -> ndarray (``arrays=False``: not read)."""
+        ended, versions; JSON decoded, arrays as a dict name -> ndarray (``arrays=False``: checked, not
+        kept). A row whose data cannot be read has status CORRUPT, error :func:`corrupt_text` (for
+        :meth:`corrupt_line`) and None in each column that cannot be read (params: {})."""
         query, args = (READ + " WHERE m.sweep = ?", (sweep,)) if sweep is not None else (READ, ())
         with self._errors():
             cursor = self._db.execute(query + " ORDER BY m.rowid", args)
             names = [d[0] for d in cursor.description]
             rows = [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
         for row in rows:
-            for name in ("params", "metrics", "versions"):
-                row[name] = from_json(row[name])
-            try:
-                row["arrays"] = arrays_from_npz(row["arrays"]) if arrays else None
-            except (ValueError, OSError, zipfile.BadZipFile) as exc:
-                raise McsimError(f"{self._where}: the arrays of run {row['label']!r} are damaged ({exc})") from None
+            bad = decode_row(row)
+            if bad:
+                row.update(status=CORRUPT, error=corrupt_text(bad), params=row["params"] or {})
+            if not arrays:
+                row["arrays"] = None
         return rows
 
     def close(self) -> None:
@@ -352,15 +497,20 @@ def load(path: str | os.PathLike[str], sweep: str | None = None) -> pandas.DataF
 
 
 def show_rows(path: str | os.PathLike[str], sweep: str | None = None) -> list[dict[str, Any]]:
-    """Flat rows for ``mcsim sweep show`` (no pandas): sweep, label, status, every metric, wall_s and
-    error (a failed run's first line, else None); every row has the same columns (None if missing)."""
+    """Flat rows for ``mcsim sweep show`` (no pandas): sweep, label, status, each axis of the sweeps,
+    every metric, wall_s and error (a failed run's first line, a CORRUPT row's :meth:`Store.corrupt_line`,
+    else None); every row has the same columns (None if missing)."""
     with Store(path, create=False) as store:
         rows = store.rows(sweep, arrays=False)
+        for row in rows:
+            if row["status"] == CORRUPT:
+                row["error"] = store.corrupt_line(row["key"], row["label"], row["error"])
     fixed = ("sweep", "label", "status", "wall_s", "error")
-    _, metrics = _columns([{**r, "params": {}} for r in rows], fixed)
+    params, metrics = _columns(rows, fixed)
     return [
         {
             **{c: row[c] for c in fixed[:3]},
+            **{p: row["params"].get(p) for p in params},
             **{m: (row["metrics"] or {}).get(m) for m in metrics},
             "wall_s": row["wall_s"],
             "error": None if row["error"] is None else row["error"].split("\n", 1)[0],
