@@ -81,6 +81,7 @@ PROFILES: dict[str, dict[str, float]] = {
     "sc24": {"issue_share": 1 / 16, "core_contention": 0.0},
     "sdr-rdma": {"issue_share": 0.45, "core_contention": 0.012},
 }
+DEFAULT_PROFILE = "sc24"  # DpaConfig()'s sharing
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,8 +95,8 @@ class DpaConfig:
     clock_hz: int = 1_800_000_000
     zero_copy_cycles: int = 577  # per completion, a lone thread: 3.12 M/s at 1.8 GHz
     staging_cycles: int = 4 * 577  # zero copy + posting the loopback write
-    issue_share: float = 1 / 16  # of its core's issue slots a lone thread uses ("sc24")
-    core_contention: float = 0.0  # extra cost per other busy core ("sc24")
+    issue_share: float = PROFILES[DEFAULT_PROFILE]["issue_share"]  # of its core's issue slots a lone thread uses
+    core_contention: float = PROFILES[DEFAULT_PROFILE]["core_contention"]  # extra cost per other busy core
     loopback_bps: int = 3_200_000_000_000  # NIC loopback writes of staged payloads
 
     def __post_init__(self) -> None:

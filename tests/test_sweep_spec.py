@@ -293,8 +293,10 @@ def test_a_toml_syntax_error_names_the_file_and_line(tmp_path):
 
 
 def test_a_missing_file_is_one_line(tmp_path):
-    with pytest.raises(McsimError, match=r"sweep spec '.*nothing\.toml': file does not exist$"):
+    with pytest.raises(McsimError, match=r"^sweep spec '.*nothing\.toml' does not exist$"):
         SweepSpec.from_toml(tmp_path / "nothing.toml")
+    with pytest.raises(McsimError, match=r"^sweep spec '.*' is a folder, not a file$"):
+        SweepSpec.from_toml(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -308,11 +310,13 @@ def test_a_missing_file_is_one_line(tmp_path):
             '[axes]\nrate = ["56Gbps", "5Gbpz"]\n',
             "run 1",
         ),
+        ("a = " + "[" * 5000 + "]" * 5000 + "\n", r"not valid TOML for mcsim \(arrays or tables nested too deep\)$"),
+        (b"\x00\xff\xfe binary", r"not valid TOML \(not UTF-8 text: byte 0xff at 1\)$"),
     ],
 )
 def test_bad_toml_specs_are_one_line(tmp_path, text, match):
     path = tmp_path / "spec.toml"
-    path.write_text(text)
+    path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text)
     with pytest.raises(McsimError, match=match) as info:
         SweepSpec.from_toml(path).runs()
     assert "\n" not in str(info.value)

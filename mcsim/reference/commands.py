@@ -10,10 +10,9 @@ import dataclasses
 import sys
 from typing import Any
 
+from mcsim.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError
 from mcsim.output import rows_text
-
-DEFAULT_PROFILE = "sc24"  # mcsim.reference.compare.DEFAULT_PROFILE (not imported: the CLI loads lazily)
 
 
 def add_parser(sub: Any) -> None:

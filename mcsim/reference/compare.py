@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from mcsim.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError, pick, require_int
 from mcsim.output import Column, Table, check_writable
 from mcsim.reference.claims import DPA_HALF_THREADS, FDR, INPUT_KINDS, QUICK_TOPOLOGY, TESTBED, Claim, select
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from mcsim.sweep.spec import SweepSpec
 
 DEFAULT_STORE = Path("compare.sqlite")
-DEFAULT_PROFILE = "sc24"  # mcsim.dpa.DpaConfig()'s sharing
 VERDICTS = ("reproduced", "within tolerance", "input", "conditional", "differs", "not published")
 HOLDS = ("reproduced", "within tolerance")  # an outcome's verdicts that say the claim holds
 # published numbers are given to 2-3 digits: closer than this is the published number itself

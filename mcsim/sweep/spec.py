@@ -29,7 +29,6 @@ import itertools
 import json
 import math
 import os
-import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -268,15 +267,8 @@ class SweepSpec:
     def from_toml(cls, path: str | os.PathLike[str]) -> SweepSpec:
         """Read a spec from a TOML file; relative topology paths are relative to the file's folder."""
         path = Path(path)
-        where = f"sweep spec {str(path)!r}"
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise McsimError(f"{where}: file does not exist") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise McsimError(f"{where}: cannot read it ({exc})") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise McsimError(f"{where}: not valid TOML ({exc})") from None
+        where = f"sweep spec {toml_text.shown_path(path)}"
+        data = toml_text.read_document(path, where)
         _resolve_topologies(data, path.resolve().parent)
         return cls.from_dict(data, where)
 

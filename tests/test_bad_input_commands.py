@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Every bad input a new user was seen to meet, through the real command in a fresh process: one
+`mcsim: error:` line on stderr, exit 2, no traceback and no C++ abort, before any work (each case
+is fast: nothing is simulated). The exact messages are tested beside each check; this table is the
+guard that none of them turns back into a traceback."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GRAPHML = """<?xml version="1.0"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+<key id="r" for="node" attr.name="role" attr.type="string"/>
+<key id="t" for="node" attr.name="tier" attr.type="long"/>
+<key id="n" for="node" attr.name="name" attr.type="string"/>
+<key id="d" for="edge" attr.name="delay_ps" attr.type="double"/>
+<key id="b" for="edge" attr.name="rate_bps" attr.type="double"/>
+<graph edgedefault="undirected">
+<node id="0"><data key="r">host</data><data key="t">0</data><data key="n">h0</data></node>
+<node id="1"><data key="r">host</data><data key="t">0</data><data key="n">h1</data></node>
+<node id="2"><data key="r">switch</data><data key="t">1</data><data key="n">s0</data></node>
+<edge source="0" target="2"><data key="d">DELAY</data><data key="b">56250000000</data></edge>
+<edge source="1" target="2"><data key="d">100000</data><data key="b">56250000000</data></edge>
+</graph></graphml>
+"""
+SWEEP_HUGE = """name = "huge"
+[base]
+topology = "fat-tree-k4"
+[axes]
+seed = {seeds}
+bytes_per_rank = {sizes}
+ranks = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+"""
+
+
+def _files(tmp: Path) -> dict[str, str]:
+    """The files the cases read, written into tmp; name -> path."""
+    made = {
+        "faults-1e400": 'link_down = [{u = 16, v = 20, down = "1e400s", up = "forever"}]\n',
+        "graphml-4e18.graphml": GRAPHML.replace("DELAY", "4e18"),
+        "graphml-1e30.graphml": GRAPHML.replace("DELAY", "1e30"),
+        "huge.toml": SWEEP_HUGE.format(seeds=list(range(10_000)), sizes=[f"{k}KiB" for k in range(1, 3001)]),
+    }
+    paths = {}
+    for name, text in made.items():
+        path = tmp / (name if "." in name else f"{name}.toml")
+        path.write_text(text)
+        paths[name] = str(path)
+    binary = tmp / "binary.toml"
+    binary.write_bytes(bytes(range(256)) * 8)
+    paths["binary"] = str(binary)
+    return paths
+
+
+FT4 = ["--topology", "fat-tree-k4", "--size", "4KiB"]
+CASES = {
+    "rate-overflow": (["allgather", *FT4, "--rate", "1e30Gbps"], {}),
+    "stream-rate-overflow": (["stream", "--rate", "1e20Tbps"], {}),
+    "stream-delay-overflow": (["stream", "--delay", "1e20s"], {}),
+    "stream-1bps": (["stream", "--rate", "1bps"], {}),
+    "faults-1e400s": (["allgather", *FT4, "--faults", "@faults-1e400"], {}),
+    "graphml-delay-4e18": (["topo", "show", "@graphml-4e18.graphml"], {}),
+    "graphml-delay-1e30": (["topo", "show", "@graphml-1e30.graphml"], {}),
+    "topology-binary": (["topo", "show", "@binary"], {}),
+    "topology-long-path": (["topo", "show", "a" * 10_000 + ".toml"], {}),
+    "cache-under-a-file": (["build"], {"MCSIM_CACHE_DIR": "/etc/passwd/mcsim"}),
+    "cache-in-proc": (["build"], {"MCSIM_CACHE_DIR": "/proc/mcsim"}),
+    "out-unwritable": (["allgather", *FT4, "--out", "/nonexistent/x.csv"], {}),
+    "report-out-unwritable": (["report", "--quick", "-o", "/nonexistent/r.html"], {}),
+    "sweep-huge-dry-run": (["sweep", "@huge.toml", "--dry-run"], {}),
+    "ring-with-roots": (["allgather", *FT4, "--algorithm", "ring", "--roots", "2"], {}),
+    "ring-with-timeout-scale": (["allgather", *FT4, "--algorithm", "ring", "--timeout-scale", "3"], {}),
+    "allgather-with-root": (["allgather", *FT4, "--root", "1"], {}),
+    "size-given-twice": (["allgather", "--topology", "fat-tree-k4", "--size", "4KiB", "--bytes-per-rank", "1MiB"], {}),
+    "tls-without-scheduler": (["sweep", "@huge.toml", "--tls-cert", "c.pem"], {}),
+    "sweep-show-dry-run": (["sweep", "show", "x.sqlite", "--dry-run"], {}),
+    "compare-only-empty": (["compare", "--only", ""], {}),
+    "compare-workers-0": (["compare", "--workers", "0"], {}),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_each_bad_input_is_one_error_line_and_exit_2(case, tmp_path):
+    argv, env = CASES[case]
+    files = _files(tmp_path)
+    argv = [files[a[1:]] if a.startswith("@") else a for a in argv]
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcsim", *argv],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=os.environ | env,
+        timeout=120,
+    )
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    assert len(lines) == 1 and lines[0].startswith("mcsim: error: "), proc.stderr[-2000:]
+    assert len(lines[0]) < 1000  # a path of 10,000 characters is shortened, not echoed whole
+
+
+def test_a_missing_topologies_folder_breaks_no_command_that_needs_none(tmp_path):
+    env = os.environ | {"MCSIM_TOPOLOGIES": str(tmp_path / "nonexistent")}
+    mcsim = [sys.executable, "-m", "mcsim"]
+    version = subprocess.run([*mcsim, "--version"], capture_output=True, text=True, env=env)
+    assert version.returncode == 0 and version.stdout.startswith("mcsim ") and version.stderr == ""
+    shown = subprocess.run([*mcsim, "topo", "show", "x"], capture_output=True, text=True, env=env)
+    assert shown.returncode == 2 and len(shown.stderr.splitlines()) == 1
+
+
+def test_output_into_a_closed_pipe_is_no_traceback():
+    proc = subprocess.run(
+        f"{sys.executable} -m mcsim topo show testbed-188 | head -1", shell=True, capture_output=True, text=True
+    )
+    assert proc.stdout.startswith("topology testbed-188") and "Traceback" not in proc.stderr
+    assert proc.stderr == ""
