@@ -24,7 +24,7 @@ from mcsim.plain import GraphTopology, canonical_json
 from mcsim.rdma import IB_MTUS, CompletionProcessorConfig, RcConfig, RdmaConfig, fabric_config_for
 from mcsim.result import NEVER, FabricResult, Result
 from mcsim.simulation import Simulation
-from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, parse_rate, parse_size
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, parse_rate, parse_size
 from mcsim.verify import Expected
 from mcsim.verify import expected_output as expected_output  # re-exported
 from mcsim.verify import pattern as pattern  # re-exported
@@ -438,6 +438,16 @@ class Scenario:
                 )
 
     def _check_timeout(self) -> None:
+        """A run whose data alone (the receive bound, a lower bound of its time) or whose multicast
+        data timeout is past the simulated clock's limit is refused before it runs."""
+        rate_bps = self.data_rate_bps
+        bound_ps = self._lacking_b() * 8 * PS_PER_S // rate_bps
+        if bound_ps > MAX_SIMULATED_PS:
+            raise McsimError(
+                f"Scenario: each rank must move {self._lacking_b()} B at {format_rate(rate_bps)} (rate={self.rate!r}"
+                f", bytes_per_rank={self.bytes_per_rank!r}): at least {bound_ps / PS_PER_S:.4g} s, past "
+                f"{CLOCK_LIMIT}; raise the rate or lower bytes_per_rank"
+            )
         if self.algorithm != "mcast":
             return
         try:
@@ -481,10 +491,15 @@ class Scenario:
         g = self._graph()
         return Link.from_edge(g.edges[0, next(iter(g.neighbors(0)))]).data_rate_bps
 
+    def _lacking_b(self) -> int:
+        """Bytes each rank must receive (a Broadcast's or an Allreduce's N, else N(P-1)): with those
+        it sends, at least this many cross each rank's link."""
+        one = self.collective in ("broadcast", "allreduce")
+        return self.bytes_per_rank_b * (1 if one else self.n_ranks - 1)
+
     def data_timeout_ps(self) -> int:
-        lacking = self.bytes_per_rank_b * (1 if self.collective == "broadcast" else self.n_ranks - 1)
         rate = self.data_rate_bps if self.timeout_rate is None else parse_rate(self.timeout_rate)
-        bound = lacking * 8 * 10**12 // rate
+        bound = self._lacking_b() * 8 * PS_PER_S // rate
         return max(int(self.timeout_scale * bound), MIN_DATA_TIMEOUT_PS)
 
     @property

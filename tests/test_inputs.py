@@ -57,6 +57,20 @@ def _with_edges(**attrs) -> nx.Graph:
             r"past 2\^62 ps = 53.4 days, the simulated clock's limit$",
         ),
         ({"timeout_scale": 1e10}, r"^Scenario: timeout_scale=10000000000.0 makes a data timeout of 2.\d+e\+19 ps"),
+        (  # the receive bound N(P-1)/BW alone (15 x 1 MiB x 8 bit at 1 bit/s) is past the clock
+            {"rate": "1bps", "algorithm": "ring"},
+            r"^Scenario: each rank must move 15728640 B at 1bps \(rate='1bps', bytes_per_rank='1MiB'\): at least "
+            r"1.258e\+08 s, past 2\^62 ps = 53.4 days, the simulated clock's limit; raise the rate or lower",
+        ),
+        (  # the same before the multicast's data timeout (5 x the bound) is looked at
+            {"rate": "1bps"},
+            r"^Scenario: each rank must move 15728640 B at 1bps",
+        ),
+        (  # a Broadcast's bound is N/BW (1 MiB x 8 bit at 1 bit/s: 97 days), not N(P-1)/BW
+            {"rate": "1bps", "collective": "broadcast"},
+            r"^Scenario: each rank must move 1048576 B at 1bps \(rate='1bps', bytes_per_rank='1MiB'\): at least "
+            r"8.389e\+06 s, past",
+        ),
         ({"batch": "8"}, rf"^Scenario: batch='8' must be an integer 1..{MAX_QP_WR} {QP}$"),
         ({"batch": 8.0}, rf"^Scenario: batch=8.0 must be an integer 1..{MAX_QP_WR}"),
         ({"batch": 0}, rf"^Scenario: batch=0 must be 1..{MAX_QP_WR} {QP}$"),
