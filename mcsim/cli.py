@@ -43,6 +43,11 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)  # a typo such as --rat must not silently mean --rate
         super().__init__(*args, **kwargs)
+        # every option of every command remembers how it was given, so that main() refuses a field
+        # given twice (:func:`_refuse_repeats`) whichever command it belongs to
+        self.register("action", None, _Given)
+        self.register("action", "store", _Given)
+        self.register("action", "store_true", _GivenFlag)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"mcsim: error: {message} (see {self.prog} --help)\n")
@@ -73,8 +78,15 @@ class _Given(argparse.Action):
 class _GivenFlag(_Given):
     """A flag (store_true) remembered as :class:`_Given` remembers a value."""
 
-    def __init__(self, option_strings: list[str], dest: str, default: bool = False, help: str | None = None) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+    def __init__(
+        self,
+        option_strings: list[str],
+        dest: str,
+        default: bool = False,
+        required: bool = False,
+        help: str | None = None,
+    ) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, required=required, help=help)
 
     def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, values: Any, opt: Any = None) -> None:
         super().__call__(parser, ns, True, opt)

@@ -295,6 +295,19 @@ BAD_INPUT = [
     ),
     (["broadcast", "--root", "1", "--root", "2"], r"broadcast: --root given twice \(1, then 2\); give it once"),
     (["allgather", "--verify", "--verify"], r"allgather: --verify given twice; give it once"),
+    # ... whichever command the option belongs to (every parser's options remember how they were given)
+    (["compare", "--quick", "--quick"], r"compare: --quick given twice; give it once"),
+    (["compare", "--workers", "1", "--workers", "2"], r"compare: --workers given twice \(1, then 2\); give it once"),
+    (["report", "--figures", "a", "--figures", "b"], r"report: --figures given twice \('a', then 'b'\); give it once"),
+    (
+        ["sweep", "s.toml", "--workers", "1", "--workers", "2"],
+        r"sweep: --workers given twice \(1, then 2\); give it once",
+    ),
+    (
+        ["sweep", "show", "s.sqlite", "--format", "csv", "--format", "json"],
+        r"sweep: --format given twice \('csv', then 'json'\); give it once",
+    ),
+    (["build", "--force", "--force"], r"build: --force given twice; give it once"),
     # options that would do nothing in the combination
     (
         ["allgather", "--algorithm", "ring", "--roots", "4"],
