@@ -12,7 +12,9 @@ to a .cc/.h/CMakeLists.txt gives a new key and a rebuild. Builds run under a fil
 of the sources, and are published by an atomic rename with a ``BUILD.json`` marker written last,
 so a half-built or corrupt entry (either library missing or of the wrong size) is never loaded: it
 is rebuilt. ``<cache>`` is ``$MCSIM_CACHE_DIR``,
-else ``$XDG_CACHE_HOME/mcsim``, else ``~/.cache/mcsim``.
+else ``$XDG_CACHE_HOME/mcsim``, else ``~/.cache/mcsim``. A compile says so on stderr, with CMake's
+progress and its time (:class:`BuildProgress`); a build found in the cache says nothing. What a build
+needs is checked first (:func:`check_environment`): each unusable variable is one McsimError line.
 
 Loading
 -------
@@ -48,15 +50,15 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from mcsim import cling_pch, folder_lock, package_data
+from mcsim import cling_pch, folder_lock
 from mcsim.errors import McsimError
+from mcsim.package_data import cache_dir, source_dir, writable_cache
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +71,6 @@ LIBRARY_NAMES = (LIBRARY_NAME, TEST_LIBRARY_NAME)  # every library a completed b
 BUILD_FORMAT = 2  # bump when the build procedure below changes what lands in the cache
 BUILD_TYPE = "Release"
 KEEP_BUILDS = 6  # completed builds kept in the cache, newest first
-CACHE_ENV = "MCSIM_CACHE_DIR"  # the build cache folder (else $XDG_CACHE_HOME/mcsim, else ~/.cache/mcsim)
-SOURCES_ENV = "MCSIM_NS3_MODULES"  # another ns3_modules/ to build (else the installed package's)
 SOURCE_SUFFIXES = (".cc", ".h", ".txt", ".cmake")
 # Headers cling parses at load: the core API that Python calls, plus every mcsim header.
 INCLUDES = (
@@ -201,65 +201,6 @@ def find_toolchain() -> Toolchain:
     cmake, cxx = find_cmake(), find_cxx()
     st = cxx.stat()
     return Toolchain(cmake=cmake, cxx=cxx, identity=f"{cxx}:{st.st_size}:{st.st_mtime_ns}")
-
-
-def source_dir() -> Path:
-    """Return ns3_modules/: $MCSIM_NS3_MODULES, else the copy inside the installed mcsim package."""
-    env = os.environ.get(SOURCES_ENV)
-    path = Path(env) if env else package_data.package_dir(package_data.NS3_MODULES)
-    if (path / "CMakeLists.txt").is_file():
-        return path
-    why = "does not exist" if not path.exists() else "is not a folder" if not path.is_dir() else "has no CMakeLists.txt"
-    if env:
-        raise McsimError(
-            f"C++ sources: {SOURCES_ENV}={env!r} {why}; point it at an ns3_modules folder "
-            "(the one with CMakeLists.txt) or unset it"
-        )
-    raise McsimError(
-        f"C++ sources: the installed mcsim package's {path} {why}; "
-        "reinstall mcsim (pip install --force-reinstall mcsim)"
-    )
-
-
-def _cache_choice() -> tuple[Path, str, str]:
-    """The build cache folder, what chose it and how to choose another (for a message)."""
-    hint = f"set {CACHE_ENV} to a folder you can write"
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env), f"{CACHE_ENV}={env!r}", f"point {CACHE_ENV} at a folder you can write, or unset it"
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    if os.path.isabs(xdg):  # the XDG spec: a relative path is invalid and ignored
-        path = Path(xdg) / "mcsim"
-        return path, f"XDG_CACHE_HOME={xdg!r} (the cache {str(path)!r})", hint
-    try:
-        path = Path.home() / ".cache" / "mcsim"
-    except RuntimeError:  # no $HOME and no password entry
-        raise McsimError(f"build cache: no {CACHE_ENV}, XDG_CACHE_HOME or HOME to put it in; {hint}") from None
-    return path, f"the default cache {str(path)!r}", hint
-
-
-def cache_dir() -> Path:
-    """Return the build cache folder (not created): $MCSIM_CACHE_DIR, else $XDG_CACHE_HOME/mcsim (an
-    absolute XDG_CACHE_HOME), else ~/.cache/mcsim."""
-    return _cache_choice()[0]
-
-
-def writable_cache(cache: Path | None = None) -> Path:
-    """Return the build cache folder (``cache``, else :func:`cache_dir`), made if missing, once a file
-    was written in it; else raise McsimError naming the variable that chose it, the path and why."""
-    path, chosen, hint = (cache, f"cache={str(cache)!r}", "give a folder you can write") if cache else _cache_choice()
-    step = "making it"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        step = "writing a file in it"
-        fd, probe = tempfile.mkstemp(dir=path, prefix=".mcsim-probe-")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:  # under a file, in /proc, read-only, no permission, a name too long ...
-        blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
-        why = f"{blocker} is a file" if blocker else f"{step}: {exc.strerror or exc}"
-        raise McsimError(f"build cache: {chosen} is not a folder mcsim can write ({why}); {hint}") from None
-    return path
 
 
 def _source_files(sources: Path) -> list[Path]:
