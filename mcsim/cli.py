@@ -131,6 +131,10 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    """Versions, paths and the build's state, one row each. What cannot be found is a row saying
+    why ("not found: ..."; the build row "cannot build: ...") and the other rows are still shown.
+    Exit 0 even then: info is a diagnosis; ``mcsim build`` and the runs fail (exit 2) instead."""
+
     def version(dist: str) -> str:
         try:
             return importlib.metadata.version(dist)
@@ -142,17 +146,35 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("python", f"{platform.python_version()} ({sys.executable})"),
         *((dist, version(dist)) for dist in ("ns3", "cppyy", "numpy", "networkx")),
     ]
-    wheel = runtime.find_ns3()
-    rows.append(("ns3 prefix", str(wheel.prefix)))
-    toolchain = runtime.find_toolchain()
-    rows += [("cmake", str(toolchain.cmake)), ("c++ compiler", str(toolchain.cxx))]
-    sources = runtime.source_dir()
-    cache = runtime.cache_dir()
-    rows += [("sources", str(sources)), ("cache", str(cache))]
-    rows.append(("topologies", os.pathsep.join(map(str, topology.topology_dirs()))))
-    key = runtime.build_key(sources, toolchain, wheel)
-    done = runtime.cached_build(sources=sources, cache=cache)
-    rows.append(("build", f"{key} " + (f"ready: {done.library}" if done else "not built yet (mcsim build)")))
+    errors: dict[str, str] = {}  # row name -> why it failed, in row order
+
+    def probe(name: str, find: Any, show: Any = str, failed: str = "not found") -> Any:
+        try:
+            found = find()
+        except McsimError as exc:
+            rows.append((name, f"{failed}: {exc}"))
+            errors[name] = str(exc)
+            return None
+        rows.append((name, show(found)))
+        return found
+
+    wheel = probe("ns3 prefix", runtime.find_ns3, lambda w: str(w.prefix))
+    probe("cmake", runtime.find_cmake)
+    probe("c++ compiler", runtime.find_cxx)
+    sources = probe("sources", runtime.source_dir)
+    probe("cache", runtime.writable_cache, failed="not usable")
+    probe("topologies", lambda: os.pathsep.join(map(str, topology.topology_dirs())), failed="not usable")
+    needed = [why for name, why in errors.items() if name in ("ns3 prefix", "cmake", "c++ compiler", "sources")]
+    done = None if needed else runtime.cached_build(sources=sources, cache=runtime.cache_dir())
+    if needed:
+        rows.append(("build", f"cannot build: {needed[0]}"))
+    elif done is not None:  # a completed build loads even from a read-only cache
+        rows.append(("build", f"{done.key} ready: {done.library}"))
+    elif "cache" in errors:
+        rows.append(("build", f"cannot build: {errors['cache']}"))
+    else:
+        key = runtime.build_key(sources, runtime.find_toolchain(), wheel)
+        rows.append(("build", f"{key} not built yet (mcsim build; about a minute)"))
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name:<{width}}  {value}")

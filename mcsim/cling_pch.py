@@ -13,6 +13,7 @@ cppyy backend, cling's arguments, the headers, the defines).
 A new PCH is used only after a fresh process has loaded it and found mcsim's classes in it without
 parsing a header. When it cannot be made, or fails that check, ``<name>.failed`` records why and
 mcsim loads by parsing the headers, as before: slower, never broken. Nothing here imports cppyy.
+Making one says so on stderr (one line); finding one says nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ PCH_FORMAT = 1  # bump when the way the PCH is made changes
 ENV = "CLING_STANDARD_PCH"  # the variable cppyy reads, once, when it starts cling
 CHECK_CLASS = "ns3::mcsim::Fabric"  # a class of mcsim's headers: the check looks it up without an include
 MAKE_TIMEOUT_S = 600
+MAKING = "mcsim: making cling's precompiled header of this build's headers (once per build, about 10 s) ..."
 
 
 def _backend() -> Path:
@@ -155,6 +157,8 @@ def ensure(
         if failed.is_file():
             return None
         log.info("making cling's precompiled header for this build (once): %s", pch)
+        sys.stderr.write(f"{MAKING}\n")  # a first cppyy_ns() after a build waits on it: say why
+        sys.stderr.flush()
         stage = pch.with_name(f"{pch.name}.tmp-{os.getpid()}")
         why = _make(stage, include_dirs, includes, defines) or _check(stage)
         if why:

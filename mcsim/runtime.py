@@ -12,7 +12,9 @@ to a .cc/.h/CMakeLists.txt gives a new key and a rebuild. Builds run under a fil
 of the sources, and are published by an atomic rename with a ``BUILD.json`` marker written last,
 so a half-built or corrupt entry (either library missing or of the wrong size) is never loaded: it
 is rebuilt. ``<cache>`` is ``$MCSIM_CACHE_DIR``,
-else ``$XDG_CACHE_HOME/mcsim``, else ``~/.cache/mcsim``.
+else ``$XDG_CACHE_HOME/mcsim``, else ``~/.cache/mcsim``. A compile says so on stderr, with CMake's
+progress and its time (:class:`BuildProgress`); a build found in the cache says nothing. What a build
+needs is checked first (:func:`check_environment`): each unusable variable is one McsimError line.
 
 Loading
 -------
@@ -49,12 +51,14 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from mcsim import cling_pch, folder_lock, package_data
+from mcsim import cling_pch, folder_lock
 from mcsim.errors import McsimError
+from mcsim.package_data import cache_dir, source_dir, writable_cache
 
 log = logging.getLogger(__name__)
 
@@ -165,45 +169,38 @@ def find_ns3() -> Ns3Wheel:
     return wheel
 
 
-def find_toolchain() -> Toolchain:
-    """Return CMake and the C++ compiler ($CXX, else c++, g++ or clang++ on PATH)."""
+def find_cmake() -> Path:
+    """Return CMake on PATH."""
     cmake = shutil.which("cmake")
     if cmake is None:
         raise McsimError(
             "CMake was not found on PATH; mcsim compiles its C++ models with it: "
             "install CMake >= 3.20 (apt-get install cmake, or pip install cmake)"
         )
+    return Path(cmake)
+
+
+def find_cxx() -> Path:
+    """Return the C++ compiler ($CXX, else c++, g++ or clang++ on PATH), as the real file."""
     wanted = os.environ.get("CXX", "")
     candidates = [wanted] if wanted else ["c++", "g++", "clang++"]
     found = next((p for p in map(shutil.which, candidates) if p), None)
     if found is None:
-        what = f"$CXX={wanted!r} was not found" if wanted else "no C++ compiler (c++, g++ or clang++) on PATH"
+        if not wanted:
+            what = "no C++ compiler (c++, g++ or clang++) on PATH"
+        elif len(wanted.split()) > 1:
+            what = f"$CXX={wanted!r} was not found ($CXX names one program, without arguments)"
+        else:
+            what = f"$CXX={wanted!r} was not found"
         raise McsimError(f"{what}; install a C++20 compiler (apt-get install g++) or point $CXX at one")
-    cxx = Path(found).resolve()
+    return Path(found).resolve()
+
+
+def find_toolchain() -> Toolchain:
+    """Return CMake and the C++ compiler (:func:`find_cmake`, :func:`find_cxx`)."""
+    cmake, cxx = find_cmake(), find_cxx()
     st = cxx.stat()
-    return Toolchain(cmake=Path(cmake), cxx=cxx, identity=f"{cxx}:{st.st_size}:{st.st_mtime_ns}")
-
-
-def source_dir() -> Path:
-    """Return ns3_modules/: $MCSIM_NS3_MODULES, else the copy inside the installed mcsim package."""
-    env = os.environ.get("MCSIM_NS3_MODULES")
-    path = Path(env) if env else package_data.package_dir(package_data.NS3_MODULES)
-    if not (path / "CMakeLists.txt").is_file():
-        where = "$MCSIM_NS3_MODULES" if env else "the installed mcsim package"
-        raise McsimError(
-            f"the C++ sources of mcsim were not found at {path} ({where}: no CMakeLists.txt); "
-            "reinstall mcsim (pip install --force-reinstall mcsim) or point MCSIM_NS3_MODULES at an ns3_modules folder"
-        )
-    return path
-
-
-def cache_dir() -> Path:
-    """Return the build cache folder (not created)."""
-    env = os.environ.get("MCSIM_CACHE_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "mcsim"
+    return Toolchain(cmake=cmake, cxx=cxx, identity=f"{cxx}:{st.st_size}:{st.st_mtime_ns}")
 
 
 def _source_files(sources: Path) -> list[Path]:
@@ -287,15 +284,122 @@ def _first_error(log_text: str, snapshot: Path, sources: Path) -> str:
     return tail[-1] if tail else "no output"
 
 
-def _run_logged(argv: list[str], log_file: Path) -> bool:
+BUILD_STARTS = "mcsim: compiling the C++ models (first use or changed sources; about a minute on 2 cores) ..."
+PROGRESS_EVERY_S = 15.0  # off a terminal, a build's progress line at most this often
+_STEP = re.compile(r"^\[\s*(\d+)%\]|^\[(\d+)/(\d+)\]")  # make's "[ 42%] Building ...", Ninja's "[12/80] ..."
+
+
+def build_percent(line: str) -> int | None:
+    """How far a CMake build is (0-100) by one line of its output, or None for a line without a step."""
+    m = _STEP.match(line)
+    if m is None:
+        return None
+    return int(m[1]) if m[1] is not None else 100 * int(m[2]) // max(int(m[3]), 1)
+
+
+class BuildProgress:
+    """What a build tells the user on stderr (the runtime's one place that writes there): a line when
+    it starts, how far CMake is (a line updated in place on a terminal, else one every
+    PROGRESS_EVERY_S; ``MCSIM_PROGRESS=0`` turns these off) and a line with the time when it is done.
+    A build found in the cache says nothing."""
+
+    def __init__(self, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = sys.stderr if stream is None else stream
+        self.clock = clock
+        self.tty = self.stream.isatty()
+        self.updates = os.environ.get("MCSIM_PROGRESS", "1") != "0"
+        self.start_s = self.shown_s = clock()
+        self.percent = -1
+        self.open = False  # a terminal line is being updated in place
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+
+    def waiting(self, lock: Path) -> None:
+        self._write(f"mcsim: waiting for another process that is compiling the C++ models (lock {lock}) ...\n")
+
+    def start(self) -> None:
+        self.start_s = self.shown_s = self.clock()
+        self._write(BUILD_STARTS + "\n")
+
+    def output(self, line: str) -> None:
+        """One line of CMake's output."""
+        percent = build_percent(line)
+        if not self.updates or percent is None or percent <= self.percent:
+            return
+        self.percent, now = percent, self.clock()
+        text = f"mcsim: compiling the C++ models: {percent}% after {now - self.start_s:.0f} s"
+        if self.tty:
+            self._write(f"\r{text}\033[K")
+            self.open = True
+        elif now - self.shown_s >= PROGRESS_EVERY_S:
+            self._write(text + "\n")
+            self.shown_s = now
+
+    def finish(self, seconds: float | None) -> None:
+        """The build took ``seconds``; None: it failed (its error follows) or was interrupted."""
+        if self.open:
+            self._write("\r\033[K")
+            self.open = False
+        if seconds is not None:
+            self._write(f"mcsim: compiled the C++ models in {seconds:.1f} s\n")
+
+
+def _run_logged(argv: list[str], log_file: Path, on_line: Callable[[str], None]) -> bool:
     with open(log_file, "a") as out:
         out.write(f"$ {' '.join(argv)}\n")
         out.flush()
-        return subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode == 0
+        with subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        ) as proc:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                out.write(line)
+                on_line(line)
+        return proc.returncode == 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What a build needs, found and checked before anything is compiled."""
+
+    sources: Path
+    cache: Path
+    wheel: Ns3Wheel
+    toolchain: Toolchain
+    key: str
+    done: BuildInfo | None  # the completed build in the cache, if any
+
+
+def _plan(sources: Path | None, cache: Path | None, force: bool) -> _Plan:
+    sources = sources or source_dir()
+    wheel, toolchain = find_ns3(), find_toolchain()
+    key = build_key(sources, toolchain, wheel)
+    folder = cache or cache_dir()
+    done = None if force else _completed(folder, key)
+    if done is None:  # a completed build loads from a read-only cache; a new one needs a writable one
+        folder = writable_cache(cache)
+    return _Plan(sources, folder, wheel, toolchain, key, done)
+
+
+def check_environment() -> None:
+    """Raise McsimError (one line) unless the C++ models can be loaded: the sources, the ns3 wheel,
+    CMake and a compiler, and a completed build in the cache or a cache folder to build one in.
+    Compiles nothing (it hashes the sources): what a command calls before any work."""
+    _plan(None, None, force=False)
 
 
 def build(*, sources: Path | None = None, cache: Path | None = None, force: bool = False) -> BuildInfo:
     """Return a completed build of ns3_modules/, compiling it first if the cache has none.
+
+    A compile says so on stderr as it starts, shows CMake's progress and says when it is done
+    (:class:`BuildProgress`); a build found in the cache says nothing.
 
     Parameters
     ----------
@@ -307,23 +411,27 @@ def build(*, sources: Path | None = None, cache: Path | None = None, force: bool
     Raises
     ------
     McsimError
-        No compiler or CMake, a wrong ns3 wheel, or a compile error (the message names the first
-        error and the full log).
+        No compiler or CMake, a wrong ns3 wheel, a cache folder that cannot be written, or a compile
+        error (the message names the first error and the full log).
     """
-    sources = sources or source_dir()
-    cache = cache or cache_dir()
-    wheel = find_ns3()
-    toolchain = find_toolchain()
-    key = build_key(sources, toolchain, wheel)
-    if not force and (info := _completed(cache, key)) is not None:
-        return info
-    with folder_lock.locked(cache):
-        if not force and (info := _completed(cache, key)) is not None:
+    plan = _plan(sources, cache, force)
+    if plan.done is not None:
+        return plan.done
+    progress = BuildProgress()
+    with folder_lock.locked(plan.cache, on_wait=progress.waiting):
+        if not force and (info := _completed(plan.cache, plan.key)) is not None:
             return info  # another process built it while we waited for the lock
-        return _build_locked(sources, cache, key, wheel, toolchain)
+        progress.start()
+        info = None
+        try:
+            info = _build_locked(plan, progress.output)
+        finally:
+            progress.finish(info.seconds if info is not None else None)
+        return info
 
 
-def _build_locked(sources: Path, cache: Path, key: str, wheel: Ns3Wheel, toolchain: Toolchain) -> BuildInfo:
+def _build_locked(plan: _Plan, on_line: Callable[[str], None]) -> BuildInfo:
+    sources, cache, key, wheel, toolchain = plan.sources, plan.cache, plan.key, plan.wheel, plan.toolchain
     start = time.monotonic()
     work_id = hashlib.sha256(f"{sources.resolve()}|{toolchain.identity}|{BUILD_TYPE}".encode()).hexdigest()[:12]
     work = cache / "work" / work_id
@@ -343,12 +451,12 @@ def _build_locked(sources: Path, cache: Path, key: str, wheel: Ns3Wheel, toolcha
         f"-Dns3_DIR={wheel.cmake_dir}",
     ]
     log.info("building ns3_modules (%s) in %s", key, tree)
-    ok = _run_logged(configure, log_file)
+    ok = _run_logged(configure, log_file, on_line)
     if not ok and tree.exists():  # a stale or corrupt CMake cache: start the tree afresh, once
         shutil.rmtree(tree)
-        ok = _run_logged(configure, log_file)
+        ok = _run_logged(configure, log_file, on_line)
     ok = ok and _run_logged(
-        [str(toolchain.cmake), "--build", str(tree), "--parallel", str(os.cpu_count() or 1)], log_file
+        [str(toolchain.cmake), "--build", str(tree), "--parallel", str(os.cpu_count() or 1)], log_file, on_line
     )
     if not ok:
         first = _first_error(log_file.read_text(errors="replace"), snapshot, sources)

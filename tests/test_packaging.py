@@ -80,6 +80,12 @@ def test_wheel_carries_every_python_module(dist):
     assert modules - _wheel_files(dist) == set()
 
 
+@pytest.mark.parametrize("archive", ["wheel", "sdist"])
+def test_archives_carry_the_typed_marker(dist, archive):
+    files = _wheel_files(dist) if archive == "wheel" else _sdist_files(dist)
+    assert "py.typed" in files, "PEP 561: type checkers read mcsim's hints only with mcsim/py.typed"
+
+
 def test_version_is_written_once(dist):
     meta = tomllib.loads((REPO / "pyproject.toml").read_text())
     assert "version" not in meta["project"] and "version" in meta["project"]["dynamic"]
@@ -88,6 +94,27 @@ def test_version_is_written_once(dist):
     with zipfile.ZipFile(wheel) as z:
         metadata = z.read(f"mcsim-{mcsim.__version__}.dist-info/METADATA").decode()
     assert f"\nVersion: {mcsim.__version__}\n" in metadata
+
+
+def test_citation_cff_names_the_software_and_the_paper():
+    yaml = pytest.importorskip("yaml")
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    assert cff["cff-version"] == "1.2.0" and cff["type"] == "software"
+    assert {"message", "title", "authors", "license"} <= set(cff) and cff["license"] == "GPL-2.0-only"
+    (paper,) = cff["references"]
+    assert paper["type"] == "conference-paper" and paper["year"] == 2024
+    assert paper["title"] == "Network-Offloaded Bandwidth-Optimal Broadcast and Allgather for Distributed AI"
+    assert [a["family-names"] for a in paper["authors"]] == [
+        "Khalilov", "Di Girolamo", "Chrapek", "Nudelman", "Bloch", "Hoefler"
+    ]  # fmt: skip
+    assert paper["url"] == "https://arxiv.org/abs/2408.13356"
+    assert "doi" not in paper and "doi" not in cff, "no DOI is known: none is given"
+
+
+def test_changelog_has_unreleased_and_the_current_version():
+    headings = [line for line in (REPO / "CHANGELOG.md").read_text().splitlines() if line.startswith("## ")]
+    assert headings[0] == "## [Unreleased]"
+    assert any(h.startswith(f"## [{mcsim.__version__}]") for h in headings)
 
 
 def test_python_dash_m_mcsim(tmp_path):
