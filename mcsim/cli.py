@@ -513,7 +513,7 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=_Help,
         )
         _collective_options(p, name)
-        p.set_defaults(func=cmd_collective, parser=p)
+        p.set_defaults(func=cmd_collective, parser=p, simulates=True)
 
     p = sub.add_parser("topo", help="inspect topologies")
     topo = p.add_subparsers(dest="topo_command", required=True, parser_class=_Parser)
@@ -550,7 +550,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delay", action=_Given, default=format_time(DEFAULT_DELAY_PS), help="propagation delay")
     p.add_argument("--size", action=_Given, default="64MiB", help="payload bytes to send")
     p.add_argument("--mtu", action=_Given, default=f"{DEFAULT_MTU_BYTES}", help="payload bytes per packet")
-    p.set_defaults(func=cmd_stream, parser=p)
+    p.set_defaults(func=cmd_stream, parser=p, simulates=True)
     return parser
 
 
@@ -566,6 +566,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         _refuse_repeats(args)
+        if getattr(args, "simulates", False):  # a bad cache folder or toolchain: one line before any work
+            runtime.check_environment()
         status = int(args.func(args))
         sys.stdout.flush()  # a reader that has gone shows here, not in the interpreter's exit
         return status

@@ -42,6 +42,7 @@ def _files(tmp: Path) -> dict[str, str]:
         "faults-1e400": 'link_down = [{u = 16, v = 20, down = "1e400s", up = "forever"}]\n',
         "graphml-4e18.graphml": GRAPHML.replace("DELAY", "4e18"),
         "graphml-1e30.graphml": GRAPHML.replace("DELAY", "1e30"),
+        "tiny.toml": 'name = "tiny"\n[base]\ntopology = "fat-tree-k4"\nbytes_per_rank = "4KiB"\n',
         "huge.toml": SWEEP_HUGE.format(seeds=list(range(10_000)), sizes=[f"{k}KiB" for k in range(1, 3001)]),
     }
     paths = {}
@@ -68,6 +69,12 @@ CASES = {
     "topology-long-path": (["topo", "show", "a" * 10_000 + ".toml"], {}),
     "cache-under-a-file": (["build"], {"MCSIM_CACHE_DIR": "/etc/passwd/mcsim"}),
     "cache-in-proc": (["build"], {"MCSIM_CACHE_DIR": "/proc/mcsim"}),
+    # ... before any work of a command that simulates (not after its first progress line)
+    "cache-allgather": (["allgather", *FT4], {"MCSIM_CACHE_DIR": "/proc/mcsim"}),
+    "cache-stream": (["stream"], {"MCSIM_CACHE_DIR": "/proc/mcsim"}),
+    "cache-sweep": (["sweep", "@tiny.toml", "--store", "s.sqlite"], {"MCSIM_CACHE_DIR": "/proc/mcsim"}),
+    "cache-compare": (["compare", "--quick", "--only", "ring-bound"], {"MCSIM_CACHE_DIR": "/proc/mcsim"}),
+    "xdg-cache-under-a-file": (["allgather", *FT4], {"XDG_CACHE_HOME": "/etc/passwd", "MCSIM_CACHE_DIR": ""}),
     "out-unwritable": (["allgather", *FT4, "--out", "/nonexistent/x.csv"], {}),
     "report-out-unwritable": (["report", "--quick", "-o", "/nonexistent/r.html"], {}),
     "sweep-huge-dry-run": (["sweep", "@huge.toml", "--dry-run"], {}),

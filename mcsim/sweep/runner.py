@@ -45,7 +45,10 @@ KEY_FORMAT = "mcsim.sweep-key/1"  # bump when what the key hashes changes
 
 
 def versions() -> dict[str, str]:
-    """What, besides the Scenario, decides a run's numbers: mcsim's version and the C++ build key."""
+    """What, besides the Scenario, decides a run's numbers: mcsim's version and the C++ build key.
+    An environment in which the C++ models cannot be loaded (a cache folder that cannot be written,
+    no compiler) is one McsimError line here, before any worker starts."""
+    runtime.check_environment()
     sources = runtime.source_dir()
     wheel = runtime.find_ns3()
     return {
