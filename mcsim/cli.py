@@ -574,6 +574,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except McsimError as exc:  # bad input or environment: one line; real bugs keep their traceback
         print(f"mcsim: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError:  # a Python allocation failed (Scenario.run says more): one line, not a traceback
+        print(
+            f"mcsim: error: {args.command}: out of memory (a Python allocation failed); see Scenario.estimate()",
+            file=sys.stderr,
+        )
+        return 2
     except KeyboardInterrupt as exc:  # Ctrl-C: mcsim.errors.Interrupted says how far the run got
         print(f"mcsim: {str(exc) or 'interrupted'}", file=sys.stderr)
         return 130

@@ -134,10 +134,21 @@ def _raise_if(lib: ctypes.CDLL, failed: Callable[[Any], bool]) -> Callable[..., 
 
     def check(result: Any, fn: Any, args: tuple[Any, ...]) -> Any:
         if failed(result):
-            raise McsimError(last_text(lib))
+            raise McsimError(_explained(last_text(lib), getattr(fn, "__name__", "mcsim")))
         return result
 
     return check
+
+
+def _explained(text: str, function: str) -> str:
+    """A C++ exception's message as one line for the user: std::bad_alloc's bare name says what failed."""
+    if text == "std::bad_alloc":
+        return (
+            f"out of memory: a C++ allocation failed in {function} (std::bad_alloc): the run needs more memory "
+            "than this process may take (its estimate, Scenario.estimate(), counts no packets or events in flight); "
+            "use fewer ranks or a smaller size, or raise the limit (ulimit -v, the cgroup's memory.max)"
+        )
+    return " ".join(text.split()) if "\n" in text else text
 
 
 def last_text(lib: ctypes.CDLL) -> str:

@@ -113,3 +113,25 @@ def test_planning_modules_do_not_import_cppyy():
     code = "import sys, mcsim.units, mcsim.errors, mcsim.physics, mcsim.link, mcsim.cli; print('cppyy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_cxx_allocation_failure_is_one_line_that_says_so():
+    from mcsim.native import _explained
+
+    text = _explained("std::bad_alloc", "mcsim_run_for")
+    assert text.startswith("out of memory: a C++ allocation failed in mcsim_run_for (std::bad_alloc): ")
+    assert "\n" not in text
+    assert _explained("line one\nline two", "f") == "line one line two"  # every C++ message is one line
+    assert _explained("Port: Rate=0 must be > 0", "f") == "Port: Rate=0 must be > 0"
+
+
+def test_a_python_allocation_failure_in_a_command_is_one_line(monkeypatch, capsys):
+    from mcsim import cli
+
+    def exhausted(args):
+        raise MemoryError
+
+    monkeypatch.setattr(cli, "cmd_topo_show", exhausted)
+    assert cli.main(["topo", "show", "fat-tree-k4"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["mcsim: error: topo: out of memory (a Python allocation failed); see Scenario.estimate()"]
