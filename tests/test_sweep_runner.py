@@ -10,6 +10,7 @@ import itertools
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import sqlite3
@@ -391,9 +392,11 @@ BAD_INPUTS = [
     ("spec.toml --dry-run --scheduler tcp://h:1", r"^sweep: --scheduler does nothing with --dry-run"),
     ("spec.toml store.sqlite", r"^sweep: unexpected 'store.sqlite'; the store is --store PATH$"),
     # values
-    ("spec.toml --workers 0", r"^sweep: --workers=0 must be >= 1; e\.g\. --workers 2"),
-    ("spec.toml --workers -3", r"^sweep: --workers=-3 must be >= 1"),
+    ("spec.toml --workers 0", r"^sweep: --workers=0 must be 1\.\.1024 \(local worker processes"),
+    ("spec.toml --workers -3", r"^sweep: --workers=-3 must be 1\.\.1024"),
     ("spec.toml --workers two", r"^argument --workers: invalid int value: 'two'"),
+    ("spec.toml --workers 18446744073709551616", r"^sweep: --workers=18446744073709551616 must be 1\.\.1024"),
+    ("spec.toml --scheduler ''", r"^sweep: --scheduler='' is empty; give the address, e\.g\. tcp://HOST:8786$"),
     ("spec.toml --time-limit 0s", r"^sweep: --time-limit='0s' must be > 0; e\.g\. --time-limit 600s$"),
     ("spec.toml --time-limit=-1s", r"^--time-limit='-1s' must not be negative"),
     ("spec.toml --time-limit 5", r"^--time-limit='5' has no unit"),
@@ -433,7 +436,7 @@ BAD_INPUTS = [
 def test_bad_input_is_one_line_and_exit_2_before_any_work(cli_dir, capsys, argv, match):
     before = {p.name: p.read_bytes() for p in cli_dir.iterdir() if p.is_file()}
     with pytest.raises(SystemExit) if "invalid" in match else contextlib.nullcontext() as argparse_exit:
-        code = main(["sweep", *argv.split()])
+        code = main(["sweep", *shlex.split(argv)])
     code = argparse_exit.value.code if argparse_exit is not None else code
     out, err = capsys.readouterr()
     assert code == 2 and out == ""

@@ -13,6 +13,7 @@ from typing import Any
 from mcsim.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError
 from mcsim.output import rows_text
+from mcsim.sweep import executors
 
 
 def add_parser(sub: Any) -> None:
@@ -59,9 +60,9 @@ def id_list(text: str | None, where: str, option: str) -> list[str] | None:
 
 
 def check_workers(workers: int | None, where: str) -> None:
-    """--workers must be at least 1 when given."""
-    if workers is not None and workers < 1:
-        raise McsimError(f"{where}: --workers={workers} must be >= 1 (local worker processes)")
+    """--workers, when given, must be 1..MAX_WORKERS (mcsim.sweep.executors.check_workers)."""
+    if workers is not None:
+        executors.check_workers(where, "--workers", workers)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -35,9 +35,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mcsim.dpa import DEFAULT_PROFILE
-from mcsim.errors import McsimError, pick, require_int
+from mcsim.errors import McsimError, pick
 from mcsim.output import Column, Table, check_writable
 from mcsim.reference.claims import DPA_HALF_THREADS, FDR, INPUT_KINDS, QUICK_TOPOLOGY, TESTBED, Claim, select
+from mcsim.sweep.executors import check_workers
 from mcsim.units import format_rate, parse_rate
 
 if TYPE_CHECKING:
@@ -402,7 +403,7 @@ def check_options(
     cannot be written (when a claim has runs); ``where`` names the caller (e.g. "compare")."""
     check_profile(profile, where, "profile")
     if workers is not None:
-        require_int(where, "workers", workers, lo=1)
+        check_workers(where, "workers", workers)
     if any(c.runs is not None for c in claims):
         check_writable(store, f"{where}: store")
 

@@ -16,6 +16,7 @@ from typing import Any
 from mcsim.errors import McsimError
 from mcsim.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 from mcsim.sweep import runner
+from mcsim.sweep.executors import check_workers
 from mcsim.sweep.outcome import CORRUPT, INCOMPLETE, OK, state
 from mcsim.sweep.spec import SweepSpec
 from mcsim.sweep.store import Store, show_rows
@@ -109,6 +110,8 @@ def _check_run_options(args: argparse.Namespace) -> float | None:
     if args.dry_run:
         for flag in _given(args, NOT_DRY):
             raise McsimError(f"sweep: {flag} does nothing with --dry-run (it runs nothing); drop one of them")
+    if args.scheduler is not None and not args.scheduler.strip():
+        raise McsimError(f"sweep: --scheduler={args.scheduler!r} is empty; give the address, e.g. tcp://HOST:8786")
     if args.scheduler is None:
         for flag in _given(args, TLS):
             raise McsimError(
@@ -119,8 +122,8 @@ def _check_run_options(args: argparse.Namespace) -> float | None:
         raise McsimError(
             "sweep: --workers does nothing with --scheduler (the Dask cluster's workers run the runs); drop one of them"
         )
-    if args.workers is not None and args.workers < 1:
-        raise McsimError(f"sweep: --workers={args.workers} must be >= 1; e.g. --workers 2 (default: one per core)")
+    if args.workers is not None:
+        check_workers("sweep", "--workers", args.workers)
     if any(getattr(args, d) for d in TLS):
         missing = [_flag(d) for d in TLS if not getattr(args, d)]
         if missing:

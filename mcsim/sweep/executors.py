@@ -37,6 +37,16 @@ def _check_limit(where: str, time_limit_s: float | None) -> None:
         require_positive(where, time_limit_s=time_limit_s)
 
 
+# local worker processes at most: each is a process of its own with its C++ runtime (about 60 MB)
+MAX_WORKERS = 1024
+WORKERS_WHY = " (local worker processes: each is a process of its own with its C++ runtime, about 60 MB)"
+
+
+def check_workers(where: str, name: str, workers: object) -> int:
+    """``workers`` if it is an integer 1..MAX_WORKERS, else one McsimError line naming ``where`` and ``name``."""
+    return require_int(where, name, workers, lo=1, hi=MAX_WORKERS, why=WORKERS_WHY)
+
+
 class LocalPool:
     """N long-lived worker processes on this machine, one run each at a time.
 
@@ -53,7 +63,7 @@ class LocalPool:
         command: Sequence[str] | None = None,
     ) -> None:
         count = (os.cpu_count() or 1) if workers is None else workers
-        self.workers = require_int("LocalPool", "workers", count, lo=1)
+        self.workers = check_workers("LocalPool", "workers", count)
         _check_limit("LocalPool", time_limit_s)
         self.time_limit_s = time_limit_s
         self.command = default_command() if command is None else list(command)
