@@ -270,6 +270,7 @@ def test_one_worker_process_runs_tasks_one_by_one_and_knows_when_it_was_killed(w
             {"workers": 0},
             r"LocalPool: workers=0 must be 1\.\.1024 \(local worker processes: each is a process of its own",
         ),
+        ({"workers": 2**64}, r"LocalPool: workers=18446744073709551616 must be 1\.\.1024"),
         ({"time_limit_s": 0}, r"LocalPool: time_limit_s=0 must be > 0"),
         ({"command": []}, r"LocalPool: command=\[\] is empty"),
     ],
