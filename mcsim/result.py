@@ -26,6 +26,22 @@ import numpy as np
 from mcsim.errors import IncompleteRun, McsimError
 from mcsim.units import PS_PER_S, format_size, format_time
 
+# collectives whose output is one buffer of N bytes (the root's, or the sum); the others' is P shards
+ONE_BUFFER = ("broadcast", "allreduce")
+
+
+def output_b(collective: str, bytes_per_rank_b: int, ranks: int) -> int:
+    """Each rank's output buffer, nccl-tests' size: P shards of N (Allgather, Reduce-Scatter: its input,
+    its block summed in place) or one buffer of N (Broadcast, Allreduce)."""
+    return bytes_per_rank_b * (1 if collective in ONE_BUFFER else ranks)
+
+
+def lacking_b(collective: str, bytes_per_rank_b: int, ranks: int) -> int:
+    """Bytes each rank must receive through its link: N(P-1), or N for a Broadcast or an Allreduce
+    (the sum of the others' buffers is one buffer); N(P-1)/BW is the receive bound."""
+    return bytes_per_rank_b * (1 if collective in ONE_BUFFER else ranks - 1)
+
+
 if TYPE_CHECKING:
     from mcsim.routing import MulticastTree
 
@@ -314,7 +330,7 @@ class Result:
     @property
     def output_b(self) -> int:
         """nccl-tests size: P shards (Allgather, Reduce-Scatter input) or the buffer (Broadcast, Allreduce)."""
-        return self.bytes_per_rank_b * (1 if self.collective in ("broadcast", "allreduce") else self.ranks)
+        return output_b(self.collective, self.bytes_per_rank_b, self.ranks)
 
     @property
     def algbw_Bps(self) -> float:
@@ -335,8 +351,7 @@ class Result:
     def receive_bound_ps(self) -> float:
         """The lower bound: each rank must receive the output it lacks through one link (an Allreduce:
         the sum of the others' buffers, one buffer)."""
-        lacking = self.bytes_per_rank_b * (1 if self.collective in ("broadcast", "allreduce") else self.ranks - 1)
-        return lacking * 8 * PS_PER_S / self.data_rate_bps
+        return lacking_b(self.collective, self.bytes_per_rank_b, self.ranks) * 8 * PS_PER_S / self.data_rate_bps
 
     def summary(self) -> dict[str, Any]:
         """Scalars for tables, CSV and JSON (units in the names); time and bandwidths are NaN for an

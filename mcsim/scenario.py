@@ -22,7 +22,7 @@ from mcsim.fabric import FOREVER, MAX_SEED, FabricConfig, Faults
 from mcsim.physics import Link, preset
 from mcsim.plain import GraphTopology, canonical_json
 from mcsim.rdma import IB_MTUS, CompletionProcessorConfig, RcConfig, RdmaConfig, fabric_config_for
-from mcsim.result import NEVER, FabricResult, Result
+from mcsim.result import NEVER, FabricResult, Result, lacking_b, output_b
 from mcsim.simulation import Simulation
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, parse_rate, parse_size
 from mcsim.verify import Expected
@@ -494,8 +494,7 @@ class Scenario:
     def _lacking_b(self) -> int:
         """Bytes each rank must receive (a Broadcast's or an Allreduce's N, else N(P-1)): with those
         it sends, at least this many cross each rank's link."""
-        one = self.collective in ("broadcast", "allreduce")
-        return self.bytes_per_rank_b * (1 if one else self.n_ranks - 1)
+        return lacking_b(self.collective, self.bytes_per_rank_b, self.n_ranks)
 
     def data_timeout_ps(self) -> int:
         rate = self.data_rate_bps if self.timeout_rate is None else parse_rate(self.timeout_rate)
@@ -516,7 +515,7 @@ class Scenario:
     def output_b(self) -> int:
         """Each rank's output buffer: P shards (Allgather, Reduce-Scatter: its input, its block summed in
         place) or one buffer (Broadcast, Allreduce)."""
-        return self.bytes_per_rank_b * (1 if self.collective in ("broadcast", "allreduce") else self.n_ranks)
+        return output_b(self.collective, self.bytes_per_rank_b, self.n_ranks)
 
     def _shape(self) -> cost.RunShape:
         g = self._base_graph()

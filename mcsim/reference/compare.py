@@ -39,7 +39,8 @@ from mcsim.errors import McsimError, pick
 from mcsim.output import Column, Table, check_writable
 from mcsim.reference.claims import DPA_HALF_THREADS, FDR, INPUT_KINDS, QUICK_TOPOLOGY, TESTBED, Claim, select
 from mcsim.sweep.executors import check_workers
-from mcsim.units import format_rate, parse_rate
+from mcsim.result import lacking_b
+from mcsim.units import PS_PER_S, format_rate, parse_rate
 
 if TYPE_CHECKING:
     from mcsim.dpa import DpaConfig
@@ -214,7 +215,7 @@ def _scales(claim: Claim, ctx: Context) -> Measure:
 
     rows = _sweep_rows(claim, ctx)
     r = rows[0]
-    received_bps = r["bytes_per_rank_b"] * (r["ranks"] - 1) * 8 * 1e12 / r["time_ps"]
+    received_bps = lacking_b("allgather", r["bytes_per_rank_b"], r["ranks"]) * 8 * PS_PER_S / r["time_ps"]
     threads = DPA_HALF_THREADS
     have = ", ".join(
         f"{name} {dpa.even_capacity('zero_copy', CHUNK_B, dpa.profile(name, threads=threads)) / 1e6:.0f} M"
