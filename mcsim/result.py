@@ -27,7 +27,7 @@ from mcsim.errors import IncompleteRun, McsimError
 from mcsim.units import PS_PER_S, format_size, format_time
 
 if TYPE_CHECKING:
-    from mcsim.routing import MulticastTree
+    from mcsim.routing.routes import MulticastTree
 
 NEVER = -1  # a time that did not happen, in every time array of a result
 
