@@ -26,7 +26,7 @@ import json, resource, sys, time
 from mcsim import runtime, topology
 from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow, build
 from mcsim.simulation import Simulation
-from mcsim.physics import Link
+from mcsim.topology.physics import Link
 pattern, name, size_b = sys.argv[1], sys.argv[2], int(sys.argv[3])
 g = topology.resolve(name)
 P = topology.host_count(g)

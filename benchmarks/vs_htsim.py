@@ -45,8 +45,8 @@ import sys
 from pathlib import Path
 
 from mcsim.errors import McsimError
-from mcsim.output import write_atomic
 from mcsim.units import parse_size
+from mcsim.util.output import write_atomic
 
 WORKLOADS = ("ring-flows", "ring-allgather")
 MTU_B = 4096
@@ -172,7 +172,7 @@ def count(args: argparse.Namespace) -> tuple[dict, bool]:
 def run_mcsim(args: argparse.Namespace) -> dict:
     """The workload in mcsim on fat-tree-k<k> at 100 Gbit/s; Simulator::Run() timed alone."""
     from mcsim import run_control, runtime, topology
-    from mcsim.physics import preset
+    from mcsim.topology.physics import preset
     from mcsim.units import parse_rate
 
     size = size_arg(args.bytes)

@@ -37,16 +37,16 @@ API = {
     "saturate": "mcsim.dpa",
     "ReceiveResult": "mcsim.dpa",
     "SaturationResult": "mcsim.dpa",
-    "Link": "mcsim.physics",
+    "Link": "mcsim.topology.physics",
     "stream": "mcsim.link",
     "StreamResult": "mcsim.link",
     "Result": "mcsim.result",
     "FabricResult": "mcsim.result",
     "VerbsResult": "mcsim.result",
     "load_faults": "mcsim.faults_file",
-    "write_rows": "mcsim.output",
-    "Table": "mcsim.output",
-    "Column": "mcsim.output",
+    "write_rows": "mcsim.util.output",
+    "Table": "mcsim.util.output",
+    "Column": "mcsim.util.output",
     "McsimError": "mcsim.errors",
     "IncompleteRun": "mcsim.errors",
     "SweepSpec": "mcsim.sweep.spec",
@@ -69,10 +69,6 @@ if TYPE_CHECKING:  # for type checkers only: at run time __getattr__ imports on 
     from mcsim.faults_file import load_faults as load_faults
     from mcsim.link import StreamResult as StreamResult
     from mcsim.link import stream as stream
-    from mcsim.output import Column as Column
-    from mcsim.output import Table as Table
-    from mcsim.output import write_rows as write_rows
-    from mcsim.physics import Link as Link
     from mcsim.plain import GraphTopology as GraphTopology
     from mcsim.rdma import HostCpuConfig as HostCpuConfig
     from mcsim.rdma import RcConfig as RcConfig
@@ -85,6 +81,10 @@ if TYPE_CHECKING:  # for type checkers only: at run time __getattr__ imports on 
     from mcsim.result import VerbsResult as VerbsResult
     from mcsim.scenario import Scenario as Scenario
     from mcsim.sweep.spec import SweepSpec as SweepSpec
+    from mcsim.topology.physics import Link as Link
+    from mcsim.util.output import Column as Column
+    from mcsim.util.output import Table as Table
+    from mcsim.util.output import write_rows as write_rows
 
 
 def __getattr__(name: str) -> Any:

@@ -26,15 +26,15 @@ from mcsim.errors import Interrupted, McsimError, require_positive
 from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FORWARDINGS, FabricConfig
 from mcsim.faults_file import load_faults
 from mcsim.link import expected_finish_ps, stream
-from mcsim.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
-from mcsim.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.rdma import RdmaConfig
 from mcsim.reference import commands as compare_commands
 from mcsim.report import commands as report_commands
 from mcsim.result import Result
 from mcsim.scenario import Scenario, artifact_protocol
 from mcsim.sweep import commands as sweep_commands
+from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_size, format_time, parse_rate, parse_size, parse_time
+from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 
 
 class _Parser(argparse.ArgumentParser):

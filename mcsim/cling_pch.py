@@ -29,7 +29,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from mcsim import folder_lock
+from mcsim.util import folder_lock
 
 log = logging.getLogger(__name__)
 

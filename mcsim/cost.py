@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcsim import machine
 from mcsim.errors import McsimError
+from mcsim.util import machine
 
 # memory besides the run's own buffers, and what each buffer byte costs
 # Python, numpy, networkx and the ns-3 libraries: measured ~210-300 MB while runs imported cppyy,

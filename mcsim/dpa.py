@@ -61,10 +61,10 @@ from mcsim import native
 from mcsim.arrays import read_counters, read_u64
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_integer, require_positive
-from mcsim.physics import DEFAULT_DELAY_PS, Link
 from mcsim.rdma import CompletionProcessorConfig, RdmaConfig, UdStream, run_verbs
 from mcsim.result import VerbsResult
 from mcsim.simulation import Simulation
+from mcsim.topology.physics import DEFAULT_DELAY_PS, Link
 from mcsim.units import PS_PER_S
 
 # receive path -> the payload is staged (Completion::staged, RdmaConfig.staging)

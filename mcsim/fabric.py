@@ -17,12 +17,13 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import native, routing, runtime, subnet_manager
+from mcsim import native, runtime
 from mcsim.arrays import i64, read_counters, u32, u64
 from mcsim.attributes import set_attributes
 from mcsim.errors import McsimError, is_integer, pick, require_positive
-from mcsim.layout import Layout, layout_of
 from mcsim.result import FabricResult
+from mcsim.routing import routes, subnet_manager
+from mcsim.routing.layout import Layout, layout_of
 from mcsim.simulation import Simulation
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS
 
@@ -130,7 +131,7 @@ class Faults:
         Simplification: the link keeps serializing while down; a packet whose last bit arrives in
         the interval is lost. Intervals may overlap.
     reroute_delay_ps
-        The subnet manager (mcsim.subnet_manager): this long after a link of ``link_down`` goes
+        The subnet manager (mcsim.routing.subnet_manager): this long after a link of ``link_down`` goes
         down or comes back, it recomputes up*/down* unicast routes and the multicast trees over the
         links that are up and reprograms every switch (links down from time 0 are routed around
         from the start). Default 100 ms; None: no subnet manager, the routes stay as built.
@@ -317,7 +318,7 @@ class Reduction:
 
     first_tree: int
     first_group: int
-    trees: tuple[routing.MulticastTree, ...]
+    trees: tuple[routes.MulticastTree, ...]
 
 
 def _plan_reductions(
@@ -330,10 +331,10 @@ def _plan_reductions(
     per_switch: dict[int, int] = {}
     tree_id = 0
     for members in reductions:
-        trees = tuple(routing.aggregation_trees(layout, members, config.aggregation_trees))
+        trees = tuple(routes.aggregation_trees(layout, members, config.aggregation_trees))
         planned.append(Reduction(tree_id, n_groups + tree_id, trees))
         for tree in trees:
-            parents = routing.tree_parents(tree, layout)
+            parents = routes.tree_parents(tree, layout)
             for sw, ports in tree.switch_ports.items():
                 parent = parents[sw]
                 rows.append(
@@ -363,7 +364,7 @@ class BuiltFabric:
         self.layout = layout
         self.lib = runtime.load()  # mcsim's library (its C ABI)
         self.cxx = cxx  # ns3::mcsim::Fabric
-        self.trees = trees  # one routing.MulticastTree per group (as the run starts; None: unreachable)
+        self.trees = trees  # one routes.MulticastTree per group (as the run starts; None: unreachable)
         self.reductions = reductions  # per reduction given to build(): its aggregation trees
         self.n_hosts = layout.hosts
         self.n_flows = 0
@@ -432,18 +433,18 @@ def build(
     ----------
     g
         A topology from :mod:`mcsim.topology` (hosts 0..H-1, then switches), or its Layout; its
-        unicast tables are computed once per Layout (mcsim.layout).
+        unicast tables are computed once per Layout (mcsim.routing.layout).
     groups
-        Multicast groups, each a list of member hosts; group i gets tree i (routing.multicast_tree).
+        Multicast groups, each a list of member hosts; group i gets tree i (routes.multicast_tree).
     config
         Fabric-wide settings (flow control, buffers, headers, switch latency, ECMP seed).
     faults
         Link faults (random loss per edge, chosen packets, link-down intervals); with
         ``config.loss`` and ``config.seed``. Checked against ``g`` before any C++ object exists.
-        The subnet manager's sweeps after link changes (mcsim.subnet_manager) are scheduled here.
+        The subnet manager's reroutes after link changes (mcsim.routing.subnet_manager) are scheduled here.
     reductions
         In-network reductions, each a list of member hosts: each gets its aggregation trees
-        (routing.aggregation_trees; BuiltFabric.reductions says which), every one also a multicast
+        (routes.aggregation_trees; BuiltFabric.reductions says which), every one also a multicast
         group after ``groups``. Switches hold partial sums in slots of ``slot_b`` bytes (the
         contributions' payload, the MTU).
 
@@ -456,7 +457,7 @@ def build(
     faults = faults or Faults()
     layout = layout_of(g)
     faults.check(layout)
-    start, sweeps = subnet_manager.plan(layout, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps)
+    start, reroutes = subnet_manager.plan(layout, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps)
     planned, rows = _plan_reductions(layout, reductions, len(groups), config, slot_b)
 
     lib = runtime.load()
@@ -464,7 +465,7 @@ def build(
         raise AssertionError("FABRIC_HEADER_BYTES differs from the C++ FabricHeader")
     fabric = native.Handle(lib, "ns3::mcsim::Fabric")
     try:
-        _configure(lib, fabric, layout, config, faults, start, sweeps)
+        _configure(lib, fabric, layout, config, faults, start, reroutes)
         if planned:
             lib.mcsim_fabric_set_aggregation_trees(fabric, rows, rows.size // 4, slot_b)
             trees = [t for r in planned for t in r.trees]
@@ -484,7 +485,7 @@ def _configure(
     config: FabricConfig,
     faults: Faults,
     start: subnet_manager.Routes,
-    sweeps: list[subnet_manager.Sweep],
+    reroutes: list[subnet_manager.Reroute],
 ) -> None:
     """Set the attributes, wire the nodes and program routes and faults of a new C++ Fabric."""
     set_attributes(
@@ -516,8 +517,8 @@ def _configure(
     )
     switches = list(layout.switches)
     _set_routes(lib, fabric, switches, start, None)
-    for sweep in sweeps:
-        _set_routes(lib, fabric, switches, sweep.routes, sweep.at_ps)
+    for reroute in reroutes:
+        _set_routes(lib, fabric, switches, reroute.routes, reroute.at_ps)
     _set_faults(lib, fabric, layout, config, faults)
 
 
@@ -525,7 +526,7 @@ def _set_routes(
     lib: Any, fabric: native.Handle, switches: list[int], routes: subnet_manager.Routes, at_ps: int | None
 ) -> None:
     """Program every switch with these routes now (at_ps None) or schedule it (a subnet manager
-    sweep): the unicast table, and each group's tree ports (none where a switch left the tree)."""
+    reroute): the unicast table, and each group's tree ports (none where a switch left the tree)."""
     if routes.tables is not None:
         for sw in switches:
             offsets, candidates = routes.tables.for_switch(sw)

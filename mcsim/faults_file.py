@@ -18,10 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mcsim import toml_text
 from mcsim.errors import McsimError, pick, require_int
 from mcsim.fabric import MAX_NODE_ID, MAX_PACKET_INDEX, Faults
 from mcsim.units import parse_time
+from mcsim.util import toml_text
 
 FOREVER = "forever"  # link_down up = "forever": the link never comes back (up_ps None)
 STATIC = "static"  # reroute_delay = "static": no re-routing (reroute_delay_ps None)

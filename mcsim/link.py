@@ -2,7 +2,7 @@
 """A stream over one link: the smallest use of the fabric (two hosts, one link, one flow).
 
 Python plans, C++ runs every packet, Python reads the counters afterwards. The link itself (rates,
-encoding, closed forms) is :class:`mcsim.physics.Link`.
+encoding, closed forms) is :class:`mcsim.topology.physics.Link`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import networkx as nx
 
 from mcsim.errors import require_positive
 from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FABRIC_HEADER_BYTES, FabricConfig, Flow, simulate
-from mcsim.physics import Link
-from mcsim.topology_builders import leaf_spine
+from mcsim.topology.builders import leaf_spine
+from mcsim.topology.physics import Link
 from mcsim.units import PS_PER_S
 
 

@@ -22,8 +22,8 @@ from mcsim import fabric, native, runtime
 from mcsim.arrays import i64, read_counters, read_u64, u32, u64
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError, pick, require_int, require_positive
-from mcsim.layout import Layout, layout_of
 from mcsim.result import VerbsResult, times_ps
+from mcsim.routing.layout import Layout, layout_of
 from mcsim.simulation import Simulation
 
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}  # -> ns3::mcsim::WireFormat, by its checker's names

@@ -43,7 +43,7 @@ def lacking_b(collective: str, bytes_per_rank_b: int, ranks: int) -> int:
 
 
 if TYPE_CHECKING:
-    from mcsim.routing import MulticastTree
+    from mcsim.routing.routes import MulticastTree
 
 NEVER = -1  # a time that did not happen, in every time array of a result
 

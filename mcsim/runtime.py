@@ -56,9 +56,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from mcsim import cling_pch, folder_lock
+from mcsim import cling_pch
 from mcsim.errors import McsimError
-from mcsim.package_data import cache_dir, source_dir, writable_cache
+from mcsim.util import folder_lock
+from mcsim.util.package_data import cache_dir, source_dir, writable_cache
 
 log = logging.getLogger(__name__)
 

@@ -16,14 +16,15 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import collectives, cost, fabric, plain, rdma, routing, topology
+from mcsim import collectives, cost, fabric, plain, rdma, topology
 from mcsim.errors import McsimError, is_integer, pick, require_int
 from mcsim.fabric import FOREVER, MAX_SEED, FabricConfig, Faults
-from mcsim.physics import Link, preset
 from mcsim.plain import GraphTopology, canonical_json
 from mcsim.rdma import IB_MTUS, CompletionProcessorConfig, RcConfig, RdmaConfig, fabric_config_for
 from mcsim.result import NEVER, FabricResult, Result, lacking_b, output_b
+from mcsim.routing import routes
 from mcsim.simulation import Simulation
+from mcsim.topology.physics import Link, preset
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, parse_rate, parse_size
 from mcsim.verify import Expected
 from mcsim.verify import expected_output as expected_output  # re-exported
@@ -551,7 +552,7 @@ class Scenario:
 
     def _aggregation_trees(self) -> int:
         """Aggregation trees of the run's in-network reduction (fabric.build makes the same)."""
-        roots = routing.best_roots(self._graph(), range(self.n_ranks))
+        roots = routes.best_roots(self._graph(), range(self.n_ranks))
         cap = self.fabric.aggregation_trees
         return len(roots) if cap == 0 else min(cap, len(roots))
 

@@ -31,10 +31,10 @@ import time
 
 from mcsim import dpa
 from mcsim.dpa import DpaConfig, even_capacity, packet_rate, receive_stream, threads_needed
-from mcsim.output import Column, Table
 from mcsim.rdma import HostCpuConfig
 from mcsim.reference.claims import BY_ID
 from mcsim.units import format_rate, parse_rate
+from mcsim.util.output import Column, Table
 
 RATES = ("200Gbps", "400Gbps", "800Gbps", "1.6Tbps")
 CHUNKS_B = (64, 128, 256, 512, 1024, 2048, 4096)

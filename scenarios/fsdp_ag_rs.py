@@ -15,9 +15,9 @@ Run: mcsim run scenarios/fsdp_ag_rs.py [--topology fat-tree-k4] [--sizes 256KiB,
 import argparse
 import sys
 
-from mcsim.output import Column, Table
 from mcsim.result import incomplete_lines
 from mcsim.scenario import Scenario
+from mcsim.util.output import Column, Table
 
 # the pairs, in the order main() runs them: (algorithm of the AG, algorithm of the RS)
 PAIRS = {"ring||ring": ("ring", "ring"), "mcast||ring": ("mcast", "ring"), "mcast||innet": ("mcast", "innet")}

@@ -17,8 +17,8 @@ Run: mcsim run scenarios/link_speed_sweep.py [--size 256KiB] [--ranks 188] [--st
 import argparse
 import sys
 
-from mcsim.output import Column, Table
 from mcsim.sweep import SweepSpec, has_time, run, why_no_time
+from mcsim.util.output import Column, Table
 
 TABLE = Table(
     [

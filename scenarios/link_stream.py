@@ -16,9 +16,9 @@ import sys
 
 from mcsim.fabric import DEFAULT_HEADER_BYTES, FABRIC_HEADER_BYTES
 from mcsim.link import expected_finish_ps, stream
-from mcsim.output import Column, Table
-from mcsim.physics import Link
+from mcsim.topology.physics import Link
 from mcsim.units import format_rate, format_size, parse_rate, parse_size
+from mcsim.util.output import Column, Table
 
 MTU_BYTES = 4096
 LINKS = {

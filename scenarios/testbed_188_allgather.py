@@ -19,10 +19,10 @@ Run: mcsim run scenarios/testbed_188_allgather.py [--sizes 4KiB,64KiB,1MiB] [--r
 import argparse
 import sys
 
-from mcsim.output import Column, Table
 from mcsim.reference.compare import claims_of, evaluate, exit_status, table_text
 from mcsim.sweep import SweepSpec, has_time, run, why_no_time
 from mcsim.units import format_size, parse_size
+from mcsim.util.output import Column, Table
 
 DEFAULT_SIZES = "4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,8MiB"
 ALGORITHMS = ("ring", "mcast")

@@ -11,9 +11,9 @@ import pytest
 from mcsim.errors import McsimError
 from mcsim.fabric import FabricConfig, Faults
 from mcsim.link import star as link_star
-from mcsim.physics import Link
 from mcsim.rdma import HostCpuConfig, RdmaConfig
 from mcsim.scenario import Scenario, artifact_protocol
+from mcsim.topology.physics import Link
 
 MTU = 4096
 MCAST_HEADER_B = 78  # UD SEND with immediate to a group: LRH 8 + GRH 40 + BTH 12 + DETH 8 + ImmDt 4 + ICRC 4 + VCRC 2

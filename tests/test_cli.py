@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from mcsim import machine, topology
+from mcsim import topology
 from mcsim.cli import _collective_scenarios, build_parser, main
 from mcsim.errors import Interrupted, McsimError
 from mcsim.faults_file import load_faults
 from mcsim.link import two_hosts
-from mcsim.physics import Link
 from mcsim.rdma import RcConfig, RdmaConfig
 from mcsim.scenario import Scenario, artifact_protocol
+from mcsim.topology.physics import Link
 from mcsim.units import format_size
+from mcsim.util import machine
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -9,9 +9,9 @@ from mcsim import runtime, topology
 from mcsim.errors import McsimError
 from mcsim.fabric import Flow, simulate
 from mcsim.link import two_hosts
-from mcsim.physics import Link
 from mcsim.rdma import RcOp, UdStream, run_verbs
 from mcsim.result import DROP_CAUSES
+from mcsim.topology.physics import Link
 
 TABLES = ("port", "host", "source", "aggregation", "rc_qp", "ud_qp", "nic", "rank", "dpa_thread")
 LINK = Link(rate_bps=100 * 10**9, delay_ps=100_000)

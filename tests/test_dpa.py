@@ -23,8 +23,8 @@ from mcsim.dpa import (
 )
 from mcsim.errors import McsimError
 from mcsim.link import two_hosts
-from mcsim.physics import Link
 from mcsim.rdma import RcOp, RdmaConfig, run_verbs
+from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 
 CHUNK_B = 4096

@@ -11,7 +11,7 @@ from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow, simulate
 from mcsim.link import star
-from mcsim.physics import Link
+from mcsim.topology.physics import Link
 from mcsim.units import parse_rate, parse_size
 
 HEADER_B = 10  # + 16-byte fabric header = 26 B, an InfiniBand RC packet's headers

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from mcsim import topology
 from mcsim.fabric import FOREVER, Faults
 from mcsim.rdma import RcConfig
-from mcsim.routing import port_map
+from mcsim.routing.layout import port_map
 from mcsim.scenario import Scenario
 
 LINK = {"rate_bps": 100 * 10**9, "delay_ps": 100_000}

@@ -11,7 +11,7 @@ from mcsim import fabric, topology
 from mcsim.errors import McsimError
 from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Faults, Flow, simulate
 from mcsim.link import expected_finish_ps, two_hosts
-from mcsim.physics import Link
+from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 
 HEADER_B = 10

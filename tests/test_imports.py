@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Layering: mcsim's modules import each other without a cycle, and physics is a leaf.
+"""Layering: mcsim's modules import each other without a cycle, physics is a leaf, and topology/ and util/
+reach neither the C ABI nor a run.
 
 The imports are read from the source files with ``ast`` (nothing is imported): every ``import`` and
 ``from ... import`` statement, at module level or inside a function, including relative ones.
@@ -13,6 +14,7 @@ import pytest
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "mcsim"
 PHYSICS_MAY_IMPORT = {"mcsim.errors", "mcsim.units"}
+C_LOADERS = {"ctypes", "cppyy"}  # what loads C++ into the process
 
 
 def _module_name(root: Path, path: Path) -> str:
@@ -68,13 +70,57 @@ def test_mcsim_has_no_import_cycle():
 
 
 def test_physics_imports_only_errors_and_units():
-    assert set(import_graph(PACKAGE_DIR).successors("mcsim.physics")) <= PHYSICS_MAY_IMPORT
+    assert set(import_graph(PACKAGE_DIR).successors("mcsim.topology.physics")) <= PHYSICS_MAY_IMPORT
 
 
-@pytest.mark.parametrize("module", ["mcsim.topology", "mcsim.routing", "mcsim.physics", "mcsim.layout"])
+def _package_modules(graph: nx.DiGraph, package: str) -> set[str]:
+    """``package`` and every module inside it (importing one runs the package's __init__ too)."""
+    return {name for name in graph if name == package or name.startswith(f"{package}.")}
+
+
+def _external_imports(path: Path) -> set[str]:
+    """The top-level names of every module one file imports (``ctypes``, ``numpy``, ``mcsim``, ...)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.partition(".")[0])
+    return found
+
+
+def _module_path(name: str) -> Path:
+    path = PACKAGE_DIR.parent.joinpath(*name.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "mcsim.topology",
+        "mcsim.topology.physics",
+        "mcsim.routing",
+        "mcsim.routing.routes",
+        "mcsim.routing.layout",
+        "mcsim.routing.subnet_manager",
+    ],
+)
 def test_planning_modules_do_not_reach_the_fabric_or_the_stream(module):
     reach = nx.descendants(import_graph(PACKAGE_DIR), module)
     assert not reach & {"mcsim.fabric", "mcsim.link", "mcsim.runtime"}, f"{module} reaches {sorted(reach)}"
+
+
+@pytest.mark.parametrize("package", ["mcsim.topology", "mcsim.util"])
+def test_topology_and_util_load_no_c_abi_nor_any_run(package):
+    graph = import_graph(PACKAGE_DIR)
+    own = _package_modules(graph, package)
+    reach = own | {target for name in own for target in nx.descendants(graph, name)}
+    assert len(own) > 3, f"the walk found {package}'s modules"
+    banned = ("native", "runtime", "cling_pch", "fabric", "rdma", "dpa", "collectives", "scenario")
+    reached = sorted(name for name in reach if name.partition(".")[2].partition(".")[0] in banned)  # or inside one
+    assert not reached, f"{package} reaches {reached}"
+    c_loaders = {name: found for name in sorted(reach) if (found := _external_imports(_module_path(name)) & C_LOADERS)}
+    assert not c_loaders, f"{package} reaches modules that import a C loader: {c_loaders}"
 
 
 def test_results_are_plain_data_that_read_back_without_the_fabric_or_ns3():
@@ -82,10 +128,10 @@ def test_results_are_plain_data_that_read_back_without_the_fabric_or_ns3():
     assert not reach & {"mcsim.fabric", "mcsim.rdma", "mcsim.link", "mcsim.runtime"}, sorted(reach)
 
 
-@pytest.mark.parametrize("module", ["mcsim.topology_builders", "mcsim.topology_rules", "mcsim.topology_files"])
+@pytest.mark.parametrize("module", ["mcsim.topology.builders", "mcsim.topology.rules", "mcsim.topology.files"])
 def test_topology_takes_its_link_physics_from_physics(module):
     # the builders make link attributes, the rules check them, the files parse encodings
-    assert "mcsim.physics" in set(import_graph(PACKAGE_DIR).successors(module))
+    assert "mcsim.topology.physics" in set(import_graph(PACKAGE_DIR).successors(module))
 
 
 def test_the_walk_finds_function_level_and_relative_imports(tmp_path):

@@ -7,13 +7,13 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from mcsim import routing
 from mcsim.errors import McsimError
 from mcsim.fabric import FabricConfig, Faults
-from mcsim.layout import layout_of
-from mcsim.physics import Link
 from mcsim.rdma import RdmaConfig
+from mcsim.routing import routes
+from mcsim.routing.layout import layout_of
 from mcsim.scenario import Scenario
+from mcsim.topology.physics import Link
 from mcsim.verify import Expected, pattern
 
 MTU = 4096
@@ -32,8 +32,8 @@ def fdr(g: nx.Graph) -> Link:
     return Link.from_edge(g.edges[0, next(iter(g.neighbors(0)))])
 
 
-def trees(g: nx.Graph, ranks: int) -> list[routing.MulticastTree]:
-    return routing.aggregation_trees(g, range(ranks))
+def trees(g: nx.Graph, ranks: int) -> list[routes.MulticastTree]:
+    return routes.aggregation_trees(g, range(ranks))
 
 
 @pytest.mark.parametrize(
@@ -252,10 +252,10 @@ def test_bad_overlap_algorithm_is_one_line():
 def test_aggregation_trees_start_at_every_best_root():
     g = ft4()
     ts = trees(g, 16)
-    assert [t.root for t in ts] == list(routing.best_roots(g, range(16))) == [32, 33, 34, 35]  # the 4 cores
+    assert [t.root for t in ts] == list(routes.best_roots(g, range(16))) == [32, 33, 34, 35]  # the 4 cores
     for t in ts:
-        parents = routing.tree_parents(t, layout_of(g))
+        parents = routes.tree_parents(t, layout_of(g))
         assert parents[t.root] is None and len(parents) == len(t.switch_ports)
         assert all(port in t.switch_ports[s] for s, port in parents.items() if port is not None)
-    assert len(routing.aggregation_trees(g, range(16), count=2)) == 2
+    assert len(routes.aggregation_trees(g, range(16), count=2)) == 2
     np.testing.assert_array_equal(sorted({t.root for t in ts}), [32, 33, 34, 35])

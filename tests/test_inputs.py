@@ -9,15 +9,17 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from mcsim import machine, routing, topology
+from mcsim import topology
 from mcsim.cost import PROCESS_B
 from mcsim.errors import McsimError
 from mcsim.fabric import DEFAULT_REROUTE_DELAY_PS, FabricConfig, Faults
 from mcsim.faults_file import load_faults, read_faults
 from mcsim.link import two_hosts
-from mcsim.physics import Link
 from mcsim.rdma import RcConfig
+from mcsim.routing import routes
 from mcsim.scenario import MAX_ENDPOINTS, MAX_QP_WR, Scenario
+from mcsim.topology.physics import Link
+from mcsim.util import machine
 
 QP = rf"\(a ConnectX queue holds at most {MAX_QP_WR} work requests, max_qp_wr\)"
 BUF, ONE_PACKET = "a lossless buffer", "a lossless buffer holds at least one largest packet"
@@ -229,7 +231,7 @@ def test_estimate_bounds_the_multicast_tree_and_counts_the_bitmaps():
     assert e["tree_links_bound"] == 16 + switch_links
     assert e["packets"] == 16 * chunks * e["tree_links_bound"]
     # the routed tree really is within the bound: 16 host links + 8 edge-agg + 4 agg-core
-    assert len(routing.multicast_tree(g, range(16)).tree_links) <= e["tree_links_bound"]
+    assert len(routes.multicast_tree(g, range(16)).tree_links) <= e["tree_links_bound"]
     assert e["bitmap_b"] == 16 * 16 * chunks  # P^2 chunks: every rank keeps one byte per chunk of the output
 
 
@@ -296,7 +298,7 @@ def test_the_fabric_memory_bound_is_below_what_a_built_fabric_takes():
 
     tracemalloc.start()
     g = topology.fat_tree(16, rate_bps=10**11, delay_ps=0)
-    tables = routing.unicast_tables(g)
+    tables = routes.unicast_tables(g)
     used, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert tables.candidates.size > 0

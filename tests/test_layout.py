@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""layout.py: the facts about a topology's fabric, computed once per graph (no C++)."""
+"""mcsim.routing.layout: the facts about a topology's fabric, computed once per graph (no C++)."""
 
 import networkx as nx
 import numpy as np
 import pytest
 
-from mcsim import layout as layout_module
-from mcsim import routing
 from mcsim.errors import McsimError
-from mcsim.layout import Layout, layout_of, port_map
+from mcsim.routing import layout as layout_module
+from mcsim.routing import routes
+from mcsim.routing.layout import Layout, layout_of, port_map
 from mcsim.topology import fat_tree, leaf_spine
 
 LINK = {"rate_bps": 100 * 10**9, "delay_ps": 100_000}
@@ -38,10 +38,10 @@ def test_a_frozen_graph_is_validated_and_laid_out_once(monkeypatch):
     monkeypatch.setattr(layout_module, "validate", lambda graph: calls.append(graph) or real(graph))
     first = layout_of(g)
     assert layout_of(g) is first and layout_of(first) is first
-    routing.unicast_tables(g)
-    routing.multicast_tree(g, [0, 5, 9])
+    routes.unicast_tables(g)
+    routes.multicast_tree(g, [0, 5, 9])
     assert calls == [g]
-    assert routing.unicast_tables(g) is routing.unicast_tables(first)  # the tables are kept per Layout
+    assert routes.unicast_tables(g) is routes.unicast_tables(first)  # the tables are kept per Layout
     assert first.graph is g
 
 
@@ -75,9 +75,9 @@ def test_the_frozen_copy_of_a_graph_does_not_inherit_its_layout():
 def test_updown_tables_are_kept_per_set_of_dead_links():
     lay = layout_of(fat_tree(4, **LINK))
     dead = [(24, 32)]
-    assert routing.updown_tables(lay, dead) is routing.updown_tables(lay, [(32, 24)])
-    assert routing.updown_tables(lay, dead) is not routing.updown_tables(lay, [])
-    np.testing.assert_array_equal(routing.updown_tables(lay).candidates, routing.unicast_tables(lay).candidates)
+    assert routes.updown_tables(lay, dead) is routes.updown_tables(lay, [(32, 24)])
+    assert routes.updown_tables(lay, dead) is not routes.updown_tables(lay, [])
+    np.testing.assert_array_equal(routes.updown_tables(lay).candidates, routes.unicast_tables(lay).candidates)
 
 
 def test_a_layout_is_plain_data():

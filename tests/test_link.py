@@ -6,7 +6,7 @@ import pytest
 from mcsim.errors import McsimError
 from mcsim.fabric import FABRIC_HEADER_BYTES
 from mcsim.link import expected_finish_ps, stream
-from mcsim.physics import Link
+from mcsim.topology.physics import Link
 from mcsim.units import parse_rate, parse_size
 
 RATES = ["56Gbps", "100Gbps", "200Gbps", "400Gbps", "800Gbps", "1.6Tbps"]

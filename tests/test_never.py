@@ -6,9 +6,9 @@ import numpy as np
 from mcsim import topology
 from mcsim.fabric import Flow, simulate
 from mcsim.link import two_hosts
-from mcsim.physics import Link
 from mcsim.rdma import RcOp, RdmaConfig, run_verbs
 from mcsim.result import NEVER, times_ps
+from mcsim.topology.physics import Link
 
 LINK = Link(rate_bps=100 * 10**9, delay_ps=100_000)
 

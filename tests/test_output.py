@@ -12,7 +12,7 @@ import pytest
 
 from mcsim.cli import main
 from mcsim.errors import McsimError
-from mcsim.output import Column, Table, check_writable, csv_text, json_text, jsonl_text, rows_text, write_rows
+from mcsim.util.output import Column, Table, check_writable, csv_text, json_text, jsonl_text, rows_text, write_rows
 
 ROWS = [
     {"size_B": 4096, "time_us": 1.5, "complete": True, "verified": None},

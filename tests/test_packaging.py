@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 import mcsim
-from mcsim import package_data, runtime, topology
+from mcsim import runtime, topology
 from mcsim.errors import McsimError
+from mcsim.util import package_data
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ from math import ceil
 import pytest
 
 from mcsim.errors import McsimError
-from mcsim.physics import Link, edge_attrs, format_encoding, parse_encoding, preset
+from mcsim.topology.physics import Link, edge_attrs, format_encoding, parse_encoding, preset
 from mcsim.units import PS_PER_S, parse_rate
 
 

@@ -11,7 +11,6 @@ from mcsim import runtime, topology
 from mcsim.attributes import make_factory
 from mcsim.errors import McsimError
 from mcsim.link import two_hosts
-from mcsim.physics import Link
 from mcsim.rdma import (
     RNR_TIMER_PS,
     CompletionProcessorConfig,
@@ -24,6 +23,7 @@ from mcsim.rdma import (
 )
 from mcsim.result import Result
 from mcsim.scenario import Scenario
+from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 
 MTU = 4096

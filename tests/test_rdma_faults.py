@@ -6,8 +6,8 @@ import pytest
 
 from mcsim.fabric import FabricConfig, Faults
 from mcsim.link import two_hosts
-from mcsim.physics import Link
 from mcsim.rdma import RcConfig, RcOp, RdmaConfig, run_verbs
+from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 
 T16 = Link(rate_bps=parse_rate("1.6Tbps"))

@@ -7,9 +7,9 @@ import pytest
 
 from mcsim.fabric import FabricConfig, Faults
 from mcsim.link import two_hosts
-from mcsim.physics import Link
 from mcsim.rdma import RcConfig, RcOp, run_verbs
 from mcsim.scenario import Scenario
+from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""routing.py: port numbering, minimal loop-free ECMP tables, and multicast trees that deliver once."""
+"""mcsim.routing.routes: port numbering, minimal loop-free ECMP tables, and multicast trees that deliver once."""
 
 from fractions import Fraction
 
@@ -8,15 +8,14 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from mcsim import routing
 from mcsim.errors import McsimError
-from mcsim.layout import layout_of
-from mcsim.routing import (
+from mcsim.routing import routes
+from mcsim.routing.layout import layout_of, port_map
+from mcsim.routing.routes import (
     MulticastTree,
     multicast_tree,
     path,
     peer_port,
-    port_map,
     simulate_multicast,
     unicast_tables,
 )
@@ -84,7 +83,7 @@ def test_peer_port_is_an_involution_and_ports_count_links(name, request):
             back = peer_port(g, ports, node, port)
             assert ports[nbr][back] == (node, index)
             assert peer_port(g, ports, nbr, back) == port
-    physical = routing.links(g)
+    physical = routes.links(g)
     assert len(physical) == sum(d["parallel"] for _, _, d in g.edges(data=True))
     ends = [(u, pu) for u, pu, _, _ in physical] + [(v, pv) for _, _, v, pv in physical]
     assert sorted(ends) == [(n, p) for n in sorted(ports) for p in range(len(ports[n]))]  # each port once

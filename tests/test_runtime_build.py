@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from mcsim import cli, folder_lock, runtime
+from mcsim import cli, runtime
 from mcsim.errors import McsimError
+from mcsim.util import folder_lock
 
 PORT_CC = Path("fabric/model/port.cc")
 

@@ -110,7 +110,8 @@ def test_only_the_test_runner_loads_the_test_library():
 
 
 def test_planning_modules_do_not_import_cppyy():
-    code = "import sys, mcsim.units, mcsim.errors, mcsim.physics, mcsim.link, mcsim.cli; print('cppyy' in sys.modules)"
+    modules = "mcsim.units, mcsim.errors, mcsim.topology.physics, mcsim.link, mcsim.cli"
+    code = f"import sys, {modules}; print('cppyy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from mcsim import routing, subnet_manager
 from mcsim.fabric import FOREVER, Faults
-from mcsim.routing import multicast_tree, path, port_map, simulate_multicast, unicast_tables, updown_tables
+from mcsim.routing import routes, subnet_manager
+from mcsim.routing.layout import port_map
+from mcsim.routing.routes import multicast_tree, path, simulate_multicast, unicast_tables, updown_tables
 from mcsim.scenario import Scenario
 from mcsim.topology import fat_tree, host_count, leaf_spine, resolve
 
@@ -137,17 +138,17 @@ def test_a_member_whose_link_is_down_is_left_out_of_the_tree():
     assert multicast_tree(FT4, [5, 6], down=[(5, leaf), (6, next(iter(FT4[6])))]) is None
 
 
-def test_the_plan_sweeps_after_each_change_and_skips_sweeps_that_change_nothing():
+def test_the_plan_reroutes_after_each_change_and_skips_reroutes_that_change_nothing():
     a, b = upper_links(FT4, 2)[:2]
     ms = 1_000_000_000
     downs = ((*a, 1 * ms, 5 * ms), (*b, 2 * ms, FOREVER), (*a, 0, 1 * ms))
-    start, sweeps = subnet_manager.plan(FT4, [list(range(HOSTS))], downs, 3 * ms)
+    start, reroutes = subnet_manager.plan(FT4, [list(range(HOSTS))], downs, 3 * ms)
     assert start.down == {a}  # down from time 0: routed around from the start
-    # changes at 1, 2 (b down) and 5 (a up) ms; each sweep, 3 ms later, sees the links as they are
+    # changes at 1, 2 (b down) and 5 (a up) ms; each reroute, 3 ms later, sees the links as they are
     # then: at 4 ms a and b are down, at 5 ms only b, and at 8 ms still only b (no change: left out)
-    assert [(s.at_ps, s.routes.down) for s in sweeps] == [(4 * ms, {a, b}), (5 * ms, {b})]
-    none_start, none_sweeps = subnet_manager.plan(FT4, [], downs, None)
-    assert none_start.down == frozenset() and none_sweeps == []
+    assert [(s.at_ps, s.routes.down) for s in reroutes] == [(4 * ms, {a, b}), (5 * ms, {b})]
+    none_start, none_reroutes = subnet_manager.plan(FT4, [], downs, None)
+    assert none_start.down == frozenset() and none_reroutes == []
 
 
 SPINE = upper_links(FT4, 2)[0]  # an aggregation-core link that ring flows cross (see below)
@@ -172,7 +173,7 @@ def test_a_spine_link_down_for_good_mid_run_is_routed_around_and_the_allgather_c
     assert not static.complete and static.fabric.drops_by_cause()["link_down"] > r.fabric.drops_by_cause()["link_down"]
 
 
-def test_with_the_default_100_ms_sweep_rc_rides_out_the_outage_on_its_timeouts():
+def test_with_the_default_100_ms_reroute_rc_rides_out_the_outage_on_its_timeouts():
     r = Scenario(
         topology="fat-tree-k4",
         algorithm="ring",
@@ -183,7 +184,7 @@ def test_with_the_default_100_ms_sweep_rc_rides_out_the_outage_on_its_timeouts()
     assert r.complete and r.verified
     timeout = 4_096_000 << 14
     # the first retransmission (one timeout after the loss) still meets the dead route; the second,
-    # after the sweep at 100.02 ms, gets through
+    # after the reroute at 100.02 ms, gets through
     assert 20_000_000 + 2 * timeout < r.time_ps < 20_000_000 + 3 * timeout
     assert int(r.nic["rc_timeouts"].max()) == 2
 
@@ -193,12 +194,12 @@ def test_a_link_that_comes_back_is_used_again():
     hosts = host_count(g)
     spine_links = sorted((min(u, v), max(u, v)) for u, v in g.edges if u >= hosts and v >= hosts)
     downs = ((*spine_links[0], 10, 20),)
-    start, sweeps = subnet_manager.plan(g, [], downs, 5)
+    start, reroutes = subnet_manager.plan(g, [], downs, 5)
     assert start.down == frozenset()
-    assert [s.at_ps for s in sweeps] == [15, 25]
-    healthy = routing.unicast_tables(g)
-    assert_array_equal(sweeps[-1].routes.tables.candidates, healthy.candidates)
-    assert not np.array_equal(sweeps[0].routes.tables.candidates, healthy.candidates)
+    assert [s.at_ps for s in reroutes] == [15, 25]
+    healthy = routes.unicast_tables(g)
+    assert_array_equal(reroutes[-1].routes.tables.candidates, healthy.candidates)
+    assert not np.array_equal(reroutes[0].routes.tables.candidates, healthy.candidates)
 
 
 def test_paths_around_a_dead_link_replay_with_the_switch_hash():

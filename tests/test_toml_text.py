@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""mcsim.toml_text: what it writes, tomllib reads back to the same data."""
+"""mcsim.util.toml_text: what it writes, tomllib reads back to the same data."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcsim import toml_text
 from mcsim.errors import McsimError
 from mcsim.sweep import SweepSpec
+from mcsim.util import toml_text
 
 keys = st.text(min_size=1, max_size=8)
 scalars = (

@@ -12,8 +12,8 @@ from typing import Any
 
 from mcsim.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError
-from mcsim.output import rows_text
 from mcsim.sweep import executors
+from mcsim.util.output import rows_text
 
 
 def add_parser(sub: Any) -> None:
@@ -66,9 +66,9 @@ def check_workers(workers: int | None, where: str) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from mcsim.output import check_writable
     from mcsim.reference.claims import select
     from mcsim.reference.compare import Progress, check_profile, evaluate, exit_status, table_text
+    from mcsim.util.output import check_writable
 
     ids = id_list(args.only, "compare", "--only")
     check_workers(args.workers, "compare")

@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from mcsim.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError, pick
-from mcsim.output import Column, Table, check_writable
 from mcsim.reference.claims import DPA_HALF_THREADS, FDR, INPUT_KINDS, QUICK_TOPOLOGY, TESTBED, Claim, select
 from mcsim.result import lacking_b
 from mcsim.sweep.executors import check_workers
 from mcsim.units import PS_PER_S, format_rate, parse_rate
+from mcsim.util.output import Column, Table, check_writable
 
 if TYPE_CHECKING:
     from mcsim.dpa import DpaConfig
@@ -164,7 +164,7 @@ def _ring_bound(claim: Claim, ctx: Context) -> Measure:
 
 
 def _traffic(claim: Claim, ctx: Context) -> Measure:
-    from mcsim.topology_files import resolve
+    from mcsim.topology.files import resolve
 
     # the traffic slice's module (the authors' model and mcsim's count of the same schedules)
     try:
@@ -303,8 +303,8 @@ def _dpa_thread(claim: Claim, ctx: Context) -> Measure:
 
 
 def _testbed(claim: Claim, ctx: Context) -> Measure:
-    from mcsim.topology_files import resolve
-    from mcsim.topology_summary import summary
+    from mcsim.topology.files import resolve
+    from mcsim.topology.summary import summary
 
     s = summary(resolve(TESTBED))
     rates = {rate for tier in s["tiers"].values() for rate in tier["rates_bps"]}

@@ -26,9 +26,9 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import routing
 from mcsim.errors import McsimError, pick, require_int
-from mcsim.layout import Layout, layout_of
+from mcsim.routing import routes
+from mcsim.routing.layout import Layout, layout_of
 
 SCHEDULES = ("ring", "recursive_doubling", "linear", "multicast")
 POWERS = tuple(2**i for i in range(1, 11))  # the P of the authors' table: 2, 4, ..., 1024
@@ -149,18 +149,18 @@ def authors_table(ps: Sequence[int] = POWERS) -> list[dict[str, Any]]:
 def unicast_hops(graph: nx.Graph | Layout, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """Links each send src[i] -> dst[i] crosses when mcsim routes it (its unicast tables).
 
-    The route is walked with :func:`mcsim.routing.path` once per pair of attachment switches
+    The route is walked with :func:`mcsim.routing.routes.path` once per pair of attachment switches
     (every other pair of hosts on the same two switches has the same hop count); the tables
     hold only minimal-hop ports, so the ECMP choice (here the first candidate) never changes a
     hop count.
     """
     layout = layout_of(graph)
-    tables = routing.unicast_tables(layout)
+    tables = routes.unicast_tables(layout)
     leaf = np.asarray(layout.leaf_of, dtype=np.int64)
     pairs, first, which = np.unique(leaf[src] * layout.nodes + leaf[dst], return_index=True, return_inverse=True)
     hops = np.empty(len(pairs), dtype=np.int64)
     for k, i in enumerate(first):
-        hops[k] = len(routing.path(layout, tables, int(src[i]), int(dst[i]), lambda _switch, _cands: 0)) - 1
+        hops[k] = len(routes.path(layout, tables, int(src[i]), int(dst[i]), lambda _switch, _cands: 0)) - 1
     return hops[which.reshape(-1)]
 
 
@@ -171,7 +171,7 @@ def mcsim_cost(schedule: str, p: int, graph: nx.Graph | Layout) -> int:
     A point-to-point shard crosses the links of its unicast route (:func:`unicast_hops`). A
     multicast crosses every link of the group's tree exactly once (mcsim's switches copy a packet
     to every tree port but the one it came in on), so ``multicast`` costs p x the links of
-    :func:`mcsim.routing.multicast_tree` of hosts 0..p-1, the group mcsim's multicast Allgather
+    :func:`mcsim.routing.routes.multicast_tree` of hosts 0..p-1, the group mcsim's multicast Allgather
     uses; one of any parallel links is in the tree and counts once.
 
     Raises
@@ -183,7 +183,7 @@ def mcsim_cost(schedule: str, p: int, graph: nx.Graph | Layout) -> int:
     layout = layout_of(graph)
     _check("mcsim_cost", schedule, p, layout.hosts)
     if schedule == "multicast":
-        tree = routing.multicast_tree(layout, range(p))
+        tree = routes.multicast_tree(layout, range(p))
         assert tree is not None  # no links down: never None
         return p * len(tree.tree_links)
     src, dst, shards = sends(schedule, p)

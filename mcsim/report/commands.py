@@ -31,10 +31,10 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from mcsim.output import check_writable
     from mcsim.reference.compare import Progress, check_profile
     from mcsim.report.figures import check_figures
     from mcsim.report.page import report
+    from mcsim.util.output import check_writable
 
     ids = id_list(args.figures, "report", "--figures")
     check_figures(ids)

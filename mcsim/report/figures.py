@@ -220,9 +220,9 @@ tree = resolve("{TRAFFIC_TOPOLOGY}")
 def traffic(quick: bool, runs: Runs) -> Panel:
     from matplotlib.figure import Figure as MplFigure
 
-    from mcsim.layout import layout_of
     from mcsim.reference.traffic import POWERS, authors_table, mcsim_cost
-    from mcsim.topology_files import resolve
+    from mcsim.routing.layout import layout_of
+    from mcsim.topology.files import resolve
 
     spec = traffic_spec(quick)
     rows, notes = runs(spec)

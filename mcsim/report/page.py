@@ -17,7 +17,6 @@ from typing import Any
 
 import mcsim
 from mcsim.errors import McsimError
-from mcsim.output import check_writable, write_atomic
 from mcsim.reference.claims import select
 from mcsim.reference.compare import (
     DEFAULT_PROFILE,
@@ -30,6 +29,7 @@ from mcsim.reference.compare import (
     verdict_text,
 )
 from mcsim.report.figures import Panel, check_figures, panels
+from mcsim.util.output import check_writable, write_atomic
 
 TEMPLATE = "report.html.j2"
 DEFAULT_OUT = Path("report.html")

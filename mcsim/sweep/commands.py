@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from mcsim.errors import McsimError
-from mcsim.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 from mcsim.sweep import runner
 from mcsim.sweep.executors import check_workers
 from mcsim.sweep.outcome import CORRUPT, INCOMPLETE, OK, state
 from mcsim.sweep.spec import SweepSpec
 from mcsim.sweep.store import Store, show_rows
 from mcsim.units import parse_time
+from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 
 SHOW = "show"
 # `mcsim sweep show` as a table: the columns a reader compares first (csv/json: every metric)

@@ -36,11 +36,12 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim import plain, toml_text
+from mcsim import plain
 from mcsim.errors import McsimError, pick
 from mcsim.fabric import FabricConfig, Faults
 from mcsim.rdma import RcConfig, RdmaConfig
 from mcsim.scenario import Scenario
+from mcsim.util import toml_text
 
 TOP_KEYS = ("name", "base", "axes", "zip")
 # A sweep plans every run before the first one starts: each run's Scenario is built, checked and keyed
@@ -55,7 +56,7 @@ KEYWORDS = tuple(p.name for p in inspect.signature(Scenario.__init__).parameters
 # the keywords that hold a config, given as a TOML table; a processor's table names its class ("kind")
 CONFIGS: dict[str, type] = {"rc": RcConfig, "fabric": FabricConfig, "rdma": RdmaConfig}
 TABLES = ("processor", *CONFIGS)
-TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology_files.resolve decides
+TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology.files.resolve decides
 
 
 def _json(value: Any) -> str:

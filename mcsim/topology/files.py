@@ -9,7 +9,7 @@ A ``.toml`` file names a builder and its parameters, with units at the boundary:
     name = "leaf_spine"
     leaves = 12
     rate = "56.25Gbps"     # -> rate_bps, parsed by mcsim.units.parse_rate
-    encoding = "64b/66b"   # -> encoding_data_bits/encoding_line_bits, by mcsim.physics.parse_encoding
+    encoding = "64b/66b"   # -> encoding_data_bits/encoding_line_bits, by mcsim.topology.physics.parse_encoding
     delay = "100ns"        # -> delay_ps, parsed by mcsim.units.parse_time
 
 A ``.graphml`` file holds any graph that :func:`mcsim.topology.validate` accepts.
@@ -28,12 +28,12 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim import package_data, toml_text
 from mcsim.errors import McsimError, pick
-from mcsim.physics import EDGE_ATTRS, format_encoding, parse_encoding
-from mcsim.topology_builders import BUILDERS
-from mcsim.topology_rules import validate
+from mcsim.topology.builders import BUILDERS
+from mcsim.topology.physics import EDGE_ATTRS, format_encoding, parse_encoding
+from mcsim.topology.rules import validate
 from mcsim.units import format_rate, format_time, parse_rate, parse_time
+from mcsim.util import package_data, toml_text
 
 TOPOLOGIES_ENV = "MCSIM_TOPOLOGIES"  # more folders of ready topologies, os.pathsep between them
 # Graph attrs kept in a GraphML file; "params" is stored there as a JSON string.
@@ -185,7 +185,7 @@ def load(path: str | Path) -> nx.Graph:
     McsimError
         One line naming the file: for a file that is missing, a folder, unreadable, binary, not
         TOML or GraphML, an unknown suffix, an unknown builder or builder key, or a graph that
-        :func:`validate` rejects (e.g. a value past mcsim's limits: see :func:`mcsim.physics.check_link`).
+        :func:`validate` rejects (e.g. a value past mcsim's limits: see :func:`mcsim.topology.physics.check_link`).
     """
     path = Path(path)
     loader = pick("topology file type", path.suffix, _LOADERS)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import networkx as nx
 
 from mcsim.errors import McsimError, require_integer
-from mcsim.physics import EDGE_ATTRS, check_link
+from mcsim.topology.physics import EDGE_ATTRS, check_link
 
 HOST = "host"
 SWITCH = "switch"

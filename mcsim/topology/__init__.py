@@ -16,17 +16,18 @@ ranks), switches ``H..H+S-1``.
 
 Modules
 -------
-:mod:`mcsim.topology_rules` (these conventions: :func:`validate`, :func:`host_count`),
-:mod:`mcsim.topology_builders` (:func:`fat_tree`, :func:`general_fat_tree`,
-:func:`leaf_spine`), :mod:`mcsim.topology_files`
+:mod:`mcsim.topology.rules` (these conventions: :func:`validate`, :func:`host_count`),
+:mod:`mcsim.topology.builders` (:func:`fat_tree`, :func:`general_fat_tree`,
+:func:`leaf_spine`), :mod:`mcsim.topology.files`
 (``.toml``: a builder and its parameters with units; ``.graphml``: any valid graph) and
-:mod:`mcsim.topology_summary`; this module exports them all.
+:mod:`mcsim.topology.summary`; this package exports them all. Link physics (rates, line codes,
+delays, presets) is :mod:`mcsim.topology.physics`, which imports only mcsim.errors and mcsim.units.
 """
 
-from mcsim.topology_builders import BUILDERS, fat_tree, general_fat_tree, leaf_spine, with_link
-from mcsim.topology_files import GRAPH_ATTRS, available, build, load, ready, resolve, save, topology_dirs
-from mcsim.topology_rules import HOST, NODE_ATTRS, SWITCH, host_count, validate
-from mcsim.topology_summary import diameter_hops, format_summary, summary
+from mcsim.topology.builders import BUILDERS, fat_tree, general_fat_tree, leaf_spine, with_link
+from mcsim.topology.files import GRAPH_ATTRS, available, build, load, ready, resolve, save, topology_dirs
+from mcsim.topology.rules import HOST, NODE_ATTRS, SWITCH, host_count, validate
+from mcsim.topology.summary import diameter_hops, format_summary, summary
 
 __all__ = [
     "BUILDERS",

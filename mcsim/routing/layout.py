@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import networkx as nx
 import numpy as np
 
-from mcsim.topology_rules import host_count, validate
+from mcsim.topology.rules import host_count, validate
 
 PortMap = Mapping[int, Sequence[tuple[int, int]]]  # node -> [(neighbour, link_index) per port]
 PhysicalLink = tuple[int, int, int, int]  # (u, port_u, v, port_v) with u < v

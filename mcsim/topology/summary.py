@@ -7,8 +7,8 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim.physics import Link
-from mcsim.topology_rules import host_count, validate
+from mcsim.topology.physics import Link
+from mcsim.topology.rules import host_count, validate
 from mcsim.units import format_rate
 
 

@@ -3,8 +3,8 @@
 
 Ports
 -----
-Ports are numbered as :mod:`mcsim.layout` says (the contract with the C++ fabric). Every function
-here takes a topology graph or its :class:`~mcsim.layout.Layout`; give the Layout when calling
+Ports are numbered as :mod:`mcsim.routing.layout` says (the contract with the C++ fabric). Every function
+here takes a topology graph or its :class:`~mcsim.routing.layout.Layout`; give the Layout when calling
 many times (a graph that is not frozen is validated and laid out on every call). Unicast tables
 are kept by the Layout: computed once per topology.
 
@@ -37,8 +37,7 @@ import networkx as nx
 import numpy as np
 
 from mcsim.errors import McsimError
-from mcsim.layout import Layout, PhysicalLink, PortMap, layout_of
-from mcsim.layout import port_map as port_map  # re-exported: routing.port_map is public
+from mcsim.routing.layout import Layout, PhysicalLink, PortMap, layout_of
 
 TreeLink = PhysicalLink  # (u, port_u, v, port_v) with u < v
 _UNREACHABLE = -2  # a distance that never equals (distance of a switch) - 1

@@ -7,10 +7,10 @@ from collections.abc import Callable, Sequence
 
 import networkx as nx
 
-from mcsim import machine
 from mcsim.errors import McsimError, require_integer, require_positive
-from mcsim.physics import Link, edge_attrs
-from mcsim.topology_rules import HOST, SWITCH
+from mcsim.topology.physics import Link, edge_attrs
+from mcsim.topology.rules import HOST, SWITCH
+from mcsim.util import machine
 
 
 def fat_tree(
