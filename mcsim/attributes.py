@@ -6,7 +6,7 @@ Callers give plain Python values, named as the C++ attribute: an int for ``Uinte
 ``TimeValue``, an int in bit/s for ``DataRateValue``, and for an ``EnumValue<T>`` the name the
 attribute's checker gives a member of T (``MakeEnumChecker(FlowControl::LOSSY, "Lossy", ...)``:
 "Lossy"). All of an object's attributes go to C++ in one call, as text
-(``ns3::mcsim::SetAttributesFromText``, engine/model/attribute-text.h), where the attribute's own
+(``ns3::mcsim::SetAttributesFromText``, capi/attribute-text.h), where the attribute's own
 type reads the value exactly and its checker judges it: a value out of range is a McsimError,
 never an ns-3 abort. Python builds no ns-3 AttributeValue, so cling compiles no call wrapper per
 value type and instantiates no EnumValue<T> when a process starts its first run.

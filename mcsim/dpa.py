@@ -1,49 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A multi-core SmartNIC (BlueField-3 DPA) as the receive-completion processor, and its closed forms.
 
-``DpaConfig`` plugs into ``RdmaConfig(processor=DpaConfig(...))`` like ``HostCpuConfig``: every
-host's receive completions then go to ``ns3::mcsim::Dpa``, the offloaded receive progress engine.
-The engine runs ``threads`` hardware threads; the completion of QP q goes to thread q mod threads,
-which handles its completions one at a time, in arrival order. One completion costs
-``zero_copy_cycles`` (check the completion, read the immediate = chunk id, update the CQ and RQ
-doorbells, set the bitmap bit, check for a gap) or, on the staging (datagram) path,
-``staging_cycles`` (the same plus posting a loopback RDMA write of the payload from the staging
-slot to the user buffer); the loopback write itself runs on the NIC, a FIFO at ``loopback_bps``
-shared by the DPA's threads, and the staging buffer is reposted when it is done.
-
-Sharing. Thread t runs on core t mod cores ("spread": one thread per core first) or t //
-threads_per_core ("pack"). While n threads of a core and A cores are busy, each busy thread of that
-core works at f(n) / (1 + core_contention (A - 1)) of its lone speed (processor sharing: a change
-of n or A re-times the completions in progress). f(n) comes from the threads of a core queueing
-for its issue slots: a thread alone uses ``issue_share`` u of them and waits on memory and the NIC
-the rest of the time; f(n) = X(n) / n with X the exact mean-value analysis of that closed queue
-(machine-repairman model), so a core never delivers more than 1/u lone threads' worth.
-``core_contention`` is the slow-down per other busy core (the cores share the DPA's memory system
-and NIC interface).
-
-Calibration: two profiles (``PROFILES``, ``profile(name)``), the same per-thread costs.
-- Inputs of both: 11.9 GiB/s of 4 KiB chunks per lone thread on the zero-copy path (the SC'24
-  paper's dpa-thread) is 3.12 M completions/s: 577 cycles at 1.8 GHz; staging costs 4x, 2308
-  cycles (the SC'24 slides' dpa-zc-4x: "zero copy further reduces the DPA footprint by 4x").
-- "sc24" (the default): the sharing the SC'24 claims leave room for. issue_share = 1/16 (a core's
-  16 hardware threads together fill its issue slots; the claims only bound it: dpa-half at 1.6
-  Tbit/s needs issue_share <= 0.25) and core_contention = 0 (cores do not slow each other; 16
-  staging threads at 400 Gbit/s, dpa-1/16, allow at most 0.27 % per other busy core). This is a
-  reading of the claims, not a measurement of the SC'24 engine's scaling, which is not published.
-  With it, dpa-1/16 (16 staging threads at 400G), dpa-zc-4x (4 zero-copy threads there) and
-  dpa-half (<= 128 staging threads at 400/800/1600G) follow as outcomes.
-- "sdr-rdma": issue_share = 0.45 and core_contention = 0.012, fitted to the measured thread scaling
-  of a different DPA receive engine on BlueField-3 (SDR-RDMA's, 4 KiB packets, threads spread over
-  the cores): 4, 8, 16, 32, 64 threads -> 11.6, 22.9, 42.9, 70.5, 92.1 Mpps; the model gives 12.0,
-  23.0, 42.3, 70.4, 91.4 (``MEASURED_SCALING_MPPS``, within 4 %). Its staging path peaks at 23.5 M
-  datagrams/s with all 256 threads: it cannot carry 800G or 1.6T (dpa-half fails there).
-
-Driving many threads. A UD QP is one endpoint, and run_verbs gives each receiving host one unicast
-UD QP, so ``receive_stream`` spreads datagrams over ``endpoints`` multicast groups with the same
-two members (each group has its own UD QP on the receiver: one endpoint, QP number = group id);
-the sender's NIC serves its QPs round-robin, so the chunks go round-robin over the endpoints at
-line rate. ``saturate`` drives a processor alone, without a network (all completions offered at
-once), to measure its capacity.
+The model, its sharing and calibration (the profiles), and how a stream drives many threads:
+mcsim/ns3_modules/dpa/doc/dpa.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 
 A process that runs a Scenario loads ns-3's libraries and mcsim's with ctypes
 (:func:`mcsim.runtime.load`) and calls the ``mcsim_*`` functions declared here (C++:
-ns3_modules/engine/model/abi.h and each module's ``*-abi.cc``). It never imports cppyy, whose
+ns3_modules/capi/: abi.h and each module's ``<module>-abi.cc``). It never imports cppyy, whose
 import alone costs about half a second, and cling never compiles a call wrapper (about 0.8 s on a
 process's first run). cppyy stays available for looking inside C++ objects (tests, traces):
 :func:`mcsim.runtime.cppyy_ns` and :func:`mcsim.runtime.cppyy_object`.
@@ -42,7 +42,7 @@ U64_OUT, U8_OUT = _array(np.uint64, out=True), _array(np.uint8, out=True)
 
 # name -> argument types; every function returns int64 (>= 0, or -1 with mcsim_last_text)
 SIGNATURES: dict[str, tuple[Any, ...]] = {
-    # engine/model/abi.cc
+    # capi/abi.cc
     "mcsim_init": (TEXT, TEXT),
     "mcsim_bind_globals": (TEXT, TEXT),
     "mcsim_counter_names": (TEXT,),
@@ -55,7 +55,7 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_now_ps": (),
     "mcsim_is_finished": (),
     "mcsim_destroy": (),
-    # fabric/model/fabric-abi.cc
+    # capi/fabric-abi.cc
     "mcsim_fabric_header_bytes": (),
     "mcsim_fabric_build": (PTR, U32, U32S, U64, U32S, U64S, U32S, I64S, U64),
     "mcsim_fabric_set_unicast_table": (PTR, U32, U32S, U64, U32S, U64),
@@ -74,7 +74,7 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_fabric_host_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_source_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_aggregation_counters": (PTR, U64_OUT, U64),
-    # rdma/model/rdma-abi.cc
+    # capi/rdma-abi.cc
     "mcsim_stack_setup": (PTR, PTR, PTR, PTR, PTR, PTR, U64),
     "mcsim_stack_host_counters": (PTR, U64_OUT, U64),
     "mcsim_stack_enable_memory": (PTR, U32, U64),
@@ -88,12 +88,12 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_verbs_rc_op_times": (PTR, U64_OUT, U64),
     "mcsim_verbs_rc_qp_counters": (PTR, U64_OUT, U64),
     "mcsim_verbs_ud_qp_counters": (PTR, U64_OUT, U64),
-    # collectives/model/collectives-abi.cc
+    # capi/collectives-abi.cc
     "mcsim_team_setup": (PTR, PTR, PTR, U32S, U64, U64, U32),
     "mcsim_team_start": (PTR, I64),
     "mcsim_team_n_ranks": (PTR,),
     "mcsim_team_stats": (PTR, U64_OUT, U64),
-    # dpa/model/dpa-abi.cc
+    # capi/dpa-abi.cc
     "mcsim_source_setup": (PTR, PTR),
     "mcsim_source_start": (PTR, U32, U32, U32, U32, I64),
     "mcsim_source_processed": (PTR,),

@@ -18,14 +18,7 @@ namespace mcsim
  * @brief One rank of a Reduce-Scatter or an Allreduce summed by the switches (in-network
  * reduction; Switch, AggregationUnit).
  *
- * Reduce-Scatter: every rank holds P blocks of shardBytes and ends with block r summed over all
- * ranks. It injects all P blocks once, as ChunkBytes contributions (chunk c = i * P + b for
- * chunk i of block b, so sums go to the ranks in turn), and receives only its block's sums: P N
- * bytes out, N in. Allreduce: every rank injects its shardBytes once and receives the sum of
- * all, multicast by the tree's root to the group firstGroup + t. Contribution c goes up
- * aggregation tree FirstTree + c mod Trees with sequence number c div Trees; every rank sends in
- * the order of c, as the switches' windows require. At most Batch contributions are posted at a
- * time; each sum arrives as a datagram with immediate c.
+ * The model: collectives/doc/collectives.md, "InnetReduction".
  */
 class InnetReduction : public CollectiveRank
 {

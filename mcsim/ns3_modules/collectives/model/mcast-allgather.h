@@ -22,24 +22,7 @@ namespace mcsim
  * @brief One rank of the multicast Allgather (or Broadcast) of "Network-Offloaded
  * Bandwidth-Optimal Broadcast and Allgather for Distributed AI" (SC'24).
  *
- * Barriers (the artifact runs 2): before the data phase every rank runs Barriers RC barriers
- * (RcBarrier: ceil(log2 P) rounds of a 0-byte SEND each) on rings of QPs of their own.
- * Data phase: the ranks form Roots contiguous sequences; the first rank of each multicasts its
- * shard at once, every other rank when its predecessor's activation token (a 0-byte RC SEND)
- * arrives, and passes the token on when its whole shard has left. A shard goes out as ChunkBytes
- * UD datagrams whose immediate is the global chunk id (source * chunks per shard + i), at most
- * Batch posted at a time (a sliding window, or with StopAndWait the artifact's whole batches).
- * Receivers set a bit per chunk. The data phase ends when every chunk is here or after DataTimeout.
- * Early repair: a source's chunks on one endpoint follow one tree path and arrive in order, so once
- * the last chunk of source s on every endpoint has arrived, the chunks of s still missing are lost:
- * the rank asks for s at once (NEED_FETCH) instead of waiting for the data phase to end. Only a
- * lost last chunk waits for DataTimeout.
- * Repair: a rank sends NEED_FETCH(s) to rank r+1 for every source s with missing chunks; r+1
- * answers FETCH_OK(s) at once if it holds all of s, else as soon as it does (repairs chain down the
- * ring, ending at s itself); the rank then READs every run of missing chunks from r+1 with one RDMA
- * READ, and sends FIN when it has everything; with FinWait (the artifact's) a rank is done only
- * when its FIN is acknowledged and r-1's FIN has come too. With BroadcastRoot >= 0 only that rank
- * contributes (a Broadcast): one root, no tokens.
+ * The model: collectives/doc/collectives.md, "McastAllgather".
  */
 class McastAllgather : public CollectiveRank
 {

@@ -18,11 +18,7 @@ namespace mcsim
  * @brief Software barriers over RC, as the SC'24 artifact runs them before every collective
  * (an all-reduce of nothing): dissemination, ceil(log2 P) rounds each.
  *
- * In round k rank r SENDs 0 bytes (with immediate: the step) to rank r + 2^k and waits for two
- * things: that SEND's completion (its ACK is back: the buffer may be reused) and the SEND of rank
- * r - 2^k; then the next round starts. So a round costs a 0-byte RC round trip, or the partner's
- * one-way trip plus its receive completion, whichever ends later. Its QPs are its own: out[k]
- * connects to rank r + 2^k, in[k] from rank r - 2^k.
+ * The model: collectives/doc/collectives.md, "RcBarrier".
  */
 class RcBarrier
 {

@@ -30,28 +30,7 @@ enum class ThreadPlacement
  * serving its own endpoints: the completion of QP q goes to thread q mod Threads, which works
  * through its completions one at a time, in arrival order (a FIFO per thread).
  *
- * Cost of one completion, for a thread alone on the DPA: ZeroCopyCycles (check the CQE, read the
- * immediate, ring the CQ and RQ doorbells, set the bitmap bit, look for a gap), or StagingCycles
- * when the payload sits in a staging buffer (Completion::staged): the same plus posting a loopback
- * RDMA write of the payload to its place. The loopback write then runs on the NIC: one FIFO per
- * DPA at LoopbackRate (payload bytes, rounded up to the ps); the staging buffer is released (the
- * sink told) when it is done. The thread does not wait for it.
- *
- * Sharing (processor sharing, exact): while n threads of a core and A cores are busy, each busy
- * thread of that core works at f(n) / (1 + CoreContention (A - 1)) of its lone speed; every
- * change of n or A re-times the completions in progress.
- *  - f(n): the threads of a core queue for its issue slots; a thread alone uses IssueShare of
- *    them and waits on memory and the NIC the rest of the time. f(n) = X(n) / n, with X(n) the
- *    exact mean-value analysis of that closed queue (machine-repairman model): Q(0) = 0,
- *    R(k) = u (1 + Q(k-1)), X(k) = k / (1 - u + R(k)), Q(k) = X(k) R(k), u = IssueShare; so a
- *    core never delivers more than 1/u lone threads' worth.
- *  - busy cores share the DPA's memory system and NIC interface: each other busy core adds
- *    CoreContention of a completion's cost.
- *
- * Events: one reusable event per core, at the next finish among its busy threads. When a change
- * makes a core's next finish earlier, a new event is added; when it makes it later, the pending
- * one fires early, finds nothing due and re-arms. At saturation (n and A steady) this is one
- * event per completion (threads finishing together share it); plus one per loopback write.
+ * The model: dpa/doc/dpa.md, "Dpa".
  */
 class Dpa : public CompletionProcessor
 {

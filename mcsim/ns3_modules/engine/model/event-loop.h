@@ -22,20 +22,7 @@ class WheelScheduler;
  * @brief The simulator of every mcsim run: ns3::DefaultSimulatorImpl's semantics, single-threaded
  * and with a direct path for the per-packet models.
  *
- * Order: events run by (time stamp, uid), and a uid is given at every Schedule, ScheduleNow,
- * ScheduleWithContext and ScheduleDestroy exactly as DefaultSimulatorImpl gives it, so a run
- * gives the same events in the same order, and so the same results, under either (the engine's
- * C++ tests check this on a random program of schedules, cancels, removes and stops). What it
- * leaves out: the PreEventHook's EventId per event (a reference count up and down), and the queue
- * of events scheduled from other threads (mcsim runs one thread; ScheduleWithContext from another
- * thread than the one that last ran it aborts with a message).
- *
- * The direct path: `mcsim::Now()` and `mcsim::Post(delay, event)` do what Simulator::Now() and
- * Simulator::Schedule(delay, event) do, without the Simulator's static wrappers (a log check and
- * a virtual call each), the EventId a Schedule returns, and, when the scheduler is the
- * WheelScheduler, a virtual call into it. When the simulator is another implementation they call
- * the Simulator. An event posted this way cannot be cancelled: use it for events that always run
- * (ReusableEvent, IndexedEvent).
+ * The model: engine/doc/engine.md, "EventLoop".
  */
 class EventLoop final : public SimulatorImpl
 {

@@ -18,16 +18,7 @@ namespace mcsim
 /**
  * @brief An event scheduler on a timing wheel: the default of every mcsim run.
  *
- * Same order as every ns-3 scheduler (time stamp, then uid), so a run gives the same results as
- * with ns3::PriorityQueueScheduler, only faster when, as in a packet network, most events fall
- * within microseconds of now: the wheel has 2^14 slots of 2^10 ps (a window of 16.8 us ahead of
- * the last event run). An event inside the window goes into its slot's list in O(1); when the
- * wheel reaches a slot, the slot's events are sorted (a few, typically) and run from there; a
- * two-level bitmap finds the next busy slot. Events beyond the window wait in a 4-ary heap, and
- * each removal takes the earlier of the wheel's next event and the heap's.
- *
- * Remove() of an event that is not the next is a linear search of its slot (ns-3 calls it only
- * for Simulator::Remove; a cancelled event stays queued until its time).
+ * The model: engine/doc/engine.md, "WheelScheduler".
  */
 class WheelScheduler : public Scheduler
 {

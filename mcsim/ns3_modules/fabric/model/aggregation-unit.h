@@ -38,25 +38,7 @@ class AggregationOwner
 /**
  * @brief A switch's in-network reduction engine (SHARP-style streaming aggregation).
  *
- * A switch in aggregation tree t expects, for every sequence number of t, one contribution from
- * each of its tree children (hosts, or child switches sending their partial sums) and sends the
- * sum up to its parent port; the root sends it to the reduction's destination (FabricHeader's
- * flow of the contributions). Sums are 32-bit integers, element by element, wrapping (verify
- * mode: SetSumPayloads); otherwise only the timing is modelled and a sum is one of the
- * contributions' shared packets.
- *
- * ALU: one server per switch, first come first served: a contribution of b bytes (its whole
- * packet) occupies it b / Rate, starting no earlier than its arrival, and it is summed no earlier
- * than its last bit is in. Its ingress buffer frees then (the owner returns the credit); a sum
- * leaves when its last contribution is summed.
- *
- * Buffer: a tree holds `window` slots of partial sums (the switch's buffer split among its
- * trees). Slots go by sequence number: with base the lowest sequence number not yet complete, a
- * contribution for base <= s < base + window is summed into its slot; one for s >= base + window
- * waits, holding its ingress buffer (so a lossless upstream stalls), until base moves on. Every
- * contributor sends in sequence order over FIFO links, so the base's contributions are never
- * behind a waiting one and the reduction cannot deadlock (a window of 2 or more absorbs two sums
- * completing at one instant and leaving in either order).
+ * The model: fabric/doc/fabric.md, "AggregationUnit".
  */
 class AggregationUnit
 {

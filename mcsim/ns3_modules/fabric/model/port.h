@@ -47,45 +47,10 @@ class PortWaker
 /**
  * @brief The transmit side of one direction of a full-duplex link, with its output queue.
  *
- * Serialization: a packet occupies the wire for (size + HeaderBytes) * 8 bits at the data rate,
- * which is the signalling DataRate times EncodingDataBits / EncodingLineBits (FDR InfiniBand:
- * 56.25 Gbit/s and 64b/66b give 54.55 Gbit/s); computed in integer ps and rounded up. Packets
- * leave in FIFO order and arrive at the peer Delay after their last bit left.
- *
- * Flow control: LOSSLESS ports hold credits for the peer's ingress buffer (CreditBytes); a packet
- * is committed to the wire only when the credits for it are there, else it waits in the queue;
- * the peer gives the credits back when the packet has left it (plus one link delay). LOSSY ports
- * tail-drop a packet that does not fit into BufferBytes of queued bytes.
- *
- * Faults (all optional, set up before the run): a packet may be lost on the wire at random
- * (LossProbability), because it is one of the chosen packets (SetChosenDrops), or because it
- * arrives while the link is down (SetDownIntervals). A lost packet still occupies the wire (it is
- * counted as transmitted) and is discarded at its arrival instead of being handed to the peer; in
- * LOSSLESS mode the peer's ingress buffer credit comes back at once (arrival + Delay), as if the
- * peer had received and discarded it, so credits are conserved. A down link keeps serializing:
- * what arrives while it is down is lost. Each lost packet counts under one cause (link down, then
- * chosen, then random); a port with LossProbability > 0 draws one uniform per arrival whatever
- * the other causes decide, so its random losses do not depend on them.
- *
- * Cut-through: a port whose peer is a cut-through switch (SetCutThroughBytes) hands a packet over
- * once its first bytes have arrived (the routing header), not its last bit; the switch forwards it
- * from then on (GetHandoverLead tells it when the last bit comes). Lost packets, down links and
- * credits still go by the last bit's arrival.
- *
- * Speed: one event per packet (its arrival). A committed packet's start time is known at once
- * (busy-until) and returned credits are applied lazily. Every return is registered at least one
- * link delay before it is due, so a packet may take credits due within now + Delay at once (it
- * starts no earlier than they are due); a port blocked on credits is told by the arrival event
- * that coincides with the return (equal link delays), or else by a credit event one delay early.
- * Without faults an arrival costs one extra branch.
- *
- * Trace sources (C++ sinks; for pcap and tests): "Tx" when a packet is committed to the wire,
- * "Rx" when it arrives and is handed to the peer, "Drop" when it is tail-dropped or lost on the
- * wire (with its DropCause); each carries the packet, its FabricHeader fields and this port's
- * (node, port) (SetLocation). With nothing connected a trace point costs one branch.
- *
  * The port composes its queue (PortQueue), its credits (CreditAccount) and its link's faults
  * (LinkFaults); it decides when a packet goes and schedules the events.
+ *
+ * The model: fabric/doc/fabric.md, "Port".
  */
 class Port : public Object
 {

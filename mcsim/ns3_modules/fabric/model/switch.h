@@ -36,23 +36,7 @@ enum class Forwarding
 /**
  * @brief Output-queued switch: unicast table with ECMP, multicast replication.
  *
- * Unicast: the table is per destination switch, not per host (every host under one leaf has the
- * same routes everywhere but at that leaf): the candidate output ports toward the hosts of switch
- * j are m_ucPorts[m_ucOffsets[j] .. m_ucOffsets[j+1]), and a switch sends a packet for one of its
- * own hosts to that host's port. A flow always takes the same candidate, chosen by a hash of
- * (source, destination host, flow, EcmpSeed). Multicast (InfiniBand semantics): a packet for group
- * g that arrives on port p is copied to every port of g's tree on this switch except p.
- *
- * Forwarding: a packet may start on its output port Latency after the switch got it (no extra
- * event). The switch gets it when its last bit has arrived (store-and-forward), or, if the port
- * that sends into it cuts through (Port::SetCutThroughBytes), when its routing header has: it
- * still occupies the output for its whole serialization, and its last bit leaves no earlier than
- * Latency after it arrived (a faster output waits for it).
- *
- * In-network reduction: a contribution (FabricHeader::Fields::IsAggregate) goes to the switch's
- * AggregationUnit if the switch is in its tree (SetAggregationTree); a sum leaves Latency after
- * the unit has it, to the tree's parent port, or from the root to the reduction's destination
- * (routed like any packet; a group's copies go to every port of its tree here).
+ * The model: fabric/doc/fabric.md, "Switch".
  */
 class Switch : public Object, public PacketReceiver, private AggregationOwner
 {

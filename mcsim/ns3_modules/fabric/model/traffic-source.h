@@ -20,17 +20,7 @@ namespace mcsim
  * @brief Raw traffic source: a host sends TotalBytes to a host or a multicast group, in packets of
  * PacketBytes payload plus a FabricHeader.
  *
- * It hands its host's port Burst packets at a time and wakes again when the last of them starts
- * on the wire, so the port always has the next packet and the link never idles between bursts;
- * a packet that has to wait for credits ends the burst early, and the source goes on when that
- * packet is committed. The last packet carries the remainder. One event per Burst packets: the
- * wire timing is the same as handing packets over one by one, only the source's own events are
- * fewer (queued packets hold their credits a few packet times earlier).
- *
- * Its packets are alike: the same FabricHeader (a raw flow numbers no packets: seq is 0) and no
- * content. So all packets of one size are one read-only Packet object, handed to the port again
- * and again, as a multicast switch hands one object to every copy (receivers never change a
- * packet, see PacketReceiver::Receive); sizes, timing and counters are those of separate packets.
+ * The model: fabric/doc/fabric.md, "TrafficSource".
  */
 class TrafficSource : public Object, public PortWaker
 {

@@ -35,24 +35,7 @@ enum class SendCompletions
  * @brief An RDMA NIC on a fabric host: arbitrates among its QPs round-robin, one packet at a
  * time, and demultiplexes received packets to QPs (by QP number, or by multicast group).
  *
- * A packet is as large as its payload plus the real header bytes of WireFormat, so the wire
- * carries exactly what a real NIC sends; its header travels as plain data in its fields
- * (TransportHeader), and outside verify mode all packets of one size are one shared packet. Trace
- * sources "Tx" and "Rx" (C++ sinks) see every packet sent and received, with the host and QP
- * number; with nothing connected each costs one branch. Receive completions go to the
- * CompletionProcessor (HostCpu by default).
- *
- * Latency: a posted work request's first byte leaves no earlier than SendLatency after its post
- * (Doorbell), and a receive completion reaches the processor ReceiveLatency after its last byte
- * arrived (Complete: the processor starts on it no earlier, which costs the host CPU no event);
- * SendLatency costs one event per post time, none if 0.
- *
- * Send completions (SendCompletions): by default the application hears of a send work request's
- * completion at once and at no cost. Otherwise a signalled one makes a CQE that reaches a
- * completion processor ReceiveLatency later (its DMA write, as a receive CQE's) and is processed
- * there (its cost: the processor's for a 0-byte completion) before the application hears of it: on
- * a processor of its own (Separate, made by the stack from the receive processor's factory) or on
- * the receive completions' (Shared: one thread polls both queues).
+ * The model: rdma/doc/rdma.md, "Nic".
  */
 class Nic : public Object, public PacketReceiver, public PortWaker
 {

@@ -20,19 +20,7 @@ namespace mcsim
  * @brief Reliable Connected QP: SEND/RECV, RDMA WRITE (with or without immediate), RDMA READ,
  * with the InfiniBand RC rules for acknowledgement and recovery.
  *
- * Requester: every packet has a PSN (a READ request takes the PSNs of its responses). Responses
- * arrive in PSN order, so the requester expects one PSN at a time (m_una): an ACK of PSN p
- * acknowledges every SEND/WRITE packet up to p, a READ response of PSN p every one before p; a
- * READ is complete only when all its responses arrived. An ACK or response past a READ that still
- * misses data is an implied NAK: the requester goes back to the READ's first missing PSN (a PSN
- * sequence error NAK likewise to the PSN it names), re-requests the READ from there and sends every
- * later request again (go-back-N); a response ahead of the expected PSN is discarded. Each such
- * retry, and each local ACK timeout (no progress for LocalAckTimeout; 0: never), uses one of
- * RetryCount retries; progress gives them back, and one retry too many puts the QP in the error
- * state. An RNR NAK waits RnrDelay and retries, RnrRetry times (7: for ever). At most
- * MaxOutstandingReads READs are in flight.
- * Responder: see RcResponder (this QP sends its ACKs, NAKs and READ responses first).
- * PSNs are 32-bit and never wrap within a run.
+ * The model: rdma/doc/rdma.md, "RcQp".
  */
 class RcQp : public QueuePair
 {

@@ -20,12 +20,7 @@ class RcQp;
 /**
  * @brief The responder half of an RC QP: takes requests in PSN order and answers in PSN order.
  *
- * Accepts only the expected PSN and answers through one queue (ACKs, NAKs and READ response
- * streams): ACKs every AckInterval packets and the last packet of a message (coalesced), NAKs once
- * per sequence error, re-ACKs duplicates, and RNR-NAKs a SEND or a WRITE with immediate when no
- * receive is posted. A duplicate READ request (the requester lost responses) abandons every
- * queued response from its PSN on and re-sends from that PSN. Part of its RcQp (a raw
- * back-pointer): it counts in the QP's counters and sends through the QP's NIC.
+ * The model: rdma/doc/rdma.md, "RcResponder".
  */
 class RcResponder
 {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The DPA module's part of the C ABI (ns3/mcsim/abi.h): a CompletionSource's calls, one each.
-#include "completion-source.h"
-#include "dpa.h"
+#include "abi.h"
 
-#include "ns3/mcsim/abi.h"
+#include "ns3/mcsim/completion-source.h"
+#include "ns3/mcsim/dpa.h"
 #include "ns3/nstime.h"
 
 using namespace ns3;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The RDMA module's part of the C ABI (ns3/mcsim/abi.h): an RdmaStack's and a VerbsWorkload's
 // calls, one each.
-#include "rdma-stack.h"
-#include "verbs-workload.h"
+#include "abi.h"
 
-#include "ns3/mcsim/abi.h"
 #include "ns3/mcsim/fabric.h"
+#include "ns3/mcsim/rdma-stack.h"
+#include "ns3/mcsim/verbs-workload.h"
 
 using namespace ns3;
 using namespace ns3::mcsim;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The fabric's part of the C ABI (ns3/mcsim/abi.h): a Fabric handle's calls, one each.
-#include "fabric-header.h"
-#include "fabric.h"
+#include "abi.h"
 
-#include "ns3/mcsim/abi.h"
+#include "ns3/mcsim/fabric-header.h"
+#include "ns3/mcsim/fabric.h"
 
 using namespace ns3;
 using namespace ns3::mcsim;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The collectives' part of the C ABI (ns3/mcsim/abi.h): a CollectiveTeam's calls, one each.
-#include "collective-team.h"
+#include "abi.h"
 
-#include "ns3/mcsim/abi.h"
+#include "ns3/mcsim/collective-team.h"
 #include "ns3/mcsim/rdma-stack.h"
 #include "ns3/nstime.h"
 

@@ -7,7 +7,7 @@
  * run is built, started and read without cppyy, so that a process that runs a Scenario never
  * imports cppyy nor has cling compile a call wrapper.
  *
- * Rules of every `mcsim_*` function, in every module's `*-abi.cc`:
+ * Rules of every `mcsim_*` function, in abi.cc and each module's `<module>-abi.cc` (all in capi/):
  * - only plain C types cross: integers, doubles, `const char*`, arrays as pointer + count, and
  *   objects as opaque handles (a `void*` to an ns3::Object that Python holds one reference to);
  * - nothing throws across: a C++ exception becomes the return value -1 (or nullptr for a

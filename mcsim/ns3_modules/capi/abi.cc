@@ -3,10 +3,10 @@
 #include "abi.h"
 
 #include "attribute-text.h"
-#include "counter-table.h"
-#include "run-control.h"
 
 #include "ns3/global-value.h"
+#include "ns3/mcsim/counter-table.h"
+#include "ns3/mcsim/run-control.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/simulator.h"
