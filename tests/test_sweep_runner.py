@@ -176,7 +176,9 @@ def _stored_count(store: Path) -> int:
 
 
 def test_a_sweep_killed_with_sigkill_resumes_with_its_finished_runs_intact(tmp_path):
-    spec = spec_file(tmp_path, ["4KiB", "8KiB", "16KiB", "32KiB", "64KiB"])  # 10 runs
+    # 10 runs; the sweep is killed once 3 are stored, so the 7 runs after them must take long enough
+    # (seconds: 8 to 32 MiB per rank) that a loaded machine cannot finish them all before the kill
+    spec = spec_file(tmp_path, ["4KiB", "8KiB", "8MiB", "16MiB", "32MiB"])
     store = tmp_path / "kill.sqlite"
     argv = [sys.executable, "-m", "mcsim", "sweep", str(spec), "--store", str(store), "--workers", "1"]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
