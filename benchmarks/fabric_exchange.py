@@ -24,7 +24,8 @@ import sys
 CHILD = """
 import json, resource, sys, time
 from mcsim import runtime, topology
-from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow, build
+from mcsim.config.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow
+from mcsim.fabric import build
 from mcsim.simulation import Simulation
 from mcsim.topology.physics import Link
 pattern, name, size_b = sys.argv[1], sys.argv[2], int(sys.argv[3])

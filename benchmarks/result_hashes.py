@@ -10,7 +10,7 @@ the same line simulated the same thing bit for bit. Run it on both sides of a ch
     PYTHONPATH=/tmp/before python benchmarks/result_hashes.py
 
 and compare the lines (``--only NAME`` runs one scenario). It uses only the public API (Scenario,
-fabric.simulate, rdma.run_verbs, dpa.saturate), so it runs on older commits too. It never
+the configs from ``mcsim``, fabric.simulate, rdma.run_verbs, dpa.saturate), so it runs on older commits too. It never
 asserts: a hash that changed is for the author of the change to explain.
 """
 
@@ -25,9 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from mcsim import Scenario, dpa, fabric, rdma, topology
-from mcsim.fabric import FabricConfig, Faults, Flow
-from mcsim.rdma import RcOp, UdStream
+from mcsim import DpaConfig, FabricConfig, Faults, Flow, RcOp, Scenario, UdStream, dpa, fabric, rdma, topology
 from mcsim.scenario import artifact_protocol
 
 
@@ -69,7 +67,10 @@ def _raw_fabric_lossy() -> object:
 
 def _verbs_rc_mixed() -> object:
     g = topology.resolve("fat-tree-k4")
-    ops = [RcOp(verb=v, src=i, dst=15 - i, size_b=(64 << 10) + 1000 * i) for i, v in enumerate(rdma.RC_VERBS)]
+    ops = [
+        RcOp(verb=v, src=i, dst=15 - i, size_b=(64 << 10) + 1000 * i)
+        for i, v in enumerate(("send", "write", "write_imm", "read"))
+    ]
     streams = [UdStream(src=8, dst=3, size_b=4096, count=64), UdStream(src=9, group=0, size_b=2048, count=32)]
     return rdma.run_verbs(g, rc_ops=ops, ud_streams=streams, groups=[[9, 10, 11, 12]])
 
@@ -112,11 +113,11 @@ SCENARIOS: dict[str, Callable[[], object]] = {
         **artifact_protocol(), topology="testbed-188", algorithm="mcast", bytes_per_rank="4KiB"
     ).run(),
     "ft4 mcast dpa 64KiB 400G": lambda: Scenario(
-        topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="64KiB", rate="400Gbps", processor=dpa.DpaConfig()
+        topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="64KiB", rate="400Gbps", processor=DpaConfig()
     ).run(),
     "raw fabric lossy": _raw_fabric_lossy,
     "verbs rc mixed + ud": _verbs_rc_mixed,
-    "dpa saturate staging": lambda: dpa.saturate(dpa.DpaConfig(), path="staging", completions=4000),
+    "dpa saturate staging": lambda: dpa.saturate(DpaConfig(), path="staging", completions=4000),
 }
 
 

@@ -182,7 +182,8 @@ def run_mcsim(args: argparse.Namespace) -> dict:
     data = data_packet_hops(workload_connections(args.workload, hosts, size), args.k)
     runtime.load()
     if args.workload == "ring-flows":
-        from mcsim.fabric import FabricConfig, Flow, build
+        from mcsim.config.fabric import FabricConfig, Flow
+        from mcsim.fabric import build
         from mcsim.simulation import Simulation
 
         with Simulation() as sim:

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """mcsim: a packet-level simulator of collective communication, a Python frontend over ns-3.
 
-Python plans a run and reads its results; C++ models in ns3_modules/ simulate every packet. Only
-mcsim.runtime loads C++ (with ctypes; mcsim.native is its C ABI), and only when a simulation is
-built.
+Python plans a run and reads its results; C++ models in ns3_modules/ simulate every packet. The
+configs (mcsim.config) are frozen data; only mcsim.runtime loads C++ (with ctypes; mcsim.native is
+its C ABI), and only when a simulation is built.
 
 The public API is importable from here (``from mcsim import Scenario, FabricConfig, Result``).
 Each name is imported from its module on first use, so ``import mcsim`` stays cheap: it loads
@@ -20,19 +20,19 @@ __version__ = "0.1.0"
 # public name -> the module that defines it
 API = {
     "Scenario": "mcsim.scenario",
-    "GraphTopology": "mcsim.plain",
-    "TeamSpec": "mcsim.collectives",
-    "FabricConfig": "mcsim.fabric",
-    "Faults": "mcsim.fabric",
-    "Flow": "mcsim.fabric",
+    "GraphTopology": "mcsim.config.codec",
+    "TeamSpec": "mcsim.config.collectives",
+    "FabricConfig": "mcsim.config.fabric",
+    "Faults": "mcsim.config.fabric",
+    "Flow": "mcsim.config.fabric",
     "simulate": "mcsim.fabric",
-    "RdmaConfig": "mcsim.rdma",
-    "RcConfig": "mcsim.rdma",
-    "HostCpuConfig": "mcsim.rdma",
-    "RcOp": "mcsim.rdma",
-    "UdStream": "mcsim.rdma",
+    "RdmaConfig": "mcsim.config.rdma",
+    "RcConfig": "mcsim.config.rdma",
+    "HostCpuConfig": "mcsim.config.rdma",
+    "RcOp": "mcsim.config.rdma",
+    "UdStream": "mcsim.config.rdma",
     "run_verbs": "mcsim.rdma",
-    "DpaConfig": "mcsim.dpa",
+    "DpaConfig": "mcsim.config.dpa",
     "receive_stream": "mcsim.dpa",
     "saturate": "mcsim.dpa",
     "ReceiveResult": "mcsim.dpa",
@@ -43,7 +43,7 @@ API = {
     "Result": "mcsim.result",
     "FabricResult": "mcsim.result",
     "VerbsResult": "mcsim.result",
-    "load_faults": "mcsim.faults_file",
+    "load_faults": "mcsim.config.faults_file",
     "write_rows": "mcsim.util.output",
     "Table": "mcsim.util.output",
     "Column": "mcsim.util.output",
@@ -54,27 +54,27 @@ API = {
 __all__ = sorted(API)
 
 if TYPE_CHECKING:  # for type checkers only: at run time __getattr__ imports on first use
-    from mcsim.collectives import TeamSpec as TeamSpec
-    from mcsim.dpa import DpaConfig as DpaConfig
+    from mcsim.config.codec import GraphTopology as GraphTopology
+    from mcsim.config.collectives import TeamSpec as TeamSpec
+    from mcsim.config.dpa import DpaConfig as DpaConfig
+    from mcsim.config.fabric import FabricConfig as FabricConfig
+    from mcsim.config.fabric import Faults as Faults
+    from mcsim.config.fabric import Flow as Flow
+    from mcsim.config.faults_file import load_faults as load_faults
+    from mcsim.config.rdma import HostCpuConfig as HostCpuConfig
+    from mcsim.config.rdma import RcConfig as RcConfig
+    from mcsim.config.rdma import RcOp as RcOp
+    from mcsim.config.rdma import RdmaConfig as RdmaConfig
+    from mcsim.config.rdma import UdStream as UdStream
     from mcsim.dpa import ReceiveResult as ReceiveResult
     from mcsim.dpa import SaturationResult as SaturationResult
     from mcsim.dpa import receive_stream as receive_stream
     from mcsim.dpa import saturate as saturate
     from mcsim.errors import IncompleteRun as IncompleteRun
     from mcsim.errors import McsimError as McsimError
-    from mcsim.fabric import FabricConfig as FabricConfig
-    from mcsim.fabric import Faults as Faults
-    from mcsim.fabric import Flow as Flow
     from mcsim.fabric import simulate as simulate
-    from mcsim.faults_file import load_faults as load_faults
     from mcsim.link import StreamResult as StreamResult
     from mcsim.link import stream as stream
-    from mcsim.plain import GraphTopology as GraphTopology
-    from mcsim.rdma import HostCpuConfig as HostCpuConfig
-    from mcsim.rdma import RcConfig as RcConfig
-    from mcsim.rdma import RcOp as RcOp
-    from mcsim.rdma import RdmaConfig as RdmaConfig
-    from mcsim.rdma import UdStream as UdStream
     from mcsim.rdma import run_verbs as run_verbs
     from mcsim.result import FabricResult as FabricResult
     from mcsim.result import Result as Result

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import mcsim
-from mcsim import collectives, runtime, topology
+from mcsim import runtime, topology
+from mcsim.config.collectives import check_algorithm
+from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FORWARDINGS, FabricConfig
+from mcsim.config.faults_file import load_faults
+from mcsim.config.rdma import RdmaConfig
 from mcsim.errors import Interrupted, McsimError, require_positive
-from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FORWARDINGS, FabricConfig
-from mcsim.faults_file import load_faults
 from mcsim.link import expected_finish_ps, stream
-from mcsim.rdma import RdmaConfig
 from mcsim.reference import commands as compare_commands
 from mcsim.report import commands as report_commands
 from mcsim.result import Result
@@ -305,7 +306,7 @@ def _refuse_unread(args: argparse.Namespace) -> None:
         raise McsimError("broadcast: --roots is for allgather (a broadcast has one root: --root R)")
     if args.command == "allgather" and args.root is not None:
         raise McsimError("allgather: --root is for broadcast (an allgather has --roots K at a time)")
-    collectives.check_algorithm(args.command, args.algorithm)  # an unknown algorithm first
+    check_algorithm(args.command, args.algorithm)  # an unknown algorithm first
     if args.algorithm == "mcast":
         return
     for dest in MCAST_ONLY:

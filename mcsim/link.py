@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FABRIC_HEADER_BYTES, FabricConfig, Flow
 from mcsim.errors import require_positive
-from mcsim.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FABRIC_HEADER_BYTES, FabricConfig, Flow, simulate
+from mcsim.fabric import simulate
 from mcsim.topology.builders import leaf_spine
 from mcsim.topology.physics import Link
 from mcsim.units import PS_PER_S

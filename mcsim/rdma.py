@@ -4,16 +4,16 @@
 ``run_verbs`` puts an RDMA NIC with a completion processor (the host CPU) on every host of a
 fabric and runs verbs-level operations, like perftest: RC SEND, WRITE (with immediate), READ
 between host pairs, and UD datagram streams to a host or a multicast group. Every packet carries
-the real header bytes of its opcode in the chosen wire format (InfiniBand or RoCEv2).
+the real header bytes of its opcode in the chosen wire format (InfiniBand or RoCEv2). The settings
+and the workload (RdmaConfig, RcOp, UdStream, ...) are frozen data in mcsim.config.rdma; this module
+makes the ns-3 objects from them.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -21,236 +21,25 @@ import numpy as np
 from mcsim import fabric, native, runtime
 from mcsim.arrays import i64, read_counters, read_u64, u32, u64
 from mcsim.attributes import make_factory
-from mcsim.errors import McsimError, pick, require_int, require_positive
+from mcsim.config.dpa import PLACEMENTS, DpaConfig
+from mcsim.config.fabric import FabricConfig, destination
+from mcsim.config.rdma import (
+    RC_VERBS,
+    SEND_COMPLETIONS,
+    WIRE_FORMATS,
+    CompletionProcessorConfig,
+    HostCpuConfig,
+    RcOp,
+    RdmaConfig,
+    UdStream,
+    check_workload,
+    fabric_config_for,
+    is_processor_config,
+)
+from mcsim.errors import McsimError
 from mcsim.result import VerbsResult, times_ps
 from mcsim.routing.layout import Layout, layout_of
 from mcsim.simulation import Simulation
-
-WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}  # -> ns3::mcsim::WireFormat, by its checker's names
-# who processes send completions -> ns3::mcsim::SendCompletions: nobody (the application hears of
-# each at once, free), a processor of their own (the SC'24 artifact's TX thread), or the receive one
-SEND_COMPLETIONS = {"free": "Free", "separate": "Separate", "shared": "Shared"}
-# bytes each packet takes on the wire beyond the IB/RoCE packet: Ethernet preamble + SFD 8 and
-# the inter-frame gap 12; an InfiniBand packet has no such overhead in mcsim's model
-PHYSICAL_OVERHEAD_BYTES = {"infiniband": 0, "rocev2": 20}
-IB_MTUS = (256, 512, 1024, 2048, 4096)
-# The most header and trailer bytes an RDMA packet carries in either wire format (WireHeaderBytes in
-# rdma/model/wire-format.cc): InfiniBand LRH 8 + GRH 40 + BTH 12 + RETH 16 + ImmDt 4 + ICRC 4 + VCRC 2
-# (RoCEv2 at most 82); with the MTU and FabricConfig.header_b, what a lossless buffer must hold.
-MAX_WIRE_HEADER_B = 86
-# A NIC's latency on each side (PCIe: doorbell, WQE fetch and DMA read; DMA writes of payload and
-# CQE): 300 ns each, an assumption. Mellanox states sub-microsecond application-to-application
-# latency for ConnectX-3 FDR; both sides, one 170 ns switch and two 100 ns links then give 0.97 us.
-# The split between the sides is not published.
-DEFAULT_NIC_LATENCY_PS = 300_000
-RC_VERBS = {"send": 0, "write": 1, "write_imm": 2, "read": 3}  # VerbsWorkload::RcVerb
-NO_GROUP = 0xFFFFFFFF
-RETRY_FOREVER = 0xFFFFFFFF  # RcQp RetryCount: never give up
-ACK_TIMEOUT_UNIT_PS = 4_096_000  # IB local ACK timeout: 4.096 us x 2^timeout
-# IB min_rnr_timer codes 0..31 -> the RNR NAK wait in ps (IB spec table 45; code 0 is the longest)
-RNR_TIMER_PS = tuple(
-    int(ms * 1_000_000_000)
-    for ms in (
-        655.36, 0.01, 0.02, 0.03, 0.04, 0.06, 0.08, 0.12, 0.16, 0.24, 0.32, 0.48, 0.64, 0.96, 1.28, 1.92,
-        2.56, 3.84, 5.12, 7.68, 10.24, 15.36, 20.48, 30.72, 40.96, 61.44, 81.92, 122.88, 163.84, 245.76,
-        327.68, 491.52,
-    )
-)  # fmt: skip
-
-
-class CompletionProcessorConfig(Protocol):
-    """The settings of a receive-completion processor: what RdmaConfig.processor holds.
-
-    HostCpuConfig (a host CPU thread) and dpa.DpaConfig (a SmartNIC's DPA) implement it; a new
-    processor model needs only a config with this method.
-    """
-
-    def factory(self) -> native.Factory:
-        """The ns-3 ObjectFactory that makes one ns3::mcsim::CompletionProcessor per host
-        (mcsim.attributes.make_factory)."""
-        ...
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HostCpuConfig:
-    """The default completion processor: one host CPU thread (ns3::mcsim::HostCpu)."""
-
-    completion_ps: int = 100_000  # CPU time per receive completion
-    memcpy_bps: int = 100 * 10**9  # copy rate for staged (UD) payloads
-
-    def __post_init__(self) -> None:
-        require_int("HostCpuConfig", "completion_ps", self.completion_ps, lo=0)
-        require_positive("HostCpuConfig", memcpy_bps=self.memcpy_bps)
-
-    def factory(self) -> native.Factory:
-        """The ns-3 ObjectFactory that makes one processor per host."""
-        return make_factory(
-            "ns3::mcsim::HostCpu",
-            "HostCpuConfig",
-            PerCompletionCost=self.completion_ps,
-            MemcpyRate=self.memcpy_bps,
-        )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RcConfig:
-    """Reliable Connected QP settings, with their InfiniBand encodings (ibv_modify_qp).
-
-    The defaults are common verbs settings: a local ACK timeout of 67.1 ms never fires in a
-    loss-free fabric, however loaded; ``RcConfig(ack_timeout_exp=0, retry_cnt=0, rnr_retry=0,
-    min_rnr_timer=30)`` is the paper artifact's host transport without --rnr_retry.
-    """
-
-    ack_interval: int = 16  # the responder ACKs every this many packets (and each message's last)
-    ack_timeout_exp: int = 14  # "timeout": local ACK timeout 4.096 us x 2^n (14: 67.1 ms); 0: never
-    # 0..7 retries (timeouts, sequence-error and implied NAKs) without progress, then the QP fails;
-    # None: retry for ever (not an IB setting: for studying the layers above RC at extreme loss)
-    retry_cnt: int | None = 7
-    rnr_retry: int = 7  # 0..7 RNR NAKs without progress; 7: retry for ever
-    min_rnr_timer: int = 12  # 0..31 code of the wait after an RNR NAK (12: 0.64 ms; see RNR_TIMER_PS)
-    max_outstanding_reads: int = 16  # max_rd_atomic: READs in flight per QP
-
-    def __post_init__(self) -> None:
-        require_positive("RcConfig", ack_interval=self.ack_interval, max_outstanding_reads=self.max_outstanding_reads)
-        for name, top in (("ack_timeout_exp", 31), ("retry_cnt", 7), ("rnr_retry", 7), ("min_rnr_timer", 31)):
-            value = getattr(self, name)
-            if name == "retry_cnt" and value is None:
-                continue
-            require_int("RcConfig", name, value, lo=0, hi=top, why=" (its InfiniBand encoding)")
-
-    @property
-    def ack_timeout_ps(self) -> int:
-        """The local ACK timeout (0: none)."""
-        return 0 if self.ack_timeout_exp == 0 else ACK_TIMEOUT_UNIT_PS << self.ack_timeout_exp
-
-    def attributes(self) -> dict[str, int]:
-        """ns3::mcsim::RcQp attributes as Python values (times in ps), for mcsim.attributes."""
-        return {
-            "AckInterval": self.ack_interval,
-            "LocalAckTimeout": self.ack_timeout_ps,
-            "RetryCount": RETRY_FOREVER if self.retry_cnt is None else self.retry_cnt,
-            "RnrRetry": self.rnr_retry,
-            "MaxOutstandingReads": self.max_outstanding_reads,
-            "RnrDelay": RNR_TIMER_PS[self.min_rnr_timer],
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RdmaConfig:
-    """NIC, queue-pair and host-CPU settings; sizes in bytes, times in ps, rates in bit/s."""
-
-    wire_format: str = "infiniband"  # or "rocev2"
-    mtu_b: int = 4096
-    rc: RcConfig = dataclasses.field(default_factory=RcConfig)
-    rq_depth: int = 128  # UD receive buffers posted
-    staging: bool = True  # UD payloads land in staging buffers and are copied to their place
-    region_b: int = 1 << 30  # registered memory per host (WRITE/READ targets)
-    # NIC latency (README, "The RDMA transport"): post -> first byte on the wire, last byte in -> completion
-    send_latency_ps: int = DEFAULT_NIC_LATENCY_PS
-    receive_latency_ps: int = DEFAULT_NIC_LATENCY_PS
-    # a multicast datagram also reaches the sender's own QP in the group, taking a receive buffer and a
-    # completion (InfiniBand's default, and the SC'24 artifact's: its senders drop their own chunks)
-    multicast_loopback: bool = False
-    # who processes signalled send completions (README, "The RDMA transport"): "free" (nobody: the
-    # application hears of each at once), "separate" (a processor of their own, made from `processor`:
-    # the artifact's TX thread) or "shared" (the receive completions' processor)
-    send_completions: str = "free"
-    # who processes receive completions (HostCpuConfig, dpa.DpaConfig, or a SmartNIC model's config)
-    processor: CompletionProcessorConfig = dataclasses.field(default_factory=HostCpuConfig)
-
-    def __post_init__(self) -> None:
-        pick("wire format", self.wire_format, WIRE_FORMATS)
-        pick("send_completions", self.send_completions, SEND_COMPLETIONS)
-        if self.mtu_b not in IB_MTUS:
-            raise McsimError(f"RdmaConfig: mtu_b={self.mtu_b} is not an MTU; choose one of {IB_MTUS}")
-        if isinstance(self.rq_depth, int) and self.rq_depth < 1:
-            raise McsimError(f"RdmaConfig: rq_depth={self.rq_depth} must be >= 1 (a UD QP needs posted buffers)")
-        require_positive("RdmaConfig", rq_depth=self.rq_depth, region_b=self.region_b)
-        for name in ("send_latency_ps", "receive_latency_ps"):
-            require_int("RdmaConfig", name, getattr(self, name), lo=0)
-        if not isinstance(self.rc, RcConfig):
-            raise McsimError(f"RdmaConfig: rc={self.rc!r} must be an RcConfig")
-        if not isinstance(self.multicast_loopback, bool):
-            raise McsimError(f"RdmaConfig: multicast_loopback={self.multicast_loopback!r} must be True or False")
-        if not callable(getattr(self.processor, "factory", None)):
-            raise McsimError(f"RdmaConfig: processor={self.processor!r} has no factory(); use HostCpuConfig()")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RcOp:
-    """One RC operation on its own QP pair: ``src`` posts ``verb`` of ``size_b`` toward ``dst``."""
-
-    verb: str  # "send", "write", "write_imm", "read"
-    src: int
-    dst: int
-    size_b: int
-    start_ps: int = 0
-
-    def __post_init__(self) -> None:
-        """Types and signs now (a 4096.5-byte READ is an error, not a 4096-byte one); the hosts and
-        the region are checked against the fabric by run_verbs."""
-        pick("RC verb", self.verb, RC_VERBS)
-        for name, lo in (("src", 0), ("dst", 0), ("size_b", 1), ("start_ps", 0)):
-            require_int("RcOp", name, getattr(self, name), lo=lo)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UdStream:
-    """``src`` sends ``count`` UD datagrams of ``size_b`` (<= MTU) to host ``dst`` or to ``group``."""
-
-    src: int
-    size_b: int
-    count: int
-    dst: int | None = None
-    group: int | None = None
-    start_ps: int = 0
-
-    def __post_init__(self) -> None:
-        """Types and signs now; the hosts, the group and the MTU are checked by run_verbs."""
-        for name, lo in (("src", 0), ("size_b", 1), ("count", 1), ("start_ps", 0)):
-            require_int("UdStream", name, getattr(self, name), lo=lo)
-        for name in ("dst", "group"):
-            if getattr(self, name) is not None:
-                require_int("UdStream", name, getattr(self, name), lo=0)
-
-
-def _check(n_hosts: int, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], groups, cfg: RdmaConfig) -> None:
-
-    def host(where: str, name: str, h: int) -> None:
-        if not isinstance(h, int) or not 0 <= h < n_hosts:
-            raise McsimError(f"{where}: {name}={h!r} is not a host (hosts are 0..{n_hosts - 1})")
-
-    for i, op in enumerate(rc_ops):
-        where = f"rc op {i}"
-        pick("RC verb", op.verb, RC_VERBS)
-        host(where, "src", op.src)
-        host(where, "dst", op.dst)
-        if op.src == op.dst:
-            raise McsimError(f"{where}: dst={op.dst} is the requester itself")
-        require_positive(where, size_b=op.size_b)
-        if op.verb != "send" and op.size_b > cfg.region_b:
-            raise McsimError(
-                f"{where}: a {op.verb.upper()} of {op.size_b} B is larger than the registered region "
-                f"(region_b={cfg.region_b}); raise RdmaConfig.region_b"
-            )
-        if op.start_ps < 0:
-            raise McsimError(f"{where}: start_ps={op.start_ps} must be >= 0")
-    for i, s in enumerate(ud_streams):
-        where = f"ud stream {i}"
-        host(where, "src", s.src)
-        if (s.dst is None) == (s.group is None):
-            raise McsimError(f"{where}: give exactly one of dst (a host) and group")
-        if s.dst is not None:
-            host(where, "dst", s.dst)
-        elif s.group is None or not 0 <= s.group < len(groups):
-            raise McsimError(f"{where}: group={s.group} is not one of the {len(groups)} groups given")
-        elif s.src not in groups[s.group]:
-            raise McsimError(f"{where}: src={s.src} is not a member of group {s.group}")
-        require_positive(where, size_b=s.size_b, count=s.count)
-        if s.size_b > cfg.mtu_b:
-            raise McsimError(f"{where}: size_b={s.size_b} is larger than one datagram (mtu_b={cfg.mtu_b})")
-        if s.start_ps < 0:
-            raise McsimError(f"{where}: start_ps={s.start_ps} must be >= 0")
 
 
 def run_verbs(
@@ -260,7 +49,7 @@ def run_verbs(
     ud_streams: Sequence[UdStream] = (),
     groups: Sequence[Sequence[int]] = (),
     rdma: RdmaConfig | None = None,
-    config: fabric.FabricConfig | None = None,
+    config: FabricConfig | None = None,
     **fabric_options: Any,
 ) -> VerbsResult:
     """Run RC operations and UD streams on the fabric of ``g``; return times and counters.
@@ -286,7 +75,7 @@ def run_verbs(
     if not rc_ops and not ud_streams:
         raise McsimError("run_verbs: no RC ops and no UD streams given")
     layout = layout_of(g)
-    _check(layout.hosts, rc_ops, ud_streams, groups, rdma)
+    check_workload(layout.hosts, rc_ops, ud_streams, groups, rdma)
     config = fabric_config_for(rdma, config, "run_verbs")
     with Simulation() as sim:
         fab = sim.own_fabric(fabric.build(layout, groups=groups, config=config, **fabric_options))
@@ -311,7 +100,7 @@ def run_verbs(
             lib.mcsim_verbs_add_ud_streams(
                 work,
                 u32([s.src for s in ud_streams]),
-                u32([fabric.destination(s.dst, s.group) for s in ud_streams]),
+                u32([destination(s.dst, s.group) for s in ud_streams]),
                 u32([s.count for s in ud_streams]),
                 u32([s.size_b for s in ud_streams]),
                 i64([s.start_ps for s in ud_streams]),
@@ -357,7 +146,7 @@ def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> native.Handle:
     )
     rc = make_factory("ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes())
     ud = make_factory("ns3::mcsim::UdQp", "RdmaConfig", RqDepth=rdma.rq_depth, Staging=rdma.staging)
-    processor = rdma.processor.factory()
+    processor = processor_factory(rdma.processor)
     stack = native.Handle(fab.lib, "ns3::mcsim::RdmaStack")
     try:
         fab.lib.mcsim_stack_setup(stack, fab.cxx, nic, processor, rc, ud, rdma.region_b)
@@ -367,16 +156,44 @@ def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> native.Handle:
     return stack
 
 
-def fabric_config_for(
-    rdma: RdmaConfig, config: fabric.FabricConfig | None, where: str = "RdmaConfig"
-) -> fabric.FabricConfig:
-    """The fabric settings of an RDMA run: header_b becomes the physical-layer overhead.
+def _host_cpu_factory(cpu: HostCpuConfig) -> native.Factory:
+    return make_factory(cpu.TYPE_ID, "HostCpuConfig", PerCompletionCost=cpu.completion_ps, MemcpyRate=cpu.memcpy_bps)
 
-    Raises
-    ------
-    McsimError
-        If a lossless buffer cannot hold one largest packet (the MTU and MAX_WIRE_HEADER_B).
-    """
-    out = dataclasses.replace(config or fabric.FabricConfig(), header_b=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format])
-    fabric.check_lossless_buffers(where, out, rdma.mtu_b + MAX_WIRE_HEADER_B, "the MTU (mtu_b)")
-    return out
+
+def _dpa_factory(dpa: DpaConfig) -> native.Factory:
+    return make_factory(
+        dpa.TYPE_ID,
+        "DpaConfig",
+        Cores=dpa.cores,
+        ThreadsPerCore=dpa.threads_per_core,
+        Threads=dpa.threads,
+        Placement=PLACEMENTS[dpa.placement],
+        ClockHz=dpa.clock_hz,
+        ZeroCopyCycles=dpa.zero_copy_cycles,
+        StagingCycles=dpa.staging_cycles,
+        IssueShare=dpa.issue_share,
+        CoreContention=dpa.core_contention,
+        LoopbackRate=dpa.loopback_bps,
+    )
+
+
+# completion processor config type -> what makes its ns-3 ObjectFactory (one processor per host)
+PROCESSOR_FACTORIES: dict[type, Callable[[Any], native.Factory]] = {
+    HostCpuConfig: _host_cpu_factory,
+    DpaConfig: _dpa_factory,
+}
+
+
+def processor_factory(processor: CompletionProcessorConfig) -> native.Factory:
+    """The ns-3 ObjectFactory that makes one completion processor per host from its config
+    (HostCpuConfig, DpaConfig: PROCESSOR_FACTORIES, through mcsim.attributes.make_factory), or the
+    config's own ``factory()`` (a processor model written outside mcsim)."""
+    make = PROCESSOR_FACTORIES.get(type(processor))
+    if make is None and callable(getattr(processor, "factory", None)):
+        return processor.factory()  # type: ignore[attr-defined]
+    if make is None or not is_processor_config(processor):
+        raise McsimError(
+            f"processor={processor!r} is not a completion processor config mcsim.rdma knows "
+            f"(one of {', '.join(t.__name__ for t in PROCESSOR_FACTORIES)})"
+        )
+    return make(processor)

@@ -146,7 +146,7 @@ class VerbsResult:
 
 
 class AckTimeout(Protocol):
-    """What :meth:`Result.timeout_note` reads of a run's RC settings (an ``mcsim.rdma.RcConfig``;
+    """What :meth:`Result.timeout_note` reads of a run's RC settings (an ``mcsim.config.rdma.RcConfig``;
     named by shape, so that results import nothing of the transport)."""
 
     @property

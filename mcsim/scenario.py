@@ -16,11 +16,20 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import collectives, cost, fabric, plain, rdma, topology
+from mcsim import collectives, cost, fabric, rdma, topology
+from mcsim.config import codec
+from mcsim.config.codec import GraphTopology, canonical_json
+from mcsim.config.collectives import TeamSpec, check_algorithm
+from mcsim.config.fabric import FOREVER, MAX_SEED, FabricConfig, Faults
+from mcsim.config.rdma import (
+    IB_MTUS,
+    CompletionProcessorConfig,
+    RcConfig,
+    RdmaConfig,
+    fabric_config_for,
+    is_processor_config,
+)
 from mcsim.errors import McsimError, is_integer, pick, require_int
-from mcsim.fabric import FOREVER, MAX_SEED, FabricConfig, Faults
-from mcsim.plain import GraphTopology, canonical_json
-from mcsim.rdma import IB_MTUS, CompletionProcessorConfig, RcConfig, RdmaConfig, fabric_config_for
 from mcsim.result import NEVER, FabricResult, Result, lacking_b, output_b
 from mcsim.routing import routes
 from mcsim.simulation import Simulation
@@ -76,7 +85,7 @@ def artifact_protocol(rdma: RdmaConfig | None = None) -> dict[str, Any]:
 
 
 # the default of each collective tunable (roots, batch, root, endpoints, reduce_ps_per_byte) is TeamSpec's
-TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(collectives.TeamSpec)}
+TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(TeamSpec)}
 SCHEMA = "mcsim.Scenario/3"  # the "schema" of a canonical dict; a change of its keys gets a new one
 # the keywords that set a field of Scenario.rdma or Scenario.fabric (mtu becomes mtu_b, seed sets ecmp_seed too)
 RDMA_KEYWORDS = ("mtu_b", "rq_depth", "staging", "wire_format", "processor", "rc")
@@ -282,12 +291,13 @@ class Scenario:
             if value is not None and not isinstance(value, cls):
                 raise McsimError(f"Scenario: {name}={value!r} must be a {cls.__module__}.{cls.__name__} or None")
         if rdma is not None and not isinstance(rdma, RdmaConfig):
-            raise McsimError(f"Scenario: rdma={rdma!r} must be a mcsim.rdma.RdmaConfig or None")
+            raise McsimError(f"Scenario: rdma={rdma!r} must be a mcsim.config.rdma.RdmaConfig or None")
         if "rc" in net and not isinstance(net["rc"], RcConfig):
-            raise McsimError(f"Scenario: rc={net['rc']!r} must be a mcsim.rdma.RcConfig")
-        if "processor" in net and not callable(getattr(net["processor"], "factory", None)):
+            raise McsimError(f"Scenario: rc={net['rc']!r} must be a mcsim.config.rdma.RcConfig")
+        if "processor" in net and not is_processor_config(net["processor"]):
             raise McsimError(
-                f"Scenario: processor={net['processor']!r} has no factory(); use HostCpuConfig() or DpaConfig()"
+                f"Scenario: processor={net['processor']!r} is not a completion processor config; "
+                "use HostCpuConfig() or DpaConfig()"
             )
         if self.overlap is not None and not isinstance(self.overlap, str):
             raise McsimError(f"Scenario: overlap={self.overlap!r} must be None or 'reduce_scatter'")
@@ -306,7 +316,7 @@ class Scenario:
                 raise McsimError(
                     f"Scenario: timeout_rate={self.timeout_rate!r} must be a rate > 0, e.g. '56Gbps', or None"
                 )
-        collectives.check_algorithm(self.collective, self.algorithm)
+        check_algorithm(self.collective, self.algorithm)
         n = parse_size(self.bytes_per_rank, what="Scenario: bytes_per_rank")
         if n == 0:
             raise McsimError(f"Scenario: bytes_per_rank={self.bytes_per_rank!r} must be > 0")
@@ -556,7 +566,7 @@ class Scenario:
         cap = self.fabric.aggregation_trees
         return len(roots) if cap == 0 else min(cap, len(roots))
 
-    def teams(self) -> list[collectives.TeamSpec]:
+    def teams(self) -> list[TeamSpec]:
         """The collectives of the run on ranks 0..P-1: the scenario's, and the Reduce-Scatter of overlap.
 
         Multicast groups: a multicast team's endpoints come first; an in-network reduction's
@@ -564,7 +574,7 @@ class Scenario:
         hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
         groups = self.endpoints if self.algorithm == "mcast" else 0
         trees = self._aggregation_trees() if self._innet else 1
-        spec = collectives.TeamSpec(
+        spec = TeamSpec(
             collective=self.collective,
             algorithm=self.algorithm,
             hosts=hosts,
@@ -586,7 +596,7 @@ class Scenario:
         if self.overlap != "reduce_scatter":
             return [spec]
         innet = self.overlap_algorithm == "innet"
-        overlap = collectives.TeamSpec(
+        overlap = TeamSpec(
             collective="reduce_scatter",
             algorithm=self.overlap_algorithm,
             hosts=hosts,
@@ -671,7 +681,7 @@ class Scenario:
                 offset, data = held
                 lib.mcsim_stack_write_memory(stack, h, offset, np.ascontiguousarray(data, dtype=np.uint8), data.size)
 
-    def _result(self, spec: collectives.TeamSpec, stats: dict, nic: dict, fres: FabricResult) -> Result:
+    def _result(self, spec: TeamSpec, stats: dict, nic: dict, fres: FabricResult) -> Result:
         p = len(spec.hosts)
         return Result(
             collective=spec.collective,
@@ -729,17 +739,17 @@ class Scenario:
             "overlap_algorithm": self.overlap_algorithm,
             "verify": self.verify,
             "reduce_ps_per_byte": self.reduce_ps_per_byte,
-            "faults": None if self.faults is None else plain.faults_to_dict(self.faults),
-            "fabric": plain.config_to_dict(self.fabric),
-            "rdma": plain.config_to_dict(self.rdma),
+            "faults": None if self.faults is None else codec.faults_to_dict(self.faults),
+            "fabric": codec.config_to_dict(self.fabric),
+            "rdma": codec.config_to_dict(self.rdma),
         }
 
     @classmethod
     def from_dict(cls, data: object) -> Scenario:
         """The Scenario of a canonical dict (:meth:`to_dict`); anything else is one McsimError line."""
         where = "Scenario.from_dict"
-        plain.require_shallow(where, data)
-        d = plain.require_dict(where, data, CANONICAL_KEYS)
+        codec.require_shallow(where, data)
+        d = codec.require_dict(where, data, CANONICAL_KEYS)
         if d["schema"] != SCHEMA:
             raise McsimError(f"{where}: schema={d['schema']!r} is not {SCHEMA!r} (not a mcsim Scenario dict)")
         topo, rate = d["topology"], d["nominal_rate_bps"]
@@ -750,7 +760,7 @@ class Scenario:
             if not is_integer(d[key]):
                 raise McsimError(f"{where}: {key}={d[key]!r} must be an integer (bytes)")
         return cls(
-            topology=topo if isinstance(topo, str) else plain.graph_from_dict(topo, f"{where}: topology"),
+            topology=topo if isinstance(topo, str) else codec.graph_from_dict(topo, f"{where}: topology"),
             rate=None if rate is None else f"{rate}bps",
             collective=d["collective"],
             algorithm=d["algorithm"],
@@ -771,9 +781,9 @@ class Scenario:
             overlap_algorithm=d["overlap_algorithm"],
             verify=d["verify"],
             reduce_ps_per_byte=d["reduce_ps_per_byte"],
-            faults=None if d["faults"] is None else plain.faults_from_dict(d["faults"], f"{where}: faults"),
-            fabric=plain.config_from_dict(FabricConfig, d["fabric"], f"{where}: fabric"),
-            rdma=plain.config_from_dict(RdmaConfig, d["rdma"], f"{where}: rdma"),
+            faults=None if d["faults"] is None else codec.faults_from_dict(d["faults"], f"{where}: faults"),
+            fabric=codec.config_from_dict(FabricConfig, d["fabric"], f"{where}: fabric"),
+            rdma=codec.config_from_dict(RdmaConfig, d["rdma"], f"{where}: rdma"),
         )
 
     def to_json(self) -> str:

@@ -4,7 +4,7 @@
 For each link rate and chunk size (64 B .. 4 KiB, one UD multicast datagram per chunk, 78 B of
 InfiniBand headers), the fewest BlueField-3 DPA threads that receive at line rate without a drop,
 on the zero-copy and on the staging (datagram) receive path: the closed form
-(mcsim.dpa.threads_needed: chunks spread evenly over one endpoint per thread, the slowest thread
+(mcsim.config.dpa.threads_needed: chunks spread evenly over one endpoint per thread, the slowest thread
 decides) and the simulation (mcsim.dpa.receive_stream: a burst at line rate over as many endpoints
 as threads, searched from the closed form's answer: the fewest threads with zero overruns). Next to
 them, one host CPU thread (HostCpuConfig defaults: 100 ns per completion, staged payloads copied at
@@ -12,7 +12,7 @@ them, one host CPU thread (HostCpuConfig defaults: 100 ns per completion, staged
 Then the published claims, each labelled by what agreement shows: an INPUT of mcsim's calibration
 (its number was used to set a parameter: no verdict) or CONDITIONAL (holds or not under the chosen
 profile; under sc24 it holds by the choice of sc24's sharing). --profile sdr-rdma uses the sharing
-fitted to SDR-RDMA's measured thread scaling instead of the SC'24 claims (mcsim/dpa.py).
+fitted to SDR-RDMA's measured thread scaling instead of the SC'24 claims (mcsim/config/dpa.py).
 
 A finite burst cannot see an overload smaller than rq_depth / burst per endpoint: the burst is
 sized from the closed form so that one thread fewer than the answer would overrun, but at most
@@ -29,9 +29,10 @@ import math
 import sys
 import time
 
-from mcsim import dpa
-from mcsim.dpa import DpaConfig, even_capacity, packet_rate, receive_stream, threads_needed
-from mcsim.rdma import HostCpuConfig
+from mcsim.config import dpa
+from mcsim.config.dpa import DpaConfig, even_capacity, packet_rate, threads_needed
+from mcsim.config.rdma import HostCpuConfig
+from mcsim.dpa import receive_stream
 from mcsim.reference.claims import BY_ID
 from mcsim.units import format_rate, parse_rate
 from mcsim.util.output import Column, Table
@@ -193,7 +194,7 @@ def print_claims(table: dict, rates: tuple[str, ...], cfg: DpaConfig, profile: s
     print(
         "  (CONDITIONAL: they follow from the two inputs and the profile's sharing, which is not published; sc24 "
         "takes issue_share 1/16 and core_contention 0 inside the bounds these claims set, so under sc24 they hold "
-        "by that choice; sdr-rdma is fitted to SDR-RDMA's measured scaling; see mcsim/dpa.py, mcsim compare)"
+        "by that choice; sdr-rdma is fitted to SDR-RDMA's measured scaling; see mcsim/config/dpa.py, mcsim compare)"
     )
     sdr = [
         (t, m, dpa.capacity("zero_copy", 4096, dpa.profile("sdr-rdma", threads=t)) / 1e6)
@@ -219,7 +220,7 @@ def main() -> int:
         "--profile",
         choices=tuple(dpa.PROFILES),
         default="sc24",
-        help="the DPA's calibration (mcsim/dpa.py): sc24 (default) or sdr-rdma",
+        help="the DPA's calibration (mcsim/config/dpa.py): sc24 (default) or sdr-rdma",
     )
     args = parser.parse_args()
     rates = QUICK_RATES if args.quick else RATES

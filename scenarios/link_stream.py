@@ -14,7 +14,7 @@ Run: mcsim run scenarios/link_stream.py [--size 64MiB]
 import argparse
 import sys
 
-from mcsim.fabric import DEFAULT_HEADER_BYTES, FABRIC_HEADER_BYTES
+from mcsim.config.fabric import DEFAULT_HEADER_BYTES, FABRIC_HEADER_BYTES
 from mcsim.link import expected_finish_ps, stream
 from mcsim.topology.physics import Link
 from mcsim.units import format_rate, format_size, parse_rate, parse_size

@@ -8,10 +8,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from mcsim.config.fabric import FabricConfig, Faults
+from mcsim.config.rdma import HostCpuConfig, RdmaConfig
 from mcsim.errors import McsimError
-from mcsim.fabric import FabricConfig, Faults
 from mcsim.link import star as link_star
-from mcsim.rdma import HostCpuConfig, RdmaConfig
 from mcsim.scenario import Scenario, artifact_protocol
 from mcsim.topology.physics import Link
 

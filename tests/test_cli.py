@@ -12,10 +12,10 @@ import pytest
 
 from mcsim import topology
 from mcsim.cli import _collective_scenarios, build_parser, main
+from mcsim.config.faults_file import load_faults
+from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
-from mcsim.faults_file import load_faults
 from mcsim.link import two_hosts
-from mcsim.rdma import RcConfig, RdmaConfig
 from mcsim.scenario import Scenario, artifact_protocol
 from mcsim.topology.physics import Link
 from mcsim.units import format_size

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from mcsim import runtime
+from mcsim.config.fabric import Faults
+from mcsim.config.rdma import HostCpuConfig
 from mcsim.errors import McsimError
-from mcsim.fabric import Faults
-from mcsim.rdma import HostCpuConfig
 from mcsim.scenario import Scenario
 
 N = 256 * 1024  # bytes per rank: 64 chunks

@@ -6,10 +6,12 @@ import re
 import pytest
 
 from mcsim import runtime, topology
+from mcsim.config.fabric import Flow
+from mcsim.config.rdma import RcOp, UdStream
 from mcsim.errors import McsimError
-from mcsim.fabric import Flow, simulate
+from mcsim.fabric import simulate
 from mcsim.link import two_hosts
-from mcsim.rdma import RcOp, UdStream, run_verbs
+from mcsim.rdma import run_verbs
 from mcsim.result import DROP_CAUSES
 from mcsim.topology.physics import Link
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mcsim import runtime
-from mcsim.dpa import (
+from mcsim.config.dpa import (
     MEASURED_SCALING_MPPS,
     UD_MULTICAST_HEADER_B,
     DpaConfig,
@@ -16,14 +16,14 @@ from mcsim.dpa import (
     packet_rate,
     profile,
     rdma_config,
-    receive_stream,
-    saturate,
     thread_rate,
     threads_needed,
 )
+from mcsim.config.rdma import RcOp, RdmaConfig
+from mcsim.dpa import receive_stream, saturate
 from mcsim.errors import McsimError
 from mcsim.link import two_hosts
-from mcsim.rdma import RcOp, RdmaConfig, run_verbs
+from mcsim.rdma import run_verbs
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 
@@ -90,7 +90,7 @@ def test_the_default_profile_reproduces_the_sc24_dpa_claims():
 
 def test_the_sc24_claims_bound_the_sharing_as_documented():
     # dpa-1/16 allows a contention of at most 0.27 % per other busy core, dpa-half an issue share
-    # of at most 0.25 (mcsim/dpa.py): just past either, the claim fails
+    # of at most 0.25 (mcsim/config/dpa.py): just past either, the claim fails
     def staging(rate, **sharing):
         return threads_needed(parse_rate(rate), CHUNK_B, "staging", dpa=profile("sc24", **sharing))
 

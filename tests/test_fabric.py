@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from mcsim import topology
+from mcsim.config.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow
 from mcsim.errors import McsimError
-from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow, simulate
+from mcsim.fabric import simulate
 from mcsim.link import star
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate, parse_size

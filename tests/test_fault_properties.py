@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcsim import topology
-from mcsim.fabric import FOREVER, Faults
-from mcsim.rdma import RcConfig
+from mcsim.config.fabric import FOREVER, Faults
+from mcsim.config.rdma import RcConfig
 from mcsim.routing.layout import port_map
 from mcsim.scenario import Scenario
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from mcsim import fabric, topology
+from mcsim.config.fabric import FABRIC_HEADER_BYTES, FabricConfig, Faults, Flow
 from mcsim.errors import McsimError
-from mcsim.fabric import FABRIC_HEADER_BYTES, FabricConfig, Faults, Flow, simulate
+from mcsim.fabric import simulate
 from mcsim.link import expected_finish_ps, two_hosts
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate

@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Layering: mcsim's modules import each other without a cycle, physics is a leaf, and topology/ and util/
-reach neither the C ABI nor a run.
+"""Layering: mcsim's modules import each other without a cycle, physics is a leaf, and config/, topology/ and
+util/ reach neither the C ABI nor a run.
 
 The imports are read from the source files with ``ast`` (nothing is imported): every ``import`` and
 ``from ... import`` statement, at module level or inside a function, including relative ones.
 """
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import networkx as nx
@@ -110,8 +113,8 @@ def test_planning_modules_do_not_reach_the_fabric_or_the_stream(module):
     assert not reach & {"mcsim.fabric", "mcsim.link", "mcsim.runtime"}, f"{module} reaches {sorted(reach)}"
 
 
-@pytest.mark.parametrize("package", ["mcsim.topology", "mcsim.util"])
-def test_topology_and_util_load_no_c_abi_nor_any_run(package):
+@pytest.mark.parametrize("package", ["mcsim.config", "mcsim.topology", "mcsim.util"])
+def test_config_topology_and_util_load_no_c_abi_nor_any_run(package):
     graph = import_graph(PACKAGE_DIR)
     own = _package_modules(graph, package)
     reach = own | {target for name in own for target in nx.descendants(graph, name)}
@@ -121,6 +124,56 @@ def test_topology_and_util_load_no_c_abi_nor_any_run(package):
     assert not reached, f"{package} reaches {reached}"
     c_loaders = {name: found for name in sorted(reach) if (found := _external_imports(_module_path(name)) & C_LOADERS)}
     assert not c_loaders, f"{package} reaches modules that import a C loader: {c_loaders}"
+
+
+CONFIG_MODULES = (
+    "mcsim.config.fabric",
+    "mcsim.config.rdma",
+    "mcsim.config.dpa",
+    "mcsim.config.collectives",
+    "mcsim.config.codec",
+    "mcsim.config.faults_file",
+)
+# what only a run loads: the C ABI and the modules that build or run a simulation
+RUN_MODULES = (
+    "native",
+    "runtime",
+    "cling_pch",
+    "attributes",
+    "arrays",
+    "simulation",
+    "run_control",
+    "fabric",
+    "rdma",
+    "dpa",
+    "collectives",
+    "scenario",
+    "link",
+    "verify",
+)
+
+
+def test_the_configs_import_in_a_fresh_process_without_ctypes_cppyy_or_any_run_module():
+    # numpy itself imports ctypes when it can, so the child blocks both C loaders outright (an import of
+    # either raises ImportError) rather than looking for them afterwards
+    code = (
+        "import sys\n"
+        "sys.modules['ctypes'] = sys.modules['cppyy'] = None\n"
+        f"import {', '.join(CONFIG_MODULES)}\n"
+        "import mcsim\n"
+        "print(mcsim.__file__)\n"
+        "print(' '.join(sorted(name for name in sys.modules if name.startswith('mcsim'))))\n"
+    )
+    root = str(PACKAGE_DIR.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, env=env)
+    assert done.returncode == 0, done.stderr
+    where, names = done.stdout.splitlines()
+    assert Path(where) == PACKAGE_DIR / "__init__.py", f"the child imported another mcsim: {where}"
+    loaded = set(names.split())
+    assert set(CONFIG_MODULES) <= loaded
+    run = sorted(name for name in loaded if name.partition(".")[2].partition(".")[0] in RUN_MODULES)
+    assert not run, f"importing mcsim.config loads {run}"
 
 
 def test_results_are_plain_data_that_read_back_without_the_fabric_or_ns3():

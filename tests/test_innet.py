@@ -7,9 +7,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from mcsim.config.fabric import FabricConfig, Faults
+from mcsim.config.rdma import RdmaConfig
 from mcsim.errors import McsimError
-from mcsim.fabric import FabricConfig, Faults
-from mcsim.rdma import RdmaConfig
 from mcsim.routing import routes
 from mcsim.routing.layout import layout_of
 from mcsim.scenario import Scenario

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from mcsim import topology
+from mcsim.config.fabric import DEFAULT_REROUTE_DELAY_PS, FabricConfig, Faults
+from mcsim.config.faults_file import load_faults, read_faults
+from mcsim.config.rdma import RcConfig, RcOp
 from mcsim.cost import PROCESS_B
 from mcsim.errors import McsimError
-from mcsim.fabric import DEFAULT_REROUTE_DELAY_PS, FabricConfig, Faults
-from mcsim.faults_file import load_faults, read_faults
 from mcsim.link import two_hosts
-from mcsim.rdma import RcConfig
 from mcsim.routing import routes
 from mcsim.scenario import MAX_ENDPOINTS, MAX_QP_WR, Scenario
 from mcsim.topology.physics import Link
@@ -96,10 +96,13 @@ def _with_edges(**attrs) -> nx.Graph:
         ({"staging": "no"}, r"^Scenario: staging='no' must be True or False$"),
         ({"staging": 0}, r"^Scenario: staging=0 must be True or False$"),
         ({"verify": "yes"}, r"^Scenario: verify='yes' must be True or False$"),
-        ({"faults": "drop"}, r"^Scenario: faults='drop' must be a mcsim.fabric.Faults or None$"),
-        ({"processor": "dpa"}, r"^Scenario: processor='dpa' has no factory\(\); use HostCpuConfig\(\) or"),
-        ({"rc": 7}, r"^Scenario: rc=7 must be a mcsim.rdma.RcConfig$"),
-        ({"rc": {"retry_cnt": 0}}, r"^Scenario: rc=\{'retry_cnt': 0\} must be a mcsim.rdma.RcConfig$"),
+        ({"faults": "drop"}, r"^Scenario: faults='drop' must be a mcsim.config.fabric.Faults or None$"),
+        (
+            {"processor": "dpa"},
+            r"^Scenario: processor='dpa' is not a completion processor config; use HostCpuConfig\(\) or",
+        ),
+        ({"rc": 7}, r"^Scenario: rc=7 must be a mcsim.config.rdma.RcConfig$"),
+        ({"rc": {"retry_cnt": 0}}, r"^Scenario: rc=\{'retry_cnt': 0\} must be a mcsim.config.rdma.RcConfig$"),
         ({"topology": ["fat-tree-k4"]}, r"^Scenario: topology=\['fat-tree-k4'\] must be a string$"),
         ({"collective": None}, r"^Scenario: collective=None must be a string$"),
         ({"algorithm": 3}, r"^Scenario: algorithm=3 must be a string$"),
@@ -182,7 +185,7 @@ def test_run_verbs_refuses_a_lossless_buffer_below_one_packet_before_cxx(monkeyp
     with pytest.raises(McsimError, match=rf"^run_verbs: a 4182 B packet does not fit {BUF} of 100 B"):
         rdma.run_verbs(
             two_hosts(Link(rate_bps=10**9)),
-            rc_ops=[rdma.RcOp(src=0, dst=1, verb="write", size_b=4096)],
+            rc_ops=[RcOp(src=0, dst=1, verb="write", size_b=4096)],
             config=FabricConfig(switch_buffer_b=100),
         )
 

@@ -3,8 +3,8 @@
 
 import pytest
 
+from mcsim.config.fabric import FABRIC_HEADER_BYTES
 from mcsim.errors import McsimError
-from mcsim.fabric import FABRIC_HEADER_BYTES
 from mcsim.link import expected_finish_ps, stream
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate, parse_size

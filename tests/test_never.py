@@ -4,9 +4,11 @@
 import numpy as np
 
 from mcsim import topology
-from mcsim.fabric import Flow, simulate
+from mcsim.config.fabric import Flow
+from mcsim.config.rdma import RcOp, RdmaConfig
+from mcsim.fabric import simulate
 from mcsim.link import two_hosts
-from mcsim.rdma import RcOp, RdmaConfig, run_verbs
+from mcsim.rdma import run_verbs
 from mcsim.result import NEVER, times_ps
 from mcsim.topology.physics import Link
 

@@ -9,9 +9,7 @@ import pytest
 
 from mcsim import runtime, topology
 from mcsim.attributes import make_factory
-from mcsim.errors import McsimError
-from mcsim.link import two_hosts
-from mcsim.rdma import (
+from mcsim.config.rdma import (
     RNR_TIMER_PS,
     CompletionProcessorConfig,
     HostCpuConfig,
@@ -19,8 +17,10 @@ from mcsim.rdma import (
     RcOp,
     RdmaConfig,
     UdStream,
-    run_verbs,
 )
+from mcsim.errors import McsimError
+from mcsim.link import two_hosts
+from mcsim.rdma import run_verbs
 from mcsim.result import Result
 from mcsim.scenario import Scenario
 from mcsim.topology.physics import Link
@@ -202,7 +202,10 @@ def test_same_verbs_run_twice_is_identical():
         ({"wire_format": "roce"}, r"unknown wire format 'roce'; choose one of infiniband, rocev2"),
         ({"mtu_b": 4000}, r"RdmaConfig: mtu_b=4000 is not an MTU"),
         ({"rc": {"retry_cnt": 3}}, r"RdmaConfig: rc=\{'retry_cnt': 3\} must be an RcConfig"),
-        ({"processor": "dpa"}, r"RdmaConfig: processor='dpa' has no factory\(\); use HostCpuConfig\(\)"),
+        (
+            {"processor": "dpa"},
+            r"RdmaConfig: processor='dpa' is not a completion processor config; use HostCpuConfig\(\)",
+        ),
         ({"send_latency_ps": -1}, r"RdmaConfig: send_latency_ps=-1 must be "),
         ({"receive_latency_ps": 0.5}, r"RdmaConfig: receive_latency_ps=0.5 must be an integer"),
     ],

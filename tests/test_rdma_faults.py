@@ -4,9 +4,10 @@
 import numpy as np
 import pytest
 
-from mcsim.fabric import FabricConfig, Faults
+from mcsim.config.fabric import FabricConfig, Faults
+from mcsim.config.rdma import RcConfig, RcOp, RdmaConfig
 from mcsim.link import two_hosts
-from mcsim.rdma import RcConfig, RcOp, RdmaConfig, run_verbs
+from mcsim.rdma import run_verbs
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from mcsim import dpa
 from mcsim.cli import main
+from mcsim.config import dpa
 from mcsim.errors import McsimError
 from mcsim.reference import claims
 from mcsim.reference.claims import BY_ID, CLAIMS, Claim
@@ -88,7 +88,7 @@ def test_inputs_are_labelled_input_and_match_the_models_constants(quick_rows):
 
 def holds_under(cid: str, profile: str) -> tuple[bool, list[int | None]]:
     """Whether a conditional DPA claim holds under a profile, and the threads it needs there, from
-    mcsim.dpa's closed forms: staging path, 4 KiB chunks, at most the claim's threads at its rates."""
+    mcsim.config.dpa's closed forms: staging path, 4 KiB chunks, at most the claim's threads at its rates."""
     rates = ("400Gbps",) if cid == "dpa-1/16" else ("400Gbps", "800Gbps", "1.6Tbps")
     cfg = dpa.profile(profile)
     need = [dpa.threads_needed(parse_rate(r), 4096, "staging", dpa=cfg) for r in rates]

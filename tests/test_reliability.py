@@ -5,9 +5,10 @@ paper's testbed, end complete and byte-exact; a loss-free run never retransmits.
 import numpy as np
 import pytest
 
-from mcsim.fabric import FabricConfig, Faults
+from mcsim.config.fabric import FabricConfig, Faults
+from mcsim.config.rdma import RcConfig, RcOp
 from mcsim.link import two_hosts
-from mcsim.rdma import RcConfig, RcOp, run_verbs
+from mcsim.rdma import run_verbs
 from mcsim.scenario import Scenario
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate

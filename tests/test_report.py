@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from mcsim import dpa
 from mcsim.cli import main
+from mcsim.config import dpa
 from mcsim.errors import McsimError
 from mcsim.reference.claims import CLAIMS
 from mcsim.reference.compare import VERDICTS

@@ -8,9 +8,9 @@ import re
 import numpy as np
 import pytest
 
+from mcsim.config.fabric import FOREVER, Faults
+from mcsim.config.rdma import RcConfig
 from mcsim.errors import IncompleteRun, McsimError
-from mcsim.fabric import FOREVER, Faults
-from mcsim.rdma import RcConfig
 from mcsim.result import (
     NO_KNOWN_CAUSE_REASON,
     RC_ERROR_REASON,

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from mcsim.fabric import FOREVER, Faults
+from mcsim.config.fabric import FOREVER, Faults
 from mcsim.result import Result
 from mcsim.scenario import Scenario
 

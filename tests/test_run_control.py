@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from mcsim import run_control, runtime
-from mcsim.fabric import Faults
+from mcsim.config.fabric import Faults
 from mcsim.scenario import Scenario
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcsim import topology
-from mcsim.dpa import DpaConfig
+from mcsim.config.dpa import DpaConfig
+from mcsim.config.fabric import FabricConfig, Faults
+from mcsim.config.rdma import IB_MTUS, HostCpuConfig, RcConfig, RdmaConfig
 from mcsim.errors import McsimError
-from mcsim.fabric import FabricConfig, Faults
-from mcsim.rdma import IB_MTUS, HostCpuConfig, RcConfig, RdmaConfig
 from mcsim.scenario import Scenario
 
 
@@ -98,7 +98,7 @@ def test_the_scenario_sizes_the_region_and_the_wire_overhead():
 
 
 def test_collective_defaults_are_the_team_specs():
-    from mcsim.collectives import TeamSpec
+    from mcsim.config.collectives import TeamSpec
 
     sc = Scenario(topology="fat-tree-k4")
     spec = TeamSpec(collective="allgather", algorithm="mcast", hosts=(0, 1), bytes_per_rank_b=1)
@@ -109,8 +109,11 @@ def test_collective_defaults_are_the_team_specs():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"fabric": "lossy"}, r"^Scenario: fabric='lossy' must be a mcsim.fabric.FabricConfig or None$"),
-        ({"rdma": {"mtu_b": 4096}}, r"^Scenario: rdma=\{'mtu_b': 4096\} must be a mcsim.rdma.RdmaConfig or None$"),
+        ({"fabric": "lossy"}, r"^Scenario: fabric='lossy' must be a mcsim.config.fabric.FabricConfig or None$"),
+        (
+            {"rdma": {"mtu_b": 4096}},
+            r"^Scenario: rdma=\{'mtu_b': 4096\} must be a mcsim.config.rdma.RdmaConfig or None$",
+        ),
         ({"rdma": RdmaConfig(rq_depth=10**6)}, r"^Scenario: rq_depth=1000000 must be 1..32768 \(a ConnectX"),
         ({"topology": nx.DiGraph()}, r"^Scenario: topology=DiGraph must be an undirected simple nx.Graph$"),
     ],

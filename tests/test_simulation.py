@@ -5,7 +5,8 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from mcsim import fabric, runtime
-from mcsim.errors import Interrupted
+from mcsim.config.fabric import Faults, Flow
+from mcsim.errors import Interrupted, McsimError
 from mcsim.simulation import Simulation
 from mcsim.topology import leaf_spine
 
@@ -60,7 +61,7 @@ def test_a_simulation_owns_one_fabric_and_one_stack():
 
 def test_a_run_abandoned_midway_leaves_nothing_behind_for_the_next():
     g = leaf_spine(2, 1, 2, **LINK)
-    flows = [fabric.Flow(src=h, dst=(h + 1) % 4, size_b=100_000, flow_id=h) for h in range(4)]
+    flows = [Flow(src=h, dst=(h + 1) % 4, size_b=100_000, flow_id=h) for h in range(4)]
     before = fabric.simulate(g, flows)
     with pytest.raises(RuntimeError, match="abandoned"), Simulation() as sim:
         fab = sim.own_fabric(fabric.build(g))
@@ -90,6 +91,6 @@ def test_bad_input_found_while_building_never_loads_cxx(monkeypatch):
 
     monkeypatch.setattr(runtime, "load", refuse)
     g = leaf_spine(1, 0, 2, **LINK)
-    with pytest.raises(fabric.McsimError, match=r"Faults: link_loss\[\(0, 1\)\]: \(0, 1\) is not an edge"):
+    with pytest.raises(McsimError, match=r"Faults: link_loss\[\(0, 1\)\]: \(0, 1\) is not an edge"):
         with Simulation() as sim:
-            sim.own_fabric(fabric.build(g, faults=fabric.Faults(link_loss={(0, 1): 0.1})))
+            sim.own_fabric(fabric.build(g, faults=Faults(link_loss={(0, 1): 0.1})))

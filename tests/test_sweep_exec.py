@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mcsim.config.fabric import FOREVER, Faults
 from mcsim.errors import McsimError
-from mcsim.fabric import FOREVER, Faults
 from mcsim.scenario import Scenario
 from mcsim.sweep import codec
 from mcsim.sweep.executors import DaskExecutor, LocalPool

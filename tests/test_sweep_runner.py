@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from mcsim.cli import main
+from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import McsimError
-from mcsim.rdma import RcConfig, RdmaConfig
 from mcsim.scenario import Scenario
 from mcsim.sweep import SweepSpec, plan, run, run_key, runner
 from mcsim.sweep import spec as spec_module

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcsim.dpa import DpaConfig
+from mcsim.config.dpa import DpaConfig
+from mcsim.config.fabric import FabricConfig
+from mcsim.config.rdma import RcConfig
 from mcsim.errors import McsimError
-from mcsim.fabric import FabricConfig
-from mcsim.rdma import RcConfig
 from mcsim.scenario import Scenario
 from mcsim.sweep import spec as spec_module
 from mcsim.sweep.spec import MAX_RUNS, Run, SweepSpec

@@ -5,6 +5,7 @@ import networkx as nx
 
 from mcsim import fabric, native, rdma, runtime, topology
 from mcsim.arrays import i64, u32
+from mcsim.config.rdma import RdmaConfig, fabric_config_for
 from mcsim.simulation import Simulation
 
 SINKS = """
@@ -49,9 +50,9 @@ struct TraceCounts {
 
 def _counted_ud_stream(g: nx.Graph, src: int, dst: int, count: int) -> object:
     """Run one UD stream with every port and NIC traced; return the counts."""
-    cfg = rdma.RdmaConfig()
+    cfg = RdmaConfig()
     with Simulation() as sim:
-        fab = sim.own_fabric(fabric.build(g, config=rdma.fabric_config_for(cfg, None)))
+        fab = sim.own_fabric(fabric.build(g, config=fabric_config_for(cfg, None)))
         lib = sim.lib
         cppyy = runtime.cppyy_module()
         if not hasattr(cppyy.gbl, "mcsim_test"):

@@ -4,8 +4,8 @@
 import numpy as np
 import pytest
 
+from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
-from mcsim.fabric import Faults
 from mcsim.scenario import Scenario, expected_output, pattern, wrong_bytes
 
 CASES = [("allgather", "ring"), ("allgather", "mcast"), ("broadcast", "mcast")]

@@ -3,7 +3,7 @@
 
 ``claims``: every published claim (PUBLISHED.md's ids) as data: its value and unit, its source,
 whether mcsim's model predicts it or was fitted to it, and the runs that reproduce it.
-``compare``: evaluates the claims (runs through mcsim.sweep and its store, or mcsim.dpa's closed
+``compare``: evaluates the claims (runs through mcsim.sweep and its store, or mcsim.config.dpa's closed
 forms) into rows with a verdict. ``commands``: the ``mcsim compare`` command. ``traffic``: the
 authors' traffic model (their counting rule) beside mcsim's own count on a topology.
 """

@@ -2,12 +2,12 @@
 """Every claim of the published record (the SC'24 paper, its slides, its artifact) as data.
 
 A claim's ``kind`` says what agreement would mean: an "outcome" is predicted by mcsim's model; a
-"calibrated input" is a number mcsim's model was fitted to (mcsim.dpa's constants), so agreeing with
+"calibrated input" is a number mcsim's model was fitted to (mcsim.config.dpa's constants), so agreeing with
 it proves nothing; a "structure" is an input of the topology, true by construction; a "conditional"
-claim is an outcome only under a named assumption, the DPA profile ``holds_under`` (mcsim.dpa.PROFILES)
+claim is an outcome only under a named assumption, the DPA profile ``holds_under`` (mcsim.config.dpa.PROFILES)
 whose choice the claim itself bounded, so it is also evaluated under the other profiles; "not
 published" has no number to compare. ``runs`` / ``quick_runs`` are the sweeps (mcsim.sweep) that
-reproduce it, None where the check is a closed form (mcsim.dpa) or the topology itself.
+reproduce it, None where the check is a closed form (mcsim.config.dpa) or the topology itself.
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ CLAIMS: tuple[Claim, ...] = (
         quick=True,
         relation="at_most",
         holds_under="sc24",
-        note="closed form mcsim.dpa.threads_needed at 400 Gbit/s (the fastest BlueField-3 port), 4 KiB "
+        note="closed form mcsim.config.dpa.threads_needed at 400 Gbit/s (the fastest BlueField-3 port), 4 KiB "
         "chunks, staging (datagram) path, which zero copy then cuts by 4x (dpa-zc-4x); it follows from the "
         "inputs dpa-thread and dpa-zc-4x and the DPA's sharing, which is not published: the sc24 profile's "
         "sharing was chosen inside the bound this claim sets (core_contention <= 0.27 % per other busy core; "
@@ -188,7 +188,7 @@ CLAIMS: tuple[Claim, ...] = (
         tolerance=0.0,
         must_reproduce=False,
         quick=True,
-        note="DpaConfig.staging_cycles = 4 x zero_copy_cycles was set from this claim (mcsim/dpa.py): "
+        note="DpaConfig.staging_cycles = 4 x zero_copy_cycles was set from this claim (mcsim/config/dpa.py): "
         "agreeing with it proves nothing",
     ),
     Claim(
@@ -203,7 +203,7 @@ CLAIMS: tuple[Claim, ...] = (
         quick=True,
         relation="at_most",
         holds_under="sc24",
-        note="closed form mcsim.dpa.threads_needed on the staging (datagram) path, 4 KiB chunks; it follows "
+        note="closed form mcsim.config.dpa.threads_needed on the staging (datagram) path, 4 KiB chunks; it follows "
         "from the inputs dpa-thread and dpa-zc-4x and the DPA's sharing, which is not published: the sc24 "
         "profile's sharing was chosen inside the bound this claim sets (issue_share <= 0.25; sc24 has 1/16), so "
         "under sc24 it holds by that choice; sdr-rdma is the sharing fitted to SDR-RDMA's measured thread "
@@ -220,7 +220,7 @@ CLAIMS: tuple[Claim, ...] = (
         must_reproduce=False,
         quick=True,
         note="DpaConfig.zero_copy_cycles = 577 (3.12 M completions/s at 1.8 GHz) was fitted to this number "
-        "(mcsim/dpa.py): agreeing with it proves nothing",
+        "(mcsim/config/dpa.py): agreeing with it proves nothing",
     ),
     Claim(
         id="testbed",

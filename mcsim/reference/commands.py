@@ -10,7 +10,7 @@ import dataclasses
 import sys
 from typing import Any
 
-from mcsim.dpa import DEFAULT_PROFILE
+from mcsim.config.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError
 from mcsim.sweep import executors
 from mcsim.util.output import rows_text
@@ -38,8 +38,8 @@ def add_profile(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--profile",
         default=DEFAULT_PROFILE,
-        help="the DPA profile of the closed forms (mcsim.dpa.PROFILES: sc24, the default, or sdr-rdma, fitted to "
-        "SDR-RDMA's measured thread scaling); conditional claims show the other profile's verdict beside it",
+        help="the DPA profile of the closed forms (mcsim.config.dpa.PROFILES: sc24, the default, or sdr-rdma, "
+        "fitted to SDR-RDMA's measured thread scaling); conditional claims show the other profile's verdict beside it",
     )
 
 

@@ -3,7 +3,7 @@
 verdict that says what was shown, with a one-line reason and the claim's note.
 
 Every simulated number comes from runs through mcsim.sweep.run, stored in ``store`` (a second call
-reuses them); the DPA claims are closed forms of mcsim.dpa under a DPA profile (mcsim.dpa.PROFILES;
+reuses them); the DPA claims are closed forms of mcsim.config.dpa under a DPA profile (mcsim.config.dpa.PROFILES;
 ``profile``), the testbed claim is the topology file itself. Verdicts (VERDICTS):
 
 - "reproduced": an outcome of the model is the published number to its precision, or the published
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from mcsim.dpa import DEFAULT_PROFILE
+from mcsim.config.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError, pick
 from mcsim.reference.claims import DPA_HALF_THREADS, FDR, INPUT_KINDS, QUICK_TOPOLOGY, TESTBED, Claim, select
 from mcsim.result import lacking_b
@@ -43,7 +43,7 @@ from mcsim.units import PS_PER_S, format_rate, parse_rate
 from mcsim.util.output import Column, Table, check_writable
 
 if TYPE_CHECKING:
-    from mcsim.dpa import DpaConfig
+    from mcsim.config.dpa import DpaConfig
     from mcsim.sweep.spec import SweepSpec
 
 DEFAULT_STORE = Path("compare.sqlite")
@@ -86,7 +86,7 @@ class Measure:
 @dataclass(frozen=True, slots=True)
 class Context:
     """What every evaluator may use: the mode, the store and workers of its runs, the DPA profile of
-    the closed forms (a name in mcsim.dpa.PROFILES)."""
+    the closed forms (a name in mcsim.config.dpa.PROFILES)."""
 
     quick: bool
     store: Path
@@ -94,7 +94,7 @@ class Context:
     profile: str = DEFAULT_PROFILE
 
     def dpa(self) -> DpaConfig:
-        from mcsim import dpa
+        from mcsim.config import dpa
 
         return dpa.profile(self.profile)
 
@@ -211,7 +211,7 @@ def _ag_rs(claim: Claim, ctx: Context) -> Measure:
 
 
 def _scales(claim: Claim, ctx: Context) -> Measure:
-    from mcsim import dpa
+    from mcsim.config import dpa
 
     rows = _sweep_rows(claim, ctx)
     r = rows[0]
@@ -236,7 +236,7 @@ def _threads(n: int | None, most: int) -> str:
 
 
 def _dpa_sixteenth(claim: Claim, ctx: Context) -> Measure:
-    from mcsim import dpa
+    from mcsim.config import dpa
 
     cfg = ctx.dpa()
     need = dpa.threads_needed(parse_rate("400Gbps"), CHUNK_B, "staging", dpa=cfg)
@@ -244,14 +244,14 @@ def _dpa_sixteenth(claim: Claim, ctx: Context) -> Measure:
     return Measure(
         "-" if need is None else f"{need} DPA threads ({need}/{most})",
         None if need is None else float(need),
-        f"closed form (mcsim.dpa.threads_needed, profile {ctx.profile}, no packet simulation): fewest threads "
+        f"closed form (mcsim.config.dpa.threads_needed, profile {ctx.profile}, no packet simulation): fewest threads "
         "for line rate at 400 Gbit/s, 4 KiB chunks, staging (datagram) path",
         f"{_threads(need, most)} threads",
     )
 
 
 def _dpa_zero_copy(claim: Claim, ctx: Context) -> Measure:
-    from mcsim import dpa
+    from mcsim.config import dpa
 
     cfg = ctx.dpa()
     rate = parse_rate("400Gbps")
@@ -265,7 +265,7 @@ def _dpa_zero_copy(claim: Claim, ctx: Context) -> Measure:
 
 
 def _dpa_half(claim: Claim, ctx: Context) -> Measure:
-    from mcsim import dpa
+    from mcsim.config import dpa
 
     cfg = ctx.dpa()
     most = cfg.cores * cfg.threads_per_core
@@ -275,7 +275,7 @@ def _dpa_half(claim: Claim, ctx: Context) -> Measure:
     short = [r for r, n in need.items() if n is None]
     worst = None if short else float(max(n for n in need.values() if n is not None))
     why = (
-        f"closed form (mcsim.dpa.threads_needed, profile {ctx.profile}, no packet simulation), staging path, "
+        f"closed form (mcsim.config.dpa.threads_needed, profile {ctx.profile}, no packet simulation), staging path, "
         "4 KiB chunks"
     )
     if short:
@@ -288,7 +288,7 @@ def _dpa_half(claim: Claim, ctx: Context) -> Measure:
 
 
 def _dpa_thread(claim: Claim, ctx: Context) -> Measure:
-    from mcsim import dpa
+    from mcsim.config import dpa
 
     cfg = ctx.dpa()
     per_thread = dpa.thread_rate("zero_copy", CHUNK_B, cfg) * CHUNK_B / 2**30
@@ -351,7 +351,7 @@ def verdict(claim: Claim, value: float | None) -> tuple[float | None, str]:
 def _conditional(claim: Claim, ctx: Context) -> tuple[Measure, float | None, str, str]:
     """A conditional claim under the chosen profile and every other: (the chosen profile's measure and
     ratio, "conditional" if it holds under ``claim.holds_under`` else "differs", the condition text)."""
-    from mcsim.dpa import PROFILES
+    from mcsim.config.dpa import PROFILES
 
     names = [ctx.profile, *(name for name in PROFILES if name != ctx.profile)]
     found = {name: EVALUATORS[claim.id](claim, dataclasses.replace(ctx, profile=name)) for name in names}
@@ -388,8 +388,8 @@ def _row(claim: Claim, ctx: Context) -> Row:
 
 
 def check_profile(profile: str, where: str, name: str) -> None:
-    """``profile`` must name a DPA profile (mcsim.dpa.PROFILES): else one McsimError line."""
-    from mcsim.dpa import PROFILES
+    """``profile`` must name a DPA profile (mcsim.config.dpa.PROFILES): else one McsimError line."""
+    from mcsim.config.dpa import PROFILES
 
     try:
         pick("DPA profile", profile, PROFILES)
@@ -400,7 +400,7 @@ def check_profile(profile: str, where: str, name: str) -> None:
 def check_options(
     claims: Sequence[Claim], *, store: str | os.PathLike[str], workers: int | None, profile: str, where: str
 ) -> None:
-    """Refuse, before any work, a profile not in mcsim.dpa.PROFILES, workers < 1, and a store that
+    """Refuse, before any work, a profile not in mcsim.config.dpa.PROFILES, workers < 1, and a store that
     cannot be written (when a claim has runs); ``where`` names the caller (e.g. "compare")."""
     check_profile(profile, where, "profile")
     if workers is not None:
@@ -447,7 +447,7 @@ def compare(
     progress: Progress | None = None,
 ) -> list[Row]:
     """Compare the claims named by ``ids`` (all if None) with mcsim; --quick: smaller runs; ``profile``:
-    the DPA profile of the closed forms (mcsim.dpa.PROFILES)."""
+    the DPA profile of the closed forms (mcsim.config.dpa.PROFILES)."""
     chosen = select(None if ids is None else list(ids), quick=quick)
     return evaluate(chosen, quick=quick, store=store, workers=workers, profile=profile, progress=progress)
 

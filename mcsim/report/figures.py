@@ -55,7 +55,7 @@ class Panel:
 
 class Runs:
     """Runs the figures' sweeps into one store (stored runs are reused); ``profile``: the DPA profile of
-    the closed forms (mcsim.dpa.PROFILES; the simulated DPA runs keep the default sharing)."""
+    the closed forms (mcsim.config.dpa.PROFILES; the simulated DPA runs keep the default sharing)."""
 
     def __init__(self, store: Path, workers: int | None, profile: str = DEFAULT_PROFILE) -> None:
         self.store, self.workers, self.profile = store, workers, profile
@@ -292,7 +292,7 @@ def traffic(quick: bool, runs: Runs) -> Panel:
 # --- DPA threads needed vs link rate ----------------------------------------------------------------
 
 DPA_CODE = """\
-from mcsim import dpa
+from mcsim.config import dpa
 from mcsim.units import parse_rate
 for profile in dpa.PROFILES:
     cfg = dpa.profile(profile)
@@ -307,7 +307,7 @@ DPA_PATHS = (
 
 def _dpa_lines(ax: Axes, profile: str, chosen: bool) -> list[tuple[Any, ...]]:
     """Plot one profile's threads per path (solid: the chosen profile; dashed: the other); its rows."""
-    from mcsim import dpa
+    from mcsim.config import dpa
 
     cfg = dpa.profile(profile)
     rates = [parse_rate(r) for r in RATES]
@@ -330,7 +330,7 @@ def _dpa_lines(ax: Axes, profile: str, chosen: bool) -> list[tuple[Any, ...]]:
 
 
 def dpa_threads(quick: bool, runs: Runs) -> Panel:
-    from mcsim import dpa
+    from mcsim.config import dpa
 
     fig, ax = _figure()
     others = [p for p in dpa.PROFILES if p != runs.profile]
@@ -355,7 +355,8 @@ def dpa_threads(quick: bool, runs: Runs) -> Panel:
         id="dpa-threads",
         title=f"DPA threads needed for line rate, zero copy vs staging (closed form, profile {runs.profile})",
         caption="The fewest DPA threads whose completions keep up with a link of 4 KiB multicast datagrams "
-        "(mcsim.dpa.threads_needed: one endpoint per thread, chunks spread evenly, the profile's core sharing). The "
+        "(mcsim.config.dpa.threads_needed: one endpoint per thread, chunks spread evenly, the profile's core "
+        "sharing). The "
         "per-thread cost is calibrated on the paper's 11.9 GiB/s per thread (dpa-thread) and the staging cost on "
         "its 4x (dpa-zc-4x): those two numbers are inputs. The thread counts also follow from the cores' sharing, "
         "which is not published: the sc24 profile's was chosen inside the bounds the claims dpa-1/16 and dpa-half "

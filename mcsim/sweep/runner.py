@@ -32,8 +32,8 @@ from typing import Any, TextIO
 
 import mcsim
 from mcsim import runtime, topology
+from mcsim.config.codec import GraphTopology
 from mcsim.errors import McsimError
-from mcsim.plain import GraphTopology
 from mcsim.scenario import Scenario
 from mcsim.sweep.executors import DaskExecutor, Executor, LocalPool
 from mcsim.sweep.outcome import COMPLETE, CORRUPT, FAILED, INCOMPLETE, OK, Task

@@ -7,7 +7,7 @@ TOML form::
     name = "link-speed"
     [base]                                        # Scenario keywords; processor/rc/fabric/rdma as tables
     topology = "testbed-188"
-    processor = { kind = "dpa", threads = 16 }    # kind: a key of mcsim.plain.PROCESSORS
+    processor = { kind = "dpa", threads = 16 }    # kind: a key of mcsim.config.codec.PROCESSORS
     [axes]                                        # the cartesian product, first axis slowest
     rate = ["56Gbps", "100Gbps"]
     algorithm = ["ring", "mcast"]
@@ -36,10 +36,10 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim import plain
+from mcsim.config import codec
+from mcsim.config.fabric import FabricConfig, Faults
+from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import McsimError, pick
-from mcsim.fabric import FabricConfig, Faults
-from mcsim.rdma import RcConfig, RdmaConfig
 from mcsim.scenario import Scenario
 from mcsim.util import toml_text
 
@@ -90,15 +90,15 @@ def _to_plain(name: str, value: Any) -> Any:
     their canonical dicts, a path as a string. ``name`` is the keyword or field that holds it."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type) and name in TABLES:
         if name != "processor":
-            return plain.config_to_dict(value)
-        kind = next((k for k, cls in plain.PROCESSORS.items() if type(value) is cls), None)
+            return codec.config_to_dict(value)
+        kind = next((k for k, cls in codec.PROCESSORS.items() if type(value) is cls), None)
         if kind is None:
-            raise McsimError(f"processor {type(value).__name__} has no kind (a key of mcsim.plain.PROCESSORS)")
-        return {"kind": kind, **plain.config_to_dict(value)}
+            raise McsimError(f"processor {type(value).__name__} has no kind (a key of mcsim.config.codec.PROCESSORS)")
+        return {"kind": kind, **codec.config_to_dict(value)}
     if isinstance(value, Faults):
-        return plain.faults_to_dict(value)
+        return codec.faults_to_dict(value)
     if isinstance(value, nx.Graph):
-        return plain.GraphTopology.of(value).to_dict()
+        return codec.GraphTopology.of(value).to_dict()
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     if isinstance(value, tuple | list):
@@ -110,11 +110,11 @@ def _to_plain(name: str, value: Any) -> Any:
 
 def _config(name: str, table: object) -> Any:
     """The config of a table that sets some fields (the others keep the config's defaults)."""
-    fields = dict(plain.require_dict(name, table))
+    fields = dict(codec.require_dict(name, table))
     if name == "processor":
         if "kind" not in fields:
-            raise McsimError(f"processor needs a kind; choose one of {', '.join(plain.PROCESSORS)}")
-        cls = pick("processor kind", fields.pop("kind"), plain.PROCESSORS)
+            raise McsimError(f"processor needs a kind; choose one of {', '.join(codec.PROCESSORS)}")
+        cls = pick("processor kind", fields.pop("kind"), codec.PROCESSORS)
     else:
         cls = CONFIGS[name]
     for key in fields:
@@ -133,9 +133,9 @@ def _value(name: str, value: Any) -> Any:
     if name in TABLES and isinstance(value, Mapping):
         return _config(name, value)
     if name == "faults" and isinstance(value, Mapping):
-        return plain.faults_from_dict(value, "faults")
+        return codec.faults_from_dict(value, "faults")
     if name == "topology" and isinstance(value, Mapping):
-        return plain.graph_from_dict(value, "topology")
+        return codec.graph_from_dict(value, "topology")
     return value
 
 
@@ -145,7 +145,7 @@ def _path(name: str, kw: Mapping[str, Any]) -> list[str]:
     if path[0] == "processor" and "processor" not in kw and "rdma" not in kw:
         raise McsimError(
             "an axis 'processor.<field>' needs a processor in the base: a [base] processor table with a kind "
-            f'({", ".join(plain.PROCESSORS)}), e.g. processor = {{ kind = "dpa", threads = 16 }}'
+            f'({", ".join(codec.PROCESSORS)}), e.g. processor = {{ kind = "dpa", threads = 16 }}'
         )
     return ["rdma", *path] if path[0] in ("processor", "rc") else path
 
@@ -223,12 +223,12 @@ class SweepSpec:
             raise McsimError(f'sweep: name={self.name!r} must be a non-empty string; e.g. name = "link-speed"')
         where = f"sweep {self.name!r}"
         base = {BASE_SCENARIO: self.base.to_dict()} if isinstance(self.base, Scenario) else self.base
-        base = dict(plain.require_dict(f"{where} [base]", base))
+        base = dict(codec.require_dict(f"{where} [base]", base))
         for key in base:
             if key != BASE_SCENARIO:
                 _known("Scenario keyword", key, KEYWORDS, f"{where} [base]")
         base = {k: _to_plain(k, v) for k, v in base.items()}
-        plain.canonical_json(base, f"{where} [base]")  # JSON data only: to_dict() is what it holds
+        codec.canonical_json(base, f"{where} [base]")  # JSON data only: to_dict() is what it holds
         object.__setattr__(self, "base", base)
         if not isinstance(self.zips, tuple | list):
             raise McsimError(f"{where}: zips={self.zips!r} must be a list of tables (one per [[zip]])")
@@ -276,7 +276,7 @@ class SweepSpec:
     @classmethod
     def from_dict(cls, data: object, where: str = "sweep spec") -> SweepSpec:
         """A spec from its dict form (:meth:`to_dict`, or a parsed TOML document)."""
-        d = plain.require_dict(where, data)
+        d = codec.require_dict(where, data)
         for key in d:
             _known("key", key, TOP_KEYS, where)
         if "name" not in d:
@@ -368,7 +368,7 @@ def _scenario(base: dict[str, Any], params: dict[str, Any]) -> Scenario:
 
 def _axes(table: object, where: str, *, zipped: bool = False) -> dict[str, list[Any]]:
     """Each axis as a non-empty list of JSON values, no value twice (a zip: equal lengths, no row twice)."""
-    axes = dict(plain.require_dict(where, table))
+    axes = dict(codec.require_dict(where, table))
     if zipped and not axes:
         raise McsimError(f"{where}: is empty; a [[zip]] ties axes that move together, e.g. endpoints = [4, 16]")
     for name, values in axes.items():
@@ -377,7 +377,7 @@ def _axes(table: object, where: str, *, zipped: bool = False) -> dict[str, list[
         if not values:
             raise McsimError(f"{where}: axis {name!r} is empty; give it at least one value")
         axes[name] = [_to_plain(name.rpartition(".")[2], v) for v in values]
-        plain.canonical_json(axes[name], f"{where}: {name}")
+        codec.canonical_json(axes[name], f"{where}: {name}")
     lengths = {name: len(values) for name, values in axes.items()}
     if zipped and len(set(lengths.values())) > 1:
         shown = ", ".join(f"{name} has {n}" for name, n in lengths.items())

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mcsim.config.codec import canonical_json
 from mcsim.errors import McsimError
-from mcsim.plain import canonical_json
 from mcsim.sweep.codec import NUMERIC_KINDS
 from mcsim.sweep.outcome import COMPLETE_METRICS, CORRUPT, OK, STATUSES, Outcome, state
 

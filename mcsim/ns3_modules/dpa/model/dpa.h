@@ -133,8 +133,8 @@ class Dpa : public CompletionProcessor
     static constexpr uint64_t DEFAULT_CLOCK_HZ = 1'800'000'000;
     static constexpr uint32_t DEFAULT_ZERO_COPY_CYCLES = 577; //!< 1.8 GHz / 577 = 3.12 M/s
     static constexpr uint32_t DEFAULT_STAGING_CYCLES = 4 * DEFAULT_ZERO_COPY_CYCLES;
-    // the SC'24 profile (mcsim/dpa.py): threads scale until a core's 16 fill its issue slots,
-    // cores do not slow each other
+    // the SC'24 profile (mcsim/config/dpa.py): threads scale until a core's 16 fill its issue
+    // slots, cores do not slow each other
     static constexpr double DEFAULT_ISSUE_SHARE = 1.0 / 16;
     static constexpr double DEFAULT_CORE_CONTENTION = 0.0;
     static constexpr uint64_t DEFAULT_LOOPBACK_BPS = 3'200'000'000'000ULL; //!< 3.2 Tbit/s

@@ -66,7 +66,7 @@ class DpaServiceTimeTestCase : public TestCase
   private:
     void DoRun() override
     {
-        // the sharing of the SDR-RDMA profile (mcsim/dpa.py), where it is strong
+        // the sharing of the SDR-RDMA profile (mcsim/config/dpa.py), where it is strong
         const double u = 0.45;
         const double contention = 0.012;
         ObjectFactory f("ns3::mcsim::Dpa");

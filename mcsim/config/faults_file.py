@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mcsim.config.fabric import MAX_NODE_ID, MAX_PACKET_INDEX, Faults
 from mcsim.errors import McsimError, pick, require_int
-from mcsim.fabric import MAX_NODE_ID, MAX_PACKET_INDEX, Faults
 from mcsim.units import parse_time
 from mcsim.util import toml_text
 

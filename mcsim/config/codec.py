@@ -21,10 +21,10 @@ import networkx as nx
 import numpy as np
 
 from mcsim import topology
-from mcsim.dpa import DpaConfig
+from mcsim.config.dpa import DpaConfig
+from mcsim.config.fabric import Faults
+from mcsim.config.rdma import HostCpuConfig, RcConfig
 from mcsim.errors import McsimError, is_integer, pick
-from mcsim.fabric import Faults
-from mcsim.rdma import HostCpuConfig, RcConfig
 
 # completion processor configs by their canonical name ("kind" in the dict)
 PROCESSORS: dict[str, type] = {"host_cpu": HostCpuConfig, "dpa": DpaConfig}

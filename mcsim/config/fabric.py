@@ -1,0 +1,300 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The fabric's settings as frozen data: FabricConfig, Faults, Flow and their checks (no C++).
+
+mcsim.fabric builds and runs a fabric from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from numbers import Real
+from typing import Any
+
+import networkx as nx
+
+from mcsim.errors import McsimError, is_integer, pick, require_positive
+from mcsim.routing.layout import Layout, layout_of
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS
+
+FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}  # -> ns3::mcsim::FlowControl, by its checker's names
+FORWARDINGS = {"cut_through": "CutThrough", "store_and_forward": "StoreAndForward"}  # -> ns3::mcsim::Forwarding
+# Port-to-port latency of Mellanox's FDR SwitchX-2 switches (SX6036 product brief): 170 ns.
+DEFAULT_SWITCH_LATENCY_PS = 170_000
+INFINIBAND_LRH_BYTES = 8  # what an InfiniBand switch routes by: the local route header (destination LID)
+GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
+FABRIC_HEADER_BYTES = 16  # FabricHeader::SERIALIZED_BYTES (checked against C++ at run time)
+DEFAULT_BUFFER_BYTES = 256 * 1024
+# ASSUMPTION: partial-sum buffer per switch (no published figure for the SHARP ASICs); 4 MiB holds
+# 1024 slots of 4 KiB, far more than a lossless tree needs to stream at line rate.
+DEFAULT_AGGREGATION_BUFFER_BYTES = 4 * 1024 * 1024
+AGGREGATION_ROOT = 2**32 - 1  # AggregationUnit::ROOT: the parent port of a tree's root
+DEFAULT_MTU_BYTES = 4096
+# InfiniBand RC: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 bytes; the FabricHeader carries 16 of them.
+DEFAULT_HEADER_BYTES = 26 - FABRIC_HEADER_BYTES
+
+MAX_SEED = 2**64 - 1
+MAX_NODE_ID = 2**32 - 1  # node ids and port numbers cross the C ABI as uint32
+MAX_PACKET_INDEX = 2**64 - 1  # a chosen drop's packet index crosses as uint64 (mcsim_fabric_set_chosen_drops)
+FOREVER = None  # the up_ps of a Faults.link_down entry whose link never comes back
+DEFAULT_REROUTE_DELAY_PS = 100_000_000_000  # 100 ms: trap, sweep, route computation, switch programming
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FabricConfig:
+    """Fabric-wide settings; every size in bytes, every time in ps."""
+
+    flow_control: str = "lossless"  # "lossless" (credits, never drops) or "lossy" (tail drop)
+    switch_buffer_b: int = DEFAULT_BUFFER_BYTES  # per switch port
+    host_buffer_b: int = DEFAULT_BUFFER_BYTES  # a host port's ingress buffer
+    header_b: int = DEFAULT_HEADER_BYTES  # wire bytes per packet beyond the packet itself
+    # "cut_through" (a switch may send a packet on once its routing header is in: InfiniBand) or
+    # "store_and_forward" (once its last bit is in); either way it occupies every link for its
+    # whole serialization
+    forwarding: str = "cut_through"
+    routing_header_b: int = INFINIBAND_LRH_BYTES  # bytes a cut-through switch waits for
+    switch_latency_ps: int = DEFAULT_SWITCH_LATENCY_PS  # from having the packet to its earliest start
+    ecmp_seed: int = 1
+    # in-network reduction (switch aggregation, algorithm "innet"): each switch's ALU throughput in
+    # contribution bytes (whole packets) per second as bit/s, 0: the sum of its ports' data rates
+    # (it keeps up with every port at line rate); its buffer of partial sums, split among its trees
+    aggregation_rate_bps: int = 0
+    aggregation_buffer_b: int = DEFAULT_AGGREGATION_BUFFER_BYTES
+    aggregation_trees: int = 0  # trees per reduction, one from each best root; 0: from every one
+    loss: float = 0.0  # probability that a packet is lost on a link, every link and direction
+    seed: int = 1  # seed of the random faults: the same seed loses the same packets
+
+    def __post_init__(self) -> None:
+        pick("flow control", self.flow_control, FLOW_CONTROLS)
+        pick("forwarding", self.forwarding, FORWARDINGS)
+        require_positive(
+            "FabricConfig",
+            switch_buffer_b=self.switch_buffer_b,
+            host_buffer_b=self.host_buffer_b,
+            routing_header_b=self.routing_header_b,
+            aggregation_buffer_b=self.aggregation_buffer_b,
+        )
+        names = ("header_b", "routing_header_b", "switch_latency_ps", "ecmp_seed", "seed")
+        for name in (*names, "aggregation_rate_bps", "aggregation_buffer_b", "aggregation_trees"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 0:
+                raise McsimError(f"FabricConfig: {name}={value!r} must be an integer >= 0")
+        for name in ("routing_header_b", "aggregation_trees"):
+            if getattr(self, name) >= 2**32:
+                raise McsimError(f"FabricConfig: {name}={getattr(self, name)} must be < 2**32")
+        if self.aggregation_rate_bps >= 2**64:
+            raise McsimError(f"FabricConfig: aggregation_rate_bps={self.aggregation_rate_bps} must be < 2**64")
+        if self.seed > MAX_SEED:
+            raise McsimError(f"FabricConfig: seed={self.seed} must be < 2**64")
+        _check_probability("FabricConfig", "loss", self.loss)
+
+
+def _check_probability(where: str, name: str, p: object) -> None:
+    if isinstance(p, bool) or not isinstance(p, Real) or not 0 <= float(p) < 1:  # NaN fails 0 <= p too
+        raise McsimError(
+            f"{where}: {name}={p!r} must be a probability >= 0 and < 1; e.g. 1e-3 loses one packet in 1000"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Faults:
+    """Faults injected into the links of one run (pass to build() or simulate() as ``faults=``).
+
+    A lost packet occupies the wire (counted in ``tx_packets``) and is discarded when it arrives
+    (its last bit; at a cut-through switch, its routing header), instead of being handed to the far
+    end; in lossless mode the far end's ingress credit comes back when its last bit would have
+    arrived, so credits are conserved. Each lost packet counts under one cause in the
+    sending port's counters (see :data:`DROP_CAUSES`): link down first, then chosen, then random.
+
+    Attributes
+    ----------
+    link_loss
+        ``{(u, v): p}``: loss probability of the graph edge (u, v) (either order), 0 <= p < 1, for
+        all its parallel links and both directions; overrides FabricConfig.loss there.
+    drops
+        ``[(node, port, index), ...]``: lose the index-th packet (0-based, in the order the packets
+        are committed to the wire) sent by ``port`` of ``node``; e.g. ``(root, 0, 0)`` loses the
+        first packet host ``root`` sends. An index past the last packet sent drops nothing.
+    link_down
+        ``[(u, v, down_ps, up_ps), ...]``: the edge (u, v) (all its parallel links, both
+        directions) is down during [down_ps, up_ps); ``up_ps=FOREVER`` (None): down for good.
+        Simplification: the link keeps serializing while down; a packet whose last bit arrives in
+        the interval is lost. Intervals may overlap.
+    reroute_delay_ps
+        The subnet manager (mcsim.routing.subnet_manager): this long after a link of ``link_down`` goes
+        down or comes back, it recomputes up*/down* unicast routes and the multicast trees over the
+        links that are up and reprograms every switch (links down from time 0 are routed around
+        from the start). Default 100 ms; None: no subnet manager, the routes stay as built.
+    """
+
+    link_loss: Mapping[tuple[int, int], float] = field(default_factory=dict)
+    drops: Sequence[tuple[int, int, int]] = ()
+    link_down: Sequence[tuple[int, int, int, int | None]] = ()
+    reroute_delay_ps: int | None = DEFAULT_REROUTE_DELAY_PS
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.link_loss, Mapping):
+            raise McsimError(f"Faults: link_loss={self.link_loss!r} must be a dict {{(u, v): p}}")
+        object.__setattr__(self, "link_loss", dict(self.link_loss))
+        object.__setattr__(self, "drops", tuple(_row("drops", i, r, 3) for i, r in enumerate(self.drops)))
+        object.__setattr__(self, "link_down", tuple(_row("link_down", i, r, 4) for i, r in enumerate(self.link_down)))
+        for edge, p in self.link_loss.items():
+            where = f"Faults: link_loss[{edge!r}]"
+            if not isinstance(edge, tuple) or len(edge) != 2 or not all(map(is_integer, edge)):
+                raise McsimError(f"{where} must be keyed by an edge (u, v) of two nodes; e.g. {{(0, 4): 1e-3}}")
+            _check_probability(where, "p", p)
+        seen: dict[tuple[int, int, int], int] = {}
+        for i, (node, port, index) in enumerate(self.drops):
+            where = f"Faults: drops[{i}]=({node}, {port}, {index})"
+            for name, value, top in (("node", node, MAX_NODE_ID), ("port", port, MAX_NODE_ID)):
+                if value < 0:
+                    raise McsimError(f"{where}: {name}={value} must be >= 0")
+                if value > top:
+                    raise McsimError(f"{where}: {name}={value} must be <= {top} (uint32 in C++)")
+            if index < 0:
+                raise McsimError(f"{where}: index={index} must be >= 0")
+            if index > MAX_PACKET_INDEX:
+                raise McsimError(f"{where}: index={index} must be <= {MAX_PACKET_INDEX} (uint64 in C++)")
+            if (node, port, index) in seen:
+                raise McsimError(f"{where} repeats drops[{seen[node, port, index]}]; list each packet once")
+            seen[node, port, index] = i
+        for i, (u, v, down_ps, up_ps) in enumerate(self.link_down):
+            where = f"Faults: link_down[{i}]=({u}, {v}, {down_ps}, {up_ps})"
+            if down_ps < 0:
+                raise McsimError(f"{where}: down_ps={down_ps} must be >= 0")
+            times: tuple[tuple[str, int | None], ...] = (("down_ps", down_ps), ("up_ps", up_ps))
+            for name, time_ps in times:
+                if time_ps is not None and time_ps > MAX_SIMULATED_PS:
+                    raise McsimError(f"{where}: {name}={time_ps} must be <= {MAX_SIMULATED_PS} ({CLOCK_LIMIT})")
+            if up_ps is not None and up_ps <= down_ps:
+                raise McsimError(
+                    f"{where}: up_ps={up_ps} must be > down_ps={down_ps}; the link is down in [down_ps, up_ps) "
+                    "(up_ps=FOREVER: for good)"
+                )
+        if self.reroute_delay_ps is not None and (not is_integer(self.reroute_delay_ps) or self.reroute_delay_ps < 0):
+            raise McsimError(
+                f"Faults: reroute_delay_ps={self.reroute_delay_ps!r} must be an integer >= 0 (ps), or None for "
+                "static routes"
+            )
+        if self.reroute_delay_ps is not None and self.reroute_delay_ps > MAX_SIMULATED_PS:
+            raise McsimError(
+                f"Faults: reroute_delay_ps={self.reroute_delay_ps} must be <= {MAX_SIMULATED_PS} ({CLOCK_LIMIT})"
+            )
+
+    def check(self, g: nx.Graph | Layout) -> None:
+        """Raise McsimError for an entry that names an edge or port ``g`` (a topology or its Layout)
+        does not have."""
+        layout = layout_of(g)
+        g, ports = layout.graph, layout.ports
+        name = g.graph.get("name", "the topology")
+        normal: dict[tuple[int, int], tuple[int, int]] = {}
+        for u, v in self.link_loss:
+            where = f"Faults: link_loss[{(u, v)!r}]"
+            if not g.has_edge(u, v):
+                raise McsimError(f"{where}: ({u}, {v}) is not an edge of {name}; {_edge_hint(g, u)}")
+            key = (min(u, v), max(u, v))
+            if key in normal:
+                raise McsimError(f"{where} repeats link_loss[{normal[key]!r}]; give each edge once")
+            normal[key] = (u, v)
+        for i, (node, port, index) in enumerate(self.drops):
+            where = f"Faults: drops[{i}]=({node}, {port}, {index})"
+            if node not in ports:
+                raise McsimError(f"{where}: node={node} is not in {name} (nodes are 0..{len(ports) - 1})")
+            if port >= len(ports[node]):
+                raise McsimError(
+                    f"{where}: port={port} is out of range; node {node} has ports 0..{len(ports[node]) - 1}"
+                )
+        for i, (u, v, down_ps, up_ps) in enumerate(self.link_down):
+            if not g.has_edge(u, v):
+                where = f"Faults: link_down[{i}]=({u}, {v}, {down_ps}, {up_ps})"
+                raise McsimError(f"{where}: ({u}, {v}) is not an edge of {name}; {_edge_hint(g, u)}")
+
+
+def _row(what: str, i: int, row: object, n: int) -> tuple[Any, ...]:
+    """A fault entry as a tuple of n non-bool integers (a link_down's up_ps may be FOREVER), or
+    McsimError naming it."""
+    fields = "(node, port, index)" if what == "drops" else "(u, v, down_ps, up_ps or FOREVER)"
+    bad = McsimError(f"Faults: {what}[{i}]={row!r} must be {n} integers {fields}")
+    if not isinstance(row, Sequence) or len(row) != n:
+        raise bad
+    forever = what == "link_down" and row[-1] is FOREVER
+    values = row[:-1] if forever else row
+    if not all(map(is_integer, values)):
+        raise bad
+    return (*(int(x) for x in values), *((FOREVER,) if forever else ()))
+
+
+def _edge_hint(g: nx.Graph, u: object) -> str:
+    if u in g:
+        return f"node {u} links to {', '.join(map(str, sorted(g[u])))}"
+    return f"nodes are 0..{g.number_of_nodes() - 1}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Flow:
+    """Raw traffic: host ``src`` sends ``size_b`` payload bytes to host ``dst`` or to ``group``."""
+
+    src: int
+    size_b: int
+    dst: int | None = None  # a host, or
+    group: int | None = None  # an index into the groups given to simulate()
+    mtu_b: int = DEFAULT_MTU_BYTES  # payload bytes per packet
+    start_ps: int = 0
+    flow_id: int = 0  # ECMP hash input: flows with different ids may take different paths
+
+    @property
+    def destination(self) -> int:
+        """The FabricHeader destination: the host, or the group with GROUP_FLAG set."""
+        return destination(self.dst, self.group)
+
+    def receivers(self, groups: Sequence[Sequence[int]]) -> int:
+        """Hosts that receive each packet: 1, or every other member of the group."""
+        return 1 if self.group is None else len(groups[self.group]) - 1
+
+
+def destination(dst: int | None, group: int | None) -> int:
+    """What a packet's FabricHeader names: host ``dst``, or ``group`` with GROUP_FLAG set (exactly
+    one of the two is given; the workload's checks say so before a run)."""
+    if group is not None:
+        return group | GROUP_FLAG
+    if dst is None:
+        raise McsimError("give exactly one of dst (a host) and group")
+    return dst
+
+
+def check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: FabricConfig) -> None:
+    n_hosts = layout.hosts
+    if not flows:
+        raise McsimError("simulate: no flows given")
+    for i, f in enumerate(flows):
+        where = f"flow {i}"
+        if not 0 <= f.src < n_hosts:
+            raise McsimError(f"{where}: src={f.src} is not a host (hosts are 0..{n_hosts - 1})")
+        if (f.dst is None) == (f.group is None):
+            raise McsimError(f"{where}: give exactly one of dst (a host) and group")
+        if f.dst is not None and not 0 <= f.dst < n_hosts:
+            raise McsimError(f"{where}: dst={f.dst} is not a host (hosts are 0..{n_hosts - 1})")
+        if f.dst == f.src:
+            raise McsimError(f"{where}: dst={f.dst} is the sender itself")
+        if f.group is not None and not 0 <= f.group < n_groups:
+            raise McsimError(f"{where}: group={f.group} is not one of the {n_groups} groups given")
+        require_positive(where, size_b=f.size_b, mtu_b=f.mtu_b)
+        if f.start_ps < 0:
+            raise McsimError(f"{where}: start_ps={f.start_ps} must be >= 0")
+        check_lossless_buffers(where, config, f.mtu_b + FABRIC_HEADER_BYTES, "mtu_b")
+
+
+def check_lossless_buffers(where: str, config: FabricConfig, packet_b: int, lower: str) -> None:
+    """Raise McsimError (one line) unless every lossless buffer holds one largest packet: ``packet_b``
+    plus ``config.header_b`` on the wire. A smaller one never gets the credits to send it, and the run
+    ends without it. ``lower``: what the message suggests lowering instead ("mtu_b", "mtu")."""
+    if config.flow_control != "lossless":
+        return
+    wire = packet_b + config.header_b
+    for name in ("switch_buffer_b", "host_buffer_b"):
+        size = getattr(config, name)
+        if wire > size:
+            raise McsimError(
+                f"{where}: a {wire} B packet does not fit a lossless buffer of {size} B ({name}); a lossless "
+                f"buffer holds at least one largest packet: raise {name} to >= {wire} or lower {lower}"
+            )
