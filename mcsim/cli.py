@@ -18,7 +18,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import mcsim
 from mcsim import runtime, topology
@@ -35,23 +35,8 @@ from mcsim.scenario import Scenario, artifact_protocol
 from mcsim.sweep import commands as sweep_commands
 from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_size, format_time, parse_rate, parse_size, parse_time
+from mcsim.util.options import Given, GivenFlag, Parser, given, refuse_repeats, typed, typed_option
 from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse whose errors are one line and exit code 2, and which takes no abbreviated options."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("allow_abbrev", False)  # a typo such as --rat must not silently mean --rate
-        super().__init__(*args, **kwargs)
-        # every option of every command remembers how it was given, so that main() refuses a field
-        # given twice (:func:`_refuse_repeats`) whichever command it belongs to
-        self.register("action", None, _Given)
-        self.register("action", "store", _Given)
-        self.register("action", "store_true", _GivenFlag)
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"mcsim: error: {message} (see {self.prog} --help)\n")
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter):
@@ -62,66 +47,6 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
         if action.default is None or action.default is False:
             return action.help
         return super()._get_help_string(action)
-
-
-class _Given(argparse.Action):
-    """Store the value, and remember each option string the user typed for the field (an alias or
-    the API field's name) in ``args.given[dest]``: an error names the option as typed
-    (:func:`_option`), and a field given twice is refused (:func:`_refuse_repeats`)."""
-
-    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, values: Any, opt: Any = None) -> None:
-        setattr(ns, self.dest, values)
-        if getattr(ns, "given", None) is None:
-            ns.given = {}
-        ns.given.setdefault(self.dest, []).append((opt, values))
-
-
-class _GivenFlag(_Given):
-    """A flag (store_true) remembered as :class:`_Given` remembers a value."""
-
-    def __init__(
-        self,
-        option_strings: list[str],
-        dest: str,
-        default: bool = False,
-        required: bool = False,
-        help: str | None = None,
-    ) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=default, required=required, help=help)
-
-    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, values: Any, opt: Any = None) -> None:
-        super().__call__(parser, ns, True, opt)
-
-
-def _given(args: argparse.Namespace) -> dict[str, list[tuple[str, Any]]]:
-    """dest -> the (option as typed, value) pairs the user gave, in order (only :class:`_Given` options)."""
-    return getattr(args, "given", None) or {}
-
-
-def _typed(option: str, value: Any) -> str:
-    """An option as the user gave it, for a message: ``--verify`` or ``--size='4KiB'``."""
-    return option if value is True else f"{option}={value!r}"
-
-
-def _option(args: argparse.Namespace, dest: str) -> str:
-    """The option string of ``dest`` as typed (the last one), or its canonical name if it was not given."""
-    uses = _given(args).get(dest)
-    return uses[-1][0] if uses else f"--{dest.replace('_', '-')}"
-
-
-def _refuse_repeats(args: argparse.Namespace) -> None:
-    """A field given twice (two aliases, or one option twice) is refused: the last would win silently."""
-    for dest, uses in _given(args).items():
-        if len(uses) < 2:
-            continue
-        (first, v1), (second, v2) = uses[:2]
-        if first != second:
-            raise McsimError(
-                f"{args.command}: {_typed(first, v1)} and {_typed(second, v2)} set one field ({dest}); give one of them"
-            )
-        values = "" if v1 is True else f" ({v1!r}, then {v2!r})"
-        hint = f"; several sizes go in one list, e.g. {first} 4KiB,1MiB" if dest == "bytes_per_rank" else ""
-        raise McsimError(f"{args.command}: {first} given twice{values}; give it once{hint}")
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -214,16 +139,16 @@ STREAM_TABLE = Table(
 
 def cmd_stream(args: argparse.Namespace) -> int:
     data_bits, line_bits = parse_encoding(args.encoding)
-    rate_option = _option(args, "signalling_rate")
+    rate_option = typed_option(args, "signalling_rate")
     link = Link(
         rate_bps=parse_rate(args.signalling_rate, what=rate_option),
         encoding_data_bits=data_bits,
         encoding_line_bits=line_bits,
-        delay_ps=parse_time(args.delay, what=_option(args, "delay")),
+        delay_ps=parse_time(args.delay, what=typed_option(args, "delay")),
     )
-    header_b = parse_size(args.header_bytes, what=_option(args, "header_bytes"))
-    size_b = parse_size(args.size, what=_option(args, "size"))
-    mtu_b = parse_size(args.mtu, what=_option(args, "mtu"))
+    header_b = parse_size(args.header_bytes, what=typed_option(args, "header_bytes"))
+    size_b = parse_size(args.size, what=typed_option(args, "size"))
+    mtu_b = parse_size(args.mtu, what=typed_option(args, "mtu"))
     require_positive("stream", size_b=size_b, mtu_b=mtu_b)
     bound_ps = expected_finish_ps(link, size_b, mtu_b, header_b)
     if bound_ps > MAX_SIMULATED_PS:  # the simulated clock would wrap: refuse before the run
@@ -277,7 +202,7 @@ RETRY_FOREVER = "forever"
 
 
 def _sizes(args: argparse.Namespace) -> list[str]:
-    text, option = args.bytes_per_rank, _option(args, "bytes_per_rank")
+    text, option = args.bytes_per_rank, typed_option(args, "bytes_per_rank")
     sizes = [s.strip() for s in text.split(",")]
     if not all(sizes):
         raise McsimError(
@@ -310,10 +235,10 @@ def _refuse_unread(args: argparse.Namespace) -> None:
     if args.algorithm == "mcast":
         return
     for dest in MCAST_ONLY:
-        for option, value in _given(args).get(dest, ()):
-            algorithm = _option(args, "algorithm")
+        for option, value in given(args).get(dest, ()):
+            algorithm = typed_option(args, "algorithm")
             raise McsimError(
-                f"{_typed(option, value)} is the multicast protocol's; not for {algorithm} {args.algorithm}"
+                f"{typed(option, value)} is the multicast protocol's; not for {algorithm} {args.algorithm}"
             )
 
 
@@ -401,12 +326,12 @@ def cmd_topo_show(args: argparse.Namespace) -> int:
 
 def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
     """The options of ``mcsim allgather`` and ``mcsim broadcast``, named as the Scenario fields.
-    Each is a :class:`_Given` (a field given twice is refused); an option that some combination
+    Each is a :class:`Given` (a field given twice is refused); an option that some combination
     does not read defaults to None (not given), its help naming the Scenario's default."""
     d = SCENARIO_DEFAULTS
 
     def add(*names: str, flag: bool = False, **kwargs: Any) -> None:
-        p.add_argument(*names, action=_GivenFlag if flag else _Given, **kwargs)
+        p.add_argument(*names, action=GivenFlag if flag else Given, **kwargs)
 
     add("--topology", default=d["topology"], help="a name from topologies/ or a file")
     algorithms = "mcast" + (" or ring" if name == "allgather" else "")
@@ -490,9 +415,9 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="mcsim", description="Packet-level simulator of collective communication over ns-3.")
+    parser = Parser(prog="mcsim", description="Packet-level simulator of collective communication over ns-3.")
     parser.add_argument("--version", action="version", version=f"mcsim {mcsim.__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     p = sub.add_parser("build", help="build the C++ models if their sources changed; print the library path")
     p.add_argument("--force", action="store_true", help="rebuild even if the cache is up to date")
@@ -517,7 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=cmd_collective, parser=p, simulates=True)
 
     p = sub.add_parser("topo", help="inspect topologies")
-    topo = p.add_subparsers(dest="topo_command", required=True, parser_class=_Parser)
+    topo = p.add_subparsers(dest="topo_command", required=True, parser_class=Parser)
     p = topo.add_parser("show", help="hosts, switches, links, per-tier rates, bisection bandwidth, diameter")
     p.add_argument(
         "file", help=f"a .toml or .graphml file, or a name from topologies/ ({', '.join(topology.available())})"
@@ -536,21 +461,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--signalling-rate",
         "--rate",
-        action=_Given,
+        action=Given,
         default="56.25Gbps",
         metavar="RATE",
         help="the link's signalling rate, before the line code (Link.rate_bps; --rate: the same)",
     )
-    p.add_argument("--encoding", action=_Given, default="64b/66b", help="line encoding, data bits/line bits")
+    p.add_argument("--encoding", action=Given, default="64b/66b", help="line encoding, data bits/line bits")
     p.add_argument(
         "--header-bytes",
-        action=_Given,
+        action=Given,
         default=str(DEFAULT_HEADER_BYTES),
         help="wire bytes per packet beyond the payload and the 16-byte fabric header (IB RC: 10)",
     )
-    p.add_argument("--delay", action=_Given, default=format_time(DEFAULT_DELAY_PS), help="propagation delay")
-    p.add_argument("--size", action=_Given, default="64MiB", help="payload bytes to send")
-    p.add_argument("--mtu", action=_Given, default=f"{DEFAULT_MTU_BYTES}", help="payload bytes per packet")
+    p.add_argument("--delay", action=Given, default=format_time(DEFAULT_DELAY_PS), help="propagation delay")
+    p.add_argument("--size", action=Given, default="64MiB", help="payload bytes to send")
+    p.add_argument("--mtu", action=Given, default=f"{DEFAULT_MTU_BYTES}", help="payload bytes per packet")
     p.set_defaults(func=cmd_stream, parser=p, simulates=True)
     return parser
 
@@ -566,7 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra:  # the subcommand's parser names itself in the hint ("see mcsim allgather --help")
         args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
-        _refuse_repeats(args)
+        refuse_repeats(args)
         if getattr(args, "simulates", False):  # a bad cache folder or toolchain: one line before any work
             runtime.check_environment()
         status = int(args.func(args))

@@ -20,6 +20,7 @@ from mcsim.sweep.outcome import CORRUPT, INCOMPLETE, OK, state
 from mcsim.sweep.spec import SweepSpec
 from mcsim.sweep.store import Store, show_rows
 from mcsim.units import parse_time
+from mcsim.util.options import given
 from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 
 SHOW = "show"
@@ -96,8 +97,8 @@ def _flag(dest: str) -> str:
 
 
 def _given(args: argparse.Namespace, dests: tuple[str, ...]) -> list[str]:
-    """The options among ``dests`` that were given (not None, not False)."""
-    return [_flag(d) for d in dests if getattr(args, d) not in (None, False)]
+    """The options among ``dests`` that were given, as typed (mcsim.util.options records them)."""
+    return [uses[0][0] for d in dests if (uses := given(args).get(d))]
 
 
 def _check_run_options(args: argparse.Namespace) -> float | None:

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The argparse pieces every ``mcsim`` command shares: a parser whose errors are one line (exit 2) and
+whose every option remembers how it was given, so that a field given twice is refused and an error
+names an option as the user typed it (an alias or the API field's name)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, NoReturn
+
+from mcsim.errors import McsimError
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line and exit code 2, and which takes no abbreviated options."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # a typo such as --rat must not silently mean --rate
+        super().__init__(*args, **kwargs)
+        # every option of every command remembers how it was given, so that main() refuses a field
+        # given twice (:func:`refuse_repeats`) whichever command it belongs to
+        self.register("action", None, Given)
+        self.register("action", "store", Given)
+        self.register("action", "store_true", GivenFlag)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"mcsim: error: {message} (see {self.prog} --help)\n")
+
+
+class Given(argparse.Action):
+    """Store the value, and remember each option string the user typed for the field (an alias or
+    the API field's name) in ``args.given[dest]``: an error names the option as typed
+    (:func:`typed_option`), and a field given twice is refused (:func:`refuse_repeats`)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, values: Any, opt: Any = None) -> None:
+        setattr(ns, self.dest, values)
+        if getattr(ns, "given", None) is None:
+            ns.given = {}
+        ns.given.setdefault(self.dest, []).append((opt, values))
+
+
+class GivenFlag(Given):
+    """A flag (store_true) remembered as :class:`Given` remembers a value."""
+
+    def __init__(
+        self,
+        option_strings: list[str],
+        dest: str,
+        default: bool = False,
+        required: bool = False,
+        help: str | None = None,
+    ) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, required=required, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, values: Any, opt: Any = None) -> None:
+        super().__call__(parser, ns, True, opt)
+
+
+def given(args: argparse.Namespace) -> dict[str, list[tuple[str, Any]]]:
+    """dest -> the (option as typed, value) pairs the user gave, in order (only :class:`Given` options)."""
+    return getattr(args, "given", None) or {}
+
+
+def typed(option: str, value: Any) -> str:
+    """An option as the user gave it, for a message: ``--verify`` or ``--size='4KiB'``."""
+    return option if value is True else f"{option}={value!r}"
+
+
+def typed_option(args: argparse.Namespace, dest: str) -> str:
+    """The option string of ``dest`` as typed (the last one), or its canonical name if it was not given."""
+    uses = given(args).get(dest)
+    return uses[-1][0] if uses else f"--{dest.replace('_', '-')}"
+
+
+def refuse_repeats(args: argparse.Namespace) -> None:
+    """A field given twice (two aliases, or one option twice) is refused: the last would win silently."""
+    for dest, uses in given(args).items():
+        if len(uses) < 2:
+            continue
+        (first, v1), (second, v2) = uses[:2]
+        if first != second:
+            raise McsimError(
+                f"{args.command}: {typed(first, v1)} and {typed(second, v2)} set one field ({dest}); give one of them"
+            )
+        values = "" if v1 is True else f" ({v1!r}, then {v2!r})"
+        hint = f"; several sizes go in one list, e.g. {first} 4KiB,1MiB" if dest == "bytes_per_rank" else ""
+        raise McsimError(f"{args.command}: {first} given twice{values}; give it once{hint}")
