@@ -34,15 +34,24 @@ class Memory(NamedTuple):
     bound: str
 
 
-def _meminfo_b() -> int | None:
-    """MemAvailable of /proc/meminfo, else the free physical pages (os.sysconf)."""
+def _proc_kb_b(path: str, key: str) -> int | None:
+    """A kB field of a /proc file ("MemAvailable" of /proc/meminfo, "VmSize" of /proc/self/status) in
+    bytes; None if unknown."""
     try:
-        with open("/proc/meminfo", encoding="ascii") as f:
+        with open(path, encoding="ascii") as f:
             for line in f:
-                if line.startswith("MemAvailable:"):
+                if line.startswith(f"{key}:"):
                     return int(line.split()[1]) * 1024  # the value is in kB
     except (OSError, ValueError, IndexError):
         pass
+    return None
+
+
+def _meminfo_b() -> int | None:
+    """MemAvailable of /proc/meminfo, else the free physical pages (os.sysconf)."""
+    available = _proc_kb_b("/proc/meminfo", "MemAvailable")
+    if available is not None:
+        return available
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, AttributeError):
@@ -51,14 +60,7 @@ def _meminfo_b() -> int | None:
 
 def _status_b(key: str) -> int:
     """A kB field of /proc/self/status ("VmSize", "VmData") in bytes; 0 if unknown."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith(f"{key}:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+    return _proc_kb_b("/proc/self/status", key) or 0
 
 
 def _rlimits() -> list[Memory]:

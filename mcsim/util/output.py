@@ -119,6 +119,14 @@ def _mode(target: Path) -> int:
         return 0o666 & ~umask
 
 
+def probe_write(folder: Path, prefix: str) -> None:
+    """Make a temporary file in ``folder`` and remove it: OSError if no file can be made there (a
+    read-only folder, /proc, a path through a file), which os.access does not tell a root process."""
+    fd, probe = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
+    os.close(fd)
+    os.unlink(probe)
+
+
 def check_writable(path: str | os.PathLike[str], what: str) -> Path:
     """Return ``path`` as a Path if a file can be written there atomically (a temporary file can be
     made in its folder, as :func:`write_atomic` does; it is not a folder); else raise McsimError
@@ -132,9 +140,7 @@ def check_writable(path: str | os.PathLike[str], what: str) -> Path:
         folder = target.parent
         if not folder.is_dir():
             raise McsimError(f"{where}: folder {str(folder)!r} does not exist")
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-        os.close(fd)
-        os.unlink(probe)
+        probe_write(folder, f".{target.name}.")
     except OSError as exc:  # a read-only folder, a name too long, a path through a file, /proc ...
         raise McsimError(f"{where} cannot be written ({exc.strerror or exc})") from None
     return target

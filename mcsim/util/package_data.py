@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import importlib.resources
 import os
-import tempfile
 from pathlib import Path
 
 from mcsim.errors import McsimError
+from mcsim.util.output import probe_write
 
 NS3_MODULES = "ns3_modules"  # the C++ models: one CMake project, one ns-3 module per subfolder
 TOPOLOGIES = "topologies"  # the ready topologies, one .toml file each
@@ -82,9 +82,7 @@ def writable_cache(cache: Path | None = None) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
         step = "writing a file in it"
-        fd, probe = tempfile.mkstemp(dir=path, prefix=".mcsim-probe-")
-        os.close(fd)
-        os.unlink(probe)
+        probe_write(path, ".mcsim-probe-")
     except OSError as exc:  # under a file, in /proc, read-only, no permission, a name too long ...
         blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
         why = f"{blocker} is a file" if blocker else f"{step}: {exc.strerror or exc}"
