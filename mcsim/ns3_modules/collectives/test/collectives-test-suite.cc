@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // ns-3 test suite "mcsim-collectives": closed-form checks of the collective ranks. Run from
-// Python with mcsim.runtime.run_cxx_test_suite("mcsim-collectives") (tests/test_collectives.py).
+// Python with mcsim.runtime.run_cxx_test_suite("mcsim-collectives")
+// (tests/models/collectives/test_collectives.py).
 
 #include "star-fabric.h"
 

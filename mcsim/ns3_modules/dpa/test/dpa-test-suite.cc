@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // ns-3 test suite "mcsim-dpa": closed-form checks of the DPA completion processor. Run from
-// Python with mcsim.runtime.run_cxx_test_suite("mcsim-dpa") (tests/test_dpa.py).
+// Python with mcsim.runtime.run_cxx_test_suite("mcsim-dpa") (tests/models/dpa/test_dpa.py).
 
 #include "ns3/data-rate.h"
 #include "ns3/double.h"

@@ -2,7 +2,8 @@
 //
 // ns-3 test suite "mcsim-engine": the event loop and scheduler against ns-3's own, and the hot
 // path's FIFO.
-// Run from Python with mcsim.runtime.run_cxx_test_suite("mcsim-engine") (tests/test_engine.py).
+// Run from Python with mcsim.runtime.run_cxx_test_suite("mcsim-engine")
+// (tests/models/engine/test_engine.py).
 
 #include "ns3/default-simulator-impl.h"
 #include "ns3/mcsim/event-loop.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // ns-3 test suite "mcsim-fabric": closed-form checks of the link model. Run from Python with
-// mcsim.runtime.run_cxx_test_suite("mcsim-fabric") (tests/test_runtime_load.py).
+// mcsim.runtime.run_cxx_test_suite("mcsim-fabric") (tests/models/fabric/test_fabric_suite.py).
 
 #include "star-fabric.h"
 

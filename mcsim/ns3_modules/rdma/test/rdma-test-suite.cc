@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // ns-3 test suite "mcsim-rdma": closed-form checks of RC transport between two hosts. Run from
-// Python with mcsim.runtime.run_cxx_test_suite("mcsim-rdma") (tests/test_rdma.py).
+// Python with mcsim.runtime.run_cxx_test_suite("mcsim-rdma") (tests/models/rdma/test_rdma.py).
 
 #include "ns3/mcsim/fabric.h"
 #include "ns3/mcsim/rc-qp.h"

@@ -26,7 +26,7 @@ from mcsim.sweep.outcome import CORRUPT, FAILED, INCOMPLETE, OK, Outcome
 from mcsim.sweep.store import SCHEMA, Store, arrays_from_npz, arrays_to_npz, from_json, load, show_rows, to_json
 
 VERSIONS = {"mcsim": "0.1.0", "build": "abc123"}
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def metrics(i: int) -> dict:

@@ -22,12 +22,12 @@ from mcsim.reference.claims import BY_ID, CLAIMS, Claim
 from mcsim.reference.compare import VERDICTS, counts, evaluate, exit_status, summary, table_text, verdict
 from mcsim.units import parse_rate
 
-SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 CONDITIONAL = ("dpa-1/16", "dpa-half")
 INPUTS = ("dpa-thread", "dpa-zc-4x", "testbed")
 
 # the published record sits beside the repository (../shared/PUBLISHED.md), as the issue names it
-PUBLISHED = Path(__file__).resolve().parents[2] / "shared" / "PUBLISHED.md"
+PUBLISHED = Path(__file__).resolve().parents[3] / "shared" / "PUBLISHED.md"
 TRAFFIC = "traffic-2x"  # needs mcsim.reference.traffic (the traffic slice)
 SIMULATED = [c.id for c in CLAIMS if c.runs is not None and c.id != TRAFFIC]
 
@@ -314,7 +314,7 @@ def test_the_main_scenario_ends_with_the_compare_rows_of_what_it_ran(tmp_path):
     import subprocess
     import sys
 
-    script = Path(__file__).resolve().parent.parent / "scenarios" / "testbed_188_allgather.py"
+    script = Path(__file__).resolve().parents[2] / "scenarios" / "testbed_188_allgather.py"
     argv = [sys.executable, "-m", "mcsim", "run", str(script), "--sizes", "1MiB", "--store", str(tmp_path / "s.sqlite")]
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]

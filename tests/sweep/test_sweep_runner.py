@@ -241,7 +241,7 @@ def test_a_dask_cluster_gives_the_local_pools_numbers(tmp_path):
     ],
 )
 def test_the_scenarios_run_as_sweeps_and_reuse_the_store(tmp_path, script, args, runs):
-    path = Path(__file__).resolve().parent.parent / "scenarios" / script
+    path = Path(__file__).resolve().parents[2] / "scenarios" / script
     argv = [sys.executable, "-m", "mcsim", "run", str(path), *args, "--store", str(tmp_path / "s.sqlite")]
     first = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
     assert first.returncode == 0, first.stderr[-2000:]

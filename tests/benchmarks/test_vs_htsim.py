@@ -14,7 +14,7 @@ import pytest
 
 from mcsim import topology
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "vs_htsim.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "vs_htsim.py"
 _spec = importlib.util.spec_from_file_location("vs_htsim", SCRIPT)
 vs = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(vs)

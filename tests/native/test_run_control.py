@@ -15,7 +15,7 @@ from mcsim import run_control, runtime
 from mcsim.config.fabric import Faults
 from mcsim.scenario import Scenario
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def scenario() -> Scenario:
