@@ -3,7 +3,6 @@
 
 #include "ns3/boolean.h"
 #include "ns3/integer.h"
-#include "ns3/log.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/mcsim/transport-header.h"
 #include "ns3/simulator.h"
@@ -18,7 +17,7 @@ namespace ns3
 namespace mcsim
 {
 
-NS_LOG_COMPONENT_DEFINE("McsimMcastAllgather");
+// the NS_LOG component McsimMcastAllgather is defined in mcast-allgather-repair.cc, which logs
 NS_OBJECT_ENSURE_REGISTERED(McastAllgather);
 
 namespace
@@ -402,16 +401,7 @@ McastAllgather::OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId)
     }
     if (m_next && qpn == m_next->GetQpn() && (wrId >> 63) != 0)
     {
-        // a repair READ: wrId = 1 << 63 | source << 40 | first chunk << 20 | chunks
-        const auto source = static_cast<uint32_t>((wrId >> 40) & 0xFFFFF);
-        const auto first = static_cast<uint32_t>((wrId >> 20) & 0xFFFFF);
-        const auto n = static_cast<uint32_t>(wrId & 0xFFFFF);
-        for (uint32_t i = first; i < first + n; ++i)
-        {
-            SetChunk(source, i, true);
-        }
-        m_readsInFlight--;
-        IssueReads();
+        OnRepairRead(wrId);
     }
 }
 
@@ -503,113 +493,6 @@ McastAllgather::SetChunk(uint32_t source, uint32_t i, bool repaired)
         {
             SendFin();
         }
-    }
-}
-
-void
-McastAllgather::EndDataPhase()
-{
-    if (m_dataOver)
-    {
-        return;
-    }
-    m_dataOver = true;
-    m_stats.dataPhaseEndPs = static_cast<uint64_t>(Simulator::Now().GetPicoSeconds());
-    if (m_timer.IsPending())
-    {
-        m_timer.Cancel();
-    }
-    else
-    {
-        m_stats.dataTimeouts = 1;
-        NS_LOG_INFO("rank " << m_rank << ": data phase timed out with " << m_total << " of "
-                            << m_expected << " chunks");
-    }
-    if (m_total == m_expected)
-    {
-        SendFin();
-        return;
-    }
-    for (uint32_t s = 0; s < Sources(); ++s)
-    {
-        if (m_count.Get(s) < m_chunks)
-        {
-            NeedFetch(s);
-        }
-    }
-}
-
-void
-McastAllgather::NeedFetch(uint32_t source)
-{
-    if (m_asked.Get(source))
-    {
-        return;
-    }
-    m_asked.Set(source, 1);
-    m_stats.needFetches++;
-    NS_LOG_INFO("rank " << m_rank << ": repair request (NEED_FETCH) for source " << source);
-    SendControl(m_next, NEED_FETCH, source);
-}
-
-void
-McastAllgather::OnNeedFetch(uint32_t source)
-{
-    if (source >= Sources())
-    {
-        return;
-    }
-    if (m_count.Get(source) == m_chunks)
-    {
-        SendControl(m_prev, FETCH_OK, source);
-    }
-    else
-    {
-        m_owed.Set(source, 1); // answered when this rank holds all of source
-    }
-}
-
-void
-McastAllgather::OnFetchOk(uint32_t source)
-{
-    // one READ per run of missing chunks, from r+1's copy at the same place in the output
-    uint32_t i = 0;
-    while (i < m_chunks)
-    {
-        if (m_have.Get(static_cast<std::size_t>(source) * m_chunks + i))
-        {
-            ++i;
-            continue;
-        }
-        uint32_t j = i;
-        uint64_t bytes = 0;
-        while (j < m_chunks && !m_have.Get(static_cast<std::size_t>(source) * m_chunks + j))
-        {
-            bytes += ChunkSize(j);
-            ++j;
-        }
-        m_reads.push_back({source, i, j - i, bytes});
-        i = j;
-    }
-    IssueReads();
-}
-
-void
-McastAllgather::IssueReads()
-{
-    while (!m_reads.empty() && (m_repairReads == 0 || m_readsInFlight < m_repairReads))
-    {
-        const Read r = m_reads.front();
-        m_reads.pop_front();
-        const uint64_t offset =
-            r.source * m_shardBytes + static_cast<uint64_t>(r.first) * m_chunkBytes;
-        const uint64_t wrId = (1ULL << 63) | (static_cast<uint64_t>(r.source) << 40) |
-                              (static_cast<uint64_t>(r.first) << 20) | r.chunks;
-        m_stats.repairReads++;
-        m_readsInFlight++;
-        NS_LOG_DEBUG("rank " << m_rank << ": repair READ of chunks [" << r.first << ", "
-                             << r.first + r.chunks << ") of source " << r.source);
-        m_next->PostSend(RcQp::Verb::READ, r.bytes, offset, wrId, false, 0);
     }
 }
 

@@ -78,6 +78,7 @@ class McastAllgather : public CollectiveRank
     void OnNeedFetch(uint32_t source);
     void OnFetchOk(uint32_t source);
     void IssueReads(); //!< post queued repair READs while fewer than RepairReads are out
+    void OnRepairRead(uint64_t wrId); //!< a repair READ completed: its chunks are here
 
     uint32_t m_chunkBytes;  //!< "ChunkBytes"
     uint32_t m_roots;       //!< "Roots": K sequences multicasting at once
