@@ -18,7 +18,7 @@ import numpy as np
 from mcsim import collectives, cost, fabric, rdma, topology
 from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
-from mcsim.config.collectives import TeamSpec, check_algorithm
+from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm
 from mcsim.config.fabric import FOREVER, FabricConfig, Faults
 from mcsim.config.rdma import RdmaConfig, fabric_config_for
 from mcsim.errors import McsimError, as_int, pick, require_int
@@ -26,7 +26,7 @@ from mcsim.fabric import Reduction
 from mcsim.result import NEVER, FabricResult, Result, lacking_b, output_b
 from mcsim.simulation import Simulation
 from mcsim.topology.physics import Link, preset
-from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, parse_rate, parse_size
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, format_size, parse_rate, parse_size
 from mcsim.verify import Expected
 from mcsim.verify import expected_output as expected_output  # re-exported
 from mcsim.verify import pattern as pattern  # re-exported
@@ -129,7 +129,8 @@ class Scenario:
     barriers: int = TEAM_DEFAULTS["barriers"]  # mcast: RC barriers before the data phase (the artifact runs 2)
     repair_reads: int = TEAM_DEFAULTS["repair_reads"]  # mcast: repair READs outstanding (0: all at once)
     fin_wait: bool = TEAM_DEFAULTS["fin_wait"]  # mcast: done when its FIN is ACKed and r-1's FIN is in
-    ring_chunk: str | int = field(default="64KiB", metadata=codec.size_plain("ring_chunk_b"))  # ring: bytes per WRITE
+    # ring: bytes per pipelined WRITE
+    ring_chunk: str | int = field(default=format_size(RING_CHUNK_B), metadata=codec.size_plain("ring_chunk_b"))
     # mcast: data phase timeout = scale x the receive bound
     timeout_scale: float = field(default=5.0, metadata={PLAIN: Plain(None, lambda _, v: float(v))})
     # the rate that bound divides by (the artifact's LINK_BW); None: the hosts' data rate
