@@ -25,7 +25,20 @@ from collections.abc import Callable
 
 import numpy as np
 
-from mcsim import DpaConfig, FabricConfig, Faults, Flow, RcOp, Scenario, UdStream, dpa, fabric, rdma, topology
+from mcsim import (
+    DpaConfig,
+    FabricConfig,
+    Faults,
+    Flow,
+    RcOp,
+    RdmaConfig,
+    Scenario,
+    UdStream,
+    dpa,
+    fabric,
+    rdma,
+    topology,
+)
 from mcsim.scenario import artifact_protocol
 
 
@@ -88,7 +101,11 @@ SCENARIOS: dict[str, Callable[[], object]] = {
         topology="fat-tree-k4", algorithm="ring", bytes_per_rank="256KiB", rate="400Gbps"
     ).run(),
     "testbed mcast 64KiB loss 1e-3 verify": lambda: Scenario(
-        topology="testbed-188", algorithm="mcast", bytes_per_rank="64KiB", loss=1e-3, seed=7, verify=True
+        topology="testbed-188",
+        algorithm="mcast",
+        bytes_per_rank="64KiB",
+        fabric=FabricConfig(loss=1e-3, seed=7, ecmp_seed=7),
+        verify=True,
     ).run(),
     "testbed ring 64KiB": lambda: Scenario(topology="testbed-188", algorithm="ring", bytes_per_rank="64KiB").run(),
     "ft4 bcast 1MiB": lambda: Scenario(topology="fat-tree-k4", collective="broadcast", bytes_per_rank="1MiB").run(),
@@ -113,7 +130,11 @@ SCENARIOS: dict[str, Callable[[], object]] = {
         **artifact_protocol(), topology="testbed-188", algorithm="mcast", bytes_per_rank="4KiB"
     ).run(),
     "ft4 mcast dpa 64KiB 400G": lambda: Scenario(
-        topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="64KiB", rate="400Gbps", processor=DpaConfig()
+        topology="fat-tree-k4",
+        algorithm="mcast",
+        bytes_per_rank="64KiB",
+        rate="400Gbps",
+        rdma=RdmaConfig(processor=DpaConfig()),
     ).run(),
     "raw fabric lossy": _raw_fabric_lossy,
     "verbs rc mixed + ud": _verbs_rc_mixed,

@@ -195,10 +195,16 @@ def run_mcsim(args: argparse.Namespace) -> dict:
         counted, finish_ps = r.link_traversals(), r.finish_ps
         complete = counted == data and int(r.hosts["rx_packets"].sum()) == hosts * -(-size // MTU_B)
     else:
+        from mcsim.config.rdma import RdmaConfig
         from mcsim.scenario import Scenario
 
         res = Scenario(
-            topology=name, rate="100Gbps", algorithm="ring", bytes_per_rank=size, ring_chunk=size, mtu=MTU_B
+            topology=name,
+            rate="100Gbps",
+            algorithm="ring",
+            bytes_per_rank=size,
+            ring_chunk=size,
+            rdma=RdmaConfig(mtu_b=MTU_B),
         ).run()
         # RC ACKs: one per message, each back over its message's path to the rank before
         acks = res.nic["tx_packets"].astype(int) - (hosts - 1) * -(-size // MTU_B)

@@ -32,6 +32,7 @@ from mcsim.reference import commands as compare_commands
 from mcsim.report import commands as report_commands
 from mcsim.result import Result
 from mcsim.scenario import Scenario, artifact_protocol
+from mcsim.scenario_keywords import scenario_of
 from mcsim.sweep import commands as sweep_commands
 from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_size, format_time, parse_rate, parse_size, parse_time
@@ -270,7 +271,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
     # the options given only (None: the Scenario's default)
     given = {"timeout_scale": args.timeout_scale, "roots": args.roots, "root": args.root}
     common |= {k: v for k, v in given.items() if v is not None}
-    scenarios = [Scenario(bytes_per_rank=size, **common) for size in _sizes(args)]
+    scenarios = [scenario_of(bytes_per_rank=size, **common) for size in _sizes(args)]
     for sc in scenarios:
         sc.check_resources()
     return scenarios

@@ -20,45 +20,13 @@ from mcsim import native, runtime
 from mcsim.arrays import read_counters, u32
 from mcsim.attributes import make_factory
 from mcsim.config.collectives import ALGORITHMS, TeamSpec
+from mcsim.config.ns3_attributes import attributes_of
 
 
 def start_team(stack: native.Handle, spec: TeamSpec) -> native.Handle:
     """Create, wire and schedule one team on an RdmaStack; return the C++ CollectiveTeam."""
     type_name = ALGORITHMS[(spec.collective, spec.algorithm)]
-    if spec.algorithm == "mcast":
-        factory = make_factory(
-            type_name,
-            "TeamSpec",
-            ChunkBytes=spec.chunk_b,
-            Roots=spec.roots,
-            Batch=spec.batch,
-            StopAndWait=spec.stop_and_wait,
-            Barriers=spec.barriers,
-            RepairReads=spec.repair_reads,
-            FinWait=spec.fin_wait,
-            DataTimeout=spec.data_timeout_ps,
-            BroadcastRoot=spec.root if spec.collective == "broadcast" else -1,
-            Endpoints=spec.endpoints,
-        )
-    elif spec.algorithm == "innet":
-        factory = make_factory(
-            type_name,
-            "TeamSpec",
-            ChunkBytes=spec.chunk_b,
-            Batch=spec.batch,
-            FirstTree=spec.first_tree,
-            Trees=spec.trees,
-            Allreduce=spec.collective == "allreduce",
-        )
-    elif spec.collective == "reduce_scatter":
-        factory = make_factory(
-            type_name,
-            "TeamSpec",
-            ChunkBytes=spec.chunk_b,
-            ReducePerByte=spec.reduce_ps_per_byte,
-        )
-    else:
-        factory = make_factory(type_name, "TeamSpec", ChunkBytes=spec.chunk_b)
+    factory = make_factory(type_name, "TeamSpec", **attributes_of(spec, type_name))
     lib = runtime.load()
     team = native.Handle(lib, "ns3::mcsim::CollectiveTeam")
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from numbers import Integral, Real
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -26,6 +26,11 @@ class IncompleteRun(McsimError):
 def is_integer(value: object) -> bool:
     """An integer: a Python or numpy integer, not a bool (the one test every integer check uses)."""
     return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def as_int(value: Any) -> Any:
+    """A numpy integer as a Python int (plain data); any other value as it is."""
+    return int(value) if is_integer(value) and type(value) is not int else value
 
 
 def require_integer(where: str, **values: object) -> None:

@@ -21,12 +21,14 @@ import numpy as np
 from mcsim import fabric, native, runtime
 from mcsim.arrays import i64, read_counters, read_u64, u32, u64
 from mcsim.attributes import make_factory
-from mcsim.config.dpa import PLACEMENTS, DpaConfig
+from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import FabricConfig, destination
+from mcsim.config.ns3_attributes import attributes_of
 from mcsim.config.rdma import (
+    NIC,
+    RC_QP,
     RC_VERBS,
-    SEND_COMPLETIONS,
-    WIRE_FORMATS,
+    UD_QP,
     CompletionProcessorConfig,
     HostCpuConfig,
     RcOp,
@@ -134,18 +136,9 @@ def read_nic_counters(stack: native.Handle, n_hosts: int) -> dict[str, np.ndarra
 
 def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> native.Handle:
     """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host."""
-    nic = make_factory(
-        "ns3::mcsim::Nic",
-        "RdmaConfig",
-        WireFormat=WIRE_FORMATS[rdma.wire_format],
-        MtuBytes=rdma.mtu_b,
-        SendLatency=rdma.send_latency_ps,
-        ReceiveLatency=rdma.receive_latency_ps,
-        MulticastLoopback=rdma.multicast_loopback,
-        SendCompletions=SEND_COMPLETIONS[rdma.send_completions],
-    )
-    rc = make_factory("ns3::mcsim::RcQp", "RcConfig", **rdma.rc.attributes())
-    ud = make_factory("ns3::mcsim::UdQp", "RdmaConfig", RqDepth=rdma.rq_depth, Staging=rdma.staging)
+    nic = make_factory(NIC, "RdmaConfig", **attributes_of(rdma, NIC))
+    rc = make_factory(RC_QP, "RcConfig", **attributes_of(rdma.rc, RC_QP))
+    ud = make_factory(UD_QP, "RdmaConfig", **attributes_of(rdma, UD_QP))
     processor = processor_factory(rdma.processor)
     stack = native.Handle(fab.lib, "ns3::mcsim::RdmaStack")
     try:
@@ -156,31 +149,15 @@ def build_stack(fab: fabric.BuiltFabric, rdma: RdmaConfig) -> native.Handle:
     return stack
 
 
-def _host_cpu_factory(cpu: HostCpuConfig) -> native.Factory:
-    return make_factory(cpu.TYPE_ID, "HostCpuConfig", PerCompletionCost=cpu.completion_ps, MemcpyRate=cpu.memcpy_bps)
-
-
-def _dpa_factory(dpa: DpaConfig) -> native.Factory:
-    return make_factory(
-        dpa.TYPE_ID,
-        "DpaConfig",
-        Cores=dpa.cores,
-        ThreadsPerCore=dpa.threads_per_core,
-        Threads=dpa.threads,
-        Placement=PLACEMENTS[dpa.placement],
-        ClockHz=dpa.clock_hz,
-        ZeroCopyCycles=dpa.zero_copy_cycles,
-        StagingCycles=dpa.staging_cycles,
-        IssueShare=dpa.issue_share,
-        CoreContention=dpa.core_contention,
-        LoopbackRate=dpa.loopback_bps,
-    )
+def _processor_factory(processor: Any) -> native.Factory:
+    """The factory of a processor config whose fields name their attributes (config.ns3_attributes)."""
+    return make_factory(processor.TYPE_ID, type(processor).__name__, **attributes_of(processor, processor.TYPE_ID))
 
 
 # completion processor config type -> what makes its ns-3 ObjectFactory (one processor per host)
 PROCESSOR_FACTORIES: dict[type, Callable[[Any], native.Factory]] = {
-    HostCpuConfig: _host_cpu_factory,
-    DpaConfig: _dpa_factory,
+    HostCpuConfig: _processor_factory,
+    DpaConfig: _processor_factory,
 }
 
 

@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import dataclasses
-import enum
 import functools
 import hashlib
 import json
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
@@ -18,23 +17,16 @@ import numpy as np
 
 from mcsim import collectives, cost, fabric, rdma, topology
 from mcsim.config import codec
-from mcsim.config.codec import GraphTopology, canonical_json
-from mcsim.config.collectives import TeamSpec, check_algorithm
-from mcsim.config.fabric import FOREVER, MAX_SEED, FabricConfig, Faults
-from mcsim.config.rdma import (
-    IB_MTUS,
-    CompletionProcessorConfig,
-    RcConfig,
-    RdmaConfig,
-    fabric_config_for,
-    is_processor_config,
-)
-from mcsim.errors import McsimError, is_integer, pick, require_int
+from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
+from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm
+from mcsim.config.fabric import FOREVER, FabricConfig, Faults
+from mcsim.config.rdma import RdmaConfig, fabric_config_for
+from mcsim.errors import McsimError, as_int, pick, require_int
+from mcsim.fabric import Reduction
 from mcsim.result import NEVER, FabricResult, Result, lacking_b, output_b
-from mcsim.routing import routes
 from mcsim.simulation import Simulation
 from mcsim.topology.physics import Link, preset
-from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, parse_rate, parse_size
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, format_size, parse_rate, parse_size
 from mcsim.verify import Expected
 from mcsim.verify import expected_output as expected_output  # re-exported
 from mcsim.verify import pattern as pattern  # re-exported
@@ -87,39 +79,6 @@ def artifact_protocol(rdma: RdmaConfig | None = None) -> dict[str, Any]:
 # the default of each collective tunable (roots, batch, root, endpoints, reduce_ps_per_byte) is TeamSpec's
 TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(TeamSpec)}
 SCHEMA = "mcsim.Scenario/3"  # the "schema" of a canonical dict; a change of its keys gets a new one
-# the keywords that set a field of Scenario.rdma or Scenario.fabric (mtu becomes mtu_b, seed sets ecmp_seed too)
-RDMA_KEYWORDS = ("mtu_b", "rq_depth", "staging", "wire_format", "processor", "rc")
-FABRIC_KEYWORDS = ("flow_control", "forwarding", "loss", "seed", "ecmp_seed")
-KEYWORD_OF = {"mtu_b": "mtu", "ecmp_seed": "seed"}  # the keyword of a config field named otherwise
-_DEFAULT_RDMA, _DEFAULT_FABRIC = RdmaConfig(), FabricConfig()  # a field at its default was not given
-# the canonical dict's keys besides the configs; sizes and rates in units named in the key
-CANONICAL_KEYS = (
-    "algorithm",
-    "barriers",
-    "batch",
-    "batching",
-    "bytes_per_rank_b",
-    "collective",
-    "endpoints",
-    "fabric",
-    "faults",
-    "fin_wait",
-    "nominal_rate_bps",
-    "overlap",
-    "overlap_algorithm",
-    "ranks",
-    "rdma",
-    "reduce_ps_per_byte",
-    "repair_reads",
-    "ring_chunk_b",
-    "root",
-    "roots",
-    "schema",
-    "timeout_rate_bps",
-    "timeout_scale",
-    "topology",
-    "verify",
-)
 
 
 @functools.lru_cache(maxsize=16)
@@ -136,174 +95,92 @@ def _diameter_hops(topo: str | GraphTopology) -> int:
     return topology.diameter_hops(_topology(topo))
 
 
-class Keep(enum.Enum):
-    """The default of the keywords that set a field of Scenario.fabric or .rdma: keep the config's."""
-
-    KEEP = "keep"
+STRING_FIELDS = ("collective", "algorithm", "overlap_algorithm", "batching")  # checked as strings first
+FLAG_FIELDS = ("verify", "fin_wait")  # True or False
 
 
-KEEP = Keep.KEEP
-
-
-def _as_int(value: Any) -> Any:
-    """numpy integers as Python ints: a Scenario is plain data."""
-    return int(value) if is_integer(value) and type(value) is not int else value
-
-
-@dataclass(frozen=True, slots=True, init=False, eq=False)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class Scenario:
     """One collective on one fabric: the workload, the topology, and the typed configs it runs with.
 
-    Strings carry units ("56Gbps", "1MiB"). ``fabric`` (FabricConfig) and ``rdma`` (RdmaConfig) hold
-    every fabric and NIC setting; ``mtu``, ``rq_depth``, ``staging``, ``wire_format``, ``processor``,
-    ``rc`` (of rdma) and ``flow_control``, ``forwarding``, ``loss``, ``seed`` (of fabric; seed is
-    both its ECMP and its fault seed) are keywords that set those fields (KEEP, their default: as the config has it).
-    The Scenario sizes ``rdma.region_b`` (the output buffer) and ``fabric.header_b`` (the wire
-    format's overhead); the collective tunables (roots, batch, ...) default to TeamSpec's.
+    Every field is given one way, by its keyword. Strings carry units ("56Gbps", "1MiB").
+    ``fabric`` (FabricConfig) and ``rdma`` (RdmaConfig) hold every fabric and NIC setting: the MTU is
+    ``rdma=RdmaConfig(mtu_b=2048)``, the seed ``fabric=FabricConfig(seed=3, ecmp_seed=3)`` (the CLI's
+    flags and a sweep's short names fold into them: mcsim.scenario_keywords). The Scenario sizes
+    ``rdma.region_b`` (the output buffer) and ``fabric.header_b`` (the wire format's overhead); the
+    collective tunables (roots, batch, ...) default to TeamSpec's.
 
-    ``topology`` is a name from topologies/, a file, or a networkx graph (copied, kept as canonical
-    data). Two Scenarios are equal when their canonical dicts are (:meth:`to_dict`: "1MiB" equals
-    1048576, ranks=None equals every host); :meth:`key` is the hash of that dict.
+    ``topology`` is a name from topologies/, a file (str or path), or a networkx graph (copied, kept
+    as canonical data). Two Scenarios are equal when their canonical dicts are (:meth:`to_dict`:
+    "1MiB" equals 1048576, ranks=None equals every host); :meth:`key` is the hash of that dict.
     """
 
-    topology: str | GraphTopology
-    rate: str | None  # every link at this nominal rate (56Gbps = FDR 64b/66b); None: as the file
-    collective: str  # "allgather", "broadcast", "reduce_scatter" or "allreduce"
-    algorithm: str  # "mcast", "ring" or "innet" (in-network reduction: Reduce-Scatter, Allreduce)
-    bytes_per_rank: str | int
-    ranks: int | None  # ranks on hosts 0..ranks-1; None: every host
-    roots: int  # mcast Allgather: K roots at a time
-    batch: int  # mcast: datagrams posted before waiting for a completion
-    batching: str  # mcast: "window" (sliding, batch posted) or "stop_and_wait" (whole batches: the artifact's)
-    barriers: int  # mcast: RC barriers before the data phase (the artifact runs 2)
-    repair_reads: int  # mcast: repair READs a rank keeps outstanding (0: all at once; the artifact: 1)
-    fin_wait: bool  # mcast: a rank is done only when its FIN is ACKed and r-1's FIN is in (the artifact's)
-    ring_chunk: str | int  # ring: bytes per pipelined RDMA WRITE
-    timeout_scale: float  # mcast: data phase timeout = scale x the receive bound
-    timeout_rate: str | None  # the rate that bound divides by (the artifact's LINK_BW); None: the hosts' data rate
-    root: int  # Broadcast root rank
-    endpoints: int  # mcast: UD QPs per rank, chunks spread round-robin (one DPA thread each)
-    overlap: str | None  # "reduce_scatter": a Reduce-Scatter runs at once (FSDP)
-    overlap_algorithm: str  # the overlap's algorithm: "ring" or "innet"
-    verify: bool  # carry real bytes (a pattern per rank) and check every byte of every output
-    reduce_ps_per_byte: int  # Reduce-Scatter: time to add one received byte
-    faults: Faults | None  # chosen drops, per-link loss, links down
-    fabric: FabricConfig
-    rdma: RdmaConfig
+    topology: str | GraphTopology = field(default="testbed-188", metadata={PLAIN: codec.TOPOLOGY_PLAIN})
+    # every link at this nominal rate (56Gbps = FDR 64b/66b); None: as the file
+    rate: str | None = field(default=None, metadata=codec.rate_plain("nominal_rate_bps"))
+    collective: str = "allgather"  # "allgather", "broadcast", "reduce_scatter" or "allreduce"
+    algorithm: str = "mcast"  # "mcast", "ring" or "innet" (in-network reduction: Reduce-Scatter, Allreduce)
+    bytes_per_rank: str | int = field(default="1MiB", metadata=codec.size_plain("bytes_per_rank_b"))
+    # ranks on hosts 0..ranks-1; None: every host (the canonical dict holds the count)
+    ranks: int | None = field(default=None, metadata={PLAIN: Plain(None, lambda sc, _: sc.n_ranks)})
+    roots: int = TEAM_DEFAULTS["roots"]  # mcast Allgather: K roots at a time
+    batch: int = TEAM_DEFAULTS["batch"]  # mcast: datagrams posted before waiting for a completion
+    batching: str = "window"  # mcast: "window" (sliding, batch posted) or "stop_and_wait" (the artifact's)
+    barriers: int = TEAM_DEFAULTS["barriers"]  # mcast: RC barriers before the data phase (the artifact runs 2)
+    repair_reads: int = TEAM_DEFAULTS["repair_reads"]  # mcast: repair READs outstanding (0: all at once)
+    fin_wait: bool = TEAM_DEFAULTS["fin_wait"]  # mcast: done when its FIN is ACKed and r-1's FIN is in
+    # ring: bytes per pipelined WRITE
+    ring_chunk: str | int = field(default=format_size(RING_CHUNK_B), metadata=codec.size_plain("ring_chunk_b"))
+    # mcast: data phase timeout = scale x the receive bound
+    timeout_scale: float = field(default=5.0, metadata={PLAIN: Plain(None, lambda _, v: float(v))})
+    # the rate that bound divides by (the artifact's LINK_BW); None: the hosts' data rate
+    timeout_rate: str | None = field(default=None, metadata=codec.rate_plain("timeout_rate_bps"))
+    root: int = TEAM_DEFAULTS["root"]  # Broadcast root rank
+    endpoints: int = TEAM_DEFAULTS["endpoints"]  # mcast: UD QPs per rank, chunks round-robin (a DPA thread each)
+    overlap: str | None = None  # "reduce_scatter": a Reduce-Scatter runs at once (FSDP)
+    overlap_algorithm: str = "ring"  # the overlap's algorithm: "ring" or "innet"
+    verify: bool = False  # carry real bytes (a pattern per rank) and check every byte of every output
+    reduce_ps_per_byte: int = TEAM_DEFAULTS["reduce_ps_per_byte"]  # Reduce-Scatter: time to add one byte
+    faults: Faults | None = field(default=None, metadata={PLAIN: codec.FAULTS_PLAIN})  # drops, loss, links down
+    fabric: FabricConfig = field(default_factory=FabricConfig, metadata=codec.config_plain(FabricConfig))
+    rdma: RdmaConfig = field(default_factory=RdmaConfig, metadata=codec.config_plain(RdmaConfig))
 
-    def __init__(
-        self,
-        *,
-        topology: str | os.PathLike[str] | nx.Graph = "testbed-188",
-        rate: str | None = None,
-        collective: str = "allgather",
-        algorithm: str = "mcast",
-        bytes_per_rank: str | int = "1MiB",
-        ranks: int | None = None,
-        roots: int = TEAM_DEFAULTS["roots"],
-        batch: int = TEAM_DEFAULTS["batch"],
-        batching: str = "window",
-        barriers: int = TEAM_DEFAULTS["barriers"],
-        repair_reads: int = TEAM_DEFAULTS["repair_reads"],
-        fin_wait: bool = TEAM_DEFAULTS["fin_wait"],
-        ring_chunk: str | int = "64KiB",
-        timeout_scale: float = 5.0,
-        timeout_rate: str | None = None,
-        root: int = TEAM_DEFAULTS["root"],
-        endpoints: int = TEAM_DEFAULTS["endpoints"],
-        overlap: str | None = None,
-        overlap_algorithm: str = "ring",
-        verify: bool = False,
-        reduce_ps_per_byte: int = TEAM_DEFAULTS["reduce_ps_per_byte"],
-        faults: Faults | None = None,
-        fabric: FabricConfig | None = None,
-        rdma: RdmaConfig | None = None,
-        mtu: str | int | Keep = KEEP,
-        rq_depth: int | Keep = KEEP,
-        staging: bool | Keep = KEEP,
-        wire_format: str | Keep = KEEP,
-        processor: CompletionProcessorConfig | Keep = KEEP,
-        rc: RcConfig | Keep = KEEP,
-        flow_control: str | Keep = KEEP,
-        forwarding: str | Keep = KEEP,
-        loss: float | Keep = KEEP,
-        seed: int | Keep = KEEP,
-    ) -> None:
+    def __post_init__(self) -> None:
         """Check every value (type, then range) before any C++ object exists: one McsimError line."""
-        if isinstance(topology, os.PathLike):
-            topology = os.fspath(topology)
         put = functools.partial(object.__setattr__, self)
-        put("topology", GraphTopology.of(topology) if isinstance(topology, nx.Graph) else topology)
-        own = {
-            "rate": rate,
-            "collective": collective,
-            "algorithm": algorithm,
-            "bytes_per_rank": bytes_per_rank,
-            "ranks": ranks,
-            "roots": roots,
-            "batch": batch,
-            "batching": batching,
-            "barriers": barriers,
-            "repair_reads": repair_reads,
-            "fin_wait": fin_wait,
-            "ring_chunk": ring_chunk,
-            "timeout_scale": timeout_scale,
-            "timeout_rate": timeout_rate,
-            "root": root,
-            "endpoints": endpoints,
-            "overlap": overlap,
-            "overlap_algorithm": overlap_algorithm,
-            "verify": verify,
-            "reduce_ps_per_byte": reduce_ps_per_byte,
-            "faults": faults,
-        }
-        for name, value in own.items():
-            put(name, _as_int(value))
-        net: dict[str, Any] = {"mtu": mtu, "rq_depth": rq_depth, "staging": staging, "wire_format": wire_format}
-        net |= {"processor": processor, "rc": rc, "flow_control": flow_control, "forwarding": forwarding}
-        net |= {"loss": loss, "seed": seed}
-        net = {name: _as_int(value) for name, value in net.items() if value is not KEEP}
-        self._check_types(net, fabric, rdma)
-        put("fabric", FabricConfig() if fabric is None else fabric)
-        put("rdma", RdmaConfig() if rdma is None else rdma)
-        self._check_fields(net)
+        topo: Any = self.topology
+        if isinstance(topo, os.PathLike):
+            topo = os.fspath(topo)
+        put("topology", GraphTopology.of(topo) if isinstance(topo, nx.Graph) else topo)
+        for f in dataclasses.fields(self):
+            put(f.name, as_int(getattr(self, f.name)))
+        self._check_types()
+        put("fabric", FabricConfig() if self.fabric is None else self.fabric)
+        put("rdma", RdmaConfig() if self.rdma is None else self.rdma)
+        self._check_fields()
 
-    def _check_types(self, net: dict[str, Any], fabric: object, rdma: object) -> None:
+    def _check_types(self) -> None:
         """Fields whose type is wrong, before any of them is used in a comparison."""
         if not isinstance(self.topology, str | GraphTopology):
             raise McsimError(f"Scenario: topology={self.topology!r} must be a string")
-        own = ("collective", "algorithm", "overlap_algorithm", "batching")
-        for name in (*own, "wire_format", "flow_control", "forwarding"):
-            value = net.get(name, "") if name in ("wire_format", "flow_control", "forwarding") else getattr(self, name)
-            if not isinstance(value, str):
-                raise McsimError(f"Scenario: {name}={value!r} must be a string")
-        for name, value in (
-            ("staging", net.get("staging", True)),
-            ("verify", self.verify),
-            ("fin_wait", self.fin_wait),
-        ):
-            if not isinstance(value, bool):
-                raise McsimError(f"Scenario: {name}={value!r} must be True or False")
+        for name in STRING_FIELDS:
+            if not isinstance(getattr(self, name), str):
+                raise McsimError(f"Scenario: {name}={getattr(self, name)!r} must be a string")
+        for name in FLAG_FIELDS:
+            if not isinstance(getattr(self, name), bool):
+                raise McsimError(f"Scenario: {name}={getattr(self, name)!r} must be True or False")
         scale = self.timeout_scale
         if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale < math.inf:
             raise McsimError(f"Scenario: timeout_scale={scale!r} must be a finite number > 0 (int or float)")
-        for name, value, cls in (("faults", self.faults, Faults), ("fabric", fabric, FabricConfig)):
+        for name, cls in (("faults", Faults), ("fabric", FabricConfig), ("rdma", RdmaConfig)):
+            value = getattr(self, name)
             if value is not None and not isinstance(value, cls):
                 raise McsimError(f"Scenario: {name}={value!r} must be a {cls.__module__}.{cls.__name__} or None")
-        if rdma is not None and not isinstance(rdma, RdmaConfig):
-            raise McsimError(f"Scenario: rdma={rdma!r} must be a mcsim.config.rdma.RdmaConfig or None")
-        if "rc" in net and not isinstance(net["rc"], RcConfig):
-            raise McsimError(f"Scenario: rc={net['rc']!r} must be a mcsim.config.rdma.RcConfig")
-        if "processor" in net and not is_processor_config(net["processor"]):
-            raise McsimError(
-                f"Scenario: processor={net['processor']!r} is not a completion processor config; "
-                "use HostCpuConfig() or DpaConfig()"
-            )
         if self.overlap is not None and not isinstance(self.overlap, str):
             raise McsimError(f"Scenario: overlap={self.overlap!r} must be None or 'reduce_scatter'")
 
-    def _check_fields(self, net: dict[str, Any]) -> None:
-        """Ranges of the workload fields, then the keywords for fabric and rdma, composed into them."""
+    def _check_fields(self) -> None:
+        """Ranges of the workload fields, then the sizes the run gives its fabric and rdma configs."""
         n_hosts = topology.host_count(self._base_graph())
         name = self.topology if isinstance(self.topology, str) else "the graph"
         if self.rate is not None:
@@ -330,32 +207,24 @@ class Scenario:
         require_int("Scenario", "batch", self.batch, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
         require_int("Scenario", "barriers", self.barriers, lo=0, hi=MAX_BARRIERS)
         require_int("Scenario", "repair_reads", self.repair_reads, lo=0, hi=MAX_QP_WR, why=QP_WR_WHY)
-        require_int("Scenario", "rq_depth", net.get("rq_depth", self.rdma.rq_depth), lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
+        require_int("Scenario", "rdma.rq_depth", self.rdma.rq_depth, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
         require_int("Scenario", "endpoints", self.endpoints, lo=1, hi=MAX_ENDPOINTS, why=ENDPOINTS_WHY)
-        if "seed" in net:
-            require_int("Scenario", "seed", net["seed"], lo=0, hi=MAX_SEED)
-            net["ecmp_seed"] = net["seed"]
         require_int("Scenario", "reduce_ps_per_byte", self.reduce_ps_per_byte, lo=0)
-        raw = dict(net)  # the keywords as given, for messages
-        if "mtu" in net:
-            mtu = net.pop("mtu")
-            net["mtu_b"] = parse_size(mtu, what="Scenario: mtu")
-            if net["mtu_b"] not in IB_MTUS:
-                raise McsimError(f"Scenario: mtu={mtu!r} is not an MTU; choose one of {IB_MTUS} bytes")
         ring_chunk = parse_size(self.ring_chunk, what="Scenario: ring_chunk")
         if not 0 < ring_chunk <= MAX_MESSAGE_B:
             raise McsimError(
                 f"Scenario: ring_chunk={self.ring_chunk!r} must be 1..{MAX_MESSAGE_B} B (2 GiB: the largest "
                 "InfiniBand message, one RDMA WRITE)"
             )
-        self._check_two_ways(net, raw)
-        rdma_cfg = dataclasses.replace(self.rdma, **{k: v for k, v in net.items() if k in RDMA_KEYWORDS})
-        rdma_cfg = dataclasses.replace(rdma_cfg, region_b=max(1, p * n))
-        fabric_cfg = dataclasses.replace(self.fabric, **{k: v for k, v in net.items() if k in FABRIC_KEYWORDS})
+        rdma_cfg = dataclasses.replace(self.rdma, region_b=max(1, p * n))
         object.__setattr__(self, "rdma", rdma_cfg)
-        object.__setattr__(self, "fabric", fabric_config_for(rdma_cfg, fabric_cfg, "Scenario"))
+        object.__setattr__(self, "fabric", fabric_config_for(rdma_cfg, self.fabric, "Scenario"))
         self._check_chunk_ids(p, n, rdma_cfg.mtu_b, ring_chunk)
         self._check_timeout()
+        self._check_modes(n)
+
+    def _check_modes(self, n: int) -> None:
+        """The choices (batching, overlap, verify) and what they need."""
         pick("overlap_algorithm", self.overlap_algorithm, {"ring": None, "innet": None})
         pick("batching", self.batching, BATCHINGS)
         if self.overlap is not None:
@@ -377,25 +246,6 @@ class Scenario:
                 )
         if self.faults is not None:
             self.faults.check(self._graph())
-
-    def _check_two_ways(self, net: dict[str, Any], raw: dict[str, Any]) -> None:
-        """A keyword and the same field of a given config, with different values, is one field given two
-        ways: refused. A config's field still at its default was not given (the keyword sets it); the
-        same value twice is no conflict (``net``: the keywords given, mtu as mtu_b, seed also as ecmp_seed;
-        ``raw``: as the caller wrote them)."""
-        for field, value in net.items():
-            name, cfg, default = (
-                ("rdma", self.rdma, _DEFAULT_RDMA)
-                if field in RDMA_KEYWORDS
-                else ("fabric", self.fabric, _DEFAULT_FABRIC)
-            )
-            given = getattr(cfg, field)
-            if given != getattr(default, field) and given != value:
-                keyword = KEYWORD_OF.get(field, field)
-                raise McsimError(
-                    f"Scenario: {keyword}={raw[keyword]!r} and {name}.{field}={given!r} give one field two ways; "
-                    f"give it once (the keyword, or the {name} config's field)"
-                )
 
     @property
     def _innet(self) -> bool:
@@ -560,20 +410,18 @@ class Scenario:
         """
         cost.check_memory(self._shape(), available_b)
 
-    def _aggregation_trees(self) -> int:
-        """Aggregation trees of the run's in-network reduction (fabric.build makes the same)."""
-        roots = routes.best_roots(self._graph(), range(self.n_ranks))
-        cap = self.fabric.aggregation_trees
-        return len(roots) if cap == 0 else min(cap, len(roots))
-
-    def teams(self) -> list[TeamSpec]:
+    def teams(self, reduction: Reduction | None = None) -> list[TeamSpec]:
         """The collectives of the run on ranks 0..P-1: the scenario's, and the Reduce-Scatter of overlap.
 
         Multicast groups: a multicast team's endpoints come first; an in-network reduction's
-        aggregation trees follow them (fabric.build's ``reductions``), each also a group."""
+        aggregation trees follow them, each also a group. The trees are the built fabric's
+        (``reduction``: BuiltFabric.reductions[0], planned once by fabric.build), so a run with an
+        in-network reduction has its teams only once its fabric exists."""
+        if self._innet and reduction is None:
+            raise McsimError("Scenario.teams: an in-network reduction's teams need its built fabric's Reduction")
         hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
         groups = self.endpoints if self.algorithm == "mcast" else 0
-        trees = self._aggregation_trees() if self._innet else 1
+        trees = 1 if reduction is None else len(reduction.trees)
         spec = TeamSpec(
             collective=self.collective,
             algorithm=self.algorithm,
@@ -631,8 +479,7 @@ class Scenario:
             ) from None
 
     def _run(self) -> Result:
-        specs = self.teams()
-        hosts, n = specs[0].hosts, self.bytes_per_rank_b
+        hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
         groups = [list(hosts)] * self.endpoints if self.algorithm == "mcast" else []
         reductions = [list(hosts)] if self._innet else []
         expected = Expected(self.collective, len(hosts), n, self.root) if self.verify else None
@@ -648,8 +495,7 @@ class Scenario:
                     slot_b=self.rdma.mtu_b,
                 )
             )
-            if any(len(r.trees) != s.trees or r.first_group != s.group for r in fab.reductions for s in specs[-1:]):
-                raise AssertionError("the fabric's aggregation trees differ from the teams'")
+            specs = self.teams(fab.reductions[0] if fab.reductions else None)
             stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:
                 sim.lib.mcsim_fabric_set_sum_payloads(fab.cxx, self._innet)
@@ -713,36 +559,10 @@ class Scenario:
     # as plain data
 
     def to_dict(self) -> dict[str, Any]:
-        """The canonical dict: JSON types only, every field (defaults included), sizes and rates in
-        the units their keys name, ``ranks`` resolved; a graph topology as its node-link data."""
-        rate = None if self.rate is None else parse_rate(self.rate)
-        return {
-            "schema": SCHEMA,
-            "topology": self.topology if isinstance(self.topology, str) else self.topology.to_dict(),
-            "nominal_rate_bps": rate,
-            "collective": self.collective,
-            "algorithm": self.algorithm,
-            "bytes_per_rank_b": self.bytes_per_rank_b,
-            "ranks": self.n_ranks,
-            "roots": self.roots,
-            "batch": self.batch,
-            "batching": self.batching,
-            "barriers": self.barriers,
-            "repair_reads": self.repair_reads,
-            "fin_wait": self.fin_wait,
-            "ring_chunk_b": self.ring_chunk_b,
-            "timeout_scale": float(self.timeout_scale),
-            "timeout_rate_bps": None if self.timeout_rate is None else parse_rate(self.timeout_rate),
-            "root": self.root,
-            "endpoints": self.endpoints,
-            "overlap": self.overlap,
-            "overlap_algorithm": self.overlap_algorithm,
-            "verify": self.verify,
-            "reduce_ps_per_byte": self.reduce_ps_per_byte,
-            "faults": None if self.faults is None else codec.faults_to_dict(self.faults),
-            "fabric": codec.config_to_dict(self.fabric),
-            "rdma": codec.config_to_dict(self.rdma),
-        }
+        """The canonical dict: JSON types only, every field (defaults included) under the key its
+        metadata names (sizes and rates in the units their keys name), ``ranks`` resolved; a graph
+        topology as its node-link data."""
+        return {"schema": SCHEMA, **codec.fields_to_dict(self)}
 
     @classmethod
     def from_dict(cls, data: object) -> Scenario:
@@ -752,39 +572,7 @@ class Scenario:
         d = codec.require_dict(where, data, CANONICAL_KEYS)
         if d["schema"] != SCHEMA:
             raise McsimError(f"{where}: schema={d['schema']!r} is not {SCHEMA!r} (not a mcsim Scenario dict)")
-        topo, rate = d["topology"], d["nominal_rate_bps"]
-        for key in ("nominal_rate_bps", "timeout_rate_bps"):
-            if d[key] is not None and not is_integer(d[key]):
-                raise McsimError(f"{where}: {key}={d[key]!r} must be an integer (bit/s) or null")
-        for key in ("bytes_per_rank_b", "ring_chunk_b"):
-            if not is_integer(d[key]):
-                raise McsimError(f"{where}: {key}={d[key]!r} must be an integer (bytes)")
-        return cls(
-            topology=topo if isinstance(topo, str) else codec.graph_from_dict(topo, f"{where}: topology"),
-            rate=None if rate is None else f"{rate}bps",
-            collective=d["collective"],
-            algorithm=d["algorithm"],
-            bytes_per_rank=d["bytes_per_rank_b"],
-            ranks=d["ranks"],
-            roots=d["roots"],
-            batch=d["batch"],
-            batching=d["batching"],
-            barriers=d["barriers"],
-            repair_reads=d["repair_reads"],
-            fin_wait=d["fin_wait"],
-            ring_chunk=d["ring_chunk_b"],
-            timeout_scale=d["timeout_scale"],
-            timeout_rate=None if d["timeout_rate_bps"] is None else f"{d['timeout_rate_bps']}bps",
-            root=d["root"],
-            endpoints=d["endpoints"],
-            overlap=d["overlap"],
-            overlap_algorithm=d["overlap_algorithm"],
-            verify=d["verify"],
-            reduce_ps_per_byte=d["reduce_ps_per_byte"],
-            faults=None if d["faults"] is None else codec.faults_from_dict(d["faults"], f"{where}: faults"),
-            fabric=codec.config_from_dict(FabricConfig, d["fabric"], f"{where}: fabric"),
-            rdma=codec.config_from_dict(RdmaConfig, d["rdma"], f"{where}: rdma"),
-        )
+        return cls(**codec.fields_from_dict(cls, d, where))
 
     def to_json(self) -> str:
         """The canonical dict as JSON: sorted keys, no spaces; equal Scenarios give equal text."""
@@ -811,3 +599,7 @@ class Scenario:
 
     def __hash__(self) -> int:
         return hash(self.to_json())
+
+
+# the canonical dict's keys: the schema and every field's (sizes and rates in the units their keys name)
+CANONICAL_KEYS = tuple(sorted(("schema", *codec.plain_keys(Scenario))))

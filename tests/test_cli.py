@@ -17,6 +17,7 @@ from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
 from mcsim.link import two_hosts
 from mcsim.scenario import Scenario, artifact_protocol
+from mcsim.scenario_keywords import scenario_of
 from mcsim.topology.physics import Link
 from mcsim.units import format_size
 from mcsim.util import machine
@@ -202,7 +203,7 @@ def test_artifact_protocol_runs_the_presets_scenario():
     preset = artifact_protocol(RdmaConfig(mtu_b=2048))
     assert sc == Scenario(topology="fat-tree-k4", bytes_per_rank="64KiB", **preset)
     (plain,) = _collective_scenarios(build_parser().parse_args(argv[:-1]))
-    assert plain == Scenario(topology="fat-tree-k4", bytes_per_rank="64KiB", mtu="2KiB")
+    assert plain == scenario_of(topology="fat-tree-k4", bytes_per_rank="64KiB", mtu="2KiB")
     ring = build_parser().parse_args(["allgather", "--algorithm", "ring", "--artifact-protocol"])
     message = r"^--artifact-protocol is the multicast protocol's; not for --algorithm ring$"
     with pytest.raises(McsimError, match=message):

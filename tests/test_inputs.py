@@ -18,6 +18,7 @@ from mcsim.errors import McsimError
 from mcsim.link import two_hosts
 from mcsim.routing import routes
 from mcsim.scenario import MAX_ENDPOINTS, MAX_QP_WR, Scenario
+from mcsim.scenario_keywords import scenario_of
 from mcsim.topology.physics import Link
 from mcsim.util import machine
 
@@ -168,8 +169,8 @@ def _with_edges(**attrs) -> nx.Graph:
     ],
 )
 def test_every_bad_scenario_field_is_one_line(kwargs, message):
-    with pytest.raises(McsimError, match=message) as info:
-        Scenario(**({"topology": "fat-tree-k4"} | kwargs))
+    with pytest.raises(McsimError, match=message) as info:  # a Scenario's fields and the short names
+        scenario_of(**({"topology": "fat-tree-k4"} | kwargs))
     assert "\n" not in str(info.value)
 
 
@@ -191,7 +192,7 @@ def test_run_verbs_refuses_a_lossless_buffer_below_one_packet_before_cxx(monkeyp
 
 
 def test_good_values_of_every_checked_type_are_accepted():
-    sc = Scenario(
+    sc = scenario_of(
         topology="fat-tree-k4",
         ranks=16,
         roots=16,
@@ -502,12 +503,12 @@ def test_a_graph_handed_out_by_a_scenario_is_the_callers_own():
 def test_numpy_integers_are_integers_and_are_stored_as_python_ints():
     # a sweep over np.arange(...) hands numpy integers to a Scenario: they are accepted and stored
     # as plain ints (a Scenario is plain data); numpy floats where an integer is needed are not
-    sc = Scenario(
+    sc = scenario_of(
         topology="fat-tree-k4", ranks=np.int64(4), roots=np.int32(2), seed=np.uint64(3), bytes_per_rank="4KiB"
     )
     seed = sc.fabric.seed
     assert (sc.ranks, sc.roots, seed) == (4, 2, 3) and all(type(v) is int for v in (sc.ranks, sc.roots, seed))
-    assert sc == Scenario(topology="fat-tree-k4", ranks=4, roots=2, seed=3, bytes_per_rank="4KiB")
+    assert sc == scenario_of(topology="fat-tree-k4", ranks=4, roots=2, seed=3, bytes_per_rank="4KiB")
     with pytest.raises(McsimError, match=r"^Scenario: ranks=np.float64\(4.0\) must be an integer"):
         Scenario(topology="fat-tree-k4", ranks=np.float64(4.0))
 

@@ -23,6 +23,7 @@ from mcsim.result import (
     ranks_text,
 )
 from mcsim.scenario import Scenario
+from mcsim.scenario_keywords import scenario_of
 from mcsim.units import format_time
 
 RC_ERROR = RC_ERROR_REASON
@@ -123,7 +124,7 @@ def test_a_real_run_whose_rc_gives_up_is_incomplete_and_says_why(star_graph):
     # 5 % loss with retry_cnt=0: the first NAK or timeout puts an RC QP in the error state, so
     # the repair reads and tokens of some ranks never complete
     topology = star_graph(4)
-    sc = Scenario(topology=topology, bytes_per_rank="64KiB", loss=0.05, seed=1, rc=RcConfig(retry_cnt=0))
+    sc = scenario_of(topology=topology, bytes_per_rank="64KiB", loss=0.05, seed=1, rc=RcConfig(retry_cnt=0))
     r = sc.run()
     assert not r.complete
     why = r.why_unfinished()
@@ -188,7 +189,7 @@ def test_verify_text_is_none_when_bytes_were_not_checked():
 
 
 def test_a_real_incomplete_verify_run_says_bytes_are_missing(star_graph):
-    sc = Scenario(topology=star_graph(4), bytes_per_rank="64KiB", loss=0.05, rc=RcConfig(retry_cnt=0), verify=True)
+    sc = scenario_of(topology=star_graph(4), bytes_per_rank="64KiB", loss=0.05, rc=RcConfig(retry_cnt=0), verify=True)
     r = sc.run()
     assert not r.complete and r.verified is False  # verified stays False: not every byte is right
     assert r.verify_text().startswith(f"incomplete: bytes missing at {ranks_text(r.unfinished_ranks.tolist())} of 4")
@@ -226,7 +227,7 @@ def test_the_timeout_note_says_only_what_the_counters_show(finish_ps, fired, rc,
 
 
 def test_the_timeout_note_of_a_lossy_run_matches_its_counters():
-    sc = Scenario(topology="fat-tree-k4", algorithm="ring", bytes_per_rank="64KiB", loss=0.01)
+    sc = scenario_of(topology="fat-tree-k4", algorithm="ring", bytes_per_rank="64KiB", loss=0.01)
     r = sc.run()
     fired, timeout_ps = int(r.nic["rc_timeouts"].sum()), sc.rdma.rc.ack_timeout_ps
     assert fired > 0 and timeout_ps == 4_096_000 << 14
@@ -236,7 +237,7 @@ def test_the_timeout_note_of_a_lossy_run_matches_its_counters():
     assert f"(67.109ms each, ack_timeout_exp=14) fired {fired} times ({summed} summed over queue pairs)" in note
     assert f"the run took {format_time(r.time_ps)}, {r.time_ps / r.receive_bound_ps:.0f} x its bound" in note
     # a timeout that fired after the run had finished is no note: this Broadcast finishes in us
-    sc = Scenario(topology="fat-tree-k4", collective="broadcast", bytes_per_rank="64KiB", loss=0.01)
+    sc = scenario_of(topology="fat-tree-k4", collective="broadcast", bytes_per_rank="64KiB", loss=0.01)
     b = sc.run()
     assert int(b.nic["rc_timeouts"].sum()) > 0 and b.time_ps < sc.rdma.rc.ack_timeout_ps
     assert b.timeout_note(sc.rdma.rc) is None

@@ -11,9 +11,10 @@ corrupt dict is one McsimError line naming the key.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -25,6 +26,7 @@ from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import Faults
 from mcsim.config.rdma import HostCpuConfig, RcConfig
 from mcsim.errors import McsimError, is_integer, pick
+from mcsim.units import parse_rate, parse_size
 
 # completion processor configs by their canonical name ("kind" in the dict)
 PROCESSORS: dict[str, type] = {"host_cpu": HostCpuConfig, "dpa": DpaConfig}
@@ -110,6 +112,49 @@ def config_from_dict(cls: type[T], data: object, where: str) -> T:
         rest = {k: v for k, v in proc.items() if k != "kind"}
         fields["processor"] = config_from_dict(kind, rest, f"{where}.processor")
     return cls(**fields)
+
+
+@dataclass(frozen=True, slots=True)
+class Plain:
+    """How one field of a dataclass is written in its canonical dict (a field's ``metadata[PLAIN]``):
+    under ``key`` (None: the field's name), as ``write(owner, value)`` returns it and read back by
+    ``read(data, label)`` (label: "<where>: <key>", for its one-line messages); None: as it is."""
+
+    key: str | None = None
+    write: Callable[[Any, Any], Any] | None = None
+    read: Callable[[Any, str], Any] | None = None
+
+
+PLAIN = "plain"  # the metadata key of a field's Plain
+
+
+def _plain_of(f: dataclasses.Field[Any]) -> Plain:
+    plain = f.metadata.get(PLAIN, Plain())
+    return plain if isinstance(plain, Plain) else Plain()
+
+
+def plain_keys(cls: type) -> tuple[str, ...]:
+    """The canonical dict's keys of a dataclass's fields, in field order."""
+    return tuple(_plain_of(f).key or f.name for f in dataclasses.fields(cls))
+
+
+def fields_to_dict(obj: Any) -> dict[str, Any]:
+    """Every field of a dataclass instance under its canonical key, as its Plain writes it."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        plain, value = _plain_of(f), getattr(obj, f.name)
+        out[plain.key or f.name] = value if plain.write is None else plain.write(obj, value)
+    return out
+
+
+def fields_from_dict(cls: type, data: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The keywords of ``cls`` from a canonical dict whose keys were checked (:func:`require_dict`)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        plain = _plain_of(f)
+        key = plain.key or f.name
+        out[f.name] = data[key] if plain.read is None else plain.read(data[key], f"{where}: {key}")
+    return out
 
 
 FAULTS_KEYS = ("drops", "link_down", "link_loss", "reroute_delay_ps")
@@ -224,3 +269,44 @@ def _json_number(value: object) -> int | float:
     if isinstance(value, np.floating):
         return float(value)
     raise TypeError(f"{type(value).__name__} {value!r} is not JSON data")
+
+
+# the Plains of fields that are not JSON data as given (mcsim.scenario's): written in the canonical
+# dict in the units their keys name, read back with a one-line message for a foreign value
+def _read_bps(data: Any, label: str) -> str | None:
+    if data is not None and not is_integer(data):
+        raise McsimError(f"{label}={data!r} must be an integer (bit/s) or null")
+    return None if data is None else f"{data}bps"
+
+
+def _read_bytes(data: Any, label: str) -> Any:
+    if not is_integer(data):
+        raise McsimError(f"{label}={data!r} must be an integer (bytes)")
+    return data
+
+
+def rate_plain(key: str) -> dict[str, Plain]:
+    """A rate string ("56Gbps") written as an integer bit/s under ``key``; None stays null."""
+    return {PLAIN: Plain(key, lambda _, v: None if v is None else parse_rate(v), _read_bps)}
+
+
+def size_plain(key: str) -> dict[str, Plain]:
+    """A size ("64KiB" or bytes) written as an integer of bytes under ``key``."""
+    return {PLAIN: Plain(key, lambda _, v: parse_size(v), _read_bytes)}
+
+
+def config_plain(cls: type) -> dict[str, Plain]:
+    """A config dataclass written as its canonical dict (:func:`config_to_dict`)."""
+    return {PLAIN: Plain(None, lambda _, v: config_to_dict(v), functools.partial(config_from_dict, cls))}
+
+
+TOPOLOGY_PLAIN = Plain(  # a topology's name or file, else its graph's node-link data
+    None,
+    lambda _, v: v if isinstance(v, str) else v.to_dict(),
+    lambda d, label: d if isinstance(d, str) else graph_from_dict(d, label),
+)
+FAULTS_PLAIN = Plain(
+    None,
+    lambda _, v: None if v is None else faults_to_dict(v),
+    lambda d, label: None if d is None else faults_from_dict(d, label),
+)

@@ -7,18 +7,26 @@ mcsim.collectives starts a team on an RdmaStack (start_team) and reads its stats
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from mcsim.config.fabric import DEFAULT_MTU_BYTES
+from mcsim.config.ns3_attributes import sets
 from mcsim.errors import pick
 
+RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_chunk's default)
+# the C++ rank applications
+RING_AG, MCAST, RING_RS, INNET = (
+    f"ns3::mcsim::{name}" for name in ("RingAllgather", "McastAllgather", "RingReduceScatter", "InnetReduction")
+)
+RANKS = (RING_AG, MCAST, RING_RS, INNET)
 # (collective, algorithm) -> the C++ rank application
 ALGORITHMS = {
-    ("allgather", "ring"): "ns3::mcsim::RingAllgather",
-    ("allgather", "mcast"): "ns3::mcsim::McastAllgather",
-    ("broadcast", "mcast"): "ns3::mcsim::McastAllgather",
-    ("reduce_scatter", "ring"): "ns3::mcsim::RingReduceScatter",
-    ("reduce_scatter", "innet"): "ns3::mcsim::InnetReduction",
-    ("allreduce", "innet"): "ns3::mcsim::InnetReduction",
+    ("allgather", "ring"): RING_AG,
+    ("allgather", "mcast"): MCAST,
+    ("broadcast", "mcast"): MCAST,
+    ("reduce_scatter", "ring"): RING_RS,
+    ("reduce_scatter", "innet"): INNET,
+    ("allreduce", "innet"): INNET,
 }
 COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
 
@@ -27,28 +35,41 @@ COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
 class TeamSpec:
     """One collective on a set of hosts; bytes in bytes, times in ps."""
 
-    collective: str  # "allgather", "broadcast", "reduce_scatter" or "allreduce"
+    # "allgather", "broadcast", "reduce_scatter" or "allreduce" (an in-network one: Allreduce or not)
+    collective: str = field(metadata=sets(INNET, "Allreduce", lambda c, _: c == "allreduce"))
     algorithm: str  # "ring", "mcast" or "innet"
     hosts: tuple[int, ...]  # rank i runs on hosts[i]
     bytes_per_rank_b: int  # Allgather: each rank's shard; Broadcast: the root's buffer
     group: int = 0  # the team's first multicast group (index into the fabric's groups)
-    first_tree: int = 0  # innet: the team's first aggregation tree (fabric.Reduction)
-    trees: int = 1  # innet: aggregation trees its chunks spread over
-    endpoints: int = 1  # mcast: UD QPs per rank, each in its own group (group .. group+endpoints-1)
-    roots: int = 2  # mcast Allgather: ranks multicasting at once (K)
-    batch: int = 128  # mcast, innet: datagrams posted before waiting for a completion
-    stop_and_wait: bool = False  # mcast: whole batches, the next when the last completed (the artifact's)
-    barriers: int = 0  # mcast: RC barriers before the data phase (the artifact's: 2)
-    repair_reads: int = 0  # mcast: repair READs outstanding at most (0: all at once; the artifact's: 1)
-    fin_wait: bool = False  # mcast: done only when its FIN is ACKed and r-1's FIN is in (the artifact's)
-    chunk_b: int = 4096  # mcast, innet: bytes per datagram; ring: bytes per pipelined WRITE
-    data_timeout_ps: int = 10**10  # mcast: the data phase ends after this
-    root: int = 0  # Broadcast: the root rank
-    reduce_ps_per_byte: int = 0  # Reduce-Scatter: time to add one received byte
+    first_tree: int = field(default=0, metadata=sets(INNET, "FirstTree"))  # innet: the team's first aggregation tree
+    trees: int = field(default=1, metadata=sets(INNET, "Trees"))  # innet: aggregation trees its chunks spread over
+    # mcast: UD QPs per rank, each in its own group (group .. group+endpoints-1)
+    endpoints: int = field(default=1, metadata=sets(MCAST, "Endpoints"))
+    roots: int = field(default=2, metadata=sets(MCAST, "Roots"))  # mcast Allgather: ranks multicasting at once (K)
+    # mcast, innet: datagrams posted before waiting for a completion
+    batch: int = field(default=128, metadata=sets((MCAST, INNET), "Batch"))
+    # mcast: whole batches, the next when the last completed (the artifact's)
+    stop_and_wait: bool = field(default=False, metadata=sets(MCAST, "StopAndWait"))
+    barriers: int = field(default=0, metadata=sets(MCAST, "Barriers"))  # mcast: RC barriers first (the artifact's: 2)
+    # mcast: repair READs outstanding at most (0: all at once; the artifact's: 1)
+    repair_reads: int = field(default=0, metadata=sets(MCAST, "RepairReads"))
+    # mcast: done only when its FIN is ACKed and r-1's FIN is in (the artifact's)
+    fin_wait: bool = field(default=False, metadata=sets(MCAST, "FinWait"))
+    # mcast, innet: bytes per datagram (default: the MTU); ring: bytes per pipelined WRITE (default: RING_CHUNK_B)
+    chunk_b: int = field(default=0, metadata=sets(RANKS, "ChunkBytes"))
+    data_timeout_ps: int = field(default=10**10, metadata=sets(MCAST, "DataTimeout"))  # mcast: the data phase ends
+    # Broadcast: the root rank (C++: -1 for an Allgather)
+    root: int = field(
+        default=0, metadata=sets(MCAST, "BroadcastRoot", lambda r, t: r if t.collective == "broadcast" else -1)
+    )
+    # Reduce-Scatter: time to add one received byte
+    reduce_ps_per_byte: int = field(default=0, metadata=sets(RING_RS, "ReducePerByte"))
     start_ps: int = 0
 
     def __post_init__(self) -> None:
         check_algorithm(self.collective, self.algorithm)
+        if self.chunk_b == 0:  # the algorithm's default
+            object.__setattr__(self, "chunk_b", RING_CHUNK_B if self.algorithm == "ring" else DEFAULT_MTU_BYTES)
 
 
 def check_algorithm(collective: str, algorithm: str) -> None:

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from mcsim.config.ns3_attributes import sets
 from mcsim.config.rdma import CompletionProcessorConfig, RdmaConfig
 from mcsim.errors import McsimError, pick, require_int, require_integer, require_positive
 from mcsim.units import PS_PER_S
 
 # receive path -> the payload is staged (Completion::staged, RdmaConfig.staging)
 RECEIVE_PATHS = {"zero_copy": False, "staging": True}
+DPA = "ns3::mcsim::Dpa"  # the C++ type DpaConfig sets attributes of
 PLACEMENTS = {"spread": "Spread", "pack": "Pack"}  # -> ns3::mcsim::ThreadPlacement, by its checker's names
 # InfiniBand UD datagram with immediate: LRH 8 + BTH 12 + DETH 8 + ImmDt 4 + ICRC 4 + VCRC 2; a
 # multicast one also carries a GRH 40
@@ -38,17 +40,23 @@ DEFAULT_PROFILE = "sc24"  # DpaConfig()'s sharing
 class DpaConfig:
     """The DPA receive engine (ns3::mcsim::Dpa); defaults: BlueField-3, the "sc24" profile (module doc)."""
 
-    TYPE_ID: ClassVar[str] = "ns3::mcsim::Dpa"
-    threads: int = 16  # threads in use, 1..cores * threads_per_core
-    cores: int = 16
-    threads_per_core: int = 16
-    placement: str = "spread"  # or "pack"
-    clock_hz: int = 1_800_000_000
-    zero_copy_cycles: int = 577  # per completion, a lone thread: 3.12 M/s at 1.8 GHz
-    staging_cycles: int = 4 * 577  # zero copy + posting the loopback write
-    issue_share: float = PROFILES[DEFAULT_PROFILE]["issue_share"]  # of its core's issue slots a lone thread uses
-    core_contention: float = PROFILES[DEFAULT_PROFILE]["core_contention"]  # extra cost per other busy core
-    loopback_bps: int = 3_200_000_000_000  # NIC loopback writes of staged payloads
+    TYPE_ID: ClassVar[str] = DPA
+    threads: int = field(default=16, metadata=sets(DPA, "Threads"))  # threads in use, 1..cores * threads_per_core
+    cores: int = field(default=16, metadata=sets(DPA, "Cores"))
+    threads_per_core: int = field(default=16, metadata=sets(DPA, "ThreadsPerCore"))
+    placement: str = field(default="spread", metadata=sets(DPA, "Placement", PLACEMENTS))  # or "pack"
+    clock_hz: int = field(default=1_800_000_000, metadata=sets(DPA, "ClockHz"))
+    # per completion, a lone thread: 3.12 M/s at 1.8 GHz
+    zero_copy_cycles: int = field(default=577, metadata=sets(DPA, "ZeroCopyCycles"))
+    staging_cycles: int = field(default=4 * 577, metadata=sets(DPA, "StagingCycles"))  # zero copy + the loopback write
+    # of its core's issue slots a lone thread uses
+    issue_share: float = field(default=PROFILES[DEFAULT_PROFILE]["issue_share"], metadata=sets(DPA, "IssueShare"))
+    # extra cost per other busy core
+    core_contention: float = field(
+        default=PROFILES[DEFAULT_PROFILE]["core_contention"], metadata=sets(DPA, "CoreContention")
+    )
+    # NIC loopback writes of staged payloads
+    loopback_bps: int = field(default=3_200_000_000_000, metadata=sets(DPA, "LoopbackRate"))
 
     def __post_init__(self) -> None:
         where = "DpaConfig"

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
-from mcsim.config.fabric import FabricConfig, check_lossless_buffers
+from mcsim.config.fabric import DEFAULT_MTU_BYTES, FabricConfig, check_lossless_buffers
+from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, pick, require_int, require_positive
 
+# the C++ types RdmaConfig, RcConfig and HostCpuConfig set attributes of
+NIC, UD_QP, RC_QP, HOST_CPU = "ns3::mcsim::Nic", "ns3::mcsim::UdQp", "ns3::mcsim::RcQp", "ns3::mcsim::HostCpu"
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}  # -> ns3::mcsim::WireFormat, by its checker's names
 # who processes send completions -> ns3::mcsim::SendCompletions: nobody (the application hears of
 # each at once, free), a processor of their own (the SC'24 artifact's TX thread), or the receive one
@@ -72,9 +75,9 @@ def is_processor_config(value: object) -> bool:
 class HostCpuConfig:
     """The default completion processor: one host CPU thread (ns3::mcsim::HostCpu)."""
 
-    TYPE_ID: ClassVar[str] = "ns3::mcsim::HostCpu"
-    completion_ps: int = 100_000  # CPU time per receive completion
-    memcpy_bps: int = 100 * 10**9  # copy rate for staged (UD) payloads
+    TYPE_ID: ClassVar[str] = HOST_CPU
+    completion_ps: int = field(default=100_000, metadata=sets(HOST_CPU, "PerCompletionCost"))  # per receive completion
+    memcpy_bps: int = field(default=100 * 10**9, metadata=sets(HOST_CPU, "MemcpyRate"))  # staged (UD) payloads' copy
 
     def __post_init__(self) -> None:
         require_int("HostCpuConfig", "completion_ps", self.completion_ps, lo=0)
@@ -90,14 +93,20 @@ class RcConfig:
     min_rnr_timer=30)`` is the paper artifact's host transport without --rnr_retry.
     """
 
-    ack_interval: int = 16  # the responder ACKs every this many packets (and each message's last)
-    ack_timeout_exp: int = 14  # "timeout": local ACK timeout 4.096 us x 2^n (14: 67.1 ms); 0: never
+    # the responder ACKs every this many packets (and each message's last)
+    ack_interval: int = field(default=16, metadata=sets(RC_QP, "AckInterval"))
+    # "timeout": local ACK timeout 4.096 us x 2^n (14: 67.1 ms); 0: never
+    ack_timeout_exp: int = field(default=14, metadata=sets(RC_QP, "LocalAckTimeout", lambda _, rc: rc.ack_timeout_ps))
     # 0..7 retries (timeouts, sequence-error and implied NAKs) without progress, then the QP fails;
     # None: retry for ever (not an IB setting: for studying the layers above RC at extreme loss)
-    retry_cnt: int | None = 7
-    rnr_retry: int = 7  # 0..7 RNR NAKs without progress; 7: retry for ever
-    min_rnr_timer: int = 12  # 0..31 code of the wait after an RNR NAK (12: 0.64 ms; see RNR_TIMER_PS)
-    max_outstanding_reads: int = 16  # max_rd_atomic: READs in flight per QP
+    retry_cnt: int | None = field(
+        default=7, metadata=sets(RC_QP, "RetryCount", lambda n, _: RETRY_FOREVER if n is None else n)
+    )
+    rnr_retry: int = field(default=7, metadata=sets(RC_QP, "RnrRetry"))  # 0..7 RNR NAKs without progress; 7: for ever
+    # 0..31 code of the wait after an RNR NAK (12: 0.64 ms; see RNR_TIMER_PS)
+    min_rnr_timer: int = field(default=12, metadata=sets(RC_QP, "RnrDelay", lambda code, _: RNR_TIMER_PS[code]))
+    # max_rd_atomic: READs in flight per QP
+    max_outstanding_reads: int = field(default=16, metadata=sets(RC_QP, "MaxOutstandingReads"))
 
     def __post_init__(self) -> None:
         require_positive("RcConfig", ack_interval=self.ack_interval, max_outstanding_reads=self.max_outstanding_reads)
@@ -112,38 +121,28 @@ class RcConfig:
         """The local ACK timeout (0: none)."""
         return 0 if self.ack_timeout_exp == 0 else ACK_TIMEOUT_UNIT_PS << self.ack_timeout_exp
 
-    def attributes(self) -> dict[str, int]:
-        """ns3::mcsim::RcQp attributes as Python values (times in ps), for mcsim.attributes."""
-        return {
-            "AckInterval": self.ack_interval,
-            "LocalAckTimeout": self.ack_timeout_ps,
-            "RetryCount": RETRY_FOREVER if self.retry_cnt is None else self.retry_cnt,
-            "RnrRetry": self.rnr_retry,
-            "MaxOutstandingReads": self.max_outstanding_reads,
-            "RnrDelay": RNR_TIMER_PS[self.min_rnr_timer],
-        }
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RdmaConfig:
     """NIC, queue-pair and host-CPU settings; sizes in bytes, times in ps, rates in bit/s."""
 
-    wire_format: str = "infiniband"  # or "rocev2"
-    mtu_b: int = 4096
+    wire_format: str = field(default="infiniband", metadata=sets(NIC, "WireFormat", WIRE_FORMATS))  # or "rocev2"
+    mtu_b: int = field(default=DEFAULT_MTU_BYTES, metadata=sets(NIC, "MtuBytes"))
     rc: RcConfig = dataclasses.field(default_factory=RcConfig)
-    rq_depth: int = 128  # UD receive buffers posted
-    staging: bool = True  # UD payloads land in staging buffers and are copied to their place
+    rq_depth: int = field(default=128, metadata=sets(UD_QP, "RqDepth"))  # UD receive buffers posted
+    # UD payloads land in staging buffers and are copied to their place
+    staging: bool = field(default=True, metadata=sets(UD_QP, "Staging"))
     region_b: int = 1 << 30  # registered memory per host (WRITE/READ targets)
     # NIC latency (README, "The RDMA transport"): post -> first byte on the wire, last byte in -> completion
-    send_latency_ps: int = DEFAULT_NIC_LATENCY_PS
-    receive_latency_ps: int = DEFAULT_NIC_LATENCY_PS
+    send_latency_ps: int = field(default=DEFAULT_NIC_LATENCY_PS, metadata=sets(NIC, "SendLatency"))
+    receive_latency_ps: int = field(default=DEFAULT_NIC_LATENCY_PS, metadata=sets(NIC, "ReceiveLatency"))
     # a multicast datagram also reaches the sender's own QP in the group, taking a receive buffer and a
     # completion (InfiniBand's default, and the SC'24 artifact's: its senders drop their own chunks)
-    multicast_loopback: bool = False
+    multicast_loopback: bool = field(default=False, metadata=sets(NIC, "MulticastLoopback"))
     # who processes signalled send completions (README, "The RDMA transport"): "free" (nobody: the
     # application hears of each at once), "separate" (a processor of their own, made from `processor`:
     # the artifact's TX thread) or "shared" (the receive completions' processor)
-    send_completions: str = "free"
+    send_completions: str = field(default="free", metadata=sets(NIC, "SendCompletions", SEND_COMPLETIONS))
     # who processes receive completions (HostCpuConfig, config.dpa.DpaConfig, or a SmartNIC model's config)
     processor: CompletionProcessorConfig = dataclasses.field(default_factory=HostCpuConfig)
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import inspect
 import itertools
 import json
 import math
@@ -41,6 +40,7 @@ from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import McsimError, pick
 from mcsim.scenario import Scenario
+from mcsim.scenario_keywords import SHORT_NAMES, scenario_of
 from mcsim.util import toml_text
 
 TOP_KEYS = ("name", "base", "axes", "zip")
@@ -51,8 +51,8 @@ TOP_KEYS = ("name", "base", "axes", "zip")
 MAX_RUNS = 100_000
 MAX_RUNS_WHY = "every run is planned in memory before the first starts"
 BASE_SCENARIO = "base_scenario"  # the key of a base given as a Scenario (its canonical dict)
-# every keyword of Scenario(): what a base may set and an axis may sweep
-KEYWORDS = tuple(p.name for p in inspect.signature(Scenario.__init__).parameters.values() if p.kind is p.KEYWORD_ONLY)
+# what a base may set and an axis may sweep: every field of Scenario and the short names of config fields
+KEYWORDS = (*(f.name for f in dataclasses.fields(Scenario)), *SHORT_NAMES)
 # the keywords that hold a config, given as a TOML table; a processor's table names its class ("kind")
 CONFIGS: dict[str, type] = {"rc": RcConfig, "fabric": FabricConfig, "rdma": RdmaConfig}
 TABLES = ("processor", *CONFIGS)
@@ -361,7 +361,7 @@ def _scenario(base: dict[str, Any], params: dict[str, Any]) -> Scenario:
             top, *rest = paths[name]
             kw[top] = _replace(kw[top], rest, value)
     try:
-        return Scenario(**kw)
+        return scenario_of(**kw)
     except TypeError as exc:
         raise McsimError(f"Scenario: {exc}") from None
 

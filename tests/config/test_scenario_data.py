@@ -18,6 +18,7 @@ from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.rdma import IB_MTUS, HostCpuConfig, RcConfig, RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.scenario import Scenario
+from mcsim.scenario_keywords import scenario_of
 
 
 def star(hosts: int) -> nx.Graph:
@@ -31,7 +32,7 @@ def star(hosts: int) -> nx.Graph:
 
 
 def test_keywords_set_the_fields_of_the_configs():
-    sc = Scenario(topology="fat-tree-k4", mtu="2KiB", rq_depth=64, staging=False, loss=1e-3, seed=9)
+    sc = scenario_of(topology="fat-tree-k4", mtu="2KiB", rq_depth=64, staging=False, loss=1e-3, seed=9)
     assert (sc.rdma.mtu_b, sc.rdma.rq_depth, sc.rdma.staging) == (2048, 64, False)
     assert (sc.fabric.loss, sc.fabric.seed, sc.fabric.ecmp_seed) == (1e-3, 9, 9)
     given_configs = Scenario(
@@ -43,10 +44,14 @@ def test_keywords_set_the_fields_of_the_configs():
 
 
 def test_a_keyword_sets_a_field_the_given_config_leaves_at_its_default():
-    sc = Scenario(topology="fat-tree-k4", rdma=RdmaConfig(rq_depth=8), mtu="2KiB")
+    sc = scenario_of(topology="fat-tree-k4", rdma=RdmaConfig(rq_depth=8), mtu="2KiB")
     assert (sc.rdma.mtu_b, sc.rdma.rq_depth) == (2048, 8)
-    assert dataclasses.replace(sc, staging=False).rdma == dataclasses.replace(sc.rdma, staging=False)
-    same = Scenario(
+    assert scenario_of(**{f.name: getattr(sc, f.name) for f in dataclasses.fields(sc)}, staging=False).rdma == (
+        dataclasses.replace(sc.rdma, staging=False)
+    )
+    with pytest.raises(TypeError, match="staging"):  # Scenario takes each field one way: its config's
+        dataclasses.replace(sc, staging=False)
+    same = scenario_of(
         topology="fat-tree-k4", rdma=RdmaConfig(mtu_b=2048), mtu="2KiB", seed=5, fabric=FabricConfig(seed=5)
     )
     assert same.rdma.mtu_b == 2048 and same.fabric.seed == 5  # the same value twice is no conflict
@@ -89,11 +94,11 @@ TWO_WAYS = r"give one field two ways; give it once \(the keyword, or the (rdma|f
 )
 def test_a_field_given_two_ways_is_refused(kwargs, message):
     with pytest.raises(McsimError, match=message + TWO_WAYS):
-        Scenario(topology="fat-tree-k4", **kwargs)
+        scenario_of(topology="fat-tree-k4", **kwargs)
 
 
 def test_the_scenario_sizes_the_region_and_the_wire_overhead():
-    sc = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB", wire_format="rocev2")
+    sc = scenario_of(topology="fat-tree-k4", bytes_per_rank="4KiB", wire_format="rocev2")
     assert sc.rdma.region_b == 16 * 4096 and sc.fabric.header_b == 20
 
 
@@ -114,7 +119,7 @@ def test_collective_defaults_are_the_team_specs():
             {"rdma": {"mtu_b": 4096}},
             r"^Scenario: rdma=\{'mtu_b': 4096\} must be a mcsim.config.rdma.RdmaConfig or None$",
         ),
-        ({"rdma": RdmaConfig(rq_depth=10**6)}, r"^Scenario: rq_depth=1000000 must be 1..32768 \(a ConnectX"),
+        ({"rdma": RdmaConfig(rq_depth=10**6)}, r"^Scenario: rdma\.rq_depth=1000000 must be 1..32768 \(a ConnectX"),
         ({"topology": nx.DiGraph()}, r"^Scenario: topology=DiGraph must be an undirected simple nx.Graph$"),
     ],
 )
@@ -190,7 +195,7 @@ def test_the_key_is_the_sha256_of_the_canonical_json():
 
 
 def test_every_config_round_trips():
-    sc = Scenario(
+    sc = scenario_of(
         topology=star(6),
         rate="56Gbps",
         collective="broadcast",
@@ -215,7 +220,7 @@ def scenarios(draw) -> Scenario:
     collective = "allgather" if algorithm == "ring" else draw(st.sampled_from(["allgather", "broadcast"]))
     ranks = draw(st.one_of(st.none(), st.integers(2, 16)))
     p = ranks or 16
-    return Scenario(
+    return scenario_of(
         topology="fat-tree-k4",
         rate=draw(st.sampled_from([None, "56Gbps", "400Gbps"])),
         collective=collective,

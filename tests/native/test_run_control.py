@@ -14,12 +14,13 @@ import numpy as np
 from mcsim import run_control, runtime
 from mcsim.config.fabric import Faults
 from mcsim.scenario import Scenario
+from mcsim.scenario_keywords import scenario_of
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def scenario() -> Scenario:
-    return Scenario(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="256KiB", loss=1e-2, seed=3)
+    return scenario_of(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="256KiB", loss=1e-2, seed=3)
 
 
 def fingerprint(r) -> list[np.ndarray]:

@@ -13,6 +13,7 @@ from mcsim.config.rdma import HostCpuConfig, RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.link import star as link_star
 from mcsim.scenario import Scenario, artifact_protocol
+from mcsim.scenario_keywords import scenario_of
 from mcsim.topology.physics import Link
 
 MTU = 4096
@@ -203,7 +204,7 @@ def test_the_fin_wait_holds_under_loss_and_repair():
     """Ranks that repair send their FIN later; every rank still finishes, no earlier than without."""
     kw = {"topology": "fat-tree-k4", "bytes_per_rank": "64KiB", "loss": 2e-3, "verify": True}
     for seed in range(4):
-        plain, fin = Scenario(**kw, seed=seed).run(), Scenario(**kw, seed=seed, fin_wait=True).run()
+        plain, fin = scenario_of(**kw, seed=seed).run(), scenario_of(**kw, seed=seed, fin_wait=True).run()
         assert fin.complete and fin.verified
         assert (fin.finish_ps > plain.finish_ps).all()
 

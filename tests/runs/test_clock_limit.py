@@ -10,6 +10,7 @@ import pytest
 from mcsim import RcConfig, Scenario
 from mcsim.cli import main
 from mcsim.errors import McsimError
+from mcsim.scenario_keywords import scenario_of
 from mcsim.units import MAX_SIMULATED_PS
 
 # RC retrying for ever with the longest local ACK timeout (4.096 us x 2^31 = 2.4 h) at heavy loss:
@@ -22,7 +23,7 @@ LIMIT_LINE = (
 
 
 def _lossy(loss: float, seed: int, size: str = "16KiB", algorithm: str = "ring") -> Scenario:
-    return Scenario(
+    return scenario_of(
         topology="fat-tree-k4", algorithm=algorithm, bytes_per_rank=size, ranks=4, loss=loss, seed=seed, rc=FOREVER
     )
 

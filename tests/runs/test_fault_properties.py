@@ -18,7 +18,7 @@ from mcsim import topology
 from mcsim.config.fabric import FOREVER, Faults
 from mcsim.config.rdma import RcConfig
 from mcsim.routing.layout import port_map
-from mcsim.scenario import Scenario
+from mcsim.scenario_keywords import scenario_of
 
 LINK = {"rate_bps": 100 * 10**9, "delay_ps": 100_000}
 US = 1_000_000  # ps
@@ -102,7 +102,7 @@ def runs(draw, sizes=(4096, 10_000, 65_536), max_drops=4, last_index=400):
 
 def check_recovers(topology_files: dict[str, str], case: dict) -> None:
     kwargs = dict(case, topology=topology_files[case["topology"]])
-    r = Scenario(verify=True, rc=RcConfig(retry_cnt=None), **kwargs).run()
+    r = scenario_of(verify=True, rc=RcConfig(retry_cnt=None), **kwargs).run()
     assert r.complete, (case, r.finish_ps)
     assert r.verified, (case, r.wrong_bytes)
     assert int(np.asarray(r.wrong_bytes).sum()) == 0

@@ -13,6 +13,7 @@ from mcsim.errors import McsimError
 from mcsim.routing import routes
 from mcsim.routing.layout import layout_of
 from mcsim.scenario import Scenario
+from mcsim.scenario_keywords import scenario_of
 from mcsim.topology.physics import Link
 from mcsim.verify import Expected, pattern
 
@@ -235,7 +236,7 @@ def test_testbed_fsdp_pair_is_within_10_percent_of_pn_over_bw_and_1_8x_faster_th
 def test_bad_in_network_input_is_one_line(kwargs, message):
     kwargs = {"topology": "fat-tree-k4", "collective": "reduce_scatter", "algorithm": "innet"} | kwargs
     with pytest.raises(McsimError, match=message) as err:
-        Scenario(**kwargs).run()
+        scenario_of(**kwargs).run()  # a Scenario's fields and the short names
     assert "\n" not in str(err.value)
 
 

@@ -10,6 +10,7 @@ from mcsim.config.rdma import RcConfig, RcOp
 from mcsim.link import two_hosts
 from mcsim.rdma import run_verbs
 from mcsim.scenario import Scenario
+from mcsim.scenario_keywords import scenario_of
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 
@@ -59,7 +60,7 @@ def test_a_lone_1_mib_read_at_5_percent_loss_completes_with_every_byte(seed):
 @pytest.mark.parametrize("collective", ["allgather", "broadcast"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_fat_tree_multicast_at_1e_2_loss_completes_byte_exact(collective, seed):
-    r = Scenario(
+    r = scenario_of(
         topology="fat-tree-k4", collective=collective, algorithm="mcast", bytes_per_rank="64KiB", verify=True,
         loss=1e-2, seed=seed,
     ).run()  # fmt: skip
@@ -72,7 +73,7 @@ def test_fat_tree_multicast_at_1e_2_loss_completes_byte_exact(collective, seed):
 def test_fat_tree_multicast_at_1e_1_loss_completes_byte_exact_given_retries(collective, seed):
     # 10 % per link is ~47 % per 6-hop path: an RC QP that may retry only 7 times in a row (the IB
     # maximum) sometimes gives up, so this takes unlimited retries; see the next test for the limit
-    r = Scenario(
+    r = scenario_of(
         topology="fat-tree-k4", collective=collective, algorithm="mcast", bytes_per_rank="64KiB", verify=True,
         loss=1e-1, seed=seed, rc=RcConfig(retry_cnt=None),
     ).run()  # fmt: skip
@@ -82,7 +83,7 @@ def test_fat_tree_multicast_at_1e_1_loss_completes_byte_exact_given_retries(coll
 def test_at_1e_1_loss_with_the_ib_retry_limit_a_failed_qp_is_counted_and_finished_ranks_are_exact():
     outcomes = []
     for seed in (1, 2, 3):
-        r = Scenario(
+        r = scenario_of(
             topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="64KiB", verify=True, loss=1e-1, seed=seed
         ).run()
         outcomes.append(r.complete)
@@ -98,7 +99,7 @@ def test_at_1e_1_loss_with_the_ib_retry_limit_a_failed_qp_is_counted_and_finishe
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_testbed_188_multicast_at_1e_3_loss_completes_byte_exact(collective, seed):
     size = "64KiB" if collective == "allgather" else "1MiB"
-    r = Scenario(
+    r = scenario_of(
         topology="testbed-188", collective=collective, algorithm="mcast", bytes_per_rank=size, verify=True,
         loss=1e-3, seed=seed,
     ).run()  # fmt: skip

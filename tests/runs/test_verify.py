@@ -7,6 +7,7 @@ import pytest
 from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
 from mcsim.scenario import Scenario, expected_output, pattern, wrong_bytes
+from mcsim.scenario_keywords import scenario_of
 
 CASES = [("allgather", "ring"), ("allgather", "mcast"), ("broadcast", "mcast")]
 
@@ -22,7 +23,7 @@ def test_every_byte_of_every_output_is_right(collective, algorithm):
 
 @pytest.mark.parametrize(("collective", "algorithm"), CASES)
 def test_repair_and_retransmission_move_the_real_bytes(collective, algorithm):
-    lossy = Scenario(
+    lossy = scenario_of(
         topology="fat-tree-k4",
         collective=collective,
         algorithm=algorithm,

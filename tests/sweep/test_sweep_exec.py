@@ -15,6 +15,7 @@ import pytest
 from mcsim.config.fabric import FOREVER, Faults
 from mcsim.errors import McsimError
 from mcsim.scenario import Scenario
+from mcsim.scenario_keywords import scenario_of
 from mcsim.sweep import codec
 from mcsim.sweep.executors import DaskExecutor, LocalPool
 from mcsim.sweep.outcome import FAILED, OK, Outcome, Task
@@ -25,7 +26,7 @@ RUN_ONLY = {"wall_s", "peak_rss_b"}  # metrics of the run's process, not of the 
 
 
 def task(label: str, **kw) -> Task:
-    sc = Scenario(topology="fat-tree-k4", bytes_per_rank=4096, **kw)
+    sc = scenario_of(topology="fat-tree-k4", bytes_per_rank=4096, **kw)
     return Task(key=f"{sc.key()}-{label}", label=label, scenario=sc.to_dict())
 
 

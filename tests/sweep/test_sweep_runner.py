@@ -25,6 +25,7 @@ from mcsim.cli import main
 from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.scenario import Scenario
+from mcsim.scenario_keywords import scenario_of
 from mcsim.sweep import SweepSpec, plan, run, run_key, runner
 from mcsim.sweep import spec as spec_module
 from mcsim.sweep.executors import LocalPool
@@ -502,7 +503,7 @@ def test_incomplete_runs_are_counted_apart_and_the_exit_status_is_1(tmp_path, ca
     (tmp_path / "lossy.toml").write_text(LOSSY)
     # the lossy runs truly end incomplete: some rank never finishes (no RC retry), as mcsim allgather says
     rdma = RdmaConfig(rc=RcConfig(retry_cnt=0))
-    direct = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB", loss=0.2, seed=1, rdma=rdma)
+    direct = scenario_of(topology="fat-tree-k4", bytes_per_rank="4KiB", loss=0.2, seed=1, rdma=rdma)
     assert not direct.run().complete
     argv = ["allgather", "--topology", "fat-tree-k4", "--bytes-per-rank", "4KiB", "--loss", "0.2", "--retry-cnt", "0"]
     assert main([*argv, "--seed", "1"]) == 1

@@ -17,6 +17,7 @@ from mcsim.config.fabric import FabricConfig
 from mcsim.config.rdma import RcConfig
 from mcsim.errors import McsimError
 from mcsim.scenario import Scenario
+from mcsim.scenario_keywords import scenario_of
 from mcsim.sweep import spec as spec_module
 from mcsim.sweep.spec import MAX_RUNS, Run, SweepSpec
 from mcsim.units import parse_rate, parse_size
@@ -154,7 +155,7 @@ def test_tables_in_the_base_and_in_axes_become_configs():
 
 
 def test_a_base_scenario_is_where_runs_start():
-    base = Scenario(
+    base = scenario_of(
         topology="fat-tree-k4",
         rate="100Gbps",
         algorithm="ring",
@@ -167,7 +168,7 @@ def test_a_base_scenario_is_where_runs_start():
         name="from-scenario", base=base, axes={"bytes_per_rank": ["4KiB", "8KiB"], "processor.threads": [4]}
     )
     runs = spec.runs()
-    assert runs[0].scenario == Scenario(
+    assert runs[0].scenario == scenario_of(
         topology="fat-tree-k4",
         rate="100Gbps",
         algorithm="ring",

@@ -9,6 +9,7 @@ from mcsim.config.fabric import Faults
 from mcsim.config.rdma import HostCpuConfig
 from mcsim.errors import McsimError
 from mcsim.scenario import Scenario
+from mcsim.scenario_keywords import scenario_of
 
 N = 256 * 1024  # bytes per rank: 64 chunks
 
@@ -49,7 +50,9 @@ KEEPS_UP = {"56Gbps": HostCpuConfig(), "200Gbps": HostCpuConfig(completion_ps=20
 
 @pytest.mark.parametrize("rate", list(KEEPS_UP))
 def test_multicast_allgather_is_never_below_the_bound_and_within_10_percent(rate):
-    sc = Scenario(topology="fat-tree-k4", rate=rate, algorithm="mcast", bytes_per_rank="1MiB", processor=KEEPS_UP[rate])
+    sc = scenario_of(
+        topology="fat-tree-k4", rate=rate, algorithm="mcast", bytes_per_rank="1MiB", processor=KEEPS_UP[rate]
+    )
     r = sc.run()
     bound = r.receive_bound_ps
     assert r.complete and (r.rank["data_timeouts"] == 0).all()
@@ -138,8 +141,8 @@ def test_same_scenario_twice_is_identical():
     ],
 )
 def test_bad_scenario_is_one_line(kwargs, message):
-    with pytest.raises(McsimError, match=message):
-        Scenario(**({"topology": "fat-tree-k4"} | kwargs))
+    with pytest.raises(McsimError, match=message):  # a Scenario's fields and the short names
+        scenario_of(**({"topology": "fat-tree-k4"} | kwargs))
 
 
 def test_ring_reduce_scatter_is_within_2_percent_of_the_bound():
@@ -177,7 +180,7 @@ def test_allgather_and_reduce_scatter_at_once_share_the_receive_link(algorithm):
 
 @pytest.mark.parametrize("algorithm", ["ring", "mcast"])
 def test_every_rank_ends_with_every_byte_under_random_loss(algorithm):
-    r = Scenario(topology="fat-tree-k4", algorithm=algorithm, bytes_per_rank=str(N), loss=1e-3, seed=3).run()
+    r = scenario_of(topology="fat-tree-k4", algorithm=algorithm, bytes_per_rank=str(N), loss=1e-3, seed=3).run()
     assert r.complete
     assert r.fabric.drops_by_cause()["loss"] > 0, "packets were really lost"
     if algorithm == "ring":

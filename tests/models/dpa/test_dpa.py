@@ -24,6 +24,7 @@ from mcsim.dpa import receive_stream, saturate
 from mcsim.errors import McsimError
 from mcsim.link import two_hosts
 from mcsim.rdma import run_verbs
+from mcsim.scenario_keywords import scenario_of
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 
@@ -254,9 +255,8 @@ def test_the_cxx_model_refuses_more_threads_than_it_has():
 
 def test_a_1_6t_broadcast_with_enough_dpa_threads_drops_nothing():
     # 48.8 M datagrams/s of 4 KiB over 32 endpoints: 1.5 M/s per thread, each does 3.1 M/s alone
-    from mcsim.scenario import Scenario
 
-    r = Scenario(
+    r = scenario_of(
         topology="fat-tree-k4",
         rate="1.6Tbps",
         collective="broadcast",
@@ -271,9 +271,8 @@ def test_a_1_6t_broadcast_with_enough_dpa_threads_drops_nothing():
 
 def test_a_1_6t_broadcast_with_too_few_dpa_threads_drops_and_repair_delivers_every_chunk():
     # two threads take at most 6.2 M of the 48.8 M datagrams/s; 2 x 16 buffers hold 32 of 256 chunks
-    from mcsim.scenario import Scenario
 
-    r = Scenario(
+    r = scenario_of(
         topology="fat-tree-k4",
         rate="1.6Tbps",
         collective="broadcast",
