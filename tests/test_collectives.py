@@ -4,11 +4,11 @@
 import numpy as np
 import pytest
 
-from mcsim import runtime
 from mcsim.config.fabric import Faults
 from mcsim.config.rdma import HostCpuConfig
 from mcsim.errors import McsimError
-from mcsim.scenario import Scenario
+from mcsim.native import runtime
+from mcsim.runs.scenario import Scenario
 
 N = 256 * 1024  # bytes per rank: 64 chunks
 

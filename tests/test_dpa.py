@@ -7,7 +7,6 @@ import dataclasses
 import numpy as np
 import pytest
 
-from mcsim import runtime
 from mcsim.config.dpa import (
     MEASURED_SCALING_MPPS,
     UD_MULTICAST_HEADER_B,
@@ -20,10 +19,11 @@ from mcsim.config.dpa import (
     threads_needed,
 )
 from mcsim.config.rdma import RcOp, RdmaConfig
-from mcsim.dpa import receive_stream, saturate
 from mcsim.errors import McsimError
-from mcsim.link import two_hosts
-from mcsim.rdma import run_verbs
+from mcsim.native import runtime
+from mcsim.runs.dpa import receive_stream, saturate
+from mcsim.runs.stream import two_hosts
+from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 
@@ -254,7 +254,7 @@ def test_the_cxx_model_refuses_more_threads_than_it_has():
 
 def test_a_1_6t_broadcast_with_enough_dpa_threads_drops_nothing():
     # 48.8 M datagrams/s of 4 KiB over 32 endpoints: 1.5 M/s per thread, each does 3.1 M/s alone
-    from mcsim.scenario import Scenario
+    from mcsim.runs.scenario import Scenario
 
     r = Scenario(
         topology="fat-tree-k4",
@@ -271,7 +271,7 @@ def test_a_1_6t_broadcast_with_enough_dpa_threads_drops_nothing():
 
 def test_a_1_6t_broadcast_with_too_few_dpa_threads_drops_and_repair_delivers_every_chunk():
     # two threads take at most 6.2 M of the 48.8 M datagrams/s; 2 x 16 buffers hold 32 of 256 chunks
-    from mcsim.scenario import Scenario
+    from mcsim.runs.scenario import Scenario
 
     r = Scenario(
         topology="fat-tree-k4",

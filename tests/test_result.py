@@ -22,7 +22,7 @@ from mcsim.result import (
     incomplete_lines,
     ranks_text,
 )
-from mcsim.scenario import Scenario
+from mcsim.runs.scenario import Scenario
 from mcsim.units import format_time
 
 RC_ERROR = RC_ERROR_REASON

@@ -17,7 +17,7 @@ from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.rdma import IB_MTUS, HostCpuConfig, RcConfig, RdmaConfig
 from mcsim.errors import McsimError
-from mcsim.scenario import Scenario
+from mcsim.runs.scenario import Scenario
 
 
 def star(hosts: int) -> nx.Graph:

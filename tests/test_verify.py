@@ -6,7 +6,7 @@ import pytest
 
 from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
-from mcsim.scenario import Scenario, expected_output, pattern, wrong_bytes
+from mcsim.runs.scenario import Scenario, expected_output, pattern, wrong_bytes
 
 CASES = [("allgather", "ring"), ("allgather", "mcast"), ("broadcast", "mcast")]
 

@@ -16,7 +16,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import collectives, cost, fabric, rdma, topology
+from mcsim import topology
 from mcsim.config import codec
 from mcsim.config.codec import GraphTopology, canonical_json
 from mcsim.config.collectives import TeamSpec, check_algorithm
@@ -30,15 +30,17 @@ from mcsim.config.rdma import (
     is_processor_config,
 )
 from mcsim.errors import McsimError, is_integer, pick, require_int
+from mcsim.native import collectives, fabric, rdma
+from mcsim.native.simulation import Simulation
 from mcsim.result import NEVER, FabricResult, Result, lacking_b, output_b
 from mcsim.routing import routes
-from mcsim.simulation import Simulation
+from mcsim.runs import cost
+from mcsim.runs.verify import Expected
+from mcsim.runs.verify import expected_output as expected_output  # re-exported
+from mcsim.runs.verify import pattern as pattern  # re-exported
+from mcsim.runs.verify import wrong_bytes as wrong_bytes  # re-exported
 from mcsim.topology.physics import Link, preset
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, parse_rate, parse_size
-from mcsim.verify import Expected
-from mcsim.verify import expected_output as expected_output  # re-exported
-from mcsim.verify import pattern as pattern  # re-exported
-from mcsim.verify import wrong_bytes as wrong_bytes  # re-exported
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
 # verify mode is a check for small runs: each rank's output is generated, copied out of C++ and
@@ -548,7 +550,7 @@ class Scenario:
 
     def estimate(self) -> dict[str, int]:
         """What the run will cost, before it runs (no C++; one BFS per switch that has hosts, cached):
-        packets on links, hop and tree bounds, memory by part (see :func:`mcsim.cost.estimate`)."""
+        packets on links, hop and tree bounds, memory by part (see :func:`mcsim.runs.cost.estimate`)."""
         return cost.estimate(self._shape(), _diameter_hops(self.topology))
 
     def check_resources(self, available_b: int | None = None) -> None:
@@ -652,17 +654,15 @@ class Scenario:
                 raise AssertionError("the fabric's aggregation trees differ from the teams'")
             stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:
-                sim.lib.mcsim_fabric_set_sum_payloads(fab.cxx, self._innet)
-                self._fill(sim.lib, stack, hosts, expected, self.output_b)
+                fab.sum_payloads(self._innet)
+                self._fill(stack, hosts, expected, self.output_b)
             teams = [sim.own_app(collectives.start_team(stack, s)) for s in specs]
             sim.run()
             stats = [collectives.team_stats(t) for t in teams]
             nic = rdma.read_nic_counters(stack, fab.n_hosts)
             fres = fab.collect()
             for h in hosts if expected is not None else ():
-                out = np.zeros(self.output_b, dtype=np.uint8)
-                sim.lib.mcsim_stack_read_memory(stack, h, 0, out, out.size)
-                outputs.append(out)
+                outputs.append(rdma.read_memory(stack, h, self.output_b))
         results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
         if expected is not None:
             wrong = np.array([int(np.count_nonzero(out != expected.output(r))) for r, out in enumerate(outputs)])
@@ -672,14 +672,14 @@ class Scenario:
         return results[0]
 
     @staticmethod
-    def _fill(lib: Any, stack: Any, hosts: tuple[int, ...], expected: Expected, size: int) -> None:
+    def _fill(stack: Any, hosts: tuple[int, ...], expected: Expected, size: int) -> None:
         """Verify mode: every rank gets a region of real bytes; contributors hold their input."""
         for rank, h in enumerate(hosts):
-            lib.mcsim_stack_enable_memory(stack, h, size)
+            rdma.enable_memory(stack, h, size)
             held = expected.input(rank)
             if held is not None:
                 offset, data = held
-                lib.mcsim_stack_write_memory(stack, h, offset, np.ascontiguousarray(data, dtype=np.uint8), data.size)
+                rdma.write_memory(stack, h, offset, data)
 
     def _result(self, spec: TeamSpec, stats: dict, nic: dict, fres: FabricResult) -> Result:
         p = len(spec.hosts)
