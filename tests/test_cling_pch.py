@@ -30,7 +30,8 @@ def test_the_build_has_a_checked_pch_that_declares_mcsims_classes(capsys):
 def test_cppyy_ns_keeps_the_variable_to_itself_and_runs(tmp_path):
     probe = (
         "import os\n"
-        "from mcsim import Scenario, runtime\n"
+        "from mcsim import Scenario\n"
+        "from mcsim.native import runtime\n"
         "runtime.cppyy_ns()\n"
         f"assert {cling_pch.ENV!r} not in os.environ\n"
         "r = Scenario(topology='fat-tree-k4', bytes_per_rank='4KiB', ranks=4).run()\n"

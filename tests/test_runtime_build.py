@@ -185,7 +185,7 @@ def test_missing_ns3_is_one_line(monkeypatch):
 
 def test_two_processes_building_at_once_share_one_build(module_sources, tmp_path):
     code = (
-        "import sys; from pathlib import Path; from mcsim import runtime; "
+        "import sys; from pathlib import Path; from mcsim.native import library; "
         "b = library.build(sources=Path(sys.argv[1]), cache=Path(sys.argv[2])); print(b.built, b.key)"
     )
     argv = [sys.executable, "-c", code, str(module_sources), str(tmp_path)]

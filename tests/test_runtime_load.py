@@ -15,7 +15,8 @@ from mcsim.native import abi, library, runtime
 
 def test_load_returns_the_library_once_and_runs_never_import_cppyy():
     code = (
-        "import sys; from mcsim import runtime, Scenario; lib = runtime.load(); assert lib is runtime.load(); "
+        "import sys; from mcsim import Scenario; from mcsim.native import runtime; "
+        "lib = runtime.load(); assert lib is runtime.load(); "
         "r = Scenario(topology='fat-tree-k4', bytes_per_rank='16KiB', algorithm='mcast', verify=True).run(); "
         "assert r.verified; print('cppyy' in sys.modules, 'libcppyy' in sys.modules)"
     )
@@ -91,7 +92,7 @@ def test_unknown_cxx_test_suite_fails(capfd):
 
 def test_loads_only_core_network_and_mcsim():
     code = (
-        "import sys; from mcsim import runtime; runtime.load(); "
+        "import sys; from mcsim.native import runtime; runtime.load(); "
         "maps = open('/proc/self/maps').read(); "
         "print(sorted({l.rsplit('/', 1)[-1] for l in maps.splitlines() if 'libns3' in l or 'libmcsim' in l}))"
     )
@@ -101,7 +102,7 @@ def test_loads_only_core_network_and_mcsim():
 
 def test_only_the_test_runner_loads_the_test_library():
     code = (
-        "from mcsim import runtime; runtime.load(); "
+        "from mcsim.native import runtime; runtime.load(); "
         "loaded = lambda: 'libmcsim-ns3-tests.so' in open('/proc/self/maps').read(); "
         "before = loaded(); runtime.run_cxx_test_suite('mcsim-engine'); print(before, loaded())"
     )

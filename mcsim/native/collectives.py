@@ -61,12 +61,9 @@ def start_team(stack: abi.Handle, spec: TeamSpec) -> abi.Handle:
         factory = make_factory(type_name, "TeamSpec", ChunkBytes=spec.chunk_b)
     lib = runtime.load()
     team = abi.Handle(lib, "ns3::mcsim::CollectiveTeam")
-    try:
+    with runtime.disposed_on_error(team):  # not handed to a Simulation yet
         lib.mcsim_team_setup(team, stack, factory, u32(spec.hosts), len(spec.hosts), spec.bytes_per_rank_b, spec.group)
         lib.mcsim_team_start(team, spec.start_ps)
-    except BaseException:
-        runtime.dispose(team)  # not handed to a Simulation yet
-        raise
     return team
 
 

@@ -24,12 +24,9 @@ def start_source(
     ``endpoints`` QPs, to one ``processor`` (on the staging path if ``staged``)."""
     lib = runtime.load()
     source = abi.Handle(lib, "ns3::mcsim::CompletionSource")
-    try:
+    with runtime.disposed_on_error(source):  # not handed to a Simulation yet
         lib.mcsim_source_setup(source, processor_factory(processor))
         lib.mcsim_source_start(source, completions, endpoints, chunk_b, staged, 0)
-    except BaseException:
-        runtime.dispose(source)  # not handed to a Simulation yet
-        raise
     return source
 
 

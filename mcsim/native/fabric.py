@@ -196,7 +196,7 @@ def build(
     if lib.mcsim_fabric_header_bytes() != FABRIC_HEADER_BYTES:
         raise AssertionError("FABRIC_HEADER_BYTES differs from the C++ FabricHeader")
     fabric = abi.Handle(lib, "ns3::mcsim::Fabric")
-    try:
+    with runtime.disposed_on_error(fabric):  # not handed to a Simulation yet
         _configure(lib, fabric, layout, config, faults, start, reroutes)
         if planned:
             lib.mcsim_fabric_set_aggregation_trees(fabric, rows, rows.size // 4, slot_b)
@@ -204,9 +204,6 @@ def build(
             for i, tree in enumerate(trees):
                 for sw, own in tree.switch_ports.items():
                     lib.mcsim_fabric_set_multicast_ports(fabric, len(groups) + i, sw, u32(own), len(own))
-    except BaseException:
-        runtime.dispose(fabric)  # not handed to a Simulation yet
-        raise
     return BuiltFabric(layout, fabric, [*start.trees, *(t for r in planned for t in r.trees)], planned)
 
 

@@ -33,7 +33,7 @@ def verbs_workload(
     (checked by mcsim.config.rdma.check_workload)."""
     lib = runtime.load()
     work = abi.Handle(lib, "ns3::mcsim::VerbsWorkload")
-    try:
+    with runtime.disposed_on_error(work):  # not handed to a Simulation yet
         lib.mcsim_verbs_setup(work, stack)
         for gid, members in enumerate(groups):
             arr = u32(sorted(members))
@@ -58,9 +58,6 @@ def verbs_workload(
                 i64([s.start_ps for s in ud_streams]),
                 len(ud_streams),
             )
-    except BaseException:
-        runtime.dispose(work)  # not handed to a Simulation yet
-        raise
     return work
 
 
@@ -103,11 +100,8 @@ def build_stack(fab: BuiltFabric, rdma: RdmaConfig) -> abi.Handle:
     ud = make_factory("ns3::mcsim::UdQp", "RdmaConfig", RqDepth=rdma.rq_depth, Staging=rdma.staging)
     processor = processor_factory(rdma.processor)
     stack = abi.Handle(fab.lib, "ns3::mcsim::RdmaStack")
-    try:
+    with runtime.disposed_on_error(stack):  # not handed to a Simulation yet
         fab.lib.mcsim_stack_setup(stack, fab.cxx, nic, processor, rc, ud, rdma.region_b)
-    except BaseException:
-        runtime.dispose(stack)  # not handed to a Simulation yet
-        raise
     return stack
 
 

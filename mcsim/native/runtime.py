@@ -28,6 +28,8 @@ import ctypes
 import functools
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from mcsim.errors import McsimError
@@ -194,3 +196,14 @@ def dispose(*objects: Any) -> None:
     destroy()
     for obj in objects:  # after the simulator dropped every event that could point at them
         obj.release()
+
+
+@contextmanager
+def disposed_on_error(obj: Any) -> Iterator[None]:
+    """Dispose ``obj`` (:func:`dispose`) if the block raises: a new C++ object being set up, not handed to a
+    Simulation yet."""
+    try:
+        yield
+    except BaseException:
+        dispose(obj)
+        raise
