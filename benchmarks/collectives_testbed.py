@@ -25,8 +25,8 @@ import event_rate  # benchmarks/event_rate.py, beside this script
 
 CHILD = """
 import json, resource, sys, time
-from mcsim import run_control, runtime
-from mcsim.scenario import Scenario
+from mcsim.native import library, run_control, runtime
+from mcsim.runs.scenario import Scenario
 runtime.load()
 sc = Scenario(topology=sys.argv[3], rate="56Gbps", algorithm=sys.argv[1], bytes_per_rank=sys.argv[2])
 t0 = time.perf_counter()
@@ -51,9 +51,9 @@ def main() -> int:
         help="the fabric (default testbed-188); fat-tree-k16 --size 16KiB gives issue 15's per-hop rate at 1,024 hosts",
     )
     args = parser.parse_args()
-    from mcsim import runtime
+    from mcsim.native import library, runtime
 
-    runtime.build()
+    library.build()
     runtime.load()  # the build is not timed
     samples: dict[str, list[dict]] = {a: [] for a in ALGORITHMS}
     ceilings = []

@@ -54,7 +54,7 @@ _CEILING_CHILD = """
 import sys
 sys.path.insert(0, sys.argv[1])
 import event_rate
-from mcsim import runtime
+from mcsim.native import runtime
 runtime.load()
 cppyy = runtime.cppyy_module()
 cppyy.cppdef(event_rate.CHAIN)
@@ -75,7 +75,7 @@ def main() -> int:
     parser.add_argument("--pending", type=int, default=600, help="events pending at any time (default 600)")
     parser.add_argument("--events", type=int, default=5_000_000, help="events to run (default 5000000)")
     args = parser.parse_args()
-    from mcsim import runtime
+    from mcsim.native import runtime
 
     runtime.load()
     cppyy = runtime.cppyy_module()

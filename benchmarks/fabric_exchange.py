@@ -23,10 +23,11 @@ import sys
 
 CHILD = """
 import json, resource, sys, time
-from mcsim import runtime, topology
+from mcsim import topology
+from mcsim.native import library, runtime
 from mcsim.config.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow
-from mcsim.fabric import build
-from mcsim.simulation import Simulation
+from mcsim.native.fabric import build
+from mcsim.native.simulation import Simulation
 from mcsim.topology.physics import Link
 pattern, name, size_b = sys.argv[1], sys.argv[2], int(sys.argv[3])
 g = topology.resolve(name)
@@ -67,10 +68,10 @@ def main() -> int:
     args = parser.parse_args()
     if args.repeat < 1:
         parser.error(f"--repeat={args.repeat} must be >= 1")
-    from mcsim import runtime
+    from mcsim.native import library
     from mcsim.units import parse_size
 
-    runtime.build()
+    library.build()
     size_b = parse_size(args.size, what="--size")
     print(f"{args.topology}, {args.size} per host, lossless, 4 KiB packets, median of {args.repeat} run(s)")
     print(

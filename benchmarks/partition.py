@@ -58,8 +58,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fat-tree-k8 only")
     args = parser.parse_args()
-    from mcsim import run_control, runtime
-    from mcsim.scenario import Scenario
+    from mcsim.native import run_control, runtime
+    from mcsim.runs.scenario import Scenario
 
     runtime.load()
     print(

@@ -25,9 +25,10 @@ import event_rate  # benchmarks/event_rate.py, beside this script
 
 CHILD = """
 import json, resource, sys, time
-from mcsim import run_control, runtime, topology
+from mcsim import topology
+from mcsim.native import library, run_control, runtime
 from mcsim.errors import McsimError
-from mcsim.scenario import Scenario
+from mcsim.runs.scenario import Scenario
 def rss_mb():  # current resident set, from /proc (ru_maxrss is the peak)
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * resource.getpagesize() / 2**20
@@ -103,8 +104,8 @@ def main() -> int:
     if not radixes or any(k < 2 or k % 2 for k in radixes):
         print(f"error: --k wants even integers >= 2 separated by commas, not {args.k!r}", file=sys.stderr)
         return 2
-    from mcsim import runtime
     from mcsim.errors import McsimError
+    from mcsim.native import library, runtime
     from mcsim.units import parse_size
 
     try:
@@ -113,7 +114,7 @@ def main() -> int:
     except McsimError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    runtime.build()
+    library.build()
     runtime.load()  # the build is not timed
     ceiling = event_rate.ceiling()
     print(f"{args.algorithm} Allgather of {args.size} per rank on k-ary fat trees at 56 Gbit/s, one run each")

@@ -5,7 +5,7 @@ Measures, as medians over interleaved fresh processes:
   floor     `python -c "import numpy"`: what any process that runs mcsim pays before it does
             anything (the ceiling here is a floor: nothing mcsim does is faster)
   cppyy     `python -c "import cppyy"`: what a run paid before it called C++ through ctypes
-            (mcsim.native), for comparison; a run no longer imports it
+            (mcsim.native.abi), for comparison; a run no longer imports it
   load      `import mcsim` + runtime.load(), inside the process
   first     the first Scenario run after load: a 64 KiB multicast Allgather on testbed-188,
             inside the process (importing Scenario and networkx, building the topology)
@@ -30,7 +30,7 @@ PROBE = """
 import json, resource, time
 t0 = time.perf_counter()
 import mcsim
-from mcsim import runtime
+from mcsim.native import library, runtime
 runtime.load()
 t1 = time.perf_counter()
 from mcsim import Scenario
@@ -60,9 +60,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="fresh processes of each kind (default 7)")
     runs = parser.parse_args().runs
-    from mcsim import runtime
+    from mcsim.native import library, runtime
 
-    info = runtime.build()  # the first build is not start-up: make it before timing
+    info = library.build()  # the first build is not start-up: make it before timing
     runtime.load()
     print(f"library: {info.library}")
     keys = ("floor", "cppyy", "load", "first", "second", "process", "rss_mb")

@@ -46,7 +46,7 @@ print(json.dumps({"wall_s": wall, "runs_s": sum(r["wall_s"] for r in rows), "run
 LOOP_CHILD = """
 import itertools, json, sys, time
 t0 = time.perf_counter()
-from mcsim.scenario import Scenario
+from mcsim.runs.scenario import Scenario
 base, axes = json.loads(sys.argv[1])
 for values in itertools.product(*axes.values()):
     r = Scenario(**base, **dict(zip(axes, values))).run()
@@ -57,8 +57,8 @@ print(json.dumps({"wall_s": time.perf_counter() - t0}))
 
 CEILING_CHILD = """
 import json, sys, time
-from mcsim import runtime
-from mcsim.scenario import Scenario
+from mcsim.native import library, runtime
+from mcsim.runs.scenario import Scenario
 runtime.load()
 Scenario(topology="testbed-188", bytes_per_rank="4KiB", algorithm="ring").run()  # one-time costs, not timed
 (runs,) = json.loads(sys.argv[1])
@@ -102,9 +102,9 @@ def main() -> int:
     if len(sizes) != 3:
         raise SystemExit("--sizes: give 3 sizes (3 sizes x 2 algorithms x 2 seeds = 12 runs)")
     testbed_axes = {**TESTBED_AXES, "bytes_per_rank": sizes}
-    from mcsim import runtime
+    from mcsim.native import library
 
-    runtime.build()
+    library.build()
     cores = os.cpu_count() or 1
 
     overhead, run_mean, pool, loop, ceilings = [], [], [], [], []

@@ -171,7 +171,8 @@ def count(args: argparse.Namespace) -> tuple[dict, bool]:
 
 def run_mcsim(args: argparse.Namespace) -> dict:
     """The workload in mcsim on fat-tree-k<k> at 100 Gbit/s; Simulator::Run() timed alone."""
-    from mcsim import run_control, runtime, topology
+    from mcsim import topology
+    from mcsim.native import run_control, runtime
     from mcsim.topology.physics import preset
     from mcsim.units import parse_rate
 
@@ -183,8 +184,8 @@ def run_mcsim(args: argparse.Namespace) -> dict:
     runtime.load()
     if args.workload == "ring-flows":
         from mcsim.config.fabric import FabricConfig, Flow
-        from mcsim.fabric import build
-        from mcsim.simulation import Simulation
+        from mcsim.native.fabric import build
+        from mcsim.native.simulation import Simulation
 
         with Simulation() as sim:
             fab = sim.own_fabric(build(g, config=FabricConfig()))
@@ -196,7 +197,7 @@ def run_mcsim(args: argparse.Namespace) -> dict:
         complete = counted == data and int(r.hosts["rx_packets"].sum()) == hosts * -(-size // MTU_B)
     else:
         from mcsim.config.rdma import RdmaConfig
-        from mcsim.scenario import Scenario
+        from mcsim.runs.scenario import Scenario
 
         res = Scenario(
             topology=name,

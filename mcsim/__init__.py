@@ -2,8 +2,8 @@
 """mcsim: a packet-level simulator of collective communication, a Python frontend over ns-3.
 
 Python plans a run and reads its results; C++ models in ns3_modules/ simulate every packet. The
-configs (mcsim.config) are frozen data; only mcsim.runtime loads C++ (with ctypes; mcsim.native is
-its C ABI), and only when a simulation is built.
+configs (mcsim.config) are frozen data; only mcsim.native calls C++ (mcsim.native.runtime loads it with
+ctypes; mcsim.native.abi is its C ABI), and only when a simulation is built (mcsim.runs).
 
 The public API is importable from here (``from mcsim import Scenario, FabricConfig, Result``).
 Each name is imported from its module on first use, so ``import mcsim`` stays cheap: it loads
@@ -19,27 +19,27 @@ __version__ = "0.1.0"
 
 # public name -> the module that defines it
 API = {
-    "Scenario": "mcsim.scenario",
+    "Scenario": "mcsim.runs.scenario",
     "GraphTopology": "mcsim.config.codec",
     "TeamSpec": "mcsim.config.collectives",
     "FabricConfig": "mcsim.config.fabric",
     "Faults": "mcsim.config.fabric",
     "Flow": "mcsim.config.fabric",
-    "simulate": "mcsim.fabric",
+    "simulate": "mcsim.runs.flows",
     "RdmaConfig": "mcsim.config.rdma",
     "RcConfig": "mcsim.config.rdma",
     "HostCpuConfig": "mcsim.config.rdma",
     "RcOp": "mcsim.config.rdma",
     "UdStream": "mcsim.config.rdma",
-    "run_verbs": "mcsim.rdma",
+    "run_verbs": "mcsim.runs.verbs",
     "DpaConfig": "mcsim.config.dpa",
-    "receive_stream": "mcsim.dpa",
-    "saturate": "mcsim.dpa",
-    "ReceiveResult": "mcsim.dpa",
-    "SaturationResult": "mcsim.dpa",
+    "receive_stream": "mcsim.runs.dpa",
+    "saturate": "mcsim.runs.dpa",
+    "ReceiveResult": "mcsim.runs.dpa",
+    "SaturationResult": "mcsim.runs.dpa",
     "Link": "mcsim.topology.physics",
-    "stream": "mcsim.link",
-    "StreamResult": "mcsim.link",
+    "stream": "mcsim.runs.stream",
+    "StreamResult": "mcsim.runs.stream",
     "Result": "mcsim.result",
     "FabricResult": "mcsim.result",
     "VerbsResult": "mcsim.result",
@@ -66,20 +66,20 @@ if TYPE_CHECKING:  # for type checkers only: at run time __getattr__ imports on 
     from mcsim.config.rdma import RcOp as RcOp
     from mcsim.config.rdma import RdmaConfig as RdmaConfig
     from mcsim.config.rdma import UdStream as UdStream
-    from mcsim.dpa import ReceiveResult as ReceiveResult
-    from mcsim.dpa import SaturationResult as SaturationResult
-    from mcsim.dpa import receive_stream as receive_stream
-    from mcsim.dpa import saturate as saturate
     from mcsim.errors import IncompleteRun as IncompleteRun
     from mcsim.errors import McsimError as McsimError
-    from mcsim.fabric import simulate as simulate
-    from mcsim.link import StreamResult as StreamResult
-    from mcsim.link import stream as stream
-    from mcsim.rdma import run_verbs as run_verbs
     from mcsim.result import FabricResult as FabricResult
     from mcsim.result import Result as Result
     from mcsim.result import VerbsResult as VerbsResult
-    from mcsim.scenario import Scenario as Scenario
+    from mcsim.runs.dpa import ReceiveResult as ReceiveResult
+    from mcsim.runs.dpa import SaturationResult as SaturationResult
+    from mcsim.runs.dpa import receive_stream as receive_stream
+    from mcsim.runs.dpa import saturate as saturate
+    from mcsim.runs.flows import simulate as simulate
+    from mcsim.runs.scenario import Scenario as Scenario
+    from mcsim.runs.stream import StreamResult as StreamResult
+    from mcsim.runs.stream import stream as stream
+    from mcsim.runs.verbs import run_verbs as run_verbs
     from mcsim.sweep.spec import SweepSpec as SweepSpec
     from mcsim.topology.physics import Link as Link
     from mcsim.util.output import Column as Column

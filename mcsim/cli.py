@@ -21,21 +21,23 @@ from pathlib import Path
 from typing import Any
 
 import mcsim
-from mcsim import runtime, topology
+from mcsim import topology
 from mcsim.config.collectives import check_algorithm
 from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FORWARDINGS, FabricConfig
 from mcsim.config.faults_file import load_faults
 from mcsim.config.rdma import RdmaConfig
 from mcsim.errors import Interrupted, McsimError, require_positive
-from mcsim.link import expected_finish_ps, stream
+from mcsim.native import library
 from mcsim.reference import commands as compare_commands
 from mcsim.report import commands as report_commands
 from mcsim.result import Result
-from mcsim.scenario import Scenario, artifact_protocol
-from mcsim.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, artifact_protocol
+from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.stream import expected_finish_ps, stream
 from mcsim.sweep import commands as sweep_commands
 from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_size, format_time, parse_rate, parse_size, parse_time
+from mcsim.util import package_data
 from mcsim.util.options import Given, GivenFlag, Parser, given, refuse_repeats, typed, typed_option
 from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 
@@ -51,7 +53,7 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    info = runtime.build(force=args.force)
+    info = library.build(force=args.force)
     state = f"built in {info.seconds:.1f} s" if info.built else "up to date"
     print(f"{state}: {info.library}")
     return 0
@@ -85,14 +87,14 @@ def cmd_info(args: argparse.Namespace) -> int:
         rows.append((name, show(found)))
         return found
 
-    wheel = probe("ns3 prefix", runtime.find_ns3, lambda w: str(w.prefix))
-    probe("cmake", runtime.find_cmake)
-    probe("c++ compiler", runtime.find_cxx)
-    sources = probe("sources", runtime.source_dir)
-    probe("cache", runtime.writable_cache, failed="not usable")
+    wheel = probe("ns3 prefix", library.find_ns3, lambda w: str(w.prefix))
+    probe("cmake", library.find_cmake)
+    probe("c++ compiler", library.find_cxx)
+    sources = probe("sources", package_data.source_dir)
+    probe("cache", package_data.writable_cache, failed="not usable")
     probe("topologies", lambda: os.pathsep.join(map(str, topology.topology_dirs())), failed="not usable")
     needed = [why for name, why in errors.items() if name in ("ns3 prefix", "cmake", "c++ compiler", "sources")]
-    done = None if needed else runtime.cached_build(sources=sources, cache=runtime.cache_dir())
+    done = None if needed else library.cached_build(sources=sources, cache=package_data.cache_dir())
     if needed:
         rows.append(("build", f"cannot build: {needed[0]}"))
     elif done is not None:  # a completed build loads even from a read-only cache
@@ -100,7 +102,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     elif "cache" in errors:
         rows.append(("build", f"cannot build: {errors['cache']}"))
     else:
-        key = runtime.build_key(sources, runtime.find_toolchain(), wheel)
+        key = library.build_key(sources, library.find_toolchain(), wheel)
         rows.append(("build", f"{key} not built yet (mcsim build; about a minute)"))
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
@@ -494,7 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         refuse_repeats(args)
         if getattr(args, "simulates", False):  # a bad cache folder or toolchain: one line before any work
-            runtime.check_environment()
+            library.check_environment()
         status = int(args.func(args))
         sys.stdout.flush()  # a reader that has gone shows here, not in the interpreter's exit
         return status

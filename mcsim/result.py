@@ -2,7 +2,7 @@
 """Results as plain data: what a run measured, as numpy arrays (nothing here needs the fabric, the
 runtime or ns-3, so a stored result reads back anywhere).
 
-FabricResult: the fabric's counters of any run. VerbsResult: a verbs-level run (rdma.run_verbs).
+FabricResult: the fabric's counters of any run. VerbsResult: a verbs-level run (mcsim.runs.verbs.run_verbs).
 Result: one collective run, with nccl-tests bandwidths.
 
 A run in which some rank never got its whole output has no time and no bandwidth: ``time_ps``,

@@ -5,7 +5,7 @@ For each link rate and chunk size (64 B .. 4 KiB, one UD multicast datagram per 
 InfiniBand headers), the fewest BlueField-3 DPA threads that receive at line rate without a drop,
 on the zero-copy and on the staging (datagram) receive path: the closed form
 (mcsim.config.dpa.threads_needed: chunks spread evenly over one endpoint per thread, the slowest thread
-decides) and the simulation (mcsim.dpa.receive_stream: a burst at line rate over as many endpoints
+decides) and the simulation (mcsim.runs.dpa.receive_stream: a burst at line rate over as many endpoints
 as threads, searched from the closed form's answer: the fewest threads with zero overruns). Next to
 them, one host CPU thread (HostCpuConfig defaults: 100 ns per completion, staged payloads copied at
 100 Gbit/s): the share of line rate it sustains (closed form) and whether it kept up (simulated).
@@ -32,8 +32,8 @@ import time
 from mcsim.config import dpa
 from mcsim.config.dpa import DpaConfig, even_capacity, packet_rate, threads_needed
 from mcsim.config.rdma import HostCpuConfig
-from mcsim.dpa import receive_stream
 from mcsim.reference.claims import BY_ID
+from mcsim.runs.dpa import receive_stream
 from mcsim.units import format_rate, parse_rate
 from mcsim.util.output import Column, Table
 

@@ -16,7 +16,7 @@ import argparse
 import sys
 
 from mcsim.result import incomplete_lines
-from mcsim.scenario import Scenario
+from mcsim.runs.scenario import Scenario
 from mcsim.util.output import Column, Table
 
 # the pairs, in the order main() runs them: (algorithm of the AG, algorithm of the RS)

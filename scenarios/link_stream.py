@@ -15,7 +15,7 @@ import argparse
 import sys
 
 from mcsim.config.fabric import DEFAULT_HEADER_BYTES, FABRIC_HEADER_BYTES
-from mcsim.link import expected_finish_ps, stream
+from mcsim.runs.stream import expected_finish_ps, stream
 from mcsim.topology.physics import Link
 from mcsim.units import format_rate, format_size, parse_rate, parse_size
 from mcsim.util.output import Column, Table

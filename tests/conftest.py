@@ -70,7 +70,7 @@ def worker_command(tmp_path):
 
     def make(simulates: bool = True, actions: dict[str, str] | None = None) -> list[str]:
         script = tmp_path / f"wrapped_worker_{len(list(tmp_path.glob('wrapped_worker_*')))}.py"
-        skip_load = "" if simulates else "from mcsim import runtime\nruntime.load = lambda: None\n"
+        skip_load = "" if simulates else "from mcsim.native import runtime\nruntime.load = lambda: None\n"
         script.write_text(
             skip_load
             + f"ACTIONS = {json.dumps(WORKER_ACTIONS if actions is None else actions)}\n"

@@ -12,7 +12,7 @@ import mcsim
 
 def _loaded_after(code: str) -> set[str]:
     """The heavy modules loaded by a fresh interpreter after running ``code``."""
-    heavy = ("numpy", "networkx", "cppyy", "mcsim.runtime")
+    heavy = ("numpy", "networkx", "cppyy", "mcsim.native.runtime")
     probe = f"{code}\nimport sys\nprint(' '.join(m for m in {heavy!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     return set(out.split())
@@ -37,7 +37,7 @@ def test_every_public_name_is_its_modules_object(name):
 def test_the_issue_s_import_line_works():
     from mcsim import FabricConfig, Faults, RcConfig, RdmaConfig, Result, Scenario  # noqa: F401
 
-    assert Scenario.__module__ == "mcsim.scenario" and Result.__module__ == "mcsim.result"
+    assert Scenario.__module__ == "mcsim.runs.scenario" and Result.__module__ == "mcsim.result"
 
 
 def test_an_unknown_name_is_an_attribute_error():

@@ -15,9 +15,9 @@ from mcsim.cli import _collective_scenarios, build_parser, main
 from mcsim.config.faults_file import load_faults
 from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
-from mcsim.link import two_hosts
-from mcsim.scenario import Scenario, artifact_protocol
-from mcsim.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, artifact_protocol
+from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.stream import two_hosts
 from mcsim.topology.physics import Link
 from mcsim.units import format_size
 from mcsim.util import machine

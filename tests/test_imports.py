@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Layering: mcsim's modules import each other without a cycle, physics is a leaf, and config/, topology/ and
-util/ reach neither the C ABI nor a run.
+"""Layering: mcsim's modules import each other without a cycle, physics is a leaf, config/, topology/, util/
+and routing/ reach neither the C ABI (native/) nor a run (runs/), native/ reaches no run and runs/ nothing
+above them (sweep/, reference/, report/, the CLI).
 
 The imports are read from the source files with ``ast`` (nothing is imported): every ``import`` and
 ``from ... import`` statement, at module level or inside a function, including relative ones.
@@ -18,6 +19,8 @@ import pytest
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "mcsim"
 PHYSICS_MAY_IMPORT = {"mcsim.errors", "mcsim.units"}
 C_LOADERS = {"ctypes", "cppyy"}  # what loads C++ into the process
+NATIVE_AND_RUNS = ("mcsim.native", "mcsim.runs")  # the only caller of the C ABI; the runs built through it
+ABOVE_RUNS = ("mcsim.sweep", "mcsim.reference", "mcsim.report", "mcsim.cli")  # what plans many runs, or a command
 
 
 def _module_name(root: Path, path: Path) -> str:
@@ -81,6 +84,17 @@ def _package_modules(graph: nx.DiGraph, package: str) -> set[str]:
     return {name for name in graph if name == package or name.startswith(f"{package}.")}
 
 
+def _inside(name: str, packages: tuple[str, ...]) -> bool:
+    """Whether module ``name`` is one of ``packages`` or inside one."""
+    return any(name == package or name.startswith(f"{package}.") for package in packages)
+
+
+def _reach(graph: nx.DiGraph, package: str) -> set[str]:
+    """``package``'s modules and every module they import, directly or through others."""
+    own = _package_modules(graph, package)
+    return own | {target for name in own for target in nx.descendants(graph, name)}
+
+
 def _external_imports(path: Path) -> set[str]:
     """The top-level names of every module one file imports (``ctypes``, ``numpy``, ``mcsim``, ...)."""
     found = set()
@@ -110,17 +124,15 @@ def _module_path(name: str) -> Path:
 )
 def test_planning_modules_do_not_reach_the_fabric_or_the_stream(module):
     reach = nx.descendants(import_graph(PACKAGE_DIR), module)
-    assert not reach & {"mcsim.fabric", "mcsim.link", "mcsim.runtime"}, f"{module} reaches {sorted(reach)}"
+    assert not {name for name in reach if _inside(name, NATIVE_AND_RUNS)}, f"{module} reaches {sorted(reach)}"
 
 
-@pytest.mark.parametrize("package", ["mcsim.config", "mcsim.topology", "mcsim.util"])
-def test_config_topology_and_util_load_no_c_abi_nor_any_run(package):
+@pytest.mark.parametrize("package", ["mcsim.config", "mcsim.topology", "mcsim.util", "mcsim.routing"])
+def test_config_topology_util_and_routing_load_no_c_abi_nor_any_run(package):
     graph = import_graph(PACKAGE_DIR)
-    own = _package_modules(graph, package)
-    reach = own | {target for name in own for target in nx.descendants(graph, name)}
-    assert len(own) > 3, f"the walk found {package}'s modules"
-    banned = ("native", "runtime", "cling_pch", "fabric", "rdma", "dpa", "collectives", "scenario")
-    reached = sorted(name for name in reach if name.partition(".")[2].partition(".")[0] in banned)  # or inside one
+    reach = _reach(graph, package)
+    assert len(_package_modules(graph, package)) > 3, f"the walk found {package}'s modules"
+    reached = sorted(name for name in reach if _inside(name, NATIVE_AND_RUNS))
     assert not reached, f"{package} reaches {reached}"
     c_loaders = {name: found for name in sorted(reach) if (found := _external_imports(_module_path(name)) & C_LOADERS)}
     assert not c_loaders, f"{package} reaches modules that import a C loader: {c_loaders}"
@@ -133,23 +145,6 @@ CONFIG_MODULES = (
     "mcsim.config.collectives",
     "mcsim.config.codec",
     "mcsim.config.faults_file",
-)
-# what only a run loads: the C ABI and the modules that build or run a simulation
-RUN_MODULES = (
-    "native",
-    "runtime",
-    "cling_pch",
-    "attributes",
-    "arrays",
-    "simulation",
-    "run_control",
-    "fabric",
-    "rdma",
-    "dpa",
-    "collectives",
-    "scenario",
-    "link",
-    "verify",
 )
 
 
@@ -172,13 +167,23 @@ def test_the_configs_import_in_a_fresh_process_without_ctypes_cppyy_or_any_run_m
     assert Path(where) == PACKAGE_DIR / "__init__.py", f"the child imported another mcsim: {where}"
     loaded = set(names.split())
     assert set(CONFIG_MODULES) <= loaded
-    run = sorted(name for name in loaded if name.partition(".")[2].partition(".")[0] in RUN_MODULES)
+    run = sorted(name for name in loaded if _inside(name, NATIVE_AND_RUNS))  # what only a run loads
     assert not run, f"importing mcsim.config loads {run}"
 
 
 def test_results_are_plain_data_that_read_back_without_the_fabric_or_ns3():
     reach = nx.descendants(import_graph(PACKAGE_DIR), "mcsim.result")
-    assert not reach & {"mcsim.fabric", "mcsim.rdma", "mcsim.link", "mcsim.runtime"}, sorted(reach)
+    assert not {name for name in reach if _inside(name, NATIVE_AND_RUNS)}, sorted(reach)
+
+
+@pytest.mark.parametrize(
+    ("package", "above"), [("mcsim.native", ("mcsim.runs", *ABOVE_RUNS)), ("mcsim.runs", ABOVE_RUNS)]
+)
+def test_native_reaches_no_run_and_runs_nothing_above_them(package, above):
+    graph = import_graph(PACKAGE_DIR)
+    assert len(_package_modules(graph, package)) > 5, f"the walk found {package}'s modules"
+    reached = sorted(name for name in _reach(graph, package) if _inside(name, above))
+    assert not reached, f"{package} reaches {reached}"
 
 
 @pytest.mark.parametrize("module", ["mcsim.topology.builders", "mcsim.topology.rules", "mcsim.topology.files"])

@@ -13,12 +13,12 @@ from mcsim import topology
 from mcsim.config.fabric import DEFAULT_REROUTE_DELAY_PS, FabricConfig, Faults
 from mcsim.config.faults_file import load_faults, read_faults
 from mcsim.config.rdma import RcConfig, RcOp
-from mcsim.cost import PROCESS_B
 from mcsim.errors import McsimError
-from mcsim.link import two_hosts
 from mcsim.routing import routes
-from mcsim.scenario import MAX_ENDPOINTS, MAX_QP_WR, Scenario
-from mcsim.scenario_keywords import scenario_of
+from mcsim.runs.cost import PROCESS_B
+from mcsim.runs.scenario import MAX_ENDPOINTS, MAX_QP_WR, Scenario
+from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.stream import two_hosts
 from mcsim.topology.physics import Link
 from mcsim.util import machine
 
@@ -180,11 +180,11 @@ def test_a_buffer_of_one_largest_packet_is_accepted_and_lossy_buffers_are_not_ch
 
 
 def test_run_verbs_refuses_a_lossless_buffer_below_one_packet_before_cxx(monkeypatch):
-    from mcsim import rdma
+    from mcsim.runs import verbs
 
-    monkeypatch.setattr(rdma, "Simulation", None)  # a call would fail: the check comes first
+    monkeypatch.setattr(verbs, "Simulation", None)  # a call would fail: the check comes first
     with pytest.raises(McsimError, match=rf"^run_verbs: a 4182 B packet does not fit {BUF} of 100 B"):
-        rdma.run_verbs(
+        verbs.run_verbs(
             two_hosts(Link(rate_bps=10**9)),
             rc_ops=[RcOp(src=0, dst=1, verb="write", size_b=4096)],
             config=FabricConfig(switch_buffer_b=100),

@@ -6,10 +6,10 @@ import numpy as np
 from mcsim import topology
 from mcsim.config.fabric import Flow
 from mcsim.config.rdma import RcOp, RdmaConfig
-from mcsim.fabric import simulate
-from mcsim.link import two_hosts
-from mcsim.rdma import run_verbs
 from mcsim.result import NEVER, times_ps
+from mcsim.runs.flows import simulate
+from mcsim.runs.stream import two_hosts
+from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link
 
 LINK = Link(rate_bps=100 * 10**9, delay_ps=100_000)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import mcsim
-from mcsim import runtime, topology
+from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.util import package_data
 
@@ -127,7 +127,7 @@ def test_python_dash_m_mcsim(tmp_path):
 
 def test_data_is_found_inside_the_package():
     root = Path(mcsim.__file__).parent
-    assert runtime.source_dir() == root / "ns3_modules"
+    assert package_data.source_dir() == root / "ns3_modules"
     assert topology.topology_dirs() == (root / "topologies",)
     assert set(topology.available()) == {p.stem for p in (root / "topologies").glob("*.toml")}
 

@@ -22,8 +22,8 @@ from mcsim.result import (
     incomplete_lines,
     ranks_text,
 )
-from mcsim.scenario import Scenario
-from mcsim.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario
+from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.units import format_time
 
 RC_ERROR = RC_ERROR_REASON

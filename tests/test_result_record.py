@@ -9,7 +9,7 @@ import pytest
 
 from mcsim.config.fabric import FOREVER, Faults
 from mcsim.result import Result
-from mcsim.scenario import Scenario
+from mcsim.runs.scenario import Scenario
 
 N = 4096  # bytes per rank
 P = 16  # fat-tree-k4 hosts = ranks

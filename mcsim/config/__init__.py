@@ -4,5 +4,5 @@
 canonical plain-data codec (``codec``) and the faults file reader (``faults_file``).
 
 Nothing here loads C++: the configs are checked, compared, hashed and written out without ns-3;
-mcsim.fabric, mcsim.rdma, mcsim.dpa and mcsim.collectives run them.
+the runs (mcsim.runs) build them through mcsim.native, the only caller of the C ABI.
 """

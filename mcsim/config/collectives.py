@@ -2,7 +2,7 @@
 """Collectives as frozen data: which (collective, algorithm) pairs exist (ALGORITHMS: each names its
 C++ rank application) and one team's settings (TeamSpec); no C++.
 
-mcsim.collectives starts a team on an RdmaStack (start_team) and reads its stats.
+mcsim.native.collectives starts a team on an RdmaStack (start_team) and reads its stats.
 """
 
 from __future__ import annotations

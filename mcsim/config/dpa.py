@@ -3,7 +3,7 @@
 closed forms (capacity, threads_needed, ...): no C++, no packet simulation.
 
 The model, its sharing and calibration (the profiles): mcsim/ns3_modules/dpa/doc/dpa.md.
-mcsim.dpa simulates it (receive_stream, saturate).
+mcsim.runs.dpa simulates it (receive_stream, saturate).
 """
 
 from __future__ import annotations

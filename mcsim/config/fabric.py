@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The fabric's settings as frozen data: FabricConfig, Faults, Flow and their checks (no C++).
 
-mcsim.fabric builds and runs a fabric from them.
+mcsim.native.fabric builds a fabric from them; mcsim.runs.flows runs raw flows on it.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ DEFAULT_HEADER_BYTES = 26 - FABRIC_HEADER_BYTES
 
 MAX_SEED = 2**64 - 1
 MAX_NODE_ID = 2**32 - 1  # node ids and port numbers cross the C ABI as uint32
-MAX_PACKET_INDEX = 2**64 - 1  # a chosen drop's packet index crosses as uint64 (mcsim_fabric_set_chosen_drops)
+MAX_PACKET_INDEX = 2**64 - 1  # a chosen drop's packet index crosses as uint64 (Fabric::SetChosenDrops)
 FOREVER = None  # the up_ps of a Faults.link_down entry whose link never comes back
 DEFAULT_REROUTE_DELAY_PS = 100_000_000_000  # 100 ms: trap, sweep, route computation, switch programming
 

@@ -2,7 +2,8 @@
 """RDMA settings as frozen data: RdmaConfig (NIC, QPs, wire format), RcConfig, the completion
 processors' configs (HostCpuConfig), the verbs workload (RcOp, UdStream) and their checks (no C++).
 
-mcsim.rdma runs them (run_verbs) and makes each processor config's ns-3 factory (processor_factory).
+mcsim.runs.verbs runs them (run_verbs) through mcsim.native.rdma; mcsim.native.processors makes each processor
+config's ns-3 factory (processor_factory).
 """
 
 from __future__ import annotations
@@ -54,10 +55,10 @@ class CompletionProcessorConfig(Protocol):
     """The settings of a receive-completion processor: what RdmaConfig.processor holds.
 
     HostCpuConfig (a host CPU thread) and mcsim.config.dpa.DpaConfig (a SmartNIC's DPA) implement it:
-    frozen data naming the ns-3 type it configures. mcsim.rdma.processor_factory makes that type's
-    ObjectFactory from it (mcsim.rdma.PROCESSOR_FACTORIES). A processor model written outside mcsim
+    frozen data naming the ns-3 type it configures. mcsim.native.processors.processor_factory makes that type's
+    ObjectFactory from it (mcsim.native.processors.PROCESSOR_FACTORIES). A processor model written outside mcsim
     either adds its config type there or brings a ``factory()`` method that makes its ObjectFactory
-    itself (mcsim.attributes.make_factory); it needs no TYPE_ID then.
+    itself (mcsim.native.attributes.make_factory); it needs no TYPE_ID then.
     """
 
     TYPE_ID: ClassVar[str]  # the ns3::mcsim::CompletionProcessor it configures

@@ -31,15 +31,17 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import mcsim
-from mcsim import runtime, topology
+from mcsim import topology
 from mcsim.config.codec import GraphTopology
 from mcsim.errors import McsimError
-from mcsim.scenario import Scenario
+from mcsim.native import library
+from mcsim.runs.scenario import Scenario
 from mcsim.sweep.executors import DaskExecutor, Executor, LocalPool
 from mcsim.sweep.outcome import COMPLETE, CORRUPT, FAILED, INCOMPLETE, OK, Task
 from mcsim.sweep.progress import Progress
 from mcsim.sweep.spec import Run, SweepSpec
 from mcsim.sweep.store import KEYS_PER_QUERY, Store
+from mcsim.util import package_data
 
 KEY_FORMAT = "mcsim.sweep-key/1"  # bump when what the key hashes changes
 
@@ -48,13 +50,13 @@ def versions() -> dict[str, str]:
     """What, besides the Scenario, decides a run's numbers: mcsim's version and the C++ build key.
     An environment in which the C++ models cannot be loaded (a cache folder that cannot be written,
     no compiler) is one McsimError line here, before any worker starts."""
-    runtime.check_environment()
-    sources = runtime.source_dir()
-    wheel = runtime.find_ns3()
+    library.check_environment()
+    sources = package_data.source_dir()
+    wheel = library.find_ns3()
     return {
         "mcsim": mcsim.__version__,
         "ns3": wheel.version,
-        "build_key": runtime.build_key(sources, runtime.find_toolchain(), wheel),
+        "build_key": library.build_key(sources, library.find_toolchain(), wheel),
     }
 
 

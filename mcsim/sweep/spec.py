@@ -39,8 +39,8 @@ from mcsim.config import codec
 from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import McsimError, pick
-from mcsim.scenario import Scenario
-from mcsim.scenario_keywords import SHORT_NAMES, scenario_of
+from mcsim.runs.scenario import Scenario
+from mcsim.runs.scenario_keywords import SHORT_NAMES, scenario_of
 from mcsim.util import toml_text
 
 TOP_KEYS = ("name", "base", "axes", "zip")

@@ -46,7 +46,7 @@ def run_task(task: Task) -> Outcome:
     """Run one Task in this process. Bad input (McsimError: a bad scenario, not enough memory) is a
     FAILED Outcome with its one line; an incomplete run is OK (``complete`` False in its metrics).
     Any other exception propagates (a bug keeps its traceback)."""
-    from mcsim.scenario import Scenario  # imported here: `import mcsim.sweep` loads no ns-3
+    from mcsim.runs.scenario import Scenario  # imported here: `import mcsim.sweep` loads no ns-3
 
     started = utc_now()
     start_s = time.perf_counter()
@@ -135,7 +135,7 @@ def main() -> int:
     protocol = _protocol_stream()
     threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
     try:
-        from mcsim import runtime
+        from mcsim.native import runtime
 
         runtime.load()
         _die_by_crash_signals()

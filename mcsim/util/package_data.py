@@ -4,7 +4,7 @@ ship inside the package, in a wheel, an sdist and an editable install alike; the
 the user's cache folder.
 
 The package's files are found through importlib.resources, never written to: the C++ build
-compiles a snapshot of the sources in the user's cache (mcsim.runtime), so an install may be
+compiles a snapshot of the sources in the user's cache (mcsim.native.runtime), so an install may be
 read-only. ``$MCSIM_NS3_MODULES`` names other sources, ``$MCSIM_CACHE_DIR`` another cache; each
 unusable one is one McsimError line naming the variable, its value and why.
 """

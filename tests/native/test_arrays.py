@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from mcsim.arrays import columns, i64, read_columns, read_u64, u32, u64
+from mcsim.native.arrays import columns, i64, read_columns, read_u64, u32, u64
 
 
 @pytest.mark.parametrize(("make", "dtype"), [(u32, np.uint32), (u64, np.uint64), (i64, np.int64)])

@@ -10,12 +10,12 @@ import dataclasses
 
 import pytest
 
-from mcsim import runtime
-from mcsim.attributes import make_factory
 from mcsim.config.collectives import ALGORITHMS, TeamSpec
 from mcsim.config.dpa import DpaConfig
 from mcsim.config.ns3_attributes import attribute_of, attributes_of, type_ids_of
 from mcsim.config.rdma import HostCpuConfig, RcConfig, RdmaConfig
+from mcsim.native import runtime
+from mcsim.native.attributes import make_factory
 
 
 def _team(type_id: str) -> TeamSpec:

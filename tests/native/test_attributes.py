@@ -3,9 +3,9 @@
 
 import pytest
 
-from mcsim import native, runtime
-from mcsim.attributes import make_factory, set_attributes
 from mcsim.errors import McsimError
+from mcsim.native import abi, runtime
+from mcsim.native.attributes import make_factory, set_attributes
 
 
 @pytest.fixture(scope="module")
@@ -14,7 +14,7 @@ def ns():
 
 
 def new_fabric():
-    return native.Handle(runtime.load(), "ns3::mcsim::Fabric")
+    return abi.Handle(runtime.load(), "ns3::mcsim::Fabric")
 
 
 def test_python_values_are_wrapped_by_the_attribute_type(ns):

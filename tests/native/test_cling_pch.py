@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""mcsim.cling_pch: one precompiled header per build, checked before use, never in the way: a
+"""mcsim.native.cling_pch: one precompiled header per build, checked before use, never in the way: a
 process starts cling from it and knows mcsim's classes without parsing a header, the variable that
 points cling at it does not leak to child processes, and a PCH that cannot be made is recorded
 once and mcsim loads without it."""
@@ -10,11 +10,11 @@ import os
 import subprocess
 import sys
 
-from mcsim import cling_pch, runtime
+from mcsim.native import cling_pch, library, runtime
 
 
 def _ensure_for_current_build():
-    info, wheel = runtime.build(), runtime.find_ns3()
+    info, wheel = library.build(), library.find_ns3()
     return cling_pch.ensure(info.path, (wheel.include_dir, info.include_dir), runtime.INCLUDES, runtime.CXX_DEFINES)
 
 
@@ -22,7 +22,7 @@ def test_the_build_has_a_checked_pch_that_declares_mcsims_classes(capsys):
     pch = _ensure_for_current_build()
     capsys.readouterr()
     assert _ensure_for_current_build() == pch and capsys.readouterr().err == "", "a PCH found says nothing"
-    assert pch is not None and pch.is_file() and pch.parent == runtime.build().path / "cling"
+    assert pch is not None and pch.is_file() and pch.parent == library.build().path / "cling"
     assert not pch.with_name(pch.name + ".failed").exists()
     assert cling_pch._check(pch) == ""  # a fresh process finds ns3::mcsim::Fabric with no include
 
@@ -30,7 +30,8 @@ def test_the_build_has_a_checked_pch_that_declares_mcsims_classes(capsys):
 def test_cppyy_ns_keeps_the_variable_to_itself_and_runs(tmp_path):
     probe = (
         "import os\n"
-        "from mcsim import Scenario, runtime\n"
+        "from mcsim import Scenario\n"
+        "from mcsim.native import runtime\n"
         "runtime.cppyy_ns()\n"
         f"assert {cling_pch.ENV!r} not in os.environ\n"
         "r = Scenario(topology='fat-tree-k4', bytes_per_rank='4KiB', ranks=4).run()\n"
@@ -45,12 +46,12 @@ def test_cppyy_ns_keeps_the_variable_to_itself_and_runs(tmp_path):
 def test_a_pch_that_cannot_be_made_is_recorded_once_and_not_used(tmp_path, capsys):
     build_dir = tmp_path / "build"
     includes = ("ns3/no-such-header.h",)
-    assert cling_pch.ensure(build_dir, (runtime.find_ns3().include_dir,), includes, ()) is None
+    assert cling_pch.ensure(build_dir, (library.find_ns3().include_dir,), includes, ()) is None
     assert capsys.readouterr().err.startswith(cling_pch.MAKING + "\n"), "making one says so"
     (failed,) = (build_dir / "cling").glob("*.failed")
     assert "rootcling failed" in failed.read_text() and "no-such-header.h" in failed.read_text()
     before = failed.stat().st_mtime_ns
-    assert cling_pch.ensure(build_dir, (runtime.find_ns3().include_dir,), includes, ()) is None  # no retry
+    assert cling_pch.ensure(build_dir, (library.find_ns3().include_dir,), includes, ()) is None  # no retry
     assert failed.stat().st_mtime_ns == before
     assert cling_pch.MAKING not in capsys.readouterr().err, "a recorded failure is not made again"
     assert not list((build_dir / "cling").glob("*.pch*[!d]"))  # no PCH or staging file left

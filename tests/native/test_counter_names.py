@@ -5,14 +5,15 @@ import re
 
 import pytest
 
-from mcsim import runtime, topology
+from mcsim import topology
 from mcsim.config.fabric import Flow
 from mcsim.config.rdma import RcOp, UdStream
 from mcsim.errors import McsimError
-from mcsim.fabric import simulate
-from mcsim.link import two_hosts
-from mcsim.rdma import run_verbs
+from mcsim.native import runtime
 from mcsim.result import DROP_CAUSES
+from mcsim.runs.flows import simulate
+from mcsim.runs.stream import two_hosts
+from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link
 
 TABLES = ("port", "host", "source", "aggregation", "rc_qp", "ud_qp", "nic", "rank", "dpa_thread")

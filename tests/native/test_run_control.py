@@ -11,10 +11,10 @@ import time
 
 import numpy as np
 
-from mcsim import run_control, runtime
 from mcsim.config.fabric import Faults
-from mcsim.scenario import Scenario
-from mcsim.scenario_keywords import scenario_of
+from mcsim.native import library, run_control
+from mcsim.runs.scenario import Scenario
+from mcsim.runs.scenario_keywords import scenario_of
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -74,14 +74,14 @@ def test_progress_can_be_turned_off(monkeypatch, capsys):
 
 
 def test_ctrl_c_stops_a_long_run_within_a_second_with_exit_130_and_how_far_it_got(tmp_path):
-    runtime.build()  # the subprocess must not spend its time compiling
+    library.build()  # the subprocess must not spend its time compiling
     script = tmp_path / "long.py"
     script.write_text(
         textwrap.dedent(
             """
             import sys
-            from mcsim import runtime
-            from mcsim.scenario import Scenario
+            from mcsim.native import library, runtime
+            from mcsim.runs.scenario import Scenario
             runtime.load()
             print("ready", flush=True)
             Scenario(topology="testbed-188", algorithm="ring", bytes_per_rank="8MiB").run()  # minutes

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""runtime.build: the hash-keyed cache, rebuild on change, corrupt entries, locking, error messages,
+"""library.build: the hash-keyed cache, rebuild on change, corrupt entries, locking, error messages,
 what a build says on stderr, the environment it needs (one line for each unusable variable) and
 `mcsim info` without it."""
 
@@ -17,20 +17,21 @@ from pathlib import Path
 
 import pytest
 
-from mcsim import cli, runtime
+from mcsim import cli
 from mcsim.errors import McsimError
-from mcsim.util import folder_lock
+from mcsim.native import library
+from mcsim.util import folder_lock, package_data
 
 PORT_CC = Path("fabric/model/port.cc")
 
 
 @pytest.fixture(scope="module")
 def first_build(module_sources, module_cache):
-    return runtime.build(sources=module_sources, cache=module_cache)
+    return library.build(sources=module_sources, cache=module_cache)
 
 
 def _key(sources: Path) -> str:
-    return runtime.build_key(sources, runtime.find_toolchain(), runtime.find_ns3())
+    return library.build_key(sources, library.find_toolchain(), library.find_ns3())
 
 
 def test_first_build_compiles_and_publishes(first_build, module_cache):
@@ -44,7 +45,7 @@ def test_first_build_compiles_and_publishes(first_build, module_cache):
 
 def test_unchanged_sources_do_nothing(first_build, module_sources, module_cache, capfd):
     capfd.readouterr()
-    again = runtime.build(sources=module_sources, cache=module_cache)
+    again = library.build(sources=module_sources, cache=module_cache)
     assert capfd.readouterr() == ("", ""), "a build found in the cache says nothing"
     assert not again.built
     assert again.path == first_build.path
@@ -77,11 +78,11 @@ def test_changed_source_rebuilds_and_the_old_build_is_still_cached(first_build, 
     original = path.read_bytes()
     try:
         path.write_bytes(original + b"\nnamespace { [[maybe_unused]] int g_touched = 1; }\n")
-        changed = runtime.build(sources=module_sources, cache=module_cache)
+        changed = library.build(sources=module_sources, cache=module_cache)
         assert changed.built and changed.key != first_build.key
     finally:
         path.write_bytes(original)
-    back = runtime.build(sources=module_sources, cache=module_cache)
+    back = library.build(sources=module_sources, cache=module_cache)
     assert not back.built and back.key == first_build.key
 
 
@@ -91,17 +92,17 @@ def test_changed_source_rebuilds_and_the_old_build_is_still_cached(first_build, 
 def test_corrupt_entry_is_rebuilt_not_loaded(first_build, module_sources, module_cache, damage):
     entry = module_cache / "builds" / first_build.key
     if damage == "truncate-library":
-        (entry / "lib" / runtime.LIBRARY_NAME).write_bytes(b"")
+        (entry / "lib" / library.LIBRARY_NAME).write_bytes(b"")
     elif damage == "truncate-test-library":
-        (entry / "lib" / runtime.TEST_LIBRARY_NAME).write_bytes(b"")
+        (entry / "lib" / library.TEST_LIBRARY_NAME).write_bytes(b"")
     elif damage == "remove-test-library":
-        (entry / "lib" / runtime.TEST_LIBRARY_NAME).unlink()
+        (entry / "lib" / library.TEST_LIBRARY_NAME).unlink()
     elif damage == "remove-marker":
         (entry / "BUILD.json").unlink()
     else:
         (entry / "BUILD.json").write_text("{not json")
-    assert runtime.cached_build(sources=module_sources, cache=module_cache) is None
-    rebuilt = runtime.build(sources=module_sources, cache=module_cache)
+    assert library.cached_build(sources=module_sources, cache=module_cache) is None
+    rebuilt = library.build(sources=module_sources, cache=module_cache)
     assert rebuilt.built and rebuilt.key == first_build.key
     assert rebuilt.library.stat().st_size > 0 and rebuilt.test_library.stat().st_size > 0
 
@@ -112,7 +113,7 @@ def test_compile_error_names_the_file_and_the_log(module_sources, module_cache):
     try:
         path.write_bytes(original + b"\nint mcsim_broken = ;\n")
         with pytest.raises(McsimError) as info:
-            runtime.build(sources=module_sources, cache=module_cache)
+            library.build(sources=module_sources, cache=module_cache)
         key = _key(module_sources)
     finally:
         path.write_bytes(original)
@@ -140,7 +141,7 @@ def test_a_module_cannot_include_a_module_it_does_not_depend_on(module_sources, 
     try:
         path.write_bytes(f'#include "ns3/mcsim/{header}"\n'.encode() + original)
         with pytest.raises(McsimError, match=rf"{rel}:1:10: fatal error: ns3/mcsim/{header}: No such file"):
-            runtime.build(sources=module_sources, cache=module_cache)
+            library.build(sources=module_sources, cache=module_cache)
     finally:
         path.write_bytes(original)
 
@@ -148,18 +149,18 @@ def test_a_module_cannot_include_a_module_it_does_not_depend_on(module_sources, 
 def test_missing_cmake_is_one_line(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(McsimError, match=r"^CMake was not found on PATH; .*install CMake >= 3.20"):
-        runtime.find_toolchain()
+        library.find_toolchain()
 
 
 def test_missing_compiler_is_one_line(monkeypatch, tmp_path):
-    (tmp_path / "cmake").symlink_to(runtime.find_toolchain().cmake)
+    (tmp_path / "cmake").symlink_to(library.find_toolchain().cmake)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("CXX", raising=False)
     with pytest.raises(McsimError, match=r"^no C\+\+ compiler \(c\+\+, g\+\+ or clang\+\+\) on PATH; install"):
-        runtime.find_toolchain()
+        library.find_toolchain()
     monkeypatch.setenv("CXX", "/nonexistent/g++")
     with pytest.raises(McsimError, match=r"^\$CXX='/nonexistent/g\+\+' was not found; install"):
-        runtime.find_toolchain()
+        library.find_toolchain()
 
 
 class _FakeDist:
@@ -170,7 +171,7 @@ class _FakeDist:
 def test_wrong_ns3_version_is_one_line(monkeypatch):
     monkeypatch.setattr(importlib.metadata, "distribution", lambda name: _FakeDist("3.43"))
     with pytest.raises(McsimError, match=r"^ns3 wheel 3.43 is installed but mcsim needs 3.44.post0; .*pip install"):
-        runtime.find_ns3()
+        library.find_ns3()
 
 
 def test_missing_ns3_is_one_line(monkeypatch):
@@ -179,13 +180,13 @@ def test_missing_ns3_is_one_line(monkeypatch):
 
     monkeypatch.setattr(importlib.metadata, "distribution", missing)
     with pytest.raises(McsimError, match=r"^the ns3 wheel is not installed; .*pip install .*ns3==3.44.post0"):
-        runtime.find_ns3()
+        library.find_ns3()
 
 
 def test_two_processes_building_at_once_share_one_build(module_sources, tmp_path):
     code = (
-        "import sys; from pathlib import Path; from mcsim import runtime; "
-        "b = runtime.build(sources=Path(sys.argv[1]), cache=Path(sys.argv[2])); print(b.built, b.key)"
+        "import sys; from pathlib import Path; from mcsim.native import library; "
+        "b = library.build(sources=Path(sys.argv[1]), cache=Path(sys.argv[2])); print(b.built, b.key)"
     )
     argv = [sys.executable, "-c", code, str(module_sources), str(tmp_path)]
     env = {**os.environ, "MCSIM_PROGRESS": "1"}
@@ -199,7 +200,7 @@ def test_two_processes_building_at_once_share_one_build(module_sources, tmp_path
     # what each said on stderr (not a terminal: plain lines): the builder its start, progress and time
     builder, waiter = (err for out, err in sorted(results, key=lambda r: r[0].split()[0], reverse=True))
     lines = builder.splitlines()
-    assert lines[0] == runtime.BUILD_STARTS
+    assert lines[0] == library.BUILD_STARTS
     assert re.fullmatch(r"mcsim: compiled the C\+\+ models in \d+\.\d s", lines[-1])
     steps = [
         int(m[1])
@@ -231,7 +232,7 @@ In file included from /x/port.cc:3:
 
 
 def test_build_percent_reads_make_and_ninja_steps():
-    percents = [runtime.build_percent(line) for line in CMAKE_OUTPUT.splitlines()]
+    percents = [library.build_percent(line) for line in CMAKE_OUTPUT.splitlines()]
     assert percents == [None, None, 2, 14, None, 96, 100, 15, 100, None]
 
 
@@ -268,12 +269,12 @@ STEPS = [
 def test_progress_off_a_terminal_is_a_line_every_few_seconds(monkeypatch):
     monkeypatch.delenv("MCSIM_PROGRESS", raising=False)
     stream, clock = io.StringIO(), _Clock()
-    progress = runtime.BuildProgress(stream, clock)
+    progress = library.BuildProgress(stream, clock)
     progress.start()
     _feed(progress, clock, STEPS)
     progress.finish(41.25)
     assert stream.getvalue().splitlines() == [
-        runtime.BUILD_STARTS,
+        library.BUILD_STARTS,
         "mcsim: compiling the C++ models: 30% after 16 s",  # the first step at least PROGRESS_EVERY_S in
         "mcsim: compiling the C++ models: 96% after 33 s",  # the next one at least PROGRESS_EVERY_S later
         "mcsim: compiled the C++ models in 41.2 s",
@@ -283,12 +284,12 @@ def test_progress_off_a_terminal_is_a_line_every_few_seconds(monkeypatch):
 def test_progress_on_a_terminal_is_one_line_updated_in_place_then_cleared(monkeypatch):
     monkeypatch.delenv("MCSIM_PROGRESS", raising=False)
     stream, clock = _Terminal(), _Clock()
-    progress = runtime.BuildProgress(stream, clock)
+    progress = library.BuildProgress(stream, clock)
     progress.start()
     _feed(progress, clock, STEPS)
     progress.finish(None)  # failed: the error line follows on a clean line
     text = stream.getvalue()
-    assert text.startswith(runtime.BUILD_STARTS + "\n") and text.count("\n") == 1
+    assert text.startswith(library.BUILD_STARTS + "\n") and text.count("\n") == 1
     shown = re.findall(r"\r(mcsim: compiling the C\+\+ models: (\d+)% after (\d+) s)\033\[K", text)
     assert [(int(p), int(s)) for _, p, s in shown] == [(2, 2), (14, 10), (30, 16), (96, 33), (100, 40)]
     assert text.endswith("\r\033[K") and "compiled" not in text
@@ -297,11 +298,11 @@ def test_progress_on_a_terminal_is_one_line_updated_in_place_then_cleared(monkey
 def test_progress_updates_are_off_with_mcsim_progress_0(monkeypatch):
     monkeypatch.setenv("MCSIM_PROGRESS", "0")
     stream, clock = _Terminal(), _Clock()
-    progress = runtime.BuildProgress(stream, clock)
+    progress = library.BuildProgress(stream, clock)
     progress.start()
     _feed(progress, clock, STEPS)
     progress.finish(3.0)
-    assert stream.getvalue() == f"{runtime.BUILD_STARTS}\nmcsim: compiled the C++ models in 3.0 s\n"
+    assert stream.getvalue() == f"{library.BUILD_STARTS}\nmcsim: compiled the C++ models in 3.0 s\n"
 
 
 FAKE_CMAKE = """#!/bin/sh
@@ -322,9 +323,9 @@ def fake_toolchain(monkeypatch, tmp_path):
     cmake = tmp_path / "cmake"
     cmake.write_text(FAKE_CMAKE)
     cmake.chmod(0o755)
-    toolchain = runtime.Toolchain(cmake=cmake, cxx=Path(sys.executable), identity="fake")
-    monkeypatch.setattr(runtime, "find_toolchain", lambda: toolchain)
-    monkeypatch.setattr(runtime, "PROGRESS_EVERY_S", 0.0)  # a line for every step
+    toolchain = library.Toolchain(cmake=cmake, cxx=Path(sys.executable), identity="fake")
+    monkeypatch.setattr(library, "find_toolchain", lambda: toolchain)
+    monkeypatch.setattr(library, "PROGRESS_EVERY_S", 0.0)  # a line for every step
     monkeypatch.delenv("MCSIM_PROGRESS", raising=False)
     sources = tmp_path / "src"
     sources.mkdir()
@@ -333,25 +334,25 @@ def fake_toolchain(monkeypatch, tmp_path):
 
 
 def test_a_build_says_when_it_starts_how_far_it_is_and_when_it_is_done(fake_toolchain, tmp_path, capsys):
-    info = runtime.build(sources=fake_toolchain, cache=tmp_path / "cache")
+    info = library.build(sources=fake_toolchain, cache=tmp_path / "cache")
     out, err = capsys.readouterr()
     assert info.built and out == ""
     lines = err.splitlines()
-    assert lines[0] == runtime.BUILD_STARTS
+    assert lines[0] == library.BUILD_STARTS
     assert [re.sub(r"after \d+ s", "after N s", line) for line in lines[1:-1]] == [
         f"mcsim: compiling the C++ models: {p}% after N s" for p in (10, 40, 70, 100)
     ]
     assert re.fullmatch(r"mcsim: compiled the C\+\+ models in \d+\.\d s", lines[-1])
-    again = runtime.build(sources=fake_toolchain, cache=tmp_path / "cache")
+    again = library.build(sources=fake_toolchain, cache=tmp_path / "cache")
     assert not again.built and capsys.readouterr() == ("", ""), "up to date: nothing on stderr"
 
 
 def test_a_failed_build_says_it_started_and_not_that_it_is_done(fake_toolchain, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("FAKE_CMAKE_FAIL", "1")
     with pytest.raises(McsimError, match=r"^compiling ns3_modules failed: /src/port.cc:1:1: error: broken \(full"):
-        runtime.build(sources=fake_toolchain, cache=tmp_path / "cache")
+        library.build(sources=fake_toolchain, cache=tmp_path / "cache")
     err = capsys.readouterr().err
-    assert err.startswith(runtime.BUILD_STARTS + "\n") and "compiled" not in err
+    assert err.startswith(library.BUILD_STARTS + "\n") and "compiled" not in err
 
 
 def test_a_lock_held_by_another_says_so_once_then_waits(tmp_path):
@@ -414,9 +415,9 @@ def test_an_unusable_mcsim_cache_dir_is_one_line(monkeypatch, tmp_path, value, w
         rf"\({why.format(**names)}\); point MCSIM_CACHE_DIR at a folder you can write, or unset it$"
     )
     with pytest.raises(McsimError, match=expected):
-        runtime.writable_cache()
+        package_data.writable_cache()
     with pytest.raises(McsimError, match=expected):
-        runtime.check_environment()
+        library.check_environment()
 
 
 @pytest.mark.parametrize(("value", "why"), [("{file}", "{file} is a file"), ("/proc", "making it: No such file .*")])
@@ -431,27 +432,27 @@ def test_an_unusable_xdg_cache_home_is_one_line(monkeypatch, tmp_path, value, wh
         rf"\({why}\); set MCSIM_CACHE_DIR to a folder you can write$"
     )
     with pytest.raises(McsimError, match=expected):
-        runtime.writable_cache()
+        package_data.writable_cache()
 
 
 def test_the_cache_folder_is_chosen_by_mcsim_cache_dir_then_an_absolute_xdg_cache_home_then_home(monkeypatch, tmp_path):
     monkeypatch.setenv("MCSIM_CACHE_DIR", str(tmp_path / "mine"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert runtime.cache_dir() == tmp_path / "mine"
-    assert runtime.writable_cache() == tmp_path / "mine" and (tmp_path / "mine").is_dir()
+    assert package_data.cache_dir() == tmp_path / "mine"
+    assert package_data.writable_cache() == tmp_path / "mine" and (tmp_path / "mine").is_dir()
     assert list((tmp_path / "mine").iterdir()) == [], "the probe file is gone"
     monkeypatch.delenv("MCSIM_CACHE_DIR")
-    assert runtime.cache_dir() == tmp_path / "xdg" / "mcsim"
+    assert package_data.cache_dir() == tmp_path / "xdg" / "mcsim"
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # the XDG spec: ignored
-    assert runtime.cache_dir() == tmp_path / "home" / ".cache" / "mcsim"
+    assert package_data.cache_dir() == tmp_path / "home" / ".cache" / "mcsim"
 
 
 def test_a_completed_build_loads_from_a_cache_that_cannot_be_written(monkeypatch, tmp_path):
-    monkeypatch.setattr(runtime, "_completed", lambda cache, key: runtime.BuildInfo(key, cache, False, 1.0))
+    monkeypatch.setattr(library, "_completed", lambda cache, key: library.BuildInfo(key, cache, False, 1.0))
     monkeypatch.setenv("MCSIM_CACHE_DIR", "/proc/mcsim")
-    assert runtime.build().path == Path("/proc/mcsim")  # a shared read-only cache serves its build
-    runtime.check_environment()
+    assert library.build().path == Path("/proc/mcsim")  # a shared read-only cache serves its build
+    library.check_environment()
 
 
 @pytest.mark.parametrize(
@@ -470,9 +471,9 @@ def test_an_unusable_mcsim_ns3_modules_is_one_line(monkeypatch, tmp_path, value,
         r"folder \(the one with CMakeLists.txt\) or unset it$"
     )
     with pytest.raises(McsimError, match=expected):
-        runtime.source_dir()
+        package_data.source_dir()
     with pytest.raises(McsimError, match=expected):
-        runtime.check_environment()
+        library.check_environment()
 
 
 @pytest.mark.parametrize(
@@ -487,9 +488,9 @@ def test_an_unusable_mcsim_ns3_modules_is_one_line(monkeypatch, tmp_path, value,
 def test_a_cxx_that_is_not_a_compiler_program_is_one_line(monkeypatch, cxx, message):
     monkeypatch.setenv("CXX", cxx)
     with pytest.raises(McsimError, match=message):
-        runtime.find_toolchain()
+        library.find_toolchain()
     with pytest.raises(McsimError, match=message):
-        runtime.check_environment()
+        library.check_environment()
 
 
 @pytest.mark.parametrize(
@@ -529,7 +530,7 @@ def test_info_without_cmake_or_a_compiler_shows_every_other_row(monkeypatch, tmp
     assert rows["cmake"].startswith("not found: CMake was not found on PATH; ") and "install CMake" in rows["cmake"]
     assert rows["c++ compiler"].startswith("not found: no C++ compiler (c++, g++ or clang++) on PATH; install")
     assert rows["build"] == "cannot build: " + rows["cmake"].removeprefix("not found: ")
-    assert rows["ns3 prefix"] == str(runtime.find_ns3().prefix) and rows["sources"] == str(runtime.source_dir())
+    assert rows["ns3 prefix"] == str(library.find_ns3().prefix) and rows["sources"] == str(package_data.source_dir())
 
 
 def test_info_with_an_unusable_cache_says_why_and_that_it_cannot_build(monkeypatch, tmp_path, capsys):
@@ -540,13 +541,13 @@ def test_info_with_an_unusable_cache_says_why_and_that_it_cannot_build(monkeypat
     assert rows["sources"].startswith(f"not found: C++ sources: MCSIM_NS3_MODULES='{tmp_path}' has no CMakeLists")
     assert rows["build"] == "cannot build: " + rows["sources"].removeprefix("not found: ")
     monkeypatch.delenv("MCSIM_NS3_MODULES")
-    monkeypatch.setattr(runtime, "cached_build", lambda **kw: None)
+    monkeypatch.setattr(library, "cached_build", lambda **kw: None)
     assert _info(capsys)["build"] == "cannot build: " + rows["cache"].removeprefix("not usable: ")
 
 
 def test_info_with_everything_found_shows_the_build(capsys):
     rows = _info(capsys)
-    assert rows["cmake"] == str(runtime.find_cmake()) and rows["c++ compiler"] == str(runtime.find_cxx())
+    assert rows["cmake"] == str(library.find_cmake()) and rows["c++ compiler"] == str(library.find_cxx())
     assert re.fullmatch(
         r"[0-9a-f]{16} (ready: .*libmcsim-ns3\.so|not built yet \(mcsim build; about a minute\))", rows["build"]
     )

@@ -9,17 +9,18 @@ import sys
 import numpy as np
 import pytest
 
-from mcsim import native, runtime
 from mcsim.errors import McsimError
+from mcsim.native import abi, library, runtime
 
 
 def test_load_returns_the_library_once_and_runs_never_import_cppyy():
     code = (
-        "import sys; from mcsim import runtime, Scenario; lib = runtime.load(); assert lib is runtime.load(); "
+        "import sys; from mcsim import Scenario; from mcsim.native import runtime; "
+        "lib = runtime.load(); assert lib is runtime.load(); "
         "r = Scenario(topology='fat-tree-k4', bytes_per_rank='16KiB', algorithm='mcast', verify=True).run(); "
         "assert r.verified; print('cppyy' in sys.modules, 'libcppyy' in sys.modules)"
     )
-    runtime.build()  # so that the process below finds the build in the cache
+    library.build()  # so that the process below finds the build in the cache
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.split() == ["False", "False"]
     assert proc.stderr == "", "loading a build from the cache and a short run say nothing on stderr"
@@ -27,7 +28,7 @@ def test_load_returns_the_library_once_and_runs_never_import_cppyy():
 
 def test_a_cxx_exception_or_a_wrong_handle_is_one_error_line():
     lib = runtime.load()
-    fabric = native.Handle(lib, "ns3::mcsim::Fabric")
+    fabric = abi.Handle(lib, "ns3::mcsim::Fabric")
     try:
         rows = np.zeros(4, dtype=np.uint32)
         with pytest.raises(McsimError, match=r"^Fabric::SetAggregationTrees: slots of 0 bytes$"):
@@ -36,7 +37,7 @@ def test_a_cxx_exception_or_a_wrong_handle_is_one_error_line():
             lib.mcsim_team_n_ranks(fabric)
     finally:
         runtime.dispose(fabric)
-    source = native.Handle(lib, "ns3::mcsim::CompletionSource")
+    source = abi.Handle(lib, "ns3::mcsim::CompletionSource")
     try:
         with pytest.raises(McsimError, match=r"^a null ObjectFactory$"):
             lib.mcsim_source_setup(source, None)
@@ -45,21 +46,21 @@ def test_a_cxx_exception_or_a_wrong_handle_is_one_error_line():
     with pytest.raises(ctypes.ArgumentError, match=r"a released ns3::mcsim::Fabric handle was used"):
         lib.mcsim_fabric_n_ports(fabric)
     with pytest.raises(McsimError, match=r"^no ns-3 type is named ns3::mcsim::NoSuchType$"):
-        native.Handle(lib, "ns3::mcsim::NoSuchType")
+        abi.Handle(lib, "ns3::mcsim::NoSuchType")
     with pytest.raises(McsimError, match=r"^no ns-3 type is named ns3::mcsim::NoSuchType$"):
-        native.Factory(lib, "ns3::mcsim::NoSuchType")
+        abi.Factory(lib, "ns3::mcsim::NoSuchType")
 
 
 def test_every_exported_abi_function_is_declared_and_every_declared_one_exported():
-    info = runtime.build()
+    info = library.build()
     exported = {}
-    for library in (info.library, info.test_library):
-        out = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True, check=True)
-        exported[library.name] = {line.split()[-1] for line in out.stdout.splitlines() if " T mcsim_" in line}
-    untyped = {"mcsim_last_text", "mcsim_factory_free"}  # declared by native.declare itself, not by a table
-    declared = set(native.SIGNATURES) | set(native.HANDLE_SIGNATURES) | untyped
+    for path in (info.library, info.test_library):
+        out = subprocess.run(["nm", "-D", "--defined-only", str(path)], capture_output=True, text=True, check=True)
+        exported[path.name] = {line.split()[-1] for line in out.stdout.splitlines() if " T mcsim_" in line}
+    untyped = {"mcsim_last_text", "mcsim_factory_free"}  # declared by abi.declare itself, not by a table
+    declared = set(abi.SIGNATURES) | set(abi.HANDLE_SIGNATURES) | untyped
     assert exported[info.library.name] == declared
-    assert exported[info.test_library.name] == set(native.TEST_SIGNATURES)
+    assert exported[info.test_library.name] == set(abi.TEST_SIGNATURES)
 
 
 def test_load_exposes_mcsim_models_with_picosecond_time():
@@ -86,7 +87,7 @@ def test_unknown_cxx_test_suite_fails(capfd):
 
 def test_loads_only_core_network_and_mcsim():
     code = (
-        "import sys; from mcsim import runtime; runtime.load(); "
+        "import sys; from mcsim.native import runtime; runtime.load(); "
         "maps = open('/proc/self/maps').read(); "
         "print(sorted({l.rsplit('/', 1)[-1] for l in maps.splitlines() if 'libns3' in l or 'libmcsim' in l}))"
     )
@@ -96,7 +97,7 @@ def test_loads_only_core_network_and_mcsim():
 
 def test_only_the_test_runner_loads_the_test_library():
     code = (
-        "from mcsim import runtime; runtime.load(); "
+        "from mcsim.native import runtime; runtime.load(); "
         "loaded = lambda: 'libmcsim-ns3-tests.so' in open('/proc/self/maps').read(); "
         "before = loaded(); runtime.run_cxx_test_suite('mcsim-engine'); print(before, loaded())"
     )
@@ -105,14 +106,14 @@ def test_only_the_test_runner_loads_the_test_library():
 
 
 def test_planning_modules_do_not_import_cppyy():
-    modules = "mcsim.units, mcsim.errors, mcsim.topology.physics, mcsim.link, mcsim.cli"
+    modules = "mcsim.units, mcsim.errors, mcsim.topology.physics, mcsim.runs.stream, mcsim.cli"
     code = f"import sys, {modules}; print('cppyy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
 
 def test_a_cxx_allocation_failure_is_one_line_that_says_so():
-    from mcsim.native import _explained
+    from mcsim.native.abi import _explained
 
     text = _explained("std::bad_alloc", "mcsim_run_for")
     assert text.startswith("out of memory: a C++ allocation failed in mcsim_run_for (std::bad_alloc): ")

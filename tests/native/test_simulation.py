@@ -4,10 +4,11 @@
 import pytest
 from numpy.testing import assert_array_equal
 
-from mcsim import fabric, runtime
 from mcsim.config.fabric import Faults, Flow
 from mcsim.errors import Interrupted, McsimError
-from mcsim.simulation import Simulation
+from mcsim.native import fabric, runtime
+from mcsim.native.simulation import Simulation
+from mcsim.runs.flows import simulate
 from mcsim.topology import leaf_spine
 
 LINK = {"rate_bps": 100 * 10**9, "delay_ps": 100_000}
@@ -17,7 +18,7 @@ class Owned:
     def __init__(self, name, log):
         self.name, self.log, self.cxx = name, log, self
 
-    def dispose(self):  # as a native.Handle's
+    def dispose(self):  # as an abi.Handle's
         self.log.append(self.name)
 
     def release(self):
@@ -62,14 +63,14 @@ def test_a_simulation_owns_one_fabric_and_one_stack():
 def test_a_run_abandoned_midway_leaves_nothing_behind_for_the_next():
     g = leaf_spine(2, 1, 2, **LINK)
     flows = [Flow(src=h, dst=(h + 1) % 4, size_b=100_000, flow_id=h) for h in range(4)]
-    before = fabric.simulate(g, flows)
+    before = simulate(g, flows)
     with pytest.raises(RuntimeError, match="abandoned"), Simulation() as sim:
         fab = sim.own_fabric(fabric.build(g))
         fab.add_flows(flows)
         sim.lib.mcsim_run_for(0.0)  # some events run, many are left pending
         raise RuntimeError("abandoned")
     assert sim.lib.mcsim_is_finished()  # the pending events were dropped
-    after = fabric.simulate(g, flows)
+    after = simulate(g, flows)
     assert after.end_ps == before.end_ps
     for name in before.ports:
         assert_array_equal(after.ports[name], before.ports[name])

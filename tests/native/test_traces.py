@@ -3,10 +3,11 @@
 
 import networkx as nx
 
-from mcsim import fabric, native, rdma, runtime, topology
-from mcsim.arrays import i64, u32
+from mcsim import topology
 from mcsim.config.rdma import RdmaConfig, fabric_config_for
-from mcsim.simulation import Simulation
+from mcsim.native import abi, fabric, rdma, runtime
+from mcsim.native.arrays import i64, u32
+from mcsim.native.simulation import Simulation
 
 SINKS = """
 #include "ns3/mcsim/nic.h"
@@ -60,7 +61,7 @@ def _counted_ud_stream(g: nx.Graph, src: int, dst: int, count: int) -> object:
         counts = cppyy.gbl.mcsim_test.TraceCounts()
         counts.srcHost = src
         stack = sim.own_stack(rdma.build_stack(fab, cfg))
-        work = sim.own_app(native.Handle(lib, "ns3::mcsim::VerbsWorkload"))
+        work = sim.own_app(abi.Handle(lib, "ns3::mcsim::VerbsWorkload"))
         lib.mcsim_verbs_setup(work, stack)
         lib.mcsim_verbs_add_ud_streams(work, u32([src]), u32([dst]), u32([count]), u32([cfg.mtu_b]), i64([0]), 1)
         fabric_view, stack_view = runtime.cppyy_object(fab.cxx), runtime.cppyy_object(stack)

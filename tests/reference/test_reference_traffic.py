@@ -31,7 +31,7 @@ from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.reference import traffic
 from mcsim.reference.traffic import SCHEDULES, authors_cost, authors_table, mcsim_cost, traffic_reduction
-from mcsim.scenario import Scenario
+from mcsim.runs.scenario import Scenario
 
 LINK = {"rate_bps": 10**9, "delay_ps": 100_000}
 UNICAST = ("ring", "recursive_doubling", "linear")

@@ -12,7 +12,7 @@ from mcsim.config.fabric import FOREVER, Faults
 from mcsim.routing import routes, subnet_manager
 from mcsim.routing.layout import port_map
 from mcsim.routing.routes import multicast_tree, path, simulate_multicast, unicast_tables, updown_tables
-from mcsim.scenario import Scenario
+from mcsim.runs.scenario import Scenario
 from mcsim.topology import fat_tree, host_count, leaf_spine, resolve
 
 LINK = {"rate_bps": 100 * 10**9, "delay_ps": 100_000}
@@ -211,7 +211,7 @@ def test_paths_around_a_dead_link_replay_with_the_switch_hash():
 
 def test_a_leaf_cut_off_from_time_0_drops_at_the_leaf_as_unroutable_not_on_the_dead_links():
     from mcsim.config.fabric import Flow
-    from mcsim.fabric import simulate
+    from mcsim.runs.flows import simulate
 
     g = leaf_spine(2, 2, 4, 2, **LINK)  # hosts 0-3 on leaf 8, 4-7 on leaf 9; spines 10, 11
     flows = [Flow(src=h, dst=(h + 4) % 8, size_b=8 * 4096, flow_id=f) for h in range(8) for f in range(4)]

@@ -12,10 +12,10 @@ from mcsim.config.rdma import RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.routing import routes
 from mcsim.routing.layout import layout_of
-from mcsim.scenario import Scenario
-from mcsim.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario
+from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.verify import Expected, pattern
 from mcsim.topology.physics import Link
-from mcsim.verify import Expected, pattern
 
 MTU = 4096
 # a contribution is a UD SEND with immediate: LRH 8 + BTH 12 + DETH 8 + ImmDt 4 + ICRC 4 + VCRC 2,

@@ -5,7 +5,7 @@ import pytest
 
 from mcsim.config.fabric import FABRIC_HEADER_BYTES
 from mcsim.errors import McsimError
-from mcsim.link import expected_finish_ps, stream
+from mcsim.runs.stream import expected_finish_ps, stream
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate, parse_size
 

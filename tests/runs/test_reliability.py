@@ -7,10 +7,10 @@ import pytest
 
 from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.rdma import RcConfig, RcOp
-from mcsim.link import two_hosts
-from mcsim.rdma import run_verbs
-from mcsim.scenario import Scenario
-from mcsim.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario
+from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.stream import two_hosts
+from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 

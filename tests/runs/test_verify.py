@@ -6,8 +6,8 @@ import pytest
 
 from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
-from mcsim.scenario import Scenario, expected_output, pattern, wrong_bytes
-from mcsim.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, expected_output, pattern, wrong_bytes
+from mcsim.runs.scenario_keywords import scenario_of
 
 CASES = [("allgather", "ring"), ("allgather", "mcast"), ("broadcast", "mcast")]
 

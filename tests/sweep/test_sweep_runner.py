@@ -24,8 +24,8 @@ import pytest
 from mcsim.cli import main
 from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import McsimError
-from mcsim.scenario import Scenario
-from mcsim.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario
+from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.sweep import SweepSpec, plan, run, run_key, runner
 from mcsim.sweep import spec as spec_module
 from mcsim.sweep.executors import LocalPool

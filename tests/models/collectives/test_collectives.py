@@ -4,12 +4,12 @@
 import numpy as np
 import pytest
 
-from mcsim import runtime
 from mcsim.config.fabric import Faults
 from mcsim.config.rdma import HostCpuConfig
 from mcsim.errors import McsimError
-from mcsim.scenario import Scenario
-from mcsim.scenario_keywords import scenario_of
+from mcsim.native import runtime
+from mcsim.runs.scenario import Scenario
+from mcsim.runs.scenario_keywords import scenario_of
 
 N = 256 * 1024  # bytes per rank: 64 chunks
 

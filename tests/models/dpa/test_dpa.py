@@ -7,7 +7,6 @@ import dataclasses
 import numpy as np
 import pytest
 
-from mcsim import runtime
 from mcsim.config.dpa import (
     MEASURED_SCALING_MPPS,
     UD_MULTICAST_HEADER_B,
@@ -20,11 +19,12 @@ from mcsim.config.dpa import (
     threads_needed,
 )
 from mcsim.config.rdma import RcOp, RdmaConfig
-from mcsim.dpa import receive_stream, saturate
 from mcsim.errors import McsimError
-from mcsim.link import two_hosts
-from mcsim.rdma import run_verbs
-from mcsim.scenario_keywords import scenario_of
+from mcsim.native import runtime
+from mcsim.runs.dpa import receive_stream, saturate
+from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.stream import two_hosts
+from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 

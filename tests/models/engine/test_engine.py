@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The event engine: mcsim's event loop and scheduler order events exactly as ns-3's own do."""
 
-from mcsim import runtime
+from mcsim.native import runtime
 
 
 def test_cxx_test_suite_passes(capfd):

@@ -10,8 +10,8 @@ import pytest
 from mcsim import topology
 from mcsim.config.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow
 from mcsim.errors import McsimError
-from mcsim.fabric import simulate
-from mcsim.link import star
+from mcsim.runs.flows import simulate
+from mcsim.runs.stream import star
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate, parse_size
 
@@ -280,7 +280,7 @@ def test_lossless_buffer_smaller_than_a_packet_is_rejected(testbed):
 
 def test_port_serialization_time_follows_its_attributes_when_they_change():
     """GetTxTime caches the last size's time; setting a line attribute must drop that cache."""
-    from mcsim import runtime
+    from mcsim.native import runtime
 
     ns = runtime.cppyy_ns()
     port = ns.CreateObject[ns.mcsim.Port]()

@@ -2,7 +2,7 @@
 """The fabric's own C++ suite (fabric/test/fabric-test-suite.cc): a port's transmit time, a stream,
 credit flow control under incast and under loss, and a port's trace sources, against closed forms."""
 
-from mcsim import runtime
+from mcsim.native import runtime
 
 
 def test_cxx_test_suite_passes(capfd):

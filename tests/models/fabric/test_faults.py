@@ -7,11 +7,12 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from mcsim import fabric, topology
+from mcsim import topology
 from mcsim.config.fabric import FABRIC_HEADER_BYTES, FabricConfig, Faults, Flow
 from mcsim.errors import McsimError
-from mcsim.fabric import simulate
-from mcsim.link import expected_finish_ps, two_hosts
+from mcsim.native import fabric
+from mcsim.runs.flows import simulate
+from mcsim.runs.stream import expected_finish_ps, two_hosts
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from mcsim import runtime, topology
-from mcsim.attributes import make_factory
+from mcsim import topology
 from mcsim.config.rdma import (
     RNR_TIMER_PS,
     CompletionProcessorConfig,
@@ -19,10 +18,12 @@ from mcsim.config.rdma import (
     UdStream,
 )
 from mcsim.errors import McsimError
-from mcsim.link import two_hosts
-from mcsim.rdma import run_verbs
+from mcsim.native import runtime
+from mcsim.native.attributes import make_factory
 from mcsim.result import Result
-from mcsim.scenario import Scenario
+from mcsim.runs.scenario import Scenario
+from mcsim.runs.stream import two_hosts
+from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 

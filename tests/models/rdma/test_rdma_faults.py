@@ -6,8 +6,8 @@ import pytest
 
 from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.rdma import RcConfig, RcOp, RdmaConfig
-from mcsim.link import two_hosts
-from mcsim.rdma import run_verbs
+from mcsim.runs.stream import two_hosts
+from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link
 from mcsim.units import parse_rate
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Which C++ rank application runs a collective, with which parameters.
+"""The collectives' binding: which C++ rank application runs a collective, with which parameters.
 
 A collective is (kind, algorithm): ("allgather", "ring") runs ns3::mcsim::RingAllgather on every
 rank, ("allgather", "mcast") and ("broadcast", "mcast") run ns3::mcsim::McastAllgather (the
@@ -16,29 +16,26 @@ from functools import partial
 
 import numpy as np
 
-from mcsim import native, runtime
-from mcsim.arrays import read_counters, u32
-from mcsim.attributes import make_factory
 from mcsim.config.collectives import ALGORITHMS, TeamSpec
 from mcsim.config.ns3_attributes import attributes_of
+from mcsim.native import abi, runtime
+from mcsim.native.arrays import read_counters, u32
+from mcsim.native.attributes import make_factory
 
 
-def start_team(stack: native.Handle, spec: TeamSpec) -> native.Handle:
+def start_team(stack: abi.Handle, spec: TeamSpec) -> abi.Handle:
     """Create, wire and schedule one team on an RdmaStack; return the C++ CollectiveTeam."""
     type_name = ALGORITHMS[(spec.collective, spec.algorithm)]
     factory = make_factory(type_name, "TeamSpec", **attributes_of(spec, type_name))
     lib = runtime.load()
-    team = native.Handle(lib, "ns3::mcsim::CollectiveTeam")
-    try:
+    team = abi.Handle(lib, "ns3::mcsim::CollectiveTeam")
+    with runtime.disposed_on_error(team):  # not handed to a Simulation yet
         lib.mcsim_team_setup(team, stack, factory, u32(spec.hosts), len(spec.hosts), spec.bytes_per_rank_b, spec.group)
         lib.mcsim_team_start(team, spec.start_ps)
-    except BaseException:
-        runtime.dispose(team)  # not handed to a Simulation yet
-        raise
     return team
 
 
-def team_stats(team: native.Handle) -> dict[str, np.ndarray]:
+def team_stats(team: abi.Handle) -> dict[str, np.ndarray]:
     """The "rank" stats of every rank of a team, as numpy arrays (after the run)."""
     lib = runtime.load()
     return read_counters("rank", lib.mcsim_team_n_ranks(team), partial(lib.mcsim_team_stats, team))

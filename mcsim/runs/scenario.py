@@ -15,22 +15,24 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mcsim import collectives, cost, fabric, rdma, topology
+from mcsim import topology
 from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
 from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm
 from mcsim.config.fabric import FOREVER, FabricConfig, Faults
 from mcsim.config.rdma import RdmaConfig, fabric_config_for
 from mcsim.errors import McsimError, as_int, pick, require_int
-from mcsim.fabric import Reduction
+from mcsim.native import collectives, fabric, rdma
+from mcsim.native.fabric import Reduction
+from mcsim.native.simulation import Simulation
 from mcsim.result import NEVER, FabricResult, Result, lacking_b, output_b
-from mcsim.simulation import Simulation
+from mcsim.runs import cost
+from mcsim.runs.verify import Expected
+from mcsim.runs.verify import expected_output as expected_output  # re-exported
+from mcsim.runs.verify import pattern as pattern  # re-exported
+from mcsim.runs.verify import wrong_bytes as wrong_bytes  # re-exported
 from mcsim.topology.physics import Link, preset
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, format_size, parse_rate, parse_size
-from mcsim.verify import Expected
-from mcsim.verify import expected_output as expected_output  # re-exported
-from mcsim.verify import pattern as pattern  # re-exported
-from mcsim.verify import wrong_bytes as wrong_bytes  # re-exported
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
 # verify mode is a check for small runs: each rank's output is generated, copied out of C++ and
@@ -106,7 +108,7 @@ class Scenario:
     Every field is given one way, by its keyword. Strings carry units ("56Gbps", "1MiB").
     ``fabric`` (FabricConfig) and ``rdma`` (RdmaConfig) hold every fabric and NIC setting: the MTU is
     ``rdma=RdmaConfig(mtu_b=2048)``, the seed ``fabric=FabricConfig(seed=3, ecmp_seed=3)`` (the CLI's
-    flags and a sweep's short names fold into them: mcsim.scenario_keywords). The Scenario sizes
+    flags and a sweep's short names fold into them: mcsim.runs.scenario_keywords). The Scenario sizes
     ``rdma.region_b`` (the output buffer) and ``fabric.header_b`` (the wire format's overhead); the
     collective tunables (roots, batch, ...) default to TeamSpec's.
 
@@ -398,7 +400,7 @@ class Scenario:
 
     def estimate(self) -> dict[str, int]:
         """What the run will cost, before it runs (no C++; one BFS per switch that has hosts, cached):
-        packets on links, hop and tree bounds, memory by part (see :func:`mcsim.cost.estimate`)."""
+        packets on links, hop and tree bounds, memory by part (see :func:`mcsim.runs.cost.estimate`)."""
         return cost.estimate(self._shape(), _diameter_hops(self.topology))
 
     def check_resources(self, available_b: int | None = None) -> None:
@@ -498,17 +500,15 @@ class Scenario:
             specs = self.teams(fab.reductions[0] if fab.reductions else None)
             stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:
-                sim.lib.mcsim_fabric_set_sum_payloads(fab.cxx, self._innet)
-                self._fill(sim.lib, stack, hosts, expected, self.output_b)
+                fab.sum_payloads(self._innet)
+                self._fill(stack, hosts, expected, self.output_b)
             teams = [sim.own_app(collectives.start_team(stack, s)) for s in specs]
             sim.run()
             stats = [collectives.team_stats(t) for t in teams]
             nic = rdma.read_nic_counters(stack, fab.n_hosts)
             fres = fab.collect()
             for h in hosts if expected is not None else ():
-                out = np.zeros(self.output_b, dtype=np.uint8)
-                sim.lib.mcsim_stack_read_memory(stack, h, 0, out, out.size)
-                outputs.append(out)
+                outputs.append(rdma.read_memory(stack, h, self.output_b))
         results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
         if expected is not None:
             wrong = np.array([int(np.count_nonzero(out != expected.output(r))) for r, out in enumerate(outputs)])
@@ -518,14 +518,14 @@ class Scenario:
         return results[0]
 
     @staticmethod
-    def _fill(lib: Any, stack: Any, hosts: tuple[int, ...], expected: Expected, size: int) -> None:
+    def _fill(stack: Any, hosts: tuple[int, ...], expected: Expected, size: int) -> None:
         """Verify mode: every rank gets a region of real bytes; contributors hold their input."""
         for rank, h in enumerate(hosts):
-            lib.mcsim_stack_enable_memory(stack, h, size)
+            rdma.enable_memory(stack, h, size)
             held = expected.input(rank)
             if held is not None:
                 offset, data = held
-                lib.mcsim_stack_write_memory(stack, h, offset, np.ascontiguousarray(data, dtype=np.uint8), data.size)
+                rdma.write_memory(stack, h, offset, data)
 
     def _result(self, spec: TeamSpec, stats: dict, nic: dict, fres: FabricResult) -> Result:
         p = len(spec.hosts)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from mcsim.errors import McsimError
 
 if TYPE_CHECKING:
-    from mcsim import native
+    from mcsim.native import abi
 
 _ENUM = "ns3::EnumValue<"
 
@@ -47,9 +47,9 @@ def _check(refused: int, type_name: str, where: str, values: dict[str, object]) 
     """Raise for what C++ refused (mcsim_last_text(): "Name\tvalue type\taccepts"), if it did."""
     if not refused:
         return
-    from mcsim import native, runtime
+    from mcsim.native import abi, runtime
 
-    name, kind, accepts = native.last_text(runtime.load()).split("\t", 2)
+    name, kind, accepts = abi.last_text(runtime.load()).split("\t", 2)
     if not kind:
         raise AssertionError(f"{type_name} has no attribute {name}")
     value = values[name]
@@ -59,7 +59,7 @@ def _check(refused: int, type_name: str, where: str, values: dict[str, object]) 
     raise McsimError(f"{where}: {name}={value!r} is refused by {type_name} (accepts {accepts})")
 
 
-def set_attributes(obj: native.Handle, where: str, **values: object) -> None:
+def set_attributes(obj: abi.Handle, where: str, **values: object) -> None:
     """Set attributes of an existing ns-3 object by name, in one call.
 
     Raises
@@ -69,19 +69,19 @@ def set_attributes(obj: native.Handle, where: str, **values: object) -> None:
         its type, an unknown enum member); AssertionError for an attribute the type does not have
         (a bug). The attributes named before the refused one are set.
     """
-    from mcsim import runtime
+    from mcsim.native import runtime
 
     refused = runtime.load().mcsim_set_attributes(obj, _settings(obj.type_name, values).encode())
     _check(refused, obj.type_name, where, values)
 
 
-def make_factory(type_name: str, where: str, **values: object) -> native.Factory:
+def make_factory(type_name: str, where: str, **values: object) -> abi.Factory:
     """An ns-3 ObjectFactory for ``type_name`` with attributes set by name (each value checked by its
     attribute's checker first, so that creating an object never aborts on one; errors as
     :func:`set_attributes`)."""
-    from mcsim import native, runtime
+    from mcsim.native import abi, runtime
 
     lib = runtime.load()
-    factory = native.Factory(lib, type_name)
+    factory = abi.Factory(lib, type_name)
     _check(lib.mcsim_factory_set(factory, _settings(type_name, values).encode()), type_name, where, values)
     return factory

@@ -12,7 +12,7 @@
     # here the applications, the stack and the fabric are disposed and the simulator is reset
 
 Leaving the block, however it is left (a result, an error, Ctrl-C during the run), disposes what
-the Simulation owns in the one safe order (:func:`mcsim.runtime.dispose`): the pending events are
+the Simulation owns in the one safe order (:func:`mcsim.native.runtime.dispose`): the pending events are
 dropped first, then the applications in the order they were added, the RDMA stack, the fabric.
 So the next run in the process starts afresh.
 """
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TypeVar
 
-from mcsim import run_control, runtime
+from mcsim.native import run_control, runtime
 
 
 class OwnedFabric(Protocol):
-    """What a Simulation needs of a built fabric (mcsim.fabric.BuiltFabric)."""
+    """What a Simulation needs of a built fabric (mcsim.native.fabric.BuiltFabric)."""
 
     cxx: Any  # ns3::mcsim::Fabric
 
@@ -50,7 +50,7 @@ class Simulation:
 
     @property
     def lib(self) -> Any:
-        """mcsim's library, its C ABI declared (mcsim.native); loaded on first use, so that bad
+        """mcsim's library, its C ABI declared (mcsim.native.abi); loaded on first use, so that bad
         input found while building (fabric.build checks faults and routes first) never loads C++."""
         return runtime.load()
 

@@ -2,11 +2,11 @@
 """libmcsim-ns3's C ABI through ctypes: every call a run makes from Python to C++.
 
 A process that runs a Scenario loads ns-3's libraries and mcsim's with ctypes
-(:func:`mcsim.runtime.load`) and calls the ``mcsim_*`` functions declared here (C++:
+(:func:`mcsim.native.runtime.load`) and calls the ``mcsim_*`` functions declared here (C++:
 ns3_modules/capi/: abi.h and each module's ``<module>-abi.cc``). It never imports cppyy, whose
 import alone costs about half a second, and cling never compiles a call wrapper (about 0.8 s on a
 process's first run). cppyy stays available for looking inside C++ objects (tests, traces):
-:func:`mcsim.runtime.cppyy_ns` and :func:`mcsim.runtime.cppyy_object`.
+:func:`mcsim.native.runtime.cppyy_ns` and :func:`mcsim.native.runtime.cppyy_object`.
 
 Conventions (abi.h): integers, doubles, strings, numpy arrays (pointer + count) and opaque
 handles cross; each function returns an int64 that is its value (>= 0) or -1 after a C++
@@ -177,7 +177,7 @@ class _Owned:
 
     @property
     def address(self) -> int:
-        """The C++ object's address (mcsim.runtime.cppyy_object binds it)."""
+        """The C++ object's address (mcsim.native.runtime.cppyy_object binds it)."""
         return self._as_parameter_
 
     def _let_go(self) -> int | None:
@@ -194,7 +194,7 @@ class Handle(_Owned):
     """One reference to a new C++ ns3::Object of ``type_name`` (default attributes).
 
     :meth:`dispose` calls the object's Dispose; :meth:`release` drops Python's reference
-    (mcsim.runtime.dispose does both, in order).
+    (mcsim.native.runtime.dispose does both, in order).
     """
 
     __slots__ = ()
@@ -209,7 +209,7 @@ class Handle(_Owned):
         return self.type_name
 
     def dispose(self) -> None:
-        """ns3::Object::Dispose (mcsim.runtime.dispose calls it in the one safe order)."""
+        """ns3::Object::Dispose (mcsim.native.runtime.dispose calls it in the one safe order)."""
         self._lib.mcsim_dispose(self)
 
     def release(self) -> None:

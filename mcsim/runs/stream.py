@@ -13,7 +13,7 @@ import networkx as nx
 
 from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FABRIC_HEADER_BYTES, FabricConfig, Flow
 from mcsim.errors import require_positive
-from mcsim.fabric import simulate
+from mcsim.runs.flows import simulate
 from mcsim.topology.builders import leaf_spine
 from mcsim.topology.physics import Link
 from mcsim.units import PS_PER_S

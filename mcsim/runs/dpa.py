@@ -9,19 +9,17 @@ how a stream drives many threads: mcsim/ns3_modules/dpa/doc/dpa.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 
 import networkx as nx
 import numpy as np
 
-from mcsim import native
-from mcsim.arrays import read_counters, read_u64
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig, rdma_config
 from mcsim.config.rdma import CompletionProcessorConfig, UdStream, is_processor_config
 from mcsim.errors import McsimError, pick, require_int, require_positive
-from mcsim.rdma import processor_factory, run_verbs
+from mcsim.native.dpa import busy_ps, dpa_thread_counters, processed_ps, start_source
+from mcsim.native.simulation import Simulation
 from mcsim.result import VerbsResult
-from mcsim.simulation import Simulation
+from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import DEFAULT_DELAY_PS, Link
 from mcsim.units import PS_PER_S
 
@@ -133,19 +131,16 @@ def saturate(
     require_int("saturate", "completions", completions, lo=8)
     require_positive("saturate", chunk_b=chunk_b)
     with Simulation() as sim:
-        lib = sim.lib
-        src = sim.own_app(native.Handle(lib, "ns3::mcsim::CompletionSource"))
-        lib.mcsim_source_setup(src, processor_factory(processor))
-        lib.mcsim_source_start(src, completions, endpoints, chunk_b, staged, 0)
+        source = sim.own_app(
+            start_source(processor, completions=completions, endpoints=endpoints, chunk_b=chunk_b, staged=staged)
+        )
         sim.run()
-        done = read_u64(lib.mcsim_source_processed(src), partial(lib.mcsim_source_processed_ps, src))
-        busy_ps = lib.mcsim_source_busy_ps(src)
-        threads = None
-        if isinstance(processor, DpaConfig):
-            threads = read_counters("dpa_thread", processor.threads, partial(lib.mcsim_source_dpa_thread_counters, src))
+        done = processed_ps(source)
+        busy = busy_ps(source)
+        threads = dpa_thread_counters(source, processor.threads) if isinstance(processor, DpaConfig) else None
     lo, hi = len(done) // 4, 3 * len(done) // 4
     rate = (hi - lo) * PS_PER_S / float(done[hi] - done[lo])
-    return SaturationResult(done_ps=done, rate_per_s=rate, busy_ps=busy_ps, threads=threads)
+    return SaturationResult(done_ps=done, rate_per_s=rate, busy_ps=busy, threads=threads)
 
 
 __all__ = [

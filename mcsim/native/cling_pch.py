@@ -4,7 +4,7 @@
 Without it, every process that loads mcsim has cling parse ns-3's and mcsim's headers as text
 (about 0.7 s). cppyy starts cling from one precompiled header (PCH) of the standard library, which
 ``$CLING_STANDARD_PCH`` may replace; :func:`ensure` makes a PCH of the same standard headers plus
-the headers mcsim.runtime includes, with the build's include folder and defines, by the same
+the headers mcsim.native.runtime includes, with the build's include folder and defines, by the same
 ``rootcling -generate-pch`` that cppyy uses for its own. It lives in the build's folder
 (``<build>/cling/``, so it goes when the build goes; cling knows headers by path, so a PCH serves
 only the build it was made from), under a name that hashes everything else it depends on (the
@@ -135,10 +135,10 @@ def ensure(
     Parameters
     ----------
     build_dir
-        The completed build's folder (mcsim.runtime.BuildInfo.path); the PCH goes to its cling/.
+        The completed build's folder (mcsim.native.library.BuildInfo.path); the PCH goes to its cling/.
     include_dirs, includes, defines
         The include folders (the ns3 wheel's, the build's), the headers and the macros (each
-        defined as 1) that mcsim.runtime.load gives cling.
+        defined as 1) that mcsim.native.runtime.load gives cling.
     """
     folder = build_dir / "cling"
     try:

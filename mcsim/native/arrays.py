@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """numpy <-> C++ bulk conversions: the arrays every ``const T*`` argument and counter read uses.
 
-The C ABI (mcsim.native) takes a C-contiguous numpy array of the right dtype for a ``const T*``
+The C ABI (mcsim.native.abi) takes a C-contiguous numpy array of the right dtype for a ``const T*``
 parameter without a copy. Every array made here has at least one element, so C++ never gets a
 pointer to nothing, and the caller passes the real count alongside it. Counters come back the same
 way: C++ fills a zeroed uint64 array, which is then split into named columns (copies, so they
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mcsim import runtime
+from mcsim.native import runtime
 from mcsim.result import times_ps
 
 
@@ -63,5 +63,5 @@ def read_columns(rows: int, names: Sequence[str], fill: Callable[[np.ndarray, in
 def read_counters(table: str, rows: int, fill: Callable[[np.ndarray, int], Any]) -> dict[str, np.ndarray]:
     """Call a C++ bulk reader of the counter table ``table`` (``fill(out, size)``, e.g.
     ``fabric.GetPortCounters``) for ``rows`` rows; return column name -> an array of ``rows``
-    values, the names and their order as C++ registered them (mcsim.runtime.counter_names)."""
+    values, the names and their order as C++ registered them (mcsim.native.runtime.counter_names)."""
     return read_columns(rows, runtime.counter_names(table), fill)

@@ -1,25 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Graph + routing -> the C++ fabric (hosts, switches, links), run raw traffic, read counters.
+"""The fabric's binding: Layout + FabricConfig + Faults -> a C++ ns3::mcsim::Fabric, and its counters.
 
-This is the one place that turns a networkx topology into ns-3 objects. Everything crosses into
+This is the one place that turns a topology into ns-3 objects. Everything crosses into
 C++ as flat numpy arrays in a handful of calls (``ns3::mcsim::Fabric``), and every counter comes
 back the same way after the run: no Python on the per-packet path. The settings it builds from
-(FabricConfig, Faults, Flow) are frozen data in mcsim.config.fabric.
+(FabricConfig, Faults, Flow) are frozen data in mcsim.config.fabric; mcsim.runs.flows runs raw flows
+on a fabric built here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from mcsim import native, runtime
-from mcsim.arrays import i64, read_counters, u32, u64
-from mcsim.attributes import set_attributes
 from mcsim.config.fabric import (
     AGGREGATION_ROOT,
     DEFAULT_MTU_BYTES,
@@ -30,13 +28,14 @@ from mcsim.config.fabric import (
     FabricConfig,
     Faults,
     Flow,
-    check_flows,
 )
 from mcsim.errors import McsimError
+from mcsim.native import abi, runtime
+from mcsim.native.arrays import i64, read_counters, u32, u64
+from mcsim.native.attributes import set_attributes
 from mcsim.result import FabricResult
 from mcsim.routing import routes, subnet_manager
 from mcsim.routing.layout import Layout, layout_of
-from mcsim.simulation import Simulation
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +84,11 @@ def _plan_reductions(
 class BuiltFabric:
     """A fabric built in C++, for one run: attach traffic, read counters.
 
-    A :class:`mcsim.simulation.Simulation` owns it for the run (``sim.own_fabric(build(g))``):
+    A :class:`mcsim.native.simulation.Simulation` owns it for the run (``sim.own_fabric(build(g))``):
     it runs the simulation and disposes the fabric afterwards.
     """
 
-    def __init__(self, layout: Layout, cxx: native.Handle, trees: list, reductions: list[Reduction]) -> None:
+    def __init__(self, layout: Layout, cxx: abi.Handle, trees: list, reductions: list[Reduction]) -> None:
         self.layout = layout
         self.lib = runtime.load()  # mcsim's library (its C ABI)
         self.cxx = cxx  # ns3::mcsim::Fabric
@@ -111,6 +110,10 @@ class BuiltFabric:
             len(flows),
         )
         self.n_flows += len(flows)
+
+    def sum_payloads(self, on: bool) -> None:
+        """Verify mode: the switches sum the 32-bit integers the contributions carry (Fabric::SetSumPayloads)."""
+        self.lib.mcsim_fabric_set_sum_payloads(self.cxx, on)
 
     def delivered_packets(self) -> int:
         """Packets the hosts have received so far (for the progress line)."""
@@ -192,8 +195,8 @@ def build(
     lib = runtime.load()
     if lib.mcsim_fabric_header_bytes() != FABRIC_HEADER_BYTES:
         raise AssertionError("FABRIC_HEADER_BYTES differs from the C++ FabricHeader")
-    fabric = native.Handle(lib, "ns3::mcsim::Fabric")
-    try:
+    fabric = abi.Handle(lib, "ns3::mcsim::Fabric")
+    with runtime.disposed_on_error(fabric):  # not handed to a Simulation yet
         _configure(lib, fabric, layout, config, faults, start, reroutes)
         if planned:
             lib.mcsim_fabric_set_aggregation_trees(fabric, rows, rows.size // 4, slot_b)
@@ -201,15 +204,12 @@ def build(
             for i, tree in enumerate(trees):
                 for sw, own in tree.switch_ports.items():
                     lib.mcsim_fabric_set_multicast_ports(fabric, len(groups) + i, sw, u32(own), len(own))
-    except BaseException:
-        runtime.dispose(fabric)  # not handed to a Simulation yet
-        raise
     return BuiltFabric(layout, fabric, [*start.trees, *(t for r in planned for t in r.trees)], planned)
 
 
 def _configure(
     lib: Any,
-    fabric: native.Handle,
+    fabric: abi.Handle,
     layout: Layout,
     config: FabricConfig,
     faults: Faults,
@@ -252,7 +252,7 @@ def _configure(
 
 
 def _set_routes(
-    lib: Any, fabric: native.Handle, switches: list[int], routes: subnet_manager.Routes, at_ps: int | None
+    lib: Any, fabric: abi.Handle, switches: list[int], routes: subnet_manager.Routes, at_ps: int | None
 ) -> None:
     """Program every switch with these routes now (at_ps None) or schedule it (a subnet manager
     reroute): the unicast table, and each group's tree ports (none where a switch left the tree)."""
@@ -274,7 +274,7 @@ def _set_routes(
                 lib.mcsim_fabric_schedule_multicast_ports(fabric, at_ps, gid, sw, u32(own), len(own))
 
 
-def _set_faults(lib: Any, fabric: native.Handle, layout: Layout, config: FabricConfig, faults: Faults) -> None:
+def _set_faults(lib: Any, fabric: abi.Handle, layout: Layout, config: FabricConfig, faults: Faults) -> None:
     """Hand the (checked) faults to C++: one call for the losses, one per port or link otherwise."""
     base, ports = layout.port_base, layout.ports
     edge_loss = {(min(u, v), max(u, v)): float(p) for (u, v), p in faults.link_loss.items()}
@@ -299,35 +299,3 @@ def _set_faults(lib: Any, fabric: native.Handle, layout: Layout, config: FabricC
         for port, (nbr, _) in enumerate(ports[u]):
             if nbr == v:  # every parallel link of the edge; SetLinkDown takes both directions
                 lib.mcsim_fabric_set_link_down(fabric, u, port, rows, len(intervals))
-
-
-def simulate(
-    g: nx.Graph | Layout,
-    flows: Sequence[Flow],
-    *,
-    groups: Sequence[Sequence[int]] = (),
-    config: FabricConfig | None = None,
-    faults: Faults | None = None,
-) -> FabricResult:
-    """Build the fabric of ``g``, run raw ``flows`` to completion, and return every counter.
-
-    A flow with ``group=i`` multicasts to ``groups[i]`` (the sender must be a member; every other
-    member receives one copy). See :func:`build` for the other parameters.
-
-    Raises
-    ------
-    McsimError
-        A bad flow, group, fault or setting, before any C++ object exists.
-    """
-    config = config or FabricConfig()
-    layout = layout_of(g)
-    check_flows(layout, flows, len(groups), config)
-    for i, f in enumerate(flows):
-        if f.group is not None and f.src not in groups[f.group]:
-            raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")
-    expected = sum(-(-f.size_b // f.mtu_b) * f.receivers(groups) for f in flows)
-    with Simulation() as sim:
-        fab = sim.own_fabric(build(layout, groups=groups, config=config, faults=faults))
-        fab.add_flows(flows)
-        sim.run()
-        return replace(fab.collect(), expected_rx_packets=expected)

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""RDMA verbs over the fabric, like perftest: RC SEND, WRITE (with immediate), READ between host
+pairs, and UD datagram streams to a host or a multicast group.
+
+``run_verbs`` puts an RDMA NIC with a completion processor (the host CPU) on every host of a fabric
+(mcsim.native.fabric, mcsim.native.rdma) and runs the operations. The settings and the workload
+(RdmaConfig, RcOp, UdStream, ...) are frozen data in mcsim.config.rdma.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import networkx as nx
+
+from mcsim.config.fabric import FabricConfig
+from mcsim.config.rdma import RcOp, RdmaConfig, UdStream, check_workload, fabric_config_for
+from mcsim.errors import McsimError
+from mcsim.native import fabric
+from mcsim.native.rdma import build_stack, collect_verbs, verbs_workload
+from mcsim.native.simulation import Simulation
+from mcsim.result import VerbsResult
+from mcsim.routing.layout import Layout, layout_of
+
+
+def run_verbs(
+    g: nx.Graph | Layout,
+    *,
+    rc_ops: Sequence[RcOp] = (),
+    ud_streams: Sequence[UdStream] = (),
+    groups: Sequence[Sequence[int]] = (),
+    rdma: RdmaConfig | None = None,
+    config: FabricConfig | None = None,
+    **fabric_options: Any,
+) -> VerbsResult:
+    """Run RC operations and UD streams on the fabric of ``g``; return times and counters.
+
+    Parameters
+    ----------
+    g
+        A topology (mcsim.topology) or its Layout.
+    rc_ops, ud_streams
+        The workload; each RC op gets its own connected QP pair, each UD receiver one UD QP
+        (per group it is a member of, plus one for unicast datagrams).
+    groups
+        Multicast groups (lists of member hosts); UdStream.group indexes them.
+    rdma
+        NIC, QP and host-CPU settings.
+    config
+        Fabric settings; its header_b is replaced by the wire format's physical-layer
+        overhead (0 for InfiniBand, 20 for RoCEv2), since the NIC sends real headers.
+    fabric_options
+        Passed on to mcsim.native.fabric.build (e.g. faults=...).
+    """
+    rdma = rdma or RdmaConfig()
+    if not rc_ops and not ud_streams:
+        raise McsimError("run_verbs: no RC ops and no UD streams given")
+    layout = layout_of(g)
+    check_workload(layout.hosts, rc_ops, ud_streams, groups, rdma)
+    config = fabric_config_for(rdma, config, "run_verbs")
+    with Simulation() as sim:
+        fab = sim.own_fabric(fabric.build(layout, groups=groups, config=config, **fabric_options))
+        stack = sim.own_stack(build_stack(fab, rdma))
+        work = sim.own_app(verbs_workload(stack, groups, rc_ops, ud_streams))
+        sim.run()
+        return collect_verbs(work, stack, fab, len(rc_ops))
