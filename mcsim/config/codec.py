@@ -191,7 +191,7 @@ def faults_from_dict(data: object, where: str) -> Faults:
 GRAPH_KEYS = ("edges", "graph", "nodes")
 
 
-def graph_to_dict(g: nx.Graph) -> dict[str, Any]:
+def graph_to_dict(g: nx.Graph[Any]) -> dict[str, Any]:
     """Node-link data of a topology graph: graph attrs, nodes by id, edges (u < v) sorted."""
     return {
         "graph": {k: _plain(v) for k, v in sorted(g.graph.items())},
@@ -203,7 +203,7 @@ def graph_to_dict(g: nx.Graph) -> dict[str, Any]:
     }
 
 
-def graph_from_dict(data: object, where: str) -> nx.Graph:
+def graph_from_dict(data: object, where: str) -> nx.Graph[Any]:
     """The graph of :func:`graph_to_dict` data, validated (topology.validate)."""
     d = require_dict(where, data, GRAPH_KEYS)
     g: nx.Graph[int] = nx.Graph()
@@ -232,7 +232,7 @@ class GraphTopology:
     node_link_json: str
 
     @classmethod
-    def of(cls, g: nx.Graph) -> GraphTopology:
+    def of(cls, g: nx.Graph[Any]) -> GraphTopology:
         if not isinstance(g, nx.Graph) or g.is_directed() or g.is_multigraph():
             raise McsimError(f"Scenario: topology={type(g).__name__} must be an undirected simple nx.Graph")
         topology.validate(g)
@@ -245,7 +245,7 @@ class GraphTopology:
     def to_dict(self) -> dict[str, Any]:
         return dict(json.loads(self.node_link_json))
 
-    def graph(self) -> nx.Graph:
+    def graph(self) -> nx.Graph[Any]:
         return graph_from_dict(self.to_dict(), "Scenario: topology")
 
     def __repr__(self) -> str:
@@ -265,7 +265,7 @@ def canonical_json(data: Any, where: str) -> str:
 
 def _json_number(value: object) -> int | float:
     if is_integer(value):
-        return int(value)  # type: ignore[call-overload]
+        return int(value)  # type: ignore[call-overload, no-any-return]
     if isinstance(value, np.floating):
         return float(value)
     raise TypeError(f"{type(value).__name__} {value!r} is not JSON data")

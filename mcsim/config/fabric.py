@@ -181,7 +181,7 @@ class Faults:
                 f"Faults: reroute_delay_ps={self.reroute_delay_ps} must be <= {MAX_SIMULATED_PS} ({CLOCK_LIMIT})"
             )
 
-    def check(self, g: nx.Graph | Layout) -> None:
+    def check(self, g: nx.Graph[Any] | Layout) -> None:
         """Raise McsimError for an entry that names an edge or port ``g`` (a topology or its Layout)
         does not have."""
         layout = layout_of(g)
@@ -224,7 +224,7 @@ def _row(what: str, i: int, row: object, n: int) -> tuple[Any, ...]:
     return (*(int(x) for x in values), *((FOREVER,) if forever else ()))
 
 
-def _edge_hint(g: nx.Graph, u: object) -> str:
+def _edge_hint(g: nx.Graph[Any], u: object) -> str:
     if u in g:
         return f"node {u} links to {', '.join(map(str, sorted(g[u])))}"
     return f"nodes are 0..{g.number_of_nodes() - 1}"

@@ -206,7 +206,11 @@ class UdStream:
 
 
 def check_workload(
-    n_hosts: int, rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream], groups, cfg: RdmaConfig
+    n_hosts: int,
+    rc_ops: Sequence[RcOp],
+    ud_streams: Sequence[UdStream],
+    groups: Sequence[Sequence[int]],
+    cfg: RdmaConfig,
 ) -> None:
     """Raise McsimError (one line) for an op or stream that does not fit ``n_hosts`` hosts, ``groups`` or ``cfg``."""
 

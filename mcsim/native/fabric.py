@@ -88,7 +88,9 @@ class BuiltFabric:
     it runs the simulation and disposes the fabric afterwards.
     """
 
-    def __init__(self, layout: Layout, cxx: abi.Handle, trees: list, reductions: list[Reduction]) -> None:
+    def __init__(
+        self, layout: Layout, cxx: abi.Handle, trees: list[routes.MulticastTree | None], reductions: list[Reduction]
+    ) -> None:
         self.layout = layout
         self.lib = runtime.load()  # mcsim's library (its C ABI)
         self.cxx = cxx  # ns3::mcsim::Fabric
@@ -151,7 +153,7 @@ class BuiltFabric:
 
 
 def build(
-    g: nx.Graph | Layout,
+    g: nx.Graph[Any] | Layout,
     *,
     groups: Sequence[Sequence[int]] = (),
     config: FabricConfig | None = None,

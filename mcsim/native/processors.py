@@ -37,7 +37,8 @@ def processor_factory(processor: CompletionProcessorConfig) -> abi.Factory:
     config's own ``factory()`` (a processor model written outside mcsim)."""
     make = PROCESSOR_FACTORIES.get(type(processor))
     if make is None and callable(getattr(processor, "factory", None)):
-        return processor.factory()  # type: ignore[attr-defined]
+        made: abi.Factory = processor.factory()  # type: ignore[attr-defined]
+        return made
     if make is None or not is_processor_config(processor):
         raise McsimError(
             f"processor={processor!r} is not a completion processor config mcsim knows "

@@ -9,6 +9,7 @@ how a stream drives many threads: mcsim/ns3_modules/dpa/doc/dpa.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -24,7 +25,7 @@ from mcsim.topology.physics import DEFAULT_DELAY_PS, Link
 from mcsim.units import PS_PER_S
 
 
-def switched_pair(link: Link) -> nx.Graph:
+def switched_pair(link: Link) -> nx.Graph[Any]:
     """Two hosts on one switch (multicast needs a switch): host 0 - switch 2 - host 1."""
     g: nx.Graph[int] = nx.Graph(name="switched-pair")
     for h in (0, 1):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import networkx as nx
 
@@ -20,7 +21,7 @@ from mcsim.routing.layout import Layout, layout_of
 
 
 def simulate(
-    g: nx.Graph | Layout,
+    g: nx.Graph[Any] | Layout,
     flows: Sequence[Flow],
     *,
     groups: Sequence[Sequence[int]] = (),

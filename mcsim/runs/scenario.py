@@ -84,12 +84,14 @@ SCHEMA = "mcsim.Scenario/3"  # the "schema" of a canonical dict; a change of its
 
 
 @functools.lru_cache(maxsize=16)
-def _topology(topo: str | GraphTopology, rate: str | None = None) -> nx.Graph:
+def _topology(topo: str | GraphTopology, rate: str | None = None) -> nx.Graph[Any]:
     """The topology, every link at the nominal ``rate`` if given, shared by every Scenario that
     names them: frozen (read-only); Scenario.graph() hands out copies."""
     if rate is not None:
-        return nx.freeze(topology.with_link(_topology(topo), preset(parse_rate(rate))))
-    return nx.freeze(topology.resolve(topo) if isinstance(topo, str) else topo.graph())
+        frozen: nx.Graph[Any] = nx.freeze(topology.with_link(_topology(topo), preset(parse_rate(rate))))
+        return frozen
+    given: nx.Graph[Any] = nx.freeze(topology.resolve(topo) if isinstance(topo, str) else topo.graph())
+    return given
 
 
 @functools.lru_cache(maxsize=16)
@@ -335,16 +337,16 @@ class Scenario:
     def ring_chunk_b(self) -> int:
         return parse_size(self.ring_chunk)
 
-    def graph(self) -> nx.Graph:
+    def graph(self) -> nx.Graph[Any]:
         """The topology with the scenario's link rate: the caller's own copy (changing it changes no
         Scenario)."""
         return self._graph().copy()
 
-    def _graph(self) -> nx.Graph:
+    def _graph(self) -> nx.Graph[Any]:
         """The topology with the scenario's link rate, for reading only (shared)."""
         return _topology(self.topology, self.rate)
 
-    def _base_graph(self) -> nx.Graph:
+    def _base_graph(self) -> nx.Graph[Any]:
         """The topology as given (file rates), for reading only (shared)."""
         return _topology(self.topology)
 
@@ -527,7 +529,9 @@ class Scenario:
                 offset, data = held
                 rdma.write_memory(stack, h, offset, data)
 
-    def _result(self, spec: TeamSpec, stats: dict, nic: dict, fres: FabricResult) -> Result:
+    def _result(
+        self, spec: TeamSpec, stats: dict[str, np.ndarray], nic: dict[str, np.ndarray], fres: FabricResult
+    ) -> Result:
         p = len(spec.hosts)
         return Result(
             collective=spec.collective,

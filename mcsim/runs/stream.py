@@ -8,6 +8,7 @@ encoding, closed forms) is :class:`mcsim.topology.physics.Link`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 
@@ -43,7 +44,7 @@ def expected_finish_ps(link: Link, size_b: int, mtu_b: int, header_b: int) -> in
     return link.expected_finish_ps(size_b, mtu_b=mtu_b, overhead_b=FABRIC_HEADER_BYTES + header_b)
 
 
-def two_hosts(link: Link) -> nx.Graph:
+def two_hosts(link: Link) -> nx.Graph[Any]:
     """Two hosts joined by one link: the smallest topology."""
     g: nx.Graph[int] = nx.Graph(name="two-hosts")
     for h in (0, 1):
@@ -52,7 +53,7 @@ def two_hosts(link: Link) -> nx.Graph:
     return g
 
 
-def star(hosts: int, link: Link) -> nx.Graph:
+def star(hosts: int, link: Link) -> nx.Graph[Any]:
     """``hosts`` hosts on one switch (node ``hosts``), every link ``link``: every pair of hosts is the
     same distance apart."""
     return leaf_spine(

@@ -25,7 +25,7 @@ from mcsim.routing.layout import Layout, layout_of
 
 
 def run_verbs(
-    g: nx.Graph | Layout,
+    g: nx.Graph[Any] | Layout,
     *,
     rc_ops: Sequence[RcOp] = (),
     ud_streams: Sequence[UdStream] = (),
