@@ -12,8 +12,10 @@ from numbers import Real
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from mcsim.errors import McsimError, is_integer, pick, require_positive
+from mcsim.result import NEVER
 from mcsim.routing.layout import Layout, layout_of
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS
 
@@ -180,6 +182,18 @@ class Faults:
             raise McsimError(
                 f"Faults: reroute_delay_ps={self.reroute_delay_ps} must be <= {MAX_SIMULATED_PS} ({CLOCK_LIMIT})"
             )
+
+    def down_for_good_ps(self, hosts: Sequence[int]) -> np.ndarray:
+        """Per host of ``hosts`` (a team's ranks): when its only link went down for good, the earliest
+        such ``link_down`` entry (result.NEVER: it never did)."""
+        out = np.full(len(hosts), NEVER, dtype=np.int64)
+        index = {h: i for i, h in enumerate(hosts)}
+        for u, v, down_ps, up_ps in self.link_down:
+            for h in (u, v):
+                if up_ps is FOREVER and h in index:
+                    i = index[h]
+                    out[i] = down_ps if out[i] == NEVER else min(out[i], down_ps)
+        return out
 
     def check(self, g: nx.Graph[Any] | Layout) -> None:
         """Raise McsimError for an entry that names an edge or port ``g`` (a topology or its Layout)

@@ -19,13 +19,13 @@ from mcsim import topology
 from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
 from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm
-from mcsim.config.fabric import FOREVER, FabricConfig, Faults
+from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.rdma import RdmaConfig, fabric_config_for
 from mcsim.errors import McsimError, as_int, pick, require_int
 from mcsim.native import collectives, fabric, rdma
 from mcsim.native.fabric import Reduction
 from mcsim.native.simulation import Simulation
-from mcsim.result import NEVER, FabricResult, Result, lacking_b, output_b
+from mcsim.result import FabricResult, Result, lacking_b, output_b
 from mcsim.runs import cost
 from mcsim.runs.verify import Expected
 from mcsim.runs.verify import expected_output as expected_output  # re-exported
@@ -545,19 +545,8 @@ class Scenario:
             rank=stats,
             nic={k: v[:p] for k, v in nic.items()},
             fabric=fres,
-            link_down_for_good_ps=self._link_down_for_good_ps(spec.hosts),
+            link_down_for_good_ps=(self.faults or Faults()).down_for_good_ps(spec.hosts),
         )
-
-    def _link_down_for_good_ps(self, hosts: tuple[int, ...]) -> np.ndarray:
-        """Per rank: when its host's only link went down for good (NEVER: it never did)."""
-        out = np.full(len(hosts), NEVER, dtype=np.int64)
-        rank_of = {h: i for i, h in enumerate(hosts)}
-        for u, v, down_ps, up_ps in self.faults.link_down if self.faults is not None else ():
-            for h in (u, v):
-                if up_ps is FOREVER and h in rank_of:
-                    i = rank_of[h]
-                    out[i] = down_ps if out[i] == NEVER else min(out[i], down_ps)
-        return out
 
     # -----------------------------------------------------------------------------------------
     # as plain data
