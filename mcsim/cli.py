@@ -16,7 +16,7 @@ import platform
 import runpy
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -331,11 +331,22 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
     """The options of ``mcsim allgather`` and ``mcsim broadcast``, named as the Scenario fields.
     Each is a :class:`Given` (a field given twice is refused); an option that some combination
     does not read defaults to None (not given), its help naming the Scenario's default."""
-    d = SCENARIO_DEFAULTS
 
     def add(*names: str, flag: bool = False, **kwargs: Any) -> None:
         p.add_argument(*names, action=GivenFlag if flag else Given, **kwargs)
 
+    _workload_options(add, name)
+    _fabric_options(add)
+    _protocol_options(add)
+    _output_options(add)
+
+
+Add = Callable[..., None]  # adds one option to a parser
+
+
+def _workload_options(add: Add, name: str) -> None:
+    """What runs: the topology, the algorithm, the sizes, the ranks and roots."""
+    d = SCENARIO_DEFAULTS
     add("--topology", default=d["topology"], help="a name from topologies/ or a file")
     algorithms = "mcast" + (" or ring" if name == "allgather" else "")
     add("--algorithm", "--algo", default=d["algorithm"], help=f"{algorithms} (--algo: the same)")
@@ -360,6 +371,10 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
     else:
         add("--root", type=int, default=None, metavar="R", help=f"the root rank (default: {d['root']})")
         add("--roots", type=int, default=None, help=argparse.SUPPRESS)  # refused with a hint
+
+
+def _fabric_options(add: Add) -> None:
+    """The packets and the fabric: MTU, loss, faults, forwarding."""
     add(
         "--mtu",
         default=format_size(RDMA_DEFAULTS.mtu_b),
@@ -380,6 +395,11 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
         default=FabricConfig().forwarding,
         help="switches send a packet on once its routing header (cut_through) or all of it is in",
     )
+
+
+def _protocol_options(add: Add) -> None:
+    """The protocols' timeouts and retries, and the artifact's preset."""
+    d = SCENARIO_DEFAULTS
     add(
         "--timeout-scale",
         type=float,
@@ -406,6 +426,10 @@ def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
         help="mcast: the SC'24 artifact's protocol options (2 barriers, stop-and-wait batches of 128, one "
         "repair READ, FIN wait, multicast loopback, a TX thread)",
     )
+
+
+def _output_options(add: Add) -> None:
+    """The seed, verify mode and what is written where."""
     add("--seed", type=int, default=FabricConfig().seed, help="random seed (ECMP hash, loss)")
     add("--verify", flag=True, help="carry real bytes and check every output byte")
     add("--format", choices=("table", "csv", "json"), default="table", help="stdout format (json: one object a line)")
@@ -456,6 +480,12 @@ def build_parser() -> argparse.ArgumentParser:
     compare_commands.add_parser(sub)
     report_commands.add_parser(sub)
 
+    _stream_parser(sub)
+    return parser
+
+
+def _stream_parser(sub: Any) -> None:
+    """``mcsim stream``: one link, its closed form checked."""
     p = sub.add_parser(
         "stream",
         help="stream bytes over one link; exit 1 if the time differs from the closed form",
@@ -480,7 +510,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", action=Given, default="64MiB", help="payload bytes to send")
     p.add_argument("--mtu", action=Given, default=f"{DEFAULT_MTU_BYTES}", help="payload bytes per packet")
     p.set_defaults(func=cmd_stream, parser=p, simulates=True)
-    return parser
 
 
 SIGPIPE_EXIT = 128 + signal.SIGPIPE  # 141: the status of a process that SIGPIPE ended

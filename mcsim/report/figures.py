@@ -217,27 +217,14 @@ tree = resolve("{TRAFFIC_TOPOLOGY}")
 """
 
 
-def traffic(quick: bool, runs: Runs) -> Panel:
+def _traffic_figure(
+    authors: dict[int, dict[str, float]], counted: dict[str, dict[int, float]], simulated: dict[int, float]
+) -> tuple[Any, list[int]]:
+    """The two panels of the traffic figure (ring and linear over multicast) and the simulated P."""
     from matplotlib.figure import Figure as MplFigure
 
-    from mcsim.reference.traffic import POWERS, authors_table, mcsim_cost
-    from mcsim.routing.layout import layout_of
-    from mcsim.topology.files import resolve
+    from mcsim.reference.traffic import POWERS
 
-    spec = traffic_spec(quick)
-    rows, notes = runs(spec)
-    layout = layout_of(resolve(TRAFFIC_TOPOLOGY))
-    authors = {r["p"]: r for r in authors_table()}
-    counted = {
-        s: {p: mcsim_cost(s, p, layout) / mcsim_cost("multicast", p, layout) for p in POWERS}
-        for s in ("ring", "linear")
-    }
-    by = _by(rows, "ranks", "algorithm")
-    simulated = {
-        p: by[p, "ring"]["link_traversals"] / by[p, "mcast"]["link_traversals"]
-        for p, _ in by
-        if (p, "ring") in by and (p, "mcast") in by
-    }
     fig = MplFigure(figsize=(10, 4.2), layout="constrained")
     left, right = fig.subplots(1, 2, sharey=True)
     left.plot(
@@ -264,6 +251,30 @@ def traffic(quick: bool, runs: Runs) -> Panel:
         ax.axhline(2.0, color="black", ls=":", lw=1)
         ax.legend(loc="upper left")
     left.set_ylabel("traffic reduction (link traversals, x)")
+    return fig, sim_p
+
+
+def traffic(quick: bool, runs: Runs) -> Panel:
+
+    from mcsim.reference.traffic import POWERS, authors_table, mcsim_cost
+    from mcsim.routing.layout import layout_of
+    from mcsim.topology.files import resolve
+
+    spec = traffic_spec(quick)
+    rows, notes = runs(spec)
+    layout = layout_of(resolve(TRAFFIC_TOPOLOGY))
+    authors = {r["p"]: r for r in authors_table()}
+    counted = {
+        s: {p: mcsim_cost(s, p, layout) / mcsim_cost("multicast", p, layout) for p in POWERS}
+        for s in ("ring", "linear")
+    }
+    by = _by(rows, "ranks", "algorithm")
+    simulated = {
+        p: by[p, "ring"]["link_traversals"] / by[p, "mcast"]["link_traversals"]
+        for p, _ in by
+        if (p, "ring") in by and (p, "mcast") in by
+    }
+    fig, sim_p = _traffic_figure(authors, counted, simulated)
     table = [
         ("authors", p, round(authors[p]["reduction_ring"], 4), round(authors[p]["reduction_linear"], 4)) for p in POWERS
     ]
