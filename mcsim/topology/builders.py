@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 
 import networkx as nx
@@ -74,14 +75,7 @@ def fat_tree(
         "encoding_data_bits": encoding_data_bits,
         "encoding_line_bits": encoding_line_bits,
     }
-    for h in range(hosts):
-        g.add_node(h, role=HOST, tier=0, name=f"h{h}")
-    for i in range(k * half):
-        g.add_node(first_edge + i, role=SWITCH, tier=1, name=f"edge{i}")
-    for i in range(k * half):
-        g.add_node(first_agg + i, role=SWITCH, tier=2, name=f"agg{i}")
-    for i in range(half * half):
-        g.add_node(first_core + i, role=SWITCH, tier=3, name=f"core{i}")
+    _add_nodes(g, hosts, (("edge", k * half), ("agg", k * half), ("core", half * half)))
     for h in range(hosts):
         g.add_edge(h, first_edge + h // half, **link)
     for pod in range(k):
@@ -140,25 +134,7 @@ def leaf_spine(
     A leaf's oversubscription is hosts / (spines * links_per_leaf_spine) at equal link rates; it
     may exceed 1 (see :func:`summary`).
     """
-    require_integer("leaf_spine", leaves=leaves, spines=spines, links_per_leaf_spine=links_per_leaf_spine)
-    require_positive("leaf_spine", leaves=leaves, links_per_leaf_spine=links_per_leaf_spine)
-    if spines < 0:
-        raise McsimError(f"leaf_spine: spines={spines} must be >= 0")
-    if spines == 0 and leaves > 1:
-        raise McsimError(f"leaf_spine: spines=0 leaves {leaves} leaves disconnected; use spines >= 1 or leaves=1")
-    if isinstance(hosts_per_leaf, int) and not isinstance(hosts_per_leaf, bool):
-        counts = [hosts_per_leaf] * leaves
-    elif isinstance(hosts_per_leaf, Sequence) and not isinstance(hosts_per_leaf, str):
-        counts = list(hosts_per_leaf)
-        if len(counts) != leaves:
-            raise McsimError(
-                f"leaf_spine: hosts_per_leaf has {len(counts)} entries but leaves={leaves}; give one count per leaf"
-            )
-    else:
-        raise McsimError(f"leaf_spine: hosts_per_leaf={hosts_per_leaf!r} must be an integer or a list of integers")
-    for i, n in enumerate(counts):
-        require_integer("leaf_spine", **{f"hosts_per_leaf[{i}]": n})
-        require_positive("leaf_spine", **{f"hosts_per_leaf[{i}]": n})
+    counts = _leaf_counts(leaves, spines, hosts_per_leaf, links_per_leaf_spine)
     link = edge_attrs(
         "leaf_spine",
         rate_bps=rate_bps,
@@ -166,22 +142,8 @@ def leaf_spine(
         encoding_data_bits=encoding_data_bits,
         encoding_line_bits=encoding_line_bits,
     )
-    uplinks = spines * links_per_leaf_spine
     if switch_ports is not None:
-        require_integer("leaf_spine", switch_ports=switch_ports)
-        require_positive("leaf_spine", switch_ports=switch_ports)
-        for i, n in enumerate(counts):
-            if n + uplinks > switch_ports:
-                raise McsimError(
-                    f"leaf_spine: leaf {i} needs {n + uplinks} ports ({n} hosts + {uplinks} spine links) but "
-                    f"switch_ports={switch_ports}; put fewer hosts on it or use fewer links_per_leaf_spine"
-                )
-        if leaves * links_per_leaf_spine > switch_ports:
-            raise McsimError(
-                f"leaf_spine: spine 0 needs {leaves * links_per_leaf_spine} ports ({leaves} leaves x "
-                f"{links_per_leaf_spine} links) but switch_ports={switch_ports}; use fewer leaves or fewer "
-                "links_per_leaf_spine"
-            )
+        _check_leaf_spine_ports(counts, spines, links_per_leaf_spine, switch_ports)
     hosts = sum(counts)
     machine.require_fits(
         f"leaf_spine: {hosts} hosts, {leaves + spines} switches (a route from every switch to every host)",
@@ -199,12 +161,7 @@ def leaf_spine(
         "encoding_line_bits": encoding_line_bits,
         "switch_ports": switch_ports,
     }
-    for h in range(hosts):
-        g.add_node(h, role=HOST, tier=0, name=f"h{h}")
-    for i in range(leaves):
-        g.add_node(hosts + i, role=SWITCH, tier=1, name=f"leaf{i}")
-    for i in range(spines):
-        g.add_node(hosts + leaves + i, role=SWITCH, tier=2, name=f"spine{i}")
+    _add_nodes(g, hosts, (("leaf", leaves), ("spine", spines)))
     h = 0
     for i, n in enumerate(counts):
         for _ in range(n):
@@ -288,14 +245,7 @@ def general_fat_tree(
         "tor_agg_links": tor_agg_links,
         "agg_core_links": agg_core_links,
     }
-    require_integer(where, **counts)
-    require_positive(where, **{name: n for name, n in counts.items() if name != "cores_per_agg"})
-    if cores_per_agg < 0 or (cores_per_agg == 0 and pods > 1):
-        raise McsimError(f"{where}: cores_per_agg={cores_per_agg} must be >= 1 (0 only with pods=1)")
-    uplinks = {"tor_uplink_rate_bps": tor_uplink_rate_bps, "agg_uplink_rate_bps": agg_uplink_rate_bps}
-    given = {name: rate for name, rate in uplinks.items() if rate is not None}
-    require_integer(where, **given)
-    require_positive(where, **given)
+    _check_fat_tree_counts(counts, tor_uplink_rate_bps=tor_uplink_rate_bps, agg_uplink_rate_bps=agg_uplink_rate_bps)
 
     def tier_link(rate: int | None, parallel: int = 1) -> dict[str, int]:
         """The edge attributes of one tier's links (``rate`` None: the hosts' rate)."""
@@ -330,25 +280,81 @@ def general_fat_tree(
         "agg_uplink_rate_bps": agg_uplink_rate_bps,
     }
     first_tor, first_agg, first_core = hosts, hosts + tors, hosts + tors + aggs
-    for h in range(hosts):
-        g.add_node(h, role=HOST, tier=0, name=f"h{h}")
-    for tier, first, n, stem in (
-        (1, first_tor, tors, "tor"),
-        (2, first_agg, aggs, "agg"),
-        (3, first_core, cores, "core"),
-    ):
-        for i in range(n):
-            g.add_node(first + i, role=SWITCH, tier=tier, name=f"{stem}{i}")
+    _add_nodes(g, hosts, (("tor", tors), ("agg", aggs), ("core", cores)))
     for h in range(hosts):
         g.add_edge(h, first_tor + h // hosts_per_tor, **link)
-    for pod in range(pods):
-        for a in range(aggs_per_pod):
-            agg = first_agg + pod * aggs_per_pod + a
-            for t in range(tors_per_pod):
-                g.add_edge(first_tor + pod * tors_per_pod + t, agg, **tor_up)
-            for c in range(cores_per_agg):
-                g.add_edge(agg, first_core + a * cores_per_agg + c, **agg_up)
+    for pod, a in itertools.product(range(pods), range(aggs_per_pod)):
+        agg = first_agg + pod * aggs_per_pod + a
+        g.add_edges_from(((first_tor + pod * tors_per_pod + t, agg) for t in range(tors_per_pod)), **tor_up)
+        g.add_edges_from(((agg, first_core + a * cores_per_agg + c) for c in range(cores_per_agg)), **agg_up)
     return g
+
+
+def _add_nodes(g: nx.Graph[int], hosts: int, tiers: Sequence[tuple[str, int]]) -> None:
+    """Hosts 0..hosts-1 ("h0".., tier 0), then each tier's switches (its name stem and count),
+    numbered on from the hosts, tier 1 first."""
+    for h in range(hosts):
+        g.add_node(h, role=HOST, tier=0, name=f"h{h}")
+    first = hosts
+    for tier, (stem, n) in enumerate(tiers, start=1):
+        for i in range(n):
+            g.add_node(first + i, role=SWITCH, tier=tier, name=f"{stem}{i}")
+        first += n
+
+
+def _leaf_counts(leaves: int, spines: int, hosts_per_leaf: int | Sequence[int], links: int) -> list[int]:
+    """The hosts of each leaf, every count checked."""
+    require_integer("leaf_spine", leaves=leaves, spines=spines, links_per_leaf_spine=links)
+    require_positive("leaf_spine", leaves=leaves, links_per_leaf_spine=links)
+    if spines < 0:
+        raise McsimError(f"leaf_spine: spines={spines} must be >= 0")
+    if spines == 0 and leaves > 1:
+        raise McsimError(f"leaf_spine: spines=0 leaves {leaves} leaves disconnected; use spines >= 1 or leaves=1")
+    if isinstance(hosts_per_leaf, int) and not isinstance(hosts_per_leaf, bool):
+        counts = [hosts_per_leaf] * leaves
+    elif isinstance(hosts_per_leaf, Sequence) and not isinstance(hosts_per_leaf, str):
+        counts = list(hosts_per_leaf)
+        if len(counts) != leaves:
+            raise McsimError(
+                f"leaf_spine: hosts_per_leaf has {len(counts)} entries but leaves={leaves}; give one count per leaf"
+            )
+    else:
+        raise McsimError(f"leaf_spine: hosts_per_leaf={hosts_per_leaf!r} must be an integer or a list of integers")
+    for i, n in enumerate(counts):
+        require_integer("leaf_spine", **{f"hosts_per_leaf[{i}]": n})
+        require_positive("leaf_spine", **{f"hosts_per_leaf[{i}]": n})
+    return counts
+
+
+def _check_leaf_spine_ports(counts: list[int], spines: int, links: int, switch_ports: int) -> None:
+    """Every leaf and spine has the ports its links need."""
+    require_integer("leaf_spine", switch_ports=switch_ports)
+    require_positive("leaf_spine", switch_ports=switch_ports)
+    uplinks = spines * links
+    for i, n in enumerate(counts):
+        if n + uplinks > switch_ports:
+            raise McsimError(
+                f"leaf_spine: leaf {i} needs {n + uplinks} ports ({n} hosts + {uplinks} spine links) but "
+                f"switch_ports={switch_ports}; put fewer hosts on it or use fewer links_per_leaf_spine"
+            )
+    if len(counts) * links > switch_ports:
+        raise McsimError(
+            f"leaf_spine: spine 0 needs {len(counts) * links} ports ({len(counts)} leaves x "
+            f"{links} links) but switch_ports={switch_ports}; use fewer leaves or fewer "
+            "links_per_leaf_spine"
+        )
+
+
+def _check_fat_tree_counts(counts: dict[str, int], **uplinks: int | None) -> None:
+    """general_fat_tree's counts and uplink rates."""
+    where = "general_fat_tree"
+    require_integer(where, **counts)
+    require_positive(where, **{name: n for name, n in counts.items() if name != "cores_per_agg"})
+    if counts["cores_per_agg"] < 0 or (counts["cores_per_agg"] == 0 and counts["pods"] > 1):
+        raise McsimError(f"{where}: cores_per_agg={counts['cores_per_agg']} must be >= 1 (0 only with pods=1)")
+    given = {name: rate for name, rate in uplinks.items() if rate is not None}
+    require_integer(where, **given)
+    require_positive(where, **given)
 
 
 BUILDERS: dict[str, Callable[..., nx.Graph]] = {
