@@ -219,6 +219,19 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
                   nullptr);
         return;
     }
+    Replicate(packet, h, inPort, upstream, earliest, tail, lastBit);
+}
+
+void
+Switch::Replicate(const Ptr<Packet>& packet,
+                  const FabricHeader::Fields& h,
+                  uint32_t inPort,
+                  Port* upstream,
+                  Time earliest,
+                  Time tail,
+                  Time lastBit)
+{
+    const uint32_t size = packet->GetSize();
     const uint32_t g = h.GetGroup();
     const std::vector<uint32_t>* tree = g < m_groupPorts.size() ? &m_groupPorts[g] : nullptr;
     uint32_t copies = 0;

@@ -115,6 +115,15 @@ class Switch : public Object, public PacketReceiver, private AggregationOwner
               const FabricHeader::Fields& fields,
               uint32_t parent,
               Time ready) override;
+    /** A group's packet: one copy to every port of its tree but the ingress (all share one credit).
+     */
+    void Replicate(const Ptr<Packet>& packet,
+                   const FabricHeader::Fields& h,
+                   uint32_t inPort,
+                   Port* upstream,
+                   Time earliest,
+                   Time tail,
+                   Time lastBit);
     /** A packet that goes nowhere frees its ingress buffer when its last bit is in (LOSSLESS). */
     void ReleaseIngress(Port* upstream, const Ptr<Packet>& packet, Time lastBit);
 

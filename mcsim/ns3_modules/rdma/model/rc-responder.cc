@@ -117,31 +117,9 @@ RcResponder::AbandonFrom(uint32_t psn)
 void
 RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload)
 {
-    if (h.psn < m_ePsn)
+    if (h.psn != m_ePsn)
     {
-        m_qp->m_counters.duplicates++;
-        if (IsReadRequest(h.opcode)) // re-executed: the requester lost responses
-        {
-            NS_LOG_INFO("duplicate READ request, responses again from PSN " << h.psn);
-            AbandonFrom(h.psn);
-            m_responses.push_back({h.psn, m_qp->Packets(h.length), 0, 0, h.length, h.remoteOffset});
-            m_qp->m_nic->Kick();
-        }
-        else
-        {
-            QueueControl(m_ePsn - 1, 0);
-        }
-        return;
-    }
-    if (h.psn > m_ePsn)
-    {
-        m_qp->m_counters.outOfSequence++;
-        if (!m_nakSent)
-        {
-            m_nakSent = true;
-            NS_LOG_INFO("PSN " << h.psn << " ahead of " << m_ePsn << ", NAK");
-            QueueControl(m_ePsn, TransportHeader::FLAG_NAK);
-        }
+        OutOfSequence(h);
         return;
     }
     const Opcode op = h.opcode;
@@ -181,6 +159,35 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
     if ((h.flags & TransportHeader::FLAG_ACK_REQUEST) || ++m_unacked >= m_qp->m_ackInterval)
     {
         QueueControl(m_ePsn - 1, 0);
+    }
+}
+
+void
+RcResponder::OutOfSequence(const TransportHeader& h)
+{
+    if (h.psn < m_ePsn)
+    {
+        m_qp->m_counters.duplicates++;
+        if (IsReadRequest(h.opcode)) // re-executed: the requester lost responses
+        {
+            NS_LOG_INFO("duplicate READ request, responses again from PSN " << h.psn);
+            AbandonFrom(h.psn);
+            m_responses.push_back({h.psn, m_qp->Packets(h.length), 0, 0, h.length, h.remoteOffset});
+            m_qp->m_nic->Kick();
+        }
+        else
+        {
+            QueueControl(m_ePsn - 1, 0);
+        }
+        return;
+    }
+    // ahead of the expected PSN: a packet before it was lost
+    m_qp->m_counters.outOfSequence++;
+    if (!m_nakSent)
+    {
+        m_nakSent = true;
+        NS_LOG_INFO("PSN " << h.psn << " ahead of " << m_ePsn << ", NAK");
+        QueueControl(m_ePsn, TransportHeader::FLAG_NAK);
     }
 }
 

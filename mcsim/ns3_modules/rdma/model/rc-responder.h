@@ -50,6 +50,9 @@ class RcResponder
 
     /** Queue an ACK (flags 0; coalesces with a queued ACK) or a NAK naming psn. */
     void QueueControl(uint32_t psn, uint8_t flags);
+    /** A packet not at the expected PSN: a duplicate (ACKed again, a READ executed again) or one
+     *  ahead of it (a NAK, once until the expected one arrives). */
+    void OutOfSequence(const TransportHeader& h);
     /** Drop the queued responses the requester asks for again from psn on. */
     void AbandonFrom(uint32_t psn);
     /** The packet (accepted in order) completes a receive: submit its completion. */
