@@ -19,27 +19,7 @@ from mcsim.sweep import spec as spec_module
 from mcsim.sweep.spec import MAX_RUNS
 from mcsim.sweep.store import KEYS_PER_QUERY, Store
 
-SPEC = """
-name = "sizes"
-[base]
-topology = "fat-tree-k4"
-[axes]
-bytes_per_rank = [{sizes}]
-algorithm = ["ring", "mcast"]
-"""
-RUN_ONLY = {"wall_s", "peak_rss_b"}  # metrics of the worker process, not of the simulation
-
-
-def spec_file(tmp_path: Path, sizes: list[str]) -> Path:
-    path = tmp_path / "sizes.toml"
-    path.write_text(SPEC.format(sizes=", ".join(f'"{s}"' for s in sizes)))
-    return path
-
-
-def raw_rows(store: Path) -> dict[str, tuple]:
-    """Every stored run's row exactly as SQLite holds it (for byte-identity checks)."""
-    with sqlite3.connect(store) as db:
-        return {row[0]: row for row in db.execute("SELECT * FROM runs ORDER BY key")}
+SPEC = 'name = "sizes"\n[base]\ntopology = "fat-tree-k4"\n[axes]\nbytes_per_rank = ["4KiB"]\nalgorithm = ["ring", "mcast"]\n'
 
 
 # ------------------------------------------------------------------------------------------------
@@ -51,7 +31,7 @@ def cli_dir(tmp_path, monkeypatch) -> Path:
     """A folder with spec.toml (2 runs, sweep 'sizes'), store.sqlite (that sweep's members, no runs),
     empty.sqlite (0 bytes), text.sqlite, foreign.sqlite (another program's SQLite) and a TLS file."""
     monkeypatch.chdir(tmp_path)
-    spec_file(tmp_path, ["4KiB"]).rename(tmp_path / "spec.toml")
+    (tmp_path / "spec.toml").write_text(SPEC)
     with Store(tmp_path / "store.sqlite") as store:
         store.add_members("sizes", [("k", "bytes_per_rank=4KiB algorithm=ring", {"algorithm": "ring"})])
     (tmp_path / "empty.sqlite").write_bytes(b"")
