@@ -19,7 +19,8 @@ from mcsim.sweep import spec as spec_module
 from mcsim.sweep.spec import MAX_RUNS
 from mcsim.sweep.store import KEYS_PER_QUERY, Store
 
-SPEC = 'name = "sizes"\n[base]\ntopology = "fat-tree-k4"\n[axes]\nbytes_per_rank = ["4KiB"]\nalgorithm = ["ring", "mcast"]\n'
+SPEC = 'name = "sizes"\n[base]\ntopology = "fat-tree-k4"\n[axes]\nbytes_per_rank = ["4KiB"]\n'
+SPEC += 'algorithm = ["ring", "mcast"]\n'
 
 
 # ------------------------------------------------------------------------------------------------
