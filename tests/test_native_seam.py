@@ -88,18 +88,18 @@ def test_the_scan_finds_each_way_into_the_library(tmp_path):
         "runtime.load()\n"  # a preload: allowed
         "lib = runtime.load()\n"
         "def f(sim, fab):\n"
-        "    sim.lib.mcsim_fabric_set_sum_payloads(fab.cxx, 1)\n"
+        "    sim.lib.mcsim_fabric_set_factories(fab.cxx, 1, 2)\n"
         "    return getattr(fab, 'mcsim_now_ps')  # mcsim_cost is no ABI function\n"
         "import numpy as np\n"
         "np.lib.format\n"
     )
     assert sorted(breaches(pkg / "run.py", pkg)) == sorted(
         [
-            "pkg/run.py:6: names the C ABI function mcsim_fabric_set_sum_payloads",
+            "pkg/run.py:6: names the C ABI function mcsim_fabric_set_factories",
             "pkg/run.py:7: names the C ABI function mcsim_now_ps",
             "pkg/run.py:1: imports ctypes",
             "pkg/run.py:4: keeps the library runtime.load() returns",
-            "pkg/run.py:6: calls .mcsim_fabric_set_sum_payloads",
+            "pkg/run.py:6: calls .mcsim_fabric_set_factories",
             "pkg/run.py:6: uses .lib (the ctypes library)",
         ]
     )

@@ -19,6 +19,7 @@ RING_AG, MCAST, RING_RS, INNET = (
     f"ns3::mcsim::{name}" for name in ("RingAllgather", "McastAllgather", "RingReduceScatter", "InnetReduction")
 )
 RANKS = (RING_AG, MCAST, RING_RS, INNET)
+TEAM = "ns3::mcsim::CollectiveTeam"  # the team of ranks (its size and first group)
 # (collective, algorithm) -> the C++ rank application
 ALGORITHMS = {
     ("allgather", "ring"): RING_AG,
@@ -39,8 +40,10 @@ class TeamSpec:
     collective: str = field(metadata=sets(INNET, "Allreduce", lambda c, _: c == "allreduce"))
     algorithm: str  # "ring", "mcast" or "innet"
     hosts: tuple[int, ...]  # rank i runs on hosts[i]
-    bytes_per_rank_b: int  # Allgather: each rank's shard; Broadcast: the root's buffer
-    group: int = 0  # the team's first multicast group (index into the fabric's groups)
+    # Allgather: each rank's shard; Broadcast: the root's buffer
+    bytes_per_rank_b: int = field(metadata=sets(TEAM, "BytesPerRank"))
+    # the team's first multicast group (index into the fabric's groups)
+    group: int = field(default=0, metadata=sets(TEAM, "FirstGroup"))
     first_tree: int = field(default=0, metadata=sets(INNET, "FirstTree"))  # innet: the team's first aggregation tree
     trees: int = field(default=1, metadata=sets(INNET, "Trees"))  # innet: aggregation trees its chunks spread over
     # mcast: UD QPs per rank, each in its own group (group .. group+endpoints-1)

@@ -14,23 +14,27 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, is_integer, pick, require_positive
 from mcsim.result import NEVER
 from mcsim.routing.layout import Layout, layout_of
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS
 
+# the C++ types FabricConfig sets attributes of: the Fabric, and the factories of its switches and ports
+FABRIC, SWITCH, PORT = "ns3::mcsim::Fabric", "ns3::mcsim::Switch", "ns3::mcsim::Port"
 FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}  # -> ns3::mcsim::FlowControl, by its checker's names
 FORWARDINGS = {"cut_through": "CutThrough", "store_and_forward": "StoreAndForward"}  # -> ns3::mcsim::Forwarding
-# Port-to-port latency of Mellanox's FDR SwitchX-2 switches (SX6036 product brief): 170 ns.
-DEFAULT_SWITCH_LATENCY_PS = 170_000
+DEFAULT_SWITCH_LATENCY_PS = 170_000  # SX6036 (mcsim/ns3_modules/fabric/doc/fabric.md, "Fabric")
 INFINIBAND_LRH_BYTES = 8  # what an InfiniBand switch routes by: the local route header (destination LID)
-GROUP_FLAG = 0x80000000  # FabricHeader::GROUP_FLAG: the destination is a multicast group
-FABRIC_HEADER_BYTES = 16  # FabricHeader::SERIALIZED_BYTES (checked against C++ at run time)
-DEFAULT_BUFFER_BYTES = 256 * 1024
+# shared with C++ (capi::Constants; tests/native/test_constants.py compares): FabricHeader::GROUP_FLAG,
+# the destination is a multicast group; FabricHeader::SERIALIZED_BYTES
+GROUP_FLAG = 0x80000000
+FABRIC_HEADER_BYTES = 16
+DEFAULT_BUFFER_BYTES = 256 * 1024  # Port::DEFAULT_BUFFER_BYTES (fabric/doc/fabric.md, "Fabric")
 # ASSUMPTION: partial-sum buffer per switch (no published figure for the SHARP ASICs); 4 MiB holds
 # 1024 slots of 4 KiB, far more than a lossless tree needs to stream at line rate.
 DEFAULT_AGGREGATION_BUFFER_BYTES = 4 * 1024 * 1024
-AGGREGATION_ROOT = 2**32 - 1  # AggregationUnit::ROOT: the parent port of a tree's root
+AGGREGATION_ROOT = 2**32 - 1  # AggregationUnit::ROOT, the parent port of a tree's root (shared with C++)
 DEFAULT_MTU_BYTES = 4096
 # InfiniBand RC: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 bytes; the FabricHeader carries 16 of them.
 DEFAULT_HEADER_BYTES = 26 - FABRIC_HEADER_BYTES
@@ -46,25 +50,34 @@ DEFAULT_REROUTE_DELAY_PS = 100_000_000_000  # 100 ms: trap, sweep, route computa
 class FabricConfig:
     """Fabric-wide settings; every size in bytes, every time in ps."""
 
-    flow_control: str = "lossless"  # "lossless" (credits, never drops) or "lossy" (tail drop)
-    switch_buffer_b: int = DEFAULT_BUFFER_BYTES  # per switch port
-    host_buffer_b: int = DEFAULT_BUFFER_BYTES  # a host port's ingress buffer
-    header_b: int = DEFAULT_HEADER_BYTES  # wire bytes per packet beyond the packet itself
+    # "lossless" (credits, never drops) or "lossy" (tail drop)
+    flow_control: str = field(default="lossless", metadata=sets(FABRIC, "FlowControl", FLOW_CONTROLS))
+    # per switch port
+    switch_buffer_b: int = field(default=DEFAULT_BUFFER_BYTES, metadata=sets(FABRIC, "SwitchBufferBytes"))
+    # a host port's ingress buffer
+    host_buffer_b: int = field(default=DEFAULT_BUFFER_BYTES, metadata=sets(FABRIC, "HostBufferBytes"))
+    # wire bytes per packet beyond the packet itself
+    header_b: int = field(default=DEFAULT_HEADER_BYTES, metadata=sets(PORT, "HeaderBytes"))
     # "cut_through" (a switch may send a packet on once its routing header is in: InfiniBand) or
     # "store_and_forward" (once its last bit is in); either way it occupies every link for its
     # whole serialization
-    forwarding: str = "cut_through"
-    routing_header_b: int = INFINIBAND_LRH_BYTES  # bytes a cut-through switch waits for
-    switch_latency_ps: int = DEFAULT_SWITCH_LATENCY_PS  # from having the packet to its earliest start
-    ecmp_seed: int = 1
+    forwarding: str = field(default="cut_through", metadata=sets(FABRIC, "Forwarding", FORWARDINGS))
+    # bytes a cut-through switch waits for
+    routing_header_b: int = field(default=INFINIBAND_LRH_BYTES, metadata=sets(FABRIC, "RoutingHeaderBytes"))
+    # from having the packet to its earliest start
+    switch_latency_ps: int = field(default=DEFAULT_SWITCH_LATENCY_PS, metadata=sets(SWITCH, "Latency"))
+    ecmp_seed: int = field(default=1, metadata=sets(SWITCH, "EcmpSeed"))
     # in-network reduction (switch aggregation, algorithm "innet"): each switch's ALU throughput in
     # contribution bytes (whole packets) per second as bit/s, 0: the sum of its ports' data rates
     # (it keeps up with every port at line rate); its buffer of partial sums, split among its trees
-    aggregation_rate_bps: int = 0
-    aggregation_buffer_b: int = DEFAULT_AGGREGATION_BUFFER_BYTES
+    aggregation_rate_bps: int = field(default=0, metadata=sets(SWITCH, "AggregationRate"))
+    aggregation_buffer_b: int = field(
+        default=DEFAULT_AGGREGATION_BUFFER_BYTES, metadata=sets(FABRIC, "AggregationBufferBytes")
+    )
     aggregation_trees: int = 0  # trees per reduction, one from each best root; 0: from every one
     loss: float = 0.0  # probability that a packet is lost on a link, every link and direction
-    seed: int = 1  # seed of the random faults: the same seed loses the same packets
+    # seed of the random faults: the same seed loses the same packets
+    seed: int = field(default=1, metadata=sets(FABRIC, "Seed"))
 
     def __post_init__(self) -> None:
         pick("flow control", self.flow_control, FLOW_CONTROLS)

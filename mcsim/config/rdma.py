@@ -19,6 +19,7 @@ from mcsim.errors import McsimError, pick, require_int, require_positive
 
 # the C++ types RdmaConfig, RcConfig and HostCpuConfig set attributes of
 NIC, UD_QP, RC_QP, HOST_CPU = "ns3::mcsim::Nic", "ns3::mcsim::UdQp", "ns3::mcsim::RcQp", "ns3::mcsim::HostCpu"
+STACK = "ns3::mcsim::RdmaStack"
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}  # -> ns3::mcsim::WireFormat, by its checker's names
 # who processes send completions -> ns3::mcsim::SendCompletions: nobody (the application hears of
 # each at once, free), a processor of their own (the SC'24 artifact's TX thread), or the receive one
@@ -37,8 +38,9 @@ MAX_WIRE_HEADER_B = 86
 # The split between the sides is not published.
 DEFAULT_NIC_LATENCY_PS = 300_000
 RC_VERBS = {"send": 0, "write": 1, "write_imm": 2, "read": 3}  # VerbsWorkload::RcVerb
-NO_GROUP = 0xFFFFFFFF
-RETRY_FOREVER = 0xFFFFFFFF  # RcQp RetryCount: never give up
+# shared with C++ (capi::Constants; tests/native/test_constants.py compares)
+NO_GROUP = 0xFFFFFFFF  # VerbsWorkload::NO_GROUP: the group column of a host's unicast UD QP
+RETRY_FOREVER = 0xFFFFFFFF  # RcQp::RETRY_FOREVER: a RetryCount that never gives up
 ACK_TIMEOUT_UNIT_PS = 4_096_000  # IB local ACK timeout: 4.096 us x 2^timeout
 # IB min_rnr_timer codes 0..31 -> the RNR NAK wait in ps (IB spec table 45; code 0 is the longest)
 RNR_TIMER_PS = tuple(
@@ -133,7 +135,8 @@ class RdmaConfig:
     rq_depth: int = field(default=128, metadata=sets(UD_QP, "RqDepth"))  # UD receive buffers posted
     # UD payloads land in staging buffers and are copied to their place
     staging: bool = field(default=True, metadata=sets(UD_QP, "Staging"))
-    region_b: int = 1 << 30  # registered memory per host (WRITE/READ targets)
+    # registered memory per host (WRITE/READ targets)
+    region_b: int = field(default=1 << 30, metadata=sets(STACK, "RegionBytes"))
     # NIC latency (README, "The RDMA transport"): post -> first byte on the wire, last byte in -> completion
     send_latency_ps: int = field(default=DEFAULT_NIC_LATENCY_PS, metadata=sets(NIC, "SendLatency"))
     receive_latency_ps: int = field(default=DEFAULT_NIC_LATENCY_PS, metadata=sets(NIC, "ReceiveLatency"))

@@ -16,11 +16,11 @@ from functools import partial
 
 import numpy as np
 
-from mcsim.config.collectives import ALGORITHMS, TeamSpec
+from mcsim.config.collectives import ALGORITHMS, TEAM, TeamSpec
 from mcsim.config.ns3_attributes import attributes_of
 from mcsim.native import abi, runtime
 from mcsim.native.arrays import read_counters, u32
-from mcsim.native.attributes import make_factory
+from mcsim.native.attributes import make_factory, set_attributes
 
 
 def start_team(stack: abi.Handle, spec: TeamSpec) -> abi.Handle:
@@ -30,7 +30,8 @@ def start_team(stack: abi.Handle, spec: TeamSpec) -> abi.Handle:
     lib = runtime.load()
     team = abi.Handle(lib, "ns3::mcsim::CollectiveTeam")
     with runtime.disposed_on_error(team):  # not handed to a Simulation yet
-        lib.mcsim_team_setup(team, stack, factory, u32(spec.hosts), len(spec.hosts), spec.bytes_per_rank_b, spec.group)
+        set_attributes(team, "TeamSpec", **attributes_of(spec, TEAM))
+        lib.mcsim_team_setup(team, stack, factory, u32(spec.hosts), len(spec.hosts))
         lib.mcsim_team_start(team, spec.start_ps)
     return team
 

@@ -21,18 +21,19 @@ import numpy as np
 from mcsim.config.fabric import (
     AGGREGATION_ROOT,
     DEFAULT_MTU_BYTES,
-    FABRIC_HEADER_BYTES,
-    FLOW_CONTROLS,
+    FABRIC,
     FOREVER,
-    FORWARDINGS,
+    PORT,
+    SWITCH,
     FabricConfig,
     Faults,
     Flow,
 )
+from mcsim.config.ns3_attributes import attributes_of
 from mcsim.errors import McsimError
 from mcsim.native import abi, runtime
 from mcsim.native.arrays import i64, read_counters, u32, u64
-from mcsim.native.attributes import set_attributes
+from mcsim.native.attributes import make_factory, set_attributes
 from mcsim.result import FabricResult
 from mcsim.routing import routes, subnet_manager
 from mcsim.routing.layout import Layout, layout_of
@@ -113,10 +114,6 @@ class BuiltFabric:
         )
         self.n_flows += len(flows)
 
-    def sum_payloads(self, on: bool) -> None:
-        """Verify mode: the switches sum the 32-bit integers the contributions carry (Fabric::SetSumPayloads)."""
-        self.lib.mcsim_fabric_set_sum_payloads(self.cxx, on)
-
     def delivered_packets(self) -> int:
         """Packets the hosts have received so far (for the progress line)."""
         return int(self._host_counters()["rx_packets"].sum())
@@ -195,8 +192,6 @@ def build(
     planned, rows = _plan_reductions(layout, reductions, len(groups), config, slot_b)
 
     lib = runtime.load()
-    if lib.mcsim_fabric_header_bytes() != FABRIC_HEADER_BYTES:
-        raise AssertionError("FABRIC_HEADER_BYTES differs from the C++ FabricHeader")
     fabric = abi.Handle(lib, "ns3::mcsim::Fabric")
     with runtime.disposed_on_error(fabric):  # not handed to a Simulation yet
         _configure(lib, fabric, layout, config, faults, start, reroutes)
@@ -219,20 +214,11 @@ def _configure(
     reroutes: list[subnet_manager.Reroute],
 ) -> None:
     """Set the attributes, wire the nodes and program routes and faults of a new C++ Fabric."""
-    set_attributes(
+    set_attributes(fabric, "FabricConfig", **attributes_of(config, FABRIC))
+    lib.mcsim_fabric_set_factories(
         fabric,
-        "FabricConfig",
-        FlowControl=FLOW_CONTROLS[config.flow_control],
-        SwitchBufferBytes=config.switch_buffer_b,
-        HostBufferBytes=config.host_buffer_b,
-        HeaderBytes=config.header_b,
-        SwitchLatency=config.switch_latency_ps,
-        Forwarding=FORWARDINGS[config.forwarding],
-        RoutingHeaderBytes=config.routing_header_b,
-        EcmpSeed=config.ecmp_seed,
-        Seed=config.seed,
-        AggregationRate=config.aggregation_rate_bps,
-        AggregationBufferBytes=config.aggregation_buffer_b,
+        make_factory(SWITCH, "FabricConfig", **attributes_of(config, SWITCH)),
+        make_factory(PORT, "FabricConfig", **attributes_of(config, PORT)),
     )
     edges = [layout.graph.edges[u, v] for u, _, v, _ in layout.links]  # one per physical link
     lib.mcsim_fabric_build(

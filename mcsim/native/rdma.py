@@ -18,10 +18,10 @@ import numpy as np
 
 from mcsim.config.fabric import destination
 from mcsim.config.ns3_attributes import attributes_of
-from mcsim.config.rdma import NIC, RC_QP, RC_VERBS, UD_QP, RcOp, RdmaConfig, UdStream
+from mcsim.config.rdma import NIC, RC_QP, RC_VERBS, STACK, UD_QP, RcOp, RdmaConfig, UdStream
 from mcsim.native import abi, runtime
 from mcsim.native.arrays import i64, read_counters, read_u64, u32, u64
-from mcsim.native.attributes import make_factory
+from mcsim.native.attributes import make_factory, set_attributes
 from mcsim.native.fabric import BuiltFabric
 from mcsim.native.processors import processor_factory
 from mcsim.result import VerbsResult, times_ps
@@ -91,9 +91,10 @@ def build_stack(fab: BuiltFabric, rdma: RdmaConfig) -> abi.Handle:
     rc = make_factory(RC_QP, "RcConfig", **attributes_of(rdma.rc, RC_QP))
     ud = make_factory(UD_QP, "RdmaConfig", **attributes_of(rdma, UD_QP))
     processor = processor_factory(rdma.processor)
-    stack = abi.Handle(fab.lib, "ns3::mcsim::RdmaStack")
+    stack = abi.Handle(fab.lib, STACK)
     with runtime.disposed_on_error(stack):  # not handed to a Simulation yet
-        fab.lib.mcsim_stack_setup(stack, fab.cxx, nic, processor, rc, ud, rdma.region_b)
+        set_attributes(stack, "RdmaConfig", **attributes_of(rdma, STACK))
+        fab.lib.mcsim_stack_setup(stack, fab.cxx, nic, processor, rc, ud)
     return stack
 
 

@@ -156,6 +156,20 @@ def counter_names(table: str) -> tuple[str, ...]:
     return tuple(abi.last_text(lib).splitlines())
 
 
+@functools.cache
+def shared_constants() -> dict[str, int]:
+    """The constants C++ shares with Python, by name (``capi::Constants``: GROUP_FLAG, NO_GROUP, ...).
+
+    mcsim.config declares each too (config loads no C++); tests/native/test_constants.py checks that
+    every declaration is the library's value.
+    """
+    lib = load()
+    lib.mcsim_constants()
+    from mcsim.native import abi
+
+    return {name: int(value) for name, value in (line.split() for line in abi.last_text(lib).splitlines())}
+
+
 def run_cxx_test_suite(name: str) -> int:
     """Run one ns-3 TestSuite of mcsim's test library (``<module>/test/*.cc``); return 0 if it passed.
 

@@ -19,10 +19,12 @@ from mcsim import topology
 from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
 from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm
-from mcsim.config.fabric import FabricConfig, Faults
+from mcsim.config.fabric import FABRIC, FabricConfig, Faults
+from mcsim.config.ns3_attributes import attributes_of, sets
 from mcsim.config.rdma import RdmaConfig, fabric_config_for
 from mcsim.errors import McsimError, as_int, pick, require_int
 from mcsim.native import collectives, fabric, rdma
+from mcsim.native.attributes import set_attributes
 from mcsim.native.fabric import Reduction
 from mcsim.native.simulation import Simulation
 from mcsim.result import FabricResult, Result, lacking_b, output_b
@@ -143,7 +145,7 @@ class Scenario:
     endpoints: int = TEAM_DEFAULTS["endpoints"]  # mcast: UD QPs per rank, chunks round-robin (a DPA thread each)
     overlap: str | None = None  # "reduce_scatter": a Reduce-Scatter runs at once (FSDP)
     overlap_algorithm: str = "ring"  # the overlap's algorithm: "ring" or "innet"
-    verify: bool = False  # carry real bytes (a pattern per rank) and check every byte of every output
+    verify: bool = field(default=False, metadata=sets(FABRIC, "SumPayloads"))  # real bytes, every output checked
     reduce_ps_per_byte: int = TEAM_DEFAULTS["reduce_ps_per_byte"]  # Reduce-Scatter: time to add one byte
     faults: Faults | None = field(default=None, metadata={PLAIN: codec.FAULTS_PLAIN})  # drops, loss, links down
     fabric: FabricConfig = field(default_factory=FabricConfig, metadata=codec.config_plain(FabricConfig))
@@ -499,10 +501,10 @@ class Scenario:
                     slot_b=self.rdma.mtu_b,
                 )
             )
+            set_attributes(fab.cxx, "Scenario", **attributes_of(self, FABRIC))
             specs = self.teams(fab.reductions[0] if fab.reductions else None)
             stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:
-                fab.sum_payloads(self._innet)
                 self._fill(stack, hosts, expected, self.output_b)
             teams = [sim.own_app(collectives.start_team(stack, s)) for s in specs]
             sim.run()

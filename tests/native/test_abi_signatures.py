@@ -98,8 +98,8 @@ def test_every_prototype_matches_its_declaration():
         (lambda f, w: w.pop("mcsim_now_ps"), r"mcsim_now_ps: MCSIM_ABI prototype, not declared"),
         (lambda f, w: f.pop("mcsim_destroy"), r"mcsim_destroy: declared in mcsim.native.abi, no MCSIM_ABI prototype"),
         (
-            lambda f, w: f.update(mcsim_fabric_set_sum_payloads=("int64_t", ("void*", "uint32_t", "uint32_t"))),
-            r"mcsim_fabric_set_sum_payloads: C\+\+ takes \(void\*, uint32_t, uint32_t\)",
+            lambda f, w: f.update(mcsim_fabric_set_factories=("int64_t", ("void*", "void*", "void*", "uint32_t"))),
+            r"mcsim_fabric_set_factories: C\+\+ takes \(void\*, void\*, void\*, uint32_t\)",
         ),
     ],
 )

@@ -12,21 +12,28 @@ import pytest
 
 from mcsim.config.collectives import ALGORITHMS, TeamSpec
 from mcsim.config.dpa import DpaConfig
+from mcsim.config.fabric import FabricConfig
 from mcsim.config.ns3_attributes import attribute_of, attributes_of, type_ids_of
 from mcsim.config.rdma import HostCpuConfig, RcConfig, RdmaConfig
 from mcsim.native import runtime
 from mcsim.native.attributes import make_factory
+from mcsim.runs.scenario import Scenario
 
 
 def _team(type_id: str) -> TeamSpec:
-    collective, algorithm = next(pair for pair, tid in ALGORITHMS.items() if tid == type_id)
-    return TeamSpec(collective=collective, algorithm=algorithm, hosts=(0, 1), bytes_per_rank_b=1)
+    collective, algorithm = next((pair for pair, tid in ALGORITHMS.items() if tid == type_id), next(iter(ALGORITHMS)))
+    # bytes_per_rank_b has no default: 0, the CollectiveTeam's "not set" (its Setup refuses it)
+    return TeamSpec(collective=collective, algorithm=algorithm, hosts=(0, 1), bytes_per_rank_b=0)
 
 
 # each config at its defaults, per TypeId its fields set (a TeamSpec has no default collective: each
-# rank application's own, the first pair of ALGORITHMS that names it)
+# rank application's own, the first pair of ALGORITHMS that names it; the CollectiveTeam's, the first)
 DEFAULTS = [
-    *((cfg, tid) for cfg in (RdmaConfig(), RcConfig(), HostCpuConfig(), DpaConfig()) for tid in type_ids_of(type(cfg))),
+    *(
+        (cfg, tid)
+        for cfg in (Scenario(), FabricConfig(), RdmaConfig(), RcConfig(), HostCpuConfig(), DpaConfig())
+        for tid in type_ids_of(type(cfg))
+    ),
     *((_team(tid), tid) for tid in type_ids_of(TeamSpec)),
 ]
 
@@ -61,7 +68,7 @@ def test_a_python_default_is_the_cpp_attributes_initial_value(ns, config, type_i
 
 
 def test_every_field_names_an_attribute_its_type_has(ns):
-    for cls in (RdmaConfig, RcConfig, HostCpuConfig, DpaConfig, TeamSpec):
+    for cls in (Scenario, FabricConfig, RdmaConfig, RcConfig, HostCpuConfig, DpaConfig, TeamSpec):
         for f in dataclasses.fields(cls):
             attribute = attribute_of(f)
             for type_id in attribute.type_ids if attribute is not None else ():

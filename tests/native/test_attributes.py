@@ -17,27 +17,31 @@ def new_fabric():
     return abi.Handle(runtime.load(), "ns3::mcsim::Fabric")
 
 
+def new_port():
+    return abi.Handle(runtime.load(), "ns3::mcsim::Port")
+
+
 def test_python_values_are_wrapped_by_the_attribute_type(ns):
-    fabric = new_fabric()
+    port = new_port()
     try:
         set_attributes(
-            fabric,
+            port,
             "FabricConfig",
             FlowControl="Lossy",
-            SwitchLatency=123_456,
-            SwitchBufferBytes=77,
+            Delay=123_456,
+            BufferBytes=77,
         )
-        latency, buffer = ns.TimeValue(), ns.UintegerValue()
-        view = runtime.cppyy_object(fabric)
-        view.GetAttribute("SwitchLatency", latency)
-        view.GetAttribute("SwitchBufferBytes", buffer)
+        delay, buffer = ns.TimeValue(), ns.UintegerValue()
+        view = runtime.cppyy_object(port)
+        view.GetAttribute("Delay", delay)
+        view.GetAttribute("BufferBytes", buffer)
         mode = ns.EnumValue[ns.mcsim.FlowControl]()
         view.GetAttribute("FlowControl", mode)
-        assert latency.Get().GetPicoSeconds() == 123_456  # an int is ps for a TimeValue
+        assert delay.Get().GetPicoSeconds() == 123_456  # an int is ps for a TimeValue
         assert buffer.Get() == 77
         assert mode.Get() == ns.mcsim.FlowControl.LOSSY
     finally:
-        runtime.dispose(fabric)
+        runtime.dispose(port)
 
 
 def test_a_factory_carries_every_kind_of_value(ns):
@@ -57,7 +61,7 @@ def test_a_factory_carries_every_kind_of_value(ns):
             r"FabricConfig: FlowControl='LOSSY' is not one of Lossless, Lossy \(ns3::mcsim::FlowControl\)",
         ),
         ({"SwitchBufferBytes": 0}, r"FabricConfig: SwitchBufferBytes=0 is refused by ns3::mcsim::Fabric"),
-        ({"HeaderBytes": 2**33}, r"FabricConfig: HeaderBytes=8589934592 is refused .*uint32_t"),
+        ({"RoutingHeaderBytes": 2**33}, r"FabricConfig: RoutingHeaderBytes=8589934592 is refused .*uint32_t"),
     ],
 )
 def test_a_refused_value_is_one_error_line_not_an_abort(ns, values, message):
@@ -82,17 +86,17 @@ def test_an_attribute_the_type_lacks_is_a_bug(ns):
 def test_values_arrive_exactly_where_a_double_would_round(ns):
     """Integers go to C++ as text and are read as integers: 2**60 + 1 ps and a 64-bit seed survive
     (a double would round both); a float is the same double on both sides."""
-    fabric = new_fabric()
+    fabric, port = new_fabric(), new_port()
     try:
-        set_attributes(fabric, "FabricConfig", SwitchLatency=2**60 + 1, Seed=2**64 - 3)
-        latency, seed = ns.TimeValue(), ns.UintegerValue()
-        view = runtime.cppyy_object(fabric)
-        view.GetAttribute("SwitchLatency", latency)
-        view.GetAttribute("Seed", seed)
-        assert latency.Get().GetPicoSeconds() == 2**60 + 1
+        set_attributes(port, "FabricConfig", Delay=2**60 + 1)
+        set_attributes(fabric, "FabricConfig", Seed=2**64 - 3)
+        delay, seed = ns.TimeValue(), ns.UintegerValue()
+        runtime.cppyy_object(port).GetAttribute("Delay", delay)
+        runtime.cppyy_object(fabric).GetAttribute("Seed", seed)
+        assert delay.Get().GetPicoSeconds() == 2**60 + 1
         assert seed.Get() == 2**64 - 3
     finally:
-        runtime.dispose(fabric)
+        runtime.dispose(fabric, port)
     factory = make_factory("ns3::mcsim::Dpa", "DpaConfig", IssueShare=0.1)
     assert "IssueShare=0.1" in str(runtime.cppyy_object(factory))
 

@@ -57,6 +57,30 @@ Handle(Ptr<Object> object)
     return PeekPointer(object);
 }
 
+Constants::Constants(std::initializer_list<std::pair<const char*, uint64_t>> constants)
+{
+    for (const auto& [name, value] : constants)
+    {
+        if (!Registry().emplace(name, value).second)
+        {
+            throw std::invalid_argument(std::string("capi::Constants: ") + name + " given twice");
+        }
+    }
+}
+
+const std::map<std::string, uint64_t>&
+Constants::GetAll()
+{
+    return Registry();
+}
+
+std::map<std::string, uint64_t>&
+Constants::Registry()
+{
+    static std::map<std::string, uint64_t> registry;
+    return registry;
+}
+
 } // namespace capi
 } // namespace mcsim
 } // namespace ns3
@@ -128,6 +152,21 @@ mcsim_counter_names(const char* table)
             text += name + "\n";
         }
         capi::Text() = text;
+    });
+}
+
+/** Every shared constant (capi::Constants), one "NAME VALUE" line each, in mcsim_last_text(). */
+MCSIM_ABI int64_t
+mcsim_constants()
+{
+    return capi::Call([] {
+        std::string text;
+        for (const auto& [name, value] : capi::Constants::GetAll())
+        {
+            text += name + " " + std::to_string(value) + "\n";
+        }
+        capi::Text() = text;
+        return capi::Constants::GetAll().size();
     });
 }
 

@@ -20,9 +20,12 @@
 
 #include <cstdint>
 #include <exception>
+#include <initializer_list>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <typeinfo>
+#include <utility>
 
 #define MCSIM_ABI extern "C" __attribute__((visibility("default")))
 
@@ -98,6 +101,23 @@ ObjectFactory& FactoryAt(void* factory);
 
 /** A new handle to an object: the caller (Python) holds one reference, released by mcsim_unref. */
 void* Handle(Ptr<Object> object);
+
+/**
+ * @brief The constants Python declares too (mcsim.config: GROUP_FLAG, NO_GROUP, ...), by name:
+ * each module's `<module>-abi.cc` registers its own with a static Constants when the library
+ * loads; mcsim_constants lists them all and a Python test compares each with its declaration.
+ */
+class Constants
+{
+  public:
+    /** Register (name, value) pairs; @throws std::invalid_argument for a name given twice. */
+    Constants(std::initializer_list<std::pair<const char*, uint64_t>> constants);
+    /** Every registered constant, by name. */
+    static const std::map<std::string, uint64_t>& GetAll();
+
+  private:
+    static std::map<std::string, uint64_t>& Registry();
+};
 
 } // namespace capi
 } // namespace mcsim

@@ -10,21 +10,13 @@ using namespace ns3;
 using namespace ns3::mcsim;
 
 MCSIM_ABI int64_t
-mcsim_team_setup(void* team,
-                 void* stack,
-                 void* rankFactory,
-                 const uint32_t* hosts,
-                 uint64_t n,
-                 uint64_t shardBytes,
-                 uint32_t group)
+mcsim_team_setup(void* team, void* stack, void* rankFactory, const uint32_t* hosts, uint64_t n)
 {
     return capi::Do([&] {
         capi::As<CollectiveTeam>(team).Setup(&capi::As<RdmaStack>(stack),
                                              capi::FactoryAt(rankFactory),
                                              hosts,
-                                             n,
-                                             shardBytes,
-                                             group);
+                                             n);
     });
 }
 

@@ -2,16 +2,32 @@
 // The fabric's part of the C ABI (ns3/mcsim/abi.h): a Fabric handle's calls, one each.
 #include "abi.h"
 
+#include "ns3/mcsim/aggregation-unit.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/mcsim/fabric.h"
 
 using namespace ns3;
 using namespace ns3::mcsim;
 
-MCSIM_ABI int64_t
-mcsim_fabric_header_bytes()
+namespace
 {
-    return FabricHeader::SERIALIZED_BYTES;
+/** mcsim.config.fabric declares them too (tests/native/test_constants.py compares). */
+const capi::Constants g_fabricConstants({
+    {"FABRIC_HEADER_BYTES", FabricHeader::SERIALIZED_BYTES},
+    {"GROUP_FLAG", FabricHeader::GROUP_FLAG},
+    {"AGGREGATION_ROOT", AggregationUnit::ROOT},
+});
+} // namespace
+
+/** The factories of every switch and port (Fabric::SetSwitchFactory, SetPortFactory), before Build.
+ */
+MCSIM_ABI int64_t
+mcsim_fabric_set_factories(void* fabric, void* switchFactory, void* portFactory)
+{
+    return capi::Do([&] {
+        capi::As<Fabric>(fabric).SetSwitchFactory(capi::FactoryAt(switchFactory));
+        capi::As<Fabric>(fabric).SetPortFactory(capi::FactoryAt(portFactory));
+    });
 }
 
 MCSIM_ABI int64_t
@@ -89,12 +105,6 @@ mcsim_fabric_set_aggregation_trees(void* fabric,
                                    uint32_t slotBytes)
 {
     return capi::Do([&] { capi::As<Fabric>(fabric).SetAggregationTrees(rows, n, slotBytes); });
-}
-
-MCSIM_ABI int64_t
-mcsim_fabric_set_sum_payloads(void* fabric, uint32_t sum)
-{
-    return capi::Do([&] { capi::As<Fabric>(fabric).SetSumPayloads(sum != 0); });
 }
 
 MCSIM_ABI int64_t

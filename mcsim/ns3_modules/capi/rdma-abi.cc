@@ -4,11 +4,21 @@
 #include "abi.h"
 
 #include "ns3/mcsim/fabric.h"
+#include "ns3/mcsim/rc-qp.h"
 #include "ns3/mcsim/rdma-stack.h"
 #include "ns3/mcsim/verbs-workload.h"
 
 using namespace ns3;
 using namespace ns3::mcsim;
+
+namespace
+{
+/** mcsim.config.rdma declares them too (tests/native/test_constants.py compares). */
+const capi::Constants g_rdmaConstants({
+    {"NO_GROUP", VerbsWorkload::NO_GROUP},
+    {"RETRY_FOREVER", RcQp::RETRY_FOREVER},
+});
+} // namespace
 
 MCSIM_ABI int64_t
 mcsim_stack_setup(void* stack,
@@ -16,16 +26,14 @@ mcsim_stack_setup(void* stack,
                   void* nicFactory,
                   void* processorFactory,
                   void* rcFactory,
-                  void* udFactory,
-                  uint64_t regionBytes)
+                  void* udFactory)
 {
     return capi::Do([&] {
         capi::As<RdmaStack>(stack).Setup(&capi::As<Fabric>(fabric),
                                          capi::FactoryAt(nicFactory),
                                          capi::FactoryAt(processorFactory),
                                          capi::FactoryAt(rcFactory),
-                                         capi::FactoryAt(udFactory),
-                                         regionBytes);
+                                         capi::FactoryAt(udFactory));
     });
 }
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mcsim import topology
-from mcsim.config.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow
+from mcsim.config.fabric import DEFAULT_HEADER_BYTES, FABRIC_HEADER_BYTES, FabricConfig, Flow
 from mcsim.errors import McsimError
 from mcsim.runs.flows import simulate
 from mcsim.runs.stream import star
@@ -289,14 +289,15 @@ def test_port_serialization_time_follows_its_attributes_when_they_change():
         bits = (MTU_B + header_b) * 8 * 10**12 * line_bits
         return -(-bits // (data_bits * rate_bps))  # ceil: exact integer ps, rounded up
 
-    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(0, 56 * 10**9)  # the defaults
-    port.SetAttribute("HeaderBytes", ns.UintegerValue(HEADER_B))
-    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(HEADER_B, 56 * 10**9)
+    header_b = 3 * DEFAULT_HEADER_BYTES  # not the default: setting it must change the time
+    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(DEFAULT_HEADER_BYTES, 56 * 10**9)  # the defaults
+    port.SetAttribute("HeaderBytes", ns.UintegerValue(header_b))
+    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(header_b, 56 * 10**9)
     port.SetAttribute("DataRate", ns.DataRateValue(ns.DataRate(parse_rate("1.6Tbps"))))
-    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(HEADER_B, parse_rate("1.6Tbps"))
+    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(header_b, parse_rate("1.6Tbps"))
     port.SetAttribute("EncodingDataBits", ns.UintegerValue(64))
     port.SetAttribute("EncodingLineBits", ns.UintegerValue(66))
-    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(HEADER_B, parse_rate("1.6Tbps"), 64, 66)
+    assert port.GetTxTime(MTU_B).GetPicoSeconds() == expect_ps(header_b, parse_rate("1.6Tbps"), 64, 66)
     value = ns.UintegerValue()
     port.GetAttribute("EncodingLineBits", value)
     assert value.Get() == 66

@@ -3,6 +3,7 @@
 
 #include "ns3/mcsim/bulk-output.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <set>
 #include <stdexcept>
@@ -26,11 +27,29 @@ CollectiveTeam::GetTypeId()
     static TypeId tid = TypeId("ns3::mcsim::CollectiveTeam")
                             .SetParent<Object>()
                             .SetGroupName("Mcsim")
-                            .AddConstructor<CollectiveTeam>();
+                            .AddConstructor<CollectiveTeam>()
+                            .AddAttribute("BytesPerRank",
+                                          "Bytes each rank contributes, in bytes (Allgather: its "
+                                          "shard; Broadcast: the root's buffer; reductions: each "
+                                          "block); 0: not set (Setup refuses it).",
+                                          UintegerValue(0),
+                                          MakeUintegerAccessor(&CollectiveTeam::m_bytesPerRank),
+                                          MakeUintegerChecker<uint64_t>())
+                            .AddAttribute("FirstGroup",
+                                          "The team's first multicast group (a multicast rank's "
+                                          "endpoint e joins FirstGroup + e).",
+                                          UintegerValue(0),
+                                          MakeUintegerAccessor(&CollectiveTeam::m_firstGroup),
+                                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
-CollectiveTeam::CollectiveTeam() = default;
+CollectiveTeam::CollectiveTeam()
+    : m_bytesPerRank(0),
+      m_firstGroup(0)
+{
+}
+
 CollectiveTeam::~CollectiveTeam() = default;
 
 void
@@ -48,11 +67,9 @@ void
 CollectiveTeam::Setup(Ptr<RdmaStack> stack,
                       ObjectFactory rankFactory,
                       const uint32_t* hosts,
-                      std::size_t n,
-                      uint64_t shardBytes,
-                      uint32_t group)
+                      std::size_t n)
 {
-    if (n < 2 || shardBytes == 0)
+    if (n < 2 || m_bytesPerRank == 0)
     {
         throw std::invalid_argument("CollectiveTeam: needs >= 2 ranks and > 0 bytes per rank");
     }
@@ -73,7 +90,7 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
             throw std::invalid_argument(
                 "CollectiveTeam: the factory does not make a CollectiveRank");
         }
-        rank->Setup(stack, r, team, shardBytes);
+        rank->Setup(stack, r, team, m_bytesPerRank);
         m_ranks.push_back(rank);
     }
     // a ring of RC QP pairs: rank r's "next" QP talks to rank r+1's "prev" QP
@@ -88,7 +105,7 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
     }
     for (uint32_t r = 0; r < n; ++r)
     {
-        m_ranks[r]->Wire(group, next[r], prev[r]);
+        m_ranks[r]->Wire(m_firstGroup, next[r], prev[r]);
     }
     const std::vector<uint32_t> distances = m_ranks[0]->GetRingDistances();
     std::vector<std::vector<Ptr<RcQp>>> out(n), in(n);

@@ -29,18 +29,16 @@ class CollectiveTeam : public Object
     ~CollectiveTeam() override;
 
     /**
-     * Create the ranks: rank i runs on hosts[i]; rankFactory makes the rank applications.
-     * @param group the team's (first) multicast group; a multicast rank with E endpoints uses
-     * groups group .. group + E - 1
-     * @throws std::invalid_argument for fewer than 2 ranks, a repeated or unknown host, or a
-     * factory that does not make a CollectiveRank
+     * Create the ranks: rank i runs on hosts[i]; rankFactory makes the rank applications, each
+     * with BytesPerRank; a multicast rank with E endpoints uses groups FirstGroup ..
+     * FirstGroup + E - 1.
+     * @throws std::invalid_argument for fewer than 2 ranks, BytesPerRank 0, a repeated or unknown
+     * host, or a factory that does not make a CollectiveRank
      */
     void Setup(Ptr<RdmaStack> stack,
                ObjectFactory rankFactory,
                const uint32_t* hosts,
-               std::size_t n,
-               uint64_t shardBytes,
-               uint32_t group);
+               std::size_t n);
     /** Start every rank at an absolute time. */
     void Start(Time at);
 
@@ -55,6 +53,8 @@ class CollectiveTeam : public Object
     void StartAll();
 
     std::vector<Ptr<CollectiveRank>> m_ranks;
+    uint64_t m_bytesPerRank; //!< "BytesPerRank"
+    uint32_t m_firstGroup;   //!< "FirstGroup"
 };
 
 } // namespace mcsim

@@ -21,7 +21,7 @@ CollectiveRank::GetTypeId()
 CollectiveRank::CollectiveRank()
     : m_rank(0),
       m_nRanks(0),
-      m_shardBytes(0)
+      m_bytesPerRank(0)
 {
 }
 
@@ -38,13 +38,13 @@ void
 CollectiveRank::Setup(Ptr<RdmaStack> stack,
                       uint32_t rank,
                       const std::vector<uint32_t>& hosts,
-                      uint64_t shardBytes)
+                      uint64_t bytesPerRank)
 {
     m_stack = stack;
     m_rank = rank;
     m_nRanks = static_cast<uint32_t>(hosts.size());
     m_host = hosts.at(rank);
-    m_shardBytes = shardBytes;
+    m_bytesPerRank = bytesPerRank;
 }
 
 std::vector<uint32_t>

@@ -40,7 +40,7 @@ class CollectiveRank : public Object, public QpOwner
     virtual void Setup(Ptr<RdmaStack> stack,
                        uint32_t rank,
                        const std::vector<uint32_t>& hosts,
-                       uint64_t shardBytes);
+                       uint64_t bytesPerRank);
     /**
      * Team wiring, after every rank's Setup and the ring of RC QP pairs: next talks to rank r+1,
      * prev to rank r-1. firstGroup is the first multicast group id of the team (a rank with
@@ -106,7 +106,7 @@ class CollectiveRank : public Object, public QpOwner
     uint32_t m_rank;
     uint32_t m_nRanks;
     uint32_t m_host; //!< hosts[rank] (not the whole list: P ranks would keep P^2 entries)
-    uint64_t m_shardBytes;
+    uint64_t m_bytesPerRank;
     Stats m_stats;
 };
 

@@ -80,7 +80,7 @@ void
 InnetReduction::Wire(uint32_t firstGroup, Ptr<RcQp> /* next */, Ptr<RcQp> /* prev */)
 {
     m_group = firstGroup;
-    m_chunks = static_cast<uint32_t>((m_shardBytes + m_chunkBytes - 1) / m_chunkBytes);
+    m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
     m_total = m_allreduce ? m_chunks : static_cast<uint64_t>(m_chunks) * m_nRanks;
     Ptr<Nic> nic = m_stack->GetNic(m_host);
     m_ud = m_stack->CreateUdQp();
@@ -107,7 +107,7 @@ uint32_t
 InnetReduction::ChunkSize(uint32_t i) const
 {
     return static_cast<uint32_t>(
-        std::min<uint64_t>(m_chunkBytes, m_shardBytes - static_cast<uint64_t>(i) * m_chunkBytes));
+        std::min<uint64_t>(m_chunkBytes, m_bytesPerRank - static_cast<uint64_t>(i) * m_chunkBytes));
 }
 
 void
@@ -133,7 +133,7 @@ InnetReduction::PostMore()
             qpn = (*m_team)[block].qpn;
         }
         const uint64_t offset =
-            static_cast<uint64_t>(block) * m_shardBytes + static_cast<uint64_t>(i) * m_chunkBytes;
+            static_cast<uint64_t>(block) * m_bytesPerRank + static_cast<uint64_t>(i) * m_chunkBytes;
         m_ud->PostContribution(m_firstTree + t,
                                static_cast<uint32_t>(c / m_trees),
                                dst,
@@ -164,7 +164,7 @@ InnetReduction::OnReceive(uint32_t /* host */, const Completion& c)
         const uint64_t block = m_allreduce ? 0 : m_rank;
         nic->StorePayload(c.packet,
                           c.bytes,
-                          block * m_shardBytes + static_cast<uint64_t>(i) * m_chunkBytes);
+                          block * m_bytesPerRank + static_cast<uint64_t>(i) * m_chunkBytes);
     }
     m_stats.chunksReceived++;
     if (++m_received == m_chunks)

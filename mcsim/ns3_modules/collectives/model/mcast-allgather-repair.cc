@@ -112,7 +112,7 @@ McastAllgather::IssueReads()
         const Read r = m_reads.front();
         m_reads.pop_front();
         const uint64_t offset =
-            r.source * m_shardBytes + static_cast<uint64_t>(r.first) * m_chunkBytes;
+            r.source * m_bytesPerRank + static_cast<uint64_t>(r.first) * m_chunkBytes;
         const uint64_t wrId = (1ULL << 63) | (static_cast<uint64_t>(r.source) << 40) |
                               (static_cast<uint64_t>(r.first) << 20) | r.chunks;
         m_stats.repairReads++;

@@ -168,7 +168,7 @@ uint32_t
 McastAllgather::ChunkSize(uint32_t i) const
 {
     const uint64_t start = static_cast<uint64_t>(i) * m_chunkBytes;
-    return static_cast<uint32_t>(std::min<uint64_t>(m_chunkBytes, m_shardBytes - start));
+    return static_cast<uint32_t>(std::min<uint64_t>(m_chunkBytes, m_bytesPerRank - start));
 }
 
 uint32_t
@@ -215,7 +215,7 @@ McastAllgather::Connect(uint32_t firstGroup,
     }
     m_next = next;
     m_prev = prev;
-    m_chunks = static_cast<uint32_t>((m_shardBytes + m_chunkBytes - 1) / m_chunkBytes);
+    m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
     if (static_cast<uint64_t>(Sources()) * m_chunks > SOURCE_MASK)
     {
         throw std::invalid_argument("McastAllgather: more than 2^24 chunks");
@@ -341,7 +341,8 @@ McastAllgather::PostMore()
     {
         const uint32_t id = me * m_chunks + m_posted;
         const uint32_t e = m_posted % m_endpoints;
-        const uint64_t offset = me * m_shardBytes + static_cast<uint64_t>(m_posted) * m_chunkBytes;
+        const uint64_t offset =
+            me * m_bytesPerRank + static_cast<uint64_t>(m_posted) * m_chunkBytes;
         // a stop-and-wait batch signals only its last datagram (the one the next batch waits for)
         const bool last = m_inFlight + 1 == m_batch || m_posted + 1 == m_chunks;
         m_ud[e]->PostSend((m_group + e) | FabricHeader::GROUP_FLAG,
@@ -416,7 +417,7 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
             if (c.packet && !m_have.Get(id))
             {
                 // verify mode: the datagram's bytes go to the chunk's place in the output
-                const uint64_t offset = (id / m_chunks) * m_shardBytes +
+                const uint64_t offset = (id / m_chunks) * m_bytesPerRank +
                                         static_cast<uint64_t>(id % m_chunks) * m_chunkBytes;
                 m_stack->GetNic(m_host)->StorePayload(c.packet, c.bytes, offset);
             }

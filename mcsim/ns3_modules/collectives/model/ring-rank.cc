@@ -47,7 +47,7 @@ RingRank::Connect(Ptr<RcQp> next, Ptr<RcQp> prev)
 {
     m_next = next;
     m_prev = prev;
-    m_chunks = static_cast<uint32_t>((m_shardBytes + m_chunkBytes - 1) / m_chunkBytes);
+    m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
     m_prev->PostRecv((m_nRanks - 1) * m_chunks); // every WRITE with immediate consumes one
 }
 
@@ -61,7 +61,7 @@ uint64_t
 RingRank::ChunkSize(uint32_t i) const
 {
     const uint64_t start = static_cast<uint64_t>(i) * m_chunkBytes;
-    return std::min<uint64_t>(m_chunkBytes, m_shardBytes - start);
+    return std::min<uint64_t>(m_chunkBytes, m_bytesPerRank - start);
 }
 
 void
@@ -69,7 +69,7 @@ RingRank::Write(uint32_t id)
 {
     const uint32_t block = id / m_chunks;
     const uint32_t i = id % m_chunks;
-    const uint64_t offset = block * m_shardBytes + static_cast<uint64_t>(i) * m_chunkBytes;
+    const uint64_t offset = block * m_bytesPerRank + static_cast<uint64_t>(i) * m_chunkBytes;
     m_next->PostSend(RcQp::Verb::WRITE, ChunkSize(i), offset, id, true, id);
     m_stats.chunksSent++;
 }

@@ -15,7 +15,7 @@ namespace mcsim
 /**
  * @brief One rank of the ring Reduce-Scatter over RC RDMA WRITEs, pipelined in chunks.
  *
- * Rank r ends with block r (shardBytes) summed over all ranks. Block b's partial sums travel
+ * Rank r ends with block r (BytesPerRank) summed over all ranks. Block b's partial sums travel
  * b+1 -> b+2 -> ... -> b: rank r starts block r-1 by WRITEing (with immediate = chunk id) its own
  * contribution to r+1; a rank receiving a chunk of block b adds its own contribution, which takes
  * ReducePsPerByte per byte on a reduction engine that works on one chunk at a time, and passes it

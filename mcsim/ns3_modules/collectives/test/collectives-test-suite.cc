@@ -47,23 +47,24 @@ class RingAllgatherTestCase : public TestCase
         const uint32_t nHosts = 4;
         const uint64_t shard = 256 * 1024, chunk = 64 * 1024;
         Ptr<Fabric> fabric = CreateObject<Fabric>();
-        fabric->SetAttribute("HeaderBytes", UintegerValue(0)); // the NIC sends the real headers
+        fabric->SetPortFactory(PortsWithHeaderBytes(0)); // the NIC sends the real headers
         BuildStarFabric(fabric, nHosts);
         Ptr<RdmaStack> stack = CreateObject<RdmaStack>();
         ObjectFactory nic("ns3::mcsim::Nic");
         nic.Set("SendLatency", TimeValue(PicoSeconds(NIC_LATENCY_PS)));
         nic.Set("ReceiveLatency", TimeValue(PicoSeconds(NIC_LATENCY_PS)));
+        stack->SetAttribute("RegionBytes", UintegerValue(shard * nHosts));
         stack->Setup(fabric,
                      nic,
                      ObjectFactory("ns3::mcsim::HostCpu"),
                      ObjectFactory("ns3::mcsim::RcQp"),
-                     ObjectFactory("ns3::mcsim::UdQp"),
-                     shard * nHosts);
+                     ObjectFactory("ns3::mcsim::UdQp"));
         ObjectFactory ring("ns3::mcsim::RingAllgather");
         ring.Set("ChunkBytes", UintegerValue(chunk));
         Ptr<CollectiveTeam> team = CreateObject<CollectiveTeam>();
+        team->SetAttribute("BytesPerRank", UintegerValue(shard));
         const uint32_t hosts[nHosts] = {0, 1, 2, 3};
-        team->Setup(stack, ring, hosts, nHosts, shard, 0);
+        team->Setup(stack, ring, hosts, nHosts);
         team->Start(Seconds(0));
         Simulator::Run();
 

@@ -95,10 +95,17 @@ Fabric::SetAggregationTrees(const uint32_t* rows, std::size_t n, uint32_t slotBy
 void
 Fabric::SetSumPayloads(bool sum)
 {
+    m_sumPayloads = sum;
     for (const Ptr<Switch>& sw : m_switches)
     {
         sw->SetSumPayloads(sum);
     }
+}
+
+bool
+Fabric::GetSumPayloads() const
+{
+    return m_sumPayloads;
 }
 
 void

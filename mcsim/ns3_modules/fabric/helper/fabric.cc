@@ -3,6 +3,7 @@
 
 #include "fabric-header.h"
 
+#include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/mcsim/bulk-output.h"
@@ -66,28 +67,14 @@ Fabric::GetTypeId()
             .AddAttribute("SwitchBufferBytes",
                           "Buffer per switch port in bytes: the output queue limit (Lossy) or the "
                           "ingress buffer its upstream holds credits for (Lossless).",
-                          UintegerValue(DEFAULT_BUFFER_BYTES),
+                          UintegerValue(Port::DEFAULT_BUFFER_BYTES),
                           MakeUintegerAccessor(&Fabric::m_switchBuffer),
                           MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("HostBufferBytes",
                           "Ingress buffer of a host's port in bytes (credits of its switch port).",
-                          UintegerValue(DEFAULT_BUFFER_BYTES),
+                          UintegerValue(Port::DEFAULT_BUFFER_BYTES),
                           MakeUintegerAccessor(&Fabric::m_hostBuffer),
                           MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("HeaderBytes",
-                          "Wire bytes per packet beyond its serialized size (CRCs, the headers "
-                          "the FabricHeader does not stand for), in bytes.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&Fabric::m_headerBytes),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("SwitchLatency",
-                          "Forwarding latency of every switch: from when it has a packet (its "
-                          "routing header, cutting through) to the packet's earliest start on "
-                          "its output port. 170 ns: the port-to-port latency of Mellanox's FDR "
-                          "SwitchX-2 switches (SX6036 product brief).",
-                          TimeValue(NanoSeconds(170)),
-                          MakeTimeAccessor(&Fabric::m_switchLatency),
-                          MakeTimeChecker(Time(0)))
             .AddAttribute("Forwarding",
                           "How every switch forwards: CutThrough (a packet may leave once its "
                           "routing header has arrived; InfiniBand switches) or StoreAndForward "
@@ -104,41 +91,69 @@ Fabric::GetTypeId()
                           UintegerValue(8),
                           MakeUintegerAccessor(&Fabric::m_routingHeaderBytes),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("AggregationRate",
-                          "Every switch's in-network reduction ALU throughput, in contribution "
-                          "bytes per second; 0 (the default): each switch's sum of its port data "
-                          "rates (it keeps up with all its ports at line rate).",
-                          DataRateValue(DataRate(0)),
-                          MakeDataRateAccessor(&Fabric::m_aggregationRate),
-                          MakeDataRateChecker())
             .AddAttribute("AggregationBufferBytes",
                           "Every switch's in-network reduction buffer for partial sums, in bytes, "
                           "split evenly among the aggregation trees it is in.",
                           UintegerValue(DEFAULT_AGGREGATION_BUFFER_BYTES),
                           MakeUintegerAccessor(&Fabric::m_aggregationBuffer),
                           MakeUintegerChecker<uint64_t>())
-            .AddAttribute("EcmpSeed",
-                          "Seed of the switches' ECMP flow hash.",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&Fabric::m_ecmpSeed),
-                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("Seed",
                           "Seed of the random faults (the RngRun of the ports' loss streams, read "
                           "when they are assigned): the same seed loses the same packets.",
                           UintegerValue(1),
                           MakeUintegerAccessor(&Fabric::m_seed),
-                          MakeUintegerChecker<uint64_t>());
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("SumPayloads",
+                          "Verify mode: every switch sums the 32-bit integers the contributions "
+                          "of an in-network reduction carry (otherwise only their timing is "
+                          "modelled); set before or after Build.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&Fabric::SetSumPayloads, &Fabric::GetSumPayloads),
+                          MakeBooleanChecker());
     return tid;
 }
 
 Fabric::Fabric()
-    : m_seed(1),
+    : m_switchFactory(Switch::GetTypeId().GetName()),
+      m_portFactory(Port::GetTypeId().GetName()),
+      m_seed(1),
+      m_sumPayloads(false),
       m_firstStream(0),
       m_nHosts(0)
 {
 }
 
 Fabric::~Fabric() = default;
+
+namespace
+{
+/** Throw unless `factory` makes a T (or a subclass). */
+template <class T>
+void
+RequireFactoryOf(const ObjectFactory& factory, const char* what)
+{
+    const TypeId tid = factory.GetTypeId();
+    if (tid != T::GetTypeId() && !tid.IsChildOf(T::GetTypeId()))
+    {
+        throw std::invalid_argument(std::string("Fabric::") + what + ": a factory of " +
+                                    tid.GetName() + ", not of " + T::GetTypeId().GetName());
+    }
+}
+} // namespace
+
+void
+Fabric::SetSwitchFactory(ObjectFactory factory)
+{
+    RequireFactoryOf<Switch>(factory, "SetSwitchFactory");
+    m_switchFactory = std::move(factory);
+}
+
+void
+Fabric::SetPortFactory(ObjectFactory factory)
+{
+    RequireFactoryOf<Port>(factory, "SetPortFactory");
+    m_portFactory = std::move(factory);
+}
 
 void
 Fabric::DoDispose()
@@ -258,11 +273,10 @@ Fabric::WireLink(std::size_t i,
                                         " is used by two links");
         }
         const uint32_t peerNode = link[2 * (1 - side)];
-        Ptr<Port> port = CreateObject<Port>();
+        Ptr<Port> port = m_portFactory.Create<Port>();
         port->SetAttribute("DataRate", DataRateValue(DataRate(rateBps)));
         port->SetAttribute("EncodingDataBits", UintegerValue(encoding[0]));
         port->SetAttribute("EncodingLineBits", UintegerValue(encoding[1]));
-        port->SetAttribute("HeaderBytes", UintegerValue(m_headerBytes));
         port->SetAttribute("Delay", TimeValue(PicoSeconds(delayPs)));
         port->SetFlowControl(m_mode);
         const bool fromHost = link[2 * side] < m_nHosts;
@@ -324,15 +338,13 @@ Fabric::CreateNodes()
         }
         else
         {
-            Ptr<Switch> sw = CreateObject<Switch>();
-            sw->SetAttribute("Latency", TimeValue(m_switchLatency));
-            sw->SetAttribute("EcmpSeed", UintegerValue(m_ecmpSeed));
-            sw->SetAttribute("AggregationRate", DataRateValue(m_aggregationRate));
+            Ptr<Switch> sw = m_switchFactory.Create<Switch>();
             std::vector<Ptr<Port>> ports(m_ports.begin() + m_portBase[n],
                                          m_ports.begin() + m_portBase[n + 1]);
             std::vector<Port*> up(upstream.begin() + m_portBase[n],
                                   upstream.begin() + m_portBase[n + 1]);
             sw->Setup(n, std::move(ports), std::move(up), lossless, attached);
+            sw->SetSumPayloads(m_sumPayloads);
             m_switches.push_back(sw);
         }
     }

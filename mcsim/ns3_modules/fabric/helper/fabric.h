@@ -8,6 +8,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 #include "ns3/object.h"
 
 #include <cstdint>
@@ -52,6 +53,15 @@ class Fabric : public Object
                const int64_t* delayPs,
                std::size_t nLinks);
 
+    /**
+     * The factories Build creates every switch and port from (the attributes all of them share;
+     * by default each type's own defaults). Build then sets what depends on a port's place: its
+     * link's rate, encoding and delay, its flow control, buffer, credits and cut-through bytes.
+     * @throws std::invalid_argument for a factory of another type
+     */
+    void SetSwitchFactory(ObjectFactory factory);
+    void SetPortFactory(ObjectFactory factory); //!< as SetSwitchFactory
+
     /** Switch `node`'s unicast table (see Switch::SetUnicastTable). */
     void SetUnicastTable(uint32_t node,
                          const uint32_t* offsets,
@@ -87,8 +97,9 @@ class Fabric : public Object
      * a tree given twice on one switch, or a buffer that holds fewer than 2 slots per tree
      */
     void SetAggregationTrees(const uint32_t* rows, std::size_t n, uint32_t slotBytes);
-    /** Verify mode: switches sum the 32-bit integers contributions carry. */
+    /** "SumPayloads" (verify mode): switches sum the 32-bit integers contributions carry. */
     void SetSumPayloads(bool sum);
+    bool GetSumPayloads() const;
     /** out[switch * AggregationUnit::Counters::COUNT + field], switches in node order. */
     void GetAggregationCounters(uint64_t* out, std::size_t n) const;
     /** Scheduled route changes applied so far (a switch's table or tree ports each). */
@@ -191,20 +202,18 @@ class Fabric : public Object
     /** Global index of (node, port); throws std::invalid_argument naming `what`. */
     uint32_t PortAt(uint32_t node, uint32_t port, const char* what) const;
 
-    static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
     static constexpr uint64_t DEFAULT_AGGREGATION_BUFFER_BYTES = 4 * 1024 * 1024;
 
+    ObjectFactory m_switchFactory; //!< every switch's (SetSwitchFactory)
+    ObjectFactory m_portFactory;   //!< every port's (SetPortFactory)
     FlowControl m_mode;            //!< "FlowControl"
     uint64_t m_switchBuffer;       //!< "SwitchBufferBytes"
     uint64_t m_hostBuffer;         //!< "HostBufferBytes"
-    uint32_t m_headerBytes;        //!< "HeaderBytes"
-    Time m_switchLatency;          //!< "SwitchLatency"
-    DataRate m_aggregationRate;    //!< "AggregationRate"
     uint64_t m_aggregationBuffer;  //!< "AggregationBufferBytes"
     Forwarding m_forwarding;       //!< "Forwarding"
     uint32_t m_routingHeaderBytes; //!< "RoutingHeaderBytes"
-    uint32_t m_ecmpSeed;           //!< "EcmpSeed"
     uint64_t m_seed;               //!< "Seed": RngRun of the fault streams
+    bool m_sumPayloads;            //!< "SumPayloads"
     int64_t m_firstStream;         //!< stream of global port 0's loss random variable
 
     uint32_t m_nHosts;

@@ -51,7 +51,7 @@ Port::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("HeaderBytes",
                           "Bytes each packet occupies on the wire beyond its size, in bytes.",
-                          UintegerValue(0),
+                          UintegerValue(DEFAULT_HEADER_BYTES),
                           MakeUintegerAccessor(&Port::SetLine<uint32_t, &Port::m_headerBytes>,
                                                &Port::GetLine<uint32_t, &Port::m_headerBytes>),
                           MakeUintegerChecker<uint32_t>())
@@ -103,7 +103,7 @@ Port::Port()
     : m_peer(nullptr),
       m_peerPort(0),
       m_mode(FlowControl::LOSSLESS),
-      m_headerBytes(0),
+      m_headerBytes(DEFAULT_HEADER_BYTES),
       m_faulty(false),
       m_cutThroughBytes(0),
       m_arrivalImpl(this),

@@ -70,6 +70,11 @@ class Port : public Object
     Port();
     ~Port() override;
 
+    /** "BufferBytes" and "CreditBytes" (and Fabric's buffers): 256 KiB (fabric/doc/fabric.md). */
+    static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
+    /** "HeaderBytes": an InfiniBand RC packet's 26 header bytes less the FabricHeader's 16. */
+    static constexpr uint32_t DEFAULT_HEADER_BYTES = 26 - FabricHeader::SERIALIZED_BYTES;
+
     /**
      * Connect this port to the receiver at the far end of its link (a raw back-pointer: the
      * fabric owns both objects).
@@ -228,8 +233,6 @@ class Port : public Object
      * wire (counted, traced; its credit returned).
      */
     bool LoseAtArrival(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, Time arrival);
-
-    static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
 
     static constexpr uint64_t NO_TX_CACHE = static_cast<uint64_t>(-1);
 

@@ -43,7 +43,7 @@ Switch::GetTypeId()
                             .AddAttribute("Latency",
                                           "Forwarding latency from when the switch has a packet "
                                           "(see Switch) to its earliest start on its output "
-                                          "port (Fabric's SwitchLatency sets it).",
+                                          "port; 170 ns: SX6036 (fabric/doc/fabric.md).",
                                           TimeValue(NanoSeconds(170)),
                                           MakeTimeAccessor(&Switch::m_latency),
                                           MakeTimeChecker(Time(0)))

@@ -68,7 +68,7 @@ class StreamTestCase : public TestCase
         const uint64_t total = 1 << 20;
         const uint32_t mtu = 4096;
         Ptr<Fabric> fabric = CreateObject<Fabric>();
-        fabric->SetAttribute("HeaderBytes", UintegerValue(10));
+        fabric->SetPortFactory(PortsWithHeaderBytes(10));
         const uint32_t links[4] = {0, 0, 1, 0};
         const uint64_t rate[1] = {400000000000ULL};
         const uint32_t encoding[2] = {1, 1};
@@ -111,6 +111,7 @@ class CreditIncastTestCase : public TestCase
     {
         const uint32_t nHosts = 5;
         Ptr<Fabric> fabric = CreateObject<Fabric>();
+        fabric->SetPortFactory(PortsWithHeaderBytes(0));
         fabric->SetAttribute("SwitchBufferBytes", UintegerValue(2 * (4096 + 16)));
         BuildStarFabric(fabric, nHosts);
         const uint32_t host[4] = {1, 2, 3, 4}, dst[4] = {0, 0, 0, 0},
@@ -162,6 +163,7 @@ class LossCreditTestCase : public TestCase
         const uint32_t nHosts = 5;
         const uint64_t buffer = 2 * (4096 + 16);
         Ptr<Fabric> fabric = CreateObject<Fabric>();
+        fabric->SetPortFactory(PortsWithHeaderBytes(0));
         fabric->SetAttribute("SwitchBufferBytes", UintegerValue(buffer));
         fabric->SetAttribute("HostBufferBytes", UintegerValue(buffer));
         fabric->SetAttribute("Seed", UintegerValue(7));
@@ -247,6 +249,7 @@ class PortTraceTestCase : public TestCase
         m_tx.clear();
         m_rx = m_drops = m_badFields = m_badDrops = 0;
         Ptr<Fabric> fabric = CreateObject<Fabric>();
+        fabric->SetPortFactory(PortsWithHeaderBytes(0));
         const uint32_t switchPorts[2] = {2, 2};
         const uint32_t links[12] = {0, 0, 2, 0, 2, 1, 3, 0, 3, 1, 1, 0};
         const uint64_t rate[3] = {100000000000ULL, 100000000000ULL, 100000000000ULL};

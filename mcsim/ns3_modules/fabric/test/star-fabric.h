@@ -2,6 +2,8 @@
 #pragma once
 
 #include "ns3/mcsim/fabric.h"
+#include "ns3/object-factory.h"
+#include "ns3/uinteger.h"
 
 #include <cstdint>
 #include <vector>
@@ -10,6 +12,16 @@ namespace ns3
 {
 namespace mcsim
 {
+
+/** A factory of ports that put `headerBytes` on the wire beyond each packet
+ * (Fabric::SetPortFactory). */
+inline ObjectFactory
+PortsWithHeaderBytes(uint32_t headerBytes)
+{
+    ObjectFactory ports("ns3::mcsim::Port");
+    ports.Set("HeaderBytes", UintegerValue(headerBytes));
+    return ports;
+}
 
 /**
  * Test fixture: wire nHosts hosts to one switch (host h on switch port h; every link 100 Gbit/s,

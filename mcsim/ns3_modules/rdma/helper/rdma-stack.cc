@@ -2,6 +2,7 @@
 #include "rdma-stack.h"
 
 #include "ns3/mcsim/bulk-output.h"
+#include "ns3/uinteger.h"
 
 #include <stdexcept>
 #include <string>
@@ -27,12 +28,18 @@ RdmaStack::GetTypeId()
     static TypeId tid = TypeId("ns3::mcsim::RdmaStack")
                             .SetParent<Object>()
                             .SetGroupName("Mcsim")
-                            .AddConstructor<RdmaStack>();
+                            .AddConstructor<RdmaStack>()
+                            .AddAttribute("RegionBytes",
+                                          "Memory every host registers for WRITE and READ "
+                                          "targets, in bytes.",
+                                          UintegerValue(DEFAULT_REGION_BYTES),
+                                          MakeUintegerAccessor(&RdmaStack::m_regionBytes),
+                                          MakeUintegerChecker<uint64_t>(1));
     return tid;
 }
 
 RdmaStack::RdmaStack()
-    : m_regionBytes(0)
+    : m_regionBytes(DEFAULT_REGION_BYTES)
 {
 }
 
@@ -54,8 +61,7 @@ RdmaStack::Setup(Ptr<Fabric> fabric,
                  ObjectFactory nicFactory,
                  ObjectFactory processorFactory,
                  ObjectFactory rcFactory,
-                 ObjectFactory udFactory,
-                 uint64_t regionBytes)
+                 ObjectFactory udFactory)
 {
     if (!m_nics.empty())
     {
@@ -74,7 +80,6 @@ RdmaStack::Setup(Ptr<Fabric> fabric,
     }
     m_rcFactory = rcFactory;
     m_udFactory = udFactory;
-    m_regionBytes = regionBytes;
 }
 
 uint32_t

@@ -31,14 +31,13 @@ class RdmaStack : public Object
     /**
      * Put a NIC (nicFactory) with a completion processor (processorFactory) on every host, and a
      * second one for its send completions if the NIC's SendCompletions is Separate; QPs come from
-     * rcFactory and udFactory; every host registers regionBytes for WRITE/READ.
+     * rcFactory and udFactory; every host registers RegionBytes for WRITE/READ.
      */
     void Setup(Ptr<Fabric> fabric,
                ObjectFactory nicFactory,
                ObjectFactory processorFactory,
                ObjectFactory rcFactory,
-               ObjectFactory udFactory,
-               uint64_t regionBytes);
+               ObjectFactory udFactory);
 
     uint32_t GetNHosts() const;
     Ptr<Nic> GetNic(uint32_t host) const; //!< throws std::out_of_range
@@ -65,10 +64,12 @@ class RdmaStack : public Object
     void DoDispose() override;
 
   private:
+    static constexpr uint64_t DEFAULT_REGION_BYTES = uint64_t{1} << 30; //!< 1 GiB per host
+
     std::vector<Ptr<Nic>> m_nics;
     ObjectFactory m_rcFactory;
     ObjectFactory m_udFactory;
-    uint64_t m_regionBytes;
+    uint64_t m_regionBytes; //!< "RegionBytes"
 };
 
 } // namespace mcsim

@@ -138,7 +138,7 @@ VerbsWorkload::UnicastUdQp(uint32_t host)
         Ptr<UdQp> qp = m_stack->CreateUdQp();
         m_stack->GetNic(host)->AddQp(qp, this);
         m_unicastUd[host] = static_cast<int64_t>(m_udQps.size());
-        m_udQps.push_back({host, NONE, qp});
+        m_udQps.push_back({host, NO_GROUP, qp});
     }
     return m_udQps[m_unicastUd[host]].qp;
 }

@@ -80,7 +80,9 @@ class VerbsWorkload : public Object, public QpOwner
     void GetRcOpTimes(uint64_t* out, std::size_t n) const;
     /** out[op * 2 * RcQp::NUM_COUNTERS + side * NUM + k]: side 0 requester, 1 responder. */
     void GetRcQpCounters(uint64_t* out, std::size_t n) const;
-    /** out[row * (2 + UdQp::NUM_COUNTERS)]: host, group (or UINT32_MAX), then UdQp::Counters. */
+    /** The group column of GetUdQpCounters for a host's unicast UD QP. */
+    static constexpr uint32_t NO_GROUP = UINT32_MAX;
+    /** out[row * (2 + UdQp::NUM_COUNTERS)]: host, group (or NO_GROUP), then UdQp::Counters. */
     void GetUdQpCounters(uint64_t* out, std::size_t n) const;
 
   protected:
@@ -102,7 +104,7 @@ class VerbsWorkload : public Object, public QpOwner
     struct UdReceiver
     {
         uint32_t host;
-        uint32_t group; //!< UINT32_MAX for the host's unicast UD QP
+        uint32_t group; //!< NO_GROUP for the host's unicast UD QP
         Ptr<UdQp> qp;
     };
 

@@ -425,9 +425,9 @@ RcQp::Retry()
 bool
 RcQp::UseRetry(uint32_t& used, uint32_t limit)
 {
-    if (limit == UINT32_MAX)
+    if (limit == RETRY_FOREVER)
     {
-        return true; // for ever
+        return true;
     }
     if (++used > limit)
     {

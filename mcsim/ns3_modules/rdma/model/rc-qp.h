@@ -103,6 +103,9 @@ class RcQp : public QueuePair
     static constexpr uint32_t NUM_COUNTERS = Counters::COUNT;
     const Counters& GetCounters() const;
 
+    /** "RetryCount" that never gives up (not an IB setting). */
+    static constexpr uint32_t RETRY_FOREVER = UINT32_MAX;
+
   protected:
     void DoDispose() override;
     void OnReceiveProcessed(const Completion& c) override;

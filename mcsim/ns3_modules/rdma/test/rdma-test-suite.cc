@@ -53,7 +53,9 @@ struct TwoHostRun
     TwoHostRun(VerbsWorkload::RcVerb verb, uint64_t bytes)
     {
         Ptr<Fabric> fabric = CreateObject<Fabric>();
-        fabric->SetAttribute("HeaderBytes", UintegerValue(0)); // the NIC sends the real headers
+        ObjectFactory ports("ns3::mcsim::Port");
+        ports.Set("HeaderBytes", UintegerValue(0)); // the NIC sends the real headers
+        fabric->SetPortFactory(ports);
         const uint32_t links[4] = {0, 0, 1, 0};
         const uint64_t rate[1] = {400000000000ULL};
         const uint32_t encoding[2] = {1, 1};
@@ -65,12 +67,12 @@ struct TwoHostRun
         nic.Set("SendLatency", TimeValue(PicoSeconds(SEND_LATENCY_PS)));
         nic.Set("ReceiveLatency", TimeValue(PicoSeconds(RECEIVE_LATENCY_PS)));
         Ptr<RdmaStack> stack = CreateObject<RdmaStack>();
+        stack->SetAttribute("RegionBytes", UintegerValue(REGION_BYTES));
         stack->Setup(fabric,
                      nic,
                      ObjectFactory("ns3::mcsim::HostCpu"),
                      rc,
-                     ObjectFactory("ns3::mcsim::UdQp"),
-                     REGION_BYTES);
+                     ObjectFactory("ns3::mcsim::UdQp"));
         Ptr<VerbsWorkload> work = CreateObject<VerbsWorkload>();
         work->Setup(stack);
         const uint32_t verbs[1] = {verb}, src[1] = {0}, dst[1] = {1};
