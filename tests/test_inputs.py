@@ -15,6 +15,7 @@ from mcsim.config.faults_file import load_faults, read_faults
 from mcsim.config.rdma import RcConfig, RcOp
 from mcsim.errors import McsimError
 from mcsim.routing import routes
+from mcsim.routing.layout import layout_of
 from mcsim.runs.cost import PROCESS_B
 from mcsim.runs.scenario import MAX_ENDPOINTS, MAX_QP_WR, Scenario
 from mcsim.runs.scenario_keywords import scenario_of
@@ -235,7 +236,7 @@ def test_estimate_bounds_the_multicast_tree_and_counts_the_bitmaps():
     assert e["tree_links_bound"] == 16 + switch_links
     assert e["packets"] == 16 * chunks * e["tree_links_bound"]
     # the routed tree really is within the bound: 16 host links + 8 edge-agg + 4 agg-core
-    assert len(routes.multicast_tree(g, range(16)).tree_links) <= e["tree_links_bound"]
+    assert len(routes.multicast_tree(layout_of(g), range(16)).tree_links) <= e["tree_links_bound"]
     assert e["bitmap_b"] == 16 * 16 * chunks  # P^2 chunks: every rank keeps one byte per chunk of the output
 
 
@@ -302,7 +303,7 @@ def test_the_fabric_memory_bound_is_below_what_a_built_fabric_takes():
 
     tracemalloc.start()
     g = topology.fat_tree(16, rate_bps=10**11, delay_ps=0)
-    tables = routes.unicast_tables(g)
+    tables = routes.unicast_tables(layout_of(g))
     used, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert tables.candidates.size > 0

@@ -14,7 +14,7 @@ from typing import Any
 import networkx as nx
 
 from mcsim.errors import McsimError, is_integer, pick, require_positive
-from mcsim.routing.layout import Layout, layout_of
+from mcsim.routing.layout import Layout
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS
 
 FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}  # -> ns3::mcsim::FlowControl, by its checker's names
@@ -181,10 +181,9 @@ class Faults:
                 f"Faults: reroute_delay_ps={self.reroute_delay_ps} must be <= {MAX_SIMULATED_PS} ({CLOCK_LIMIT})"
             )
 
-    def check(self, g: nx.Graph | Layout) -> None:
-        """Raise McsimError for an entry that names an edge or port ``g`` (a topology or its Layout)
-        does not have."""
-        layout = layout_of(g)
+    def check(self, layout: Layout) -> None:
+        """Raise McsimError for an entry that names an edge or port the topology of ``layout`` does
+        not have."""
         g, ports = layout.graph, layout.ports
         name = g.graph.get("name", "the topology")
         normal: dict[tuple[int, int], tuple[int, int]] = {}

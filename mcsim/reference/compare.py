@@ -164,6 +164,7 @@ def _ring_bound(claim: Claim, ctx: Context) -> Measure:
 
 
 def _traffic(claim: Claim, ctx: Context) -> Measure:
+    from mcsim.routing.layout import layout_of
     from mcsim.topology.files import resolve
 
     # the traffic slice's module (the authors' model and mcsim's count of the same schedules)
@@ -177,7 +178,7 @@ def _traffic(claim: Claim, ctx: Context) -> Measure:
     simulated = by["ring"]["link_traversals"] / by["mcast"]["link_traversals"]
     topology = QUICK_TOPOLOGY if ctx.quick else TESTBED
     p = int(by["ring"]["ranks"])
-    counted = traffic.traffic_reduction(p, resolve(topology), "ring")
+    counted = traffic.traffic_reduction(p, layout_of(resolve(topology)), "ring")
     authors = traffic.authors_cost("ring", p) / traffic.authors_cost("multicast", p)
     return Measure(
         f"{simulated:.2f} x simulated, {counted:.2f} x counted",

@@ -210,9 +210,10 @@ def traffic_spec(quick: bool) -> SweepSpec:
 
 TRAFFIC_CODE = f"""\
 from mcsim.topology import resolve
+from mcsim.routing.layout import layout_of
 from mcsim.reference.traffic import authors_table, mcsim_cost
 authors_table()  # the authors' rule (sim/estimate_allgather_cost.py), P = 2..1024
-tree = resolve("{TRAFFIC_TOPOLOGY}")
+tree = layout_of(resolve("{TRAFFIC_TOPOLOGY}"))
 [mcsim_cost("ring", p, tree) / mcsim_cost("multicast", p, tree) for p in (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)]
 """
 
