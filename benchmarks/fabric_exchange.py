@@ -72,7 +72,7 @@ def main() -> int:
     from mcsim.native import library
     from mcsim.units import parse_size
 
-    library.build()
+    library.ensure_built()
     size_b = parse_size(args.size, what="--size")
     print(f"{args.topology}, {args.size} per host, lossless, 4 KiB packets, median of {args.repeat} run(s)")
     print(

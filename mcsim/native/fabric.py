@@ -188,7 +188,9 @@ def build(
     config = config or FabricConfig()
     faults = faults or Faults()
     faults.check(layout)
-    start, reroutes = subnet_manager.plan(layout, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps)
+    start, reroutes = subnet_manager.plan_routes(
+        layout, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps
+    )
     planned, rows = _plan_reductions(layout, reductions, len(groups), config, slot_b)
 
     lib = runtime.load()

@@ -62,9 +62,9 @@ class Runs:
 
     def __call__(self, spec: SweepSpec) -> tuple[list[dict[str, Any]], list[str]]:
         """(the runs that finished, in spec order; a line per run that did not, naming it and why)."""
-        from mcsim.sweep import run
+        from mcsim.sweep import run_sweep
 
-        done, untimed = run(spec, self.store, workers=self.workers, progress=False).timed_rows()
+        done, untimed = run_sweep(spec, self.store, workers=self.workers, progress=False).timed_rows()
         return done, [f"{spec.name}: {line}" for line in untimed]
 
 

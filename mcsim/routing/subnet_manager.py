@@ -58,7 +58,7 @@ def routes(layout: Layout, groups: list[list[int]], down: frozenset[Edge]) -> Ro
     )
 
 
-def plan(
+def plan_routes(
     layout: Layout,
     groups: list[list[int]],
     link_down: Sequence[tuple[int, int, int, int | None]],

@@ -142,12 +142,12 @@ def test_the_plan_reroutes_after_each_change_and_skips_reroutes_that_change_noth
     a, b = upper_links(FT4, 2)[:2]
     ms = 1_000_000_000
     downs = ((*a, 1 * ms, 5 * ms), (*b, 2 * ms, FOREVER), (*a, 0, 1 * ms))
-    start, reroutes = subnet_manager.plan(layout_of(FT4), [list(range(HOSTS))], downs, 3 * ms)
+    start, reroutes = subnet_manager.plan_routes(layout_of(FT4), [list(range(HOSTS))], downs, 3 * ms)
     assert start.down == {a}  # down from time 0: routed around from the start
     # changes at 1, 2 (b down) and 5 (a up) ms; each reroute, 3 ms later, sees the links as they are
     # then: at 4 ms a and b are down, at 5 ms only b, and at 8 ms still only b (no change: left out)
     assert [(s.at_ps, s.routes.down) for s in reroutes] == [(4 * ms, {a, b}), (5 * ms, {b})]
-    none_start, none_reroutes = subnet_manager.plan(layout_of(FT4), [], downs, None)
+    none_start, none_reroutes = subnet_manager.plan_routes(layout_of(FT4), [], downs, None)
     assert none_start.down == frozenset() and none_reroutes == []
 
 
@@ -194,7 +194,7 @@ def test_a_link_that_comes_back_is_used_again():
     hosts = host_count(g)
     spine_links = sorted((min(u, v), max(u, v)) for u, v in g.edges if u >= hosts and v >= hosts)
     downs = ((*spine_links[0], 10, 20),)
-    start, reroutes = subnet_manager.plan(layout_of(g), [], downs, 5)
+    start, reroutes = subnet_manager.plan_routes(layout_of(g), [], downs, 5)
     assert start.down == frozenset()
     assert [s.at_ps for s in reroutes] == [15, 25]
     healthy = routes.unicast_tables(layout_of(g))
