@@ -319,7 +319,7 @@ echo tests > "$tree/lib/libmcsim-ns3-tests.so"
 
 @pytest.fixture
 def fake_toolchain(monkeypatch, tmp_path):
-    """build() with a stand-in CMake (a second's work instead of a minute's) over a one-file source."""
+    """ensure_built() with a stand-in CMake (a second's work instead of a minute's) over a one-file source."""
     cmake = tmp_path / "cmake"
     cmake.write_text(FAKE_CMAKE)
     cmake.chmod(0o755)
