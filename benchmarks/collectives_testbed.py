@@ -53,7 +53,7 @@ def main() -> int:
     args = parser.parse_args()
     from mcsim.native import library, runtime
 
-    library.build()
+    library.ensure_built()
     runtime.load()  # the build is not timed
     samples: dict[str, list[dict]] = {a: [] for a in ALGORITHMS}
     ceilings = []

@@ -28,6 +28,7 @@ from mcsim.native import library, runtime
 from mcsim.config.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow
 from mcsim.native.fabric import build
 from mcsim.native.simulation import Simulation
+from mcsim.routing.layout import layout_of
 from mcsim.topology.physics import Link
 pattern, name, size_b = sys.argv[1], sys.argv[2], int(sys.argv[3])
 g = topology.resolve(name)
@@ -39,7 +40,7 @@ if pattern == "ring":
 else:
     flows, groups = [Flow(src=h, group=0, size_b=size_b) for h in range(P)], [list(range(P))]
 with Simulation() as sim:
-    fab = sim.own_fabric(build(g, groups=groups, config=cfg))
+    fab = sim.own_fabric(build(layout_of(g), groups=groups, config=cfg))
     fab.add_flows(flows)
     t0 = time.perf_counter()
     sim.run()
@@ -71,7 +72,7 @@ def main() -> int:
     from mcsim.native import library
     from mcsim.units import parse_size
 
-    library.build()
+    library.ensure_built()
     size_b = parse_size(args.size, what="--size")
     print(f"{args.topology}, {args.size} per host, lossless, 4 KiB packets, median of {args.repeat} run(s)")
     print(

@@ -62,7 +62,7 @@ def main() -> int:
     runs = parser.parse_args().runs
     from mcsim.native import library, runtime
 
-    info = library.build()  # the first build is not start-up: make it before timing
+    info = library.ensure_built()  # the first build is not start-up: make it before timing
     runtime.load()
     print(f"library: {info.library}")
     keys = ("floor", "cppyy", "load", "first", "second", "process", "rss_mb")

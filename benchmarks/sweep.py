@@ -34,9 +34,9 @@ TESTBED_AXES = {"bytes_per_rank": ["16KiB", "64KiB", "256KiB"], "algorithm": ["r
 SWEEP_CHILD = """
 import json, sys, time
 t0 = time.perf_counter()
-from mcsim.sweep import SweepSpec, run
+from mcsim.sweep import SweepSpec, run_sweep
 base, axes, store, workers = json.loads(sys.argv[1])
-report = run(SweepSpec(name="bench", base=base, axes=axes), store, workers=workers, progress=False)
+report = run_sweep(SweepSpec(name="bench", base=base, axes=axes), store, workers=workers, progress=False)
 wall = time.perf_counter() - t0
 rows = report.rows()
 assert report.ran == len(rows) and all(r["status"] == "ok" and r["complete"] for r in rows), report.line()
@@ -104,7 +104,7 @@ def main() -> int:
     testbed_axes = {**TESTBED_AXES, "bytes_per_rank": sizes}
     from mcsim.native import library
 
-    library.build()
+    library.ensure_built()
     cores = os.cpu_count() or 1
 
     overhead, run_mean, pool, loop, ceilings = [], [], [], [], []

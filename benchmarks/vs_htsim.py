@@ -186,9 +186,10 @@ def run_mcsim(args: argparse.Namespace) -> dict:
         from mcsim.config.fabric import FabricConfig, Flow
         from mcsim.native.fabric import build
         from mcsim.native.simulation import Simulation
+        from mcsim.routing.layout import layout_of
 
         with Simulation() as sim:
-            fab = sim.own_fabric(build(g, config=FabricConfig()))
+            fab = sim.own_fabric(build(layout_of(g), config=FabricConfig()))
             fab.add_flows([Flow(src=h, dst=(h + 1) % hosts, size_b=size, mtu_b=MTU_B) for h in range(hosts)])
             sim.run()
             r = fab.collect()

@@ -53,7 +53,7 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    info = library.build(force=args.force)
+    info = library.ensure_built(force=args.force)
     state = f"built in {info.seconds:.1f} s" if info.built else "up to date"
     print(f"{state}: {info.library}")
     return 0

@@ -17,7 +17,7 @@ Run: mcsim run scenarios/link_speed_sweep.py [--size 256KiB] [--ranks 188] [--st
 import argparse
 import sys
 
-from mcsim.sweep import SweepSpec, has_time, run, why_no_time
+from mcsim.sweep import SweepSpec, has_time, run_sweep, why_no_time
 from mcsim.util.output import Column, Table
 
 TABLE = Table(
@@ -51,7 +51,7 @@ def main() -> int:
         base={"topology": "testbed-188", "bytes_per_rank": args.size, "ranks": args.ranks},
         axes={"rate": rates, "algorithm": list(ALGORITHMS)},
     )
-    report = run(spec, args.store, workers=args.workers)
+    report = run_sweep(spec, args.store, workers=args.workers)
     runs = {(r["rate"], r["algorithm"]): r for r in report.rows()}
 
     print(f"Allgather of {args.size} per rank on testbed-188 wiring, {args.ranks or 188} ranks, host-CPU receive")

@@ -20,7 +20,7 @@ import argparse
 import sys
 
 from mcsim.reference.compare import claims_of, evaluate, exit_status, table_text
-from mcsim.sweep import SweepSpec, has_time, run, why_no_time
+from mcsim.sweep import SweepSpec, has_time, run_sweep, why_no_time
 from mcsim.units import format_size, parse_size
 from mcsim.util.output import Column, Table
 
@@ -56,7 +56,7 @@ def main() -> int:
         base={"topology": "testbed-188", "rate": args.rate, "ranks": args.ranks},
         axes={"bytes_per_rank": sizes, "algorithm": list(ALGORITHMS)},
     )
-    report = run(spec, args.store, workers=args.workers)
+    report = run_sweep(spec, args.store, workers=args.workers)
     runs = {(r["bytes_per_rank"], r["algorithm"]): r for r in report.rows()}
 
     print(f"Allgather on testbed-188 ({args.rate}, {args.ranks or 188} ranks): ring vs multicast (K=2)")

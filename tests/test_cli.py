@@ -147,7 +147,7 @@ def test_run_prints_the_message_a_script_exits_with(tmp_path, capsys):
 
 def test_topo_show_gives_two_hosts_on_one_link_a_diameter_of_one_hop(tmp_path, capsys):
     path = tmp_path / "pair.graphml"
-    topology.save(two_hosts(Link(rate_bps=10**11, encoding_data_bits=1, encoding_line_bits=1)), path)
+    topology.write_topology_file(two_hosts(Link(rate_bps=10**11, encoding_data_bits=1, encoding_line_bits=1)), path)
     assert main(["topo", "show", str(path)]) == 0
     assert "diameter          1 hops host to host" in capsys.readouterr().out
 

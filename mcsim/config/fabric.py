@@ -17,7 +17,7 @@ import numpy as np
 from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, is_integer, pick, require_positive
 from mcsim.result import NEVER
-from mcsim.routing.layout import Layout, layout_of
+from mcsim.routing.layout import Layout
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS
 
 # the C++ types FabricConfig sets attributes of: the Fabric, and the factories of its switches and ports
@@ -208,10 +208,9 @@ class Faults:
                     out[i] = down_ps if out[i] == NEVER else min(out[i], down_ps)
         return out
 
-    def check(self, g: nx.Graph[Any] | Layout) -> None:
-        """Raise McsimError for an entry that names an edge or port ``g`` (a topology or its Layout)
-        does not have."""
-        layout = layout_of(g)
+    def check(self, layout: Layout) -> None:
+        """Raise McsimError for an entry that names an edge or port the topology of ``layout`` does
+        not have."""
         g, ports = layout.graph, layout.ports
         name = g.graph.get("name", "the topology")
         normal: dict[tuple[int, int], tuple[int, int]] = {}

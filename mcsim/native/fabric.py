@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 from mcsim.config.fabric import (
@@ -36,7 +35,7 @@ from mcsim.native.arrays import i64, read_counters, u32, u64
 from mcsim.native.attributes import make_factory, set_attributes
 from mcsim.result import FabricResult
 from mcsim.routing import routes, subnet_manager
-from mcsim.routing.layout import Layout, layout_of
+from mcsim.routing.layout import Layout
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +84,7 @@ def _plan_reductions(
 class BuiltFabric:
     """A fabric built in C++, for one run: attach traffic, read counters.
 
-    A :class:`mcsim.native.simulation.Simulation` owns it for the run (``sim.own_fabric(build(g))``):
+    A :class:`mcsim.native.simulation.Simulation` owns it for the run (``sim.own_fabric(build(layout))``):
     it runs the simulation and disposes the fabric afterwards.
     """
 
@@ -150,7 +149,7 @@ class BuiltFabric:
 
 
 def build(
-    g: nx.Graph[Any] | Layout,
+    layout: Layout,
     *,
     groups: Sequence[Sequence[int]] = (),
     config: FabricConfig | None = None,
@@ -158,20 +157,21 @@ def build(
     reductions: Sequence[Sequence[int]] = (),
     slot_b: int = DEFAULT_MTU_BYTES,
 ) -> BuiltFabric:
-    """Build the C++ fabric of ``g`` with unicast routes and one multicast tree per group.
+    """Build the C++ fabric of a topology with unicast routes and one multicast tree per group.
 
     Parameters
     ----------
-    g
-        A topology from :mod:`mcsim.topology` (hosts 0..H-1, then switches), or its Layout; its
-        unicast tables are computed once per Layout (mcsim.routing.layout).
+    layout
+        The topology's Layout (:func:`mcsim.routing.layout.layout_of` of a graph from
+        :mod:`mcsim.topology`: hosts 0..H-1, then switches); its unicast tables are computed once
+        per Layout.
     groups
         Multicast groups, each a list of member hosts; group i gets tree i (routes.multicast_tree).
     config
         Fabric-wide settings (flow control, buffers, headers, switch latency, ECMP seed).
     faults
         Link faults (random loss per edge, chosen packets, link-down intervals); with
-        ``config.loss`` and ``config.seed``. Checked against ``g`` before any C++ object exists.
+        ``config.loss`` and ``config.seed``. Checked against the topology before any C++ object exists.
         The subnet manager's reroutes after link changes (mcsim.routing.subnet_manager) are scheduled here.
     reductions
         In-network reductions, each a list of member hosts: each gets its aggregation trees
@@ -182,13 +182,14 @@ def build(
     Raises
     ------
     McsimError
-        A fault entry that names an edge or port ``g`` does not have.
+        A fault entry that names an edge or port the topology does not have.
     """
     config = config or FabricConfig()
     faults = faults or Faults()
-    layout = layout_of(g)
     faults.check(layout)
-    start, reroutes = subnet_manager.plan(layout, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps)
+    start, reroutes = subnet_manager.plan_routes(
+        layout, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps
+    )
     planned, rows = _plan_reductions(layout, reductions, len(groups), config, slot_b)
 
     lib = runtime.load()

@@ -347,7 +347,7 @@ def check_environment() -> None:
     _plan(None, None, force=False)
 
 
-def build(*, sources: Path | None = None, cache: Path | None = None, force: bool = False) -> BuildInfo:
+def ensure_built(*, sources: Path | None = None, cache: Path | None = None, force: bool = False) -> BuildInfo:
     """Return a completed build of ns3_modules/, compiling it first if the cache has none.
 
     A compile says so on stderr as it starts, shows CMake's progress and says when it is done

@@ -27,7 +27,7 @@ LOG_EVERY_S = 30.0  # when stderr is not a terminal: one progress line this ofte
 
 @dataclass(frozen=True, slots=True)
 class RunRecord:
-    """What one completed :func:`run` cost: when it started (``time.monotonic()``, seconds), the
+    """What one completed :func:`run_to_end` cost: when it started (``time.monotonic()``, seconds), the
     wall seconds it took (Simulator::Run() alone, no planning or reading results) and the events
     it ran."""
 
@@ -49,7 +49,7 @@ def _progress_enabled() -> bool:
     return os.environ.get("MCSIM_PROGRESS", "1") != "0"
 
 
-def run(lib: Any, packets: Callable[[], int] | None = None) -> None:
+def run_to_end(lib: Any, packets: Callable[[], int] | None = None) -> None:
     """Run the current simulation until no event is left.
 
     ``packets()``, if given, counts the packets delivered so far (a bulk read of C++ counters) for

@@ -78,7 +78,7 @@ def load() -> ctypes.CDLL:
     if _lib is not None:
         return _lib
     wheel = library.find_ns3()
-    info = library.build()
+    info = library.ensure_built()
     from mcsim.native import abi  # numpy: loaded with the library, not with mcsim
 
     for module in library.NS3_LIBRARIES:

@@ -82,4 +82,4 @@ class Simulation:
     def run(self) -> None:
         """Run until no event is left (progress on stderr for long runs; Ctrl-C raises
         mcsim.errors.Interrupted saying how far it got, and leaving the block still disposes)."""
-        run_control.run(self.lib, None if self.fabric is None else self.fabric.delivered_packets)
+        run_control.run_to_end(self.lib, None if self.fabric is None else self.fabric.delivered_packets)

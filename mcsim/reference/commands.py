@@ -59,7 +59,7 @@ def id_list(text: str | None, where: str, option: str) -> list[str] | None:
     return ids
 
 
-def check_workers(workers: int | None, where: str) -> None:
+def check_workers_option(workers: int | None, where: str) -> None:
     """--workers, when given, must be 1..MAX_WORKERS (mcsim.sweep.executors.check_workers)."""
     if workers is not None:
         executors.check_workers(where, "--workers", workers)
@@ -71,7 +71,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from mcsim.util.output import check_writable
 
     ids = id_list(args.only, "compare", "--only")
-    check_workers(args.workers, "compare")
+    check_workers_option(args.workers, "compare")
     check_profile(args.profile, "compare", "--profile")
     claims = select(ids, quick=args.quick)
     simulated = [c.id for c in claims if c.runs is not None]

@@ -2,7 +2,7 @@
 """Evaluate the published claims: simulate (or reuse from the store) what each needs, and give each a
 verdict that says what was shown, with a one-line reason and the claim's note.
 
-Every simulated number comes from runs through mcsim.sweep.run, stored in ``store`` (a second call
+Every simulated number comes from runs through mcsim.sweep.run_sweep, stored in ``store`` (a second call
 reuses them); the DPA claims are closed forms of mcsim.config.dpa under a DPA profile (mcsim.config.dpa.PROFILES;
 ``profile``), the testbed claim is the topology file itself. Verdicts (VERDICTS):
 
@@ -130,13 +130,13 @@ def runs_text(specs: Sequence[SweepSpec], store: Path) -> str:
 
 
 def _sweep_rows(claim: Claim, ctx: Context) -> list[dict[str, Any]]:
-    """The claim's runs (mcsim.sweep.run: stored ones are reused), in spec order, all ended complete."""
-    from mcsim.sweep import run
+    """The claim's runs (mcsim.sweep.run_sweep: stored ones are reused), in spec order, all ended complete."""
+    from mcsim.sweep import run_sweep
 
     spec = claim.spec(ctx.quick)
     if spec is None:
         raise McsimError(f"claim {claim.id!r} has no runs in {'quick' if ctx.quick else 'full'} mode")
-    rows, untimed = run(spec, ctx.store, workers=ctx.workers, progress=False).timed_rows()
+    rows, untimed = run_sweep(spec, ctx.store, workers=ctx.workers, progress=False).timed_rows()
     if untimed:
         raise McsimError(f"claim {claim.id!r}: run {untimed[0]}")
     return rows
@@ -164,6 +164,7 @@ def _ring_bound(claim: Claim, ctx: Context) -> Measure:
 
 
 def _traffic(claim: Claim, ctx: Context) -> Measure:
+    from mcsim.routing.layout import layout_of
     from mcsim.topology.files import resolve
 
     # the traffic slice's module (the authors' model and mcsim's count of the same schedules)
@@ -177,7 +178,7 @@ def _traffic(claim: Claim, ctx: Context) -> Measure:
     simulated = by["ring"]["link_traversals"] / by["mcast"]["link_traversals"]
     topology = QUICK_TOPOLOGY if ctx.quick else TESTBED
     p = int(by["ring"]["ranks"])
-    counted = traffic.traffic_reduction(p, resolve(topology), "ring")
+    counted = traffic.traffic_reduction(p, layout_of(resolve(topology)), "ring")
     authors = traffic.authors_cost("ring", p) / traffic.authors_cost("multicast", p)
     return Measure(
         f"{simulated:.2f} x simulated, {counted:.2f} x counted",
@@ -418,7 +419,7 @@ def evaluate(
     profile: str = DEFAULT_PROFILE,
     progress: Progress | None = None,
 ) -> list[Row]:
-    """One Row per claim, in order (runs through mcsim.sweep.run into ``store``; the DPA claims' closed
+    """One Row per claim, in order (runs through mcsim.sweep.run_sweep into ``store``; the DPA claims' closed
     forms under ``profile``, the conditional ones under every profile); ``progress``: a line per claim."""
     check_options(claims, store=store, workers=workers, profile=profile, where="compare")
     ctx = Context(quick=quick, store=Path(store), workers=workers, profile=profile)
@@ -433,7 +434,7 @@ def evaluate(
             progress.line(f"claim [{i}/{len(claims)}] {claim.id}: {work}")
         rows.append(_row(claim, ctx))
     if progress is not None:
-        progress.line(summary(rows))
+        progress.line(verdict_summary(rows))
     return rows
 
 
@@ -479,7 +480,7 @@ def counts(rows: Sequence[Row]) -> dict[str, int]:
     return {v: have[v] for v in VERDICTS}
 
 
-def summary(rows: Sequence[Row]) -> str:
+def verdict_summary(rows: Sequence[Row]) -> str:
     """``"9 claims: 2 reproduced, 1 within tolerance, 3 input, 2 conditional, 1 differs"`` (verdicts
     with no claim left out)."""
     shown = ", ".join(f"{n} {v}" for v, n in counts(rows).items() if n)

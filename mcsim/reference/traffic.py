@@ -23,12 +23,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 from mcsim.errors import McsimError, pick, require_int
 from mcsim.routing import routes
-from mcsim.routing.layout import Layout, layout_of
+from mcsim.routing.layout import Layout
 
 SCHEDULES = ("ring", "recursive_doubling", "linear", "multicast")
 POWERS = tuple(2**i for i in range(1, 11))  # the P of the authors' table: 2, 4, ..., 1024
@@ -146,7 +145,7 @@ def authors_table(ps: Sequence[int] = POWERS) -> list[dict[str, Any]]:
     return rows
 
 
-def unicast_hops(graph: nx.Graph | Layout, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+def unicast_hops(layout: Layout, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """Links each send src[i] -> dst[i] crosses when mcsim routes it (its unicast tables).
 
     The route is walked with :func:`mcsim.routing.routes.path` once per pair of attachment switches
@@ -154,7 +153,6 @@ def unicast_hops(graph: nx.Graph | Layout, src: np.ndarray, dst: np.ndarray) -> 
     hold only minimal-hop ports, so the ECMP choice (here the first candidate) never changes a
     hop count.
     """
-    layout = layout_of(graph)
     tables = routes.unicast_tables(layout)
     leaf = np.asarray(layout.leaf_of, dtype=np.int64)
     pairs, first, which = np.unique(leaf[src] * layout.nodes + leaf[dst], return_index=True, return_inverse=True)
@@ -164,8 +162,9 @@ def unicast_hops(graph: nx.Graph | Layout, src: np.ndarray, dst: np.ndarray) -> 
     return hops[which.reshape(-1)]
 
 
-def mcsim_cost(schedule: str, p: int, graph: nx.Graph | Layout) -> int:
-    """Shard-link traversals of the same schedule on ``graph``, ranks on hosts 0..p-1, counted
+def mcsim_cost(schedule: str, p: int, layout: Layout) -> int:
+    """Shard-link traversals of the same schedule on the topology of ``layout``
+    (:func:`mcsim.routing.layout.layout_of`), ranks on hosts 0..p-1, counted
     with mcsim's routing; no simulation.
 
     A point-to-point shard crosses the links of its unicast route (:func:`unicast_hops`). A
@@ -177,10 +176,8 @@ def mcsim_cost(schedule: str, p: int, graph: nx.Graph | Layout) -> int:
     Raises
     ------
     McsimError
-        For an unknown schedule, p outside 2..hosts, recursive doubling with p not a power of two,
-        or a graph that :func:`mcsim.topology.validate` rejects.
+        For an unknown schedule, p outside 2..hosts, or recursive doubling with p not a power of two.
     """
-    layout = layout_of(graph)
     _check("mcsim_cost", schedule, p, layout.hosts)
     if schedule == "multicast":
         tree = routes.multicast_tree(layout, range(p))
@@ -190,8 +187,7 @@ def mcsim_cost(schedule: str, p: int, graph: nx.Graph | Layout) -> int:
     return int((unicast_hops(layout, src, dst) * shards).sum())
 
 
-def traffic_reduction(p: int, graph: nx.Graph | Layout, baseline: str = "ring") -> float:
-    """mcsim_cost(baseline) / mcsim_cost("multicast") for p ranks on ``graph``: the traffic the
-    multicast Allgather saves over the baseline schedule on that fabric."""
-    layout = layout_of(graph)  # laid out and routed once for both counts
+def traffic_reduction(p: int, layout: Layout, baseline: str = "ring") -> float:
+    """mcsim_cost(baseline) / mcsim_cost("multicast") for p ranks on the topology of ``layout``: the
+    traffic the multicast Allgather saves over the baseline schedule on that fabric."""
     return mcsim_cost(baseline, p, layout) / mcsim_cost("multicast", p, layout)

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from mcsim.errors import McsimError
-from mcsim.reference.commands import add_profile, check_workers, id_list
+from mcsim.reference.commands import add_profile, check_workers_option, id_list
 
 
 def add_parser(sub: Any) -> None:
@@ -38,7 +38,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     ids = id_list(args.figures, "report", "--figures")
     check_figures(ids)
-    check_workers(args.workers, "report")
+    check_workers_option(args.workers, "report")
     check_profile(args.profile, "report", "--profile")
     out = check_writable(args.out, "report: -o")
     store = check_writable(args.store, "report: --store")

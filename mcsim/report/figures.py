@@ -62,9 +62,9 @@ class Runs:
 
     def __call__(self, spec: SweepSpec) -> tuple[list[dict[str, Any]], list[str]]:
         """(the runs that finished, in spec order; a line per run that did not, naming it and why)."""
-        from mcsim.sweep import run
+        from mcsim.sweep import run_sweep
 
-        done, untimed = run(spec, self.store, workers=self.workers, progress=False).timed_rows()
+        done, untimed = run_sweep(spec, self.store, workers=self.workers, progress=False).timed_rows()
         return done, [f"{spec.name}: {line}" for line in untimed]
 
 
@@ -210,9 +210,10 @@ def traffic_spec(quick: bool) -> SweepSpec:
 
 TRAFFIC_CODE = f"""\
 from mcsim.topology import resolve
+from mcsim.routing.layout import layout_of
 from mcsim.reference.traffic import authors_table, mcsim_cost
 authors_table()  # the authors' rule (sim/estimate_allgather_cost.py), P = 2..1024
-tree = resolve("{TRAFFIC_TOPOLOGY}")
+tree = layout_of(resolve("{TRAFFIC_TOPOLOGY}"))
 [mcsim_cost("ring", p, tree) / mcsim_cost("multicast", p, tree) for p in (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)]
 """
 

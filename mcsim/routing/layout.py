@@ -17,6 +17,10 @@ Caching
 Scenario's topologies are) keeps its Layout, so it is validated and laid out once; any other graph
 is copied and frozen first, so changing it later changes no Layout. A Layout also keeps what is
 derived from it alone (routing tables: :meth:`Layout.memo`).
+
+A run makes its Layout once, where it starts (Scenario.run, mcsim.runs.flows.simulate,
+mcsim.runs.verbs.run_verbs, which also take a graph), and hands it on: routing, the subnet manager,
+Faults.check, the reference counts and mcsim.native.fabric.build take a Layout, never a graph.
 """
 
 from __future__ import annotations

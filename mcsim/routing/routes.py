@@ -4,9 +4,9 @@
 Ports
 -----
 Ports are numbered as :mod:`mcsim.routing.layout` says (the contract with the C++ fabric). Every function
-here takes a topology graph or its :class:`~mcsim.routing.layout.Layout`; give the Layout when calling
-many times (a graph that is not frozen is validated and laid out on every call). Unicast tables
-are kept by the Layout: computed once per topology.
+here takes a topology's :class:`~mcsim.routing.layout.Layout` (:func:`~mcsim.routing.layout.layout_of`
+validates a graph and lays it out once, where a run starts). Unicast tables are kept by the Layout:
+computed once per topology.
 
 Unicast
 -------
@@ -37,7 +37,7 @@ import networkx as nx
 import numpy as np
 
 from mcsim.errors import McsimError
-from mcsim.routing.layout import Layout, PhysicalLink, PortMap, layout_of
+from mcsim.routing.layout import Layout, PhysicalLink, PortMap
 
 TreeLink = PhysicalLink  # (u, port_u, v, port_v) with u < v
 _UNREACHABLE = -2  # a distance that never equals (distance of a switch) - 1
@@ -57,9 +57,9 @@ def peer_port(g: nx.Graph, ports: PortMap, node: int, port: int) -> int:
     return ports[nbr].index((node, index))
 
 
-def links(g: nx.Graph | Layout) -> list[TreeLink]:
+def links(layout: Layout) -> list[TreeLink]:
     """Return every physical link once as (u, port_u, v, port_v), u < v, sorted (parallel links one by one)."""
-    return list(layout_of(g).links)
+    return list(layout.links)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -161,7 +161,7 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def unicast_tables(g: nx.Graph | Layout) -> UnicastTables:
+def unicast_tables(layout: Layout) -> UnicastTables:
     """Return every switch's ECMP candidate ports toward every host (see :class:`UnicastTables`).
 
     A port of switch s is a candidate toward host d when its neighbour is one hop closer to d:
@@ -170,11 +170,10 @@ def unicast_tables(g: nx.Graph | Layout) -> UnicastTables:
 
     Parameters
     ----------
-    g : networkx.Graph or Layout
-        A topology that :func:`mcsim.topology.validate` accepts. The tables are computed once per
-        Layout and shared (they are read-only).
+    layout : Layout
+        The topology's layout (:func:`mcsim.routing.layout.layout_of`). The tables are computed once
+        per Layout and shared (they are read-only).
     """
-    layout = layout_of(g)
     return layout.memo(("unicast",), lambda: _unicast_tables(layout))
 
 
@@ -230,7 +229,7 @@ def _edge(u: int, v: int) -> tuple[int, int]:
     return (u, v) if u < v else (v, u)
 
 
-def updown_tables(g: nx.Graph | Layout, down: Iterable[tuple[int, int]] = ()) -> UnicastTables:
+def updown_tables(layout: Layout, down: Iterable[tuple[int, int]] = ()) -> UnicastTables:
     """Up*/down* unicast routes over the links that are up (``down``: edges (u, v) down, all
     their parallel links), as a subnet manager recomputes them after a link fails or returns.
 
@@ -241,7 +240,6 @@ def updown_tables(g: nx.Graph | Layout, down: Iterable[tuple[int, int]] = ()) ->
     unroutable. With no link down these are exactly :func:`unicast_tables` on fat-trees and
     leaf-spines (a test checks it). Computed once per Layout and set of edges down.
     """
-    layout = layout_of(g)
     dead = frozenset(_edge(u, v) for u, v in down)
     return layout.memo(("updown", dead), lambda: _updown_tables(layout, dead))
 
@@ -297,7 +295,7 @@ def _updown_tables(layout: Layout, dead: frozenset[tuple[int, int]]) -> UnicastT
 
 
 def path(
-    g: nx.Graph | Layout, tables: UnicastTables, src: int, dst: int, choose: Callable[[int, np.ndarray], int]
+    layout: Layout, tables: UnicastTables, src: int, dst: int, choose: Callable[[int, np.ndarray], int]
 ) -> list[int]:
     """Follow the unicast tables from host ``src`` to host ``dst``; return the nodes visited.
 
@@ -305,7 +303,7 @@ def path(
     ``hash(flow) % count``). Raises McsimError if the walk revisits a node (a loop), reaches a
     wrong host, or the chooser returns a bad index.
     """
-    ports = layout_of(g).ports
+    ports = layout.ports
     for name, host in (("src", src), ("dst", dst)):
         if not 0 <= host < tables.hosts:
             raise McsimError(f"path: {name}={host} is not a host (hosts are 0..{tables.hosts - 1})")
@@ -434,7 +432,7 @@ def _bfs_parents(g: nx.Graph, root: int, hosts: int) -> dict[int, int]:
 
 
 def multicast_tree(
-    g: nx.Graph | Layout,
+    layout: Layout,
     members: Iterable[int],
     *,
     down: Iterable[tuple[int, int]] = (),
@@ -460,7 +458,6 @@ def multicast_tree(
         For a member that is not a host, a repeated member, fewer than 2 members, or a topology
         without switches.
     """
-    layout = layout_of(g)
     g, hosts, first, leaf_of = layout.graph, layout.hosts, layout.first_port, layout.leaf_of
     group = _check_members(members, hosts)
     if layout.nodes == hosts:
@@ -512,10 +509,9 @@ def multicast_tree(
     )
 
 
-def best_roots(g: nx.Graph | Layout, members: Iterable[int]) -> tuple[int, ...]:
+def best_roots(layout: Layout, members: Iterable[int]) -> tuple[int, ...]:
     """The switches that minimise the largest hop distance to the members' leaves, ascending: the
     roots :func:`multicast_tree` may grow a tree from (it takes the first by default)."""
-    layout = layout_of(g)
     group = _check_members(members, layout.hosts)
     if layout.nodes == layout.hosts:
         raise McsimError("multicast group: the topology has no switch; a multicast tree needs one")
@@ -525,13 +521,13 @@ def best_roots(g: nx.Graph | Layout, members: Iterable[int]) -> tuple[int, ...]:
     return tuple(layout.hosts + int(i) for i in np.flatnonzero(worst == worst.min()))
 
 
-def aggregation_trees(g: nx.Graph | Layout, members: Iterable[int], count: int = 0) -> list[MulticastTree]:
+def aggregation_trees(layout: Layout, members: Iterable[int], count: int = 0) -> list[MulticastTree]:
     """The aggregation trees of an in-network reduction over the member hosts: one
     :func:`multicast_tree` from each of the first ``count`` :func:`best_roots` (0: from every one),
     so that the reduction's traffic spreads over the switches at the top."""
-    roots = best_roots(g, members)
+    roots = best_roots(layout, members)
     chosen = roots if count == 0 else roots[:count]
-    return [t for r in chosen if (t := multicast_tree(g, members, root=r)) is not None]
+    return [t for r in chosen if (t := multicast_tree(layout, members, root=r)) is not None]
 
 
 def tree_parents(tree: MulticastTree, layout: Layout) -> dict[int, int | None]:
@@ -551,9 +547,7 @@ def tree_parents(tree: MulticastTree, layout: Layout) -> dict[int, int | None]:
     return parent
 
 
-def simulate_multicast(
-    g: nx.Graph | Layout, tree: MulticastTree, sender: int
-) -> tuple[dict[int, int], dict[TreeLink, int]]:
+def simulate_multicast(layout: Layout, tree: MulticastTree, sender: int) -> tuple[dict[int, int], dict[TreeLink, int]]:
     """Replay one multicast packet from ``sender`` over ``tree`` with the switch semantics above.
 
     Returns
@@ -563,7 +557,7 @@ def simulate_multicast(
     traversals : dict[(u, port_u, v, port_v), int]
         Every tree link -> number of times the packet crossed it (either direction).
     """
-    hosts = layout_of(g).hosts
+    hosts = layout.hosts
     if sender not in tree.members:
         raise McsimError(f"simulate_multicast: sender={sender} is not a member of the group {list(tree.members)}")
     far: dict[tuple[int, int], tuple[int, int, TreeLink]] = {}

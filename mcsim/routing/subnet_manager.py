@@ -17,9 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import networkx as nx
-
-from mcsim.routing.layout import Layout, layout_of
+from mcsim.routing.layout import Layout
 from mcsim.routing.routes import MulticastTree, UnicastTables, multicast_tree, unicast_tables, updown_tables
 
 Edge = tuple[int, int]
@@ -60,8 +58,8 @@ def routes(layout: Layout, groups: list[list[int]], down: frozenset[Edge]) -> Ro
     )
 
 
-def plan(
-    g: nx.Graph | Layout,
+def plan_routes(
+    layout: Layout,
     groups: list[list[int]],
     link_down: Sequence[tuple[int, int, int, int | None]],
     reroute_delay_ps: int | None,
@@ -74,7 +72,6 @@ def plan(
     nothing and is left out. With reroute_delay_ps None there is no subnet manager: the routes are
     those of the whole fabric for the whole run.
     """
-    layout = layout_of(g)
     if reroute_delay_ps is None or not link_down:
         return routes(layout, groups, frozenset()), []
     intervals: dict[Edge, list[tuple[int, int | None]]] = {}

@@ -30,6 +30,8 @@ def simulate(
 ) -> FabricResult:
     """Build the fabric of ``g``, run raw ``flows`` to completion, and return every counter.
 
+    ``g`` is a topology (:mod:`mcsim.topology`) or its Layout; it is laid out here, once.
+
     A flow with ``group=i`` multicasts to ``groups[i]`` (the sender must be a member; every other
     member receives one copy). See :func:`mcsim.native.fabric.build` for the other parameters.
 

@@ -28,6 +28,7 @@ from mcsim.native.attributes import set_attributes
 from mcsim.native.fabric import Reduction
 from mcsim.native.simulation import Simulation
 from mcsim.result import FabricResult, Result, lacking_b, output_b
+from mcsim.routing.layout import Layout, layout_of
 from mcsim.runs import cost
 from mcsim.runs.verify import Expected
 from mcsim.runs.verify import expected_output as expected_output  # re-exported
@@ -251,7 +252,7 @@ class Scenario:
                     f"verify mode is for small runs (<= {VERIFY_MAX_BYTES} B per rank)"
                 )
         if self.faults is not None:
-            self.faults.check(self._graph())
+            self.faults.check(self._layout())
 
     @property
     def _innet(self) -> bool:
@@ -347,6 +348,10 @@ class Scenario:
     def _graph(self) -> nx.Graph[Any]:
         """The topology with the scenario's link rate, for reading only (shared)."""
         return _topology(self.topology, self.rate)
+
+    def _layout(self) -> Layout:
+        """The Layout of :meth:`_graph`: validated and laid out once, kept by the shared graph."""
+        return layout_of(self._graph())
 
     def _base_graph(self) -> nx.Graph[Any]:
         """The topology as given (file rates), for reading only (shared)."""
@@ -493,7 +498,7 @@ class Scenario:
         with Simulation() as sim:
             fab = sim.own_fabric(
                 fabric.build(
-                    self._graph(),
+                    self._layout(),
                     groups=groups,
                     config=self.fabric,
                     faults=self.faults,

@@ -285,7 +285,7 @@ def executor(*, client: Any = None, workers: int | None = None, time_limit_s: fl
     return LocalPool(workers=workers, time_limit_s=time_limit_s)
 
 
-def run(
+def run_sweep(
     spec: SweepSpec | str | os.PathLike[str],
     store: str | os.PathLike[str] | None = None,
     *,

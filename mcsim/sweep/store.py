@@ -471,7 +471,7 @@ def _columns(rows: list[dict[str, Any]], fixed: Sequence[str]) -> tuple[list[str
     return params, metrics
 
 
-def load(path: str | os.PathLike[str], sweep: str | None = None) -> pandas.DataFrame:
+def read_dataframe(path: str | os.PathLike[str], sweep: str | None = None) -> pandas.DataFrame:
     """The store as a DataFrame: one row per (sweep, key) membership with a stored run.
 
     Columns: sweep, key, label, status, error, each axis (param) of the sweeps, each metric, wall_s,
@@ -480,7 +480,7 @@ def load(path: str | os.PathLike[str], sweep: str | None = None) -> pandas.DataF
     try:
         pd = importlib.import_module("pandas")
     except ImportError:
-        raise McsimError("mcsim.sweep.load needs pandas: pip install 'mcsim[pandas]'") from None
+        raise McsimError("mcsim.sweep.read_dataframe needs pandas: pip install 'mcsim[pandas]'") from None
     with Store(path, create=False) as store:
         rows = store.rows(sweep)
     params, metrics = _columns(rows, FIRST + LAST)

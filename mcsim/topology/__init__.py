@@ -25,7 +25,16 @@ delays, presets) is :mod:`mcsim.topology.physics`, which imports only mcsim.erro
 """
 
 from mcsim.topology.builders import BUILDERS, fat_tree, general_fat_tree, leaf_spine, with_link
-from mcsim.topology.files import GRAPH_ATTRS, available, build, load, ready, resolve, save, topology_dirs
+from mcsim.topology.files import (
+    GRAPH_ATTRS,
+    available,
+    call_builder,
+    read_topology_file,
+    ready,
+    resolve,
+    topology_dirs,
+    write_topology_file,
+)
 from mcsim.topology.rules import HOST, NODE_ATTRS, SWITCH, host_count, validate
 from mcsim.topology.summary import diameter_hops, format_summary, summary
 
@@ -36,19 +45,19 @@ __all__ = [
     "NODE_ATTRS",
     "SWITCH",
     "available",
-    "build",
+    "call_builder",
     "diameter_hops",
     "fat_tree",
     "format_summary",
     "general_fat_tree",
     "host_count",
     "leaf_spine",
-    "load",
+    "read_topology_file",
     "ready",
     "resolve",
-    "save",
     "summary",
     "topology_dirs",
     "validate",
     "with_link",
+    "write_topology_file",
 ]

@@ -70,7 +70,7 @@ def _reject_unknown(where: str, what: str, key: str, accepted: Sequence[str]) ->
     raise McsimError(f"{where}: {what} {key!r} is not accepted; accepted keys: {', '.join(sorted(accepted))}{near}")
 
 
-def build(name: str, table: Mapping[str, Any], *, where: str = "topology") -> nx.Graph:
+def call_builder(name: str, table: Mapping[str, Any], *, where: str = "topology") -> nx.Graph:
     """Call builder ``name`` with the keys of a [builder] table (units as strings, see module doc)."""
     fn = pick("topology builder", name, BUILDERS)
     keys, required = _builder_keys(name)
@@ -112,7 +112,7 @@ def _load_toml(data: bytes, where: str, stem: str) -> nx.Graph:
     name = table.pop("name", None)
     if not isinstance(name, str):
         raise McsimError(f"{where}: [builder] name={name!r} must name a builder; choose one of {', '.join(BUILDERS)}")
-    g = build(name, table, where=where)
+    g = call_builder(name, table, where=where)
     g.graph["name"] = doc.get("name", stem)
     if "description" in doc:
         g.graph["description"] = doc["description"]
@@ -177,7 +177,7 @@ def _load_graphml(data: bytes, where: str, stem: str) -> nx.Graph:
 _LOADERS: dict[str, Callable[[bytes, str, str], nx.Graph]] = {".toml": _load_toml, ".graphml": _load_graphml}
 
 
-def load(path: str | Path) -> nx.Graph:
+def read_topology_file(path: str | Path) -> nx.Graph:
     """Read a topology from a ``.toml`` (builder + parameters) or ``.graphml`` file and validate it.
 
     Raises
@@ -254,10 +254,10 @@ def resolve(name_or_path: str | Path) -> nx.Graph:
     """
     text = str(name_or_path)
     if isinstance(name_or_path, Path) or Path(text).suffix in _LOADERS or "/" in text:
-        return load(text)
+        return read_topology_file(text)
     _check_user_dirs()
     files = ready()
-    return load(files[pick("topology", text, {name: name for name in files})])
+    return read_topology_file(files[pick("topology", text, {name: name for name in files})])
 
 
 def _exact(value: int, fmt: Callable[[int], str], parse: Callable[[str], int], base: str) -> str:
@@ -303,11 +303,11 @@ def _toml_text(g: nx.Graph) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save(g: nx.Graph, path: str | Path) -> None:
+def write_topology_file(g: nx.Graph, path: str | Path) -> None:
     """Write ``g`` to ``path``: ``.graphml`` for any valid graph, ``.toml`` for a graph a builder made.
 
     The GraphML file keeps every node and edge attribute and the graph attrs name, description,
-    builder and params (the latter as a JSON string); :func:`load` gives back an identical graph.
+    builder and params (the latter as a JSON string); :func:`read_topology_file` gives back an identical graph.
     """
     validate(g)
     path = Path(path)

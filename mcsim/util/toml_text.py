@@ -3,7 +3,7 @@
 reading of a user's input file with one-line errors.
 
 Used where mcsim writes a file a user reads back with ``tomllib``: topology files
-(mcsim.topology.files.save) and sweep specs (mcsim.sweep.SweepSpec.to_toml). Plain data only:
+(mcsim.topology.files.write_topology_file) and sweep specs (mcsim.sweep.SweepSpec.to_toml). Plain data only:
 str, int, float, bool, lists, and dicts with string keys; a dict's None values are left out (TOML
 has no null, and every such field of mcsim means "the default").
 

@@ -157,7 +157,7 @@ def test_a_graph_topology_runs_as_its_file(star_file):
 @pytest.fixture
 def star_file(tmp_path):
     path = tmp_path / "star-4.toml"
-    topology.save(star(4), path)
+    topology.write_topology_file(star(4), path)
     return str(path)
 
 

@@ -14,7 +14,7 @@ from mcsim.native import cling_pch, library, runtime
 
 
 def _ensure_for_current_build():
-    info, wheel = library.build(), library.find_ns3()
+    info, wheel = library.ensure_built(), library.find_ns3()
     return cling_pch.ensure(info.path, (wheel.include_dir, info.include_dir), runtime.INCLUDES, runtime.CXX_DEFINES)
 
 
@@ -22,7 +22,7 @@ def test_the_build_has_a_checked_pch_that_declares_mcsims_classes(capsys):
     pch = _ensure_for_current_build()
     capsys.readouterr()
     assert _ensure_for_current_build() == pch and capsys.readouterr().err == "", "a PCH found says nothing"
-    assert pch is not None and pch.is_file() and pch.parent == library.build().path / "cling"
+    assert pch is not None and pch.is_file() and pch.parent == library.ensure_built().path / "cling"
     assert not pch.with_name(pch.name + ".failed").exists()
     assert cling_pch._check(pch) == ""  # a fresh process finds ns3::mcsim::Fabric with no include
 

@@ -32,7 +32,7 @@ def test_a_run_sliced_every_few_thousand_events_gives_the_same_results_bit_for_b
     whole = scenario().run()
     monkeypatch.setattr(run_control, "SLICE_S", 0.0)  # the scheduler stops at every look at the clock
     calls = []
-    real_run = run_control.run
+    real_run = run_control.run_to_end
 
     class Counting:  # the library, counting the slices
         def __init__(self, lib):
@@ -45,7 +45,7 @@ def test_a_run_sliced_every_few_thousand_events_gives_the_same_results_bit_for_b
             calls.append(seconds)
             return self.lib.mcsim_run_for(seconds)
 
-    monkeypatch.setattr(run_control, "run", lambda lib, packets=None: real_run(Counting(lib), packets))
+    monkeypatch.setattr(run_control, "run_to_end", lambda lib, packets=None: real_run(Counting(lib), packets))
     sliced = scenario().run()
     assert len(calls) > 10, "the run really was cut into many slices"
     for a, b in zip(fingerprint(whole), fingerprint(sliced), strict=True):
@@ -74,7 +74,7 @@ def test_progress_can_be_turned_off(monkeypatch, capsys):
 
 
 def test_ctrl_c_stops_a_long_run_within_a_second_with_exit_130_and_how_far_it_got(tmp_path):
-    library.build()  # the subprocess must not spend its time compiling
+    library.ensure_built()  # the subprocess must not spend its time compiling
     script = tmp_path / "long.py"
     script.write_text(
         textwrap.dedent(

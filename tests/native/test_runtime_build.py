@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""library.build: the hash-keyed cache, rebuild on change, corrupt entries, locking, error messages,
+"""library.ensure_built: the hash-keyed cache, rebuild on change, corrupt entries, locking, error messages,
 what a build says on stderr, the environment it needs (one line for each unusable variable) and
 `mcsim info` without it."""
 
@@ -27,7 +27,7 @@ PORT_CC = Path("fabric/model/port.cc")
 
 @pytest.fixture(scope="module")
 def first_build(module_sources, module_cache):
-    return library.build(sources=module_sources, cache=module_cache)
+    return library.ensure_built(sources=module_sources, cache=module_cache)
 
 
 def _key(sources: Path) -> str:
@@ -45,7 +45,7 @@ def test_first_build_compiles_and_publishes(first_build, module_cache):
 
 def test_unchanged_sources_do_nothing(first_build, module_sources, module_cache, capfd):
     capfd.readouterr()
-    again = library.build(sources=module_sources, cache=module_cache)
+    again = library.ensure_built(sources=module_sources, cache=module_cache)
     assert capfd.readouterr() == ("", ""), "a build found in the cache says nothing"
     assert not again.built
     assert again.path == first_build.path
@@ -78,11 +78,11 @@ def test_changed_source_rebuilds_and_the_old_build_is_still_cached(first_build, 
     original = path.read_bytes()
     try:
         path.write_bytes(original + b"\nnamespace { [[maybe_unused]] int g_touched = 1; }\n")
-        changed = library.build(sources=module_sources, cache=module_cache)
+        changed = library.ensure_built(sources=module_sources, cache=module_cache)
         assert changed.built and changed.key != first_build.key
     finally:
         path.write_bytes(original)
-    back = library.build(sources=module_sources, cache=module_cache)
+    back = library.ensure_built(sources=module_sources, cache=module_cache)
     assert not back.built and back.key == first_build.key
 
 
@@ -102,7 +102,7 @@ def test_corrupt_entry_is_rebuilt_not_loaded(first_build, module_sources, module
     else:
         (entry / "BUILD.json").write_text("{not json")
     assert library.cached_build(sources=module_sources, cache=module_cache) is None
-    rebuilt = library.build(sources=module_sources, cache=module_cache)
+    rebuilt = library.ensure_built(sources=module_sources, cache=module_cache)
     assert rebuilt.built and rebuilt.key == first_build.key
     assert rebuilt.library.stat().st_size > 0 and rebuilt.test_library.stat().st_size > 0
 
@@ -113,7 +113,7 @@ def test_compile_error_names_the_file_and_the_log(module_sources, module_cache):
     try:
         path.write_bytes(original + b"\nint mcsim_broken = ;\n")
         with pytest.raises(McsimError) as info:
-            library.build(sources=module_sources, cache=module_cache)
+            library.ensure_built(sources=module_sources, cache=module_cache)
         key = _key(module_sources)
     finally:
         path.write_bytes(original)
@@ -141,7 +141,7 @@ def test_a_module_cannot_include_a_module_it_does_not_depend_on(module_sources, 
     try:
         path.write_bytes(f'#include "ns3/mcsim/{header}"\n'.encode() + original)
         with pytest.raises(McsimError, match=rf"{rel}:1:10: fatal error: ns3/mcsim/{header}: No such file"):
-            library.build(sources=module_sources, cache=module_cache)
+            library.ensure_built(sources=module_sources, cache=module_cache)
     finally:
         path.write_bytes(original)
 
@@ -186,7 +186,7 @@ def test_missing_ns3_is_one_line(monkeypatch):
 def test_two_processes_building_at_once_share_one_build(module_sources, tmp_path):
     code = (
         "import sys; from pathlib import Path; from mcsim.native import library; "
-        "b = library.build(sources=Path(sys.argv[1]), cache=Path(sys.argv[2])); print(b.built, b.key)"
+        "b = library.ensure_built(sources=Path(sys.argv[1]), cache=Path(sys.argv[2])); print(b.built, b.key)"
     )
     argv = [sys.executable, "-c", code, str(module_sources), str(tmp_path)]
     env = {**os.environ, "MCSIM_PROGRESS": "1"}
@@ -319,7 +319,7 @@ echo tests > "$tree/lib/libmcsim-ns3-tests.so"
 
 @pytest.fixture
 def fake_toolchain(monkeypatch, tmp_path):
-    """build() with a stand-in CMake (a second's work instead of a minute's) over a one-file source."""
+    """ensure_built() with a stand-in CMake (a second's work instead of a minute's) over a one-file source."""
     cmake = tmp_path / "cmake"
     cmake.write_text(FAKE_CMAKE)
     cmake.chmod(0o755)
@@ -334,7 +334,7 @@ def fake_toolchain(monkeypatch, tmp_path):
 
 
 def test_a_build_says_when_it_starts_how_far_it_is_and_when_it_is_done(fake_toolchain, tmp_path, capsys):
-    info = library.build(sources=fake_toolchain, cache=tmp_path / "cache")
+    info = library.ensure_built(sources=fake_toolchain, cache=tmp_path / "cache")
     out, err = capsys.readouterr()
     assert info.built and out == ""
     lines = err.splitlines()
@@ -343,14 +343,14 @@ def test_a_build_says_when_it_starts_how_far_it_is_and_when_it_is_done(fake_tool
         f"mcsim: compiling the C++ models: {p}% after N s" for p in (10, 40, 70, 100)
     ]
     assert re.fullmatch(r"mcsim: compiled the C\+\+ models in \d+\.\d s", lines[-1])
-    again = library.build(sources=fake_toolchain, cache=tmp_path / "cache")
+    again = library.ensure_built(sources=fake_toolchain, cache=tmp_path / "cache")
     assert not again.built and capsys.readouterr() == ("", ""), "up to date: nothing on stderr"
 
 
 def test_a_failed_build_says_it_started_and_not_that_it_is_done(fake_toolchain, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("FAKE_CMAKE_FAIL", "1")
     with pytest.raises(McsimError, match=r"^compiling ns3_modules failed: /src/port.cc:1:1: error: broken \(full"):
-        library.build(sources=fake_toolchain, cache=tmp_path / "cache")
+        library.ensure_built(sources=fake_toolchain, cache=tmp_path / "cache")
     err = capsys.readouterr().err
     assert err.startswith(library.BUILD_STARTS + "\n") and "compiled" not in err
 
@@ -451,7 +451,7 @@ def test_the_cache_folder_is_chosen_by_mcsim_cache_dir_then_an_absolute_xdg_cach
 def test_a_completed_build_loads_from_a_cache_that_cannot_be_written(monkeypatch, tmp_path):
     monkeypatch.setattr(library, "_completed", lambda cache, key: library.BuildInfo(key, cache, False, 1.0))
     monkeypatch.setenv("MCSIM_CACHE_DIR", "/proc/mcsim")
-    assert library.build().path == Path("/proc/mcsim")  # a shared read-only cache serves its build
+    assert library.ensure_built().path == Path("/proc/mcsim")  # a shared read-only cache serves its build
     library.check_environment()
 
 

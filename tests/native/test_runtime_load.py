@@ -20,7 +20,7 @@ def test_load_returns_the_library_once_and_runs_never_import_cppyy():
         "r = Scenario(topology='fat-tree-k4', bytes_per_rank='16KiB', algorithm='mcast', verify=True).run(); "
         "assert r.verified; print('cppyy' in sys.modules, 'libcppyy' in sys.modules)"
     )
-    library.build()  # so that the process below finds the build in the cache
+    library.ensure_built()  # so that the process below finds the build in the cache
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.split() == ["False", "False"]
     assert proc.stderr == "", "loading a build from the cache and a short run say nothing on stderr"
@@ -52,7 +52,7 @@ def test_a_cxx_exception_or_a_wrong_handle_is_one_error_line():
 
 
 def test_every_exported_abi_function_is_declared_and_every_declared_one_exported():
-    info = library.build()
+    info = library.ensure_built()
     exported = {}
     for path in (info.library, info.test_library):
         out = subprocess.run(["nm", "-D", "--defined-only", str(path)], capture_output=True, text=True, check=True)

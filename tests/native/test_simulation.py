@@ -8,6 +8,7 @@ from mcsim.config.fabric import Faults, Flow
 from mcsim.errors import Interrupted, McsimError
 from mcsim.native import fabric, runtime
 from mcsim.native.simulation import Simulation
+from mcsim.routing.layout import layout_of
 from mcsim.runs.flows import simulate
 from mcsim.topology import leaf_spine
 
@@ -65,7 +66,7 @@ def test_a_run_abandoned_midway_leaves_nothing_behind_for_the_next():
     flows = [Flow(src=h, dst=(h + 1) % 4, size_b=100_000, flow_id=h) for h in range(4)]
     before = simulate(g, flows)
     with pytest.raises(RuntimeError, match="abandoned"), Simulation() as sim:
-        fab = sim.own_fabric(fabric.build(g))
+        fab = sim.own_fabric(fabric.build(layout_of(g)))
         fab.add_flows(flows)
         sim.lib.mcsim_run_for(0.0)  # some events run, many are left pending
         raise RuntimeError("abandoned")
@@ -82,7 +83,7 @@ def test_a_fabric_that_fails_to_build_is_disposed_at_once(monkeypatch):
     monkeypatch.setattr(runtime, "dispose", lambda *objs: disposed.extend(objs) or real(*objs))
     monkeypatch.setattr(fabric, "_set_faults", lambda *args: (_ for _ in ()).throw(RuntimeError("wiring")))
     with pytest.raises(RuntimeError, match="wiring"):
-        fabric.build(leaf_spine(1, 0, 2, **LINK))
+        fabric.build(layout_of(leaf_spine(1, 0, 2, **LINK)))
     assert len(disposed) == 1
 
 
@@ -94,4 +95,4 @@ def test_bad_input_found_while_building_never_loads_cxx(monkeypatch):
     g = leaf_spine(1, 0, 2, **LINK)
     with pytest.raises(McsimError, match=r"Faults: link_loss\[\(0, 1\)\]: \(0, 1\) is not an edge"):
         with Simulation() as sim:
-            sim.own_fabric(fabric.build(g, faults=Faults(link_loss={(0, 1): 0.1})))
+            sim.own_fabric(fabric.build(layout_of(g), faults=Faults(link_loss={(0, 1): 0.1})))

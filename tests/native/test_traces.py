@@ -8,6 +8,7 @@ from mcsim.config.rdma import RdmaConfig, fabric_config_for
 from mcsim.native import abi, fabric, rdma, runtime
 from mcsim.native.arrays import i64, u32
 from mcsim.native.simulation import Simulation
+from mcsim.routing.layout import layout_of
 
 SINKS = """
 #include "ns3/mcsim/nic.h"
@@ -53,7 +54,7 @@ def _counted_ud_stream(g: nx.Graph, src: int, dst: int, count: int) -> object:
     """Run one UD stream with every port and NIC traced; return the counts."""
     cfg = RdmaConfig()
     with Simulation() as sim:
-        fab = sim.own_fabric(fabric.build(g, config=fabric_config_for(cfg, None)))
+        fab = sim.own_fabric(fabric.build(layout_of(g), config=fabric_config_for(cfg, None)))
         lib = sim.lib
         cppyy = runtime.cppyy_module()
         if not hasattr(cppyy.gbl, "mcsim_test"):

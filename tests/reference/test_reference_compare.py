@@ -19,7 +19,7 @@ from mcsim.config import dpa
 from mcsim.errors import McsimError
 from mcsim.reference import claims
 from mcsim.reference.claims import BY_ID, CLAIMS, Claim
-from mcsim.reference.compare import VERDICTS, counts, evaluate, exit_status, summary, table_text, verdict
+from mcsim.reference.compare import VERDICTS, counts, evaluate, exit_status, table_text, verdict, verdict_summary
 from mcsim.units import parse_rate
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
@@ -134,7 +134,7 @@ def test_no_input_or_conditional_claim_is_counted_as_reproduced(quick_rows):
     assert tally["input"] == len(INPUTS) and tally["conditional"] == len(CONDITIONAL)
     reproduced = {r.id for r in rows.values() if r.verdict in ("reproduced", "within tolerance")}
     assert not reproduced & {*INPUTS, *CONDITIONAL}
-    assert f"{len(INPUTS)} input, {len(CONDITIONAL)} conditional" in summary(list(rows.values()))
+    assert f"{len(INPUTS)} input, {len(CONDITIONAL)} conditional" in verdict_summary(list(rows.values()))
 
 
 def test_kinds_and_the_claim_mcsim_cannot_reproduce(quick_rows):

@@ -31,6 +31,7 @@ from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.reference import traffic
 from mcsim.reference.traffic import SCHEDULES, authors_cost, authors_table, mcsim_cost, traffic_reduction
+from mcsim.routing.layout import Layout, layout_of
 from mcsim.runs.scenario import Scenario
 
 LINK = {"rate_bps": 10**9, "delay_ps": 100_000}
@@ -38,13 +39,13 @@ UNICAST = ("ring", "recursive_doubling", "linear")
 
 
 @pytest.fixture(scope="module")
-def tree1024() -> nx.Graph:
-    return nx.freeze(topology.resolve("fat-tree-1024-r32"))
+def tree1024() -> Layout:
+    return layout_of(topology.resolve("fat-tree-1024-r32"))
 
 
 @pytest.fixture(scope="module")
-def k4() -> nx.Graph:
-    return nx.freeze(topology.resolve("fat-tree-k4"))
+def k4() -> Layout:
+    return layout_of(topology.resolve("fat-tree-k4"))
 
 
 # --- the authors' rule -----------------------------------------------------------------------------
@@ -118,7 +119,7 @@ def test_authors_cost_rejects_bad_input(schedule, p, message):
 
 @pytest.mark.parametrize(("hosts", "p"), [(4, 4), (8, 8), (8, 5), (16, 16)])
 def test_mcsim_cost_on_one_switch(hosts, p):
-    star = topology.leaf_spine(1, 0, hosts, **LINK)  # every unicast: host-switch-host, 2 links
+    star = layout_of(topology.leaf_spine(1, 0, hosts, **LINK))  # every unicast: host-switch-host, 2 links
     assert mcsim_cost("ring", p, star) == mcsim_cost("linear", p, star) == 2 * p * (p - 1)
     if p & (p - 1) == 0:
         assert mcsim_cost("recursive_doubling", p, star) == 2 * p * (p - 1)
@@ -190,8 +191,8 @@ def test_mcast_run_crosses_the_counted_links(k4, p):
     r = Scenario(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="4KiB", ranks=p).run()
     tokens = [rank for rank in range(p) if rank not in (p // 2 - 1, p - 1)]
     assert int(r.nic["tx_packets"].sum()) == p + 2 * (len(tokens) + p)  # data, SENDs, their ACKs
-    control_hops = sum(_hops(k4, rank, rank + 1) for rank in tokens)
-    control_hops += sum(_hops(k4, rank, (rank + 1) % p) for rank in range(p))
+    control_hops = sum(_hops(k4.graph, rank, rank + 1) for rank in tokens)
+    control_hops += sum(_hops(k4.graph, rank, (rank + 1) % p) for rank in range(p))
     assert r.fabric.link_traversals() == mcsim_cost("multicast", p, k4) + 2 * control_hops
     (tree,) = r.fabric.trees
     assert tree is not None and p * len(tree.tree_links) == mcsim_cost("multicast", p, k4)

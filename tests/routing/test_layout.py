@@ -38,10 +38,10 @@ def test_a_frozen_graph_is_validated_and_laid_out_once(monkeypatch):
     monkeypatch.setattr(layout_module, "validate", lambda graph: calls.append(graph) or real(graph))
     first = layout_of(g)
     assert layout_of(g) is first and layout_of(first) is first
-    routes.unicast_tables(g)
-    routes.multicast_tree(g, [0, 5, 9])
+    routes.unicast_tables(layout_of(g))
+    routes.multicast_tree(layout_of(g), [0, 5, 9])
     assert calls == [g]
-    assert routes.unicast_tables(g) is routes.unicast_tables(first)  # the tables are kept per Layout
+    assert routes.unicast_tables(layout_of(g)) is routes.unicast_tables(first)  # the tables are kept per Layout
     assert first.graph is g
 
 

@@ -83,7 +83,7 @@ def test_peer_port_is_an_involution_and_ports_count_links(name, request):
             back = peer_port(g, ports, node, port)
             assert ports[nbr][back] == (node, index)
             assert peer_port(g, ports, nbr, back) == port
-    physical = routes.links(g)
+    physical = routes.links(layout_of(g))
     assert len(physical) == sum(d["parallel"] for _, _, d in g.edges(data=True))
     ends = [(u, pu) for u, pu, _, _ in physical] + [(v, pv) for _, _, v, pv in physical]
     assert sorted(ends) == [(n, p) for n in sorted(ports) for p in range(len(ports[n]))]  # each port once
@@ -148,7 +148,7 @@ def test_testbed_paths_sample(testbed):
 
 def test_ecmp_width_on_fat_tree_4(ft4):
     k, hosts = 4, 16
-    t = unicast_tables(ft4)
+    t = unicast_tables(layout_of(ft4))
     edge0, agg0, core0 = hosts, hosts + 8, hosts + 16  # pod 0's first edge and agg, the first core
     assert len(t.candidate_ports(edge0, 0)) == 1  # its own host
     assert len(t.candidate_ports(edge0, 2)) == k // 2  # same pod, other edge: via either agg
@@ -159,7 +159,7 @@ def test_ecmp_width_on_fat_tree_4(ft4):
 
 
 def test_ecmp_width_includes_parallel_links(ls):
-    t = unicast_tables(ls)  # hosts 0..5, leaves 6..8, spines 9, 10; 2 links per leaf-spine pair
+    t = unicast_tables(layout_of(ls))  # hosts 0..5, leaves 6..8, spines 9, 10; 2 links per leaf-spine pair
     assert t.candidate_ports(6, 5).tolist() == [2, 3, 4, 5]  # 2 spines x 2 links, after 2 host ports
     assert t.candidate_ports(9, 5).tolist() == [4, 5]  # both links down to leaf 8
 
@@ -188,7 +188,7 @@ def test_fat_tree_tables_hold_one_row_per_destination_switch(k):
     all k/2 aggregation switches toward each of the other k^2/2 - 1 leaves; an aggregation switch
     goes down one port to each leaf of its pod and up k/2 ports toward the others; a core switch
     goes down one port toward each leaf. (Per host it would be k/2 times as many, k^3/4 hosts.)"""
-    t = unicast_tables(fat_tree(k, **LINK))
+    t = unicast_tables(layout_of(fat_tree(k, **LINK)))
     leaves, half = k * k // 2, k // 2
     edge = leaves * (leaves - 1) * half
     agg = leaves * (half + (leaves - half) * half)
@@ -198,15 +198,15 @@ def test_fat_tree_tables_hold_one_row_per_destination_switch(k):
 
 
 def test_tables_are_read_only(ft4):
-    t = unicast_tables(ft4)
+    t = unicast_tables(layout_of(ft4))
     with pytest.raises(ValueError, match="read-only"):
         t.candidates[0] = 3
 
 
 def test_path_rejects_a_bad_chooser(ft4):
-    t = unicast_tables(ft4)
+    t = unicast_tables(layout_of(ft4))
     with pytest.raises(McsimError, match=r"path: choose returned 2 for 2 candidates at switch 16"):
-        path(ft4, t, 0, 15, lambda s, c: len(c))
+        path(layout_of(ft4), t, 0, 15, lambda s, c: len(c))
 
 
 def test_two_hosts_have_no_switch_tables():
@@ -214,11 +214,11 @@ def test_two_hosts_have_no_switch_tables():
     for h in (0, 1):
         g.add_node(h, role="host", tier=0, name=f"h{h}")
     g.add_edge(0, 1, rate_bps=10**9, encoding_data_bits=1, encoding_line_bits=1, delay_ps=0, parallel=1)
-    t = unicast_tables(g)
+    t = unicast_tables(layout_of(g))
     assert (t.hosts, t.switches, t.candidates.size) == (2, 0, 0)
-    assert path(g, t, 0, 1, first) == [0, 1]
+    assert path(layout_of(g), t, 0, 1, first) == [0, 1]
     with pytest.raises(McsimError, match=r"multicast group: the topology has no switch"):
-        multicast_tree(g, [0, 1])
+        multicast_tree(layout_of(g), [0, 1])
 
 
 # --- multicast -----------------------------------------------------------------------------------
@@ -231,7 +231,7 @@ def check_delivers_once(g, tree, senders):
     tree_graph = nx.Graph((u, v) for u, _, v, _ in tree.tree_links)
     assert nx.is_tree(tree_graph) and set(tree_graph) == nodes
     for sender in senders:
-        copies, traversals = simulate_multicast(g, tree, sender)
+        copies, traversals = simulate_multicast(layout_of(g), tree, sender)
         want = {h: int(h in tree.members and h != sender) for h in range(hosts)}
         assert copies == want
         assert set(traversals.values()) == {1}
@@ -239,7 +239,7 @@ def check_delivers_once(g, tree, senders):
 
 
 def test_multicast_to_all_188_testbed_hosts(testbed):
-    tree = multicast_tree(testbed, range(188))
+    tree = multicast_tree(layout_of(testbed), range(188))
     assert tree.root == 200  # spines reach every leaf in 1 hop; ties go to the lowest id
     assert len(tree.switch_ports) == 18 - 5  # a BFS tree from one spine: that spine and the 12 leaves
     check_delivers_once(testbed, tree, [0, 17, 100, 127, 128, 187])
@@ -257,7 +257,7 @@ def test_multicast_to_all_188_testbed_hosts(testbed):
     ],
 )
 def test_multicast_on_fat_tree_4(ft4, members, root):
-    tree = multicast_tree(ft4, members)
+    tree = multicast_tree(layout_of(ft4), members)
     assert tree.root == root and tree.members == tuple(sorted(members))
     check_delivers_once(ft4, tree, members)
 
@@ -292,16 +292,16 @@ def test_multicast_uses_one_of_the_parallel_links_and_groups_spread(testbed):
 )
 def test_multicast_rejects_bad_groups(testbed, members, message):
     with pytest.raises(McsimError, match=message):
-        multicast_tree(testbed, members)
+        multicast_tree(layout_of(testbed), members)
 
 
 def test_simulate_multicast_rejects_a_non_member_sender(ft4):
     with pytest.raises(McsimError, match=r"simulate_multicast: sender=3 is not a member of the group \[0, 1\]"):
-        simulate_multicast(ft4, multicast_tree(ft4, [0, 1]), 3)
+        simulate_multicast(layout_of(ft4), multicast_tree(layout_of(ft4), [0, 1]), 3)
 
 
 def test_tree_rejects_loops_and_gaps(ft4):
-    ok = multicast_tree(ft4, [0, 2])
+    ok = multicast_tree(layout_of(ft4), [0, 2])
     with pytest.raises(McsimError, match=r"multicast tree: 2 links for 4 nodes is not connected"):
         MulticastTree(
             members=ok.members,
@@ -337,8 +337,8 @@ def test_star_multicast_allgather_crosses_fewer_links_than_ring(p):
 def test_building_and_routing_twice_is_identical(build):
     a, b = build(), build()
     assert port_map(a) == port_map(b)
-    ta, tb = unicast_tables(a), unicast_tables(b)
+    ta, tb = unicast_tables(layout_of(a)), unicast_tables(layout_of(b))
     for field in ("offsets", "base", "candidates", "leaf", "host_port"):
         assert_array_equal(getattr(ta, field), getattr(tb, field))
     members = list(range(0, host_count(a), 3))
-    assert multicast_tree(a, members) == multicast_tree(b, members)
+    assert multicast_tree(layout_of(a), members) == multicast_tree(layout_of(b), members)

@@ -10,7 +10,7 @@ from numpy.testing import assert_array_equal
 
 from mcsim.config.fabric import FOREVER, Faults
 from mcsim.routing import routes, subnet_manager
-from mcsim.routing.layout import port_map
+from mcsim.routing.layout import layout_of, port_map
 from mcsim.routing.routes import multicast_tree, path, simulate_multicast, unicast_tables, updown_tables
 from mcsim.runs.scenario import Scenario
 from mcsim.topology import fat_tree, host_count, leaf_spine, resolve
@@ -74,7 +74,7 @@ def no_valley(g, hops):
     ids=["fat-tree-k4", "fat-tree-k8", "leaf-spine", "testbed-188"],
 )
 def test_updown_tables_with_no_link_down_are_the_minimal_hop_tables(g):
-    a, b = unicast_tables(g), updown_tables(g)
+    a, b = unicast_tables(layout_of(g)), updown_tables(layout_of(g))
     for name in ("offsets", "base", "candidates"):
         assert_array_equal(getattr(a, name), getattr(b, name))
 
@@ -82,7 +82,7 @@ def test_updown_tables_with_no_link_down_are_the_minimal_hop_tables(g):
 @pytest.mark.parametrize("dead", upper_links(FT4, 2)[:4] + upper_links(FT4, 1)[:4])
 def test_routes_around_one_dead_link_are_up_down_loop_free_and_as_short_as_before(dead):
     ports = port_map(FT4)
-    healthy, degraded = unicast_tables(FT4), updown_tables(FT4, [dead])
+    healthy, degraded = unicast_tables(layout_of(FT4)), updown_tables(layout_of(FT4), [dead])
     for src, dst in itertools.permutations(range(HOSTS), 2):
         before = all_paths(FT4, healthy, src, dst, ports)
         after = all_paths(FT4, degraded, src, dst, ports)
@@ -100,7 +100,7 @@ def test_a_leaf_cut_off_from_every_spine_has_no_route_and_its_own_hosts_still_do
     hosts = host_count(g)
     leaf0 = next(iter(g[0]))
     cut = [(leaf0, s) for s in g[leaf0] if s >= hosts]
-    t = updown_tables(g, cut)
+    t = updown_tables(layout_of(g), cut)
     ports = port_map(g)
     local = [h for h in range(hosts) if next(iter(g[h])) == leaf0]
     for s in range(hosts, g.number_of_nodes()):
@@ -119,35 +119,35 @@ def test_a_leaf_cut_off_from_every_spine_has_no_route_and_its_own_hosts_still_do
 def test_a_tree_around_dead_links_reaches_each_reachable_member_exactly_once():
     members = list(range(HOSTS))
     for dead in upper_links(FT4, 1):
-        tree = multicast_tree(FT4, members, down=[dead])
+        tree = multicast_tree(layout_of(FT4), members, down=[dead])
         assert tree is not None and tree.members == tuple(members)
         for u, _, v, _ in tree.tree_links:
             assert (min(u, v), max(u, v)) != dead
         for sender in members:
-            copies, traversals = simulate_multicast(FT4, tree, sender)
+            copies, traversals = simulate_multicast(layout_of(FT4), tree, sender)
             assert copies == {h: int(h != sender) for h in range(HOSTS)}
             assert set(traversals.values()) == {1}
 
 
 def test_a_member_whose_link_is_down_is_left_out_of_the_tree():
     leaf = next(iter(FT4[5]))
-    tree = multicast_tree(FT4, range(HOSTS), down=[(5, leaf)])
+    tree = multicast_tree(layout_of(FT4), range(HOSTS), down=[(5, leaf)])
     assert tree.members == tuple(h for h in range(HOSTS) if h != 5)
-    copies, _ = simulate_multicast(FT4, tree, 0)
+    copies, _ = simulate_multicast(layout_of(FT4), tree, 0)
     assert copies[5] == 0 and sum(copies.values()) == HOSTS - 2
-    assert multicast_tree(FT4, [5, 6], down=[(5, leaf), (6, next(iter(FT4[6])))]) is None
+    assert multicast_tree(layout_of(FT4), [5, 6], down=[(5, leaf), (6, next(iter(FT4[6])))]) is None
 
 
 def test_the_plan_reroutes_after_each_change_and_skips_reroutes_that_change_nothing():
     a, b = upper_links(FT4, 2)[:2]
     ms = 1_000_000_000
     downs = ((*a, 1 * ms, 5 * ms), (*b, 2 * ms, FOREVER), (*a, 0, 1 * ms))
-    start, reroutes = subnet_manager.plan(FT4, [list(range(HOSTS))], downs, 3 * ms)
+    start, reroutes = subnet_manager.plan_routes(layout_of(FT4), [list(range(HOSTS))], downs, 3 * ms)
     assert start.down == {a}  # down from time 0: routed around from the start
     # changes at 1, 2 (b down) and 5 (a up) ms; each reroute, 3 ms later, sees the links as they are
     # then: at 4 ms a and b are down, at 5 ms only b, and at 8 ms still only b (no change: left out)
     assert [(s.at_ps, s.routes.down) for s in reroutes] == [(4 * ms, {a, b}), (5 * ms, {b})]
-    none_start, none_reroutes = subnet_manager.plan(FT4, [], downs, None)
+    none_start, none_reroutes = subnet_manager.plan_routes(layout_of(FT4), [], downs, None)
     assert none_start.down == frozenset() and none_reroutes == []
 
 
@@ -194,18 +194,18 @@ def test_a_link_that_comes_back_is_used_again():
     hosts = host_count(g)
     spine_links = sorted((min(u, v), max(u, v)) for u, v in g.edges if u >= hosts and v >= hosts)
     downs = ((*spine_links[0], 10, 20),)
-    start, reroutes = subnet_manager.plan(g, [], downs, 5)
+    start, reroutes = subnet_manager.plan_routes(layout_of(g), [], downs, 5)
     assert start.down == frozenset()
     assert [s.at_ps for s in reroutes] == [15, 25]
-    healthy = routes.unicast_tables(g)
+    healthy = routes.unicast_tables(layout_of(g))
     assert_array_equal(reroutes[-1].routes.tables.candidates, healthy.candidates)
     assert not np.array_equal(reroutes[0].routes.tables.candidates, healthy.candidates)
 
 
 def test_paths_around_a_dead_link_replay_with_the_switch_hash():
-    t = updown_tables(FT4, [SPINE])
+    t = updown_tables(layout_of(FT4), [SPINE])
     for src, dst in [(0, HOSTS - 1), (3, 9), (HOSTS - 1, 0)]:
-        hops = path(FT4, t, src, dst, lambda s, c, d=dst: (s * 7 + d) % len(c))
+        hops = path(layout_of(FT4), t, src, dst, lambda s, c, d=dst: (s * 7 + d) % len(c))
         assert hops[0] == src and hops[-1] == dst
 
 

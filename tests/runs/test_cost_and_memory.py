@@ -10,6 +10,7 @@ import pytest
 from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.routing import routes
+from mcsim.routing.layout import layout_of
 from mcsim.runs.cost import PROCESS_B
 from mcsim.runs.scenario import MAX_QP_WR, Scenario
 from mcsim.runs.stream import two_hosts
@@ -46,7 +47,7 @@ def test_estimate_bounds_the_multicast_tree_and_counts_the_bitmaps():
     assert e["tree_links_bound"] == 16 + switch_links
     assert e["packets"] == 16 * chunks * e["tree_links_bound"]
     # the routed tree really is within the bound: 16 host links + 8 edge-agg + 4 agg-core
-    assert len(routes.multicast_tree(g, range(16)).tree_links) <= e["tree_links_bound"]
+    assert len(routes.multicast_tree(layout_of(g), range(16)).tree_links) <= e["tree_links_bound"]
     assert e["bitmap_b"] == 16 * 16 * chunks  # P^2 chunks: every rank keeps one byte per chunk of the output
 
 
@@ -113,7 +114,7 @@ def test_the_fabric_memory_bound_is_below_what_a_built_fabric_takes():
 
     tracemalloc.start()
     g = topology.fat_tree(16, rate_bps=10**11, delay_ps=0)
-    tables = routes.unicast_tables(g)
+    tables = routes.unicast_tables(layout_of(g))
     used, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert tables.candidates.size > 0

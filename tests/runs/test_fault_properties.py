@@ -43,7 +43,7 @@ def topology_files(tmp_path_factory) -> dict[str, str]:
         if name in topology.available():
             files[name] = name
         else:
-            topology.save(g, folder / f"{name}.toml")
+            topology.write_topology_file(g, folder / f"{name}.toml")
             files[name] = str(folder / f"{name}.toml")
     return files
 

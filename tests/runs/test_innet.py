@@ -34,7 +34,7 @@ def fdr(g: nx.Graph) -> Link:
 
 
 def trees(g: nx.Graph, ranks: int) -> list[routes.MulticastTree]:
-    return routes.aggregation_trees(g, range(ranks))
+    return routes.aggregation_trees(layout_of(g), range(ranks))
 
 
 @pytest.mark.parametrize(
@@ -253,10 +253,10 @@ def test_bad_overlap_algorithm_is_one_line():
 def test_aggregation_trees_start_at_every_best_root():
     g = ft4()
     ts = trees(g, 16)
-    assert [t.root for t in ts] == list(routes.best_roots(g, range(16))) == [32, 33, 34, 35]  # the 4 cores
+    assert [t.root for t in ts] == list(routes.best_roots(layout_of(g), range(16))) == [32, 33, 34, 35]  # the 4 cores
     for t in ts:
         parents = routes.tree_parents(t, layout_of(g))
         assert parents[t.root] is None and len(parents) == len(t.switch_ports)
         assert all(port in t.switch_ports[s] for s, port in parents.items() if port is not None)
-    assert len(routes.aggregation_trees(g, range(16), count=2)) == 2
+    assert len(routes.aggregation_trees(layout_of(g), range(16), count=2)) == 2
     np.testing.assert_array_equal(sorted({t.root for t in ts}), [32, 33, 34, 35])

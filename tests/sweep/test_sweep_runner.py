@@ -23,7 +23,7 @@ from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import scenario_of
-from mcsim.sweep import SweepSpec, plan, run, run_key, runner
+from mcsim.sweep import SweepSpec, plan, run_key, run_sweep, runner
 from mcsim.sweep.executors import LocalPool
 from mcsim.sweep.store import Store
 
@@ -131,7 +131,7 @@ def test_dry_run_run_rerun_and_show(tmp_path, capsys, monkeypatch):
 def test_the_stored_numbers_are_the_scenarios_own(tmp_path):
     """What the store holds for a run is what Scenario.run() gives in this process."""
     spec = SweepSpec(name="one", base={"topology": "fat-tree-k4", "bytes_per_rank": "4KiB", "algorithm": "mcast"})
-    report = run(spec, tmp_path / "one.sqlite", workers=1, progress=False)
+    report = run_sweep(spec, tmp_path / "one.sqlite", workers=1, progress=False)
     (row,) = report.rows()
     direct = Scenario(topology="fat-tree-k4", bytes_per_rank="4KiB", algorithm="mcast").run().record()
     assert {k: v for k, v in row.items() if k in direct} == direct
@@ -210,12 +210,12 @@ def test_a_dask_cluster_gives_the_local_pools_numbers(tmp_path):
         base={"topology": "fat-tree-k4", "bytes_per_rank": "4KiB"},
         axes={"algorithm": ["ring", "mcast"], "seed": [1, 2]},
     )
-    local = run(spec, tmp_path / "local.sqlite", workers=2, progress=False).rows()
+    local = run_sweep(spec, tmp_path / "local.sqlite", workers=2, progress=False).rows()
     with (
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
         distributed.Client(cluster) as client,
     ):
-        on_dask = run(spec, tmp_path / "dask.sqlite", client=client, progress=False).rows()
+        on_dask = run_sweep(spec, tmp_path / "dask.sqlite", client=client, progress=False).rows()
     assert len(local) == len(on_dask) == 4
 
     def simulated(row: dict) -> dict:

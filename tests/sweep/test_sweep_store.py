@@ -23,7 +23,16 @@ import pytest
 
 from mcsim.errors import McsimError
 from mcsim.sweep.outcome import CORRUPT, FAILED, INCOMPLETE, OK, Outcome
-from mcsim.sweep.store import SCHEMA, Store, arrays_from_npz, arrays_to_npz, from_json, load, show_rows, to_json
+from mcsim.sweep.store import (
+    SCHEMA,
+    Store,
+    arrays_from_npz,
+    arrays_to_npz,
+    from_json,
+    read_dataframe,
+    show_rows,
+    to_json,
+)
 
 VERSIONS = {"mcsim": "0.1.0", "build": "abc123"}
 REPO = Path(__file__).resolve().parents[2]
@@ -115,7 +124,7 @@ def test_put_status_load_round_trip(path):
         store.put(ok("k0", 0, runs[0][1]), '{"scenario":0}', VERSIONS)
         store.put(ok("k1", 1, runs[1][1]), '{"scenario":1}', VERSIONS)
         assert store.status(["k0", "k1", "nope"]) == {"k0": OK, "k1": OK}
-    df = load(path)
+    df = read_dataframe(path)
     assert list(df.columns[:7]) == ["sweep", "key", "label", "status", "error", "bytes", "rate"]  # params: sorted
     assert list(df.columns[-7:]) == ["wall_s", "peak_rss_b", "host", "started", "ended", "versions", "arrays"]
     assert list(df["rate"]) == ["56Gbps", "1.6Tbps"] and list(df["key"]) == ["k0", "k1"]
@@ -188,10 +197,10 @@ def test_a_run_in_two_sweeps(path):
         for key in ("k1", "k2"):
             store.put(ok(key), "{}", VERSIONS)
         # k3 is a member with no stored run: not a row
-    df = load(path)
+    df = read_dataframe(path)
     assert list(zip(df["sweep"], df["key"], strict=True)) == [("a", "k1"), ("a", "k2"), ("b", "k2")]
     assert df["x"].tolist()[:2] == [1, 2] and df["y"].tolist()[2] == 2
-    assert load(path, "b")["label"].tolist() == ["y=2"]
+    assert read_dataframe(path, "b")["label"].tolist() == ["y=2"]
     assert [r["label"] for r in show_rows(path, "a")] == ["x=1", "x=2"]
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT COUNT(*) FROM runs").fetchone() == (2,)  # k2 stored once
@@ -217,7 +226,7 @@ def test_a_foreign_sqlite_file_is_one_line_and_left_unchanged(path):
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE users (name TEXT)")
     before = path.read_bytes()
-    for call in (lambda: Store(path), lambda: load(path), lambda: show_rows(path)):
+    for call in (lambda: Store(path), lambda: read_dataframe(path), lambda: show_rows(path)):
         with pytest.raises(McsimError, match=rf"sweep store '{path}': not a sweep store .*users") as info:
             call()
         one_line(info)
@@ -248,7 +257,7 @@ def test_a_truncated_store_is_one_line(path):
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
     with pytest.raises(McsimError, match=rf"sweep store '{path}': database disk image is malformed") as info:
-        load(path)
+        read_dataframe(path)
     one_line(info)
 
 
@@ -283,8 +292,8 @@ def test_a_bad_status_is_one_line(path):
 def test_load_without_pandas_is_one_line(path, monkeypatch):
     Store(path).close()
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now raises ImportError
-    with pytest.raises(McsimError, match=r"^mcsim.sweep.load needs pandas: pip install 'mcsim\[pandas\]'$"):
-        load(path)
+    with pytest.raises(McsimError, match=r"^mcsim.sweep.read_dataframe needs pandas: pip install 'mcsim\[pandas\]'$"):
+        read_dataframe(path)
     assert show_rows(path) == []  # show needs no pandas
 
 
@@ -528,7 +537,7 @@ def test_a_row_with_several_corrupt_columns_names_each(path, tmp_path):
 def test_load_gives_a_corrupt_row_as_such(path, tmp_path):
     pytest.importorskip("pandas")
     _corrupt(path, "runs", "arrays", b"junk", tmp_path)
-    df = load(path)
+    df = read_dataframe(path)
     assert df["status"].tolist() == [CORRUPT, OK] and df["arrays"][0] is None
     assert df["error"][0].startswith("column arrays is corrupt (not an intact .npz:")
 

@@ -10,7 +10,7 @@ import pytest
 
 from mcsim import topology
 from mcsim.errors import McsimError
-from mcsim.topology import fat_tree, leaf_spine, load, resolve, save, summary, validate
+from mcsim.topology import fat_tree, leaf_spine, read_topology_file, resolve, summary, validate, write_topology_file
 from mcsim.topology.physics import Link
 
 FDR_BPS = 56_250_000_000
@@ -405,12 +405,12 @@ def test_general_fat_tree_toml_uplink_rates_round_trip(tmp_path):
         '[builder]\nname = "general_fat_tree"\nhosts_per_tor = 4\ntors_per_pod = 2\npods = 2\naggs_per_pod = 2\n'
         'cores_per_agg = 1\nrate = "1Gbps"\ntor_uplink_rate = "500Mbps"\ndelay = "100ns"\n'
     )
-    g = load(path)
+    g = read_topology_file(path)
     assert g.graph["params"]["tor_uplink_rate_bps"] == 5 * 10**8 and g.graph["params"]["agg_uplink_rate_bps"] is None
     assert summary(g)["tiers"]["tier1-tier2"]["rates_bps"] == [5 * 10**8]
-    save(g, tmp_path / "again.toml")
+    write_topology_file(g, tmp_path / "again.toml")
     assert 'tor_uplink_rate = "500Mbps"' in (tmp_path / "again.toml").read_text()
-    same_graph(load(tmp_path / "again.toml"), g)
+    same_graph(read_topology_file(tmp_path / "again.toml"), g)
 
 
 def test_fat_tree_1024_r32_is_the_authors_tree():

@@ -11,7 +11,7 @@ import pytest
 
 from mcsim import topology
 from mcsim.errors import McsimError
-from mcsim.topology import fat_tree, leaf_spine, load, resolve, save, summary
+from mcsim.topology import fat_tree, leaf_spine, read_topology_file, resolve, summary, write_topology_file
 
 FDR_BPS = 56_250_000_000
 FDR_DATA_BPS = FDR_BPS * 64 // 66  # 54.55 Gbit/s
@@ -49,7 +49,7 @@ delay = "100ns"
 
 
 def test_toml_builds_with_units(tmp_path):
-    g = load(write(tmp_path, BUILDER_TOML.format(builder="fat_tree", keys="k = 4")))
+    g = read_topology_file(write(tmp_path, BUILDER_TOML.format(builder="fat_tree", keys="k = 4")))
     assert g.graph["name"] == "small" and g.graph["builder"] == "fat_tree"
     assert g.edges[0, 16] == {
         "rate_bps": FDR_BPS,
@@ -63,7 +63,7 @@ def test_toml_builds_with_units(tmp_path):
 def test_toml_rejects_unknown_builder(tmp_path):
     path = write(tmp_path, BUILDER_TOML.format(builder="fat_treee", keys="k = 4"))
     with pytest.raises(McsimError) as info:
-        load(path)
+        read_topology_file(path)
     assert (
         str(info.value)
         == "unknown topology builder 'fat_treee'; choose one of fat_tree, general_fat_tree, leaf_spine; "
@@ -77,27 +77,29 @@ def test_toml_rejects_unknown_builder_key(tmp_path):
     with pytest.raises(
         McsimError, match=rf"key 'leafs' is not accepted; accepted keys: {accepted}; did you mean 'leaves'\?"
     ):
-        load(path)
+        read_topology_file(path)
 
 
 def test_toml_rejects_missing_key_top_level_typo_and_bad_units(tmp_path):
     with pytest.raises(McsimError, match=r"\[builder\] for fat_tree needs key 'k'"):
-        load(write(tmp_path, BUILDER_TOML.format(builder="fat_tree", keys="")))
+        read_topology_file(write(tmp_path, BUILDER_TOML.format(builder="fat_tree", keys="")))
     with pytest.raises(
         McsimError, match=r"key 'descripton' is not accepted; accepted keys: builder, description, name"
     ):
-        load(write(tmp_path, 'descripton = "x"\n' + BUILDER_TOML.format(builder="fat_tree", keys="k = 4")))
+        read_topology_file(
+            write(tmp_path, 'descripton = "x"\n' + BUILDER_TOML.format(builder="fat_tree", keys="k = 4"))
+        )
     text = BUILDER_TOML.format(builder="fat_tree", keys="k = 4").replace("56.25Gbps", "56GBps")
     with pytest.raises(McsimError, match=r"rate='56GBps': unknown unit 'GBps'"):
-        load(write(tmp_path, text))
+        read_topology_file(write(tmp_path, text))
     with pytest.raises(McsimError, match=r"fat_tree: k=5 must be even"):
-        load(write(tmp_path, BUILDER_TOML.format(builder="fat_tree", keys="k = 5")))
+        read_topology_file(write(tmp_path, BUILDER_TOML.format(builder="fat_tree", keys="k = 5")))
     with pytest.raises(McsimError, match=r"not valid TOML"):
-        load(write(tmp_path, "name = \n"))
+        read_topology_file(write(tmp_path, "name = \n"))
     with pytest.raises(McsimError, match=r"unknown topology file type '.txt'"):
-        load(write(tmp_path, "x", name="t.txt"))
+        read_topology_file(write(tmp_path, "x", name="t.txt"))
     with pytest.raises(McsimError, match=r"does not exist"):
-        load(tmp_path / "missing.toml")
+        read_topology_file(tmp_path / "missing.toml")
 
 
 @pytest.mark.parametrize(
@@ -112,8 +114,8 @@ def test_toml_rejects_missing_key_top_level_typo_and_bad_units(tmp_path):
 @pytest.mark.parametrize("suffix", [".graphml", ".toml"])
 def test_file_round_trip_gives_an_identical_graph(tmp_path, g, suffix):
     g.graph["description"] = 'a "quoted" description'
-    save(g, tmp_path / f"g{suffix}")
-    same_graph(load(tmp_path / f"g{suffix}"), g)
+    write_topology_file(g, tmp_path / f"g{suffix}")
+    same_graph(read_topology_file(tmp_path / f"g{suffix}"), g)
 
 
 def test_graphml_holds_graphs_that_no_builder_makes(tmp_path):
@@ -126,18 +128,18 @@ def test_graphml_holds_graphs_that_no_builder_makes(tmp_path):
         g.add_edge(h, 6 + h // 2, rate_bps=10**11, encoding_data_bits=1, encoding_line_bits=1, delay_ps=0, parallel=1)
     for a, b in ((6, 7), (7, 8), (6, 8)):
         g.add_edge(a, b, rate_bps=4 * 10**11, encoding_data_bits=128, encoding_line_bits=130, delay_ps=5, parallel=2)
-    save(g, tmp_path / "tri.graphml")
-    same_graph(load(tmp_path / "tri.graphml"), g)
+    write_topology_file(g, tmp_path / "tri.graphml")
+    same_graph(read_topology_file(tmp_path / "tri.graphml"), g)
     assert summary(g)["diameter"] == 3
     with pytest.raises(McsimError, match=r"was not made by a builder; save it as .graphml"):
-        save(g, tmp_path / "tri.toml")
+        write_topology_file(g, tmp_path / "tri.toml")
 
 
 def test_toml_refuses_a_graph_changed_after_building(tmp_path):
     g = fat_tree(4, **LINK)
     g.edges[0, 16]["delay_ps"] = 7
     with pytest.raises(McsimError, match=r"was changed after fat_tree built it"):
-        save(g, tmp_path / "g.toml")
+        write_topology_file(g, tmp_path / "g.toml")
 
 
 def test_graphml_rejects_non_integer_node_ids(tmp_path):
@@ -145,7 +147,7 @@ def test_graphml_rejects_non_integer_node_ids(tmp_path):
     g.add_edge("a", "b")
     nx.write_graphml(g, tmp_path / "bad.graphml")
     with pytest.raises(McsimError, match=r"node id 'a' must be an integer"):
-        load(tmp_path / "bad.graphml")
+        read_topology_file(tmp_path / "bad.graphml")
 
 
 # --- bad topology files: one line naming the file, the link or node, and the value ----------------
@@ -196,14 +198,14 @@ LIMIT_DELAY = r"must be <= 1000000000000 \(1 s, 200,000 km of fibre: delays add 
 def test_graphml_values_past_mcsims_limits_are_one_line(tmp_path, change, message):
     path = _graphml(tmp_path, **change)
     with pytest.raises(McsimError, match=message):
-        load(path)
+        read_topology_file(path)
 
 
 def test_graphml_long_value_that_is_no_integer_names_the_file(tmp_path):
     path = _graphml(tmp_path)
     path.write_text(path.read_text().replace('">100</data>', '">4e18</data>'))  # the delays are "long"
     with pytest.raises(McsimError, match=r"^topology t\.graphml: not a readable GraphML file \(.*'4e18'\)$"):
-        load(path)
+        read_topology_file(path)
 
 
 BUILDER_KEYS = '[builder]\nname = "{b}"\nrate = "{rate}"\ndelay = "{delay}"\n{keys}\n'
@@ -252,7 +254,7 @@ def test_toml_values_past_mcsims_limits_are_one_line(tmp_path, text, message):
     path = tmp_path / "t.toml"
     path.write_text(text)
     with pytest.raises(McsimError, match=message):
-        load(path)
+        read_topology_file(path)
 
 
 LONG_NAME = "a" * 10_000 + ".toml"
@@ -298,7 +300,7 @@ LONG_NAME = "a" * 10_000 + ".toml"
 def test_bad_topology_files_are_one_line(tmp_path, make, message):
     path = make(tmp_path)
     with pytest.raises(McsimError, match=message):
-        load(path)
+        read_topology_file(path)
     with pytest.raises(McsimError, match=message):
         resolve(str(path))
 
@@ -321,7 +323,7 @@ def test_unreadable_topology_file_is_one_line(tmp_path, monkeypatch):
 
     monkeypatch.setattr(type(path), "read_bytes", refuse)
     with pytest.raises(McsimError, match=r"^topology file '.*/t\.toml': cannot be read \(Permission denied\)$"):
-        load(path)
+        read_topology_file(path)
 
 
 @pytest.mark.parametrize(
