@@ -12,9 +12,9 @@ import pytest
 from mcsim import topology
 from mcsim.config.fabric import DEFAULT_REROUTE_DELAY_PS, FabricConfig, Faults
 from mcsim.config.faults_file import load_faults, read_faults
-from mcsim.config.rdma import RcConfig, RcOp
+from mcsim.config.rdma import MAX_ENDPOINTS, MAX_QP_WR, RcConfig, RcOp
 from mcsim.errors import McsimError
-from mcsim.runs.scenario import MAX_ENDPOINTS, MAX_QP_WR, Scenario
+from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.runs.stream import two_hosts
 from mcsim.topology.physics import Link

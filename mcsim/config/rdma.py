@@ -41,6 +41,18 @@ RC_VERBS = {"send": 0, "write": 1, "write_imm": 2, "read": 3}  # VerbsWorkload::
 # shared with C++ (capi::Constants; tests/native/test_constants.py compares)
 NO_GROUP = 0xFFFFFFFF  # VerbsWorkload::NO_GROUP: the group column of a host's unicast UD QP
 RETRY_FOREVER = 0xFFFFFFFF  # RcQp::RETRY_FOREVER: a RetryCount that never gives up
+# InfiniBand and NIC limits that bound a run (Scenario checks them; the reason goes into its message)
+MAX_QP_WR = 32768  # work requests one queue holds (ibv_query_device max_qp_wr of ConnectX NICs)
+QP_WR_WHY = f" (a ConnectX queue holds at most {MAX_QP_WR} work requests, max_qp_wr)"
+MAX_ENDPOINTS = 16383  # multicast LIDs of an InfiniBand subnet (0xC000..0xFFFE)
+ENDPOINTS_WHY = (
+    ": each endpoint is one UD QP per rank in a multicast group of its own, and an InfiniBand subnet has "
+    f"{MAX_ENDPOINTS} multicast LIDs (a NIC has 65535 QPs)"
+)
+MAX_MESSAGE_B = 2**31  # the largest InfiniBand message (one RDMA WRITE): 2 GiB
+MCAST_MAX_CHUNKS = 2**24 - 1  # the multicast chunk id is 24 bits of the UD immediate
+RING_MAX_CHUNKS = 2**32 - 1  # the ring chunk id is the WRITE's 32-bit immediate
+MAX_PSNS = 2**32 - 1  # packets one RC QP may send: its 32-bit PSNs must not wrap within a run
 ACK_TIMEOUT_UNIT_PS = 4_096_000  # IB local ACK timeout: 4.096 us x 2^timeout
 # IB min_rnr_timer codes 0..31 -> the RNR NAK wait in ps (IB spec table 45; code 0 is the longest)
 RNR_TIMER_PS = tuple(

@@ -21,7 +21,18 @@ from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
 from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm
 from mcsim.config.fabric import FABRIC, FabricConfig, Faults
 from mcsim.config.ns3_attributes import attributes_of, sets
-from mcsim.config.rdma import RdmaConfig, fabric_config_for
+from mcsim.config.rdma import (
+    ENDPOINTS_WHY,
+    MAX_ENDPOINTS,
+    MAX_MESSAGE_B,
+    MAX_PSNS,
+    MAX_QP_WR,
+    MCAST_MAX_CHUNKS,
+    QP_WR_WHY,
+    RING_MAX_CHUNKS,
+    RdmaConfig,
+    fabric_config_for,
+)
 from mcsim.errors import McsimError, as_int, pick, require_int
 from mcsim.native import collectives, fabric, rdma
 from mcsim.native.attributes import set_attributes
@@ -31,9 +42,6 @@ from mcsim.result import FabricResult, Result, lacking_b, output_b
 from mcsim.routing.layout import Layout, layout_of
 from mcsim.runs import cost
 from mcsim.runs.verify import Expected
-from mcsim.runs.verify import expected_output as expected_output  # re-exported
-from mcsim.runs.verify import pattern as pattern  # re-exported
-from mcsim.runs.verify import wrong_bytes as wrong_bytes  # re-exported
 from mcsim.topology.physics import Link, preset
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, format_size, parse_rate, parse_size
 
@@ -41,19 +49,6 @@ MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times 
 # verify mode is a check for small runs: each rank's output is generated, copied out of C++ and
 # compared byte by byte in numpy; Scenario.check_resources() bounds the memory of all ranks together
 VERIFY_MAX_BYTES = 64 << 20
-
-# upper bounds of Scenario fields; the reason goes into the error message
-MAX_QP_WR = 32768  # work requests one queue holds (ibv_query_device max_qp_wr of ConnectX NICs)
-QP_WR_WHY = f" (a ConnectX queue holds at most {MAX_QP_WR} work requests, max_qp_wr)"
-MAX_ENDPOINTS = 16383  # multicast LIDs of an InfiniBand subnet (0xC000..0xFFFE)
-ENDPOINTS_WHY = (
-    ": each endpoint is one UD QP per rank in a multicast group of its own, and an InfiniBand subnet has "
-    f"{MAX_ENDPOINTS} multicast LIDs (a NIC has 65535 QPs)"
-)
-MAX_MESSAGE_B = 2**31  # the largest InfiniBand message (one RDMA WRITE): 2 GiB
-MCAST_MAX_CHUNKS = 2**24 - 1  # the multicast chunk id is 24 bits of the UD immediate
-RING_MAX_CHUNKS = 2**32 - 1  # the ring chunk id is the WRITE's 32-bit immediate
-MAX_PSNS = 2**32 - 1  # packets one RC QP may send: its 32-bit PSNs must not wrap within a run
 
 # mcast batching -> TeamSpec.stop_and_wait: a sliding window of `batch` posted datagrams, or the
 # artifact's whole batches (the last one signalled, the next batch after its completion)

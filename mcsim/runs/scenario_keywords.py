@@ -13,9 +13,9 @@ import dataclasses
 from typing import Any
 
 from mcsim.config.fabric import MAX_SEED, FabricConfig
-from mcsim.config.rdma import IB_MTUS, RcConfig, RdmaConfig, is_processor_config
+from mcsim.config.rdma import IB_MTUS, MAX_QP_WR, QP_WR_WHY, RcConfig, RdmaConfig, is_processor_config
 from mcsim.errors import McsimError, as_int, require_int
-from mcsim.runs.scenario import MAX_QP_WR, QP_WR_WHY, Scenario
+from mcsim.runs.scenario import Scenario
 from mcsim.units import parse_size
 
 # short name -> the (config, field) pairs it sets; "seed" is both the ECMP hash's and the faults' seed

@@ -8,11 +8,12 @@ import networkx as nx
 import pytest
 
 from mcsim import topology
+from mcsim.config.rdma import MAX_QP_WR
 from mcsim.errors import McsimError
 from mcsim.routing import routes
 from mcsim.routing.layout import layout_of
 from mcsim.runs.cost import PROCESS_B
-from mcsim.runs.scenario import MAX_QP_WR, Scenario
+from mcsim.runs.scenario import Scenario
 from mcsim.runs.stream import two_hosts
 from mcsim.topology.physics import Link
 from mcsim.util import machine

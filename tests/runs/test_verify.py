@@ -6,8 +6,9 @@ import pytest
 
 from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
-from mcsim.runs.scenario import Scenario, expected_output, pattern, wrong_bytes
+from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.verify import expected_output, pattern, wrong_bytes
 
 CASES = [("allgather", "ring"), ("allgather", "mcast"), ("broadcast", "mcast")]
 
