@@ -22,13 +22,6 @@ def ports_used(g: nx.Graph, node: int) -> int:
     return sum(g[node][nbr]["parallel"] for nbr in g[node])
 
 
-def same_graph(a: nx.Graph, b: nx.Graph) -> None:
-    assert list(a.nodes(data=True)) == list(b.nodes(data=True))
-    edges = lambda g: {(min(u, v), max(u, v)): d for u, v, d in g.edges(data=True)}  # noqa: E731
-    assert edges(a) == edges(b)
-    assert a.graph == b.graph
-
-
 # --- fat-tree ------------------------------------------------------------------------------------
 
 
@@ -288,7 +281,7 @@ def test_importing_topology_and_routing_loads_no_cppyy():
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
-def test_building_twice_gives_the_same_graph():
+def test_building_twice_gives_the_same_graph(same_graph):
     same_graph(resolve("testbed-188"), resolve("testbed-188"))
     a, b = fat_tree(8, **LINK), fat_tree(8, **LINK)
     assert list(a.edges(data=True)) == list(b.edges(data=True))
@@ -399,7 +392,7 @@ def test_general_fat_tree_rejects_bad_values(kwargs, message):
         topology.general_fat_tree(**args)
 
 
-def test_general_fat_tree_toml_uplink_rates_round_trip(tmp_path):
+def test_general_fat_tree_toml_uplink_rates_round_trip(tmp_path, same_graph):
     path = tmp_path / "over.toml"
     path.write_text(
         '[builder]\nname = "general_fat_tree"\nhosts_per_tor = 4\ntors_per_pod = 2\npods = 2\naggs_per_pod = 2\n'

@@ -14,19 +14,7 @@ from mcsim.errors import McsimError
 from mcsim.topology import fat_tree, leaf_spine, read_topology_file, resolve, summary, write_topology_file
 
 FDR_BPS = 56_250_000_000
-FDR_DATA_BPS = FDR_BPS * 64 // 66  # 54.55 Gbit/s
 LINK = {"rate_bps": 10**9, "delay_ps": 100_000}
-
-
-def ports_used(g: nx.Graph, node: int) -> int:
-    return sum(g[node][nbr]["parallel"] for nbr in g[node])
-
-
-def same_graph(a: nx.Graph, b: nx.Graph) -> None:
-    assert list(a.nodes(data=True)) == list(b.nodes(data=True))
-    edges = lambda g: {(min(u, v), max(u, v)): d for u, v, d in g.edges(data=True)}  # noqa: E731
-    assert edges(a) == edges(b)
-    assert a.graph == b.graph
 
 
 # --- files ---------------------------------------------------------------------------------------
@@ -112,13 +100,13 @@ def test_toml_rejects_missing_key_top_level_typo_and_bad_units(tmp_path):
     ids=["fat-tree-4", "leaf-spine-odd-rate", "testbed-188"],
 )
 @pytest.mark.parametrize("suffix", [".graphml", ".toml"])
-def test_file_round_trip_gives_an_identical_graph(tmp_path, g, suffix):
+def test_file_round_trip_gives_an_identical_graph(tmp_path, g, suffix, same_graph):
     g.graph["description"] = 'a "quoted" description'
     write_topology_file(g, tmp_path / f"g{suffix}")
     same_graph(read_topology_file(tmp_path / f"g{suffix}"), g)
 
 
-def test_graphml_holds_graphs_that_no_builder_makes(tmp_path):
+def test_graphml_holds_graphs_that_no_builder_makes(tmp_path, same_graph):
     g = nx.Graph(name="triangle")  # 3 switches in a ring, 2 hosts each, mixed rates
     for h in range(6):
         g.add_node(h, role="host", tier=0, name=f"h{h}")
