@@ -107,23 +107,7 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
     {
         m_ranks[r]->Wire(m_firstGroup, next[r], prev[r]);
     }
-    const std::vector<uint32_t> distances = m_ranks[0]->GetRingDistances();
-    std::vector<std::vector<Ptr<RcQp>>> out(n), in(n);
-    for (uint32_t d : distances)
-    {
-        for (uint32_t r = 0; r < n; ++r)
-        {
-            const uint32_t s = (r + d) % n;
-            auto [a, b] =
-                stack->Connect(team[r], PeekPointer(m_ranks[r]), team[s], PeekPointer(m_ranks[s]));
-            out[r].push_back(a);
-            in[s].push_back(b);
-        }
-    }
-    for (uint32_t r = 0; !distances.empty() && r < n; ++r)
-    {
-        m_ranks[r]->WireRings(std::move(out[r]), std::move(in[r]));
-    }
+    ConnectRings(stack, team);
     auto addresses = std::make_shared<std::vector<RankAddress>>();
     for (uint32_t r = 0; r < n; ++r)
     {
@@ -147,6 +131,29 @@ CollectiveTeam::StartAll()
     for (auto& r : m_ranks)
     {
         r->Start();
+    }
+}
+
+void
+CollectiveTeam::ConnectRings(Ptr<RdmaStack> stack, const std::vector<uint32_t>& team)
+{
+    const std::size_t n = team.size();
+    const std::vector<uint32_t> distances = m_ranks[0]->GetRingDistances();
+    std::vector<std::vector<Ptr<RcQp>>> out(n), in(n);
+    for (uint32_t d : distances)
+    {
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            const uint32_t s = (r + d) % n;
+            auto [a, b] =
+                stack->Connect(team[r], PeekPointer(m_ranks[r]), team[s], PeekPointer(m_ranks[s]));
+            out[r].push_back(a);
+            in[s].push_back(b);
+        }
+    }
+    for (uint32_t r = 0; !distances.empty() && r < n; ++r)
+    {
+        m_ranks[r]->WireRings(std::move(out[r]), std::move(in[r]));
     }
 }
 

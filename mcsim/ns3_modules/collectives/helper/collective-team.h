@@ -50,6 +50,9 @@ class CollectiveTeam : public Object
     void DoDispose() override;
 
   private:
+    /** The extra rings a rank asks for (GetRingDistances): rank r to rank r + d, one RC QP pair
+     * each. */
+    void ConnectRings(Ptr<RdmaStack> stack, const std::vector<uint32_t>& team);
     void StartAll();
 
     std::vector<Ptr<CollectiveRank>> m_ranks;
