@@ -14,8 +14,9 @@ value type and instantiates no EnumValue<T> when a process starts its first run.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from mcsim.config.ns3_attributes import attributes_of
 from mcsim.errors import McsimError
 
 if TYPE_CHECKING:
@@ -85,3 +86,14 @@ def make_factory(type_name: str, where: str, **values: object) -> abi.Factory:
     factory = abi.Factory(lib, type_name)
     _check(lib.mcsim_factory_set(factory, _settings(type_name, values).encode()), type_name, where, values)
     return factory
+
+
+def factory_of(config: Any, type_name: str) -> abi.Factory:
+    """The ObjectFactory of ``type_name`` with every attribute of it that ``config``'s fields set
+    (their metadata: mcsim.config.ns3_attributes); errors name the config's type."""
+    return make_factory(type_name, type(config).__name__, **attributes_of(config, type_name))
+
+
+def set_attributes_of(obj: abi.Handle, config: Any) -> None:
+    """Set every attribute of ``obj``'s type that ``config``'s fields set (as :func:`factory_of`)."""
+    set_attributes(obj, type(config).__name__, **attributes_of(config, obj.type_name))

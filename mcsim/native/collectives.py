@@ -17,20 +17,19 @@ from functools import partial
 import numpy as np
 
 from mcsim.config.collectives import ALGORITHMS, TEAM, TeamSpec
-from mcsim.config.ns3_attributes import attributes_of
 from mcsim.native import abi, runtime
 from mcsim.native.arrays import read_counters, u32
-from mcsim.native.attributes import make_factory, set_attributes
+from mcsim.native.attributes import factory_of, set_attributes_of
 
 
 def start_team(stack: abi.Handle, spec: TeamSpec) -> abi.Handle:
     """Create, wire and schedule one team on an RdmaStack; return the C++ CollectiveTeam."""
     type_name = ALGORITHMS[(spec.collective, spec.algorithm)]
-    factory = make_factory(type_name, "TeamSpec", **attributes_of(spec, type_name))
+    factory = factory_of(spec, type_name)
     lib = runtime.load()
-    team = abi.Handle(lib, "ns3::mcsim::CollectiveTeam")
+    team = abi.Handle(lib, TEAM)
     with runtime.disposed_on_error(team):  # not handed to a Simulation yet
-        set_attributes(team, "TeamSpec", **attributes_of(spec, TEAM))
+        set_attributes_of(team, spec)
         lib.mcsim_team_setup(team, stack, factory, u32(spec.hosts), len(spec.hosts))
         lib.mcsim_team_start(team, spec.start_ps)
     return team

@@ -28,11 +28,10 @@ from mcsim.config.fabric import (
     Faults,
     Flow,
 )
-from mcsim.config.ns3_attributes import attributes_of
 from mcsim.errors import McsimError
 from mcsim.native import abi, runtime
 from mcsim.native.arrays import i64, read_counters, u32, u64
-from mcsim.native.attributes import make_factory, set_attributes
+from mcsim.native.attributes import factory_of, set_attributes_of
 from mcsim.result import FabricResult
 from mcsim.routing import routes, subnet_manager
 from mcsim.routing.layout import Layout
@@ -193,16 +192,16 @@ def build(
     planned, rows = _plan_reductions(layout, reductions, len(groups), config, slot_b)
 
     lib = runtime.load()
-    fabric = abi.Handle(lib, "ns3::mcsim::Fabric")
+    fabric = abi.Handle(lib, FABRIC)
+    reduction_trees = [t for r in planned for t in r.trees]  # each also a multicast group after `groups`
     with runtime.disposed_on_error(fabric):  # not handed to a Simulation yet
         _configure(lib, fabric, layout, config, faults, start, reroutes)
         if planned:
             lib.mcsim_fabric_set_aggregation_trees(fabric, rows, rows.size // 4, slot_b)
-            trees = [t for r in planned for t in r.trees]
-            for i, tree in enumerate(trees):
+            for i, tree in enumerate(reduction_trees):
                 for sw, own in tree.switch_ports.items():
                     lib.mcsim_fabric_set_multicast_ports(fabric, len(groups) + i, sw, u32(own), len(own))
-    return BuiltFabric(layout, fabric, [*start.trees, *(t for r in planned for t in r.trees)], planned)
+    return BuiltFabric(layout, fabric, [*start.trees, *reduction_trees], planned)
 
 
 def _configure(
@@ -215,11 +214,11 @@ def _configure(
     reroutes: list[subnet_manager.Reroute],
 ) -> None:
     """Set the attributes, wire the nodes and program routes and faults of a new C++ Fabric."""
-    set_attributes(fabric, "FabricConfig", **attributes_of(config, FABRIC))
+    set_attributes_of(fabric, config)
     lib.mcsim_fabric_set_factories(
         fabric,
-        make_factory(SWITCH, "FabricConfig", **attributes_of(config, SWITCH)),
-        make_factory(PORT, "FabricConfig", **attributes_of(config, PORT)),
+        factory_of(config, SWITCH),
+        factory_of(config, PORT),
     )
     edges = [layout.graph.edges[u, v] for u, _, v, _ in layout.links]  # one per physical link
     lib.mcsim_fabric_build(

@@ -12,16 +12,15 @@ from collections.abc import Callable
 from typing import Any
 
 from mcsim.config.dpa import DpaConfig
-from mcsim.config.ns3_attributes import attributes_of
 from mcsim.config.rdma import CompletionProcessorConfig, HostCpuConfig, is_processor_config
 from mcsim.errors import McsimError
 from mcsim.native import abi
-from mcsim.native.attributes import make_factory
+from mcsim.native.attributes import factory_of
 
 
 def _processor_factory(processor: Any) -> abi.Factory:
     """The factory of a processor config whose fields name their attributes (config.ns3_attributes)."""
-    return make_factory(processor.TYPE_ID, type(processor).__name__, **attributes_of(processor, processor.TYPE_ID))
+    return factory_of(processor, processor.TYPE_ID)
 
 
 # completion processor config type -> what makes its ns-3 ObjectFactory (one processor per host)

@@ -17,11 +17,10 @@ from functools import partial
 import numpy as np
 
 from mcsim.config.fabric import destination
-from mcsim.config.ns3_attributes import attributes_of
 from mcsim.config.rdma import NIC, RC_QP, RC_VERBS, STACK, UD_QP, RcOp, RdmaConfig, UdStream
 from mcsim.native import abi, runtime
 from mcsim.native.arrays import i64, read_counters, read_u64, u32, u64
-from mcsim.native.attributes import make_factory, set_attributes
+from mcsim.native.attributes import factory_of, set_attributes_of
 from mcsim.native.fabric import BuiltFabric
 from mcsim.native.processors import processor_factory
 from mcsim.result import VerbsResult, times_ps
@@ -87,13 +86,11 @@ def read_nic_counters(stack: abi.Handle, n_hosts: int) -> dict[str, np.ndarray]:
 
 def build_stack(fab: BuiltFabric, rdma: RdmaConfig) -> abi.Handle:
     """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host."""
-    nic = make_factory(NIC, "RdmaConfig", **attributes_of(rdma, NIC))
-    rc = make_factory(RC_QP, "RcConfig", **attributes_of(rdma.rc, RC_QP))
-    ud = make_factory(UD_QP, "RdmaConfig", **attributes_of(rdma, UD_QP))
+    nic, rc, ud = factory_of(rdma, NIC), factory_of(rdma.rc, RC_QP), factory_of(rdma, UD_QP)
     processor = processor_factory(rdma.processor)
     stack = abi.Handle(fab.lib, STACK)
     with runtime.disposed_on_error(stack):  # not handed to a Simulation yet
-        set_attributes(stack, "RdmaConfig", **attributes_of(rdma, STACK))
+        set_attributes_of(stack, rdma)
         fab.lib.mcsim_stack_setup(stack, fab.cxx, nic, processor, rc, ud)
     return stack
 

@@ -20,7 +20,7 @@ from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
 from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm
 from mcsim.config.fabric import FABRIC, FabricConfig, Faults
-from mcsim.config.ns3_attributes import attributes_of, sets
+from mcsim.config.ns3_attributes import sets
 from mcsim.config.rdma import (
     ENDPOINTS_WHY,
     MAX_ENDPOINTS,
@@ -35,7 +35,7 @@ from mcsim.config.rdma import (
 )
 from mcsim.errors import McsimError, as_int, pick, require_int
 from mcsim.native import collectives, fabric, rdma
-from mcsim.native.attributes import set_attributes
+from mcsim.native.attributes import set_attributes_of
 from mcsim.native.fabric import Reduction
 from mcsim.native.simulation import Simulation
 from mcsim.result import FabricResult, Result, lacking_b, output_b
@@ -501,7 +501,7 @@ class Scenario:
                     slot_b=self.rdma.mtu_b,
                 )
             )
-            set_attributes(fab.cxx, "Scenario", **attributes_of(self, FABRIC))
+            set_attributes_of(fab.cxx, self)
             specs = self.teams(fab.reductions[0] if fab.reductions else None)
             stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:

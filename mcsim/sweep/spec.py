@@ -56,6 +56,7 @@ KEYWORDS = (*(f.name for f in dataclasses.fields(Scenario)), *SHORT_NAMES)
 # the keywords that hold a config, given as a TOML table; a processor's table names its class ("kind")
 CONFIGS: dict[str, type] = {"rc": RcConfig, "fabric": FabricConfig, "rdma": RdmaConfig}
 TABLES = ("processor", *CONFIGS)
+NESTED = ("processor", "rc")  # the short names that hold a config of their own (within rdma: SHORT_NAMES)
 TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology.files.resolve decides
 
 
@@ -140,21 +141,22 @@ def _value(name: str, value: Any) -> Any:
 
 
 def _path(name: str, kw: Mapping[str, Any]) -> list[str]:
-    """The path of a dotted axis from a config of Scenario: processor.* and rc.* live in rdma."""
+    """The path of a dotted axis from a config of Scenario: a short name's fields live in the config
+    SHORT_NAMES names (processor.* and rc.* in rdma)."""
     path = name.split(".")
     if path[0] == "processor" and "processor" not in kw and "rdma" not in kw:
         raise McsimError(
             "an axis 'processor.<field>' needs a processor in the base: a [base] processor table with a kind "
             f'({", ".join(codec.PROCESSORS)}), e.g. processor = {{ kind = "dpa", threads = 16 }}'
         )
-    return ["rdma", *path] if path[0] in ("processor", "rc") else path
+    return [SHORT_NAMES[path[0]][0][0], *path] if path[0] in NESTED else path
 
 
 def _fold(kw: Mapping[str, Any]) -> dict[str, Any]:
     """The keywords with processor and rc folded into the rdma config and both configs present (the
     default ones if not given), for dotted axes to change (the same Scenario as the keywords give)."""
     out = dict(kw)
-    nested = {name: out.pop(name) for name in ("processor", "rc") if name in out}
+    nested = {name: out.pop(name) for name in NESTED if name in out}
     rdma = out.get("rdma", RdmaConfig())
     if not isinstance(rdma, RdmaConfig):
         raise McsimError(f"rdma={rdma!r} must be a table of RdmaConfig fields")
