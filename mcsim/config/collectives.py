@@ -59,7 +59,7 @@ class TeamSpec:
     # mcast: done only when its FIN is ACKed and r-1's FIN is in (the artifact's)
     fin_wait: bool = field(default=False, metadata=sets(MCAST, "FinWait"))
     # mcast, innet: bytes per datagram (default: the MTU); ring: bytes per pipelined WRITE (default: RING_CHUNK_B)
-    chunk_b: int = field(default=0, metadata=sets(RANKS, "ChunkBytes"))
+    chunk_b: int | None = field(default=None, metadata=sets(RANKS, "ChunkBytes"))
     data_timeout_ps: int = field(default=10**10, metadata=sets(MCAST, "DataTimeout"))  # mcast: the data phase ends
     # Broadcast: the root rank (C++: -1 for an Allgather)
     root: int = field(
@@ -71,7 +71,7 @@ class TeamSpec:
 
     def __post_init__(self) -> None:
         check_algorithm(self.collective, self.algorithm)
-        if self.chunk_b == 0:  # the algorithm's default
+        if self.chunk_b is None:  # the algorithm's default
             object.__setattr__(self, "chunk_b", RING_CHUNK_B if self.algorithm == "ring" else DEFAULT_MTU_BYTES)
 
 

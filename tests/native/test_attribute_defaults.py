@@ -10,13 +10,14 @@ import dataclasses
 
 import pytest
 
-from mcsim.config.collectives import ALGORITHMS, TeamSpec
+from mcsim.config.collectives import ALGORITHMS, RING_CHUNK_B, TeamSpec
 from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import FabricConfig
 from mcsim.config.ns3_attributes import attribute_of, attributes_of, type_ids_of
 from mcsim.config.rdma import HostCpuConfig, RcConfig, RdmaConfig
+from mcsim.errors import McsimError
 from mcsim.native import runtime
-from mcsim.native.attributes import make_factory
+from mcsim.native.attributes import factory_of, make_factory
 from mcsim.runs.scenario import Scenario
 
 
@@ -73,3 +74,14 @@ def test_every_field_names_an_attribute_its_type_has(ns):
             attribute = attribute_of(f)
             for type_id in attribute.type_ids if attribute is not None else ():
                 _initial_text(ns, type_id, attribute.name)
+
+
+@pytest.mark.parametrize("algorithm", ["ring", "mcast"])
+def test_a_team_chunk_of_zero_bytes_is_refused_not_defaulted(algorithm):
+    # chunk_b left out takes its algorithm's default (the rings' 64 KiB, else the MTU); 0 is a value the
+    # rank applications refuse, as before the default existed
+    spec = TeamSpec(collective="allgather", algorithm=algorithm, hosts=(0, 1), bytes_per_rank_b=1, chunk_b=0)
+    assert spec.chunk_b == 0
+    with pytest.raises(McsimError, match=r"^TeamSpec: ChunkBytes=0 is refused by ns3::mcsim::\w+ "):
+        factory_of(spec, ALGORITHMS[("allgather", algorithm)])
+    assert _team(ALGORITHMS[("allgather", algorithm)]).chunk_b == (RING_CHUNK_B if algorithm == "ring" else 4096)
