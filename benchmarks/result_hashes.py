@@ -9,7 +9,14 @@ the same line simulated the same thing bit for bit. Run it on both sides of a ch
     git worktree add /tmp/before <rev>
     PYTHONPATH=/tmp/before python benchmarks/result_hashes.py
 
-and compare the lines (``--only NAME`` runs one scenario). It uses only the public API (Scenario,
+and compare the lines (``--only NAME`` runs one scenario). To see what changed in a scenario whose
+hash moved, dump every number on both sides and compare them field by field:
+
+    python benchmarks/result_hashes.py --dump after.npz
+    PYTHONPATH=/tmp/before python benchmarks/result_hashes.py --dump before.npz
+    python benchmarks/result_hashes.py --diff before.npz after.npz
+
+It uses only the public API (Scenario,
 the configs, simulate, run_verbs and saturate from ``mcsim``), so it runs on older commits too. It never
 asserts: a hash that changed is for the author of the change to explain.
 """
@@ -67,6 +74,52 @@ def _walk(h: hashlib._Hash, value: object) -> None:
         h.update(repr(value).encode())
     else:  # an object the walk does not know (e.g. a routing tree): its repr, stable by design
         h.update(repr(value).encode())
+
+
+def _flatten(value: object, path: str, out: dict[str, np.ndarray]) -> None:
+    """Every number of ``value`` as arrays named by their path (the walk's order)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _flatten(getattr(value, f.name), f"{path}.{f.name}", out)
+    elif isinstance(value, dict):
+        for key in sorted(value, key=str):
+            _flatten(value[key], f"{path}[{key}]", out)
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            _flatten(item, f"{path}[{i}]", out)
+    elif isinstance(value, np.ndarray) and value.dtype.names is None and value.dtype.kind in "biuf":
+        out[path] = np.ascontiguousarray(value)
+    elif isinstance(value, bool | int | float | np.generic) and not isinstance(value, str):
+        out[path] = np.asarray(value)
+    else:
+        out[path] = np.asarray(repr(value))
+
+
+def _diff(before_file: str, after_file: str) -> None:
+    with np.load(before_file, allow_pickle=False) as b, np.load(after_file, allow_pickle=False) as a:
+        names = sorted({k.split(".", 1)[0] for k in [*b.files, *a.files]})
+        for scenario in names:
+            keys = sorted(k for k in {*b.files, *a.files} if k.split(".", 1)[0] == scenario)
+            lines = []
+            for k in keys:
+                if k not in b.files or k not in a.files:
+                    lines.append(f"    {k.split('.', 1)[-1]}: only {'after' if k in a.files else 'before'}")
+                    continue
+                x, y = b[k], a[k]
+                if x.shape != y.shape or x.dtype != y.dtype:
+                    lines.append(f"    {k.split('.', 1)[-1]}: {x.dtype}{x.shape} -> {y.dtype}{y.shape}")
+                elif not np.array_equal(x, y):
+                    if x.dtype.kind in "biuf":
+                        d = np.abs(y.astype(np.float64) - x.astype(np.float64))
+                        lines.append(
+                            f"    {k.split('.', 1)[-1]}: {int(np.count_nonzero(d))} of {d.size} differ, "
+                            f"max |diff| {d.max():.6g}, before max {np.max(x):.6g}"
+                        )
+                    else:
+                        lines.append(f"    {k.split('.', 1)[-1]}: {x} -> {y}")
+            print(f"{scenario}: {'same' if not lines else f'{len(lines)} fields differ'}")
+            if lines:
+                print("\n".join(lines))
 
 
 def digest(result: object) -> str:
@@ -149,14 +202,27 @@ SCENARIOS: dict[str, Callable[[], object]] = {
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", default=[], help="run only this scenario (repeatable)")
-    names = parser.parse_args().only or list(SCENARIOS)
+    parser.add_argument("--dump", metavar="FILE.npz", help="also write every number of every Result there")
+    parser.add_argument(
+        "--diff", nargs=2, metavar=("BEFORE.npz", "AFTER.npz"), help="compare two dumps, field by field"
+    )
+    args = parser.parse_args()
+    if args.diff:
+        _diff(*args.diff)
+        return 0
+    names = args.only or list(SCENARIOS)
+    arrays: dict[str, np.ndarray] = {}
     for name in names:
         if name not in SCENARIOS:
             print(f"result_hashes.py: unknown scenario {name!r}; known: {', '.join(SCENARIOS)}", file=sys.stderr)
             return 2
         t0 = time.perf_counter()
-        h = digest(SCENARIOS[name]())
+        result = SCENARIOS[name]()
+        h = digest(result)
+        _flatten(result, name, arrays)
         print(f"{h}  {name}  ({time.perf_counter() - t0:.1f} s)", flush=True)
+    if args.dump:
+        np.savez(args.dump, **arrays)
     return 0
 
 

@@ -159,6 +159,10 @@ class RdmaConfig:
     # application hears of each at once), "separate" (a processor of their own, made from `processor`:
     # the artifact's TX thread) or "shared" (the receive completions' processor)
     send_completions: str = field(default="free", metadata=sets(NIC, "SendCompletions", SEND_COMPLETIONS))
+    # the NIC's arbiter picks its next packet when the current one has left (False), or already when a
+    # cut-through switch has its header if that is earlier (True: a pipelined send engine, and no event
+    # per packet sent); README, "The RDMA transport"
+    pick_at_handover: bool = field(default=False, metadata=sets(NIC, "PickAtHandover"))
     # who processes receive completions (HostCpuConfig, config.dpa.DpaConfig, or a SmartNIC model's config)
     processor: CompletionProcessorConfig = dataclasses.field(default_factory=HostCpuConfig)
 
@@ -174,8 +178,9 @@ class RdmaConfig:
             require_int("RdmaConfig", name, getattr(self, name), lo=0)
         if not isinstance(self.rc, RcConfig):
             raise McsimError(f"RdmaConfig: rc={self.rc!r} must be an RcConfig")
-        if not isinstance(self.multicast_loopback, bool):
-            raise McsimError(f"RdmaConfig: multicast_loopback={self.multicast_loopback!r} must be True or False")
+        for name in ("multicast_loopback", "pick_at_handover"):
+            if not isinstance(getattr(self, name), bool):
+                raise McsimError(f"RdmaConfig: {name}={getattr(self, name)!r} must be True or False")
         if not is_processor_config(self.processor):
             raise McsimError(
                 f"RdmaConfig: processor={self.processor!r} is not a completion processor config; use HostCpuConfig()"

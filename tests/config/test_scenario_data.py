@@ -342,3 +342,10 @@ def test_a_path_is_a_file_topology(star_file):
 
     assert Scenario(topology=Path(star_file)) == Scenario(topology=star_file)
     assert Scenario(topology=Path(star_file)).topology == star_file
+
+
+@pytest.mark.parametrize("name", ["multicast_loopback", "pick_at_handover"])
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_an_rdma_switch_that_is_not_a_bool_is_one_line(name, value):
+    with pytest.raises(McsimError, match=rf"^RdmaConfig: {name}={value!r} must be True or False$"):
+        RdmaConfig(**{name: value})

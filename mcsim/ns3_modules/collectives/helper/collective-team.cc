@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-team.h"
 
+#include "ns3/make-event.h"
 #include "ns3/mcsim/bulk-output.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -122,7 +124,7 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
 void
 CollectiveTeam::Start(Time at)
 {
-    Simulator::Schedule(at - Simulator::Now(), &CollectiveTeam::StartAll, this);
+    mcsim::PostPlanned(at - Simulator::Now(), MakeEvent(&CollectiveTeam::StartAll, this));
 }
 
 void

@@ -21,7 +21,9 @@ CollectiveRank::GetTypeId()
 CollectiveRank::CollectiveRank()
     : m_rank(0),
       m_nRanks(0),
-      m_bytesPerRank(0)
+      m_bytesPerRank(0),
+      m_timerSource(EventClass::TIMER),
+      m_computeSource(EventClass::COMPLETION)
 {
 }
 
@@ -45,6 +47,9 @@ CollectiveRank::Setup(Ptr<RdmaStack> stack,
     m_nRanks = static_cast<uint32_t>(hosts.size());
     m_host = hosts.at(rank);
     m_bytesPerRank = bytesPerRank;
+    const uint32_t unit = unit::RANK + stack->GetNic(m_host)->GetNQps();
+    m_timerSource.Place(m_host, unit);
+    m_computeSource.Place(m_host, unit);
 }
 
 std::vector<uint32_t>

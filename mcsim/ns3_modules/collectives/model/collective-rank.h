@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ns3/mcsim/counter-table.h"
+#include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/queue-pair.h"
 #include "ns3/mcsim/rc-qp.h"
 #include "ns3/mcsim/rdma-stack.h"
@@ -108,6 +109,10 @@ class CollectiveRank : public Object, public QpOwner
     uint32_t m_host; //!< hosts[rank] (not the whole list: P ranks would keep P^2 entries)
     uint64_t m_bytesPerRank;
     Stats m_stats;
+    /** The order of the rank's own events (Setup places them at (host, unit::RANK + the number
+     * of QPs its NIC had then, its first QP's number): two ranks on one host never share one). */
+    EventSource m_timerSource;   //!< its timers: (TIMER, host, unit)
+    EventSource m_computeSource; //!< its host reductions: (COMPLETION, host, unit)
 };
 
 } // namespace mcsim

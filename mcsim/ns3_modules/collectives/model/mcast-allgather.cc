@@ -120,7 +120,8 @@ McastAllgather::McastAllgather()
       m_dataOver(false),
       m_finSent(false),
       m_finAcked(false),
-      m_finIn(false)
+      m_finIn(false),
+      m_timer(this, &m_timerSource)
 {
 }
 
@@ -272,7 +273,7 @@ McastAllgather::Start()
 void
 McastAllgather::StartData()
 {
-    m_timer = Simulator::Schedule(m_dataTimeout, &McastAllgather::EndDataPhase, this);
+    m_timer.Schedule(m_dataTimeout);
     if (m_bcastRoot >= 0)
     {
         if (MySource() == 0)

@@ -4,8 +4,8 @@
 #include "collective-rank.h"
 #include "rc-barrier.h"
 
-#include "ns3/event-id.h"
 #include "ns3/mcsim/packed-counters.h"
+#include "ns3/mcsim/protocol-timer.h"
 #include "ns3/mcsim/rc-qp.h"
 #include "ns3/mcsim/ud-qp.h"
 
@@ -127,7 +127,8 @@ class McastAllgather : public CollectiveRank
     bool m_finSent;
     bool m_finAcked; //!< this rank's FIN to r+1 was acknowledged
     bool m_finIn;    //!< r-1's FIN was processed
-    EventId m_timer;
+    /** the data phase's timeout (EndDataPhase) */
+    ProtocolTimer<McastAllgather, &McastAllgather::EndDataPhase> m_timer;
 };
 
 } // namespace mcsim

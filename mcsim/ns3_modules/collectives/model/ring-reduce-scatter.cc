@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ring-reduce-scatter.h"
 
+#include "ns3/make-event.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -57,19 +59,21 @@ RingReduceScatter::OnReceive(uint32_t host, const Completion& c)
     m_reduceBusyUntil = start + m_reducePerByte * static_cast<int64_t>(ChunkSize(c.imm % m_chunks));
     if (block == m_rank)
     {
-        Simulator::Schedule(m_reduceBusyUntil - Simulator::Now(), [this]() {
-            if (++m_completed == m_chunks)
-            {
-                MarkFinished();
-            }
-        });
+        mcsim::Post(m_reduceBusyUntil - Simulator::Now(),
+                    Ptr<EventImpl>(MakeEvent([this]() {
+                                       if (++m_completed == m_chunks)
+                                       {
+                                           MarkFinished();
+                                       }
+                                   }),
+                                   false),
+                    m_computeSource);
     }
     else
     {
-        Simulator::Schedule(m_reduceBusyUntil - Simulator::Now(),
-                            &RingReduceScatter::Write,
-                            this,
-                            c.imm);
+        mcsim::Post(m_reduceBusyUntil - Simulator::Now(),
+                    Ptr<EventImpl>(MakeEvent(&RingReduceScatter::Write, this, c.imm), false),
+                    m_computeSource);
     }
 }
 

@@ -33,8 +33,10 @@ CompletionSource::CompletionSource()
       m_bytes(0),
       m_staged(false),
       m_offered(0),
-      m_offerEvent(Create<ReusableEvent<CompletionSource, &CompletionSource::Offer>>(this))
+      m_offerEvent(Create<ReusableEvent<CompletionSource, &CompletionSource::Offer>>(this)),
+      m_source(EventClass::TRANSMIT)
 {
+    m_source.Place(0, unit::SOURCE);
 }
 
 CompletionSource::~CompletionSource() = default;
@@ -89,7 +91,7 @@ CompletionSource::Start(uint32_t count,
     m_offered = 0;
     m_donePs.reserve(count);
     m_doneImm.reserve(count);
-    mcsim::Post(Time(0), m_offerEvent);
+    mcsim::Post(Time(0), m_offerEvent, m_source);
 }
 
 void
@@ -109,7 +111,7 @@ CompletionSource::Offer()
     } while (m_interval.IsZero() && m_offered < m_count);
     if (m_offered < m_count)
     {
-        mcsim::Post(m_interval, m_offerEvent);
+        mcsim::Post(m_interval, m_offerEvent, m_source);
     }
 }
 

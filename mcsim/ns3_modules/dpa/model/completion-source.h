@@ -3,6 +3,7 @@
 
 #include "ns3/event-impl.h"
 #include "ns3/mcsim/completion-processor.h"
+#include "ns3/mcsim/event-order.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
@@ -62,6 +63,7 @@ class CompletionSource : public Object, public CompletionSink
     Time m_interval;
     uint32_t m_offered;
     Ptr<EventImpl> m_offerEvent;
+    EventSource m_source;           //!< its order: (TRANSMIT, 0, unit::SOURCE)
     std::vector<uint64_t> m_donePs; //!< in processing order
     std::vector<uint32_t> m_doneImm;
 };

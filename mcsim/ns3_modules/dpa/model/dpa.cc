@@ -115,15 +115,31 @@ Dpa::GetTypeId()
 Dpa::Dpa()
     : m_busyCores(0),
       m_arrivalEvent(Create<ReusableEvent<Dpa, &Dpa::Arrive>>(this)),
+      m_arrivalSource(EventClass::COMPLETION),
       m_loopbackEvent(Create<ReusableEvent<Dpa, &Dpa::LoopbackDone>>(this)),
+      m_loopbackSource(EventClass::COMPLETION),
+      m_node(0),
       m_processed(0),
       m_loopbackBytes(0),
       m_loopbackBusyPs(0),
       m_coreEvents(0)
 {
+    Place(0, 0); // until a NIC places it
 }
 
 Dpa::~Dpa() = default;
+
+void
+Dpa::Place(uint32_t node, uint32_t /* unit */)
+{
+    m_node = node;
+    m_arrivalSource.Place(node, unit::DPA_ARRIVAL);
+    m_loopbackSource.Place(node, unit::DPA_LOOPBACK);
+    for (uint32_t c = 0; c < m_coreState.size(); ++c)
+    {
+        m_coreState[c].source.Place(node, unit::DPA_CORE + c);
+    }
+}
 
 void
 Dpa::DoDispose()
@@ -181,6 +197,7 @@ Dpa::Build()
     {
         m_coreState[c].busy.reserve(m_threadsPerCore);
         m_coreState[c].event = Create<IndexedEvent<Dpa, &Dpa::CoreEvent>>(this, c);
+        m_coreState[c].source.Place(m_node, unit::DPA_CORE + c);
     }
     m_busyCores = 0;
 }
@@ -296,7 +313,7 @@ Dpa::Arm(uint32_t core)
     if (k.pending.empty() || k.pending.front() > at)
     {
         k.pending.push_front(at); // earlier than every pending one: the deque stays ascending
-        mcsim::Post(at - mcsim::Now(), k.event);
+        mcsim::Post(at - mcsim::Now(), k.event, k.source);
     }
 }
 
@@ -324,7 +341,7 @@ Dpa::Submit(const Completion& c, CompletionSink* sink)
     m_arriving.emplace_back(c, sink);
     if (m_arriving.size() == 1)
     {
-        mcsim::Post(std::max(c.ready, now) - now, m_arrivalEvent);
+        mcsim::Post(std::max(c.ready, now) - now, m_arrivalEvent, m_arrivalSource);
     }
 }
 
@@ -340,7 +357,7 @@ Dpa::Arrive()
     }
     if (!m_arriving.empty())
     {
-        mcsim::Post(m_arriving.front().first.ready - now, m_arrivalEvent);
+        mcsim::Post(m_arriving.front().first.ready - now, m_arrivalEvent, m_arrivalSource);
     }
 }
 
@@ -440,7 +457,7 @@ Dpa::Done(const Completion& c, CompletionSink* sink)
         m_loopback.push_back({m_loopbackBusyUntil, c, sink});
         if (m_loopback.size() == 1)
         {
-            mcsim::Post(m_loopbackBusyUntil - mcsim::Now(), m_loopbackEvent);
+            mcsim::Post(m_loopbackBusyUntil - mcsim::Now(), m_loopbackEvent, m_loopbackSource);
         }
         return;
     }
@@ -455,7 +472,7 @@ Dpa::LoopbackDone()
     m_loopback.pop_front();
     if (!m_loopback.empty())
     {
-        mcsim::Post(m_loopback.front().done - mcsim::Now(), m_loopbackEvent);
+        mcsim::Post(m_loopback.front().done - mcsim::Now(), m_loopbackEvent, m_loopbackSource);
     }
     m_processed++;
     w.sink->OnProcessed(w.completion);

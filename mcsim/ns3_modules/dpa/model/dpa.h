@@ -5,6 +5,7 @@
 #include "ns3/event-impl.h"
 #include "ns3/mcsim/completion-processor.h"
 #include "ns3/mcsim/counter-table.h"
+#include "ns3/mcsim/event-order.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -41,6 +42,9 @@ class Dpa : public CompletionProcessor
 
     /** c goes to its thread when it is visible (c.ready: the NIC's receive latency). */
     void Submit(const Completion& c, CompletionSink* sink) override;
+    /** Its events' order: (COMPLETION, node, unit::DPA_ARRIVAL / DPA_LOOPBACK / DPA_CORE + core);
+     * `unit` (the NIC's CPU unit) is not used. */
+    void Place(uint32_t node, uint32_t unit) override;
     uint64_t GetProcessed() const override; //!< completions whose sink was told
     uint64_t GetBusyPs() const override;    //!< thread busy time, summed over threads
 
@@ -98,10 +102,11 @@ class Dpa : public CompletionProcessor
     /** One core: its busy threads progress together at Rate(). */
     struct Core
     {
-        std::vector<uint32_t> busy; //!< busy threads (at most ThreadsPerCore)
-        Time updated;               //!< their remaining work is as of this time
-        std::deque<Time> pending;   //!< scheduled event times, ascending
-        Ptr<EventImpl> event;       //!< IndexedEvent calling CoreEvent(core)
+        std::vector<uint32_t> busy;                 //!< busy threads (at most ThreadsPerCore)
+        Time updated;                               //!< their remaining work is as of this time
+        std::deque<Time> pending;                   //!< scheduled event times, ascending
+        Ptr<EventImpl> event;                       //!< IndexedEvent calling CoreEvent(core)
+        EventSource source{EventClass::COMPLETION}; //!< its order (Place)
     };
 
     /** A loopback write in flight: done at the given time. */
@@ -158,9 +163,12 @@ class Dpa : public CompletionProcessor
     std::vector<std::pair<Completion, CompletionSink*>> m_finished; //!< scratch of CoreEvent
     std::deque<std::pair<Completion, CompletionSink*>> m_arriving;  //!< not yet ready, in order
     Ptr<EventImpl> m_arrivalEvent;        //!< when the head of m_arriving is ready
+    EventSource m_arrivalSource;          //!< its order (Place)
     std::deque<LoopbackWrite> m_loopback; //!< FIFO; the head's event is scheduled
     Time m_loopbackBusyUntil;
     Ptr<EventImpl> m_loopbackEvent;
+    EventSource m_loopbackSource; //!< its order (Place)
+    uint32_t m_node;              //!< where it is (Place)
     uint64_t m_processed;
     uint64_t m_loopbackBytes;
     uint64_t m_loopbackBusyPs;

@@ -7,17 +7,17 @@ namespace mcsim
 {
 
 void
-EventHeap::Push(const Scheduler::Event& ev)
+EventHeap::Push(const QueuedEvent& ev)
 {
     m_heap.emplace_back();
     SiftUp(m_heap.size() - 1, ev);
 }
 
-Scheduler::Event
+QueuedEvent
 EventHeap::Pop()
 {
-    const Scheduler::Event top = m_heap.front();
-    const Scheduler::Event last = m_heap.back();
+    const QueuedEvent top = m_heap.front();
+    const QueuedEvent last = m_heap.back();
     m_heap.pop_back();
     if (!m_heap.empty())
     {
@@ -31,9 +31,9 @@ EventHeap::Remove(uint32_t uid)
 {
     for (std::size_t i = 0; i < m_heap.size(); ++i)
     {
-        if (m_heap[i].key.m_uid == uid)
+        if (m_heap[i].uid == uid && m_heap[i].order == SCHEDULED_ORDER_KEY)
         {
-            const Scheduler::Event last = m_heap.back();
+            const QueuedEvent last = m_heap.back();
             m_heap.pop_back();
             if (i < m_heap.size())
             {
@@ -46,9 +46,9 @@ EventHeap::Remove(uint32_t uid)
 }
 
 void
-EventHeap::SiftUp(std::size_t i, const Scheduler::Event& ev)
+EventHeap::SiftUp(std::size_t i, const QueuedEvent& ev)
 {
-    Scheduler::Event* heap = m_heap.data();
+    QueuedEvent* heap = m_heap.data();
     while (i > 0)
     {
         const std::size_t parent = (i - 1) / ARITY;
@@ -63,21 +63,17 @@ EventHeap::SiftUp(std::size_t i, const Scheduler::Event& ev)
 }
 
 void
-EventHeap::FillHole(std::size_t i, const Scheduler::Event& ev)
+EventHeap::FillHole(std::size_t i, const QueuedEvent& ev)
 {
-    Scheduler::Event* heap = m_heap.data();
+    QueuedEvent* heap = m_heap.data();
     const std::size_t n = m_heap.size();
     for (std::size_t first = ARITY * i + 1; first < n; first = ARITY * i + 1)
     {
         const std::size_t end = first + ARITY < n ? first + ARITY : n;
         std::size_t best = first;
-        unsigned __int128 bestOrder = EventOrder(heap[first].key);
         for (std::size_t c = first + 1; c < end; ++c)
         {
-            const unsigned __int128 o = EventOrder(heap[c].key);
-            const bool smaller = o < bestOrder;
-            best = smaller ? c : best;
-            bestOrder = smaller ? o : bestOrder;
+            best = EventBefore(heap[c], heap[best]) ? c : best;
         }
         heap[i] = heap[best];
         i = best;

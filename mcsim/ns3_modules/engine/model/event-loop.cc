@@ -37,8 +37,10 @@ EventLoop::EventLoop()
       m_unscheduledEvents(0),
       m_eventCount(0),
       m_pastLimitTs(0),
-      m_mainThread(std::this_thread::get_id())
+      m_mainThread(std::this_thread::get_id()),
+      m_plan(EventClass::CONTROL)
 {
+    m_plan.Place(0, unit::PLAN);
 }
 
 EventLoop::~EventLoop()
@@ -97,15 +99,21 @@ void
 EventLoop::SetScheduler(ObjectFactory schedulerFactory)
 {
     Ptr<Scheduler> scheduler = schedulerFactory.Create<Scheduler>();
-    if (m_events)
+    auto* wheel = dynamic_cast<WheelScheduler*>(PeekPointer(scheduler));
+    while (m_events && !m_events->IsEmpty())
     {
-        while (!m_events->IsEmpty())
+        // from wheel to wheel events keep their order keys; else they keep their uids only
+        if (m_wheel != nullptr && wheel != nullptr)
+        {
+            wheel->InsertQueued(m_wheel->RemoveNextQueued());
+        }
+        else
         {
             scheduler->Insert(m_events->RemoveNext());
         }
     }
     m_events = scheduler;
-    m_wheel = dynamic_cast<WheelScheduler*>(PeekPointer(scheduler));
+    m_wheel = wheel;
     // the Simulator calls this on the implementation it has just made (an EventLoop made by an
     // ObjectFactory elsewhere is not the simulator, and must not take the direct path)
     s_current = this;
@@ -134,21 +142,34 @@ EventLoop::Insert(uint64_t ts, uint32_t context, EventImpl* event)
     {
         PastClockLimit(ts); // queued all the same: the loop stops before it, and never runs again
     }
-    Scheduler::Event ev;
-    ev.impl = event;
-    ev.key.m_ts = ts;
-    ev.key.m_context = context;
-    ev.key.m_uid = m_uid;
+    const QueuedEvent ev{event, ts, SCHEDULED_ORDER_KEY, m_uid, context};
     m_uid++;
     m_unscheduledEvents++;
     if (m_wheel != nullptr)
     {
-        m_wheel->WheelScheduler::Insert(ev);
+        m_wheel->WheelScheduler::InsertQueued(ev);
     }
     else
     {
-        m_events->Insert(ev);
+        m_events->Insert(ev.ToEvent());
     }
+}
+
+void
+EventLoop::InsertKeyed(uint64_t ts, EventImpl* event, uint64_t order, uint32_t seq)
+{
+    if (m_wheel == nullptr) [[unlikely]]
+    {
+        // another scheduler orders by uid only: the order of posting (not the canonical one)
+        Insert(ts, m_currentContext, event);
+        return;
+    }
+    if (ts > CLOCK_LIMIT_STEPS) [[unlikely]]
+    {
+        PastClockLimit(ts);
+    }
+    m_unscheduledEvents++;
+    m_wheel->WheelScheduler::InsertQueued({event, ts, order, seq, m_currentContext});
 }
 
 bool
@@ -160,14 +181,15 @@ EventLoop::QueueEmpty() const
 void
 EventLoop::ProcessOneEvent()
 {
-    const Scheduler::Event next =
-        m_wheel != nullptr ? m_wheel->WheelScheduler::RemoveNext() : m_events->RemoveNext();
-    NS_ASSERT(next.key.m_ts >= m_currentTs);
+    const QueuedEvent next = m_wheel != nullptr ? m_wheel->WheelScheduler::RemoveNextQueued()
+                                                : QueuedEvent::Of(m_events->RemoveNext());
+    NS_ASSERT(next.ts >= m_currentTs);
     m_unscheduledEvents--;
     m_eventCount++;
-    m_currentTs = next.key.m_ts;
-    m_currentContext = next.key.m_context;
-    m_currentUid = next.key.m_uid;
+    m_currentTs = next.ts;
+    m_currentContext = next.context;
+    // an event with a source runs before every one without at its time stamp (IsExpired)
+    m_currentUid = next.order == SCHEDULED_ORDER_KEY ? next.uid : 0;
     next.impl->Invoke();
     next.impl->Unref();
 }
@@ -275,7 +297,7 @@ EventLoop::Remove(const EventId& id)
     event.key.m_ts = id.GetTs();
     event.key.m_context = id.GetContext();
     event.key.m_uid = id.GetUid();
-    m_events->Remove(event);
+    m_events->Remove(event); // (an event with an EventId has no source)
     event.impl->Cancel();
     event.impl->Unref(); // the queue's reference
     m_unscheduledEvents--;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "event-order.h"
+
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/scheduler.h"
@@ -72,6 +74,13 @@ class EventLoop final : public SimulatorImpl
         return m_pastLimitTs;
     }
 
+    /** The source of the run's planned events (EventClass::CONTROL: starts of collectives and
+     * operations, route updates), which run in the order they were planned. */
+    EventSource& Plan()
+    {
+        return m_plan;
+    }
+
     /** The current time stamp (Now() in time steps). */
     uint64_t NowSteps() const
     {
@@ -85,12 +94,24 @@ class EventLoop final : public SimulatorImpl
         Insert(m_currentTs + static_cast<uint64_t>(delay.GetTimeStep()), m_currentContext, event);
     }
 
+    /** Post(delay, event) as source's next event: in the canonical order, not by uid. */
+    void Post(const Time& delay, EventImpl* event, EventSource& source)
+    {
+        event->Ref();
+        InsertKeyed(m_currentTs + static_cast<uint64_t>(delay.GetTimeStep()),
+                    event,
+                    source.Key(),
+                    source.NextSeq());
+    }
+
   protected:
     void DoDispose() override;
 
   private:
     /** Queue event at time stamp ts with the next uid (past the clock's limit: stop the run). */
     void Insert(uint64_t ts, uint32_t context, EventImpl* event);
+    /** Queue event at ts with a source's order key and sequence number (no uid). */
+    void InsertKeyed(uint64_t ts, EventImpl* event, uint64_t order, uint32_t seq);
     /** An event was scheduled at ts > CLOCK_LIMIT_STEPS: stop the run after the current event. */
     void PastClockLimit(uint64_t ts);
     void ProcessOneEvent();
@@ -106,7 +127,7 @@ class EventLoop final : public SimulatorImpl
     WheelScheduler* m_wheel; //!< m_events if it is a WheelScheduler (called directly), else null
     bool m_stop;
     uint32_t m_uid;                     //!< the next event's uid
-    uint32_t m_currentUid;              //!< the uid of the event running
+    uint32_t m_currentUid;              //!< the uid of the event running (0: it has a source)
     uint64_t m_currentTs;               //!< its time stamp
     uint32_t m_currentContext;          //!< its context
     uint64_t m_unscheduledEvents;       //!< queued, not yet run
@@ -114,6 +135,7 @@ class EventLoop final : public SimulatorImpl
     uint64_t m_pastLimitTs;             //!< see ClockLimitEvent()
     std::list<EventId> m_destroyEvents; //!< run by Destroy(), in order
     std::thread::id m_mainThread;       //!< the thread that made it, then the one that ran it
+    EventSource m_plan;                 //!< see Plan()
 };
 
 /** Simulator::Now(), directly from the EventLoop when it is the simulator. */
@@ -136,6 +158,45 @@ Post(const Time& delay, const Ptr<EventImpl>& event)
     else
     {
         Simulator::Schedule(delay, event);
+    }
+}
+
+/**
+ * Post(delay, event) as source's next event: it runs in the canonical same-time order (class,
+ * source key, source sequence; engine/doc/engine.md). Under another simulator than the
+ * EventLoop it is Simulator::Schedule (and the order that simulator's).
+ */
+inline void
+Post(const Time& delay, const Ptr<EventImpl>& event, EventSource& source)
+{
+    EventLoop* loop = EventLoop::Current();
+    if (loop != nullptr)
+    {
+        loop->Post(delay, PeekPointer(event), source);
+    }
+    else
+    {
+        source.NextSeq();
+        Simulator::Schedule(delay, event);
+    }
+}
+
+/**
+ * Simulator::Schedule(delay, event) for a planned event of the run (EventClass::CONTROL, see
+ * EventLoop::Plan()): setup code that starts things at given times.
+ */
+inline void
+PostPlanned(const Time& delay, EventImpl* event)
+{
+    EventLoop* loop = EventLoop::Current();
+    const Ptr<EventImpl> owned(event, false);
+    if (loop != nullptr)
+    {
+        loop->Post(delay, event, loop->Plan());
+    }
+    else
+    {
+        Simulator::Schedule(delay, owned);
     }
 }
 

@@ -44,13 +44,19 @@ WheelScheduler::~WheelScheduler() = default;
 void
 WheelScheduler::Insert(const Event& ev)
 {
+    InsertQueued(QueuedEvent::Of(ev));
+}
+
+void
+WheelScheduler::InsertQueued(const QueuedEvent& ev)
+{
     ++m_count;
     const uint64_t slot = SlotOf(ev);
     if (slot <= m_cursor)
     {
         // the slot being run (or, after a PeekNext, an earlier one): keep m_current sorted. A
-        // new event has the largest uid, so it goes behind every event of its time stamp or
-        // earlier: the search from the back passes only the (few) later ones
+        // new event is at or after the one running, and mostly after every event queued: the
+        // search from the back passes only the (few) later ones
         std::size_t i = m_current.size();
         while (i > m_next && EventBefore(ev, m_current[i - 1]))
         {
@@ -94,7 +100,7 @@ Scheduler::Event
 WheelScheduler::PeekNext() const
 {
     auto* self = const_cast<WheelScheduler*>(this); // Select() only moves events, never reorders
-    return self->Select() ? m_current[m_next] : m_far.Top();
+    return (self->Select() ? m_current[m_next] : m_far.Top()).ToEvent();
 }
 
 namespace
@@ -132,6 +138,12 @@ WheelScheduler::LookAtTheClock()
 Scheduler::Event
 WheelScheduler::RemoveNext()
 {
+    return RemoveNextQueued().ToEvent();
+}
+
+QueuedEvent
+WheelScheduler::RemoveNextQueued()
+{
     if (g_deadline && --g_countdown == 0)
     {
         LookAtTheClock();
@@ -141,18 +153,23 @@ WheelScheduler::RemoveNext()
     {
         return m_current[m_next++];
     }
-    const Event ev = m_far.Pop();
+    const QueuedEvent ev = m_far.Pop();
     m_cursor = std::max(m_cursor, SlotOf(ev));
     return ev;
 }
 
 void
-WheelScheduler::Remove(const Event& ev)
+WheelScheduler::Remove(const Event& event)
 {
-    const uint32_t uid = ev.key.m_uid;
+    const QueuedEvent ev = QueuedEvent::Of(event);
+    const uint32_t uid = ev.uid;
+    // only an event without a source can be removed (it has an EventId): match its order key too
+    auto same = [uid](const QueuedEvent& q) {
+        return q.uid == uid && q.order == SCHEDULED_ORDER_KEY;
+    };
     for (std::size_t i = m_next; i < m_current.size(); ++i)
     {
-        if (m_current[i].key.m_uid == uid)
+        if (same(m_current[i]))
         {
             m_current.erase(m_current.begin() + static_cast<std::ptrdiff_t>(i));
             --m_count;
@@ -166,7 +183,7 @@ WheelScheduler::Remove(const Event& ev)
         for (int32_t* link = &m_head[index]; *link != NONE; link = &m_nodes[*link].next)
         {
             const int32_t node = *link;
-            if (m_nodes[node].ev.key.m_uid == uid)
+            if (same(m_nodes[node].ev))
             {
                 *link = m_nodes[node].next;
                 m_nodes[node].next = m_free;
@@ -221,25 +238,24 @@ WheelScheduler::Load(uint64_t slot)
     }
     m_head[index] = NONE;
     MarkIdle(index);
-    // earliest first. The list holds the slot's events in reverse order of insertion, hence of
-    // uid: reversed, a stable sort by time stamp alone gives the order (time stamp, uid). A slot
-    // holds a few events, or, when many flows run in lockstep, a few time stamps, often one:
-    // insertion sort for a few (no moves when in order), else std::sort on (time stamp, uid)
-    // unless the slot is in order already.
+    // earliest first in the canonical order (EventBefore). The list holds the slot's events in
+    // reverse order of insertion, which mostly follows the order: reversed, the slot is often in
+    // order already. Insertion sort for a few (no moves when in order), else std::sort unless the
+    // slot is in order already.
     std::reverse(m_current.begin(), m_current.end());
-    auto earlier = [](const Event& x, const Event& y) { return x.key.m_ts < y.key.m_ts; };
+    const auto earlier = EventBefore;
     if (m_current.size() > INSERTION_SORT_MAX)
     {
         if (!std::is_sorted(m_current.begin(), m_current.end(), earlier))
         {
-            std::sort(m_current.begin(), m_current.end(), EventBefore);
+            std::sort(m_current.begin(), m_current.end(), earlier);
         }
     }
     else
     {
         for (std::size_t i = 1; i < m_current.size(); ++i)
         {
-            const Event ev = m_current[i];
+            const QueuedEvent ev = m_current[i];
             std::size_t j = i;
             while (j > 0 && earlier(ev, m_current[j - 1]))
             {

@@ -27,12 +27,18 @@ class WheelScheduler : public Scheduler
     WheelScheduler();
     ~WheelScheduler() override;
 
+    /** ns-3's Scheduler: an event without a source (order key SCHEDULED_ORDER_KEY). */
     void Insert(const Event& ev) override;
     bool IsEmpty() const override;
     Event PeekNext() const override;
     Event RemoveNext() override;
-    /** @throws std::invalid_argument if ev is not queued */
+    /** @throws std::invalid_argument if ev (an event without a source) is not queued */
     void Remove(const Event& ev) override;
+
+    /** Queue an event in the canonical order (the EventLoop's path). */
+    void InsertQueued(const QueuedEvent& ev);
+    /** Remove the next event in the canonical order (not empty). */
+    QueuedEvent RemoveNextQueued();
 
     static constexpr uint32_t SLOT_BITS = 10;  //!< a slot spans 2^10 ps
     static constexpr uint32_t WHEEL_BITS = 14; //!< 2^14 slots
@@ -53,14 +59,14 @@ class WheelScheduler : public Scheduler
     static constexpr int32_t NONE = -1;
     static constexpr std::size_t INSERTION_SORT_MAX = 32; //!< larger slots use std::sort
 
-    static uint64_t SlotOf(const Event& ev)
+    static uint64_t SlotOf(const QueuedEvent& ev)
     {
-        return ev.key.m_ts >> SLOT_BITS;
+        return ev.ts >> SLOT_BITS;
     }
 
     struct Node
     {
-        Event ev;
+        QueuedEvent ev;
         int32_t next;
     };
 
@@ -73,16 +79,16 @@ class WheelScheduler : public Scheduler
     void MarkBusy(uint64_t index);
     void MarkIdle(uint64_t index);
 
-    std::vector<int32_t> m_head;     //!< per slot: first node of its unsorted list, or NONE
-    std::vector<Node> m_nodes;       //!< node pool
-    int32_t m_free;                  //!< first free node, or NONE
-    std::vector<uint64_t> m_busy;    //!< one bit per slot: its list is not empty
-    std::vector<uint64_t> m_summary; //!< one bit per word of m_busy: it is not zero
-    std::vector<Event> m_current;    //!< the events of slot m_cursor, sorted, earliest first ...
-    std::size_t m_next;              //!< ... from this one on (those before it have run)
-    uint64_t m_cursor;               //!< absolute slot of the last event run (the window's start)
-    EventHeap m_far;                 //!< events beyond the window
-    uint64_t m_count;                //!< events queued
+    std::vector<int32_t> m_head;        //!< per slot: first node of its unsorted list, or NONE
+    std::vector<Node> m_nodes;          //!< node pool
+    int32_t m_free;                     //!< first free node, or NONE
+    std::vector<uint64_t> m_busy;       //!< one bit per slot: its list is not empty
+    std::vector<uint64_t> m_summary;    //!< one bit per word of m_busy: it is not zero
+    std::vector<QueuedEvent> m_current; //!< the events of slot m_cursor, sorted, earliest first ...
+    std::size_t m_next;                 //!< ... from this one on (those before it have run)
+    uint64_t m_cursor; //!< absolute slot of the last event run (the window's start)
+    EventHeap m_far;   //!< events beyond the window
+    uint64_t m_count;  //!< events queued
 };
 
 } // namespace mcsim

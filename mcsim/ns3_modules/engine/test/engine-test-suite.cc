@@ -6,6 +6,7 @@
 // (tests/models/engine/test_engine.py).
 
 #include "containers-test.h"
+#include "event-order-test.h"
 
 #include "ns3/default-simulator-impl.h"
 #include "ns3/mcsim/event-loop.h"
@@ -463,6 +464,8 @@ class EngineTestSuite : public TestSuite
         AddTestCase(MakePackedCountersTestCase(), Duration::QUICK);
         AddTestCase(new EventLoopOrderTestCase, Duration::QUICK);
         AddTestCase(new EventLoopNotCurrentTestCase, Duration::QUICK);
+        AddTestCase(MakeCanonicalOrderTestCase(), Duration::QUICK);
+        AddTestCase(MakeProtocolTimerTestCase(), Duration::QUICK);
     }
 };
 

@@ -6,6 +6,8 @@
 #include "fabric.h"
 
 #include "ns3/log.h"
+#include "ns3/make-event.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -151,10 +153,8 @@ void
 Fabric::ScheduleRouteUpdate(int64_t atPs, RouteUpdate update)
 {
     m_routeUpdates.push_back(std::move(update));
-    Simulator::Schedule(PicoSeconds(atPs) - Simulator::Now(),
-                        &Fabric::ApplyRouteUpdate,
-                        this,
-                        m_routeUpdates.size() - 1);
+    mcsim::PostPlanned(PicoSeconds(atPs) - Simulator::Now(),
+                       MakeEvent(&Fabric::ApplyRouteUpdate, this, m_routeUpdates.size() - 1));
 }
 
 void

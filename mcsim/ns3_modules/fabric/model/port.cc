@@ -106,8 +106,11 @@ Port::Port()
       m_headerBytes(DEFAULT_HEADER_BYTES),
       m_faulty(false),
       m_cutThroughBytes(0),
+      m_handoverWaker(nullptr),
+      m_handoverIndex(0),
       m_arrivalImpl(this),
       m_arrivalEvent(&m_arrivalImpl),
+      m_arrivalSource(EventClass::ARRIVAL),
       m_txCacheBytes(NO_TX_CACHE),
       m_encodingDataBits(1),
       m_encodingLineBits(1),
@@ -115,7 +118,8 @@ Port::Port()
       m_creditBytes(DEFAULT_BUFFER_BYTES),
       m_node(0),
       m_index(0),
-      m_creditEvent(Create<ReusableEvent<Port, &Port::CreditEvent>>(this))
+      m_creditEvent(Create<ReusableEvent<Port, &Port::CreditEvent>>(this)),
+      m_creditSource(EventClass::TRANSMIT)
 {
 }
 
@@ -143,6 +147,8 @@ Port::SetLocation(uint32_t node, uint32_t port)
 {
     m_node = node;
     m_index = port;
+    m_arrivalSource.Place(node, port);
+    m_creditSource.Place(node, port);
 }
 
 void
@@ -349,12 +355,13 @@ Port::Commit(OwnedPacket packet,
     // a cut-through peer takes it once its first m_cutThroughBytes have arrived
     const Time handover =
         m_cutThroughBytes == 0 ? arrival : std::min(start + m_headTime + m_delay, arrival);
+    m_lastHandover = handover;
     const uint64_t occupancy =
         m_queue.Commit({handover, arrival, std::move(packet), fields, nullptr, wire}, now, m_delay);
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
     if (m_queue.InFlightCount() == 1)
     {
-        mcsim::Post(handover - now, m_arrivalEvent);
+        mcsim::Post(handover - now, m_arrivalEvent, m_arrivalSource);
     }
     if (credit.to != nullptr)
     {
@@ -392,6 +399,19 @@ Port::ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes)
                          to->m_delay == m_delay && m_cutThroughBytes == 0 ? this : nullptr);
 }
 
+bool
+Port::WakeAtHandover(PortWaker* waker)
+{
+    NS_ASSERT_MSG(m_handoverWaker == nullptr, "Port::WakeAtHandover: one registration at a time");
+    if (!m_queue.HasInFlight() || m_lastHandover > m_busyUntil)
+    {
+        return false;
+    }
+    m_handoverWaker = waker;
+    m_handoverIndex = m_counters.txPackets - 1;
+    return true;
+}
+
 void
 Port::AttachCreditDue(Time handover, Port* to)
 {
@@ -407,28 +427,40 @@ Port::Arrive()
     const Ptr<Packet> packet = head.packet.Release();
     if (m_queue.HasInFlight())
     {
-        mcsim::Post(m_queue.FirstHandover() - now, m_arrivalEvent);
+        mcsim::Post(m_queue.FirstHandover() - now, m_arrivalEvent, m_arrivalSource);
+    }
+    // packets arrive in the order they were committed: this one is the index-th
+    const uint64_t index = m_counters.txPackets - m_queue.InFlightCount() - 1;
+    PortWaker* waker = nullptr; // told once the peer has the packet (WakeAtHandover)
+    if (m_handoverWaker != nullptr && index == m_handoverIndex)
+    {
+        waker = m_handoverWaker;
+        m_handoverWaker = nullptr;
     }
     if (head.creditDue != nullptr)
     {
         head.creditDue->CreditDue();
     }
-    if (m_faulty && LoseAtArrival(packet, head.fields, head.arrival))
+    if (!(m_faulty && LoseAtArrival(packet, head.fields, head.arrival, index)))
     {
-        return;
+        if (!m_rxTrace.IsEmpty())
+        {
+            m_rxTrace(packet, head.fields, m_node, m_index);
+        }
+        m_peer->Receive(packet, head.fields, m_peerPort);
     }
-    if (!m_rxTrace.IsEmpty())
+    if (waker != nullptr)
     {
-        m_rxTrace(packet, head.fields, m_node, m_index);
+        waker->HandedOver();
     }
-    m_peer->Receive(packet, head.fields, m_peerPort);
 }
 
 bool
-Port::LoseAtArrival(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, Time arrival)
+Port::LoseAtArrival(const Ptr<Packet>& packet,
+                    const FabricHeader::Fields& fields,
+                    Time arrival,
+                    uint64_t index)
 {
-    // packets arrive in the order they were committed: this one is the index-th
-    const uint64_t index = m_counters.txPackets - m_queue.InFlightCount() - 1;
     const DropCause cause = m_faults.Decide(index, arrival);
     if (cause == DropCause::NONE)
     {
@@ -527,7 +559,7 @@ Port::ScheduleCreditEvent()
     }
     else if (wakeup.kind == CreditWakeup::SCHEDULE)
     {
-        mcsim::Post(wakeup.at - now, m_creditEvent);
+        mcsim::Post(wakeup.at - now, m_creditEvent, m_creditSource);
     }
 }
 

@@ -12,6 +12,7 @@
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
 #include "ns3/mcsim/counter-table.h"
+#include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/fifo.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/nstime.h"
@@ -42,6 +43,11 @@ class PortWaker
     virtual ~PortWaker() = default;
     /** The packet was committed; its last bit leaves at departure. */
     virtual void Wake(Time departure) = 0;
+
+    /** The packet WakeAtHandover registered for was handed to the peer (see there). */
+    virtual void HandedOver()
+    {
+    }
 };
 
 /**
@@ -96,6 +102,14 @@ class Port : public Object
               Time earliest,
               CreditReturn credit,
               PortWaker* waker);
+
+    /**
+     * If the packet committed last is handed to the peer no later than its last bit leaves (a
+     * cut-through peer takes it once its header is in, and the packet is longer than the header
+     * plus the link delay), call waker->HandedOver() at that handover, in its arrival event, and
+     * return true; else return false. One registration at a time (a NIC's next pick).
+     */
+    bool WakeAtHandover(PortWaker* waker);
 
     /** Credits come back to this port at time at (>= Now()), for its next packets. */
     void ReturnCredit(Time at, uint32_t wireBytes);
@@ -169,7 +183,8 @@ class Port : public Object
     const Counters& GetCounters() const;
 
     // Fabric setup (all of them before Connect).
-    /** Where this port is: port `port` of node `node` (what its trace sources report). */
+    /** Where this port is: port `port` of node `node` (what its trace sources report, and the
+     * key of its events in the canonical same-time order). */
     void SetLocation(uint32_t node, uint32_t port);
     void SetFlowControl(FlowControl mode);
     void SetBufferBytes(uint64_t bytes);
@@ -229,10 +244,13 @@ class Port : public Object
     /** Make sure the head waiting packet is told when its credits are there. */
     void ScheduleCreditEvent();
     /**
-     * Whether the packet handed over now, whose last bit arrives at `arrival`, is lost on the
-     * wire (counted, traced; its credit returned).
+     * Whether the packet handed over now, the index-th committed (0-based), whose last bit
+     * arrives at `arrival`, is lost on the wire (counted, traced; its credit returned).
      */
-    bool LoseAtArrival(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, Time arrival);
+    bool LoseAtArrival(const Ptr<Packet>& packet,
+                       const FabricHeader::Fields& fields,
+                       Time arrival,
+                       uint64_t index);
 
     static constexpr uint64_t NO_TX_CACHE = static_cast<uint64_t>(-1);
 
@@ -265,11 +283,15 @@ class Port : public Object
     Time m_headTime;            //!< serialization of m_cutThroughBytes (set at Connect)
     Time m_delay;               //!< "Delay": propagation delay
     Time m_busyUntil;
-    PortQueue m_queue; //!< waiting for credits, then in flight
+    Time m_lastHandover;        //!< the handover of the packet committed last
+    PortWaker* m_handoverWaker; //!< WakeAtHandover's registration, or null ...
+    uint64_t m_handoverIndex;   //!< ... for the packet committed as this one (0-based)
+    PortQueue m_queue;          //!< waiting for credits, then in flight
     /** Every arrival's event, inside the port (the simulator reads it at each arrival); the port
      * holds a reference to it, so the simulator never deletes it, and DoDispose() drops that. */
     ReusableEvent<Port, &Port::Arrive> m_arrivalImpl;
     Ptr<EventImpl> m_arrivalEvent;   //!< &m_arrivalImpl
+    EventSource m_arrivalSource;     //!< its order: (ARRIVAL, node, port)
     CreditAccount m_credit;          //!< LOSSLESS credits for the peer's ingress buffer
     mutable uint64_t m_txCacheBytes; //!< last size GetTxTime computed (NO_TX_CACHE: none) ...
     mutable Time m_txCacheTime;      //!< ... and its result (skips a 128-bit division)
@@ -289,6 +311,7 @@ class Port : public Object
     uint64_t m_bufferBytes;       //!< "BufferBytes": output buffer (LOSSY)
     uint64_t m_creditBytes;       //!< "CreditBytes": peer ingress buffer (LOSSLESS)
     Ptr<EventImpl> m_creditEvent; //!< reused for every credit event (never cancelled)
+    EventSource m_creditSource;   //!< its order: (TRANSMIT, node, port)
     LinkFaults m_faults;          //!< "LossProbability", chosen drops, down intervals
 };
 

@@ -49,7 +49,8 @@ TrafficSource::TrafficSource()
     : m_sentPackets(0),
       m_sentBytes(0),
       m_lastSize(0),
-      m_sendEvent(Create<ReusableEvent<TrafficSource, &TrafficSource::SendNext>>(this))
+      m_sendEvent(Create<ReusableEvent<TrafficSource, &TrafficSource::SendNext>>(this)),
+      m_source(EventClass::TRANSMIT)
 {
 }
 
@@ -70,6 +71,7 @@ TrafficSource::Setup(Ptr<Host> host, uint32_t destination, uint32_t flow)
     m_host = host;
     m_header = FabricHeader(host->GetId(), destination, flow, 0);
     m_packet = nullptr;
+    m_source.Place(host->GetId(), unit::TRAFFIC + (flow & (unit::LIMIT - 1 - unit::TRAFFIC)));
 }
 
 void
@@ -83,7 +85,7 @@ TrafficSource::Start(Time at)
     {
         throw std::invalid_argument("TrafficSource::Start: start time is in the past");
     }
-    mcsim::Post(at - mcsim::Now(), m_sendEvent);
+    mcsim::Post(at - mcsim::Now(), m_sendEvent, m_source);
 }
 
 void
@@ -136,7 +138,7 @@ void
 TrafficSource::WakeAtStart(Time departure, uint32_t packetBytes)
 {
     const Time start = departure - m_host->GetPort()->GetTxTime(packetBytes);
-    mcsim::Post(std::max(start, mcsim::Now()) - mcsim::Now(), m_sendEvent);
+    mcsim::Post(std::max(start, mcsim::Now()) - mcsim::Now(), m_sendEvent, m_source);
 }
 
 uint64_t

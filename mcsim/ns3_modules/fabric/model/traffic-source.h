@@ -6,6 +6,7 @@
 #include "port.h"
 
 #include "ns3/event-impl.h"
+#include "ns3/mcsim/event-order.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -68,6 +69,7 @@ class TrafficSource : public Object, public PortWaker
     Time m_lastDeparture;
     uint32_t m_lastSize;        //!< size of the last packet handed over, FabricHeader included
     Ptr<EventImpl> m_sendEvent; //!< reused for every packet
+    EventSource m_source;       //!< its order: (TRANSMIT, host, TRAFFIC + flow)
 };
 
 } // namespace mcsim

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "verbs-workload.h"
 
+#include "ns3/make-event.h"
 #include "ns3/mcsim/bulk-output.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/simulator.h"
 
@@ -93,7 +95,7 @@ VerbsWorkload::AddRcOps(const uint32_t* verb,
             resp->PostRecv(1);
         }
         m_ops.push_back({verb[i], src[i], dst[i], bytes[i], req, resp, NEVER_PS, NEVER_PS});
-        Simulator::Schedule(PicoSeconds(startPs[i]), &VerbsWorkload::StartRcOp, this, op);
+        mcsim::PostPlanned(PicoSeconds(startPs[i]), MakeEvent(&VerbsWorkload::StartRcOp, this, op));
     }
 }
 
@@ -180,14 +182,14 @@ VerbsWorkload::AddUdStreams(const uint32_t* src,
             from = UnicastUdQp(src[i]);
             dstQpn = UnicastUdQp(dst[i])->GetQpn();
         }
-        Simulator::Schedule(PicoSeconds(startPs[i]),
-                            &VerbsWorkload::StartUdStream,
-                            this,
-                            from->GetQpn() | (src[i] << 16),
-                            dst[i],
-                            dstQpn,
-                            count[i],
-                            bytes[i]);
+        mcsim::PostPlanned(PicoSeconds(startPs[i]),
+                           MakeEvent(&VerbsWorkload::StartUdStream,
+                                     this,
+                                     from->GetQpn() | (src[i] << 16),
+                                     dst[i],
+                                     dstQpn,
+                                     count[i],
+                                     bytes[i]));
     }
 }
 

@@ -57,6 +57,10 @@ class CompletionProcessor : public Object
     /** Process c, then call sink->OnProcessed(c) (sink outlives the run; not owned). */
     virtual void Submit(const Completion& c, CompletionSink* sink) = 0;
 
+    /** Where it is: node `node`, unit `unit` (mcsim::unit), the key of its events in the
+     * canonical same-time order. Nic::Attach places the processors it is given. */
+    virtual void Place(uint32_t node, uint32_t unit) = 0;
+
     virtual uint64_t GetProcessed() const = 0; //!< completions processed
     virtual uint64_t GetBusyPs() const = 0;    //!< time spent processing (summed over workers)
 };

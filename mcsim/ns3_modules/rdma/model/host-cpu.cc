@@ -46,6 +46,7 @@ HostCpu::GetTypeId()
 
 HostCpu::HostCpu()
     : m_finishEvent(Create<ReusableEvent<HostCpu, &HostCpu::Finish>>(this)),
+      m_source(EventClass::COMPLETION),
       m_processed(0),
       m_busyPs(0)
 {
@@ -83,6 +84,12 @@ HostCpu::Submit(const Completion& c, CompletionSink* sink)
 }
 
 void
+HostCpu::Place(uint32_t node, uint32_t unit)
+{
+    m_source.Place(node, unit);
+}
+
+void
 HostCpu::Finish()
 {
     auto [c, sink] = std::move(m_queue.front());
@@ -102,7 +109,7 @@ HostCpu::Start(const Completion& c)
     const Time now = mcsim::Now();
     const Time t = GetServiceTime(c);
     m_busyPs += static_cast<uint64_t>(t.GetPicoSeconds());
-    mcsim::Post(std::max(c.ready, now) - now + t, m_finishEvent);
+    mcsim::Post(std::max(c.ready, now) - now + t, m_finishEvent, m_source);
 }
 
 uint64_t

@@ -5,6 +5,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/event-impl.h"
+#include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/fifo.h"
 #include "ns3/nstime.h"
 
@@ -29,6 +30,7 @@ class HostCpu : public CompletionProcessor
     ~HostCpu() override;
 
     void Submit(const Completion& c, CompletionSink* sink) override;
+    void Place(uint32_t node, uint32_t unit) override;
     uint64_t GetProcessed() const override;
     uint64_t GetBusyPs() const override;
 
@@ -47,6 +49,7 @@ class HostCpu : public CompletionProcessor
     DataRate m_memcpy;                                    //!< "MemcpyRate"
     Fifo<std::pair<Completion, CompletionSink*>> m_queue; //!< head is in service
     Ptr<EventImpl> m_finishEvent;
+    EventSource m_source; //!< its order: (COMPLETION, host, its unit)
     uint64_t m_processed;
     uint64_t m_busyPs;
 };

@@ -4,6 +4,7 @@
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/make-event.h"
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/mcsim/reusable-event.h"
@@ -63,6 +64,14 @@ Nic::GetTypeId()
                 "A packet arrived for this NIC (qpn >= GetNQps(): no such QP, dropped).",
                 MakeTraceSourceAccessor(&Nic::m_rxTrace),
                 "ns3::mcsim::Nic::PacketTracedCallback")
+            .AddAttribute("PickAtHandover",
+                          "The arbiter picks its next packet when the current one has left "
+                          "(false), or already when the next hop has been handed the current one "
+                          "if that is earlier (true: a cut-through switch takes a packet once its "
+                          "header is in; a pipelined send engine, and no event per packet sent).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&Nic::m_pickAtHandover),
+                          MakeBooleanChecker())
             .AddAttribute(
                 "MulticastLoopback",
                 "A multicast datagram this NIC sends also reaches its own QP in the group "
@@ -90,11 +99,14 @@ Nic::GetTypeId()
 
 Nic::Nic()
     : m_loopback(false),
+      m_pickAtHandover(false),
       m_sendCompletions(SendCompletions::FREE),
       m_doorbellAt(Time(-1)),
       m_rrNext(0),
       m_idle(true),
       m_sendEvent(Create<ReusableEvent<Nic, &Nic::TrySend>>(this)),
+      m_sendSource(EventClass::TRANSMIT),
+      m_loopbackSource(EventClass::ARRIVAL),
       m_blank(Create<BlankPackets>())
 {
 }
@@ -139,6 +151,14 @@ Nic::Attach(Ptr<Host> host,
     m_processor = processor;
     m_txProcessor = m_sendCompletions == SendCompletions::SHARED ? processor : txProcessor;
     host->SetUpperLayer(this);
+    const uint32_t node = host->GetId();
+    m_sendSource.Place(node, unit::NIC);
+    m_loopbackSource.Place(node, unit::NIC);
+    processor->Place(node, unit::CPU);
+    if (txProcessor)
+    {
+        txProcessor->Place(node, unit::TX_CPU);
+    }
 }
 
 SendCompletions
@@ -163,7 +183,7 @@ Nic::AddQp(Ptr<QueuePair> qp, QpOwner* owner)
         throw std::invalid_argument("Nic::AddQp: at most 65535 QPs per NIC");
     }
     const auto qpn = static_cast<uint32_t>(m_qps.size());
-    qp->Bind(this, qpn, owner);
+    qp->Bind(this, m_host ? m_host->GetId() : 0, qpn, owner);
     m_qps.push_back(qp);
     return qpn;
 }
@@ -275,7 +295,7 @@ Nic::Kick()
     if (m_idle)
     {
         m_idle = false;
-        mcsim::Post(Time(0), m_sendEvent);
+        mcsim::Post(Time(0), m_sendEvent, m_sendSource);
     }
 }
 
@@ -291,7 +311,9 @@ Nic::Doorbell()
     if (at != m_doorbellAt) // posts at one time share one look
     {
         m_doorbellAt = at;
-        Simulator::Schedule(m_sendLatency, &Nic::Fetched, this);
+        mcsim::Post(m_sendLatency,
+                    Ptr<EventImpl>(MakeEvent(&Nic::Fetched, this), false),
+                    m_sendSource);
     }
     return at;
 }
@@ -333,24 +355,28 @@ Nic::TrySend()
         {
             m_txTrace(out.packet, out.fields, m_host->GetId(), q);
         }
+        const Time departure = m_host->Send(out.packet, out.fields, this);
         if (m_loopback && (out.fields.dst & FabricHeader::GROUP_FLAG) != 0)
         {
             const uint32_t g = out.fields.dst & ~FabricHeader::GROUP_FLAG;
             if (g < m_groupQp.size() && m_groupQp[g] >= 0)
             {
-                Simulator::Schedule(m_host->GetPort()->GetTxTime(out.packet->GetSize()),
-                                    &Nic::Loopback,
-                                    this,
-                                    out.packet,
-                                    out.fields);
+                // when its last bit has left (if it waits for credits: one serialization from now)
+                const Time now = mcsim::Now();
+                const Time left = departure.IsNegative()
+                                      ? now + m_host->GetPort()->GetTxTime(out.packet->GetSize())
+                                      : departure;
+                mcsim::Post(
+                    left - now,
+                    Ptr<EventImpl>(MakeEvent(&Nic::Loopback, this, out.packet, out.fields), false),
+                    m_loopbackSource);
             }
         }
-        const Time departure = m_host->Send(out.packet, out.fields, this);
         if (!departure.IsNegative())
         {
             Wake(departure);
         }
-        return; // Wake() schedules the next attempt when this packet has left
+        return; // Wake() arranges the next pick
     }
     m_idle = true;
 }
@@ -367,7 +393,18 @@ Nic::Loopback(Ptr<Packet> packet, FabricHeader::Fields fields)
 void
 Nic::Wake(Time departure)
 {
-    mcsim::Post(departure - mcsim::Now(), m_sendEvent);
+    // the next pick: when this packet has left, or (PickAtHandover) when the next hop has its
+    // header if that is earlier: then in the port's arrival event, with no event of its own
+    if (!m_pickAtHandover || !m_host->GetPort()->WakeAtHandover(this))
+    {
+        mcsim::Post(departure - mcsim::Now(), m_sendEvent, m_sendSource);
+    }
+}
+
+void
+Nic::HandedOver()
+{
+    TrySend();
 }
 
 void

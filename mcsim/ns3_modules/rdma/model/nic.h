@@ -9,6 +9,7 @@
 
 #include "ns3/event-impl.h"
 #include "ns3/mcsim/counter-table.h"
+#include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/host.h"
 #include "ns3/mcsim/packet-receiver.h"
 #include "ns3/mcsim/port.h"
@@ -130,6 +131,7 @@ class Nic : public Object, public PacketReceiver, public PortWaker
                  const FabricHeader::Fields& fields,
                  uint32_t inPort) override;
     void Wake(Time departure) override;
+    void HandedOver() override;
 
     uint32_t GetHostId() const;
     uint32_t GetMtuBytes() const;
@@ -186,6 +188,7 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     Time m_sendLatency;                //!< "SendLatency"
     Time m_receiveLatency;             //!< "ReceiveLatency"
     bool m_loopback;                   //!< "MulticastLoopback"
+    bool m_pickAtHandover;             //!< "PickAtHandover"
     SendCompletions m_sendCompletions; //!< "SendCompletions"
     Time m_doorbellAt;                 //!< when the last doorbell's Fetched is scheduled
     Ptr<Host> m_host;
@@ -196,6 +199,8 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     uint32_t m_rrNext;              //!< next QP the arbiter looks at
     bool m_idle;                    //!< no send scheduled: Kick() starts one
     Ptr<EventImpl> m_sendEvent;
+    EventSource m_sendSource;      //!< its order and Fetched's: (TRANSMIT, host, NIC)
+    EventSource m_loopbackSource;  //!< Loopback's: (ARRIVAL, host, NIC)
     Ptr<BlankPackets> m_blank;     //!< packets outside verify mode (shared by a stack's NICs)
     std::vector<uint8_t> m_memory; //!< verify mode: the registered region
     Counters m_counters;

@@ -20,7 +20,8 @@ QueuePair::GetTypeId()
 QueuePair::QueuePair()
     : m_nic(nullptr),
       m_qpn(0),
-      m_owner(nullptr)
+      m_owner(nullptr),
+      m_timerSource(EventClass::TIMER)
 {
 }
 
@@ -35,11 +36,12 @@ QueuePair::DoDispose()
 }
 
 void
-QueuePair::Bind(Nic* nic, uint32_t qpn, QpOwner* owner)
+QueuePair::Bind(Nic* nic, uint32_t node, uint32_t qpn, QpOwner* owner)
 {
     m_nic = nic;
     m_qpn = qpn;
     m_owner = owner;
+    m_timerSource.Place(node, unit::QP + qpn);
 }
 
 uint32_t

@@ -4,6 +4,7 @@
 #include "completion-processor.h"
 #include "transport-header.h"
 
+#include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/fabric-header.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
@@ -50,8 +51,8 @@ class QueuePair : public Object, public CompletionSink
     QueuePair();
     ~QueuePair() override;
 
-    /** Called by Nic::AddQp. */
-    void Bind(Nic* nic, uint32_t qpn, QpOwner* owner);
+    /** Called by Nic::AddQp: QP qpn of the NIC of node `node` (0 before Nic::Attach). */
+    void Bind(Nic* nic, uint32_t node, uint32_t qpn, QpOwner* owner);
     uint32_t GetQpn() const;
 
     /** @return true if a packet can be sent now */
@@ -79,7 +80,8 @@ class QueuePair : public Object, public CompletionSink
 
     Nic* m_nic; //!< not owned
     uint32_t m_qpn;
-    QpOwner* m_owner; //!< not owned; may be null
+    QpOwner* m_owner;          //!< not owned; may be null
+    EventSource m_timerSource; //!< its timers' order: (TIMER, node, unit::QP + qpn)
 };
 
 } // namespace mcsim

@@ -4,6 +4,7 @@
 #include "nic.h"
 
 #include "ns3/log.h"
+#include "ns3/make-event.h"
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -83,6 +84,7 @@ RcQp::RcQp()
       m_rnrRetries(0),
       m_retriedAt(0),
       m_error(false),
+      m_timer(this, &m_timerSource),
       m_responder(this)
 {
 }
@@ -307,7 +309,7 @@ RcQp::HandleAck(const TransportHeader& h)
         }
         NS_LOG_INFO("RNR NAK at PSN " << h.psn << ", retry in " << m_rnrDelay.As(Time::US));
         m_rnrUntil = mcsim::Now() + m_rnrDelay;
-        Simulator::Schedule(m_rnrDelay, &Nic::Kick, m_nic);
+        mcsim::Post(m_rnrDelay, Ptr<EventImpl>(MakeEvent(&Nic::Kick, m_nic), false), m_timerSource);
         GoBack(m_una);
         return;
     }
@@ -456,8 +458,7 @@ RcQp::ArmTimer()
 {
     if (!m_timer.IsPending() && m_una < m_sentEnd && !m_timeout.IsZero() && !m_error)
     {
-        m_timer =
-            Simulator::Schedule(m_progressAt + m_timeout - mcsim::Now(), &RcQp::OnTimeout, this);
+        m_timer.Schedule(m_progressAt + m_timeout - mcsim::Now());
     }
 }
 

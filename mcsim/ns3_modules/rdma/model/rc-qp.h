@@ -4,8 +4,8 @@
 #include "queue-pair.h"
 #include "rc-responder.h"
 
-#include "ns3/event-id.h"
 #include "ns3/mcsim/counter-table.h"
+#include "ns3/mcsim/protocol-timer.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -169,7 +169,8 @@ class RcQp : public QueuePair
     Time m_progressAt;     //!< the local ACK timer runs from here (last progress or retry)
     Time m_rnrUntil;
     bool m_error;
-    EventId m_timer;         //!< at most one pending: it re-checks m_progressAt when it fires
+    /** the local ACK timer, at most one pending: it re-checks m_progressAt when it fires */
+    ProtocolTimer<RcQp, &RcQp::OnTimeout> m_timer;
     RcResponder m_responder; //!< the responder half
     Counters m_counters;
 };
