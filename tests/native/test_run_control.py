@@ -19,6 +19,14 @@ from mcsim.runs.scenario_keywords import scenario_of
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def _as_a_shell_starts_it() -> None:
+    """In the child, before it runs mcsim: SIGINT at its default and not blocked, as a user's shell
+    starts a process (the test process may have left it otherwise: its libraries install signal
+    handling, and a child inherits an ignored signal and the signal mask)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+
+
 def scenario() -> Scenario:
     return scenario_of(topology="fat-tree-k4", algorithm="mcast", bytes_per_rank="256KiB", loss=1e-2, seed=3)
 
@@ -92,7 +100,13 @@ def test_ctrl_c_stops_a_long_run_within_a_second_with_exit_130_and_how_far_it_go
     env = {**os.environ, "MCSIM_PROGRESS": "1"}
     mcsim = [sys.executable, "-c", "import sys; from mcsim.cli import main; sys.exit(main(sys.argv[1:]))"]
     p = subprocess.Popen(
-        [*mcsim, "run", str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO
+        [*mcsim, "run", str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=REPO,
+        preexec_fn=_as_a_shell_starts_it,
     )
     try:
         assert p.stdout.readline().strip() == "ready"
@@ -133,6 +147,10 @@ def test_after_an_interrupted_run_the_same_process_runs_again_with_the_same_resu
     from mcsim.errors import Interrupted
 
     before = scenario().run()
+    # Python's Ctrl-C handling, as a user's process has it (the test process's libraries may have
+    # changed it: see _as_a_shell_starts_it)
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -140,6 +158,8 @@ def test_after_an_interrupted_run_the_same_process_runs_again_with_the_same_resu
             Scenario(topology="testbed-188", algorithm="ring", bytes_per_rank="8MiB").run()  # minutes
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     after = scenario().run()
     for a, b in zip(fingerprint(before), fingerprint(after), strict=True):
         np.testing.assert_array_equal(a, b)
