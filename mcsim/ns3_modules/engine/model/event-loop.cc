@@ -17,6 +17,12 @@ NS_OBJECT_ENSURE_REGISTERED(EventLoop);
 
 EventLoop* EventLoop::s_current = nullptr;
 
+Time
+SimulatorNow()
+{
+    return Simulator::Now();
+}
+
 TypeId
 EventLoop::GetTypeId()
 {

@@ -138,12 +138,15 @@ class EventLoop final : public SimulatorImpl
     EventSource m_plan;                 //!< see Plan()
 };
 
+/** Simulator::Now() (Now()'s path when the simulator is not an EventLoop; out of line). */
+Time SimulatorNow();
+
 /** Simulator::Now(), directly from the EventLoop when it is the simulator. */
-inline Time
+[[gnu::always_inline]] inline Time
 Now()
 {
     const EventLoop* loop = EventLoop::Current();
-    return loop != nullptr ? TimeStep(loop->NowSteps()) : Simulator::Now();
+    return loop != nullptr ? TimeStep(loop->NowSteps()) : SimulatorNow();
 }
 
 /** Simulator::Schedule(delay, event) for an event that is never cancelled (see EventLoop). */

@@ -341,7 +341,7 @@ Port::Commit(OwnedPacket packet,
     const uint32_t size = packet.Get()->GetSize();
     const uint32_t wire = GetWireBytes(size);
     const Time tx = GetTxTime(size);
-    const Time start = std::max({earliest, now, m_busyUntil});
+    const Time start = std::max(earliest, std::max(now, m_busyUntil)); // (no copies of Time)
     m_busyUntil = start + tx;
     m_counters.txPackets++;
     m_counters.txBytes += size;
@@ -511,7 +511,7 @@ Port::AddPendingCredit(Time at, uint32_t wireBytes, Port* via)
 Time
 Port::CreditReady(Time earliest, Time ready, Time now)
 {
-    if (ready > std::max({earliest, now, m_busyUntil}))
+    if (ready > std::max(earliest, std::max(now, m_busyUntil)))
     {
         m_counters.creditStalls++; // the credit's return sets its start
         return ready;
