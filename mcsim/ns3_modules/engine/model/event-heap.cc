@@ -31,7 +31,7 @@ EventHeap::Remove(uint32_t uid)
 {
     for (std::size_t i = 0; i < m_heap.size(); ++i)
     {
-        if (m_heap[i].uid == uid && m_heap[i].order == SCHEDULED_ORDER_KEY)
+        if (m_heap[i].Unsourced() && m_heap[i].uid == uid)
         {
             const QueuedEvent last = m_heap.back();
             m_heap.pop_back();

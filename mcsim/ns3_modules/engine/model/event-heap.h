@@ -44,6 +44,12 @@ struct QueuedEvent
         return ev;
     }
 
+    /** Scheduled without a source (an ns-3 Schedule: it has an EventId, found by its uid). */
+    bool Unsourced() const
+    {
+        return order == SCHEDULED_ORDER_KEY;
+    }
+
     /** (time stamp, order key) as one 128-bit number. */
     unsigned __int128 Major() const
     {

@@ -144,21 +144,8 @@ EventLoop::PastClockLimit(uint64_t ts)
 void
 EventLoop::Insert(uint64_t ts, uint32_t context, EventImpl* event)
 {
-    if (ts > CLOCK_LIMIT_STEPS) [[unlikely]]
-    {
-        PastClockLimit(ts); // queued all the same: the loop stops before it, and never runs again
-    }
-    const QueuedEvent ev{event, ts, SCHEDULED_ORDER_KEY, m_uid, context};
+    Queue({event, ts, SCHEDULED_ORDER_KEY, m_uid, context});
     m_uid++;
-    m_unscheduledEvents++;
-    if (m_wheel != nullptr)
-    {
-        m_wheel->WheelScheduler::InsertQueued(ev);
-    }
-    else
-    {
-        m_events->Insert(ev.ToEvent());
-    }
 }
 
 void
@@ -170,12 +157,25 @@ EventLoop::InsertKeyed(uint64_t ts, EventImpl* event, uint64_t order, uint32_t s
         Insert(ts, m_currentContext, event);
         return;
     }
-    if (ts > CLOCK_LIMIT_STEPS) [[unlikely]]
+    Queue({event, ts, order, seq, m_currentContext});
+}
+
+void
+EventLoop::Queue(const QueuedEvent& ev)
+{
+    if (ev.ts > CLOCK_LIMIT_STEPS) [[unlikely]]
     {
-        PastClockLimit(ts);
+        PastClockLimit(ev.ts); // queued all the same: the loop stops before it, never runs again
     }
     m_unscheduledEvents++;
-    m_wheel->WheelScheduler::InsertQueued({event, ts, order, seq, m_currentContext});
+    if (m_wheel != nullptr)
+    {
+        m_wheel->WheelScheduler::InsertQueued(ev);
+    }
+    else
+    {
+        m_events->Insert(ev.ToEvent());
+    }
 }
 
 bool
@@ -195,7 +195,7 @@ EventLoop::ProcessOneEvent()
     m_currentTs = next.ts;
     m_currentContext = next.context;
     // an event with a source runs before every one without at its time stamp (IsExpired)
-    m_currentUid = next.order == SCHEDULED_ORDER_KEY ? next.uid : 0;
+    m_currentUid = next.Unsourced() ? next.uid : 0;
     next.impl->Invoke();
     next.impl->Unref();
 }

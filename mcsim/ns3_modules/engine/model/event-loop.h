@@ -19,6 +19,7 @@ namespace mcsim
 {
 
 class WheelScheduler;
+struct QueuedEvent;
 
 /**
  * @brief The simulator of every mcsim run: ns3::DefaultSimulatorImpl's semantics, single-threaded
@@ -112,6 +113,8 @@ class EventLoop final : public SimulatorImpl
     void Insert(uint64_t ts, uint32_t context, EventImpl* event);
     /** Queue event at ts with a source's order key and sequence number (no uid). */
     void InsertKeyed(uint64_t ts, EventImpl* event, uint64_t order, uint32_t seq);
+    /** Queue ev (past the clock's limit: stop the run); both inserts end here. */
+    void Queue(const QueuedEvent& ev);
     /** An event was scheduled at ts > CLOCK_LIMIT_STEPS: stop the run after the current event. */
     void PastClockLimit(uint64_t ts);
     void ProcessOneEvent();
@@ -195,7 +198,7 @@ PostPlanned(const Time& delay, EventImpl* event)
     const Ptr<EventImpl> owned(event, false);
     if (loop != nullptr)
     {
-        loop->Post(delay, event, loop->Plan());
+        Post(delay, owned, loop->Plan());
     }
     else
     {

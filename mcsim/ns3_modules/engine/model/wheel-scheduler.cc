@@ -164,9 +164,7 @@ WheelScheduler::Remove(const Event& event)
     const QueuedEvent ev = QueuedEvent::Of(event);
     const uint32_t uid = ev.uid;
     // only an event without a source can be removed (it has an EventId): match its order key too
-    auto same = [uid](const QueuedEvent& q) {
-        return q.uid == uid && q.order == SCHEDULED_ORDER_KEY;
-    };
+    auto same = [uid](const QueuedEvent& q) { return q.Unsourced() && q.uid == uid; };
     for (std::size_t i = m_next; i < m_current.size(); ++i)
     {
         if (same(m_current[i]))

@@ -109,6 +109,12 @@ class PortQueue
         return m_inFlight.front().handover;
     }
 
+    /** Handover time of the last packet in flight, the one committed last (there must be one). */
+    Time LastHandover() const
+    {
+        return m_inFlight[m_inFlight.size() - 1].handover;
+    }
+
     /**
      * The packet in flight that is handed over at `handover` (there must be one) carries to's
      * credit.

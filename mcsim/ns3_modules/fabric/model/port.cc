@@ -355,7 +355,6 @@ Port::Commit(OwnedPacket packet,
     // a cut-through peer takes it once its first m_cutThroughBytes have arrived
     const Time handover =
         m_cutThroughBytes == 0 ? arrival : std::min(start + m_headTime + m_delay, arrival);
-    m_lastHandover = handover;
     const uint64_t occupancy =
         m_queue.Commit({handover, arrival, std::move(packet), fields, nullptr, wire}, now, m_delay);
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
@@ -403,7 +402,7 @@ bool
 Port::WakeAtHandover(PortWaker* waker)
 {
     NS_ASSERT_MSG(m_handoverWaker == nullptr, "Port::WakeAtHandover: one registration at a time");
-    if (!m_queue.HasInFlight() || m_lastHandover > m_busyUntil)
+    if (!m_queue.HasInFlight() || m_queue.LastHandover() > m_busyUntil)
     {
         return false;
     }

@@ -283,7 +283,6 @@ class Port : public Object
     Time m_headTime;            //!< serialization of m_cutThroughBytes (set at Connect)
     Time m_delay;               //!< "Delay": propagation delay
     Time m_busyUntil;
-    Time m_lastHandover;        //!< the handover of the packet committed last
     PortWaker* m_handoverWaker; //!< WakeAtHandover's registration, or null ...
     uint64_t m_handoverIndex;   //!< ... for the packet committed as this one (0-based)
     PortQueue m_queue;          //!< waiting for credits, then in flight
