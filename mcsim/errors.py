@@ -40,6 +40,13 @@ def require_integer(where: str, **values: object) -> None:
             raise McsimError(f"{where}: {name}={value!r} must be an integer")
 
 
+def require_bool(where: str, **values: object) -> None:
+    """Raise McsimError for the first of ``values`` that is not True or False (1 and None are not)."""
+    for name, value in values.items():
+        if not isinstance(value, bool):
+            raise McsimError(f"{where}: {name}={value!r} must be True or False")
+
+
 def require_positive(where: str, **values: int | float) -> None:
     """Raise McsimError for the first of ``values`` that is not > 0."""
     for name, value in values.items():

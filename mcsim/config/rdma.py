@@ -15,7 +15,7 @@ from typing import ClassVar, Protocol
 
 from mcsim.config.fabric import DEFAULT_MTU_BYTES, FabricConfig, check_lossless_buffers
 from mcsim.config.ns3_attributes import sets
-from mcsim.errors import McsimError, pick, require_int, require_positive
+from mcsim.errors import McsimError, pick, require_bool, require_int, require_positive
 
 # the C++ types RdmaConfig, RcConfig and HostCpuConfig set attributes of
 NIC, UD_QP, RC_QP, HOST_CPU = "ns3::mcsim::Nic", "ns3::mcsim::UdQp", "ns3::mcsim::RcQp", "ns3::mcsim::HostCpu"
@@ -93,10 +93,15 @@ class HostCpuConfig:
     TYPE_ID: ClassVar[str] = HOST_CPU
     completion_ps: int = field(default=100_000, metadata=sets(HOST_CPU, "PerCompletionCost"))  # per receive completion
     memcpy_bps: int = field(default=100 * 10**9, metadata=sets(HOST_CPU, "MemcpyRate"))  # staged (UD) payloads' copy
+    # a completion that only updates its host's state (a multicast datagram that completes nothing) is
+    # processed without an event of its own, at its place in the canonical order: the results are the
+    # same bit for bit; False runs one event per completion (to check that; README, "How it is built")
+    defer_completions: bool = field(default=True, metadata=sets(HOST_CPU, "DeferCompletions"))
 
     def __post_init__(self) -> None:
         require_int("HostCpuConfig", "completion_ps", self.completion_ps, lo=0)
         require_positive("HostCpuConfig", memcpy_bps=self.memcpy_bps)
+        require_bool("HostCpuConfig", defer_completions=self.defer_completions)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -178,9 +183,7 @@ class RdmaConfig:
             require_int("RdmaConfig", name, getattr(self, name), lo=0)
         if not isinstance(self.rc, RcConfig):
             raise McsimError(f"RdmaConfig: rc={self.rc!r} must be an RcConfig")
-        for name in ("multicast_loopback", "pick_at_handover"):
-            if not isinstance(getattr(self, name), bool):
-                raise McsimError(f"RdmaConfig: {name}={getattr(self, name)!r} must be True or False")
+        require_bool("RdmaConfig", multicast_loopback=self.multicast_loopback, pick_at_handover=self.pick_at_handover)
         if not is_processor_config(self.processor):
             raise McsimError(
                 f"RdmaConfig: processor={self.processor!r} is not a completion processor config; use HostCpuConfig()"

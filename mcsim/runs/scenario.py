@@ -33,7 +33,7 @@ from mcsim.config.rdma import (
     RdmaConfig,
     fabric_config_for,
 )
-from mcsim.errors import McsimError, as_int, pick, require_int
+from mcsim.errors import McsimError, as_int, pick, require_bool, require_int
 from mcsim.native import collectives, fabric, rdma
 from mcsim.native.attributes import set_attributes_of
 from mcsim.native.fabric import Reduction
@@ -168,9 +168,7 @@ class Scenario:
         for name in STRING_FIELDS:
             if not isinstance(getattr(self, name), str):
                 raise McsimError(f"Scenario: {name}={getattr(self, name)!r} must be a string")
-        for name in FLAG_FIELDS:
-            if not isinstance(getattr(self, name), bool):
-                raise McsimError(f"Scenario: {name}={getattr(self, name)!r} must be True or False")
+        require_bool("Scenario", **{name: getattr(self, name) for name in FLAG_FIELDS})
         scale = self.timeout_scale
         if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale < math.inf:
             raise McsimError(f"Scenario: timeout_scale={scale!r} must be a finite number > 0 (int or float)")

@@ -14,7 +14,7 @@ from typing import Any
 
 from mcsim.config.fabric import MAX_SEED, FabricConfig
 from mcsim.config.rdma import IB_MTUS, MAX_QP_WR, QP_WR_WHY, RcConfig, RdmaConfig, is_processor_config
-from mcsim.errors import McsimError, as_int, require_int
+from mcsim.errors import McsimError, as_int, require_bool, require_int
 from mcsim.runs.scenario import Scenario
 from mcsim.units import parse_size
 
@@ -65,8 +65,8 @@ def _check(short: dict[str, Any]) -> None:
     for name in ("wire_format", "flow_control", "forwarding"):
         if name in short and not isinstance(short[name], str):
             raise McsimError(f"Scenario: {name}={short[name]!r} must be a string")
-    if "staging" in short and not isinstance(short["staging"], bool):
-        raise McsimError(f"Scenario: staging={short['staging']!r} must be True or False")
+    if "staging" in short:
+        require_bool("Scenario", staging=short["staging"])
     if "rc" in short and not isinstance(short["rc"], RcConfig):
         raise McsimError(f"Scenario: rc={short['rc']!r} must be a mcsim.config.rdma.RcConfig")
     if "processor" in short and not is_processor_config(short["processor"]):

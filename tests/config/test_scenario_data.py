@@ -349,3 +349,9 @@ def test_a_path_is_a_file_topology(star_file):
 def test_an_rdma_switch_that_is_not_a_bool_is_one_line(name, value):
     with pytest.raises(McsimError, match=rf"^RdmaConfig: {name}={value!r} must be True or False$"):
         RdmaConfig(**{name: value})
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_a_host_cpu_switch_that_is_not_a_bool_is_one_line(value):
+    with pytest.raises(McsimError, match=rf"^HostCpuConfig: defer_completions={value!r} must be True or False$"):
+        HostCpuConfig(defer_completions=value)

@@ -136,6 +136,8 @@ McastAllgather::OnRepairRead(uint64_t wrId)
     }
     m_readsInFlight--;
     IssueReads();
+    // chunks set outside the datagrams' order: which queued datagrams stay deferrable changed
+    m_stack->GetNic(m_host)->GetProcessor()->Reconsider();
 }
 
 } // namespace mcsim

@@ -468,6 +468,27 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
     }
 }
 
+bool
+McastAllgather::Deferrable(uint32_t /* host */, const Completion& c, std::size_t ahead) const
+{
+    if (c.qpn >= m_isUd.size() || !m_isUd[c.qpn])
+    {
+        return false; // control: tokens, FIN, repairs
+    }
+    const uint32_t id = c.imm & SOURCE_MASK;
+    if (id >= m_have.Size() || m_have.Get(id))
+    {
+        return true; // outside the output, or a duplicate: nothing happens
+    }
+    // each completion processed before it may set one chunk more (a repair READ coming back
+    // makes the host's processor ask again: Reconsider)
+    const uint64_t reach = static_cast<uint64_t>(ahead) + 1;
+    const uint32_t source = id / m_chunks;
+    const uint32_t i = id % m_chunks;
+    return i + m_endpoints < m_chunks && m_count.Get(source) + reach < m_chunks &&
+           m_total + reach < m_expected;
+}
+
 void
 McastAllgather::SetChunk(uint32_t source, uint32_t i, bool repaired)
 {

@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/assert.h"
 
+#include <stdexcept>
 #include <thread>
 
 namespace ns3
@@ -39,12 +40,15 @@ EventLoop::EventLoop()
       m_uid(EventId::UID::VALID),
       m_currentUid(EventId::UID::INVALID),
       m_currentTs(0),
+      m_currentOrder(SCHEDULED_ORDER_KEY),
       m_currentContext(Simulator::NO_CONTEXT),
       m_unscheduledEvents(0),
       m_eventCount(0),
       m_pastLimitTs(0),
       m_mainThread(std::this_thread::get_id()),
-      m_plan(EventClass::CONTROL)
+      m_plan(EventClass::CONTROL),
+      m_lastDeferredTs(0),
+      m_catchingUp(false)
 {
     m_plan.Place(0, unit::PLAN);
 }
@@ -68,6 +72,7 @@ EventLoop::DoDispose()
     {
         DropQueued();
     }
+    m_deferred.Clear();
     m_events = nullptr;
     m_wheel = nullptr;
     SimulatorImpl::DoDispose();
@@ -86,6 +91,7 @@ EventLoop::Destroy()
         }
     }
     DropQueued();
+    m_deferred.Clear();
     if (s_current == this) // Simulator::Destroy(): no longer the simulator
     {
         s_current = nullptr;
@@ -163,6 +169,11 @@ EventLoop::InsertKeyed(uint64_t ts, EventImpl* event, uint64_t order, uint32_t s
 void
 EventLoop::Queue(const QueuedEvent& ev)
 {
+    if (m_catchingUp) [[unlikely]]
+    {
+        throw std::logic_error("mcsim::EventLoop: a deferred item posted an event (the model "
+                               "deferred work that is not deferrable; engine.md, Deferred work)");
+    }
     if (ev.ts > CLOCK_LIMIT_STEPS) [[unlikely]]
     {
         PastClockLimit(ev.ts); // queued all the same: the loop stops before it, never runs again
@@ -192,12 +203,42 @@ EventLoop::ProcessOneEvent()
     NS_ASSERT(next.ts >= m_currentTs);
     m_unscheduledEvents--;
     m_eventCount++;
+    if (m_deferred.Any())
+    {
+        CatchUpBefore(next);
+    }
     m_currentTs = next.ts;
+    m_currentOrder = next.order;
     m_currentContext = next.context;
     // an event with a source runs before every one without at its time stamp (IsExpired)
     m_currentUid = next.Unsourced() ? next.uid : 0;
     next.impl->Invoke();
     next.impl->Unref();
+}
+
+void
+EventLoop::CatchUpBefore(const QueuedEvent& next)
+{
+    CatchingUp guard(this);
+    if (next.Unsourced() || UnitOf(next.order) == unit::PLAN)
+    {
+        m_deferred.CatchUpAll(next.ts, next.order);
+    }
+    else
+    {
+        m_deferred.CatchUpNode(NodeOf(next.order), next.ts, next.order);
+    }
+}
+
+void
+EventLoop::FinishDeferred()
+{
+    const uint64_t last = m_currentTs;
+    {
+        CatchingUp guard(this);
+        m_deferred.CatchUpAll(UINT64_MAX, UINT64_MAX);
+    }
+    m_currentTs = std::max(last, m_lastDeferredTs);
 }
 
 bool
@@ -214,6 +255,10 @@ EventLoop::Run()
     while (!QueueEmpty() && !m_stop)
     {
         ProcessOneEvent();
+    }
+    if (!m_stop && m_deferred.Any())
+    {
+        FinishDeferred();
     }
     NS_ASSERT(!m_events->IsEmpty() || m_unscheduledEvents == 0);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "deferred-work.h"
 #include "event-order.h"
 
 #include "ns3/event-impl.h"
@@ -9,6 +10,7 @@
 #include "ns3/simulator-impl.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <list>
 #include <thread>
@@ -82,6 +84,39 @@ class EventLoop final : public SimulatorImpl
         return m_plan;
     }
 
+    /** Run w's items (DeferredWork) before the events of node that come after them; w calls this
+     * when it defers an item while it has none left (listing it again is harmless). */
+    void Defer(DeferredWork* w, uint32_t node)
+    {
+        m_deferred.Add(w, node);
+    }
+
+    /** w goes away: its items are never run (the simulation is being disposed). */
+    void Forget(DeferredWork* w)
+    {
+        m_deferred.Remove(w);
+    }
+
+    /** Run the deferred items of node placed before the event now running: a packet handed to the
+     * node by another node's event calls this before it reads the node's state. */
+    void CatchUpNode(uint32_t node)
+    {
+        if (m_deferred.Any())
+        {
+            const uint64_t now = m_currentTs;
+            CatchingUp guard(this);
+            m_deferred.CatchUpNode(node, now, m_currentOrder);
+            m_currentTs = now;
+        }
+    }
+
+    /** A deferred item runs now: Now() is its time stamp (ts) while it runs (DeferredWork). */
+    void AtDeferred(uint64_t ts)
+    {
+        m_currentTs = ts;
+        m_lastDeferredTs = std::max(m_lastDeferredTs, ts);
+    }
+
     /** The current time stamp (Now() in time steps). */
     uint64_t NowSteps() const
     {
@@ -121,6 +156,32 @@ class EventLoop final : public SimulatorImpl
     /** Unref and drop every queued event (Destroy, DoDispose). */
     void DropQueued();
 
+    /** Deferred items run: no event may be posted (an item that would post is not deferrable). */
+    struct CatchingUp
+    {
+        explicit CatchingUp(EventLoop* loop)
+            : m_loop(loop)
+        {
+            m_loop->m_catchingUp = true;
+        }
+
+        ~CatchingUp()
+        {
+            m_loop->m_catchingUp = false;
+        }
+
+        CatchingUp(const CatchingUp&) = delete;
+        CatchingUp& operator=(const CatchingUp&) = delete;
+        EventLoop* m_loop;
+    };
+
+    /** Run the deferred items due before next (its node's; every node's before the plan's
+     * events and events without a source). */
+    void CatchUpBefore(const QueuedEvent& next);
+    /** The queue is empty, the run is over: run every deferred item left (Now() ends at the
+     * last one's time stamp, as if it had been an event). */
+    void FinishDeferred();
+
     /** m_events->IsEmpty(), without the virtual call when it is the wheel. */
     bool QueueEmpty() const;
 
@@ -132,6 +193,7 @@ class EventLoop final : public SimulatorImpl
     uint32_t m_uid;                     //!< the next event's uid
     uint32_t m_currentUid;              //!< the uid of the event running (0: it has a source)
     uint64_t m_currentTs;               //!< its time stamp
+    uint64_t m_currentOrder;            //!< its order key
     uint32_t m_currentContext;          //!< its context
     uint64_t m_unscheduledEvents;       //!< queued, not yet run
     uint64_t m_eventCount;              //!< run
@@ -139,6 +201,9 @@ class EventLoop final : public SimulatorImpl
     std::list<EventId> m_destroyEvents; //!< run by Destroy(), in order
     std::thread::id m_mainThread;       //!< the thread that made it, then the one that ran it
     EventSource m_plan;                 //!< see Plan()
+    DeferredWorks m_deferred;           //!< works with deferred items left
+    uint64_t m_lastDeferredTs;          //!< the latest time stamp a deferred item ran at
+    bool m_catchingUp;                  //!< deferred items are running: posting is a bug
 };
 
 /** Simulator::Now() (Now()'s path when the simulator is not an EventLoop; out of line). */

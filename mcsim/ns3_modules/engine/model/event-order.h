@@ -51,6 +51,20 @@ EventOrderKey(EventClass c, uint32_t node, uint32_t unit)
            (unit & (unit::LIMIT - 1));
 }
 
+/** The node of an order key. */
+constexpr uint32_t
+NodeOf(uint64_t order)
+{
+    return static_cast<uint32_t>(order >> 29);
+}
+
+/** The unit of an order key. */
+constexpr uint32_t
+UnitOf(uint64_t order)
+{
+    return static_cast<uint32_t>(order & (unit::LIMIT - 1));
+}
+
 /** The key of every event without a source: after all the others, in the order scheduled. */
 constexpr uint64_t SCHEDULED_ORDER_KEY = EventOrderKey(EventClass::SCHEDULED, 0, 0);
 

@@ -7,6 +7,7 @@
 #include "ns3/object.h"
 #include "ns3/packet.h"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ns3
@@ -39,6 +40,16 @@ class CompletionSink
   public:
     virtual ~CompletionSink() = default;
     virtual void OnProcessed(const Completion& c) = 0;
+
+    /**
+     * Whether OnProcessed(c) may run without an event of its own (DeferredWork): it would post
+     * nothing, read no clock and change only state of this host, even if `ahead` completions
+     * queued before c are processed first. False unless the sink knows.
+     */
+    virtual bool Deferrable(const Completion& /* c */, std::size_t /* ahead */) const
+    {
+        return false;
+    }
 };
 
 /**
@@ -60,6 +71,12 @@ class CompletionProcessor : public Object
     /** Where it is: node `node`, unit `unit` (mcsim::unit), the key of its events in the
      * canonical same-time order. Nic::Attach places the processors it is given. */
     virtual void Place(uint32_t node, uint32_t unit) = 0;
+
+    /** The sinks' state changed otherwise than by processing completions (a repair READ came
+     * back): ask them again which queued completions stay deferred. */
+    virtual void Reconsider()
+    {
+    }
 
     virtual uint64_t GetProcessed() const = 0; //!< completions processed
     virtual uint64_t GetBusyPs() const = 0;    //!< time spent processing (summed over workers)

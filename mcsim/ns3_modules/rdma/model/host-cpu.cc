@@ -4,7 +4,10 @@
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
+#include "ns3/boolean.h"
 #include "ns3/simulator.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -40,13 +43,25 @@ HostCpu::GetTypeId()
                           "Rate of copying a staged payload to its place, in bit/s.",
                           DataRateValue(DataRate("100Gbps")),
                           MakeDataRateAccessor(&HostCpu::m_memcpy),
-                          MakeDataRateChecker());
+                          MakeDataRateChecker())
+            .AddAttribute("DeferCompletions",
+                          "Process a completion its sink says is deferrable (it only updates "
+                          "state of the host: a multicast datagram that completes nothing) "
+                          "without an event of its own, at its place in the canonical order. The "
+                          "results are the same either way (false: one event per completion).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&HostCpu::m_defer),
+                          MakeBooleanChecker());
     return tid;
 }
 
 HostCpu::HostCpu()
-    : m_finishEvent(Create<ReusableEvent<HostCpu, &HostCpu::Finish>>(this)),
+    : m_defer(true),
+      m_lastFinish(0),
+      m_deferredItems(0),
+      m_finishEvent(Create<ReusableEvent<HostCpu, &HostCpu::Finish>>(this)),
       m_source(EventClass::COMPLETION),
+      m_node(0),
       m_processed(0),
       m_busyPs(0)
 {
@@ -57,6 +72,10 @@ HostCpu::~HostCpu() = default;
 void
 HostCpu::DoDispose()
 {
+    if (EventLoop* loop = EventLoop::Current())
+    {
+        loop->Forget(this);
+    }
     m_queue.clear();
     m_finishEvent = nullptr;
     CompletionProcessor::DoDispose();
@@ -76,40 +95,89 @@ HostCpu::GetServiceTime(const Completion& c) const
 void
 HostCpu::Submit(const Completion& c, CompletionSink* sink)
 {
-    m_queue.push_back({c, sink});
-    if (m_queue.size() == 1)
+    // it starts when it reaches the CPU (the NIC's receive latency) or when the CPU is free
+    EventLoop* loop = EventLoop::Current();
+    const auto now = static_cast<uint64_t>(mcsim::Now().GetTimeStep());
+    const auto ready = static_cast<uint64_t>(c.ready.GetTimeStep());
+    const auto service = static_cast<uint64_t>(GetServiceTime(c).GetTimeStep());
+    const uint64_t finish = std::max({ready, m_lastFinish, now}) + service;
+    m_lastFinish = finish;
+    const bool deferred = m_defer && loop != nullptr && sink->Deferrable(c, m_queue.size());
+    m_queue.push_back({c, sink, finish, service, deferred});
+    if (deferred)
     {
-        Start(c);
+        m_deferredItems++;
+        loop->Defer(this, m_node);
     }
+    else
+    {
+        PostFinish(finish);
+    }
+}
+
+void
+HostCpu::PostFinish(uint64_t finishTs)
+{
+    const auto now = static_cast<uint64_t>(mcsim::Now().GetTimeStep());
+    mcsim::Post(TimeStep(static_cast<int64_t>(finishTs - now)), m_finishEvent, m_source);
 }
 
 void
 HostCpu::Place(uint32_t node, uint32_t unit)
 {
     m_source.Place(node, unit);
+    m_node = node;
+}
+
+void
+HostCpu::ProcessFront()
+{
+    Item it = std::move(m_queue.front());
+    m_queue.pop_front();
+    m_processed++;
+    m_busyPs += it.servicePs;
+    m_deferredItems -= it.deferred;
+    it.sink->OnProcessed(it.c);
 }
 
 void
 HostCpu::Finish()
 {
-    auto [c, sink] = std::move(m_queue.front());
-    m_queue.pop_front();
-    m_processed++;
-    if (!m_queue.empty())
+    // the completions ending now, in their order (deferred ones before it too: they share its key)
+    const auto now = static_cast<uint64_t>(mcsim::Now().GetTimeStep());
+    while (!m_queue.empty() && m_queue.front().finishTs <= now)
     {
-        Start(m_queue.front().first);
+        ProcessFront();
     }
-    sink->OnProcessed(c);
+}
+
+bool
+HostCpu::CatchUp(uint64_t ts, uint64_t order)
+{
+    EventLoop* loop = EventLoop::Current();
+    while (!m_queue.empty() && m_queue.front().deferred &&
+           (m_queue.front().finishTs < ts ||
+            (m_queue.front().finishTs == ts && m_source.Key() < order)))
+    {
+        loop->AtDeferred(m_queue.front().finishTs);
+        ProcessFront();
+    }
+    return m_deferredItems > 0;
 }
 
 void
-HostCpu::Start(const Completion& c)
+HostCpu::Reconsider()
 {
-    // it starts now, or when it reaches the CPU (the NIC's receive latency), whichever is later
-    const Time now = mcsim::Now();
-    const Time t = GetServiceTime(c);
-    m_busyPs += static_cast<uint64_t>(t.GetPicoSeconds());
-    mcsim::Post(std::max(c.ready, now) - now + t, m_finishEvent, m_source);
+    for (std::size_t i = 0; i < m_queue.size(); ++i)
+    {
+        Item& it = m_queue[i];
+        if (it.deferred && !it.sink->Deferrable(it.c, i))
+        {
+            it.deferred = false;
+            m_deferredItems--;
+            PostFinish(it.finishTs);
+        }
+    }
 }
 
 uint64_t
@@ -121,7 +189,8 @@ HostCpu::GetProcessed() const
 uint64_t
 HostCpu::GetBusyPs() const
 {
-    return m_busyPs;
+    // a completion is counted from its start (the head of the queue is in service)
+    return m_busyPs + (m_queue.empty() ? 0 : m_queue.front().servicePs);
 }
 
 } // namespace mcsim

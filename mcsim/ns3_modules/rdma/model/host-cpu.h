@@ -5,11 +5,12 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/event-impl.h"
+#include "ns3/mcsim/deferred-work.h"
 #include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/fifo.h"
 #include "ns3/nstime.h"
 
-#include <utility>
+#include <cstdint>
 
 namespace ns3
 {
@@ -21,8 +22,12 @@ namespace mcsim
  * time, in arrival order, each taking PerCompletionCost plus, for a staged payload, its bytes at
  * MemcpyRate (the copy from the staging buffer to its place), starting no earlier than it is
  * visible (Completion::ready).
+ *
+ * Its finish time is known when a completion is queued (FIFO). A completion whose sink says it is
+ * Deferrable is processed without an event of its own, at its place in the canonical order
+ * (DeferredWork; "DeferCompletions"); the others have their event.
  */
-class HostCpu : public CompletionProcessor
+class HostCpu : public CompletionProcessor, public DeferredWork
 {
   public:
     static TypeId GetTypeId();
@@ -31,8 +36,10 @@ class HostCpu : public CompletionProcessor
 
     void Submit(const Completion& c, CompletionSink* sink) override;
     void Place(uint32_t node, uint32_t unit) override;
+    void Reconsider() override;
     uint64_t GetProcessed() const override;
     uint64_t GetBusyPs() const override;
+    bool CatchUp(uint64_t ts, uint64_t order) override;
 
     /** Time to process c: PerCompletionCost + (staged ? bytes / MemcpyRate : 0). */
     Time GetServiceTime(const Completion& c) const;
@@ -41,17 +48,35 @@ class HostCpu : public CompletionProcessor
     void DoDispose() override;
 
   private:
-    void Finish();
-    /** Serve c, the head of the queue: from max(now, c.ready), for GetServiceTime(c). */
-    void Start(const Completion& c);
+    /** A queued completion: it is served from max(c.ready, the previous one's end) for its
+     * service time (GetServiceTime) and ends at finishTs. */
+    struct Item
+    {
+        Completion c;
+        CompletionSink* sink;
+        uint64_t finishTs;  //!< time steps
+        uint64_t servicePs; //!< GetServiceTime(c)
+        bool deferred;      //!< processed without an event of its own
+    };
 
-    Time m_perCompletion;                                 //!< "PerCompletionCost"
-    DataRate m_memcpy;                                    //!< "MemcpyRate"
-    Fifo<std::pair<Completion, CompletionSink*>> m_queue; //!< head is in service
+    /** The event of a completion that is not deferred: process every completion ending by now. */
+    void Finish();
+    /** Process the head of the queue and tell its sink. */
+    void ProcessFront();
+    /** Post the finish event of a completion that ends at finishTs. */
+    void PostFinish(uint64_t finishTs);
+
+    Time m_perCompletion;  //!< "PerCompletionCost"
+    DataRate m_memcpy;     //!< "MemcpyRate"
+    bool m_defer;          //!< "DeferCompletions"
+    Fifo<Item> m_queue;    //!< in arrival order; the head is in service
+    uint64_t m_lastFinish; //!< when the last queued completion ends (time steps)
+    uint64_t m_deferredItems;
     Ptr<EventImpl> m_finishEvent;
     EventSource m_source; //!< its order: (COMPLETION, host, its unit)
+    uint32_t m_node;
     uint64_t m_processed;
-    uint64_t m_busyPs;
+    uint64_t m_busyPs; //!< of the completions processed
 };
 
 } // namespace mcsim

@@ -410,6 +410,10 @@ Nic::HandedOver()
 void
 Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint32_t inPort)
 {
+    if (EventLoop* loop = EventLoop::Current())
+    {
+        loop->CatchUpNode(m_host->GetId()); // the deferred completions before this arrival
+    }
     const TransportHeader h = TransportHeader::FromFields(fields);
     const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
     const uint32_t payload = packet->GetSize() - WireHeaderBytes(m_format, h.opcode, multicast);

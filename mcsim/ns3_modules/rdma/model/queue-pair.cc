@@ -83,5 +83,11 @@ QueuePair::OnProcessed(const Completion& c)
     }
 }
 
+bool
+QueuePair::Deferrable(const Completion& c, std::size_t ahead) const
+{
+    return !c.send && ReceiveDeferrable(c, ahead);
+}
+
 } // namespace mcsim
 } // namespace ns3

@@ -181,6 +181,12 @@ UdQp::OnReceiveProcessed(const Completion& c)
     }
 }
 
+bool
+UdQp::ReceiveDeferrable(const Completion& c, std::size_t ahead) const
+{
+    return m_owner == nullptr || m_owner->Deferrable(m_nic->GetHostId(), c, ahead);
+}
+
 uint32_t
 UdQp::GetPostedRecvs() const
 {
