@@ -61,15 +61,17 @@ CASES = {
     "staged, slow copy": dict(
         **FT4, bytes_per_rank="64KiB", rdma=RdmaConfig(staging=True, processor=HostCpuConfig(memcpy_bps=20 * 10**9))
     ),
-    "4 endpoints, loopback": dict(
-        **FT4, bytes_per_rank="64KiB", endpoints=4, rdma=RdmaConfig(multicast_loopback=True)
-    ),
+    "4 endpoints, loopback": dict(**FT4, bytes_per_rank="64KiB", endpoints=4, rdma=RdmaConfig(multicast_loopback=True)),
     "broadcast": dict(topology="fat-tree-k4", collective="broadcast", bytes_per_rank="256KiB"),
     "|| ring RS": dict(**FT4, bytes_per_rank="64KiB", overlap="reduce_scatter"),
     "|| innet RS": dict(**FT4, bytes_per_rank="64KiB", overlap="reduce_scatter", overlap_algorithm="innet"),
     "link down": dict(**FT4, bytes_per_rank="256KiB", faults=_link_down()),
     "artifact preset": dict(**artifact_protocol(), **FT4, bytes_per_rank="16KiB"),
     "send completions shared": dict(**FT4, bytes_per_rank="64KiB", rdma=RdmaConfig(send_completions="shared")),
+    "one chunk per source": dict(**FT4, bytes_per_rank="4KiB"),
+    "testbed one chunk per source, loss": dict(
+        topology="testbed-188", algorithm="mcast", bytes_per_rank="4KiB", fabric=FabricConfig(loss=1e-3, seed=5)
+    ),
     "testbed 4 endpoints, loss": dict(
         topology="testbed-188",
         algorithm="mcast",
@@ -89,17 +91,30 @@ def test_deferring_completions_changes_no_number(name):
 
 @pytest.mark.parametrize("seed", range(1, 9))
 @pytest.mark.parametrize("loss", [1e-3, 2e-2])
-def test_losses_and_repairs_over_seeds_change_no_number(seed, loss):
-    # the repair READs that come back set chunks outside the datagrams' order (Reconsider)
+@pytest.mark.parametrize("size", ["4KiB", "8KiB", "64KiB"])
+def test_losses_and_repairs_over_seeds_change_no_number(seed, loss, size):
+    # the repair READs that come back set chunks outside the datagrams' order (Reconsider); with one
+    # or two chunks per source every datagram completes its source, which answers a NEED_FETCH owed
     sc = Scenario(
         **FT4,
-        bytes_per_rank="64KiB",
+        bytes_per_rank=size,
         fabric=FabricConfig(loss=loss, seed=seed, ecmp_seed=seed),
         verify=seed % 2 == 0,
     )
     deferred, _, evented, _ = _both_ways(sc)
     assert deferred == evented
-    assert sc.run().rank["repaired_chunks"].sum() > 0 or loss < 1e-2
+
+
+def test_the_lossy_cases_repair_and_owe():
+    # the seeds above exercise what they are for: repairs at both loss rates' higher one, and
+    # NEED_FETCHes (answered by a completing datagram) at one chunk per source
+    runs = [
+        Scenario(**FT4, bytes_per_rank=size, fabric=FabricConfig(loss=2e-2, seed=seed, ecmp_seed=seed)).run()
+        for size in ("4KiB", "64KiB")
+        for seed in range(1, 9)
+    ]
+    assert all(r.rank["repaired_chunks"].sum() > 0 for r in runs)
+    assert sum(r.rank["need_fetches"].sum() for r in runs[:8]) > 0
 
 
 def test_a_multicast_allgather_runs_one_event_fewer_per_datagram_received():

@@ -469,7 +469,7 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
 }
 
 bool
-McastAllgather::Deferrable(uint32_t /* host */, const Completion& c, std::size_t ahead) const
+McastAllgather::Deferrable(uint32_t /* host */, const Completion& c, const QueuedAhead& ahead) const
 {
     if (c.qpn >= m_isUd.size() || !m_isUd[c.qpn])
     {
@@ -482,11 +482,23 @@ McastAllgather::Deferrable(uint32_t /* host */, const Completion& c, std::size_t
     }
     // each completion processed before it may set one chunk more (a repair READ coming back
     // makes the host's processor ask again: Reconsider)
-    const uint64_t reach = static_cast<uint64_t>(ahead) + 1;
+    const uint64_t reach = static_cast<uint64_t>(ahead.all) + 1;
     const uint32_t source = id / m_chunks;
     const uint32_t i = id % m_chunks;
-    return i + m_endpoints < m_chunks && m_count.Get(source) + reach < m_chunks &&
-           m_total + reach < m_expected;
+    const uint64_t count = m_count.Get(source);
+    // completing its source answers a NEED_FETCH of it: only deferrable if none is owed, and no
+    // completion before it can be one (only a datagram that is deferred itself)
+    if (count + reach >= m_chunks && (m_owed.Get(source) != 0 || ahead.eventful > 0))
+    {
+        return false;
+    }
+    // a source's last chunks may start a repair if they leave it incomplete: deferrable when it
+    // is the one chunk of its source still missing (it completes the source or is a duplicate)
+    if (i + m_endpoints >= m_chunks && count + 1 < m_chunks)
+    {
+        return false;
+    }
+    return m_total + reach < m_expected; // the output's last chunk ends the data phase
 }
 
 void

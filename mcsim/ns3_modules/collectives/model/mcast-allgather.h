@@ -49,9 +49,10 @@ class McastAllgather : public CollectiveRank
 
     void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;
     void OnReceive(uint32_t host, const Completion& c) override;
-    /** A datagram that sets a chunk completing neither its source nor the output, and is not
-     * one of a source's last chunks (which may start a repair), only updates this rank's state. */
-    bool Deferrable(uint32_t host, const Completion& c, std::size_t ahead) const override;
+    /** A datagram only updates this rank's state unless it completes the output, completes a
+     * source that a NEED_FETCH is owed for, or is one of a source's last chunks and leaves the
+     * source incomplete (a repair starts). */
+    bool Deferrable(uint32_t host, const Completion& c, const QueuedAhead& ahead) const override;
 
   protected:
     void DoDispose() override;

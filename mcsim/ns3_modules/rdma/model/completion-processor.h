@@ -34,6 +34,13 @@ struct Completion
     uint64_t wrId = 0;        //!< a send completion's work request
 };
 
+/** @brief The completions queued before one at its processor: all, and those not deferred. */
+struct QueuedAhead
+{
+    std::size_t all = 0;
+    std::size_t eventful = 0;
+};
+
 /** @brief Told when a completion has been processed (a QP: it re-posts the buffer). */
 class CompletionSink
 {
@@ -43,10 +50,11 @@ class CompletionSink
 
     /**
      * Whether OnProcessed(c) may run without an event of its own (DeferredWork): it would post
-     * nothing, read no clock and change only state of this host, even if `ahead` completions
-     * queued before c are processed first. False unless the sink knows.
+     * nothing, read no clock and change only state of this host, even if the completions queued
+     * before c are processed first (ahead.all of them; ahead.eventful of those are not deferred:
+     * only those may be other than deferrable datagrams). False unless the sink knows.
      */
-    virtual bool Deferrable(const Completion& /* c */, std::size_t /* ahead */) const
+    virtual bool Deferrable(const Completion& /* c */, const QueuedAhead& /* ahead */) const
     {
         return false;
     }

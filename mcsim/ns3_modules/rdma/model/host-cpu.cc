@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "host-cpu.h"
 
+#include "ns3/boolean.h"
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
-#include "ns3/boolean.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -102,7 +102,8 @@ HostCpu::Submit(const Completion& c, CompletionSink* sink)
     const auto service = static_cast<uint64_t>(GetServiceTime(c).GetTimeStep());
     const uint64_t finish = std::max({ready, m_lastFinish, now}) + service;
     m_lastFinish = finish;
-    const bool deferred = m_defer && loop != nullptr && sink->Deferrable(c, m_queue.size());
+    const QueuedAhead ahead{m_queue.size(), m_queue.size() - m_deferredItems};
+    const bool deferred = m_defer && loop != nullptr && sink->Deferrable(c, ahead);
     m_queue.push_back({c, sink, finish, service, deferred});
     if (deferred)
     {
@@ -168,15 +169,17 @@ HostCpu::CatchUp(uint64_t ts, uint64_t order)
 void
 HostCpu::Reconsider()
 {
-    for (std::size_t i = 0; i < m_queue.size(); ++i)
+    QueuedAhead ahead;
+    for (; ahead.all < m_queue.size(); ++ahead.all)
     {
-        Item& it = m_queue[i];
-        if (it.deferred && !it.sink->Deferrable(it.c, i))
+        Item& it = m_queue[ahead.all];
+        if (it.deferred && !it.sink->Deferrable(it.c, ahead))
         {
             it.deferred = false;
             m_deferredItems--;
             PostFinish(it.finishTs);
         }
+        ahead.eventful += !it.deferred;
     }
 }
 

@@ -84,7 +84,7 @@ QueuePair::OnProcessed(const Completion& c)
 }
 
 bool
-QueuePair::Deferrable(const Completion& c, std::size_t ahead) const
+QueuePair::Deferrable(const Completion& c, const QueuedAhead& ahead) const
 {
     return !c.send && ReceiveDeferrable(c, ahead);
 }

@@ -27,11 +27,12 @@ class QpOwner
     virtual void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) = 0;
     /** A receive completion was processed (SEND, WRITE with immediate, UD datagram). */
     virtual void OnReceive(uint32_t host, const Completion& c) = 0;
+
     /** Whether OnReceive(host, c) may be deferred (CompletionSink::Deferrable): false unless the
      * owner knows that it only updates its own state, `ahead` completions processed first. */
     virtual bool Deferrable(uint32_t /* host */,
                             const Completion& /* c */,
-                            std::size_t /* ahead */) const
+                            const QueuedAhead& /* ahead */) const
     {
         return false;
     }
@@ -74,7 +75,7 @@ class QueuePair : public Object, public CompletionSink
      * to OnReceiveProcessed. */
     void OnProcessed(const Completion& c) final;
     /** A send completion never (its owner may post); a receive one as ReceiveDeferrable says. */
-    bool Deferrable(const Completion& c, std::size_t ahead) const final;
+    bool Deferrable(const Completion& c, const QueuedAhead& ahead) const final;
 
   protected:
     void DoDispose() override;
@@ -87,8 +88,9 @@ class QueuePair : public Object, public CompletionSink
     void CompleteSend(uint64_t wrId, bool signalled);
     /** A receive completion was processed (the QP re-posts its buffer, tells the owner). */
     virtual void OnReceiveProcessed(const Completion& c) = 0;
+
     /** Whether OnReceiveProcessed(c) may be deferred (false unless the QP knows). */
-    virtual bool ReceiveDeferrable(const Completion& /* c */, std::size_t /* ahead */) const
+    virtual bool ReceiveDeferrable(const Completion& /* c */, const QueuedAhead& /* ahead */) const
     {
         return false;
     }

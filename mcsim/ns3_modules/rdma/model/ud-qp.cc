@@ -182,7 +182,7 @@ UdQp::OnReceiveProcessed(const Completion& c)
 }
 
 bool
-UdQp::ReceiveDeferrable(const Completion& c, std::size_t ahead) const
+UdQp::ReceiveDeferrable(const Completion& c, const QueuedAhead& ahead) const
 {
     return m_owner == nullptr || m_owner->Deferrable(m_nic->GetHostId(), c, ahead);
 }

@@ -99,7 +99,7 @@ class UdQp : public QueuePair
   protected:
     void OnReceiveProcessed(const Completion& c) override;
     /** The buffer's re-post is read only by this host's arrivals; the owner decides the rest. */
-    bool ReceiveDeferrable(const Completion& c, std::size_t ahead) const override;
+    bool ReceiveDeferrable(const Completion& c, const QueuedAhead& ahead) const override;
 
   private:
     struct Datagram
