@@ -75,6 +75,7 @@ McastAllgather::OnNeedFetch(uint32_t source)
     }
     else
     {
+        m_owedSources += m_owed.Get(source) == 0;
         m_owed.Set(source, 1); // answered when this rank holds all of source
     }
 }

@@ -225,6 +225,7 @@ McastAllgather::Connect(uint32_t firstGroup,
     m_have.Assign(static_cast<std::size_t>(Sources()) * m_chunks, 1);
     m_count.Assign(Sources(), m_chunks);
     m_owed.Assign(Sources(), 1);
+    m_owedSources = 0;
     m_asked.Assign(Sources(), 1);
     m_tails.Assign(Sources(), m_tailEndpoints);
     m_expected = static_cast<uint64_t>(Sources()) * m_chunks;
@@ -471,34 +472,35 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
 bool
 McastAllgather::Deferrable(uint32_t /* host */, const Completion& c, const QueuedAhead& ahead) const
 {
-    if (c.qpn >= m_isUd.size() || !m_isUd[c.qpn])
-    {
-        return false; // control: tokens, FIN, repairs
-    }
+    // only a UD QP asks (its datagrams: one of m_ud's); read as little of the rank's state as the
+    // answer needs, it is read again when the datagram is processed (a duplicate is treated as a
+    // fresh chunk: it does nothing either way)
     const uint32_t id = c.imm & SOURCE_MASK;
-    if (id >= m_have.Size() || m_have.Get(id))
+    if (!IsUd(c.opcode) || id >= m_have.Size())
     {
-        return true; // outside the output, or a duplicate: nothing happens
+        return IsUd(c.opcode); // a datagram outside the output does nothing
     }
     // each completion processed before it may set one chunk more (a repair READ coming back
     // makes the host's processor ask again: Reconsider)
     const uint64_t reach = static_cast<uint64_t>(ahead.all) + 1;
+    if (m_total + reach >= m_expected)
+    {
+        return false; // the output's last chunk ends the data phase
+    }
     const uint32_t source = id / m_chunks;
-    const uint32_t i = id % m_chunks;
-    const uint64_t count = m_count.Get(source);
+    const bool tail = id % m_chunks + m_endpoints >= m_chunks;
+    const bool countMatters = reach < m_chunks || (tail && m_chunks > 1);
+    const uint64_t count = countMatters ? m_count.Get(source) : 0;
     // completing its source answers a NEED_FETCH of it: only deferrable if none is owed, and no
     // completion before it can be one (only a datagram that is deferred itself)
-    if (count + reach >= m_chunks && (m_owed.Get(source) != 0 || ahead.eventful > 0))
+    if (count + reach >= m_chunks &&
+        (ahead.eventful > 0 || (m_owedSources > 0 && m_owed.Get(source) != 0)))
     {
         return false;
     }
     // a source's last chunks may start a repair if they leave it incomplete: deferrable when it
     // is the one chunk of its source still missing (it completes the source or is a duplicate)
-    if (i + m_endpoints >= m_chunks && count + 1 < m_chunks)
-    {
-        return false;
-    }
-    return m_total + reach < m_expected; // the output's last chunk ends the data phase
+    return !tail || count + 1 >= m_chunks;
 }
 
 void
@@ -515,6 +517,7 @@ McastAllgather::SetChunk(uint32_t source, uint32_t i, bool repaired)
     if (m_count.Increment(source) == m_chunks && m_owed.Get(source))
     {
         m_owed.Set(source, 0);
+        m_owedSources--;
         SendControl(m_prev, FETCH_OK, source);
     }
     if (m_total == m_expected)

@@ -115,17 +115,18 @@ class McastAllgather : public CollectiveRank
     Ptr<RcQp> m_prev;
     uint32_t m_chunks; //!< chunks per shard
     // per source, in as few bits as each needs (P x P state: 5 bits per pair at one chunk each)
-    PackedCounters m_have;    //!< source * m_chunks + i -> chunk here (1 bit)
-    PackedCounters m_count;   //!< source -> chunks here (0..m_chunks)
-    PackedCounters m_owed;    //!< source -> r-1 waits for FETCH_OK(source) (1 bit)
-    PackedCounters m_asked;   //!< source -> NEED_FETCH(source) sent (1 bit)
-    PackedCounters m_tails;   //!< source -> endpoints whose last chunk of it arrived
-    uint32_t m_tailEndpoints; //!< endpoints that carry chunks: min(Endpoints, chunks)
-    uint64_t m_total;         //!< chunks here (own shard included)
-    uint64_t m_expected;      //!< chunks in the output
-    uint32_t m_posted;        //!< own chunks posted so far
-    uint32_t m_inFlight;      //!< own chunks posted, not yet completed
-    uint32_t m_sent;          //!< own chunks completed
+    PackedCounters m_have;      //!< source * m_chunks + i -> chunk here (1 bit)
+    PackedCounters m_count;     //!< source -> chunks here (0..m_chunks)
+    PackedCounters m_owed;      //!< source -> r-1 waits for FETCH_OK(source) (1 bit)
+    uint32_t m_owedSources = 0; //!< sources whose m_owed bit is set
+    PackedCounters m_asked;     //!< source -> NEED_FETCH(source) sent (1 bit)
+    PackedCounters m_tails;     //!< source -> endpoints whose last chunk of it arrived
+    uint32_t m_tailEndpoints;   //!< endpoints that carry chunks: min(Endpoints, chunks)
+    uint64_t m_total;           //!< chunks here (own shard included)
+    uint64_t m_expected;        //!< chunks in the output
+    uint32_t m_posted;          //!< own chunks posted so far
+    uint32_t m_inFlight;        //!< own chunks posted, not yet completed
+    uint32_t m_sent;            //!< own chunks completed
     bool m_active;
     bool m_dataOver;
     bool m_finSent;
