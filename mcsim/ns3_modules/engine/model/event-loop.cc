@@ -40,7 +40,7 @@ EventLoop::EventLoop()
       m_uid(EventId::UID::VALID),
       m_currentUid(EventId::UID::INVALID),
       m_currentTs(0),
-      m_currentOrder(SCHEDULED_ORDER_KEY),
+      m_maxOrder(0),
       m_currentContext(Simulator::NO_CONTEXT),
       m_unscheduledEvents(0),
       m_eventCount(0),
@@ -203,12 +203,13 @@ EventLoop::ProcessOneEvent()
     NS_ASSERT(next.ts >= m_currentTs);
     m_unscheduledEvents--;
     m_eventCount++;
+    // an event posted for the current time stamp may have a lower key than one already run
+    m_maxOrder = next.ts != m_currentTs ? next.order : std::max(m_maxOrder, next.order);
     if (m_deferred.Any())
     {
         CatchUpBefore(next);
     }
     m_currentTs = next.ts;
-    m_currentOrder = next.order;
     m_currentContext = next.context;
     // an event with a source runs before every one without at its time stamp (IsExpired)
     m_currentUid = next.Unsourced() ? next.uid : 0;
@@ -220,13 +221,14 @@ void
 EventLoop::CatchUpBefore(const QueuedEvent& next)
 {
     CatchingUp guard(this);
+    // the items placed before any event run so far: each would have run before that one
     if (next.Unsourced() || UnitOf(next.order) == unit::PLAN)
     {
-        m_deferred.CatchUpAll(next.ts, next.order);
+        m_deferred.CatchUpAll(next.ts, m_maxOrder);
     }
     else
     {
-        m_deferred.CatchUpNode(NodeOf(next.order), next.ts, next.order);
+        m_deferred.CatchUpNode(NodeOf(next.order), next.ts, m_maxOrder);
     }
 }
 

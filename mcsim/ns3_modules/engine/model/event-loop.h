@@ -97,17 +97,26 @@ class EventLoop final : public SimulatorImpl
         m_deferred.Remove(w);
     }
 
-    /** Run the deferred items of node placed before the event now running: a packet handed to the
-     * node by another node's event calls this before it reads the node's state. */
+    /** Run the deferred items of node placed before the event now running (or any run before it
+     * at this time stamp): a packet handed to the node by another node's event calls this before
+     * it reads the node's state. */
     void CatchUpNode(uint32_t node)
     {
         if (m_deferred.Any())
         {
             const uint64_t now = m_currentTs;
             CatchingUp guard(this);
-            m_deferred.CatchUpNode(node, now, m_currentOrder);
+            m_deferred.CatchUpNode(node, now, m_maxOrder);
             m_currentTs = now;
         }
+    }
+
+    /** Whether (ts, order) comes after every event run so far: only such work may be deferred
+     * (an event posted for the current time stamp with a lower key than one already run would
+     * run next, in key order among the queued, which deferred work cannot do). */
+    bool Ahead(uint64_t ts, uint64_t order) const
+    {
+        return ts > m_currentTs || (ts == m_currentTs && order > m_maxOrder);
     }
 
     /** A deferred item runs now: Now() is its time stamp (ts) while it runs (DeferredWork). */
@@ -193,7 +202,7 @@ class EventLoop final : public SimulatorImpl
     uint32_t m_uid;                     //!< the next event's uid
     uint32_t m_currentUid;              //!< the uid of the event running (0: it has a source)
     uint64_t m_currentTs;               //!< its time stamp
-    uint64_t m_currentOrder;            //!< its order key
+    uint64_t m_maxOrder;                //!< the greatest order key run at this time stamp
     uint32_t m_currentContext;          //!< its context
     uint64_t m_unscheduledEvents;       //!< queued, not yet run
     uint64_t m_eventCount;              //!< run

@@ -6,6 +6,7 @@
 // (tests/models/engine/test_engine.py).
 
 #include "containers-test.h"
+#include "deferred-work-test.h"
 #include "event-order-test.h"
 
 #include "ns3/default-simulator-impl.h"
@@ -466,6 +467,7 @@ class EngineTestSuite : public TestSuite
         AddTestCase(new EventLoopNotCurrentTestCase, Duration::QUICK);
         AddTestCase(MakeCanonicalOrderTestCase(), Duration::QUICK);
         AddTestCase(MakeProtocolTimerTestCase(), Duration::QUICK);
+        AddTestCase(MakeDeferredWorkTestCase(), Duration::QUICK);
     }
 };
 

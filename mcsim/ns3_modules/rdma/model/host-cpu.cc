@@ -103,7 +103,8 @@ HostCpu::Submit(const Completion& c, CompletionSink* sink)
     const uint64_t finish = std::max({ready, m_lastFinish, now}) + service;
     m_lastFinish = finish;
     const QueuedAhead ahead{m_queue.size(), m_queue.size() - m_deferredItems};
-    const bool deferred = m_defer && loop != nullptr && sink->Deferrable(c, ahead);
+    const bool deferred = m_defer && loop != nullptr && loop->Ahead(finish, m_source.Key()) &&
+                          sink->Deferrable(c, ahead);
     m_queue.push_back({c, sink, finish, service, deferred});
     if (deferred)
     {
