@@ -8,8 +8,8 @@ same run; and memory: the process's RSS once the topology graph exists, when Run
 (everything built) and at its peak, with the built state (RSS at Run() less RSS with the graph)
 per host and per switch port. Issue 15's target: k=48 in <= 10 min and <= 8 GB. It never asserts:
 wall time is machine noise in a unit test. A k=48 run delivers 27,648 x 27,647 datagrams: expect
-a long run (22 min inside Run() and 1.9 GB at peak on the 2-core reference machine), with mcsim's
-progress line every 30 s; use --k to choose.
+a long run (15.6 min inside Run() and 1.76 GB at peak on the 2-core reference machine, issue 32's
+note), with mcsim's progress line every 30 s; use --k to choose.
 
 Run: python benchmarks/scale.py [--k 8,16,24] [--size 4KiB] [--algorithm mcast]
 """
