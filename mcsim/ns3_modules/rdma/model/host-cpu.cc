@@ -8,6 +8,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace ns3
 {
@@ -99,7 +100,7 @@ HostCpu::Submit(const Completion& c, CompletionSink* sink)
     EventLoop* loop = EventLoop::Current();
     const auto now = static_cast<uint64_t>(mcsim::Now().GetTimeStep());
     const auto ready = static_cast<uint64_t>(c.ready.GetTimeStep());
-    const auto service = static_cast<uint64_t>(GetServiceTime(c).GetTimeStep());
+    const uint64_t service = ServiceSteps(c);
     const uint64_t finish = std::max({ready, m_lastFinish, now}) + service;
     m_lastFinish = finish;
     const QueuedAhead ahead{m_queue.size(), m_queue.size() - m_deferredItems};
@@ -115,6 +116,22 @@ HostCpu::Submit(const Completion& c, CompletionSink* sink)
     {
         PostFinish(finish);
     }
+}
+
+uint64_t
+HostCpu::ServiceSteps(const Completion& c)
+{
+    if (!c.staged || c.bytes == 0)
+    {
+        return static_cast<uint64_t>(m_perCompletion.GetTimeStep());
+    }
+    const int64_t cost = m_perCompletion.GetTimeStep();
+    const uint64_t rate = m_memcpy.GetBitRate();
+    if (c.bytes != m_memo.bytes || cost != m_memo.costSteps || rate != m_memo.rateBps)
+    {
+        m_memo = {c.bytes, cost, rate, static_cast<uint64_t>(GetServiceTime(c).GetTimeStep())};
+    }
+    return m_memo.steps;
 }
 
 void

@@ -65,6 +65,9 @@ class HostCpu : public CompletionProcessor, public DeferredWork
     void ProcessFront();
     /** Post the finish event of a completion that ends at finishTs. */
     void PostFinish(uint64_t finishTs);
+    /** GetServiceTime(c) in time steps, the staged copy's remembered for the last payload size
+     * (a division per datagram otherwise; the same value). */
+    uint64_t ServiceSteps(const Completion& c);
 
     Time m_perCompletion;  //!< "PerCompletionCost"
     DataRate m_memcpy;     //!< "MemcpyRate"
@@ -77,6 +80,15 @@ class HostCpu : public CompletionProcessor, public DeferredWork
     uint32_t m_node;
     uint64_t m_processed;
     uint64_t m_busyPs; //!< of the completions processed
+
+    /** ServiceSteps' memo: the last staged payload's size, and the cost and rate it was for */
+    struct
+    {
+        uint32_t bytes = 0;
+        int64_t costSteps = -1;
+        uint64_t rateBps = 0;
+        uint64_t steps = 0;
+    } m_memo;
 };
 
 } // namespace mcsim
