@@ -43,7 +43,7 @@ DeferredWorks::Remove(DeferredWork* w)
 }
 
 void
-DeferredWorks::CatchUpChain(uint32_t node, uint64_t ts, uint64_t order)
+DeferredWorks::CatchUpNode(uint32_t node, uint64_t ts, uint64_t order)
 {
     DeferredWork* w = m_at[node];
     while (w != nullptr)
@@ -64,7 +64,7 @@ DeferredWorks::CatchUpAll(uint64_t ts, uint64_t order)
     {
         if (m_at[node] != nullptr)
         {
-            CatchUpChain(static_cast<uint32_t>(node), ts, order);
+            CatchUpNode(static_cast<uint32_t>(node), ts, order);
         }
     }
 }

@@ -49,14 +49,14 @@ class DeferredWorks
         return m_listed != 0;
     }
 
-    /** Run the items of node's works placed before (ts, order). */
-    void CatchUpNode(uint32_t node, uint64_t ts, uint64_t order)
+    /** Whether some work with items left is listed at node. */
+    bool Has(uint32_t node) const
     {
-        if (node < m_at.size() && m_at[node] != nullptr)
-        {
-            CatchUpChain(node, ts, order);
-        }
+        return node < m_at.size() && m_at[node] != nullptr;
     }
+
+    /** Run the items of node's works placed before (ts, order) (only if Has(node)). */
+    void CatchUpNode(uint32_t node, uint64_t ts, uint64_t order);
 
     /** Run the items of every node placed before (ts, order). */
     void CatchUpAll(uint64_t ts, uint64_t order);
@@ -65,8 +65,6 @@ class DeferredWorks
     void Clear();
 
   private:
-    void CatchUpChain(uint32_t node, uint64_t ts, uint64_t order);
-
     std::vector<DeferredWork*> m_at; //!< per node: the first work listed there (a chain)
     uint32_t m_listed = 0;           //!< works listed
 };

@@ -220,15 +220,16 @@ EventLoop::ProcessOneEvent()
 void
 EventLoop::CatchUpBefore(const QueuedEvent& next)
 {
-    CatchingUp guard(this);
     // the items placed before any event run so far: each would have run before that one
     if (next.Unsourced() || UnitOf(next.order) == unit::PLAN)
     {
+        CatchingUp guard(this);
         m_deferred.CatchUpAll(next.ts, m_maxOrder);
     }
-    else
+    else if (const uint32_t node = NodeOf(next.order); m_deferred.Has(node))
     {
-        m_deferred.CatchUpNode(NodeOf(next.order), next.ts, m_maxOrder);
+        CatchingUp guard(this);
+        m_deferred.CatchUpNode(node, next.ts, m_maxOrder);
     }
 }
 

@@ -102,7 +102,7 @@ class EventLoop final : public SimulatorImpl
      * it reads the node's state. */
     void CatchUpNode(uint32_t node)
     {
-        if (m_deferred.Any())
+        if (m_deferred.Has(node))
         {
             const uint64_t now = m_currentTs;
             CatchingUp guard(this);
@@ -116,7 +116,7 @@ class EventLoop final : public SimulatorImpl
      * run next, in key order among the queued, which deferred work cannot do). */
     bool Ahead(uint64_t ts, uint64_t order) const
     {
-        return ts > m_currentTs || (ts == m_currentTs && order > m_maxOrder);
+        return PlacedBefore(m_currentTs, m_maxOrder, ts, order);
     }
 
     /** A deferred item runs now: Now() is its time stamp (ts) while it runs (DeferredWork). */

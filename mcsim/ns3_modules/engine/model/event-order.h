@@ -65,6 +65,14 @@ UnitOf(uint64_t order)
     return static_cast<uint32_t>(order & (unit::LIMIT - 1));
 }
 
+/** Whether place (ts, order) comes before place (ts2, order2) in the canonical order (time stamp,
+ * then order key; a source's own events at one place are told apart by their post counts). */
+constexpr bool
+PlacedBefore(uint64_t ts, uint64_t order, uint64_t ts2, uint64_t order2)
+{
+    return ts < ts2 || (ts == ts2 && order < order2);
+}
+
 /** The key of every event without a source: after all the others, in the order scheduled. */
 constexpr uint64_t SCHEDULED_ORDER_KEY = EventOrderKey(EventClass::SCHEDULED, 0, 0);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "deferred-work-test.h"
 
+#include "event-order-test.h"
+
 #include "ns3/mcsim/deferred-work.h"
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/event-order.h"
@@ -67,7 +69,7 @@ class ToyWork : public DeferredWork
     bool CatchUp(uint64_t ts, uint64_t order) override
     {
         while (!m_items.empty() && m_items.front().deferred &&
-               (m_items.front().ts < ts || (m_items.front().ts == ts && m_source.Key() < order)))
+               PlacedBefore(m_items.front().ts, m_source.Key(), ts, order))
         {
             EventLoop::Current()->AtDeferred(m_items.front().ts);
             RunFront();
@@ -256,14 +258,13 @@ class DeferredWorkTestCase : public TestCase
             const std::vector<uint64_t> got = deferred.Run();
             NS_TEST_ASSERT_MSG_GT(evented.items, 5000, "many items, seed " << seed);
             NS_TEST_ASSERT_MSG_EQ(got.size(), expected.size(), "log length, seed " << seed);
-            const auto diff =
-                std::mismatch(got.begin(), got.end(), expected.begin(), expected.end());
-            NS_TEST_ASSERT_MSG_EQ((diff.first == got.end()),
-                                  true,
+            const std::size_t first = FirstDifference(got, expected);
+            NS_TEST_ASSERT_MSG_EQ(first,
+                                  got.size(),
                                   "the same log, seed " << seed << ", first difference at entry "
-                                                        << (diff.first - got.begin()) << " of "
-                                                        << got.size() << " (events log "
-                                                        << deferred.eventEntries << ")");
+                                                        << first << " of " << got.size()
+                                                        << " (events log " << deferred.eventEntries
+                                                        << ")");
         }
         // an item that posts: the loop says so and stops
         Simulator::Destroy();

@@ -399,13 +399,11 @@ class EventLoopOrderTestCase : public TestCase
             const std::vector<uint64_t> got = RunOn(CreateObject<EventLoop>(), ours);
             NS_TEST_ASSERT_MSG_EQ(EventLoop::Current(), nullptr, "no direct path after Destroy");
             NS_TEST_ASSERT_MSG_EQ(got.size(), expected.size(), "same log length, seed " << seed);
-            const auto diff =
-                std::mismatch(got.begin(), got.end(), expected.begin(), expected.end());
-            const bool same = diff.first == got.end();
-            NS_TEST_ASSERT_MSG_EQ(same,
-                                  true,
+            const std::size_t first = FirstDifference(got, expected);
+            NS_TEST_ASSERT_MSG_EQ(first,
+                                  got.size(),
                                   "same log, seed " << seed << ", first difference at entry "
-                                                    << (diff.first - got.begin()));
+                                                    << first);
             // the program exercised what it should
             NS_TEST_ASSERT_MSG_GT(ours.ties, 10000, "many events tie with the one before");
             NS_TEST_ASSERT_MSG_GT(ours.cancels, 100, "cancels of pending events");

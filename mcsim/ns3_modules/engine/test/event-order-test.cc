@@ -194,13 +194,12 @@ class CanonicalOrderTestCase : public TestCase
                 SourcedProgram ours(seed, shuffle);
                 const std::vector<uint64_t> got = ours.RunOnLoop();
                 NS_TEST_ASSERT_MSG_EQ(got.size(), expected.size(), "log length, seed " << seed);
-                const auto diff =
-                    std::mismatch(got.begin(), got.end(), expected.begin(), expected.end());
-                NS_TEST_ASSERT_MSG_EQ((diff.first == got.end()),
-                                      true,
+                const std::size_t first = FirstDifference(got, expected);
+                NS_TEST_ASSERT_MSG_EQ(first,
+                                      got.size(),
                                       "the rule's order, seed " << seed << " shuffle " << shuffle
                                                                 << ", first difference at entry "
-                                                                << (diff.first - got.begin()));
+                                                                << first);
                 NS_TEST_ASSERT_MSG_GT(ours.ties, 10000, "many events tie with the one before");
                 NS_TEST_ASSERT_MSG_GT(ours.late, 1000, "many posts at the current time stamp");
             }

@@ -62,7 +62,6 @@ HostCpu::HostCpu()
       m_deferredItems(0),
       m_finishEvent(Create<ReusableEvent<HostCpu, &HostCpu::Finish>>(this)),
       m_source(EventClass::COMPLETION),
-      m_node(0),
       m_processed(0),
       m_busyPs(0)
 {
@@ -110,7 +109,7 @@ HostCpu::Submit(const Completion& c, CompletionSink* sink)
     if (deferred)
     {
         m_deferredItems++;
-        loop->Defer(this, m_node);
+        loop->Defer(this, NodeOf(m_source.Key()));
     }
     else
     {
@@ -145,7 +144,6 @@ void
 HostCpu::Place(uint32_t node, uint32_t unit)
 {
     m_source.Place(node, unit);
-    m_node = node;
 }
 
 void
@@ -175,8 +173,7 @@ HostCpu::CatchUp(uint64_t ts, uint64_t order)
 {
     EventLoop* loop = EventLoop::Current();
     while (!m_queue.empty() && m_queue.front().deferred &&
-           (m_queue.front().finishTs < ts ||
-            (m_queue.front().finishTs == ts && m_source.Key() < order)))
+           PlacedBefore(m_queue.front().finishTs, m_source.Key(), ts, order))
     {
         loop->AtDeferred(m_queue.front().finishTs);
         ProcessFront();

@@ -77,7 +77,6 @@ class HostCpu : public CompletionProcessor, public DeferredWork
     uint64_t m_deferredItems;
     Ptr<EventImpl> m_finishEvent;
     EventSource m_source; //!< its order: (COMPLETION, host, its unit)
-    uint32_t m_node;
     uint64_t m_processed;
     uint64_t m_busyPs; //!< of the completions processed
 
