@@ -42,6 +42,16 @@ def lacking_b(collective: str, bytes_per_rank_b: int, ranks: int) -> int:
     return bytes_per_rank_b * (1 if collective in ONE_BUFFER else ranks - 1)
 
 
+def bound_b(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) -> float:
+    """Bytes the algorithm must move through each rank's link, its bound's numerator: 2N(P-1)/P for
+    an Allreduce summed by the hosts (each rank receives the others' shares of its block, then the
+    other blocks' sums: no host-based Allreduce receives less, Patarasuk and Yuan, JPDC 2009), else
+    :func:`lacking_b` (an in-network Allreduce receives the sum, N)."""
+    if collective == "allreduce" and algorithm != "innet":
+        return 2 * bytes_per_rank_b * (ranks - 1) / ranks
+    return lacking_b(collective, bytes_per_rank_b, ranks)
+
+
 if TYPE_CHECKING:
     from mcsim.routing.routes import MulticastTree
 
@@ -295,7 +305,7 @@ class Result:
         return (
             f"RC local ACK timeouts ({format_time(timeout_ps)} each, ack_timeout_exp={rc.ack_timeout_exp}) fired "
             f"{fired} {'time' if fired == 1 else 'times'} ({format_time(fired * timeout_ps)} summed over queue "
-            f"pairs); the run took {format_time(self.time_ps)}, {times_text(self.time_ps / self.receive_bound_ps)} x "
+            f"pairs); the run took {format_time(self.time_ps)}, {times_text(self.time_ps / self.bound_ps)} x "
             "its bound; see RcConfig.ack_timeout_exp (--ack-timeout-exp)"
         )
 
@@ -303,9 +313,7 @@ class Result:
         """One line (the arrays stay out of it): collective, algorithm, P, size per rank, time and
         time over the bound (or incomplete), verify mode's verdict."""
         if self.complete:
-            state = (
-                f"{format_time(self.time_ps)} = {times_text(self.time_ps / self.receive_bound_ps)} x bound, complete"
-            )
+            state = f"{format_time(self.time_ps)} = {times_text(self.time_ps / self.bound_ps)} x bound, complete"
         else:
             state = f"incomplete ({self.unfinished_ranks.size} of {self.ranks} ranks unfinished)"
         also = "" if self.concurrent is None else f", with {self.concurrent.collective} {self.concurrent.algorithm}"
@@ -353,6 +361,17 @@ class Result:
         the sum of the others' buffers, one buffer)."""
         return lacking_b(self.collective, self.bytes_per_rank_b, self.ranks) * 8 * PS_PER_S / self.data_rate_bps
 
+    @property
+    def bound_ps(self) -> float:
+        """The algorithm's bound (:func:`bound_b` through one link): the receive bound, or 2N(P-1)/(P BW)
+        for a host-based Allreduce; what "x bound" divides by."""
+        return (
+            bound_b(self.collective, self.algorithm, self.bytes_per_rank_b, self.ranks)
+            * 8
+            * PS_PER_S
+            / (self.data_rate_bps)
+        )
+
     def summary(self) -> dict[str, Any]:
         """Scalars for tables, CSV and JSON (units in the names); time and bandwidths are NaN for an
         incomplete run, and ``unfinished_ranks`` counts the ranks that did not finish."""
@@ -366,7 +385,7 @@ class Result:
             "time_us": self.time_ps / 1e6 if done else nan,
             "algbw_GBps": self.algbw_Bps / 1e9 if done else nan,
             "busbw_GBps": self.busbw_Bps / 1e9 if done else nan,
-            "bound_us": self.receive_bound_ps / 1e6,
+            "bound_us": self.bound_ps / 1e6,
             "injected_B_per_rank": float(self.injected_b.mean()),
             "link_traversals": self.fabric.link_traversals(),
             "retransmits": int(self.nic["retransmits"].sum()),
@@ -385,7 +404,7 @@ class Result:
         the other collective's name, algorithm, time and completeness under ``concurrent_*``."""
         done = self.complete
         time_ps = self.time_ps if done else None
-        bound_ps = self.receive_bound_ps
+        bound_ps = self.bound_ps
         rec: dict[str, int | float | bool | str | None] = {
             "collective": self.collective,
             "algorithm": self.algorithm,
@@ -394,7 +413,8 @@ class Result:
             "output_b": self.output_b,
             "data_rate_bps": self.data_rate_bps,
             "time_ps": time_ps,
-            "receive_bound_ps": bound_ps,
+            "receive_bound_ps": self.receive_bound_ps,
+            "bound_ps": bound_ps,
             "time_over_bound": None if time_ps is None else time_ps / bound_ps,
             "algbw_Bps": self.algbw_Bps if done else None,
             "busbw_Bps": self.busbw_Bps if done else None,

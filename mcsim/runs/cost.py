@@ -36,7 +36,8 @@ class RunShape:
     shard_b: int  # bytes per rank
     output_b: int  # each rank's output buffer
     sources: int  # ranks that contribute a shard (1 for a Broadcast)
-    rings: int  # ring collectives in the run
+    ring_phases: int  # phases of P-1 steps of the run's ring collectives (an Allreduce has 2)
+    ring_block_b: int  # bytes of a ring's largest block (N, or an Allreduce's N/P)
     mcast: bool  # the collective is the multicast algorithm
     mtu_b: int
     ring_chunk_b: int
@@ -60,7 +61,7 @@ def memory_parts_b(s: RunShape) -> dict[str, int]:
     if s.mcast:  # one byte per chunk of the output on every rank
         parts["bitmap_b"] = p * s.sources * -(-n // s.mtu_b)
     # every rank of a ring posts the WRITEs of its first block at once
-    parts["send_queue_b"] = s.rings * p * -(-n // s.ring_chunk_b) * RC_WQE_B
+    parts["send_queue_b"] = s.ring_phases * p * -(-s.ring_block_b // s.ring_chunk_b) * RC_WQE_B
     return parts
 
 
@@ -84,7 +85,7 @@ def estimate(s: RunShape, hops: int) -> dict[str, int]:
     """
     p, n = s.ranks, s.shard_b
     tree_links = p + max(0, min(s.switches - 1, (p - 1) * (hops - 2)))
-    total = s.rings * p * (p - 1) * packets(n, s.ring_chunk_b, s.mtu_b) * hops
+    total = s.ring_phases * p * (p - 1) * packets(s.ring_block_b, s.ring_chunk_b, s.mtu_b) * hops
     if s.mcast:
         total += s.sources * -(-n // s.mtu_b) * tree_links
     memory = memory_parts_b(s)

@@ -18,7 +18,7 @@ import numpy as np
 from mcsim import topology
 from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
-from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm
+from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm, ring_blocks
 from mcsim.config.fabric import FABRIC, FabricConfig, Faults
 from mcsim.config.ns3_attributes import sets
 from mcsim.config.rdma import (
@@ -142,7 +142,8 @@ class Scenario:
     overlap: str | None = None  # "reduce_scatter": a Reduce-Scatter runs at once (FSDP)
     overlap_algorithm: str = "ring"  # the overlap's algorithm: "ring" or "innet"
     verify: bool = field(default=False, metadata=sets(FABRIC, "SumPayloads"))  # real bytes, every output checked
-    reduce_ps_per_byte: int = TEAM_DEFAULTS["reduce_ps_per_byte"]  # Reduce-Scatter: time to add one byte
+    # host reductions (ring Reduce-Scatter, ring Allreduce): time to add one byte (0: free)
+    reduce_ps_per_byte: int = TEAM_DEFAULTS["reduce_ps_per_byte"]
     faults: Faults | None = field(default=None, metadata={PLAIN: codec.FAULTS_PLAIN})  # drops, loss, links down
     fabric: FabricConfig = field(default_factory=FabricConfig, metadata=codec.config_plain(FabricConfig))
     rdma: RdmaConfig = field(default_factory=RdmaConfig, metadata=codec.config_plain(RdmaConfig))
@@ -216,7 +217,7 @@ class Scenario:
                 f"Scenario: ring_chunk={self.ring_chunk!r} must be 1..{MAX_MESSAGE_B} B (2 GiB: the largest "
                 "InfiniBand message, one RDMA WRITE)"
             )
-        rdma_cfg = dataclasses.replace(self.rdma, region_b=max(1, p * n))
+        rdma_cfg = dataclasses.replace(self.rdma, region_b=self._memory_b)
         object.__setattr__(self, "rdma", rdma_cfg)
         object.__setattr__(self, "fabric", fabric_config_for(rdma_cfg, self.fabric, "Scenario"))
         self._check_chunk_ids(p, n, rdma_cfg.mtu_b, ring_chunk)
@@ -233,11 +234,11 @@ class Scenario:
                 raise McsimError(f"Scenario: overlap={self.overlap!r} goes with collective='allgather'")
         self._check_innet(n)
         if self.verify:
-            if self.overlap is not None or (self.collective == "reduce_scatter" and self.algorithm == "ring"):
+            if self.overlap is not None:
                 raise McsimError(
-                    "Scenario: verify=True checks Allgather, Broadcast and in-network (innet) outputs; the ring "
-                    "Reduce-Scatter's sums and an overlapped pair are not checked"
+                    "Scenario: verify=True checks one collective's outputs; an overlapped pair is not checked"
                 )
+            self._check_host_reduction(n)
             size = self.output_b
             if size > VERIFY_MAX_BYTES:
                 raise McsimError(
@@ -251,6 +252,16 @@ class Scenario:
     def _innet(self) -> bool:
         """The run has an in-network reduction (the scenario's, or the overlapped Reduce-Scatter)."""
         return self.algorithm == "innet" or (self.overlap is not None and self.overlap_algorithm == "innet")
+
+    def _check_host_reduction(self, n: int) -> None:
+        """Verify mode: a ring reduction sums 32-bit integers, whole ones in every chunk."""
+        if self.algorithm != "ring" or self.collective not in ("reduce_scatter", "allreduce"):
+            return
+        if n % 4 or self.ring_chunk_b % 4:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={self.bytes_per_rank!r} and ring_chunk={self.ring_chunk!r} must be "
+                "whole numbers of 32-bit integers, which the hosts sum in verify mode"
+            )
 
     def _check_innet(self, n: int) -> None:
         """An in-network reduction needs a fabric that loses nothing, and its ids must fit."""
@@ -285,13 +296,14 @@ class Scenario:
                     "shard or fewer ranks"
                 )
         if self._rings:
-            chunks = p * -(-n // ring_chunk)
+            phases, block = ring_blocks(self.collective if self.algorithm == "ring" else "reduce_scatter", n, p)
+            chunks = phases * p * max(1, -(-block // ring_chunk))
             if chunks > RING_MAX_CHUNKS:
                 raise McsimError(
                     f"Scenario: bytes_per_rank={self.bytes_per_rank!r} makes {chunks} ring chunks of {ring_chunk} B; "
                     f"the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): raise ring_chunk"
                 )
-            packets = (p - 1) * cost.packets(n, ring_chunk, mtu)
+            packets = phases * (p - 1) * max(1, cost.packets(block, ring_chunk, mtu))
             if packets > MAX_PSNS:
                 raise McsimError(
                     f"Scenario: bytes_per_rank={self.bytes_per_rank!r} sends {packets} packets over each ring QP; "
@@ -377,6 +389,18 @@ class Scenario:
         return (self.algorithm == "ring") + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring")
 
     @property
+    def _memory_b(self) -> int:
+        """The region each rank registers (rdma.region_b): P x N, or more for verify mode's bytes."""
+        return max(1, self.n_ranks * self.bytes_per_rank_b, self._verify_memory_b if self.verify else 0)
+
+    @property
+    def _verify_memory_b(self) -> int:
+        """Verify mode's real bytes per rank: its output buffer, twice that for a ring reduction (the
+        landing zone its partial sums arrive in: C++ RingReduceScatter)."""
+        ring_reduction = self.algorithm == "ring" and self.collective in ("reduce_scatter", "allreduce")
+        return self.output_b * (2 if ring_reduction else 1)
+
+    @property
     def output_b(self) -> int:
         """Each rank's output buffer: P shards (Allgather, Reduce-Scatter: its input, its block summed in
         place) or one buffer (Broadcast, Allreduce)."""
@@ -384,6 +408,8 @@ class Scenario:
 
     def _shape(self) -> cost.RunShape:
         g = self._base_graph()
+        phases, block = ring_blocks(self.collective, self.bytes_per_rank_b, self.n_ranks)
+        phases = phases * (self.algorithm == "ring") + (self._rings - (self.algorithm == "ring"))
         hosts = topology.host_count(g)
         return cost.RunShape(
             hosts=hosts,
@@ -393,7 +419,8 @@ class Scenario:
             shard_b=self.bytes_per_rank_b,
             output_b=self.output_b,
             sources=self._sources,
-            rings=self._rings,
+            ring_phases=phases,
+            ring_block_b=block,
             mcast=self.algorithm == "mcast",
             mtu_b=self.rdma.mtu_b,
             ring_chunk_b=self.ring_chunk_b,
@@ -503,7 +530,7 @@ class Scenario:
             specs = self.teams(fab.reductions[0] if fab.reductions else None)
             stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:
-                self._fill(stack, hosts, expected, self.output_b)
+                self._fill(stack, hosts, expected, self._verify_memory_b)
             teams = [sim.own_app(collectives.start_team(stack, s)) for s in specs]
             sim.run()
             stats = [collectives.team_stats(t) for t in teams]

@@ -71,12 +71,17 @@ def test_the_pattern_tells_sources_and_places_apart():
     ("kwargs", "message"),
     [
         (
-            {"collective": "reduce_scatter", "algorithm": "ring"},
-            r"verify=True checks Allgather, Broadcast and in-network \(innet\) outputs; the ring Reduce-Scatter's",
+            {"collective": "reduce_scatter", "algorithm": "ring", "bytes_per_rank": "1022B"},
+            r"^Scenario: bytes_per_rank='1022B' and ring_chunk='64KiB' must be whole numbers of 32-bit integers, "
+            r"which the hosts sum in verify mode$",
+        ),
+        (
+            {"collective": "allreduce", "algorithm": "ring", "ring_chunk": "1001B"},
+            r"^Scenario: bytes_per_rank='1MiB' and ring_chunk='1001B' must be whole numbers of 32-bit integers",
         ),
         (
             {"overlap": "reduce_scatter", "overlap_algorithm": "innet"},
-            r"the ring Reduce-Scatter's sums and an overlapped pair are not checked",
+            r"^Scenario: verify=True checks one collective's outputs; an overlapped pair is not checked$",
         ),
         ({"bytes_per_rank": "8MiB"}, r"verify mode is for small runs"),
     ],

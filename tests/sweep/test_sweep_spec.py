@@ -267,7 +267,17 @@ def test_a_bad_spec_is_one_line(kwargs, match):
     [
         ({"rate": ["56Gbps", "100Gbs"]}, 1, "rate=100Gbs"),  # a bad unit
         ({"ranks": [4, 16], "roots": [1, 8]}, 1, "ranks=4 roots=8"),  # fine alone, not together
-        ({"algorithm": ["ring"], "collective": ["allgather", "reduce_scatter"], "verify": [True]}, 1, None),
+        # a host reduction sums whole 32-bit integers in verify mode; an Allgather has no such need
+        (
+            {
+                "algorithm": ["ring"],
+                "collective": ["allgather", "reduce_scatter"],
+                "verify": [True],
+                "ring_chunk": ["1023B"],
+            },
+            1,
+            None,
+        ),
         ({"rc.retry_cnt": [7, 8]}, 1, "rc.retry_cnt=8"),
         ({"processor": [{"kind": "dpa", "threads": 300}]}, 0, 'processor={"kind":"dpa","threads":300}'),
     ],

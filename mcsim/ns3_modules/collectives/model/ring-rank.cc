@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ring-rank.h"
 
+#include "ns3/mcsim/nic.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -28,7 +29,11 @@ RingRank::GetTypeId()
 
 RingRank::RingRank()
     : m_chunkBytes(64 * 1024),
-      m_chunks(0)
+      m_chunks(0),
+      m_split(false),
+      m_granule(1),
+      m_quotient(0),
+      m_longer(0)
 {
 }
 
@@ -43,11 +48,26 @@ RingRank::DoDispose()
 }
 
 void
+RingRank::SplitBlocks()
+{
+    m_split = true;
+}
+
+void
 RingRank::Connect(Ptr<RcQp> next, Ptr<RcQp> prev)
 {
     m_next = next;
     m_prev = prev;
-    m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
+    if (m_split)
+    {
+        m_granule = m_bytesPerRank % 4 == 0 ? 4 : 1;
+        const uint64_t elements = m_bytesPerRank / m_granule;
+        m_quotient = elements / m_nRanks;
+        m_longer = elements % m_nRanks;
+    }
+    // block 0 is the longest; a block of no bytes still takes one (empty) chunk
+    m_chunks = static_cast<uint32_t>(
+        std::max<uint64_t>(1, (BlockBytes(0) + m_chunkBytes - 1) / m_chunkBytes));
     m_prev->PostRecv((m_nRanks - 1) * m_chunks); // every WRITE with immediate consumes one
 }
 
@@ -58,20 +78,65 @@ RingRank::Wire(uint32_t firstGroup, Ptr<RcQp> next, Ptr<RcQp> prev)
 }
 
 uint64_t
-RingRank::ChunkSize(uint32_t i) const
+RingRank::BlockBytes(uint32_t b) const
 {
-    const uint64_t start = static_cast<uint64_t>(i) * m_chunkBytes;
-    return std::min<uint64_t>(m_chunkBytes, m_bytesPerRank - start);
+    if (!m_split)
+    {
+        return m_bytesPerRank;
+    }
+    return (m_quotient + (b < m_longer ? 1 : 0)) * m_granule;
+}
+
+uint64_t
+RingRank::BlockOffset(uint32_t b) const
+{
+    if (!m_split)
+    {
+        return b * m_bytesPerRank;
+    }
+    return (b * m_quotient + std::min<uint64_t>(b, m_longer)) * m_granule;
+}
+
+uint64_t
+RingRank::ChunkBytes(uint32_t id) const
+{
+    const uint64_t start = static_cast<uint64_t>(id % m_chunks) * m_chunkBytes;
+    const uint64_t block = BlockBytes(id / m_chunks);
+    return start >= block ? 0 : std::min<uint64_t>(m_chunkBytes, block - start);
+}
+
+uint64_t
+RingRank::ChunkOffset(uint32_t id) const
+{
+    return BlockOffset(id / m_chunks) + static_cast<uint64_t>(id % m_chunks) * m_chunkBytes;
+}
+
+void
+RingRank::Write(uint32_t id, uint64_t base, uint32_t imm)
+{
+    const uint64_t bytes = ChunkBytes(id);
+    if (bytes == 0)
+    {
+        m_next->PostSend(RcQp::Verb::SEND, 0, 0, id, true, imm); // keeps the chunk's step
+    }
+    else
+    {
+        m_next->PostSend(RcQp::Verb::WRITE, bytes, base + ChunkOffset(id), id, true, imm);
+    }
+    m_stats.chunksSent++;
 }
 
 void
 RingRank::Write(uint32_t id)
 {
-    const uint32_t block = id / m_chunks;
-    const uint32_t i = id % m_chunks;
-    const uint64_t offset = block * m_bytesPerRank + static_cast<uint64_t>(i) * m_chunkBytes;
-    m_next->PostSend(RcQp::Verb::WRITE, ChunkSize(i), offset, id, true, id);
-    m_stats.chunksSent++;
+    Write(id, 0, id);
+}
+
+uint8_t*
+RingRank::Bytes(uint64_t offset, uint64_t n) const
+{
+    Ptr<Nic> nic = m_stack->GetNic(m_host);
+    return nic->HasMemory() ? nic->Memory(offset, n) : nullptr;
 }
 
 void

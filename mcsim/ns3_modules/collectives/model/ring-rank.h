@@ -13,9 +13,15 @@ namespace mcsim
 {
 
 /**
- * @brief What the ring collectives share: RC QPs to r+1 and from r-1, data cut into ChunkBytes
- * pieces, each moved by one RDMA WRITE with immediate (= the global chunk id, block * chunks per
- * block + i) into the same place of r+1's buffer.
+ * @brief What the ring collectives share: RC QPs to r+1 and from r-1, data in P blocks, each cut
+ * into the same number of ChunkBytes pieces, each piece moved by one RDMA WRITE with immediate
+ * (the global chunk id, block * chunks per block + i, plus a phase's base) into the same place of
+ * r+1's region (or of its landing zone). A piece with no bytes (a block shorter than the others)
+ * is a 0-byte SEND with the same immediate, so every piece keeps its step in the ring.
+ *
+ * The blocks are BytesPerRank each at block * BytesPerRank (Allgather, Reduce-Scatter), or one
+ * buffer of BytesPerRank split into P blocks (Allreduce: SplitBlocks), in 4-byte elements when
+ * BytesPerRank is a multiple of 4, the first BytesPerRank mod P elements one longer.
  */
 class RingRank : public CollectiveRank
 {
@@ -33,13 +39,29 @@ class RingRank : public CollectiveRank
 
   protected:
     void DoDispose() override;
-    uint64_t ChunkSize(uint32_t i) const; //!< bytes of chunk i of a block
-    void Write(uint32_t id);              //!< WRITE chunk id to r+1, immediate = id
+    /** The blocks are one buffer of BytesPerRank split into P (before Connect). */
+    void SplitBlocks();
+    uint64_t BlockBytes(uint32_t b) const;   //!< bytes of block b
+    uint64_t BlockOffset(uint32_t b) const;  //!< where block b starts in the region
+    uint64_t ChunkBytes(uint32_t id) const;  //!< bytes of chunk id (0 past its block's end)
+    uint64_t ChunkOffset(uint32_t id) const; //!< where chunk id starts in the region
+    /** Send chunk id to r+1 at base + ChunkOffset(id) with immediate imm. */
+    void Write(uint32_t id, uint64_t base, uint32_t imm);
+    void Write(uint32_t id); //!< Write(id, 0, id)
+    /** Verify mode: n bytes of this rank's region at offset; null when the NIC has no memory. */
+    uint8_t* Bytes(uint64_t offset, uint64_t n) const;
 
     uint32_t m_chunkBytes; //!< "ChunkBytes"
-    uint32_t m_chunks;     //!< chunks per block (shard)
+    uint32_t m_chunks;     //!< chunks per block
     Ptr<RcQp> m_next;
     Ptr<RcQp> m_prev;
+
+  private:
+    bool m_split; //!< SplitBlocks()
+    uint64_t
+        m_granule; //!< split blocks: bytes per element (4, or 1 for a size not a multiple of 4)
+    uint64_t m_quotient; //!< split blocks: elements per block ...
+    uint64_t m_longer;   //!< ... and the first m_longer blocks have one more
 };
 
 } // namespace mcsim
