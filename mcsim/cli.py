@@ -22,7 +22,7 @@ from typing import Any
 
 import mcsim
 from mcsim import topology
-from mcsim.config.collectives import check_algorithm
+from mcsim.config.collectives import ALGORITHMS, check_algorithm
 from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FORWARDINGS, FabricConfig
 from mcsim.config.faults_file import load_faults
 from mcsim.config.rdma import RdmaConfig
@@ -226,15 +226,27 @@ def _retry_cnt(text: str) -> int | None:
 
 # options that only the multicast protocol reads: refused with another algorithm, where they would do nothing
 MCAST_ONLY = ("roots", "timeout_scale", "artifact_protocol")
+# subcommand -> (the Scenario's collective, its default algorithm)
+COLLECTIVE_COMMANDS = {
+    "allgather": ("allgather", "mcast"),
+    "broadcast": ("broadcast", "mcast"),
+    "reduce-scatter": ("reduce_scatter", "ring"),
+    "allreduce": ("allreduce", "ring"),
+}
 
 
 def _refuse_unread(args: argparse.Namespace) -> None:
     """Options that would do nothing in this combination are refused, one line each."""
-    if args.command == "broadcast" and args.roots is not None:
-        raise McsimError("broadcast: --roots is for allgather (a broadcast has one root: --root R)")
-    if args.command == "allgather" and args.root is not None:
-        raise McsimError("allgather: --root is for broadcast (an allgather has --roots K at a time)")
-    check_algorithm(args.command, args.algorithm)  # an unknown algorithm first
+    if args.command != "allgather" and args.roots is not None:
+        raise McsimError(f"{args.command}: --roots is for allgather (mcast: K roots multicast at a time)")
+    if args.command != "broadcast" and args.root is not None:
+        raise McsimError(f"{args.command}: --root is for broadcast (the rank whose buffer every rank gets)")
+    if args.command in ("allgather", "broadcast") and args.reduce_ps_per_byte is not None:
+        raise McsimError(f"{args.command}: --reduce-ps-per-byte is for reduce-scatter and allreduce (ring)")
+    check_algorithm(COLLECTIVE_COMMANDS[args.command][0], args.algorithm)  # an unknown algorithm first
+    if args.algorithm != "ring" and args.reduce_ps_per_byte is not None:
+        algorithm = typed_option(args, "algorithm")
+        raise McsimError(f"--reduce-ps-per-byte is the hosts' reduction's; not for {algorithm} {args.algorithm}")
     if args.algorithm == "mcast":
         return
     for dest in MCAST_ONLY:
@@ -255,7 +267,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
     common: dict[str, Any] = {
         "topology": args.topology,
         "rate": args.rate,
-        "collective": args.command,
+        "collective": COLLECTIVE_COMMANDS[args.command][0],
         "algorithm": args.algorithm,
         "ranks": args.ranks,
         "seed": args.seed,
@@ -271,7 +283,12 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
     if args.artifact_protocol:  # its timeout rule is --timeout-scale's default, 5
         common |= {k: v for k, v in artifact_protocol().items() if k != "timeout_scale"}
     # the options given only (None: the Scenario's default)
-    given = {"timeout_scale": args.timeout_scale, "roots": args.roots, "root": args.root}
+    given = {
+        "timeout_scale": args.timeout_scale,
+        "roots": args.roots,
+        "root": args.root,
+        "reduce_ps_per_byte": args.reduce_ps_per_byte,
+    }
     common |= {k: v for k, v in given.items() if v is not None}
     scenarios = [scenario_of(bytes_per_rank=size, **common) for size in _sizes(args)]
     for sc in scenarios:
@@ -348,8 +365,9 @@ def _workload_options(add: Add, name: str) -> None:
     """What runs: the topology, the algorithm, the sizes, the ranks and roots."""
     d = SCENARIO_DEFAULTS
     add("--topology", default=d["topology"], help="a name from topologies/ or a file")
-    algorithms = "mcast" + (" or ring" if name == "allgather" else "")
-    add("--algorithm", "--algo", default=d["algorithm"], help=f"{algorithms} (--algo: the same)")
+    collective, default = COLLECTIVE_COMMANDS[name]
+    algorithms = " or ".join(sorted(a for c, a in ALGORITHMS if c == collective))
+    add("--algorithm", "--algo", default=default, help=f"{algorithms} (--algo: the same)")
     add(
         "--bytes-per-rank",
         "--size",
@@ -359,18 +377,14 @@ def _workload_options(add: Add, name: str) -> None:
     )
     add("--rate", default=None, help="every link at this rate (56Gbps = FDR); default: the file's")
     add("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
-    if name == "allgather":
-        add(
-            "--roots",
-            type=int,
-            default=None,
-            metavar="K",
-            help=f"mcast: roots multicasting at once (default: {d['roots']})",
-        )
-        add("--root", type=int, default=None, help=argparse.SUPPRESS)  # refused with a hint
-    else:
-        add("--root", type=int, default=None, metavar="R", help=f"the root rank (default: {d['root']})")
-        add("--roots", type=int, default=None, help=argparse.SUPPRESS)  # refused with a hint
+    hidden = argparse.SUPPRESS  # an option of another subcommand: refused with a hint
+    roots = f"mcast: roots multicasting at once (default: {d['roots']})"
+    add("--roots", type=int, default=None, metavar="K", help=roots if name == "allgather" else hidden)
+    root = f"the root rank (default: {d['root']})"
+    add("--root", type=int, default=None, metavar="R", help=root if name == "broadcast" else hidden)
+    reduce = f"ring: time the host takes to add one received byte (default: {d['reduce_ps_per_byte']}; 0: free)"
+    reduces = name in ("reduce-scatter", "allreduce")
+    add("--reduce-ps-per-byte", type=int, default=None, metavar="PS", help=reduce if reduces else hidden)
 
 
 def _fabric_options(add: Add) -> None:
@@ -458,7 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     p.set_defaults(func=cmd_run, parser=p)
 
-    for name in ("allgather", "broadcast"):
+    for name in COLLECTIVE_COMMANDS:
         p = sub.add_parser(
             name,
             help=f"simulate one {name} per size; print size, time, bandwidths (exit 1 if a rank missed data "

@@ -96,7 +96,7 @@ def test_run_the_main_scenario(capsys):
         (["topo", "show", "testbed-189"], "mcsim: error: unknown topology 'testbed-189'; choose one of"),
         (["allgather", "--size", ","], "mcsim: error: --size=',' has an empty size; give sizes separated by commas"),
         (["allgather", "--size", "4KiB,,1MiB"], "mcsim: error: --size='4KiB,,1MiB' has an empty size"),
-        (["broadcast", "--roots", "7"], "mcsim: error: broadcast: --roots is for allgather (a broadcast has one root"),
+        (["broadcast", "--roots", "7"], "mcsim: error: broadcast: --roots is for allgather (mcast: K roots multicast"),
         (["allgather", "--root", "1"], "mcsim: error: allgather: --root is for broadcast"),
         (["allgather", "--bogus"], "mcsim: error: unrecognized arguments: --bogus (see mcsim allgather --help)\n"),
         (["topo", "show", "a", "b"], "mcsim: error: unrecognized arguments: b (see mcsim topo show --help)\n"),
@@ -323,8 +323,27 @@ BAD_INPUT = [
         ["allgather", "--algorithm", "ring", "--artifact-protocol"],
         r"--artifact-protocol is the multicast protocol's; not for --algorithm ring",
     ),
-    (["allgather", "--root", "1"], r"allgather: --root is for broadcast \(an allgather has --roots K at a time\)"),
-    (["broadcast", "--roots", "2"], r"broadcast: --roots is for allgather \(a broadcast has one root: --root R\)"),
+    (["allgather", "--root", "1"], r"allgather: --root is for broadcast \(the rank whose buffer every rank gets\)"),
+    (["broadcast", "--roots", "2"], r"broadcast: --roots is for allgather \(mcast: K roots multicast at a time\)"),
+    (["allreduce", "--roots", "2"], r"allreduce: --roots is for allgather \(mcast: K roots multicast at a time\)"),
+    (
+        ["reduce-scatter", "--root", "1"],
+        r"reduce-scatter: --root is for broadcast \(the rank whose buffer every rank gets\)",
+    ),
+    (
+        ["allgather", "--reduce-ps-per-byte", "9"],
+        r"allgather: --reduce-ps-per-byte is for reduce-scatter and allreduce \(ring\)",
+    ),
+    (
+        ["allreduce", "--algorithm", "innet", "--reduce-ps-per-byte", "9"],
+        r"--reduce-ps-per-byte is the hosts' reduction's; not for --algorithm innet",
+    ),
+    (
+        ["reduce-scatter", "--timeout-scale", "2"],
+        r"--timeout-scale=2\.0 is the multicast protocol's; not for --algorithm ring",
+    ),
+    (["allreduce", "--algorithm", "mcast"], r"unknown algorithm for allreduce 'mcast'; choose one of innet, ring"),
+    (["allreduce", "--reduce-ps-per-byte", "-1"], r"Scenario: reduce_ps_per_byte=-1 must be >= 0"),
     (
         ["allgather", "--algorithm", "rign", "--roots", "2"],
         r"unknown algorithm for allgather 'rign'; choose one of mcast, ring; did you mean 'ring'\?",
@@ -359,6 +378,10 @@ def test_an_option_that_the_combination_reads_is_accepted():
     assert (mcast.roots, mcast.timeout_scale, mcast.barriers) == (3, 2.0, 2)
     (bcast,) = _collective_scenarios(parse(["broadcast", "--root", "5", "--timeout-scale", "3"]))
     assert (bcast.root, bcast.timeout_scale) == (5, 3.0)
+    (ar,) = _collective_scenarios(parse(["allreduce", "--size", "4KiB", "--reduce-ps-per-byte", "9"]))
+    assert ar == Scenario(collective="allreduce", algorithm="ring", bytes_per_rank="4KiB", reduce_ps_per_byte=9)
+    (rs,) = _collective_scenarios(parse(["reduce-scatter", "--algo", "innet", "--size", "4KiB"]))
+    assert rs == Scenario(collective="reduce_scatter", algorithm="innet", bytes_per_rank="4KiB")
 
 
 @pytest.mark.parametrize(
@@ -366,6 +389,8 @@ def test_an_option_that_the_combination_reads_is_accepted():
     [
         ("allgather", ["--roots K             mcast: roots multicasting at once (default: 2)", "(default: 5)"]),
         ("broadcast", ["the root rank (default: 0)", "(default: 1MiB)"]),
+        ("allreduce", ["innet or ring (--algo: the same) (default: ring)", "(default: 68; 0: free)"]),
+        ("reduce-scatter", ["innet or ring (--algo: the same) (default: ring)"]),
         ("stream", ["(default: 56.25Gbps)", "(default: 64MiB)"]),
     ],
 )
