@@ -20,7 +20,7 @@ RING_AG, MCAST, RING_RS, RING_AR, INNET = (
     for name in ("RingAllgather", "McastAllgather", "RingReduceScatter", "RingAllreduce", "InnetReduction")
 )
 RANKS = (RING_AG, MCAST, RING_RS, RING_AR, INNET)
-HOST_REDUCTIONS = (RING_RS, RING_AR)  # ranks that add bytes on the host (ReducePerByte)
+HOST_REDUCTIONS = (RING_RS, RING_AR)  # ranks that add bytes on the host (ReducePsPerByte)
 # A host's reduction: one core adding received 32-bit integers to its own, out of cache. Measured on
 # the development machine (AMD EPYC, numpy int32 add of two 64 MiB arrays into one, median of 5):
 # 14.7 GB/s of reduced bytes = 68 ps per byte (in cache, 64 KiB - 4 MiB: 40-45 GB/s = 22-25 ps/B).
@@ -73,7 +73,7 @@ class TeamSpec:
         default=0, metadata=sets(MCAST, "BroadcastRoot", lambda r, t: r if t.collective == "broadcast" else -1)
     )
     # host reductions (ring Reduce-Scatter, ring Allreduce): time to add one received byte
-    reduce_ps_per_byte: int = field(default=HOST_REDUCE_PS_PER_BYTE, metadata=sets(HOST_REDUCTIONS, "ReducePerByte"))
+    reduce_ps_per_byte: int = field(default=HOST_REDUCE_PS_PER_BYTE, metadata=sets(HOST_REDUCTIONS, "ReducePsPerByte"))
     start_ps: int = 0
 
     def __post_init__(self) -> None:

@@ -4,6 +4,7 @@
 #include "ns3/make-event.h"
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cstring>
@@ -41,19 +42,22 @@ RingReduceScatter::GetTypeId()
             .SetParent<RingRank>()
             .SetGroupName("Mcsim")
             .AddConstructor<RingReduceScatter>()
-            .AddAttribute("ReducePerByte",
-                          "Time to add one received byte to the local contribution (the reduction "
-                          "engine handles one chunk at a time); the default, 68 ps (14.7 GB/s), "
-                          "is one core adding 32-bit integers out of cache (mcsim/config/"
-                          "collectives.py, HOST_REDUCE_PS_PER_BYTE).",
-                          TimeValue(PicoSeconds(DEFAULT_REDUCE_PS_PER_BYTE)),
-                          MakeTimeAccessor(&RingReduceScatter::m_reducePerByte),
-                          MakeTimeChecker(Time(0)));
+            .AddAttribute("ReducePsPerByte",
+                          "Picoseconds to add one received byte to the local contribution (the "
+                          "reduction engine handles one chunk at a time); the default, 68 ps "
+                          "(14.7 GB/s), is one core adding 32-bit integers out of cache "
+                          "(mcsim/config/collectives.py, HOST_REDUCE_PS_PER_BYTE). An integer of "
+                          "ps, not a Time: a Time default below 1 ns would be rounded to the "
+                          "nanosecond before the run sets the resolution to ps.",
+                          UintegerValue(DEFAULT_REDUCE_PS_PER_BYTE),
+                          MakeUintegerAccessor(&RingReduceScatter::m_reducePsPerByte),
+                          MakeUintegerChecker<uint64_t>());
     return tid;
 }
 
 RingReduceScatter::RingReduceScatter()
-    : m_completed(0)
+    : m_completed(0),
+      m_reducePsPerByte(DEFAULT_REDUCE_PS_PER_BYTE)
 {
 }
 
@@ -89,7 +93,8 @@ RingReduceScatter::OnReceive(uint32_t host, const Completion& c)
     m_stats.chunksReceived++;
     // add this rank's contribution on the reduction engine, then pass the sum on (or keep it)
     const Time start = std::max(Simulator::Now(), m_reduceBusyUntil);
-    m_reduceBusyUntil = start + m_reducePerByte * static_cast<int64_t>(ChunkBytes(c.imm));
+    m_reduceBusyUntil =
+        start + PicoSeconds(static_cast<int64_t>(m_reducePsPerByte * ChunkBytes(c.imm)));
     mcsim::Post(m_reduceBusyUntil - Simulator::Now(),
                 Ptr<EventImpl>(MakeEvent(&RingReduceScatter::Reduced, this, c.imm), false),
                 m_computeSource);

@@ -18,7 +18,7 @@ namespace mcsim
  * Rank r ends with block r summed over all ranks. Block b's partial sums travel
  * b+1 -> b+2 -> ... -> b: rank r starts block r-1 by WRITEing (with immediate = chunk id) its own
  * contribution to r+1; a rank receiving a chunk of block b adds its own contribution, which takes
- * ReducePerByte per byte on a reduction engine that works on one chunk at a time, and passes it
+ * ReducePsPerByte per byte on a reduction engine that works on one chunk at a time, and passes it
  * on, unless b is its own block, which is then complete. Every rank sends and receives N(P-1).
  *
  * Verify mode (the NIC has memory): the partial sums land in a landing zone of the same size
@@ -36,7 +36,7 @@ class RingReduceScatter : public RingRank
     void Start() override;
     void OnReceive(uint32_t host, const Completion& c) override;
 
-    /** "ReducePerByte"'s default: one core adding 32-bit integers out of cache, 14.7 GB/s. */
+    /** "ReducePsPerByte"'s default: one core adding 32-bit integers out of cache, 14.7 GB/s. */
     static constexpr int64_t DEFAULT_REDUCE_PS_PER_BYTE = 68;
 
   protected:
@@ -51,8 +51,8 @@ class RingReduceScatter : public RingRank
     /** The reduction of chunk id is done: sum its bytes (verify mode), pass it on or keep it. */
     void Reduced(uint32_t id);
 
-    Time m_reducePerByte;   //!< "ReducePerByte": time to add one received byte
-    Time m_reduceBusyUntil; //!< the reduction engine is busy until then
+    uint64_t m_reducePsPerByte; //!< "ReducePsPerByte": time to add one received byte
+    Time m_reduceBusyUntil;     //!< the reduction engine is busy until then
 };
 
 } // namespace mcsim
