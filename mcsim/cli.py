@@ -22,7 +22,7 @@ from typing import Any
 
 import mcsim
 from mcsim import topology
-from mcsim.config.collectives import ALGORITHMS, check_algorithm
+from mcsim.config.collectives import ALGORITHMS, RC_PIPELINES, check_algorithm
 from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FORWARDINGS, FabricConfig
 from mcsim.config.faults_file import load_faults
 from mcsim.config.rdma import RdmaConfig
@@ -244,9 +244,14 @@ def _refuse_unread(args: argparse.Namespace) -> None:
     if args.command in ("allgather", "broadcast") and args.reduce_ps_per_byte is not None:
         raise McsimError(f"{args.command}: --reduce-ps-per-byte is for reduce-scatter and allreduce (ring)")
     check_algorithm(COLLECTIVE_COMMANDS[args.command][0], args.algorithm)  # an unknown algorithm first
+    algorithm = typed_option(args, "algorithm")
     if args.algorithm != "ring" and args.reduce_ps_per_byte is not None:
-        algorithm = typed_option(args, "algorithm")
         raise McsimError(f"--reduce-ps-per-byte is the hosts' reduction's; not for {algorithm} {args.algorithm}")
+    if args.algorithm not in RC_PIPELINES and args.ring_chunk is not None:
+        raise McsimError(
+            f"{typed_option(args, 'ring_chunk')}={args.ring_chunk!r} is for the RDMA WRITE algorithms "
+            f"({', '.join(RC_PIPELINES)}); not for {algorithm} {args.algorithm}"
+        )
     if args.algorithm == "mcast":
         return
     for dest in MCAST_ONLY:
@@ -288,6 +293,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         "roots": args.roots,
         "root": args.root,
         "reduce_ps_per_byte": args.reduce_ps_per_byte,
+        "ring_chunk": args.ring_chunk,
     }
     common |= {k: v for k, v in given.items() if v is not None}
     scenarios = [scenario_of(bytes_per_rank=size, **common) for size in _sizes(args)]
@@ -376,6 +382,12 @@ def _workload_options(add: Add, name: str) -> None:
         help="bytes per rank; several: 4KiB,64KiB,1MiB (--size: the same)",
     )
     add("--rate", default=None, help="every link at this rate (56Gbps = FDR); default: the file's")
+    add(
+        "--ring-chunk",
+        default=None,
+        metavar="SIZE",
+        help=f"{', '.join(RC_PIPELINES)}: bytes per RDMA WRITE, the pipelining unit (default: {d['ring_chunk']})",
+    )
     add("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
     hidden = argparse.SUPPRESS  # an option of another subcommand: refused with a hint
     roots = f"mcast: roots multicasting at once (default: {d['roots']})"

@@ -43,12 +43,15 @@ def lacking_b(collective: str, bytes_per_rank_b: int, ranks: int) -> int:
 
 
 def bound_b(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) -> float:
-    """Bytes the algorithm must move through each rank's link, its bound's numerator: 2N(P-1)/P for
-    an Allreduce summed by the hosts (each rank receives the others' shares of its block, then the
-    other blocks' sums: no host-based Allreduce receives less, Patarasuk and Yuan, JPDC 2009), else
-    :func:`lacking_b` (an in-network Allreduce receives the sum, N)."""
+    """Bytes the algorithm must move through the busiest rank's link, its bound's numerator: 2N(P-1)/P
+    for an Allreduce summed by the hosts (each rank receives the others' shares of its block, then the
+    other blocks' sums: no host-based Allreduce receives less, Patarasuk and Yuan, JPDC 2009);
+    ceil(log2 P) N for the binomial Broadcast (its root sends the buffer to that many children, one
+    after the other); else :func:`lacking_b` (an in-network Allreduce receives the sum, N)."""
     if collective == "allreduce" and algorithm != "innet":
         return 2 * bytes_per_rank_b * (ranks - 1) / ranks
+    if collective == "broadcast" and algorithm == "binomial":
+        return (ranks - 1).bit_length() * bytes_per_rank_b
     return lacking_b(collective, bytes_per_rank_b, ranks)
 
 

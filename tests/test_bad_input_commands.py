@@ -84,6 +84,7 @@ CASES = {
     "allreduce-with-roots": (["allreduce", *FT4, "--roots", "2"], {}),
     "allgather-with-reduce-cost": (["allgather", *FT4, "--reduce-ps-per-byte", "5"], {}),
     "innet-with-reduce-cost": (["reduce-scatter", *FT4, "--algorithm", "innet", "--reduce-ps-per-byte", "5"], {}),
+    "mcast-with-ring-chunk": (["broadcast", *FT4, "--ring-chunk", "8KiB"], {}),
     "size-given-twice": (["allgather", "--topology", "fat-tree-k4", "--size", "4KiB", "--bytes-per-rank", "1MiB"], {}),
     "tls-without-scheduler": (["sweep", "@huge.toml", "--tls-cert", "c.pem"], {}),
     "sweep-show-dry-run": (["sweep", "show", "x.sqlite", "--dry-run"], {}),

@@ -343,6 +343,18 @@ BAD_INPUT = [
         r"--timeout-scale=2\.0 is the multicast protocol's; not for --algorithm ring",
     ),
     (["allreduce", "--algorithm", "mcast"], r"unknown algorithm for allreduce 'mcast'; choose one of innet, ring"),
+    (
+        ["broadcast", "--ring-chunk", "8KiB"],
+        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial\); not for --algorithm mcast",
+    ),
+    (
+        ["allreduce", "--algo", "innet", "--ring-chunk", "8KiB"],
+        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial\); not for --algo innet",
+    ),
+    (
+        ["broadcast", "--algorithm", "chain", "--ring-chunk", "0"],
+        r"Scenario: ring_chunk='0' must be 1\.\.2147483648 B .*",
+    ),
     (["allreduce", "--reduce-ps-per-byte", "-1"], r"Scenario: reduce_ps_per_byte=-1 must be >= 0"),
     (
         ["allgather", "--algorithm", "rign", "--roots", "2"],
@@ -380,6 +392,11 @@ def test_an_option_that_the_combination_reads_is_accepted():
     assert (bcast.root, bcast.timeout_scale) == (5, 3.0)
     (ar,) = _collective_scenarios(parse(["allreduce", "--size", "4KiB", "--reduce-ps-per-byte", "9"]))
     assert ar == Scenario(collective="allreduce", algorithm="ring", bytes_per_rank="4KiB", reduce_ps_per_byte=9)
+    argv = ["broadcast", "--algorithm", "binomial", "--ring-chunk", "8KiB", "--root", "3", "--size", "4KiB"]
+    (tree,) = _collective_scenarios(parse(argv))
+    assert tree == Scenario(
+        collective="broadcast", algorithm="binomial", ring_chunk="8KiB", root=3, bytes_per_rank="4KiB"
+    )
     (rs,) = _collective_scenarios(parse(["reduce-scatter", "--algo", "innet", "--size", "4KiB"]))
     assert rs == Scenario(collective="reduce_scatter", algorithm="innet", bytes_per_rank="4KiB")
 
@@ -388,7 +405,7 @@ def test_an_option_that_the_combination_reads_is_accepted():
     ("command", "shown"),
     [
         ("allgather", ["--roots K             mcast: roots multicasting at once (default: 2)", "(default: 5)"]),
-        ("broadcast", ["the root rank (default: 0)", "(default: 1MiB)"]),
+        ("broadcast", ["the root rank (default: 0)", "(default: 1MiB)", "binomial or chain or mcast"]),
         ("allreduce", ["innet or ring (--algo: the same) (default: ring)", "(default: 68; 0: free)"]),
         ("reduce-scatter", ["innet or ring (--algo: the same) (default: ring)"]),
         ("stream", ["(default: 56.25Gbps)", "(default: 64MiB)"]),

@@ -15,11 +15,20 @@ from mcsim.errors import pick
 
 RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_chunk's default)
 # the C++ rank applications
-RING_AG, MCAST, RING_RS, RING_AR, INNET = (
+RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL = (
     f"ns3::mcsim::{name}"
-    for name in ("RingAllgather", "McastAllgather", "RingReduceScatter", "RingAllreduce", "InnetReduction")
+    for name in (
+        "RingAllgather",
+        "McastAllgather",
+        "RingReduceScatter",
+        "RingAllreduce",
+        "InnetReduction",
+        "BroadcastChain",
+        "BroadcastBinomial",
+    )
 )
-RANKS = (RING_AG, MCAST, RING_RS, RING_AR, INNET)
+RANKS = (RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL)
+RC_PIPELINES = ("ring", "chain", "binomial")  # algorithms that move RDMA WRITEs of ring_chunk bytes
 HOST_REDUCTIONS = (RING_RS, RING_AR)  # ranks that add bytes on the host (ReducePsPerByte)
 # A host's reduction: one core adding received 32-bit integers to its own, out of cache. Measured on
 # the development machine (AMD EPYC, numpy int32 add of two 64 MiB arrays into one, median of 5):
@@ -31,6 +40,8 @@ ALGORITHMS = {
     ("allgather", "ring"): RING_AG,
     ("allgather", "mcast"): MCAST,
     ("broadcast", "mcast"): MCAST,
+    ("broadcast", "chain"): CHAIN,
+    ("broadcast", "binomial"): BINOMIAL,
     ("reduce_scatter", "ring"): RING_RS,
     ("reduce_scatter", "innet"): INNET,
     ("allreduce", "ring"): RING_AR,
@@ -45,7 +56,7 @@ class TeamSpec:
 
     # "allgather", "broadcast", "reduce_scatter" or "allreduce" (an in-network one: Allreduce or not)
     collective: str = field(metadata=sets(INNET, "Allreduce", lambda c, _: c == "allreduce"))
-    algorithm: str  # "ring", "mcast" or "innet"
+    algorithm: str  # "ring", "mcast", "innet", "chain" or "binomial"
     hosts: tuple[int, ...]  # rank i runs on hosts[i]
     # Allgather: each rank's shard; Broadcast: the root's buffer
     bytes_per_rank_b: int = field(metadata=sets(TEAM, "BytesPerRank"))
@@ -65,12 +76,14 @@ class TeamSpec:
     repair_reads: int = field(default=0, metadata=sets(MCAST, "RepairReads"))
     # mcast: done only when its FIN is ACKed and r-1's FIN is in (the artifact's)
     fin_wait: bool = field(default=False, metadata=sets(MCAST, "FinWait"))
-    # mcast, innet: bytes per datagram (default: the MTU); ring: bytes per pipelined WRITE (default: RING_CHUNK_B)
+    # mcast, innet: bytes per datagram (default: the MTU); ring, chain, binomial: bytes per RDMA WRITE
+    # (default: RING_CHUNK_B)
     chunk_b: int | None = field(default=None, metadata=sets(RANKS, "ChunkBytes"))
     data_timeout_ps: int = field(default=10**10, metadata=sets(MCAST, "DataTimeout"))  # mcast: the data phase ends
     # Broadcast: the root rank (C++: -1 for an Allgather)
     root: int = field(
-        default=0, metadata=sets(MCAST, "BroadcastRoot", lambda r, t: r if t.collective == "broadcast" else -1)
+        default=0,
+        metadata=sets((MCAST, CHAIN, BINOMIAL), "BroadcastRoot", lambda r, t: r if t.collective == "broadcast" else -1),
     )
     # host reductions (ring Reduce-Scatter, ring Allreduce): time to add one received byte
     reduce_ps_per_byte: int = field(default=HOST_REDUCE_PS_PER_BYTE, metadata=sets(HOST_REDUCTIONS, "ReducePsPerByte"))
@@ -79,7 +92,7 @@ class TeamSpec:
     def __post_init__(self) -> None:
         check_algorithm(self.collective, self.algorithm)
         if self.chunk_b is None:  # the algorithm's default
-            object.__setattr__(self, "chunk_b", RING_CHUNK_B if self.algorithm == "ring" else DEFAULT_MTU_BYTES)
+            object.__setattr__(self, "chunk_b", RING_CHUNK_B if self.algorithm in RC_PIPELINES else DEFAULT_MTU_BYTES)
 
 
 def ring_blocks(collective: str, bytes_per_rank_b: int, ranks: int) -> tuple[int, int]:

@@ -38,6 +38,7 @@ class RunShape:
     sources: int  # ranks that contribute a shard (1 for a Broadcast)
     ring_phases: int  # phases of P-1 steps of the run's ring collectives (an Allreduce has 2)
     ring_block_b: int  # bytes of a ring's largest block (N, or an Allreduce's N/P)
+    buffer_transfers: int = 0  # whole buffers sent over RC (a chain or binomial Broadcast: P-1)
     mcast: bool  # the collective is the multicast algorithm
     mtu_b: int
     ring_chunk_b: int
@@ -86,6 +87,7 @@ def estimate(s: RunShape, hops: int) -> dict[str, int]:
     p, n = s.ranks, s.shard_b
     tree_links = p + max(0, min(s.switches - 1, (p - 1) * (hops - 2)))
     total = s.ring_phases * p * (p - 1) * packets(s.ring_block_b, s.ring_chunk_b, s.mtu_b) * hops
+    total += s.buffer_transfers * packets(n, s.ring_chunk_b, s.mtu_b) * hops
     if s.mcast:
         total += s.sources * -(-n // s.mtu_b) * tree_links
     memory = memory_parts_b(s)

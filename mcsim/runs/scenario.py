@@ -309,6 +309,13 @@ class Scenario:
                     f"Scenario: bytes_per_rank={self.bytes_per_rank!r} sends {packets} packets over each ring QP; "
                     f"RC PSNs are 32-bit and must not wrap in a run (at most {MAX_PSNS}): use a smaller shard"
                 )
+        if self.algorithm in ("chain", "binomial"):  # the buffer crosses each QP once
+            packets = cost.packets(n, ring_chunk, mtu)
+            if packets > MAX_PSNS:
+                raise McsimError(
+                    f"Scenario: bytes_per_rank={self.bytes_per_rank!r} sends {packets} packets over one RC QP; "
+                    f"RC PSNs are 32-bit and must not wrap in a run (at most {MAX_PSNS}): use a smaller buffer"
+                )
 
     def _check_timeout(self) -> None:
         """A run whose data alone (the receive bound, a lower bound of its time) or whose multicast
@@ -421,6 +428,7 @@ class Scenario:
             sources=self._sources,
             ring_phases=phases,
             ring_block_b=block,
+            buffer_transfers=self.n_ranks - 1 if self.algorithm in ("chain", "binomial") else 0,
             mcast=self.algorithm == "mcast",
             mtu_b=self.rdma.mtu_b,
             ring_chunk_b=self.ring_chunk_b,
