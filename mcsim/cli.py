@@ -232,6 +232,7 @@ COLLECTIVE_COMMANDS = {
     "broadcast": ("broadcast", "mcast"),
     "reduce-scatter": ("reduce_scatter", "ring"),
     "allreduce": ("allreduce", "ring"),
+    "alltoall": ("alltoall", "pairwise"),
 }
 
 

@@ -15,7 +15,7 @@ from mcsim.errors import pick
 
 RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_chunk's default)
 # the C++ rank applications
-RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL = (
+RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL, ALLTOALL = (
     f"ns3::mcsim::{name}"
     for name in (
         "RingAllgather",
@@ -25,10 +25,12 @@ RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL = (
         "InnetReduction",
         "BroadcastChain",
         "BroadcastBinomial",
+        "Alltoall",
     )
 )
-RANKS = (RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL)
-RC_PIPELINES = ("ring", "chain", "binomial")  # algorithms that move RDMA WRITEs of ring_chunk bytes
+RANKS = (RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL, ALLTOALL)
+# algorithms that move RDMA WRITEs of ring_chunk bytes
+RC_PIPELINES = ("ring", "chain", "binomial", "pairwise", "all_at_once")
 HOST_REDUCTIONS = (RING_RS, RING_AR)  # ranks that add bytes on the host (ReducePsPerByte)
 # A host's reduction: one core adding received 32-bit integers to its own, out of cache. Measured on
 # the development machine (AMD EPYC, numpy int32 add of two 64 MiB arrays into one, median of 5):
@@ -46,6 +48,8 @@ ALGORITHMS = {
     ("reduce_scatter", "innet"): INNET,
     ("allreduce", "ring"): RING_AR,
     ("allreduce", "innet"): INNET,
+    ("alltoall", "pairwise"): ALLTOALL,
+    ("alltoall", "all_at_once"): ALLTOALL,
 }
 COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
 
@@ -56,7 +60,8 @@ class TeamSpec:
 
     # "allgather", "broadcast", "reduce_scatter" or "allreduce" (an in-network one: Allreduce or not)
     collective: str = field(metadata=sets(INNET, "Allreduce", lambda c, _: c == "allreduce"))
-    algorithm: str  # "ring", "mcast", "innet", "chain" or "binomial"
+    # "ring", "mcast", "innet", "chain", "binomial", "pairwise" or "all_at_once"
+    algorithm: str = field(metadata=sets(ALLTOALL, "Pairwise", lambda a, _: a == "pairwise"))
     hosts: tuple[int, ...]  # rank i runs on hosts[i]
     # Allgather: each rank's shard; Broadcast: the root's buffer
     bytes_per_rank_b: int = field(metadata=sets(TEAM, "BytesPerRank"))

@@ -309,7 +309,13 @@ class Scenario:
                     f"Scenario: bytes_per_rank={self.bytes_per_rank!r} sends {packets} packets over each ring QP; "
                     f"RC PSNs are 32-bit and must not wrap in a run (at most {MAX_PSNS}): use a smaller shard"
                 )
-        if self.algorithm in ("chain", "binomial"):  # the buffer crosses each QP once
+        if self.collective == "alltoall" and p * -(-n // ring_chunk) > RING_MAX_CHUNKS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={self.bytes_per_rank!r} makes {p * -(-n // ring_chunk)} Alltoall chunks "
+                f"of {ring_chunk} B; the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): "
+                "raise ring_chunk"
+            )
+        if self.algorithm in ("chain", "binomial") or self.collective == "alltoall":  # a buffer per QP
             packets = cost.packets(n, ring_chunk, mtu)
             if packets > MAX_PSNS:
                 raise McsimError(
@@ -396,16 +402,28 @@ class Scenario:
         return (self.algorithm == "ring") + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring")
 
     @property
+    def _buffer_transfers(self) -> int:
+        """Buffers of N sent over RC by the tree and pairwise algorithms: P-1 (a chain or binomial
+        Broadcast), P(P-1) (an Alltoall)."""
+        p = self.n_ranks
+        return {"chain": p - 1, "binomial": p - 1, "pairwise": p * (p - 1), "all_at_once": p * (p - 1)}.get(
+            self.algorithm, 0
+        )
+
+    @property
     def _memory_b(self) -> int:
-        """The region each rank registers (rdma.region_b): P x N, or more for verify mode's bytes."""
-        return max(1, self.n_ranks * self.bytes_per_rank_b, self._verify_memory_b if self.verify else 0)
+        """The region each rank registers (rdma.region_b): P x N, or more for verify mode's bytes (an
+        Alltoall's: its send and receive buffers always)."""
+        alltoall = self._verify_memory_b if self.collective == "alltoall" else 0
+        return max(1, self.n_ranks * self.bytes_per_rank_b, self._verify_memory_b if self.verify else 0, alltoall)
 
     @property
     def _verify_memory_b(self) -> int:
         """Verify mode's real bytes per rank: its output buffer, twice that for a ring reduction (the
-        landing zone its partial sums arrive in: C++ RingReduceScatter)."""
+        landing zone its partial sums arrive in: C++ RingReduceScatter) and an Alltoall (its send
+        buffer, then its receive buffer)."""
         ring_reduction = self.algorithm == "ring" and self.collective in ("reduce_scatter", "allreduce")
-        return self.output_b * (2 if ring_reduction else 1)
+        return self.output_b * (2 if ring_reduction or self.collective == "alltoall" else 1)
 
     @property
     def output_b(self) -> int:
@@ -428,7 +446,7 @@ class Scenario:
             sources=self._sources,
             ring_phases=phases,
             ring_block_b=block,
-            buffer_transfers=self.n_ranks - 1 if self.algorithm in ("chain", "binomial") else 0,
+            buffer_transfers=self._buffer_transfers,
             mcast=self.algorithm == "mcast",
             mtu_b=self.rdma.mtu_b,
             ring_chunk_b=self.ring_chunk_b,
@@ -544,8 +562,8 @@ class Scenario:
             stats = [collectives.team_stats(t) for t in teams]
             nic = rdma.read_nic_counters(stack, fab.n_hosts)
             fres = fab.collect()
-            for h in hosts if expected is not None else ():
-                outputs.append(rdma.read_memory(stack, h, self.output_b))
+            if expected is not None:
+                outputs = [rdma.read_memory(stack, h, expected.output_b) for h in hosts]
         results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
         if expected is not None:
             wrong = np.array([int(np.count_nonzero(out != expected.output(r))) for r, out in enumerate(outputs)])

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 
-def pattern(source: int, n: int) -> np.ndarray:
-    """The bytes source rank contributes in verify mode: they depend on the byte's offset, so a
-    chunk delivered to the wrong place, twice or not at all shows."""
-    j = np.arange(n, dtype=np.int64)
+def pattern(source: int, n: int, start: int = 0) -> np.ndarray:
+    """The bytes source rank contributes in verify mode (those at offsets start .. start+n-1): they
+    depend on the byte's offset, so a chunk delivered to the wrong place, twice or not at all shows."""
+    j = np.arange(start, start + n, dtype=np.int64)
     return ((source * 251 + j * 7 + (j >> 9)) % 256).astype(np.uint8)
 
 
@@ -40,17 +40,26 @@ class Expected:
     when the collective is right. Allgather and Broadcast as :func:`expected_output`; a
     Reduce-Scatter's rank holds P blocks of n bytes (pattern(rank, P n), 32-bit integers) and ends
     with its block r summed over all ranks in place; an Allreduce's rank holds n bytes and ends with
-    their sum over all ranks."""
+    their sum over all ranks; an Alltoall's rank holds P blocks of n (block j for rank j) and ends
+    with them and, after them, block r of every rank i's (block i)."""
 
     def __init__(self, collective: str, ranks: int, n: int, root: int = 0) -> None:
         self.collective, self.ranks, self.n, self.root = collective, ranks, n, root
         self._same: np.ndarray | None = None
+        if collective == "alltoall":
+            return
         if collective in ("allgather", "broadcast"):
             self._same = expected_output(collective, ranks, n, root)
         elif collective == "allreduce":
             self._same = int32_sum([pattern(r, n) for r in range(ranks)])
         else:  # reduce_scatter: the sum of every block, each rank's own block taken from it
             self._sums = int32_sum([pattern(r, ranks * n) for r in range(ranks)])
+
+    @property
+    def output_b(self) -> int:
+        """Bytes of :meth:`output`: the output buffer (an Alltoall's: its send and receive buffers)."""
+        blocks = {"broadcast": 1, "allreduce": 1, "alltoall": 2 * self.ranks}.get(self.collective, self.ranks)
+        return blocks * self.n
 
     def input(self, rank: int) -> tuple[int, np.ndarray] | None:
         """(offset in the rank's region, bytes) the rank holds before the run, or None."""
@@ -60,12 +69,17 @@ class Expected:
             return rank * self.n, pattern(rank, self.n)
         if self.collective == "allreduce":
             return 0, pattern(rank, self.n)
-        return 0, pattern(rank, self.ranks * self.n)
+        return 0, pattern(rank, self.ranks * self.n)  # Reduce-Scatter, Alltoall: P blocks
 
     def output(self, rank: int) -> np.ndarray:
-        """The rank's output buffer when the collective is right."""
+        """The rank's output buffer when the collective is right (an Alltoall's: its send buffer as it
+        was, then the receive buffer, block i from rank i)."""
         if self._same is not None:
             return self._same
+        if self.collective == "alltoall":
+            p, n = self.ranks, self.n
+            received = [pattern(i, n, start=rank * n) for i in range(p)]  # block r of rank i's P blocks
+            return np.concatenate([pattern(rank, p * n), *received])
         out = pattern(rank, self.ranks * self.n)
         block = slice(rank * self.n, (rank + 1) * self.n)
         out[block] = self._sums[block]

@@ -8,7 +8,7 @@ from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import scenario_of
-from mcsim.runs.verify import expected_output, pattern, wrong_bytes
+from mcsim.runs.verify import Expected, expected_output, pattern, wrong_bytes
 
 CASES = [("allgather", "ring"), ("allgather", "mcast"), ("broadcast", "mcast")]
 
@@ -89,3 +89,15 @@ def test_the_pattern_tells_sources_and_places_apart():
 def test_bad_verify_is_one_line(kwargs, message):
     with pytest.raises(McsimError, match=message):
         Scenario(**({"topology": "fat-tree-k4", "verify": True} | kwargs))
+
+
+@pytest.mark.parametrize(
+    ("collective", "blocks"), [("allgather", 5), ("broadcast", 1), ("allreduce", 1), ("alltoall", 10)]
+)
+def test_the_expected_output_is_as_long_as_it_says(collective, blocks):
+    e = Expected(collective, 5, 64)
+    assert e.output_b == blocks * 64 == e.output(3).size
+
+
+def test_a_pattern_from_an_offset_is_that_slice_of_the_whole():
+    np.testing.assert_array_equal(pattern(3, 1000, start=1500), pattern(3, 4000)[1500:2500])

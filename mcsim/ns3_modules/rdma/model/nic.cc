@@ -244,6 +244,12 @@ Nic::EnableMemory(uint64_t bytes)
     m_memory.assign(bytes, 0);
 }
 
+uint64_t
+Nic::GetMemoryBytes() const
+{
+    return m_memory.size();
+}
+
 bool
 Nic::HasMemory() const
 {

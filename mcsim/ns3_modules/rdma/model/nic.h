@@ -111,10 +111,11 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     /**
      * Verify mode: give this NIC a registered region of real bytes (zeroed). Packets then carry
      * real payloads: a WRITE, READ response or datagram copies bytes out of the region at its
-     * offset and the receiver copies them into its region at the same offset (local offset =
-     * remote offset: how every mcsim collective lays out its buffers).
+     * local offset (RcQp::PostSend's; by default the remote one) and the receiver copies them
+     * into its region at the remote offset.
      */
     void EnableMemory(uint64_t bytes);
+    uint64_t GetMemoryBytes() const; //!< the verify-mode region's size (0 without one)
     /** Take packets outside verify mode from this store (an RdmaStack shares one by all NICs;
      * a NIC has its own until then). */
     void ShareBlankPackets(Ptr<BlankPackets> blank);

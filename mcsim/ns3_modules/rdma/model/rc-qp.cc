@@ -121,7 +121,8 @@ RcQp::PostSend(Verb verb,
                uint64_t remoteOffset,
                uint64_t wrId,
                bool withImm,
-               uint32_t imm)
+               uint32_t imm,
+               uint64_t localOffset)
 {
     const std::string where = "RcQp " + std::to_string(m_qpn) + ": ";
     if (!m_connected || m_nic == nullptr)
@@ -145,8 +146,25 @@ RcQp::PostSend(Verb verb,
         throw std::invalid_argument(where + "a READ has no immediate data");
     }
     const uint32_t n = Packets(bytes);
-    m_sq.push_back(
-        {verb, withImm, imm, wrId, bytes, remoteOffset, m_nextPsn, n, false, m_nic->Doorbell()});
+    const uint64_t local = localOffset == SAME_OFFSET ? remoteOffset : localOffset;
+    const uint64_t memory = m_nic->GetMemoryBytes();
+    if (verb != Verb::SEND && memory > 0 && (local > memory || bytes > memory - local))
+    {
+        throw std::invalid_argument(
+            where + "source [" + std::to_string(local) + ", " + std::to_string(local + bytes) +
+            ") is outside this host's region of " + std::to_string(memory) + " bytes");
+    }
+    m_sq.push_back({verb,
+                    withImm,
+                    imm,
+                    wrId,
+                    bytes,
+                    remoteOffset,
+                    local,
+                    m_nextPsn,
+                    n,
+                    false,
+                    m_nic->Doorbell()});
     m_nextPsn += n;
 }
 
@@ -251,7 +269,7 @@ RcQp::NextRequesterPacket()
         m_txPsn = psn + 1;
         if (!send && m_nic->HasMemory())
         {
-            data = m_nic->Memory(w.remoteOffset + static_cast<uint64_t>(i) * mtu, payload);
+            data = m_nic->Memory(w.localOffset + static_cast<uint64_t>(i) * mtu, payload);
         }
     }
     if (m_una >= m_sentEnd) // nothing was outstanding: the timer starts with this packet
@@ -341,7 +359,7 @@ RcQp::HandleReadResponse(Ptr<Packet> packet, const TransportHeader& h, uint32_t 
     if (m_nic->HasMemory())
     {
         const uint64_t offset =
-            w.remoteOffset + static_cast<uint64_t>(h.psn - w.firstPsn) * m_nic->GetMtuBytes();
+            w.localOffset + static_cast<uint64_t>(h.psn - w.firstPsn) * m_nic->GetMtuBytes();
         m_nic->StorePayload(packet, payload, offset);
     }
     m_counters.rxPayload += payload;

@@ -45,8 +45,13 @@ class RcQp : public QueuePair
      */
     void Connect(uint32_t remoteHost, uint32_t remoteQpn, uint64_t remoteRegionBytes);
 
+    /** A WRITE's source and a READ's destination: the same offset as the remote one. */
+    static constexpr uint64_t SAME_OFFSET = UINT64_MAX;
+
     /**
      * Post a send work request.
+     * @param localOffset where a WRITE's bytes come from and a READ's go in this host's region
+     *        (verify mode); SAME_OFFSET: remoteOffset
      * @throws std::invalid_argument for a 0-byte WRITE or READ (a 0-byte SEND is one packet),
      * a target outside the peer's region, or an unconnected QP
      */
@@ -55,7 +60,8 @@ class RcQp : public QueuePair
                   uint64_t remoteOffset,
                   uint64_t wrId,
                   bool withImm,
-                  uint32_t imm);
+                  uint32_t imm,
+                  uint64_t localOffset = SAME_OFFSET);
     /** Post n receive work requests (consumed by SENDs and WRITEs with immediate). */
     void PostRecv(uint32_t n);
 
@@ -121,6 +127,7 @@ class RcQp : public QueuePair
         uint64_t wrId;
         uint64_t bytes;
         uint64_t remoteOffset;
+        uint64_t localOffset; //!< a WRITE's source, a READ's destination (this host's region)
         uint32_t firstPsn;
         uint32_t npkts;
         bool readRequested; //!< READ: counted in m_outstandingReads
