@@ -173,13 +173,15 @@ def cmd_stream(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
-RESULT_TABLE = Table(
+RESULT_TABLE = Table(  # nccl-tests' columns first (its size and count: Result.summary), then mcsim's
     [
         Column("size_B", width=12),
+        Column("count", width=12),
         Column("time_us", ".2f", 12),
         Column("algbw_GBps", ".3f", 12),
         Column("busbw_GBps", ".3f", 12),
         Column("bound_us", ".2f", 12),
+        Column("bytes_per_rank_B", width=16),
         Column("injected_B_per_rank", ".0f", 20),
         Column("repair_reads", width=12),
     ]

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from mcsim.routing.routes import MulticastTree
 
 NEVER = -1  # a time that did not happen, in every time array of a result
+NCCL_TYPE_B = 4  # nccl-tests' default data type, float: its count is size / 4
 
 
 def times_ps(raw: np.ndarray) -> np.ndarray:
@@ -376,15 +377,20 @@ class Result:
         )
 
     def summary(self) -> dict[str, Any]:
-        """Scalars for tables, CSV and JSON (units in the names); time and bandwidths are NaN for an
-        incomplete run, and ``unfinished_ranks`` counts the ranks that did not finish."""
+        """Scalars for tables, CSV and JSON (units in the names), nccl-tests' first: ``size_B`` its size
+        (:meth:`output_b`: P x N for Allgather, Reduce-Scatter and Alltoall, N for Broadcast and
+        Allreduce, with N = ``bytes_per_rank_B``), ``count`` its elements (4-byte floats), time and
+        bandwidths; time and bandwidths are NaN for an incomplete run, and ``unfinished_ranks`` counts
+        the ranks that did not finish."""
         done = self.complete
         nan = float("nan")
         return {
             "collective": self.collective,
             "algorithm": self.algorithm,
             "ranks": self.ranks,
-            "size_B": self.bytes_per_rank_b,
+            "size_B": self.output_b,  # nccl-tests' size
+            "count": self.output_b // NCCL_TYPE_B,  # nccl-tests' count: elements of its default type, float
+            "bytes_per_rank_B": self.bytes_per_rank_b,
             "time_us": self.time_ps / 1e6 if done else nan,
             "algbw_GBps": self.algbw_Bps / 1e9 if done else nan,
             "busbw_GBps": self.busbw_Bps / 1e9 if done else nan,

@@ -50,8 +50,8 @@ def test_allgather_prints_columns_and_verifies(capsys):
     assert main(["allgather", "--topology", "fat-tree-k4", "--algo", "mcast", "--size", "4KiB,64KiB", "--verify"]) == 0
     out, err = capsys.readouterr()
     header, *rows = out.splitlines()
-    assert header.split()[:4] == ["size_B", "time_us", "algbw_GBps", "busbw_GBps"]
-    assert [row.split()[0] for row in rows] == ["4096", "65536"]
+    assert header.split()[:5] == ["size_B", "count", "time_us", "algbw_GBps", "busbw_GBps"]
+    assert [row.split()[:2] for row in rows] == [["65536", "16384"], ["1048576", "262144"]]  # nccl-tests: P x N
     assert "every byte of every output is right" in err
 
 
@@ -159,9 +159,9 @@ INCOMPLETE = ["allgather", "--algo", "ring", "--size", "64KiB", "--loss", "0.05"
 def test_an_incomplete_size_prints_incomplete_instead_of_numbers_and_exits_1(capsys, star):
     assert main([*INCOMPLETE, "--topology", star(4)]) == 1
     header, row = capsys.readouterr().out.splitlines()
-    assert header.split()[:2] == ["size_B", "time_us"]
+    assert header.split()[:3] == ["size_B", "count", "time_us"]
     size, text = row.split(maxsplit=1)
-    assert size == "65536"
+    assert size == str(4 * 65536)  # nccl-tests' size: P x N
     assert text.startswith("INCOMPLETE: ") and " of 4 did not finish: " in text
     assert "RcConfig.retry_cnt" in text  # the QPs ran out of retries
 
@@ -345,11 +345,13 @@ BAD_INPUT = [
     (["allreduce", "--algorithm", "mcast"], r"unknown algorithm for allreduce 'mcast'; choose one of innet, ring"),
     (
         ["broadcast", "--ring-chunk", "8KiB"],
-        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial\); not for --algorithm mcast",
+        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial, pairwise, all_at_once\); "
+        r"not for --algorithm mcast",
     ),
     (
         ["allreduce", "--algo", "innet", "--ring-chunk", "8KiB"],
-        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial\); not for --algo innet",
+        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial, pairwise, all_at_once\); "
+        r"not for --algo innet",
     ),
     (
         ["broadcast", "--algorithm", "chain", "--ring-chunk", "0"],
@@ -435,8 +437,8 @@ def test_ctrl_c_on_the_second_size_keeps_the_first(monkeypatch, tmp_path, capsys
     assert main(argv) == 130
     stdout, err = capsys.readouterr()
     header, *rows = stdout.splitlines()
-    assert header.split()[0] == "size_B" and [r.split()[0] for r in rows] == ["4096"]
-    assert [json.loads(line)["size_B"] for line in out.read_text().splitlines()] == [4096]
+    assert header.split()[0] == "size_B" and [r.split()[0] for r in rows] == [str(16 * 4096)]  # P x N
+    assert [json.loads(line)["bytes_per_rank_B"] for line in out.read_text().splitlines()] == [4096]
     assert calls == ["4KiB", "8KiB"]  # the third size never started
     assert err.splitlines()[-1] == (
         "mcsim: interrupted: simulated 1.000 us in 0.2 s, 0.01 M events (0.05 M/s) (at 8KiB per rank; 1 of 3 sizes "

@@ -95,7 +95,8 @@ def test_cli_out_writes_the_summary_rows(tmp_path, capsys, star):
     argv = ["allgather", "--topology", star(4), "--algorithm", "ring", "--bytes-per-rank", "4KiB,8KiB"]
     assert main([*argv, "--out", str(out)]) == 0
     rows = json.loads(out.read_text())
-    assert [r["size_B"] for r in rows] == [4096, 8192] and all(r["complete"] for r in rows)
+    assert [r["bytes_per_rank_B"] for r in rows] == [4096, 8192] and all(r["complete"] for r in rows)
+    assert [(r["size_B"], r["count"]) for r in rows] == [(4 * 4096, 4096), (4 * 8192, 8192)]  # nccl-tests
     table = capsys.readouterr().out.splitlines()
     assert len(table) == 3 and table[0].split()[0] == "size_B"
     assert main([*argv, "--format", "json"]) == 0

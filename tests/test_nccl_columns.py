@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Every collective's output columns against nccl-tests' definitions (its doc/PERFORMANCE.md and the
+*_perf programs): size is the bytes of the buffer nccl-tests names, count its 4-byte floats, algbw
+size / time, busbw algbw times the collective's factor."""
+
+import pytest
+
+from mcsim.config.collectives import ALGORITHMS
+from mcsim.runs.scenario import Scenario
+
+P, N = 4, 4096
+# nccl-tests' size for N bytes per rank (mcsim's bytes_per_rank): the received buffer of all_gather
+# (recvcount x nranks), the send buffer of reduce_scatter and alltoall (nranks blocks), the buffer
+# of all_reduce and broadcast; the bus bandwidth factor of each
+NCCL = {
+    "allgather": (P * N, (P - 1) / P),
+    "reduce_scatter": (P * N, (P - 1) / P),
+    "alltoall": (P * N, (P - 1) / P),
+    "allreduce": (N, 2 * (P - 1) / P),
+    "broadcast": (N, 1.0),
+}
+
+
+@pytest.mark.parametrize(("collective", "algorithm"), sorted(ALGORITHMS))
+def test_size_count_algbw_and_busbw_are_nccl_tests(collective, algorithm):
+    row = (
+        Scenario(topology="fat-tree-k4", collective=collective, algorithm=algorithm, ranks=P, bytes_per_rank=N)
+        .run()
+        .summary()
+    )
+    size, factor = NCCL[collective]
+    assert (row["size_B"], row["count"], row["bytes_per_rank_B"]) == (size, size // 4, N)
+    assert row["algbw_GBps"] == pytest.approx(size / (row["time_us"] * 1e-6) / 1e9)
+    assert row["busbw_GBps"] == pytest.approx(row["algbw_GBps"] * factor)
+
+
+def test_every_collective_has_an_nccl_tests_definition():
+    assert {c for c, _ in ALGORITHMS} == set(NCCL)
