@@ -9,21 +9,20 @@ traffic model, mcsim's count of it) are the same in both modes.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcsim.errors import McsimError
-from mcsim.reference.claims import DPA_HALF, FDR, QUICK_TOPOLOGY, TESTBED
+from mcsim.reference.claims import DPA_HALF, FDR
 from mcsim.reference.compare import DEFAULT_PROFILE, Progress, runs_text
+from mcsim.report.collective_figures import allreduce, allreduce_spec, broadcast_vs_p, broadcast_vs_p_spec
+from mcsim.report.panel import COLORS, Panel, Runs, new_figure, rows_by, svg_of, topology_for
 from mcsim.sweep.spec import SweepSpec
 from mcsim.units import format_rate, format_size, parse_rate
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure as MplFigure
 
 SIZES = ("4KiB", "16KiB", "64KiB", "256KiB", "1MiB")  # busbw vs size: x4 steps, as the paper's OSU runs
 RATES = ("56Gbps", "100Gbps", "200Gbps", "400Gbps", "800Gbps", "1.6Tbps")
@@ -35,65 +34,6 @@ TRAFFIC_RANKS = (4, 16, 64, 256)
 QUICK_TRAFFIC_RANKS = (4, 16, 64)
 CHUNK_B = 4096  # the DPA figure's chunk: one 4 KiB datagram
 ALL_DPA_THREADS = 256  # BlueField-3: 16 cores x 16 threads
-COLORS = {"ring": "#1f77b4", "mcast": "#d62728", "dpa": "#2ca02c", "authors": "#7f7f7f", "staging": "#9467bd"}
-
-
-@dataclass(frozen=True, slots=True)
-class Panel:
-    """One figure of the report: the plot as SVG text, what it shows, and how to make it again."""
-
-    id: str
-    title: str
-    caption: str
-    svg: str  # an <svg> element (no XML prolog), to be placed inline in the page
-    columns: tuple[str, ...]  # the numbers plotted, a row per point, units in the names
-    rows: list[tuple[Any, ...]]
-    specs: tuple[SweepSpec, ...] = ()  # the sweeps behind it: `mcsim sweep <name>.toml` re-runs each
-    code: str = ""  # the closed form behind it, as Python to run
-    notes: tuple[str, ...] = field(default=())  # runs that did not finish, and why
-
-
-class Runs:
-    """Runs the figures' sweeps into one store (stored runs are reused); ``profile``: the DPA profile of
-    the closed forms (mcsim.config.dpa.PROFILES; the simulated DPA runs keep the default sharing)."""
-
-    def __init__(self, store: Path, workers: int | None, profile: str = DEFAULT_PROFILE) -> None:
-        self.store, self.workers, self.profile = store, workers, profile
-
-    def __call__(self, spec: SweepSpec) -> tuple[list[dict[str, Any]], list[str]]:
-        """(the runs that finished, in spec order; a line per run that did not, naming it and why)."""
-        from mcsim.sweep import run_sweep
-
-        done, untimed = run_sweep(spec, self.store, workers=self.workers, progress=False).timed_rows()
-        return done, [f"{spec.name}: {line}" for line in untimed]
-
-
-def _topology(quick: bool) -> str:
-    return QUICK_TOPOLOGY if quick else TESTBED
-
-
-def _svg(fig: MplFigure) -> str:
-    """The figure as an inline <svg> element: text kept as text, ids salted for repeatable output."""
-    import matplotlib
-
-    buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "mcsim-report"}):
-        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
-    text = buf.getvalue()
-    return text[text.index("<svg") :]
-
-
-def _figure(width_in: float = 7.5, height_in: float = 4.2) -> tuple[MplFigure, Axes]:
-    from matplotlib.figure import Figure as MplFigure
-
-    fig = MplFigure(figsize=(width_in, height_in), layout="constrained")
-    ax = fig.add_subplot()
-    ax.grid(True, which="major", alpha=0.3)
-    return fig, ax
-
-
-def _by(rows: Sequence[dict[str, Any]], *names: str) -> dict[tuple[Any, ...], dict[str, Any]]:
-    return {tuple(r[n] for n in names): r for r in rows}
 
 
 # --- bus bandwidth vs size --------------------------------------------------------------------------
@@ -102,7 +42,7 @@ def _by(rows: Sequence[dict[str, Any]], *names: str) -> dict[tuple[Any, ...], di
 def busbw_spec(quick: bool) -> SweepSpec:
     return SweepSpec(
         name="report-busbw" + ("-quick" if quick else ""),
-        base={"topology": _topology(quick), "rate": FDR},
+        base={"topology": topology_for(quick), "rate": FDR},
         axes={"bytes_per_rank": list(SIZES), "algorithm": ["ring", "mcast"]},
     )
 
@@ -110,7 +50,7 @@ def busbw_spec(quick: bool) -> SweepSpec:
 def busbw(quick: bool, runs: Runs) -> Panel:
     spec = busbw_spec(quick)
     rows, notes = runs(spec)
-    fig, ax = _figure()
+    fig, ax = new_figure()
     table = []
     for algo, label in (("ring", "ring (RC RDMA WRITE)"), ("mcast", "multicast (UD, K=2 roots)")):
         pts = sorted((r["bytes_per_rank_b"], r["busbw_Bps"] * 8 / 1e9) for r in rows if r["algorithm"] == algo)
@@ -128,11 +68,11 @@ def busbw(quick: bool, runs: Runs) -> Panel:
     ranks = rows[0]["ranks"] if rows else "-"
     return Panel(
         id="busbw-vs-size",
-        title=f"Allgather bus bandwidth vs size: ring vs multicast on {_topology(quick)}",
+        title=f"Allgather bus bandwidth vs size: ring vs multicast on {topology_for(quick)}",
         caption=f"nccl-tests bus bandwidth (algbw x (P-1)/P = N(P-1)/T) of one Allgather of N bytes per rank "
         f"on {ranks} ranks at {FDR} FDR links, as the paper's OSU runs measured it. The dashed line is the "
         "most any Allgather can reach: every rank must receive N(P-1) bytes through one link.",
-        svg=_svg(fig),
+        svg=svg_of(fig),
         columns=("algorithm", "bytes_per_rank", "busbw_Gbps"),
         rows=table,
         specs=(spec,),
@@ -145,7 +85,7 @@ def busbw(quick: bool, runs: Runs) -> Panel:
 
 def rate_specs(quick: bool) -> tuple[SweepSpec, SweepSpec]:
     suffix = "-quick" if quick else ""
-    base = {"topology": _topology(quick), "bytes_per_rank": RATE_SIZE}
+    base = {"topology": topology_for(quick), "bytes_per_rank": RATE_SIZE}
     host = SweepSpec(
         name="report-rate-host" + suffix, base=base, axes={"rate": list(RATES), "algorithm": ["ring", "mcast"]}
     )
@@ -166,7 +106,7 @@ def time_vs_rate(quick: bool, runs: Runs) -> Panel:
         ("mcast", "multicast, host CPU receive (staging)", [r for r in host_rows if r["algorithm"] == "mcast"]),
         ("dpa", f"multicast, {DPA_HALF['threads']} DPA threads (zero copy, sc24 sharing)", dpa_rows),
     )
-    fig, ax = _figure()
+    fig, ax = new_figure()
     table = []
     for key, label, rows in lines:
         pts = sorted((parse_rate(r["rate"]), r["time_over_bound"]) for r in rows)
@@ -183,13 +123,13 @@ def time_vs_rate(quick: bool, runs: Runs) -> Panel:
     ax.legend(loc="upper left")
     return Panel(
         id="time-vs-rate",
-        title=f"Allgather time against its bound, 56 Gbit/s to 1.6 Tbit/s, on {_topology(quick)}",
+        title=f"Allgather time against its bound, 56 Gbit/s to 1.6 Tbit/s, on {topology_for(quick)}",
         caption=f"Time of one Allgather of {RATE_SIZE} per rank divided by the receive bound N(P-1)/BW, every link "
         "at the rate on the x axis. One host CPU thread (100 ns per completion plus the copy out of the staging "
         "buffer) cannot keep up with 4 KiB chunks past about 80 Gbit/s; the paper's answer is the DPA, here half "
         "of BlueField-3's 256 threads on the zero-copy path (one endpoint per thread; the simulated DPA has the "
         "default sc24 sharing, whatever --profile).",
-        svg=_svg(fig),
+        svg=svg_of(fig),
         columns=("variant", "rate", "time_over_bound"),
         rows=table,
         specs=(host, dpa),
@@ -269,7 +209,7 @@ def traffic(quick: bool, runs: Runs) -> Panel:
         s: {p: mcsim_cost(s, p, layout) / mcsim_cost("multicast", p, layout) for p in POWERS}
         for s in ("ring", "linear")
     }
-    by = _by(rows, "ranks", "algorithm")
+    by = rows_by(rows, "ranks", "algorithm")
     simulated = {
         p: by[p, "ring"]["link_traversals"] / by[p, "mcast"]["link_traversals"]
         for p, _ in by
@@ -292,7 +232,7 @@ def traffic(quick: bool, runs: Runs) -> Panel:
         "tables give, so the two differ from P = 32 up and meet near 2x at large P. The simulated points count "
         f"every packet on every link in a run of {TRAFFIC_SIZE} per rank: the ring's RC ACKs and the multicast's "
         "TOKEN/FIN SENDs and their ACKs included.",
-        svg=_svg(fig),
+        svg=svg_of(fig),
         columns=("source", "ranks", "ring_over_mcast", "linear_over_mcast"),
         rows=table,
         specs=(spec,),
@@ -344,7 +284,7 @@ def _dpa_lines(ax: Axes, profile: str, chosen: bool) -> list[tuple[Any, ...]]:
 def dpa_threads(quick: bool, runs: Runs) -> Panel:
     from mcsim.config import dpa
 
-    fig, ax = _figure()
+    fig, ax = new_figure()
     others = [p for p in dpa.PROFILES if p != runs.profile]
     table = _dpa_lines(ax, runs.profile, True)
     for other in others:
@@ -375,7 +315,7 @@ def dpa_threads(quick: bool, runs: Runs) -> Panel:
         "set, so under it they hold by that choice (verdict: conditional); the sdr-rdma profile, fitted to "
         f"SDR-RDMA's measured thread scaling, needs more. Solid: {runs.profile} (--profile); dashed: "
         f"{', '.join(others)}. The stars mark the published claims; an x marks a rate no thread count sustains.",
-        svg=_svg(fig),
+        svg=svg_of(fig),
         columns=("profile", "path", "rate", "threads"),
         rows=table,
         code=DPA_CODE,
@@ -388,7 +328,7 @@ def dpa_threads(quick: bool, runs: Runs) -> Panel:
 def ag_rs_spec(quick: bool) -> SweepSpec:
     return SweepSpec(
         name="report-ag-rs" + ("-quick" if quick else ""),
-        base={"topology": _topology(quick), "rate": FDR, "overlap": "reduce_scatter"},
+        base={"topology": topology_for(quick), "rate": FDR, "overlap": "reduce_scatter"},
         axes={"bytes_per_rank": list(AG_RS_SIZES), "algorithm": ["ring", "mcast"]},
     )
 
@@ -397,7 +337,7 @@ def ag_rs_innet_spec(quick: bool) -> SweepSpec:
     """The offloaded pair: multicast AG || in-network RS."""
     return SweepSpec(
         name="report-ag-rs-innet" + ("-quick" if quick else ""),
-        base={"topology": _topology(quick), "rate": FDR, "overlap": "reduce_scatter", "algorithm": "mcast"},
+        base={"topology": topology_for(quick), "rate": FDR, "overlap": "reduce_scatter", "algorithm": "mcast"},
         axes={"bytes_per_rank": list(AG_RS_SIZES), "overlap_algorithm": ["innet"]},
     )
 
@@ -408,8 +348,8 @@ def ag_rs(quick: bool, runs: Runs) -> Panel:
     spec, innet_spec = ag_rs_spec(quick), ag_rs_innet_spec(quick)
     rows, notes = runs(spec)
     innet_rows, innet_notes = runs(innet_spec)
-    by = _by(rows, "bytes_per_rank", "algorithm") | _by(innet_rows, "bytes_per_rank", "overlap_algorithm")
-    fig, ax = _figure()
+    by = rows_by(rows, "bytes_per_rank", "algorithm") | rows_by(innet_rows, "bytes_per_rank", "overlap_algorithm")
+    fig, ax = new_figure()
     x = np.arange(len(AG_RS_SIZES))
     table = []
     pairs = (
@@ -433,12 +373,12 @@ def ag_rs(quick: bool, runs: Runs) -> Panel:
     fig.legend(loc="outside lower center", ncol=2, fontsize="small")
     return Panel(
         id="ag-rs",
-        title=f"FSDP's Allgather || Reduce-Scatter on {_topology(quick)}: rings vs offloaded collectives",
+        title=f"FSDP's Allgather || Reduce-Scatter on {topology_for(quick)}: rings vs offloaded collectives",
         caption="When both collectives of the pair had finished, over the receive bound of one of them. With a ring "
         "Reduce-Scatter every rank still receives (P-1)N for each collective, so neither a ring nor a multicast "
         "Allgather beats 2 N(P-1)/BW. With the Reduce-Scatter summed in the switches (in-network reduction) a rank "
         "receives (P-1)N + N and sends N + PN: the pair approaches PN/BW, P/(P-1) on this scale, the slides' 2x.",
-        svg=_svg(fig),
+        svg=svg_of(fig),
         columns=("pair", "bytes_per_rank", "finish_over_bound"),
         rows=table,
         specs=(spec, innet_spec),
@@ -462,6 +402,8 @@ FIGURES: dict[str, Figure] = {
     "traffic-vs-p": Figure(traffic, lambda quick: (traffic_spec(quick),)),
     "dpa-threads": Figure(dpa_threads, lambda quick: ()),
     "ag-rs": Figure(ag_rs, lambda quick: (ag_rs_spec(quick), ag_rs_innet_spec(quick))),
+    "bcast-vs-p": Figure(broadcast_vs_p, lambda quick: (broadcast_vs_p_spec(quick),)),
+    "allreduce": Figure(allreduce, lambda quick: (allreduce_spec(quick),)),
 }
 
 

@@ -24,7 +24,7 @@ from mcsim.errors import McsimError
 from mcsim.reference.claims import CLAIMS
 from mcsim.reference.compare import VERDICTS
 from mcsim.reference.traffic import POWERS, authors_table
-from mcsim.report import figures
+from mcsim.report import collective_figures, figures
 from mcsim.report.page import report
 from mcsim.sweep import SweepSpec
 from mcsim.sweep.runner import run_key, versions
@@ -196,7 +196,8 @@ def test_every_sweep_of_a_figure_reruns_from_the_toml_on_the_page(made):
     out, _, panels, _ = made
     page = Page(out.read_text(encoding="utf-8"))
     specs = [s for p in panels for s in p.specs]
-    assert len(specs) == 6  # busbw, rate (host and DPA), traffic, ag-rs (rings and the offloaded pair)
+    # busbw, rate (host and DPA), traffic, ag-rs (rings and the offloaded pair), bcast-vs-p, allreduce
+    assert len(specs) == 8
     vers = versions()
     for spec in specs:
         (text,) = [t for t in page.pres if t.startswith(f'name = "{spec.name}"')]
@@ -239,6 +240,18 @@ def test_plotted_numbers_hold_their_bounds_and_closed_forms(made):
     # (16 ranks: (P+1)/(P-1) = 17/15 receive bounds) and beats them
     assert all(f >= 2.0 for pair, _, f in ag_rs.rows if "in-network" not in pair)
     assert all(17 / 15 <= f < 2.0 for f in offloaded)
+    # Broadcast vs P: none below N/BW, the binomial tree's root sends ceil(log2 P) buffers, and the
+    # multicast is the fastest at every P > 2 (at 2 ranks all three send the buffer once)
+    bcast = {(a, p): t for a, p, t in by["bcast-vs-p"].rows}
+    assert {p for _, p in bcast} == set(collective_figures.QUICK_BCAST_RANKS) and len(bcast) == 3 * 4
+    assert all(t >= 1.0 for t in bcast.values())
+    assert all(bcast["binomial", p] >= (p - 1).bit_length() for p in collective_figures.QUICK_BCAST_RANKS)
+    assert all(bcast["mcast", p] < min(bcast["chain", p], bcast["binomial", p]) for p in (4, 8, 16))
+    # Allreduce: the ring never below 2(P-1)/P of N/BW (16 ranks: 15/8), in-network never below 1
+    allreduce = {(a, size): t for a, size, t in by["allreduce"].rows}
+    assert len(allreduce) == 2 * len(collective_figures.ALLREDUCE_SIZES)
+    assert all(t >= 15 / 8 for (a, _), t in allreduce.items() if a == "ring")
+    assert all(t >= 1.0 for (a, _), t in allreduce.items() if a == "innet")
 
 
 def test_second_report_reuses_every_run(made, tmp_path):
