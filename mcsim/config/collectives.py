@@ -15,7 +15,7 @@ from mcsim.errors import pick
 
 RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_chunk's default)
 # the C++ rank applications
-RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL, ALLTOALL = (
+RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL, ALLTOALL, DOUBLING_AG, BRUCK_AG = (
     f"ns3::mcsim::{name}"
     for name in (
         "RingAllgather",
@@ -26,11 +26,13 @@ RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL, ALLTOALL = (
         "BroadcastChain",
         "BroadcastBinomial",
         "Alltoall",
+        "RecursiveDoublingAllgather",
+        "BruckAllgather",
     )
 )
-RANKS = (RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL, ALLTOALL)
+RANKS = (RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL, ALLTOALL, DOUBLING_AG, BRUCK_AG)
 # algorithms that move RDMA WRITEs of ring_chunk bytes
-RC_PIPELINES = ("ring", "chain", "binomial", "pairwise", "all_at_once")
+RC_PIPELINES = ("ring", "chain", "binomial", "pairwise", "all_at_once", "recursive_doubling", "bruck")
 HOST_REDUCTIONS = (RING_RS, RING_AR)  # ranks that add bytes on the host (ReducePsPerByte)
 # A host's reduction: one core adding received 32-bit integers to its own, out of cache. Measured on
 # the development machine (AMD EPYC, numpy int32 add of two 64 MiB arrays into one, median of 5):
@@ -41,6 +43,8 @@ TEAM = "ns3::mcsim::CollectiveTeam"  # the team of ranks (its size and first gro
 ALGORITHMS = {
     ("allgather", "ring"): RING_AG,
     ("allgather", "mcast"): MCAST,
+    ("allgather", "recursive_doubling"): DOUBLING_AG,
+    ("allgather", "bruck"): BRUCK_AG,
     ("broadcast", "mcast"): MCAST,
     ("broadcast", "chain"): CHAIN,
     ("broadcast", "binomial"): BINOMIAL,
@@ -60,7 +64,7 @@ class TeamSpec:
 
     # "allgather", "broadcast", "reduce_scatter" or "allreduce" (an in-network one: Allreduce or not)
     collective: str = field(metadata=sets(INNET, "Allreduce", lambda c, _: c == "allreduce"))
-    # "ring", "mcast", "innet", "chain", "binomial", "pairwise" or "all_at_once"
+    # "ring", "mcast", "innet", "chain", "binomial", "pairwise", "all_at_once", "recursive_doubling", "bruck"
     algorithm: str = field(metadata=sets(ALLTOALL, "Pairwise", lambda a, _: a == "pairwise"))
     hosts: tuple[int, ...]  # rank i runs on hosts[i]
     # Allgather: each rank's shard; Broadcast: the root's buffer

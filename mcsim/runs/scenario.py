@@ -315,8 +315,13 @@ class Scenario:
                 f"of {ring_chunk} B; the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): "
                 "raise ring_chunk"
             )
-        if self.algorithm in ("chain", "binomial") or self.collective == "alltoall":  # a buffer per QP
-            packets = cost.packets(n, ring_chunk, mtu)
+        if self.algorithm == "recursive_doubling" and p & (p - 1):
+            raise McsimError(
+                f"Scenario: algorithm='recursive_doubling' needs a power of 2 ranks, not {p}; 'bruck' takes any"
+            )
+        # at most a buffer per QP, or (the logarithmic Allgathers) at most P shards
+        if self.algorithm in ("chain", "binomial", "recursive_doubling", "bruck") or self.collective == "alltoall":
+            packets = cost.packets(n * (p if self.algorithm in ("recursive_doubling", "bruck") else 1), ring_chunk, mtu)
             if packets > MAX_PSNS:
                 raise McsimError(
                     f"Scenario: bytes_per_rank={self.bytes_per_rank!r} sends {packets} packets over one RC QP; "
@@ -403,12 +408,12 @@ class Scenario:
 
     @property
     def _buffer_transfers(self) -> int:
-        """Buffers of N sent over RC by the tree and pairwise algorithms: P-1 (a chain or binomial
-        Broadcast), P(P-1) (an Alltoall)."""
+        """Buffers of N sent over RC by the tree, pairwise and logarithmic algorithms: P-1 (a chain or
+        binomial Broadcast), P(P-1) (an Alltoall, a recursive doubling or Bruck Allgather)."""
         p = self.n_ranks
-        return {"chain": p - 1, "binomial": p - 1, "pairwise": p * (p - 1), "all_at_once": p * (p - 1)}.get(
-            self.algorithm, 0
-        )
+        each = p * (p - 1)  # an Alltoall's blocks, a logarithmic Allgather's shards
+        transfers = {"chain": p - 1, "binomial": p - 1, "pairwise": each, "all_at_once": each}
+        return (transfers | {"recursive_doubling": each, "bruck": each}).get(self.algorithm, 0)
 
     @property
     def _memory_b(self) -> int:
