@@ -235,20 +235,25 @@ COLLECTIVE_COMMANDS = {
     "reduce-scatter": ("reduce_scatter", "ring"),
     "allreduce": ("allreduce", "ring"),
     "alltoall": ("alltoall", "pairwise"),
+    "reduce": ("reduce", "binomial"),
 }
+ROOTED_COMMANDS = ("broadcast", "reduce")  # --root
+REDUCING_COMMANDS = ("reduce-scatter", "allreduce", "reduce")  # --reduce-ps-per-byte, where the hosts sum
 
 
 def _refuse_unread(args: argparse.Namespace) -> None:
     """Options that would do nothing in this combination are refused, one line each."""
     if args.command != "allgather" and args.roots is not None:
         raise McsimError(f"{args.command}: --roots is for allgather (mcast: K roots multicast at a time)")
-    if args.command != "broadcast" and args.root is not None:
-        raise McsimError(f"{args.command}: --root is for broadcast (the rank whose buffer every rank gets)")
-    if args.command in ("allgather", "broadcast") and args.reduce_ps_per_byte is not None:
-        raise McsimError(f"{args.command}: --reduce-ps-per-byte is for reduce-scatter and allreduce (ring)")
+    if args.command not in ROOTED_COMMANDS and args.root is not None:
+        raise McsimError(f"{args.command}: --root is for broadcast and reduce (the rank that sends or gets the buffer)")
+    if args.command not in REDUCING_COMMANDS and args.reduce_ps_per_byte is not None:
+        raise McsimError(
+            f"{args.command}: --reduce-ps-per-byte is for {', '.join(REDUCING_COMMANDS)} (the hosts' sums)"
+        )
     check_algorithm(COLLECTIVE_COMMANDS[args.command][0], args.algorithm)  # an unknown algorithm first
     algorithm = typed_option(args, "algorithm")
-    if args.algorithm != "ring" and args.reduce_ps_per_byte is not None:
+    if args.algorithm == "innet" and args.reduce_ps_per_byte is not None:
         raise McsimError(f"--reduce-ps-per-byte is the hosts' reduction's; not for {algorithm} {args.algorithm}")
     if args.algorithm not in RC_PIPELINES and args.ring_chunk is not None:
         raise McsimError(
@@ -396,9 +401,9 @@ def _workload_options(add: Add, name: str) -> None:
     roots = f"mcast: roots multicasting at once (default: {d['roots']})"
     add("--roots", type=int, default=None, metavar="K", help=roots if name == "allgather" else hidden)
     root = f"the root rank (default: {d['root']})"
-    add("--root", type=int, default=None, metavar="R", help=root if name == "broadcast" else hidden)
-    reduce = f"ring: time the host takes to add one received byte (default: {d['reduce_ps_per_byte']}; 0: free)"
-    reduces = name in ("reduce-scatter", "allreduce")
+    add("--root", type=int, default=None, metavar="R", help=root if name in ROOTED_COMMANDS else hidden)
+    reduce = f"time the host takes to add one received byte (default: {d['reduce_ps_per_byte']}; 0: free)"
+    reduces = name in REDUCING_COMMANDS
     add("--reduce-ps-per-byte", type=int, default=None, metavar="PS", help=reduce if reduces else hidden)
 
 

@@ -27,18 +27,19 @@ from mcsim.errors import IncompleteRun, McsimError
 from mcsim.units import PS_PER_S, format_size, format_time
 
 # collectives whose output is one buffer of N bytes (the root's, or the sum); the others' is P shards
-ONE_BUFFER = ("broadcast", "allreduce")
+ONE_BUFFER = ("broadcast", "allreduce", "reduce")
 
 
 def output_b(collective: str, bytes_per_rank_b: int, ranks: int) -> int:
     """Each rank's output buffer, nccl-tests' size: P shards of N (Allgather, Reduce-Scatter: its input,
-    its block summed in place) or one buffer of N (Broadcast, Allreduce)."""
+    its block summed in place; Alltoall: its send buffer) or one buffer of N (Broadcast, Allreduce,
+    Reduce)."""
     return bytes_per_rank_b * (1 if collective in ONE_BUFFER else ranks)
 
 
 def lacking_b(collective: str, bytes_per_rank_b: int, ranks: int) -> int:
-    """Bytes each rank must receive through its link: N(P-1), or N for a Broadcast or an Allreduce
-    (the sum of the others' buffers is one buffer); N(P-1)/BW is the receive bound."""
+    """Bytes each rank must receive through its link: N(P-1), or N for a Broadcast, an Allreduce or a
+    Reduce (the sum of the others' buffers is one buffer); N(P-1)/BW is the receive bound."""
     return bytes_per_rank_b * (1 if collective in ONE_BUFFER else ranks - 1)
 
 
@@ -46,11 +47,11 @@ def bound_b(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) 
     """Bytes the algorithm must move through the busiest rank's link, its bound's numerator: 2N(P-1)/P
     for an Allreduce summed by the hosts (each rank receives the others' shares of its block, then the
     other blocks' sums: no host-based Allreduce receives less, Patarasuk and Yuan, JPDC 2009);
-    ceil(log2 P) N for the binomial Broadcast (its root sends the buffer to that many children, one
-    after the other); else :func:`lacking_b` (an in-network Allreduce receives the sum, N)."""
+    ceil(log2 P) N for the binomial Broadcast and Reduce (the root sends the buffer to, or receives it
+    from, that many children through its link); else :func:`lacking_b` (an in-network Allreduce receives the sum, N)."""
     if collective == "allreduce" and algorithm != "innet":
         return 2 * bytes_per_rank_b * (ranks - 1) / ranks
-    if collective == "broadcast" and algorithm == "binomial":
+    if collective in ("broadcast", "reduce") and algorithm == "binomial":
         return (ranks - 1).bit_length() * bytes_per_rank_b
     return lacking_b(collective, bytes_per_rank_b, ranks)
 
@@ -352,11 +353,10 @@ class Result:
 
     @property
     def busbw_Bps(self) -> float:
-        """nccl-tests bus bandwidth: algbw * (P-1)/P (Allgather, Reduce-Scatter), algbw (Broadcast),
-        algbw * 2(P-1)/P (Allreduce)."""
-        factor = {"broadcast": 1.0, "allreduce": 2.0}.get(self.collective, 1.0) * (
-            1.0 if self.collective == "broadcast" else (self.ranks - 1) / self.ranks
-        )
+        """nccl-tests bus bandwidth: algbw * (P-1)/P (Allgather, Reduce-Scatter, Alltoall), algbw
+        (Broadcast, Reduce), algbw * 2(P-1)/P (Allreduce)."""
+        rooted = self.collective in ("broadcast", "reduce")
+        factor = (2.0 if self.collective == "allreduce" else 1.0) * (1.0 if rooted else (self.ranks - 1) / self.ranks)
         return self.algbw_Bps * factor
 
     @property

@@ -323,16 +323,19 @@ BAD_INPUT = [
         ["allgather", "--algorithm", "ring", "--artifact-protocol"],
         r"--artifact-protocol is the multicast protocol's; not for --algorithm ring",
     ),
-    (["allgather", "--root", "1"], r"allgather: --root is for broadcast \(the rank whose buffer every rank gets\)"),
+    (
+        ["allgather", "--root", "1"],
+        r"allgather: --root is for broadcast and reduce \(the rank that sends or gets the buffer\)",
+    ),
     (["broadcast", "--roots", "2"], r"broadcast: --roots is for allgather \(mcast: K roots multicast at a time\)"),
     (["allreduce", "--roots", "2"], r"allreduce: --roots is for allgather \(mcast: K roots multicast at a time\)"),
     (
         ["reduce-scatter", "--root", "1"],
-        r"reduce-scatter: --root is for broadcast \(the rank whose buffer every rank gets\)",
+        r"reduce-scatter: --root is for broadcast and reduce \(the rank that sends or gets the buffer\)",
     ),
     (
         ["allgather", "--reduce-ps-per-byte", "9"],
-        r"allgather: --reduce-ps-per-byte is for reduce-scatter and allreduce \(ring\)",
+        r"allgather: --reduce-ps-per-byte is for reduce-scatter, allreduce, reduce \(the hosts' sums\)",
     ),
     (
         ["allreduce", "--algorithm", "innet", "--reduce-ps-per-byte", "9"],
@@ -345,13 +348,13 @@ BAD_INPUT = [
     (["allreduce", "--algorithm", "mcast"], r"unknown algorithm for allreduce 'mcast'; choose one of innet, ring"),
     (
         ["broadcast", "--ring-chunk", "8KiB"],
-        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial, pairwise, all_at_once\); "
-        r"not for --algorithm mcast",
+        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial, pairwise, all_at_once, "
+        r"recursive_doubling, bruck\); not for --algorithm mcast",
     ),
     (
         ["allreduce", "--algo", "innet", "--ring-chunk", "8KiB"],
-        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial, pairwise, all_at_once\); "
-        r"not for --algo innet",
+        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial, pairwise, all_at_once, "
+        r"recursive_doubling, bruck\); not for --algo innet",
     ),
     (
         ["broadcast", "--algorithm", "chain", "--ring-chunk", "0"],
@@ -360,7 +363,8 @@ BAD_INPUT = [
     (["allreduce", "--reduce-ps-per-byte", "-1"], r"Scenario: reduce_ps_per_byte=-1 must be >= 0"),
     (
         ["allgather", "--algorithm", "rign", "--roots", "2"],
-        r"unknown algorithm for allgather 'rign'; choose one of mcast, ring; did you mean 'ring'\?",
+        r"unknown algorithm for allgather 'rign'; choose one of bruck, mcast, recursive_doubling, ring; "
+        r"did you mean 'ring'\?",
     ),
     # outputs and inputs checked before any run
     (["allgather", "--out", "/proc/x.csv"], r"--out='/proc/x.csv' cannot be written \(.*\)"),
@@ -399,6 +403,9 @@ def test_an_option_that_the_combination_reads_is_accepted():
     assert tree == Scenario(
         collective="broadcast", algorithm="binomial", ring_chunk="8KiB", root=3, bytes_per_rank="4KiB"
     )
+    argv = ["reduce", "--algorithm", "chain", "--root", "2", "--reduce-ps-per-byte", "0", "--size", "4KiB"]
+    (red,) = _collective_scenarios(parse(argv))
+    assert red == Scenario(collective="reduce", algorithm="chain", root=2, reduce_ps_per_byte=0, bytes_per_rank="4KiB")
     (rs,) = _collective_scenarios(parse(["reduce-scatter", "--algo", "innet", "--size", "4KiB"]))
     assert rs == Scenario(collective="reduce_scatter", algorithm="innet", bytes_per_rank="4KiB")
 

@@ -133,10 +133,14 @@ def _with_edges(**attrs) -> nx.Graph:
         ({"rate": "56GBps"}, r"^Scenario: rate='56GBps': unknown unit 'GBps' \(rates are in bits"),
         ({"loss": "0.1"}, r"^FabricConfig: loss='0.1' must be a probability >= 0 and < 1"),
         (
-            {"collective": "alltoall"},
-            r"^unknown collective 'alltoall'; choose one of allgather, allreduce, broadcast, reduce_scatter",
+            {"collective": "gather"},
+            r"^unknown collective 'gather'; choose one of allgather, allreduce, alltoall, broadcast, reduce, "
+            r"reduce_scatter",
         ),
-        ({"algorithm": "tree"}, r"^unknown algorithm for allgather 'tree'; choose one of mcast, ring$"),
+        (
+            {"algorithm": "tree"},
+            r"^unknown algorithm for allgather 'tree'; choose one of bruck, mcast, recursive_doubling, ring$",
+        ),
         # a lossless buffer holds one largest packet: the MTU, 86 B of RDMA headers, the physical overhead
         (
             {"fabric": FabricConfig(switch_buffer_b=100)},

@@ -18,6 +18,7 @@ NCCL = {
     "alltoall": (P * N, (P - 1) / P),
     "allreduce": (N, 2 * (P - 1) / P),
     "broadcast": (N, 1.0),
+    "reduce": (N, 1.0),
 }
 
 

@@ -15,7 +15,20 @@ from mcsim.errors import pick
 
 RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_chunk's default)
 # the C++ rank applications
-RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL, ALLTOALL, DOUBLING_AG, BRUCK_AG = (
+(
+    RING_AG,
+    MCAST,
+    RING_RS,
+    RING_AR,
+    INNET,
+    CHAIN,
+    BINOMIAL,
+    ALLTOALL,
+    DOUBLING_AG,
+    BRUCK_AG,
+    REDUCE_CHAIN,
+    REDUCE_BINOMIAL,
+) = (
     f"ns3::mcsim::{name}"
     for name in (
         "RingAllgather",
@@ -28,12 +41,33 @@ RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL, ALLTOALL, DOUBLING_AG,
         "Alltoall",
         "RecursiveDoublingAllgather",
         "BruckAllgather",
+        "ReduceChain",
+        "ReduceBinomial",
     )
 )
-RANKS = (RING_AG, MCAST, RING_RS, RING_AR, INNET, CHAIN, BINOMIAL, ALLTOALL, DOUBLING_AG, BRUCK_AG)
+RANKS = (
+    RING_AG,
+    MCAST,
+    RING_RS,
+    RING_AR,
+    INNET,
+    CHAIN,
+    BINOMIAL,
+    ALLTOALL,
+    DOUBLING_AG,
+    BRUCK_AG,
+    REDUCE_CHAIN,
+    REDUCE_BINOMIAL,
+)
 # algorithms that move RDMA WRITEs of ring_chunk bytes
 RC_PIPELINES = ("ring", "chain", "binomial", "pairwise", "all_at_once", "recursive_doubling", "bruck")
-HOST_REDUCTIONS = (RING_RS, RING_AR)  # ranks that add bytes on the host (ReducePsPerByte)
+HOST_REDUCTIONS = (
+    RING_RS,
+    RING_AR,
+    REDUCE_CHAIN,
+    REDUCE_BINOMIAL,
+)  # ranks that add bytes on the host (ReducePsPerByte)
+ROOTED = (MCAST, CHAIN, BINOMIAL, REDUCE_CHAIN, REDUCE_BINOMIAL)  # ranks with a Root
 # A host's reduction: one core adding received 32-bit integers to its own, out of cache. Measured on
 # the development machine (AMD EPYC, numpy int32 add of two 64 MiB arrays into one, median of 5):
 # 14.7 GB/s of reduced bytes = 68 ps per byte (in cache, 64 KiB - 4 MiB: 40-45 GB/s = 22-25 ps/B).
@@ -48,6 +82,8 @@ ALGORITHMS = {
     ("broadcast", "mcast"): MCAST,
     ("broadcast", "chain"): CHAIN,
     ("broadcast", "binomial"): BINOMIAL,
+    ("reduce", "binomial"): REDUCE_BINOMIAL,
+    ("reduce", "chain"): REDUCE_CHAIN,
     ("reduce_scatter", "ring"): RING_RS,
     ("reduce_scatter", "innet"): INNET,
     ("allreduce", "ring"): RING_AR,
@@ -92,7 +128,7 @@ class TeamSpec:
     # Broadcast: the root rank (C++: -1 for an Allgather)
     root: int = field(
         default=0,
-        metadata=sets((MCAST, CHAIN, BINOMIAL), "BroadcastRoot", lambda r, t: r if t.collective == "broadcast" else -1),
+        metadata=sets(ROOTED, "Root", lambda r, t: r if t.collective in ("broadcast", "reduce") else -1),
     )
     # host reductions (ring Reduce-Scatter, ring Allreduce): time to add one received byte
     reduce_ps_per_byte: int = field(default=HOST_REDUCE_PS_PER_BYTE, metadata=sets(HOST_REDUCTIONS, "ReducePsPerByte"))

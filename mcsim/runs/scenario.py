@@ -255,7 +255,8 @@ class Scenario:
 
     def _check_host_reduction(self, n: int) -> None:
         """Verify mode: a ring reduction sums 32-bit integers, whole ones in every chunk."""
-        if self.algorithm != "ring" or self.collective not in ("reduce_scatter", "allreduce"):
+        host = self.algorithm == "ring" or self.collective == "reduce"
+        if not host or self.collective not in ("reduce_scatter", "allreduce", "reduce"):
             return
         if n % 4 or self.ring_chunk_b % 4:
             raise McsimError(
@@ -419,8 +420,9 @@ class Scenario:
     def _memory_b(self) -> int:
         """The region each rank registers (rdma.region_b): P x N, or more for verify mode's bytes (an
         Alltoall's: its send and receive buffers always)."""
-        alltoall = self._verify_memory_b if self.collective == "alltoall" else 0
-        return max(1, self.n_ranks * self.bytes_per_rank_b, self._verify_memory_b if self.verify else 0, alltoall)
+        # an Alltoall's receive buffer and a Reduce's landing zones are written to even without verify
+        always = self._verify_memory_b if self.collective in ("alltoall", "reduce") else 0
+        return max(1, self.n_ranks * self.bytes_per_rank_b, self._verify_memory_b if self.verify else 0, always)
 
     @property
     def _verify_memory_b(self) -> int:
@@ -428,6 +430,8 @@ class Scenario:
         landing zone its partial sums arrive in: C++ RingReduceScatter) and an Alltoall (its send
         buffer, then its receive buffer)."""
         ring_reduction = self.algorithm == "ring" and self.collective in ("reduce_scatter", "allreduce")
+        if self.collective == "reduce":  # the buffer, the partial sum, a landing zone per child (C++ TreeReduce)
+            return self.output_b * (2 + max(1, (self.n_ranks - 1).bit_length()))
         return self.output_b * (2 if ring_reduction or self.collective == "alltoall" else 1)
 
     @property

@@ -48,6 +48,9 @@ class Expected:
         self._same: np.ndarray | None = None
         if collective == "alltoall":
             return
+        if collective == "reduce":
+            self._sum = int32_sum([pattern(r, n) for r in range(ranks)])
+            return
         if collective in ("allgather", "broadcast"):
             self._same = expected_output(collective, ranks, n, root)
         elif collective == "allreduce":
@@ -58,7 +61,9 @@ class Expected:
     @property
     def output_b(self) -> int:
         """Bytes of :meth:`output`: the output buffer (an Alltoall's: its send and receive buffers)."""
-        blocks = {"broadcast": 1, "allreduce": 1, "alltoall": 2 * self.ranks}.get(self.collective, self.ranks)
+        blocks = {"broadcast": 1, "allreduce": 1, "reduce": 1, "alltoall": 2 * self.ranks}.get(
+            self.collective, self.ranks
+        )
         return blocks * self.n
 
     def input(self, rank: int) -> tuple[int, np.ndarray] | None:
@@ -67,7 +72,7 @@ class Expected:
             return (0, pattern(rank, self.n)) if rank == self.root else None
         if self.collective == "allgather":
             return rank * self.n, pattern(rank, self.n)
-        if self.collective == "allreduce":
+        if self.collective in ("allreduce", "reduce"):
             return 0, pattern(rank, self.n)
         return 0, pattern(rank, self.ranks * self.n)  # Reduce-Scatter, Alltoall: P blocks
 
@@ -76,6 +81,8 @@ class Expected:
         was, then the receive buffer, block i from rank i)."""
         if self._same is not None:
             return self._same
+        if self.collective == "reduce":  # the root ends with the sum; the others' buffers stay as they were
+            return self._sum if rank == self.root else pattern(rank, self.n)
         if self.collective == "alltoall":
             p, n = self.ranks, self.n
             received = [pattern(i, n, start=rank * n) for i in range(p)]  # block r of rank i's P blocks

@@ -125,14 +125,18 @@ def test_same_scenario_twice_is_identical():
     [
         ({"roots": 17}, r"Scenario: roots=17 must be 1..16 \(the ranks\)"),
         ({"bytes_per_rank": "0"}, r"Scenario: bytes_per_rank='0' must be > 0"),
-        ({"algorithm": "tree"}, r"unknown algorithm for allgather 'tree'; choose one of mcast, ring"),
         (
-            {"collective": "broadcast", "algorithm": "ring"},
-            r"unknown algorithm for broadcast 'ring'; choose one of mcast",
+            {"algorithm": "tree"},
+            r"unknown algorithm for allgather 'tree'; choose one of bruck, mcast, recursive_doubling, ring",
         ),
         (
-            {"collective": "alltoall"},
-            r"unknown collective 'alltoall'; choose one of allgather, allreduce, broadcast, reduce_scatter",
+            {"collective": "broadcast", "algorithm": "ring"},
+            r"unknown algorithm for broadcast 'ring'; choose one of binomial, chain, mcast",
+        ),
+        (
+            {"collective": "gather"},
+            r"unknown collective 'gather'; choose one of allgather, allreduce, alltoall, broadcast, reduce, "
+            r"reduce_scatter",
         ),
         ({"ranks": 17}, r"Scenario: ranks=17 must be 2..16 \(the hosts of fat-tree-k4\)"),
         ({"rate": "fast"}, r"rate='fast' is not a rate"),

@@ -29,7 +29,7 @@ BroadcastBinomial::GetTypeId()
                           UintegerValue(64 * 1024),
                           MakeUintegerAccessor(&BroadcastBinomial::m_chunkBytes),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("BroadcastRoot",
+            .AddAttribute("Root",
                           "The rank whose buffer every rank gets.",
                           IntegerValue(0),
                           MakeIntegerAccessor(&BroadcastBinomial::m_root),
@@ -72,7 +72,7 @@ BroadcastBinomial::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> pre
 {
     if (static_cast<uint32_t>(m_root) >= m_nRanks)
     {
-        throw std::invalid_argument("BroadcastBinomial: BroadcastRoot=" + std::to_string(m_root) +
+        throw std::invalid_argument("BroadcastBinomial: Root=" + std::to_string(m_root) +
                                     " is not a rank of " + std::to_string(m_nRanks));
     }
     m_out = {next};

@@ -43,7 +43,7 @@ class BroadcastBinomial : public CollectiveRank
     void SendToNextChild();
 
     uint32_t m_chunkBytes;          //!< "ChunkBytes"
-    int32_t m_root;                 //!< "BroadcastRoot"
+    int32_t m_root;                 //!< "Root"
     uint32_t m_chunks;              //!< RDMA WRITEs per child
     uint64_t m_received;            //!< chunks in
     uint64_t m_completed;           //!< chunks to the current child whose ACK is back

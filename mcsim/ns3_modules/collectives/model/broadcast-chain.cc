@@ -20,7 +20,7 @@ BroadcastChain::GetTypeId()
                             .SetParent<RingRank>()
                             .SetGroupName("Mcsim")
                             .AddConstructor<BroadcastChain>()
-                            .AddAttribute("BroadcastRoot",
+                            .AddAttribute("Root",
                                           "The rank whose buffer every rank gets.",
                                           IntegerValue(0),
                                           MakeIntegerAccessor(&BroadcastChain::m_root),
@@ -47,7 +47,7 @@ BroadcastChain::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> prev)
 {
     if (static_cast<uint32_t>(m_root) >= m_nRanks)
     {
-        throw std::invalid_argument("BroadcastChain: BroadcastRoot=" + std::to_string(m_root) +
+        throw std::invalid_argument("BroadcastChain: Root=" + std::to_string(m_root) +
                                     " is not a rank of " + std::to_string(m_nRanks));
     }
     Connect(next, prev); // posts more receives than the chain's chunks: the ring's, unused

@@ -30,7 +30,7 @@ class BroadcastChain : public RingRank
   private:
     uint32_t Position() const; //!< the rank's place in the chain: 0 for the root
 
-    int32_t m_root;      //!< "BroadcastRoot"
+    int32_t m_root;      //!< "Root"
     uint64_t m_received; //!< chunks in
 };
 

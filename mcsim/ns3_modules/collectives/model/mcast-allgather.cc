@@ -89,7 +89,7 @@ McastAllgather::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&McastAllgather::m_endpoints),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("BroadcastRoot",
+            .AddAttribute("Root",
                           "The only contributing rank (a Broadcast), or -1 (an Allgather).",
                           IntegerValue(-1),
                           MakeIntegerAccessor(&McastAllgather::m_bcastRoot),
@@ -204,7 +204,7 @@ McastAllgather::Connect(uint32_t firstGroup,
     }
     if (m_bcastRoot >= static_cast<int32_t>(m_nRanks))
     {
-        throw std::invalid_argument("McastAllgather: BroadcastRoot=" + std::to_string(m_bcastRoot) +
+        throw std::invalid_argument("McastAllgather: Root=" + std::to_string(m_bcastRoot) +
                                     " is not a rank of " + std::to_string(m_nRanks));
     }
     m_group = firstGroup;

@@ -105,7 +105,7 @@ class McastAllgather : public CollectiveRank
     uint32_t m_readsInFlight; //!< repair READs posted, not yet complete
     RcBarrier m_barrier;
     Time m_dataTimeout;  //!< "DataTimeout"
-    int32_t m_bcastRoot; //!< "BroadcastRoot": -1 for an Allgather
+    int32_t m_bcastRoot; //!< "Root": -1 for an Allgather
 
     uint32_t m_endpoints; //!< "Endpoints": UD QPs (and multicast groups) per rank
     uint32_t m_group;     //!< the first of the team's groups

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ring-reduce-scatter.h"
 
+#include "host-sum.h"
+
 #include "ns3/make-event.h"
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/simulator.h"
@@ -15,24 +17,6 @@ namespace mcsim
 {
 
 NS_OBJECT_ENSURE_REGISTERED(RingReduceScatter);
-
-namespace
-{
-/** into[k] += from[k] for the n / 4 little-endian 32-bit integers of both (wrapping). */
-void
-AddInt32(uint8_t* into, const uint8_t* from, uint64_t n)
-{
-    for (uint64_t k = 0; k + 4 <= n; k += 4)
-    {
-        uint32_t a;
-        uint32_t b;
-        std::memcpy(&a, into + k, 4);
-        std::memcpy(&b, from + k, 4);
-        a += b;
-        std::memcpy(into + k, &a, 4);
-    }
-}
-} // namespace
 
 TypeId
 RingReduceScatter::GetTypeId()
@@ -49,7 +33,7 @@ RingReduceScatter::GetTypeId()
                           "(mcsim/config/collectives.py, HOST_REDUCE_PS_PER_BYTE). An integer of "
                           "ps, not a Time: a Time default below 1 ns would be rounded to the "
                           "nanosecond before the run sets the resolution to ps.",
-                          UintegerValue(DEFAULT_REDUCE_PS_PER_BYTE),
+                          UintegerValue(HOST_REDUCE_PS_PER_BYTE),
                           MakeUintegerAccessor(&RingReduceScatter::m_reducePsPerByte),
                           MakeUintegerChecker<uint64_t>());
     return tid;
@@ -57,7 +41,7 @@ RingReduceScatter::GetTypeId()
 
 RingReduceScatter::RingReduceScatter()
     : m_completed(0),
-      m_reducePsPerByte(DEFAULT_REDUCE_PS_PER_BYTE)
+      m_reducePsPerByte(HOST_REDUCE_PS_PER_BYTE)
 {
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "host-sum.h"
 #include "ring-rank.h"
 
 #include "ns3/nstime.h"
@@ -35,9 +36,6 @@ class RingReduceScatter : public RingRank
 
     void Start() override;
     void OnReceive(uint32_t host, const Completion& c) override;
-
-    /** "ReducePsPerByte"'s default: one core adding 32-bit integers out of cache, 14.7 GB/s. */
-    static constexpr int64_t DEFAULT_REDUCE_PS_PER_BYTE = 68;
 
   protected:
     /** Chunk id of this rank's block is summed (its bytes in the buffer): count it, finish. */

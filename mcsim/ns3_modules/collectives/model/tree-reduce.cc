@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "tree-reduce.h"
+
+#include "host-sum.h"
+
+#include "ns3/integer.h"
+#include "ns3/make-event.h"
+#include "ns3/mcsim/event-loop.h"
+#include "ns3/mcsim/nic.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_OBJECT_ENSURE_REGISTERED(TreeReduce);
+NS_OBJECT_ENSURE_REGISTERED(ReduceChain);
+NS_OBJECT_ENSURE_REGISTERED(ReduceBinomial);
+
+TypeId
+TreeReduce::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::mcsim::TreeReduce")
+            .SetParent<CollectiveRank>()
+            .SetGroupName("Mcsim")
+            .AddAttribute("ChunkBytes",
+                          "Bytes per RDMA WRITE.",
+                          UintegerValue(64 * 1024),
+                          MakeUintegerAccessor(&TreeReduce::m_chunkBytes),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Root",
+                          "The rank that ends with the sum.",
+                          IntegerValue(0),
+                          MakeIntegerAccessor(&TreeReduce::m_root),
+                          MakeIntegerChecker<int32_t>(0))
+            .AddAttribute("ReducePsPerByte",
+                          "Picoseconds to add one received byte (as RingReduceScatter's).",
+                          UintegerValue(HOST_REDUCE_PS_PER_BYTE),
+                          MakeUintegerAccessor(&TreeReduce::m_reducePsPerByte),
+                          MakeUintegerChecker<uint64_t>());
+    return tid;
+}
+
+TreeReduce::TreeReduce()
+    : m_chunkBytes(64 * 1024),
+      m_root(0),
+      m_reducePsPerByte(HOST_REDUCE_PS_PER_BYTE),
+      m_chunks(0),
+      m_place{{}, -1, 0},
+      m_ready(0),
+      m_acked(0)
+{
+}
+
+TreeReduce::~TreeReduce() = default;
+
+void
+TreeReduce::DoDispose()
+{
+    m_out.clear();
+    m_in.clear();
+    CollectiveRank::DoDispose();
+}
+
+std::vector<uint32_t>
+TreeReduce::Distances() const
+{
+    return {};
+}
+
+std::vector<uint32_t>
+TreeReduce::GetRingDistances() const
+{
+    return Distances();
+}
+
+uint32_t
+TreeReduce::Rank(uint32_t v) const
+{
+    return (v + static_cast<uint32_t>(m_root)) % m_nRanks;
+}
+
+void
+TreeReduce::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> prev)
+{
+    if (static_cast<uint32_t>(m_root) >= m_nRanks)
+    {
+        throw std::invalid_argument("TreeReduce: Root=" + std::to_string(m_root) +
+                                    " is not a rank of " + std::to_string(m_nRanks));
+    }
+    m_out = {next};
+    m_in = {prev};
+    m_distance = {1};
+    for (uint32_t d : Distances())
+    {
+        m_distance.push_back(d);
+    }
+    m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
+    m_place = PlaceOf((m_rank + m_nRanks - static_cast<uint32_t>(m_root)) % m_nRanks);
+    m_missing.assign(m_chunks, static_cast<uint32_t>(m_place.children.size()));
+}
+
+void
+TreeReduce::WireRings(std::vector<Ptr<RcQp>> out, std::vector<Ptr<RcQp>> in)
+{
+    m_out.insert(m_out.end(), out.begin(), out.end());
+    m_in.insert(m_in.end(), in.begin(), in.end());
+}
+
+Ptr<RcQp>
+TreeReduce::QpFor(uint32_t sender, uint32_t receiver) const
+{
+    const bool mine = sender == m_rank;
+    const uint32_t up = (receiver + m_nRanks - sender) % m_nRanks; // a ring from the sender
+    const uint32_t down = m_nRanks - up;                           // ... or from the receiver
+    for (std::size_t i = 0; i < m_distance.size(); ++i)
+    {
+        if (m_distance[i] == up)
+        {
+            return (mine ? m_out : m_in).at(i);
+        }
+    }
+    for (std::size_t i = 0; i < m_distance.size(); ++i)
+    {
+        if (m_distance[i] == down)
+        {
+            return (mine ? m_in : m_out).at(i);
+        }
+    }
+    throw std::logic_error("TreeReduce: no ring joins ranks " + std::to_string(sender) + " and " +
+                           std::to_string(receiver));
+}
+
+uint64_t
+TreeReduce::ChunkBytes(uint32_t i) const
+{
+    return std::min<uint64_t>(m_chunkBytes,
+                              m_bytesPerRank - static_cast<uint64_t>(i) * m_chunkBytes);
+}
+
+uint8_t*
+TreeReduce::Bytes(uint64_t offset, uint64_t n) const
+{
+    Ptr<Nic> nic = m_stack->GetNic(m_host);
+    return nic->HasMemory() ? nic->Memory(offset, n) : nullptr;
+}
+
+void
+TreeReduce::Start()
+{
+    for (uint32_t child : m_place.children)
+    {
+        QpFor(Rank(child), m_rank)->PostRecv(m_chunks);
+    }
+    const uint64_t n = m_bytesPerRank;
+    if (uint8_t* sum = Bytes(n, n); sum != nullptr)
+    {
+        std::memcpy(sum, Bytes(0, n), n); // the partial sum starts as the rank's own bytes
+    }
+    if (m_place.children.empty())
+    {
+        for (uint32_t i = 0; i < m_chunks; ++i)
+        {
+            Ready(i);
+        }
+    }
+}
+
+void
+TreeReduce::OnReceive(uint32_t /* host */, const Completion& c)
+{
+    m_stats.chunksReceived++;
+    const uint32_t slot = c.imm / m_chunks;
+    const uint32_t i = c.imm % m_chunks;
+    const Time start = std::max(Simulator::Now(), m_reduceBusyUntil);
+    m_reduceBusyUntil =
+        start + PicoSeconds(static_cast<int64_t>(m_reducePsPerByte * ChunkBytes(i)));
+    mcsim::Post(m_reduceBusyUntil - Simulator::Now(),
+                Ptr<EventImpl>(MakeEvent(&TreeReduce::Reduced, this, slot, i), false),
+                m_computeSource);
+}
+
+void
+TreeReduce::Reduced(uint32_t slot, uint32_t i)
+{
+    const uint64_t n = ChunkBytes(i);
+    const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
+    if (uint8_t* sum = Bytes(m_bytesPerRank + at, n); sum != nullptr)
+    {
+        AddInt32(sum, Bytes((2 + slot) * m_bytesPerRank + at, n), n);
+    }
+    if (--m_missing[i] == 0)
+    {
+        Ready(i);
+    }
+}
+
+void
+TreeReduce::Ready(uint32_t i)
+{
+    ++m_ready;
+    if (m_place.parent < 0)
+    {
+        if (m_ready == m_chunks)
+        {
+            const uint64_t n = m_bytesPerRank;
+            if (uint8_t* out = Bytes(0, n); out != nullptr)
+            {
+                std::memcpy(out, Bytes(n, n), n); // the root's buffer: the sum
+            }
+            MarkFinished();
+        }
+        return;
+    }
+    if (Pipelined())
+    {
+        SendUp(i);
+    }
+    else if (m_ready == m_chunks)
+    {
+        for (uint32_t k = 0; k < m_chunks; ++k)
+        {
+            SendUp(k);
+        }
+    }
+}
+
+void
+TreeReduce::SendUp(uint32_t i)
+{
+    const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
+    QpFor(m_rank, Rank(static_cast<uint32_t>(m_place.parent)))
+        ->PostSend(RcQp::Verb::WRITE,
+                   ChunkBytes(i),
+                   (2 + m_place.slot) * m_bytesPerRank + at, // the parent's landing zone for it
+                   i,
+                   true,
+                   m_place.slot * m_chunks + i,
+                   m_bytesPerRank + at); // from the partial sum
+    m_stats.chunksSent++;
+}
+
+void
+TreeReduce::OnSendComplete(uint32_t /* host */, uint32_t /* qpn */, uint64_t /* wrId */)
+{
+    if (++m_acked == m_chunks)
+    {
+        MarkFinished(); // its part is in its parent's hands
+    }
+}
+
+TypeId
+ReduceChain::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::mcsim::ReduceChain")
+                            .SetParent<TreeReduce>()
+                            .SetGroupName("Mcsim")
+                            .AddConstructor<ReduceChain>();
+    return tid;
+}
+
+TreeReduce::Place
+ReduceChain::PlaceOf(uint32_t v) const
+{
+    Place p{{}, v == 0 ? -1 : static_cast<int64_t>(v) - 1, 0};
+    if (v + 1 < m_nRanks)
+    {
+        p.children.push_back(v + 1);
+    }
+    return p;
+}
+
+bool
+ReduceChain::Pipelined() const
+{
+    return true;
+}
+
+TypeId
+ReduceBinomial::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::mcsim::ReduceBinomial")
+                            .SetParent<TreeReduce>()
+                            .SetGroupName("Mcsim")
+                            .AddConstructor<ReduceBinomial>();
+    return tid;
+}
+
+std::vector<uint32_t>
+ReduceBinomial::Distances() const
+{
+    std::vector<uint32_t> d;
+    for (uint64_t k = 2; k < m_nRanks; k *= 2)
+    {
+        d.push_back(static_cast<uint32_t>(k));
+    }
+    return d;
+}
+
+TreeReduce::Place
+ReduceBinomial::PlaceOf(uint32_t v) const
+{
+    const uint32_t low = v == 0 ? std::bit_ceil(m_nRanks) : (v & (~v + 1)); // its lowest set bit
+    Place p{{}, v == 0 ? -1 : static_cast<int64_t>(v - low), 0};
+    for (uint32_t d = 1; d < low && v + d < m_nRanks; d *= 2)
+    {
+        p.children.push_back(v + d); // slot k: the child v + 2^k
+    }
+    if (v != 0)
+    {
+        p.slot = std::countr_zero(low); // its slot at v - 2^j: j
+    }
+    return p;
+}
+
+bool
+ReduceBinomial::Pipelined() const
+{
+    return false;
+}
+
+} // namespace mcsim
+} // namespace ns3

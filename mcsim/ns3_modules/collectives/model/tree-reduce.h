@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#pragma once
+
+#include "collective-rank.h"
+#include "host-sum.h"
+
+#include "ns3/mcsim/rc-qp.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+/**
+ * @brief What the Reduce baselines share: rank v (counted from Root) adds what its children send
+ * to its own buffer and sends the sum to its parent; the root ends with the sum of every rank's
+ * BytesPerRank bytes. Chunks of ChunkBytes travel as RDMA WRITEs with immediate (slot x chunks +
+ * i, the slot the child has at its parent) into the parent's landing zone for that child; a
+ * received chunk goes on the host's reduction engine (ReducePsPerByte per byte, one chunk at a
+ * time). Verify mode's region: the rank's buffer [0, N), its partial sum [N, 2N) (the buffer
+ * stays as it was on every rank but the root, which ends with the sum in it), then a landing zone
+ * of N per child slot. QPs: the ring and the rings of Distances().
+ */
+class TreeReduce : public CollectiveRank
+{
+  public:
+    static TypeId GetTypeId();
+    TreeReduce();
+    ~TreeReduce() override;
+
+    void Wire(uint32_t firstGroup, Ptr<RcQp> next, Ptr<RcQp> prev) override;
+    std::vector<uint32_t> GetRingDistances() const override;
+    void WireRings(std::vector<Ptr<RcQp>> out, std::vector<Ptr<RcQp>> in) override;
+    void Start() override;
+    void OnReceive(uint32_t host, const Completion& c) override;
+    void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;
+
+  protected:
+    /** @brief A rank's place: its children (their slot = the index) and its parent (none: root). */
+    struct Place
+    {
+        std::vector<uint32_t> children; //!< places v of the children
+        int64_t parent;                 //!< place of the parent, -1 for the root
+        uint32_t slot;                  //!< this rank's slot at its parent
+    };
+
+    /** The tree: the place of v (0 = the root) among P. */
+    virtual Place PlaceOf(uint32_t v) const = 0;
+    /** Send each chunk as soon as its sum is complete (a chain), or the whole buffer once complete.
+     */
+    virtual bool Pipelined() const = 0;
+    /** Ring distances the tree's edges need besides 1. */
+    virtual std::vector<uint32_t> Distances() const;
+
+    void DoDispose() override;
+    uint32_t Rank(uint32_t v) const; //!< the rank at place v
+
+  private:
+    uint64_t ChunkBytes(uint32_t i) const;
+    Ptr<RcQp> QpFor(uint32_t sender, uint32_t receiver) const;
+    void Reduced(uint32_t slot, uint32_t i);
+    void Ready(uint32_t i); //!< chunk i's sum is complete
+    void SendUp(uint32_t i);
+    uint8_t* Bytes(uint64_t offset, uint64_t n) const;
+
+    uint32_t m_chunkBytes;            //!< "ChunkBytes"
+    int32_t m_root;                   //!< "Root"
+    uint64_t m_reducePsPerByte;       //!< "ReducePsPerByte"
+    uint32_t m_chunks;                //!< chunks of the buffer
+    Place m_place;                    //!< this rank's
+    std::vector<uint32_t> m_missing;  //!< per chunk: children whose part is not added yet
+    uint64_t m_ready;                 //!< chunks whose sum is complete
+    uint64_t m_acked;                 //!< chunks sent up and acknowledged
+    Time m_reduceBusyUntil;           //!< the reduction engine is busy until then
+    std::vector<Ptr<RcQp>> m_out;     //!< m_out[i]: to rank r + Distances'[i] (m_out[0]: r + 1)
+    std::vector<Ptr<RcQp>> m_in;      //!< m_in[i]: from rank r - Distances'[i]
+    std::vector<uint32_t> m_distance; //!< 1, then Distances()
+};
+
+/** @brief The pipelined chain Reduce: place P-1 sends to P-2, ..., 1 to the root; each chunk is
+ * passed on as soon as its partial sum is complete. */
+class ReduceChain : public TreeReduce
+{
+  public:
+    static TypeId GetTypeId();
+
+  protected:
+    Place PlaceOf(uint32_t v) const override;
+    bool Pipelined() const override;
+};
+
+/** @brief MPICH's binomial tree Reduce (MPIR_Reduce_binomial): v receives from v + 2^k for every
+ * 2^k below its lowest set bit (the root: below P), adds them, and once the whole buffer is summed
+ * sends it to v - 2^j (2^j its lowest set bit). */
+class ReduceBinomial : public TreeReduce
+{
+  public:
+    static TypeId GetTypeId();
+
+  protected:
+    Place PlaceOf(uint32_t v) const override;
+    bool Pipelined() const override;
+    std::vector<uint32_t> Distances() const override;
+};
+
+} // namespace mcsim
+} // namespace ns3
