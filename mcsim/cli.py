@@ -8,48 +8,31 @@ Exit codes: 0 ok, 1 a run failed its own check, 2 bad input or environment (one 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib.metadata
-import inspect
 import os
 import platform
 import runpy
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import mcsim
 from mcsim import topology
-from mcsim.config.collectives import ALGORITHMS, RC_PIPELINES, check_algorithm
-from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FORWARDINGS, FabricConfig
-from mcsim.config.faults_file import load_faults
-from mcsim.config.rdma import RdmaConfig
-from mcsim.errors import Interrupted, McsimError, require_positive
+from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
+from mcsim.errors import McsimError, require_positive
 from mcsim.native import library
 from mcsim.reference import commands as compare_commands
 from mcsim.report import commands as report_commands
-from mcsim.result import Result
-from mcsim.runs.scenario import Scenario, artifact_protocol
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs import commands as collective_commands
 from mcsim.runs.stream import expected_finish_ps, stream
 from mcsim.sweep import commands as sweep_commands
 from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
-from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_size, format_time, parse_rate, parse_size, parse_time
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_time, parse_rate, parse_size, parse_time
 from mcsim.util import package_data
-from mcsim.util.options import Given, GivenFlag, Parser, given, refuse_repeats, typed, typed_option
-from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
-
-
-class _Help(argparse.ArgumentDefaultsHelpFormatter):
-    """Each option's default in its help, except a default of None or False: the option was not
-    given, and its help says what that means (e.g. "default: every host")."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False:
-            return action.help
-        return super()._get_help_string(action)
+from mcsim.util.options import DefaultsHelp, Given, Parser, refuse_repeats, typed_option
+from mcsim.util.output import Column, Table
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -173,306 +156,9 @@ def cmd_stream(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
-RESULT_TABLE = Table(  # nccl-tests' columns first (its size and count: Result.summary), then mcsim's
-    [
-        Column("size_B", width=12),
-        Column("count", width=12),
-        Column("time_us", ".2f", 12),
-        Column("algbw_GBps", ".3f", 12),
-        Column("busbw_GBps", ".3f", 12),
-        Column("bound_us", ".2f", 12),
-        Column("bytes_per_rank_B", width=16),
-        Column("injected_B_per_rank", ".0f", 20),
-        Column("repair_reads", width=12),
-    ]
-)
-
-
-def print_results(results: Sequence[Result], fmt: str) -> None:
-    """Fixed columns (as OSU and nccl-tests), or CSV, or JSON lines, one row per result; an
-    incomplete run has NaN time and bandwidths (CSV, JSON) or an INCOMPLETE line (table)."""
-    rows = [r.summary() for r in results]
-    if fmt != "table":
-        print(rows_text(rows, "jsonl" if fmt == "json" else fmt), end="")
-        return
-    print(RESULT_TABLE.header())
-    for r, row in zip(results, rows, strict=True):
-        print(RESULT_TABLE.row(row) if r.complete else RESULT_TABLE.note(row["size_B"], r.incomplete_line()))
-
-
-SCENARIO_DEFAULTS = {name: p.default for name, p in inspect.signature(Scenario).parameters.items()}
-RDMA_DEFAULTS = RdmaConfig()
-RC_DEFAULTS = RDMA_DEFAULTS.rc
-RETRY_FOREVER = "forever"
-
-
-def _sizes(args: argparse.Namespace) -> list[str]:
-    text, option = args.bytes_per_rank, typed_option(args, "bytes_per_rank")
-    sizes = [s.strip() for s in text.split(",")]
-    if not all(sizes):
-        raise McsimError(
-            f"{option}={text!r} has an empty size; give sizes separated by commas, e.g. {option} 4KiB,1MiB"
-        )
-    return sizes
-
-
-RETRY_CNTS: dict[str, int | None] = {str(n): n for n in range(8)} | {RETRY_FOREVER: None}
-
-
-def _retry_cnt(text: str) -> int | None:
-    """--retry-cnt: 0..7, or "forever" (RcConfig.retry_cnt=None)."""
-    if text not in RETRY_CNTS:
-        raise McsimError(f"--retry-cnt={text!r} must be 0..7 (the InfiniBand retry_cnt) or {RETRY_FOREVER!r}")
-    return RETRY_CNTS[text]
-
-
-# options that only the multicast protocol reads: refused with another algorithm, where they would do nothing
-MCAST_ONLY = ("roots", "timeout_scale", "artifact_protocol")
-# subcommand -> (the Scenario's collective, its default algorithm)
-COLLECTIVE_COMMANDS = {
-    "allgather": ("allgather", "mcast"),
-    "broadcast": ("broadcast", "mcast"),
-    "reduce-scatter": ("reduce_scatter", "ring"),
-    "allreduce": ("allreduce", "ring"),
-    "alltoall": ("alltoall", "pairwise"),
-    "reduce": ("reduce", "binomial"),
-}
-ROOTED_COMMANDS = ("broadcast", "reduce")  # --root
-REDUCING_COMMANDS = ("reduce-scatter", "allreduce", "reduce")  # --reduce-ps-per-byte, where the hosts sum
-
-
-def _refuse_unread(args: argparse.Namespace) -> None:
-    """Options that would do nothing in this combination are refused, one line each."""
-    if args.command != "allgather" and args.roots is not None:
-        raise McsimError(f"{args.command}: --roots is for allgather (mcast: K roots multicast at a time)")
-    if args.command not in ROOTED_COMMANDS and args.root is not None:
-        raise McsimError(f"{args.command}: --root is for broadcast and reduce (the rank that sends or gets the buffer)")
-    if args.command not in REDUCING_COMMANDS and args.reduce_ps_per_byte is not None:
-        raise McsimError(
-            f"{args.command}: --reduce-ps-per-byte is for {', '.join(REDUCING_COMMANDS)} (the hosts' sums)"
-        )
-    check_algorithm(COLLECTIVE_COMMANDS[args.command][0], args.algorithm)  # an unknown algorithm first
-    algorithm = typed_option(args, "algorithm")
-    if args.algorithm == "innet" and args.reduce_ps_per_byte is not None:
-        raise McsimError(f"--reduce-ps-per-byte is the hosts' reduction's; not for {algorithm} {args.algorithm}")
-    if args.algorithm not in RC_PIPELINES and args.ring_chunk is not None:
-        raise McsimError(
-            f"{typed_option(args, 'ring_chunk')}={args.ring_chunk!r} is for the RDMA WRITE algorithms "
-            f"({', '.join(RC_PIPELINES)}); not for {algorithm} {args.algorithm}"
-        )
-    if args.algorithm == "mcast":
-        return
-    for dest in MCAST_ONLY:
-        for option, value in given(args).get(dest, ()):
-            algorithm = typed_option(args, "algorithm")
-            raise McsimError(
-                f"{typed(option, value)} is the multicast protocol's; not for {algorithm} {args.algorithm}"
-            )
-
-
-def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
-    """One Scenario per --bytes-per-rank size, every option (and --out, --faults) checked before anything runs."""
-    _refuse_unread(args)
-    if args.out is not None:
-        if Path(args.out).suffix not in SUFFIXES:
-            raise McsimError(f"--out={args.out!r} must end in {', '.join(SUFFIXES)} (the file's format)")
-        check_writable(args.out, "--out")
-    common: dict[str, Any] = {
-        "topology": args.topology,
-        "rate": args.rate,
-        "collective": COLLECTIVE_COMMANDS[args.command][0],
-        "algorithm": args.algorithm,
-        "ranks": args.ranks,
-        "seed": args.seed,
-        "verify": args.verify,
-        "loss": args.loss,
-        "forwarding": args.forwarding,
-        "mtu": args.mtu,
-        "faults": load_faults(args.faults) if args.faults is not None else None,
-        "rc": dataclasses.replace(
-            RC_DEFAULTS, retry_cnt=_retry_cnt(args.retry_cnt), ack_timeout_exp=args.ack_timeout_exp
-        ),
-    }
-    if args.artifact_protocol:  # its timeout rule is --timeout-scale's default, 5
-        common |= {k: v for k, v in artifact_protocol().items() if k != "timeout_scale"}
-    # the options given only (None: the Scenario's default)
-    given = {
-        "timeout_scale": args.timeout_scale,
-        "roots": args.roots,
-        "root": args.root,
-        "reduce_ps_per_byte": args.reduce_ps_per_byte,
-        "ring_chunk": args.ring_chunk,
-    }
-    common |= {k: v for k, v in given.items() if v is not None}
-    scenarios = [scenario_of(bytes_per_rank=size, **common) for size in _sizes(args)]
-    for sc in scenarios:
-        sc.check_resources()
-    return scenarios
-
-
-def _report(args: argparse.Namespace, scenarios: Sequence[Scenario], results: Sequence[Result]) -> None:
-    """The rows of the finished runs (stdout and --out), then on stderr: incomplete runs (when the
-    table did not say so), verify mode's verdict per run, and a note where RC timeouts may have
-    held a run up."""
-    if not results:
-        return
-    print_results(results, args.format)
-    if args.out is not None:
-        write_rows(args.out, [r.summary() for r in results])
-    for sc, r in zip(scenarios, results, strict=False):
-        size = f"{r.bytes_per_rank_b} B per rank"
-        if args.format != "table" and not r.complete:
-            print(f"mcsim: {size}: {r.incomplete_line()}", file=sys.stderr)
-        if args.verify:
-            print(f"mcsim: verify: {size}: {r.verify_text()}", file=sys.stderr)
-        note = r.timeout_note(sc.rdma.rc)
-        if note is not None:
-            print(f"mcsim: note: {size}: {note}", file=sys.stderr)
-
-
-def cmd_collective(args: argparse.Namespace) -> int:
-    scenarios = _collective_scenarios(args)
-    results: list[Result] = []
-    try:
-        for sc in scenarios:
-            cost = sc.estimate()["packets"]
-            print(
-                f"mcsim: {args.command} {args.algorithm} {sc.bytes_per_rank} on {args.topology} "
-                f"(<= {cost:.3g} packet-hops) ...",
-                file=sys.stderr,
-            )
-            results.append(sc.run())
-    except KeyboardInterrupt as exc:  # keep the finished sizes: their rows, then the interrupted line
-        _report(args, scenarios, results)
-        written = f" and in {args.out}" if args.out is not None else ""
-        kept = f"; {len(results)} of {len(scenarios)} sizes finished, their rows above{written}" if results else ""
-        size = scenarios[len(results)].bytes_per_rank
-        raise Interrupted(f"{str(exc) or 'interrupted'} (at {size} per rank{kept})") from None
-    _report(args, scenarios, results)
-    ok = all(r.complete and r.verified is not False for r in results)
-    return 0 if ok else 1
-
-
 def cmd_topo_show(args: argparse.Namespace) -> int:
     print(topology.format_summary(topology.resolve(args.file)))
     return 0
-
-
-def _collective_options(p: argparse.ArgumentParser, name: str) -> None:
-    """The options of ``mcsim allgather`` and ``mcsim broadcast``, named as the Scenario fields.
-    Each is a :class:`Given` (a field given twice is refused); an option that some combination
-    does not read defaults to None (not given), its help naming the Scenario's default."""
-
-    def add(*names: str, flag: bool = False, **kwargs: Any) -> None:
-        p.add_argument(*names, action=GivenFlag if flag else Given, **kwargs)
-
-    _workload_options(add, name)
-    _fabric_options(add)
-    _protocol_options(add)
-    _output_options(add)
-
-
-Add = Callable[..., None]  # adds one option to a parser
-
-
-def _workload_options(add: Add, name: str) -> None:
-    """What runs: the topology, the algorithm, the sizes, the ranks and roots."""
-    d = SCENARIO_DEFAULTS
-    add("--topology", default=d["topology"], help="a name from topologies/ or a file")
-    collective, default = COLLECTIVE_COMMANDS[name]
-    algorithms = " or ".join(sorted(a for c, a in ALGORITHMS if c == collective))
-    add("--algorithm", "--algo", default=default, help=f"{algorithms} (--algo: the same)")
-    add(
-        "--bytes-per-rank",
-        "--size",
-        default=d["bytes_per_rank"],
-        metavar="SIZE",
-        help="bytes per rank; several: 4KiB,64KiB,1MiB (--size: the same)",
-    )
-    add("--rate", default=None, help="every link at this rate (56Gbps = FDR); default: the file's")
-    add(
-        "--ring-chunk",
-        default=None,
-        metavar="SIZE",
-        help=f"{', '.join(RC_PIPELINES)}: bytes per RDMA WRITE, the pipelining unit (default: {d['ring_chunk']})",
-    )
-    add("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
-    hidden = argparse.SUPPRESS  # an option of another subcommand: refused with a hint
-    roots = f"mcast: roots multicasting at once (default: {d['roots']})"
-    add("--roots", type=int, default=None, metavar="K", help=roots if name == "allgather" else hidden)
-    root = f"the root rank (default: {d['root']})"
-    add("--root", type=int, default=None, metavar="R", help=root if name in ROOTED_COMMANDS else hidden)
-    reduce = f"time the host takes to add one received byte (default: {d['reduce_ps_per_byte']}; 0: free)"
-    reduces = name in REDUCING_COMMANDS
-    add("--reduce-ps-per-byte", type=int, default=None, metavar="PS", help=reduce if reduces else hidden)
-
-
-def _fabric_options(add: Add) -> None:
-    """The packets and the fabric: MTU, loss, faults, forwarding."""
-    add(
-        "--mtu",
-        default=format_size(RDMA_DEFAULTS.mtu_b),
-        metavar="SIZE",
-        help="payload bytes per packet (an InfiniBand MTU: 256B..4KiB)",
-    )
-    add(
-        "--loss",
-        type=float,
-        default=FabricConfig().loss,
-        metavar="P",
-        help="probability that a packet is lost, on every link",
-    )
-    add("--faults", default=None, metavar="FILE.toml", help="per-link loss, chosen drops, links down")
-    add(
-        "--forwarding",
-        choices=tuple(FORWARDINGS),
-        default=FabricConfig().forwarding,
-        help="switches send a packet on once its routing header (cut_through) or all of it is in",
-    )
-
-
-def _protocol_options(add: Add) -> None:
-    """The protocols' timeouts and retries, and the artifact's preset."""
-    d = SCENARIO_DEFAULTS
-    add(
-        "--timeout-scale",
-        type=float,
-        default=None,
-        metavar="X",
-        help=f"mcast: data phase timeout, x receive bound (default: {d['timeout_scale']:g})",
-    )
-    add(
-        "--retry-cnt",
-        default=str(RC_DEFAULTS.retry_cnt),
-        metavar="N",
-        help=f"RC retries (timeouts, NAKs) before a QP fails: 0..7, or {RETRY_FOREVER}",
-    )
-    add(
-        "--ack-timeout-exp",
-        type=int,
-        default=RC_DEFAULTS.ack_timeout_exp,
-        metavar="N",
-        help="RC local ACK timeout 4.096us x 2^N (14: 67.1ms); 0: none",
-    )
-    add(
-        "--artifact-protocol",
-        flag=True,
-        help="mcast: the SC'24 artifact's protocol options (2 barriers, stop-and-wait batches of 128, one "
-        "repair READ, FIN wait, multicast loopback, a TX thread)",
-    )
-
-
-def _output_options(add: Add) -> None:
-    """The seed, verify mode and what is written where."""
-    add("--seed", type=int, default=FabricConfig().seed, help="random seed (ECMP hash, loss)")
-    add("--verify", flag=True, help="carry real bytes and check every output byte")
-    add("--format", choices=("table", "csv", "json"), default="table", help="stdout format (json: one object a line)")
-    add(
-        "--out",
-        default=None,
-        metavar="FILE",
-        help="also write the result rows to FILE: .csv, .json (an array) or .jsonl (one object a line)",
-    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -492,15 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     p.set_defaults(func=cmd_run, parser=p)
 
-    for name in COLLECTIVE_COMMANDS:
-        p = sub.add_parser(
-            name,
-            help=f"simulate one {name} per size; print size, time, bandwidths (exit 1 if a rank missed data "
-            "or, with --verify, got a wrong byte)",
-            formatter_class=_Help,
-        )
-        _collective_options(p, name)
-        p.set_defaults(func=cmd_collective, parser=p, simulates=True)
+    collective_commands.add_parsers(sub)
 
     p = sub.add_parser("topo", help="inspect topologies")
     topo = p.add_subparsers(dest="topo_command", required=True, parser_class=Parser)
@@ -523,7 +201,7 @@ def _stream_parser(sub: Any) -> None:
     p = sub.add_parser(
         "stream",
         help="stream bytes over one link; exit 1 if the time differs from the closed form",
-        formatter_class=_Help,
+        formatter_class=DefaultsHelp,
     )
     p.add_argument(
         "--signalling-rate",

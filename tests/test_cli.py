@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 
 from mcsim import topology
-from mcsim.cli import _collective_scenarios, build_parser, main
+from mcsim.cli import build_parser, main
+from mcsim.config.dpa import DpaConfig
 from mcsim.config.faults_file import load_faults
 from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
+from mcsim.runs.commands import _collective_scenarios
 from mcsim.runs.scenario import Scenario, artifact_protocol
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.runs.stream import two_hosts
@@ -346,6 +348,18 @@ BAD_INPUT = [
         r"--timeout-scale=2\.0 is the multicast protocol's; not for --algorithm ring",
     ),
     (["allreduce", "--algorithm", "mcast"], r"unknown algorithm for allreduce 'mcast'; choose one of innet, ring"),
+    (["allgather", "--threads", "4"], r"--threads=4 is the DPA's; give --processor dpa"),
+    (
+        ["allreduce", "--receive-path", "zero_copy"],
+        r"--receive-path is for datagrams \(mcast, innet\); ring receives RDMA WRITEs in place",
+    ),
+    (["allreduce", "--overlap", "reduce_scatter"], r"allreduce: --overlap is for allgather \(FSDP's .*\)"),
+    (["allgather", "--overlap-algorithm", "innet"], r"--overlap-algorithm goes with --overlap reduce_scatter"),
+    (
+        ["allgather", "--algo", "ring", "--endpoints", "2"],
+        r"--endpoints=2 is the multicast protocol's; not for --algo ring",
+    ),
+    (["allgather", "--processor", "dpa", "--threads", "999"], r"DpaConfig: threads=999 is more than the DPA has .*"),
     (
         ["broadcast", "--ring-chunk", "8KiB"],
         r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial, pairwise, all_at_once, "
@@ -406,6 +420,11 @@ def test_an_option_that_the_combination_reads_is_accepted():
     argv = ["reduce", "--algorithm", "chain", "--root", "2", "--reduce-ps-per-byte", "0", "--size", "4KiB"]
     (red,) = _collective_scenarios(parse(argv))
     assert red == Scenario(collective="reduce", algorithm="chain", root=2, reduce_ps_per_byte=0, bytes_per_rank="4KiB")
+    argv = ["allgather", "--processor", "dpa", "--threads", "4", "--endpoints", "4", "--receive-path", "zero_copy"]
+    (dpa,) = _collective_scenarios(parse([*argv, "--overlap", "reduce_scatter", "--overlap-algorithm", "innet"]))
+    assert dpa == scenario_of(
+        processor=DpaConfig(threads=4), endpoints=4, staging=False, overlap="reduce_scatter", overlap_algorithm="innet"
+    )
     (rs,) = _collective_scenarios(parse(["reduce-scatter", "--algo", "innet", "--size", "4KiB"]))
     assert rs == Scenario(collective="reduce_scatter", algorithm="innet", bytes_per_rank="4KiB")
 

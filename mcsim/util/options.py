@@ -85,3 +85,13 @@ def refuse_repeats(args: argparse.Namespace) -> None:
         values = "" if v1 is True else f" ({v1!r}, then {v2!r})"
         hint = f"; several sizes go in one list, e.g. {first} 4KiB,1MiB" if dest == "bytes_per_rank" else ""
         raise McsimError(f"{args.command}: {first} given twice{values}; give it once{hint}")
+
+
+class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's default in its help, except a default of None or False: the option was not
+    given, and its help says what that means (e.g. "default: every host")."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
