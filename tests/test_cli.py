@@ -347,7 +347,10 @@ BAD_INPUT = [
         ["reduce-scatter", "--timeout-scale", "2"],
         r"--timeout-scale=2\.0 is the multicast protocol's; not for --algorithm ring",
     ),
-    (["allreduce", "--algorithm", "mcast"], r"unknown algorithm for allreduce 'mcast'; choose one of innet, ring"),
+    (
+        ["allreduce", "--algorithm", "mcast"],
+        r"unknown algorithm for allreduce 'mcast'; choose one of halving_doubling, innet, ring",
+    ),
     (["allgather", "--threads", "4"], r"--threads=4 is the DPA's; give --processor dpa"),
     (
         ["allreduce", "--receive-path", "zero_copy"],
@@ -434,7 +437,10 @@ def test_an_option_that_the_combination_reads_is_accepted():
     [
         ("allgather", ["--roots K             mcast: roots multicasting at once (default: 2)", "(default: 5)"]),
         ("broadcast", ["the root rank (default: 0)", "(default: 1MiB)", "binomial or chain or mcast"]),
-        ("allreduce", ["innet or ring (--algo: the same) (default: ring)", "(default: 68; 0: free)"]),
+        (
+            "allreduce",
+            ["halving_doubling or innet or ring (--algo: the same) (default: ring)", "(default: 68; 0: free)"],
+        ),
         ("reduce-scatter", ["innet or ring (--algo: the same) (default: ring)"]),
         ("stream", ["(default: 56.25Gbps)", "(default: 64MiB)"]),
     ],

@@ -28,6 +28,7 @@ RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_
     BRUCK_AG,
     REDUCE_CHAIN,
     REDUCE_BINOMIAL,
+    HALVING_DOUBLING_AR,
 ) = (
     f"ns3::mcsim::{name}"
     for name in (
@@ -43,6 +44,7 @@ RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_
         "BruckAllgather",
         "ReduceChain",
         "ReduceBinomial",
+        "HalvingDoublingAllreduce",
     )
 )
 RANKS = (
@@ -58,14 +60,26 @@ RANKS = (
     BRUCK_AG,
     REDUCE_CHAIN,
     REDUCE_BINOMIAL,
+    HALVING_DOUBLING_AR,
 )
 # algorithms that move RDMA WRITEs of ring_chunk bytes
-RC_PIPELINES = ("ring", "chain", "binomial", "pairwise", "all_at_once", "recursive_doubling", "bruck")
+RC_PIPELINES = (
+    "ring",
+    "chain",
+    "binomial",
+    "pairwise",
+    "all_at_once",
+    "recursive_doubling",
+    "bruck",
+    "halving_doubling",
+)
+POWER_OF_2_ONLY = ("recursive_doubling", "halving_doubling")  # algorithms that need P a power of 2
 HOST_REDUCTIONS = (
     RING_RS,
     RING_AR,
     REDUCE_CHAIN,
     REDUCE_BINOMIAL,
+    HALVING_DOUBLING_AR,
 )  # ranks that add bytes on the host (ReducePsPerByte)
 ROOTED = (MCAST, CHAIN, BINOMIAL, REDUCE_CHAIN, REDUCE_BINOMIAL)  # ranks with a Root
 # A host's reduction: one core adding received 32-bit integers to its own, out of cache. Measured on
@@ -87,6 +101,7 @@ ALGORITHMS = {
     ("reduce_scatter", "ring"): RING_RS,
     ("reduce_scatter", "innet"): INNET,
     ("allreduce", "ring"): RING_AR,
+    ("allreduce", "halving_doubling"): HALVING_DOUBLING_AR,
     ("allreduce", "innet"): INNET,
     ("alltoall", "pairwise"): ALLTOALL,
     ("alltoall", "all_at_once"): ALLTOALL,

@@ -18,7 +18,7 @@ import numpy as np
 from mcsim import topology
 from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
-from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm, ring_blocks
+from mcsim.config.collectives import POWER_OF_2_ONLY, RING_CHUNK_B, TeamSpec, check_algorithm, ring_blocks
 from mcsim.config.fabric import FABRIC, FabricConfig, Faults
 from mcsim.config.ns3_attributes import sets
 from mcsim.config.rdma import (
@@ -255,7 +255,7 @@ class Scenario:
 
     def _check_host_reduction(self, n: int) -> None:
         """Verify mode: a ring reduction sums 32-bit integers, whole ones in every chunk."""
-        host = self.algorithm == "ring" or self.collective == "reduce"
+        host = self.algorithm in ("ring", "halving_doubling") or self.collective == "reduce"
         if not host or self.collective not in ("reduce_scatter", "allreduce", "reduce"):
             return
         if n % 4 or self.ring_chunk_b % 4:
@@ -316,9 +316,10 @@ class Scenario:
                 f"of {ring_chunk} B; the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): "
                 "raise ring_chunk"
             )
-        if self.algorithm == "recursive_doubling" and p & (p - 1):
+        if self.algorithm in POWER_OF_2_ONLY and p & (p - 1):
+            other = "'bruck'" if self.collective == "allgather" else "'ring'"
             raise McsimError(
-                f"Scenario: algorithm='recursive_doubling' needs a power of 2 ranks, not {p}; 'bruck' takes any"
+                f"Scenario: algorithm={self.algorithm!r} needs a power of 2 ranks, not {p}; {other} takes any"
             )
         # at most a buffer per QP, or (the logarithmic Allgathers) at most P shards
         if self.algorithm in ("chain", "binomial", "recursive_doubling", "bruck") or self.collective == "alltoall":
@@ -430,8 +431,11 @@ class Scenario:
         landing zone its partial sums arrive in: C++ RingReduceScatter) and an Alltoall (its send
         buffer, then its receive buffer)."""
         ring_reduction = self.algorithm == "ring" and self.collective in ("reduce_scatter", "allreduce")
+        steps = max(1, (self.n_ranks - 1).bit_length())  # ceil(log2 P)
         if self.collective == "reduce":  # the buffer, the partial sum, a landing zone per child (C++ TreeReduce)
-            return self.output_b * (2 + max(1, (self.n_ranks - 1).bit_length()))
+            return self.output_b * (2 + steps)
+        if self.algorithm == "halving_doubling":  # the buffer, a landing zone per halving step
+            return self.output_b * (1 + steps)
         return self.output_b * (2 if ring_reduction or self.collective == "alltoall" else 1)
 
     @property

@@ -31,9 +31,7 @@ RingRank::RingRank()
     : m_chunkBytes(64 * 1024),
       m_chunks(0),
       m_split(false),
-      m_granule(1),
-      m_quotient(0),
-      m_longer(0)
+      m_blocks(0, 1)
 {
 }
 
@@ -58,13 +56,7 @@ RingRank::Connect(Ptr<RcQp> next, Ptr<RcQp> prev)
 {
     m_next = next;
     m_prev = prev;
-    if (m_split)
-    {
-        m_granule = m_bytesPerRank % 4 == 0 ? 4 : 1;
-        const uint64_t elements = m_bytesPerRank / m_granule;
-        m_quotient = elements / m_nRanks;
-        m_longer = elements % m_nRanks;
-    }
+    m_blocks = BlockSplit(m_bytesPerRank, m_nRanks);
     // block 0 is the longest; a block of no bytes still takes one (empty) chunk
     m_chunks = static_cast<uint32_t>(
         std::max<uint64_t>(1, (BlockBytes(0) + m_chunkBytes - 1) / m_chunkBytes));
@@ -84,7 +76,7 @@ RingRank::BlockBytes(uint32_t b) const
     {
         return m_bytesPerRank;
     }
-    return (m_quotient + (b < m_longer ? 1 : 0)) * m_granule;
+    return m_blocks.Bytes(b);
 }
 
 uint64_t
@@ -94,7 +86,7 @@ RingRank::BlockOffset(uint32_t b) const
     {
         return b * m_bytesPerRank;
     }
-    return (b * m_quotient + std::min<uint64_t>(b, m_longer)) * m_granule;
+    return m_blocks.Offset(b);
 }
 
 uint64_t

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "block-split.h"
 #include "collective-rank.h"
 
 #include "ns3/mcsim/rc-qp.h"
@@ -57,11 +58,8 @@ class RingRank : public CollectiveRank
     Ptr<RcQp> m_prev;
 
   private:
-    bool m_split; //!< SplitBlocks()
-    uint64_t
-        m_granule; //!< split blocks: bytes per element (4, or 1 for a size not a multiple of 4)
-    uint64_t m_quotient; //!< split blocks: elements per block ...
-    uint64_t m_longer;   //!< ... and the first m_longer blocks have one more
+    bool m_split;        //!< SplitBlocks()
+    BlockSplit m_blocks; //!< split blocks (set at Connect)
 };
 
 } // namespace mcsim

@@ -285,7 +285,12 @@ Nic::ReadMemory(uint64_t offset, uint8_t* out, std::size_t n) const
 uint8_t*
 Nic::Memory(uint64_t offset, uint64_t n)
 {
-    NS_ASSERT_MSG(offset + n <= m_memory.size(), "Nic::Memory: outside the registered region");
+    if (offset > m_memory.size() || n > m_memory.size() - offset)
+    {
+        throw std::logic_error("Nic::Memory: [" + std::to_string(offset) + ", " +
+                               std::to_string(offset + n) + ") is outside the region of " +
+                               std::to_string(m_memory.size()) + " bytes (verify mode)");
+    }
     return m_memory.data() + offset;
 }
 

@@ -123,7 +123,8 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     /** Bulk access for Python (numpy arrays); throws std::invalid_argument out of range. */
     void WriteMemory(uint64_t offset, const uint8_t* data, std::size_t n);
     void ReadMemory(uint64_t offset, uint8_t* out, std::size_t n) const;
-    /** n bytes of the region at offset (asserts they exist). */
+    /** n bytes of the region at offset; throws std::logic_error if they are not all in it (a
+     * collective that sized its verify-mode region wrong). */
     uint8_t* Memory(uint64_t offset, uint64_t n);
     /** Copy the payload of a received packet (its first payloadBytes) into the region at offset. */
     void StorePayload(Ptr<const Packet> packet, uint32_t payloadBytes, uint64_t offset);
