@@ -365,13 +365,13 @@ BAD_INPUT = [
     (["allgather", "--processor", "dpa", "--threads", "999"], r"DpaConfig: threads=999 is more than the DPA has .*"),
     (
         ["broadcast", "--ring-chunk", "8KiB"],
-        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial, pairwise, all_at_once, "
-        r"recursive_doubling, bruck\); not for --algorithm mcast",
+        r"--ring-chunk='8KiB' sizes the RDMA WRITEs of the RC algorithms; not for --algorithm mcast, which sends "
+        r"datagrams of one MTU",
     ),
     (
         ["allreduce", "--algo", "innet", "--ring-chunk", "8KiB"],
-        r"--ring-chunk='8KiB' is for the RDMA WRITE algorithms \(ring, chain, binomial, pairwise, all_at_once, "
-        r"recursive_doubling, bruck\); not for --algo innet",
+        r"--ring-chunk='8KiB' sizes the RDMA WRITEs of the RC algorithms; not for --algo innet, which sends "
+        r"datagrams of one MTU",
     ),
     (
         ["broadcast", "--algorithm", "chain", "--ring-chunk", "0"],

@@ -113,8 +113,8 @@ def _refuse_unread(args: argparse.Namespace) -> None:
         raise McsimError(f"--reduce-ps-per-byte is the hosts' reduction's; not for {algorithm} {args.algorithm}")
     if args.algorithm not in RC_PIPELINES and args.ring_chunk is not None:
         raise McsimError(
-            f"{typed_option(args, 'ring_chunk')}={args.ring_chunk!r} is for the RDMA WRITE algorithms "
-            f"({', '.join(RC_PIPELINES)}); not for {algorithm} {args.algorithm}"
+            f"{typed_option(args, 'ring_chunk')}={args.ring_chunk!r} sizes the RDMA WRITEs of the RC algorithms; "
+            f"not for {algorithm} {args.algorithm}, which sends datagrams of one MTU"
         )
     if args.algorithm == "mcast":
         return
