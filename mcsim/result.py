@@ -43,12 +43,22 @@ def lacking_b(collective: str, bytes_per_rank_b: int, ranks: int) -> int:
     return bytes_per_rank_b * (1 if collective in ONE_BUFFER else ranks - 1)
 
 
+def binary_tree_buffers(ranks: int) -> int:
+    """Buffers the busiest rank of the binary tree Allreduce (C++ TreeAllreduce: place v's children are
+    2v+1 and 2v+2) receives: its children's partial sums, and the sum from its parent (not the root)."""
+    children = [sum(1 for c in (2 * v + 1, 2 * v + 2) if c < ranks) for v in range(min(ranks, 3))]
+    return max(children[0], *(k + 1 for k in children[1:]))
+
+
 def bound_b(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) -> float:
     """Bytes the algorithm must move through the busiest rank's link, its bound's numerator: 2N(P-1)/P
     for an Allreduce summed by the hosts (each rank receives the others' shares of its block, then the
     other blocks' sums: no host-based Allreduce receives less, Patarasuk and Yuan, JPDC 2009);
-    ceil(log2 P) N for the binomial Broadcast and Reduce (the root sends the buffer to, or receives it
+    the most buffers a rank of the binary tree Allreduce receives (:func:`binary_tree_buffers`: 3 N
+    from P = 5 on); ceil(log2 P) N for the binomial Broadcast and Reduce (the root sends the buffer to, or receives it
     from, that many children through its link); else :func:`lacking_b` (an in-network Allreduce receives the sum, N)."""
+    if collective == "allreduce" and algorithm == "tree":
+        return binary_tree_buffers(ranks) * bytes_per_rank_b
     if collective == "allreduce" and algorithm != "innet":
         return 2 * bytes_per_rank_b * (ranks - 1) / ranks
     if collective in ("broadcast", "reduce") and algorithm == "binomial":

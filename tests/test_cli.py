@@ -349,7 +349,7 @@ BAD_INPUT = [
     ),
     (
         ["allreduce", "--algorithm", "mcast"],
-        r"unknown algorithm for allreduce 'mcast'; choose one of halving_doubling, innet, ring",
+        r"unknown algorithm for allreduce 'mcast'; choose one of halving_doubling, innet, ring, tree",
     ),
     (["allgather", "--threads", "4"], r"--threads=4 is the DPA's; give --processor dpa"),
     (

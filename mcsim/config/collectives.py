@@ -29,6 +29,7 @@ RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_
     REDUCE_CHAIN,
     REDUCE_BINOMIAL,
     HALVING_DOUBLING_AR,
+    TREE_AR,
 ) = (
     f"ns3::mcsim::{name}"
     for name in (
@@ -45,6 +46,7 @@ RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_
         "ReduceChain",
         "ReduceBinomial",
         "HalvingDoublingAllreduce",
+        "TreeAllreduce",
     )
 )
 RANKS = (
@@ -61,6 +63,7 @@ RANKS = (
     REDUCE_CHAIN,
     REDUCE_BINOMIAL,
     HALVING_DOUBLING_AR,
+    TREE_AR,
 )
 # algorithms that move RDMA WRITEs of ring_chunk bytes
 RC_PIPELINES = (
@@ -72,6 +75,7 @@ RC_PIPELINES = (
     "recursive_doubling",
     "bruck",
     "halving_doubling",
+    "tree",
 )
 POWER_OF_2_ONLY = ("recursive_doubling", "halving_doubling")  # algorithms that need P a power of 2
 HOST_REDUCTIONS = (
@@ -80,6 +84,7 @@ HOST_REDUCTIONS = (
     REDUCE_CHAIN,
     REDUCE_BINOMIAL,
     HALVING_DOUBLING_AR,
+    TREE_AR,
 )  # ranks that add bytes on the host (ReducePsPerByte)
 ROOTED = (MCAST, CHAIN, BINOMIAL, REDUCE_CHAIN, REDUCE_BINOMIAL)  # ranks with a Root
 # A host's reduction: one core adding received 32-bit integers to its own, out of cache. Measured on
@@ -102,6 +107,7 @@ ALGORITHMS = {
     ("reduce_scatter", "innet"): INNET,
     ("allreduce", "ring"): RING_AR,
     ("allreduce", "halving_doubling"): HALVING_DOUBLING_AR,
+    ("allreduce", "tree"): TREE_AR,
     ("allreduce", "innet"): INNET,
     ("alltoall", "pairwise"): ALLTOALL,
     ("alltoall", "all_at_once"): ALLTOALL,

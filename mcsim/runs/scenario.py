@@ -255,7 +255,7 @@ class Scenario:
 
     def _check_host_reduction(self, n: int) -> None:
         """Verify mode: a ring reduction sums 32-bit integers, whole ones in every chunk."""
-        host = self.algorithm in ("ring", "halving_doubling") or self.collective == "reduce"
+        host = self.algorithm in ("ring", "halving_doubling", "tree") or self.collective == "reduce"
         if not host or self.collective not in ("reduce_scatter", "allreduce", "reduce"):
             return
         if n % 4 or self.ring_chunk_b % 4:
@@ -414,7 +414,7 @@ class Scenario:
         binomial Broadcast), P(P-1) (an Alltoall, a recursive doubling or Bruck Allgather)."""
         p = self.n_ranks
         each = p * (p - 1)  # an Alltoall's blocks, a logarithmic Allgather's shards
-        transfers = {"chain": p - 1, "binomial": p - 1, "pairwise": each, "all_at_once": each}
+        transfers = {"chain": p - 1, "binomial": p - 1, "pairwise": each, "all_at_once": each, "tree": 2 * (p - 1)}
         return (transfers | {"recursive_doubling": each, "bruck": each}).get(self.algorithm, 0)
 
     @property
@@ -422,7 +422,7 @@ class Scenario:
         """The region each rank registers (rdma.region_b): P x N, or more for verify mode's bytes (an
         Alltoall's: its send and receive buffers always)."""
         # an Alltoall's receive buffer and a Reduce's landing zones are written to even without verify
-        always = self._verify_memory_b if self.collective in ("alltoall", "reduce") else 0
+        always = self._verify_memory_b if self.collective in ("alltoall", "reduce") or self.algorithm == "tree" else 0
         return max(1, self.n_ranks * self.bytes_per_rank_b, self._verify_memory_b if self.verify else 0, always)
 
     @property
@@ -434,6 +434,8 @@ class Scenario:
         steps = max(1, (self.n_ranks - 1).bit_length())  # ceil(log2 P)
         if self.collective == "reduce":  # the buffer, the partial sum, a landing zone per child (C++ TreeReduce)
             return self.output_b * (2 + steps)
+        if self.algorithm == "tree":  # the same for the binary tree's two children
+            return self.output_b * 4
         if self.algorithm == "halving_doubling":  # the buffer, a landing zone per halving step
             return self.output_b * (1 + steps)
         return self.output_b * (2 if ring_reduction or self.collective == "alltoall" else 1)

@@ -164,7 +164,7 @@ def test_the_reduction_cost_default_is_not_free():
     [
         (
             {"collective": "allreduce", "algorithm": "mcast"},
-            r"^unknown algorithm for allreduce 'mcast'; choose one of halving_doubling, innet, ring$",
+            r"^unknown algorithm for allreduce 'mcast'; choose one of halving_doubling, innet, ring, tree$",
         ),
         (
             {"collective": "allreduce", "algorithm": "ring", "verify": True, "bytes_per_rank": "1001B"},

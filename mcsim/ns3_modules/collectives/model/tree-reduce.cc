@@ -24,6 +24,7 @@ namespace mcsim
 NS_OBJECT_ENSURE_REGISTERED(TreeReduce);
 NS_OBJECT_ENSURE_REGISTERED(ReduceChain);
 NS_OBJECT_ENSURE_REGISTERED(ReduceBinomial);
+NS_OBJECT_ENSURE_REGISTERED(TreeAllreduce);
 
 TypeId
 TreeReduce::GetTypeId()
@@ -57,7 +58,8 @@ TreeReduce::TreeReduce()
       m_chunks(0),
       m_place{{}, -1, 0},
       m_ready(0),
-      m_acked(0)
+      m_acked(0),
+      m_down(0)
 {
 }
 
@@ -75,6 +77,12 @@ std::vector<uint32_t>
 TreeReduce::Distances() const
 {
     return {};
+}
+
+bool
+TreeReduce::Broadcasts() const
+{
+    return false;
 }
 
 std::vector<uint32_t>
@@ -161,6 +169,10 @@ TreeReduce::Start()
     {
         QpFor(Rank(child), m_rank)->PostRecv(m_chunks);
     }
+    if (Broadcasts() && m_place.parent >= 0)
+    {
+        QpFor(Rank(static_cast<uint32_t>(m_place.parent)), m_rank)->PostRecv(m_chunks); // the sum
+    }
     const uint64_t n = m_bytesPerRank;
     if (uint8_t* sum = Bytes(n, n); sum != nullptr)
     {
@@ -179,6 +191,11 @@ void
 TreeReduce::OnReceive(uint32_t /* host */, const Completion& c)
 {
     m_stats.chunksReceived++;
+    if ((c.imm & DOWN) != 0)
+    {
+        Down(c.imm & ~DOWN);
+        return;
+    }
     const uint32_t slot = c.imm / m_chunks;
     const uint32_t i = c.imm % m_chunks;
     const Time start = std::max(Simulator::Now(), m_reduceBusyUntil);
@@ -208,6 +225,20 @@ void
 TreeReduce::Ready(uint32_t i)
 {
     ++m_ready;
+    if (m_place.parent < 0 && Broadcasts())
+    {
+        const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
+        if (uint8_t* out = Bytes(at, ChunkBytes(i)); out != nullptr)
+        {
+            std::memcpy(out, Bytes(m_bytesPerRank + at, ChunkBytes(i)), ChunkBytes(i));
+        }
+        SendDown(i);
+        if (m_ready == m_chunks)
+        {
+            MarkFinished();
+        }
+        return;
+    }
     if (m_place.parent < 0)
     {
         if (m_ready == m_chunks)
@@ -250,9 +281,31 @@ TreeReduce::SendUp(uint32_t i)
 }
 
 void
-TreeReduce::OnSendComplete(uint32_t /* host */, uint32_t /* qpn */, uint64_t /* wrId */)
+TreeReduce::SendDown(uint32_t i)
 {
-    if (++m_acked == m_chunks)
+    const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
+    for (uint32_t child : m_place.children)
+    {
+        QpFor(m_rank, Rank(child))
+            ->PostSend(RcQp::Verb::WRITE, ChunkBytes(i), at, DOWN | i, true, DOWN | i);
+        m_stats.chunksSent++;
+    }
+}
+
+void
+TreeReduce::Down(uint32_t i)
+{
+    SendDown(i);
+    if (++m_down == m_chunks)
+    {
+        MarkFinished();
+    }
+}
+
+void
+TreeReduce::OnSendComplete(uint32_t /* host */, uint32_t /* qpn */, uint64_t wrId)
+{
+    if ((wrId & DOWN) == 0 && ++m_acked == m_chunks && !Broadcasts())
     {
         MarkFinished(); // its part is in its parent's hands
     }
@@ -326,6 +379,58 @@ bool
 ReduceBinomial::Pipelined() const
 {
     return false;
+}
+
+TypeId
+TreeAllreduce::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::mcsim::TreeAllreduce")
+                            .SetParent<TreeReduce>()
+                            .SetGroupName("Mcsim")
+                            .AddConstructor<TreeAllreduce>();
+    return tid;
+}
+
+TreeReduce::Place
+TreeAllreduce::PlaceOf(uint32_t v) const
+{
+    Place p{{}, v == 0 ? -1 : static_cast<int64_t>(v - 1) / 2, v == 0 ? 0 : (v - 1) % 2};
+    for (uint64_t c = 2 * uint64_t{v} + 1; c <= 2 * uint64_t{v} + 2 && c < m_nRanks; ++c)
+    {
+        p.children.push_back(static_cast<uint32_t>(c)); // slot 0: 2v+1, slot 1: 2v+2
+    }
+    return p;
+}
+
+bool
+TreeAllreduce::Pipelined() const
+{
+    return true;
+}
+
+bool
+TreeAllreduce::Broadcasts() const
+{
+    return true;
+}
+
+std::vector<uint32_t>
+TreeAllreduce::Distances() const
+{
+    std::vector<uint32_t> d; // child - parent: v+1 and v+2 for every parent v
+    for (uint64_t v = 0; 2 * v + 1 < m_nRanks; ++v)
+    {
+        for (uint64_t c = 2 * v + 1; c <= 2 * v + 2 && c < m_nRanks; ++c)
+        {
+            if (c - v > 1)
+            {
+                d.push_back(static_cast<uint32_t>(c - v));
+            }
+        }
+    }
+    std::sort(d.begin(), d.end());
+    d.erase(std::unique(d.begin(), d.end()), d.end());
+    return d;
 }
 
 } // namespace mcsim

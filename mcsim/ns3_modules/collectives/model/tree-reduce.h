@@ -54,6 +54,12 @@ class TreeReduce : public CollectiveRank
     virtual bool Pipelined() const = 0;
     /** Ring distances the tree's edges need besides 1. */
     virtual std::vector<uint32_t> Distances() const;
+    /** An Allreduce: the root sends every summed chunk back down the tree, and every rank is done
+     * once it has them all (false, a Reduce: a rank is done once its sums are acknowledged). */
+    virtual bool Broadcasts() const;
+
+    /** The immediate of a chunk on its way down: DOWN | its number. */
+    static constexpr uint32_t DOWN = 1U << 31;
 
     void DoDispose() override;
     uint32_t Rank(uint32_t v) const; //!< the rank at place v
@@ -62,7 +68,9 @@ class TreeReduce : public CollectiveRank
     uint64_t ChunkBytes(uint32_t i) const;
     Ptr<RcQp> QpFor(uint32_t sender, uint32_t receiver) const;
     void Reduced(uint32_t slot, uint32_t i);
-    void Ready(uint32_t i); //!< chunk i's sum is complete
+    void Ready(uint32_t i);    //!< chunk i's sum is complete
+    void SendDown(uint32_t i); //!< chunk i of the sum, from the buffer to every child
+    void Down(uint32_t i);     //!< chunk i of the sum is in the buffer
     void SendUp(uint32_t i);
     uint8_t* Bytes(uint64_t offset, uint64_t n) const;
 
@@ -74,6 +82,7 @@ class TreeReduce : public CollectiveRank
     std::vector<uint32_t> m_missing;  //!< per chunk: children whose part is not added yet
     uint64_t m_ready;                 //!< chunks whose sum is complete
     uint64_t m_acked;                 //!< chunks sent up and acknowledged
+    uint64_t m_down;                  //!< chunks of the sum received from the parent
     Time m_reduceBusyUntil;           //!< the reduction engine is busy until then
     std::vector<Ptr<RcQp>> m_out;     //!< m_out[i]: to rank r + Distances'[i] (m_out[0]: r + 1)
     std::vector<Ptr<RcQp>> m_in;      //!< m_in[i]: from rank r - Distances'[i]
@@ -103,6 +112,21 @@ class ReduceBinomial : public TreeReduce
   protected:
     Place PlaceOf(uint32_t v) const override;
     bool Pipelined() const override;
+    std::vector<uint32_t> Distances() const override;
+};
+
+/** @brief A pipelined binary tree Allreduce (NCCL's tree, one tree): place v's children are 2v+1
+ * and 2v+2; each chunk is summed up the tree as in ReduceChain and, once the root has it, sent
+ * back down, every rank passing it to its children as soon as it is in. */
+class TreeAllreduce : public TreeReduce
+{
+  public:
+    static TypeId GetTypeId();
+
+  protected:
+    Place PlaceOf(uint32_t v) const override;
+    bool Pipelined() const override;
+    bool Broadcasts() const override;
     std::vector<uint32_t> Distances() const override;
 };
 
