@@ -439,7 +439,7 @@ def test_an_option_that_the_combination_reads_is_accepted():
         ("broadcast", ["the root rank (default: 0)", "(default: 1MiB)", "binomial or chain or mcast"]),
         (
             "allreduce",
-            ["halving_doubling or innet or ring (--algo: the same) (default: ring)", "(default: 68; 0: free)"],
+            ["halving_doubling or innet or ring or tree (--algo: the same) (default: ring)", "(default: 68; 0: free)"],
         ),
         ("reduce-scatter", ["innet or ring (--algo: the same) (default: ring)"]),
         ("stream", ["(default: 56.25Gbps)", "(default: 64MiB)"]),
