@@ -18,16 +18,14 @@ import numpy as np
 from mcsim import topology
 from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
-from mcsim.config.collectives import POWER_OF_2_ONLY, RING_CHUNK_B, TeamSpec, check_algorithm, ring_blocks
+from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm, ring_blocks
 from mcsim.config.fabric import FABRIC, FabricConfig, Faults
 from mcsim.config.ns3_attributes import sets
 from mcsim.config.rdma import (
     ENDPOINTS_WHY,
     MAX_ENDPOINTS,
     MAX_MESSAGE_B,
-    MAX_PSNS,
     MAX_QP_WR,
-    MCAST_MAX_CHUNKS,
     QP_WR_WHY,
     RING_MAX_CHUNKS,
     RdmaConfig,
@@ -40,7 +38,7 @@ from mcsim.native.fabric import Reduction
 from mcsim.native.simulation import Simulation
 from mcsim.result import FabricResult, Result, lacking_b, output_b
 from mcsim.routing.layout import Layout, layout_of
-from mcsim.runs import cost
+from mcsim.runs import cost, scenario_layout
 from mcsim.runs.verify import Expected
 from mcsim.topology.physics import Link, preset
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, format_size, parse_rate, parse_size
@@ -217,10 +215,10 @@ class Scenario:
                 f"Scenario: ring_chunk={self.ring_chunk!r} must be 1..{MAX_MESSAGE_B} B (2 GiB: the largest "
                 "InfiniBand message, one RDMA WRITE)"
             )
-        rdma_cfg = dataclasses.replace(self.rdma, region_b=self._memory_b)
+        rdma_cfg = dataclasses.replace(self.rdma, region_b=scenario_layout.memory_b(self))
         object.__setattr__(self, "rdma", rdma_cfg)
         object.__setattr__(self, "fabric", fabric_config_for(rdma_cfg, self.fabric, "Scenario"))
-        self._check_chunk_ids(p, n, rdma_cfg.mtu_b, ring_chunk)
+        scenario_layout.check_chunk_ids(self, p, n, rdma_cfg.mtu_b, ring_chunk)
         self._check_timeout()
         self._check_modes(n)
 
@@ -238,7 +236,7 @@ class Scenario:
                 raise McsimError(
                     "Scenario: verify=True checks one collective's outputs; an overlapped pair is not checked"
                 )
-            self._check_host_reduction(n)
+            scenario_layout.check_host_reduction(self, n)
             size = self.output_b
             if size > VERIFY_MAX_BYTES:
                 raise McsimError(
@@ -252,17 +250,6 @@ class Scenario:
     def _innet(self) -> bool:
         """The run has an in-network reduction (the scenario's, or the overlapped Reduce-Scatter)."""
         return self.algorithm == "innet" or (self.overlap is not None and self.overlap_algorithm == "innet")
-
-    def _check_host_reduction(self, n: int) -> None:
-        """Verify mode: a ring reduction sums 32-bit integers, whole ones in every chunk."""
-        host = self.algorithm in ("ring", "halving_doubling", "tree") or self.collective == "reduce"
-        if not host or self.collective not in ("reduce_scatter", "allreduce", "reduce"):
-            return
-        if n % 4 or self.ring_chunk_b % 4:
-            raise McsimError(
-                f"Scenario: bytes_per_rank={self.bytes_per_rank!r} and ring_chunk={self.ring_chunk!r} must be "
-                "whole numbers of 32-bit integers, which the hosts sum in verify mode"
-            )
 
     def _check_innet(self, n: int) -> None:
         """An in-network reduction needs a fabric that loses nothing, and its ids must fit."""
@@ -284,51 +271,6 @@ class Scenario:
                 f"Scenario: bytes_per_rank={self.bytes_per_rank!r} is not a whole number of 32-bit integers, "
                 "which the switches sum in verify mode"
             )
-
-    def _check_chunk_ids(self, p: int, n: int, mtu: int, ring_chunk: int) -> None:
-        """The chunk ids and PSNs the C++ collectives use must fit their integers."""
-        sources = self._sources
-        if self.algorithm == "mcast":
-            chunks = sources * -(-n // mtu)
-            if chunks > MCAST_MAX_CHUNKS:
-                raise McsimError(
-                    f"Scenario: bytes_per_rank={self.bytes_per_rank!r} makes {chunks} multicast chunks of {mtu} B "
-                    f"({sources} shards); the chunk id has 24 bits (at most {MCAST_MAX_CHUNKS}): use a smaller "
-                    "shard or fewer ranks"
-                )
-        if self._rings:
-            phases, block = ring_blocks(self.collective if self.algorithm == "ring" else "reduce_scatter", n, p)
-            chunks = phases * p * max(1, -(-block // ring_chunk))
-            if chunks > RING_MAX_CHUNKS:
-                raise McsimError(
-                    f"Scenario: bytes_per_rank={self.bytes_per_rank!r} makes {chunks} ring chunks of {ring_chunk} B; "
-                    f"the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): raise ring_chunk"
-                )
-            packets = phases * (p - 1) * max(1, cost.packets(block, ring_chunk, mtu))
-            if packets > MAX_PSNS:
-                raise McsimError(
-                    f"Scenario: bytes_per_rank={self.bytes_per_rank!r} sends {packets} packets over each ring QP; "
-                    f"RC PSNs are 32-bit and must not wrap in a run (at most {MAX_PSNS}): use a smaller shard"
-                )
-        if self.collective == "alltoall" and p * -(-n // ring_chunk) > RING_MAX_CHUNKS:
-            raise McsimError(
-                f"Scenario: bytes_per_rank={self.bytes_per_rank!r} makes {p * -(-n // ring_chunk)} Alltoall chunks "
-                f"of {ring_chunk} B; the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): "
-                "raise ring_chunk"
-            )
-        if self.algorithm in POWER_OF_2_ONLY and p & (p - 1):
-            other = "'bruck'" if self.collective == "allgather" else "'ring'"
-            raise McsimError(
-                f"Scenario: algorithm={self.algorithm!r} needs a power of 2 ranks, not {p}; {other} takes any"
-            )
-        # at most a buffer per QP, or (the logarithmic Allgathers) at most P shards
-        if self.algorithm in ("chain", "binomial", "recursive_doubling", "bruck") or self.collective == "alltoall":
-            packets = cost.packets(n * (p if self.algorithm in ("recursive_doubling", "bruck") else 1), ring_chunk, mtu)
-            if packets > MAX_PSNS:
-                raise McsimError(
-                    f"Scenario: bytes_per_rank={self.bytes_per_rank!r} sends {packets} packets over one RC QP; "
-                    f"RC PSNs are 32-bit and must not wrap in a run (at most {MAX_PSNS}): use a smaller buffer"
-                )
 
     def _check_timeout(self) -> None:
         """A run whose data alone (the receive bound, a lower bound of its time) or whose multicast
@@ -409,38 +351,6 @@ class Scenario:
         return (self.algorithm == "ring") + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring")
 
     @property
-    def _buffer_transfers(self) -> int:
-        """Buffers of N sent over RC by the tree, pairwise and logarithmic algorithms: P-1 (a chain or
-        binomial Broadcast), P(P-1) (an Alltoall, a recursive doubling or Bruck Allgather)."""
-        p = self.n_ranks
-        each = p * (p - 1)  # an Alltoall's blocks, a logarithmic Allgather's shards
-        transfers = {"chain": p - 1, "binomial": p - 1, "pairwise": each, "all_at_once": each, "tree": 2 * (p - 1)}
-        return (transfers | {"recursive_doubling": each, "bruck": each}).get(self.algorithm, 0)
-
-    @property
-    def _memory_b(self) -> int:
-        """The region each rank registers (rdma.region_b): P x N, or more for verify mode's bytes (an
-        Alltoall's: its send and receive buffers always)."""
-        # an Alltoall's receive buffer and a Reduce's landing zones are written to even without verify
-        always = self._verify_memory_b if self.collective in ("alltoall", "reduce") or self.algorithm == "tree" else 0
-        return max(1, self.n_ranks * self.bytes_per_rank_b, self._verify_memory_b if self.verify else 0, always)
-
-    @property
-    def _verify_memory_b(self) -> int:
-        """Verify mode's real bytes per rank: its output buffer, twice that for a ring reduction (the
-        landing zone its partial sums arrive in: C++ RingReduceScatter) and an Alltoall (its send
-        buffer, then its receive buffer)."""
-        ring_reduction = self.algorithm == "ring" and self.collective in ("reduce_scatter", "allreduce")
-        steps = max(1, (self.n_ranks - 1).bit_length())  # ceil(log2 P)
-        if self.collective == "reduce":  # the buffer, the partial sum, a landing zone per child (C++ TreeReduce)
-            return self.output_b * (2 + steps)
-        if self.algorithm == "tree":  # the same for the binary tree's two children
-            return self.output_b * 4
-        if self.algorithm == "halving_doubling":  # the buffer, a landing zone per halving step
-            return self.output_b * (1 + steps)
-        return self.output_b * (2 if ring_reduction or self.collective == "alltoall" else 1)
-
-    @property
     def output_b(self) -> int:
         """Each rank's output buffer: P shards (Allgather, Reduce-Scatter: its input, its block summed in
         place) or one buffer (Broadcast, Allreduce)."""
@@ -461,7 +371,7 @@ class Scenario:
             sources=self._sources,
             ring_phases=phases,
             ring_block_b=block,
-            buffer_transfers=self._buffer_transfers,
+            buffer_transfers=scenario_layout.buffer_transfers(self),
             mcast=self.algorithm == "mcast",
             mtu_b=self.rdma.mtu_b,
             ring_chunk_b=self.ring_chunk_b,
@@ -571,7 +481,7 @@ class Scenario:
             specs = self.teams(fab.reductions[0] if fab.reductions else None)
             stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:
-                self._fill(stack, hosts, expected, self._verify_memory_b)
+                self._fill(stack, hosts, expected, scenario_layout.verify_memory_b(self))
             teams = [sim.own_app(collectives.start_team(stack, s)) for s in specs]
             sim.run()
             stats = [collectives.team_stats(t) for t in teams]

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What a Scenario's collective needs of the RDMA layer, algorithm by algorithm: the region each rank
+registers and the bytes verify mode keeps (the C++ rank's memory layout), the buffers its RC
+transfers carry (for the cost estimate), and the checks that its chunk ids and PSNs fit their
+integers and that its host sums see whole 32-bit integers."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from mcsim.config.collectives import POWER_OF_2_ONLY, ring_blocks
+from mcsim.config.rdma import MAX_PSNS, MCAST_MAX_CHUNKS, RING_MAX_CHUNKS
+from mcsim.errors import McsimError
+from mcsim.runs import cost
+
+
+class Scenario(Protocol):
+    """What these read of a mcsim.runs.scenario.Scenario (named so, not imported: no import cycle)."""
+
+    @property
+    def collective(self) -> str: ...
+    @property
+    def algorithm(self) -> str: ...
+    @property
+    def verify(self) -> bool: ...
+    @property
+    def bytes_per_rank(self) -> str | int: ...
+    @property
+    def ring_chunk(self) -> str | int: ...
+
+    @property
+    def n_ranks(self) -> int: ...
+    @property
+    def bytes_per_rank_b(self) -> int: ...
+    @property
+    def ring_chunk_b(self) -> int: ...
+    @property
+    def output_b(self) -> int: ...
+    @property
+    def _sources(self) -> int: ...
+    @property
+    def _rings(self) -> int: ...
+
+
+def check_host_reduction(sc: Scenario, n: int) -> None:
+    """Verify mode: a ring reduction sums 32-bit integers, whole ones in every chunk."""
+    host = sc.algorithm in ("ring", "halving_doubling", "tree") or sc.collective == "reduce"
+    if not host or sc.collective not in ("reduce_scatter", "allreduce", "reduce"):
+        return
+    if n % 4 or sc.ring_chunk_b % 4:
+        raise McsimError(
+            f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} and ring_chunk={sc.ring_chunk!r} must be "
+            "whole numbers of 32-bit integers, which the hosts sum in verify mode"
+        )
+
+
+def check_chunk_ids(sc: Scenario, p: int, n: int, mtu: int, ring_chunk: int) -> None:
+    """The chunk ids and PSNs the C++ collectives use must fit their integers."""
+    sources = sc._sources
+    if sc.algorithm == "mcast":
+        chunks = sources * -(-n // mtu)
+        if chunks > MCAST_MAX_CHUNKS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {chunks} multicast chunks of {mtu} B "
+                f"({sources} shards); the chunk id has 24 bits (at most {MCAST_MAX_CHUNKS}): use a smaller "
+                "shard or fewer ranks"
+            )
+    if sc._rings:
+        phases, block = ring_blocks(sc.collective if sc.algorithm == "ring" else "reduce_scatter", n, p)
+        chunks = phases * p * max(1, -(-block // ring_chunk))
+        if chunks > RING_MAX_CHUNKS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {chunks} ring chunks of {ring_chunk} B; "
+                f"the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): raise ring_chunk"
+            )
+        packets = phases * (p - 1) * max(1, cost.packets(block, ring_chunk, mtu))
+        if packets > MAX_PSNS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} sends {packets} packets over each ring QP; "
+                f"RC PSNs are 32-bit and must not wrap in a run (at most {MAX_PSNS}): use a smaller shard"
+            )
+    if sc.collective == "alltoall" and p * -(-n // ring_chunk) > RING_MAX_CHUNKS:
+        raise McsimError(
+            f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {p * -(-n // ring_chunk)} Alltoall chunks "
+            f"of {ring_chunk} B; the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): "
+            "raise ring_chunk"
+        )
+    if sc.algorithm in POWER_OF_2_ONLY and p & (p - 1):
+        other = "'bruck'" if sc.collective == "allgather" else "'ring'"
+        raise McsimError(f"Scenario: algorithm={sc.algorithm!r} needs a power of 2 ranks, not {p}; {other} takes any")
+    # at most a buffer per QP, or (the logarithmic Allgathers) at most P shards
+    if sc.algorithm in ("chain", "binomial", "recursive_doubling", "bruck") or sc.collective == "alltoall":
+        packets = cost.packets(n * (p if sc.algorithm in ("recursive_doubling", "bruck") else 1), ring_chunk, mtu)
+        if packets > MAX_PSNS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} sends {packets} packets over one RC QP; "
+                f"RC PSNs are 32-bit and must not wrap in a run (at most {MAX_PSNS}): use a smaller buffer"
+            )
+
+
+def buffer_transfers(sc: Scenario) -> int:
+    """Buffers of N sent over RC by the tree, pairwise and logarithmic algorithms: P-1 (a chain or
+    binomial Broadcast), P(P-1) (an Alltoall, a recursive doubling or Bruck Allgather)."""
+    p = sc.n_ranks
+    each = p * (p - 1)  # an Alltoall's blocks, a logarithmic Allgather's shards
+    transfers = {"chain": p - 1, "binomial": p - 1, "pairwise": each, "all_at_once": each, "tree": 2 * (p - 1)}
+    return (transfers | {"recursive_doubling": each, "bruck": each}).get(sc.algorithm, 0)
+
+
+def memory_b(sc: Scenario) -> int:
+    """The region each rank registers (rdma.region_b): P x N, or more for verify mode's bytes (an
+    Alltoall's: its send and receive buffers always)."""
+    # an Alltoall's receive buffer and a Reduce's landing zones are written to even without verify
+    always = verify_memory_b(sc) if sc.collective in ("alltoall", "reduce") or sc.algorithm == "tree" else 0
+    return max(1, sc.n_ranks * sc.bytes_per_rank_b, verify_memory_b(sc) if sc.verify else 0, always)
+
+
+def verify_memory_b(sc: Scenario) -> int:
+    """Verify mode's real bytes per rank: its output buffer, twice that for a ring reduction (the
+    landing zone its partial sums arrive in: C++ RingReduceScatter) and an Alltoall (its send
+    buffer, then its receive buffer)."""
+    ring_reduction = sc.algorithm == "ring" and sc.collective in ("reduce_scatter", "allreduce")
+    steps = max(1, (sc.n_ranks - 1).bit_length())  # ceil(log2 P)
+    if sc.collective == "reduce":  # the buffer, the partial sum, a landing zone per child (C++ TreeReduce)
+        return sc.output_b * (2 + steps)
+    if sc.algorithm == "tree":  # the same for the binary tree's two children
+        return sc.output_b * 4
+    if sc.algorithm == "halving_doubling":  # the buffer, a landing zone per halving step
+        return sc.output_b * (1 + steps)
+    return sc.output_b * (2 if ring_reduction or sc.collective == "alltoall" else 1)
