@@ -2,7 +2,6 @@
 #include "alltoall.h"
 
 #include "ns3/boolean.h"
-#include "ns3/mcsim/nic.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -96,12 +95,11 @@ Alltoall::ChunkBytes(uint32_t i) const
 void
 Alltoall::Start()
 {
-    Ptr<Nic> nic = m_stack->GetNic(m_host);
     const uint64_t n = m_bytesPerRank;
     const uint64_t recv = m_nRanks * n; // the receive buffer's start
-    if (nic->HasMemory())
+    if (uint8_t* own = Bytes(m_rank * n, n); own != nullptr)
     {
-        std::memcpy(nic->Memory(recv + m_rank * n, n), nic->Memory(m_rank * n, n), n); // own block
+        std::memcpy(Bytes(recv + m_rank * n, n), own, n); // its own block
     }
     if (m_pairwise)
     {

@@ -51,20 +51,14 @@ BroadcastBinomial::~BroadcastBinomial() = default;
 void
 BroadcastBinomial::DoDispose()
 {
-    m_out.clear();
-    m_in.clear();
+    m_peers.Clear();
     CollectiveRank::DoDispose();
 }
 
 std::vector<uint32_t>
 BroadcastBinomial::GetRingDistances() const
 {
-    std::vector<uint32_t> d;
-    for (uint64_t k = 2; k < m_nRanks; k *= 2)
-    {
-        d.push_back(static_cast<uint32_t>(k));
-    }
-    return d;
+    return PowerOfTwoDistances();
 }
 
 void
@@ -75,8 +69,7 @@ BroadcastBinomial::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> pre
         throw std::invalid_argument("BroadcastBinomial: Root=" + std::to_string(m_root) +
                                     " is not a rank of " + std::to_string(m_nRanks));
     }
-    m_out = {next};
-    m_in = {prev};
+    m_peers.Wire(next, prev, GetRingDistances());
     m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
     const uint32_t v = (m_rank + m_nRanks - static_cast<uint32_t>(m_root)) % m_nRanks;
     // children v + 2^k below the lowest set bit of v (the root: every 2^k < P), farthest first
@@ -88,32 +81,26 @@ BroadcastBinomial::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> pre
             m_toSend.push_back(k); // taken from the back: k = top-1 first
         }
     }
-    if (v % 2 == 1)
-    {
-        prev->PostRecv(m_chunks); // the parent is v - 1 (the other parents' QPs: WireRings)
-    }
 }
 
 void
 BroadcastBinomial::WireRings(std::vector<Ptr<RcQp>> out, std::vector<Ptr<RcQp>> in)
 {
-    m_out.insert(m_out.end(), out.begin(), out.end());
-    m_in.insert(m_in.end(), in.begin(), in.end());
-    const uint32_t v = (m_rank + m_nRanks - static_cast<uint32_t>(m_root)) % m_nRanks;
-    if (v != 0 && v % 2 == 0)
-    {
-        m_in.at(std::countr_zero(v))->PostRecv(m_chunks); // from v - 2^j, its lowest set bit
-    }
+    m_peers.WireRings(out, in);
 }
 
 void
 BroadcastBinomial::Start()
 {
-    if (m_rank == static_cast<uint32_t>(m_root))
+    const uint32_t v = (m_rank + m_nRanks - static_cast<uint32_t>(m_root)) % m_nRanks;
+    if (v != 0) // the parent is v - 2^j, 2^j the lowest set bit of v
     {
-        MarkFinished(); // the root holds the buffer
-        SendToNextChild();
+        const uint32_t parent = (m_rank + m_nRanks - (v & (~v + 1))) % m_nRanks;
+        m_peers.For(parent, m_rank, m_rank, m_nRanks)->PostRecv(m_chunks);
+        return;
     }
+    MarkFinished(); // the root holds the buffer
+    SendToNextChild();
 }
 
 void
@@ -146,11 +133,13 @@ BroadcastBinomial::SendToNextChild()
     const uint32_t k = m_toSend.back();
     m_toSend.pop_back();
     m_completed = 0;
+    const uint32_t child = (m_rank + (1U << k)) % m_nRanks; // place v + 2^k
+    Ptr<RcQp> qp = m_peers.For(m_rank, child, m_rank, m_nRanks);
     for (uint32_t i = 0; i < m_chunks; ++i)
     {
         const uint64_t offset = static_cast<uint64_t>(i) * m_chunkBytes;
         const uint64_t bytes = std::min<uint64_t>(m_chunkBytes, m_bytesPerRank - offset);
-        m_out.at(k)->PostSend(RcQp::Verb::WRITE, bytes, offset, i, true, i);
+        qp->PostSend(RcQp::Verb::WRITE, bytes, offset, i, true, i);
         m_stats.chunksSent++;
     }
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "collective-rank.h"
+#include "ring-peers.h"
 
 #include "ns3/mcsim/rc-qp.h"
 
@@ -47,8 +48,7 @@ class BroadcastBinomial : public CollectiveRank
     uint32_t m_chunks;              //!< RDMA WRITEs per child
     uint64_t m_received;            //!< chunks in
     uint64_t m_completed;           //!< chunks to the current child whose ACK is back
-    std::vector<Ptr<RcQp>> m_out;   //!< m_out[k]: to rank r + 2^k
-    std::vector<Ptr<RcQp>> m_in;    //!< m_in[k]: from rank r - 2^k
+    RingPeers m_peers;              //!< its QPs on the team's rings
     std::vector<uint32_t> m_toSend; //!< the children's k still to send to, next last
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "collective-rank.h"
 
+#include "ns3/mcsim/nic.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -81,6 +82,24 @@ CollectiveRank::MarkFinished()
     {
         m_stats.finishPs = static_cast<uint64_t>(Simulator::Now().GetPicoSeconds());
     }
+}
+
+uint8_t*
+CollectiveRank::Bytes(uint64_t offset, uint64_t n) const
+{
+    Ptr<Nic> nic = m_stack->GetNic(m_host);
+    return nic->HasMemory() ? nic->Memory(offset, n) : nullptr;
+}
+
+std::vector<uint32_t>
+CollectiveRank::PowerOfTwoDistances() const
+{
+    std::vector<uint32_t> d;
+    for (uint64_t k = 2; k < m_nRanks; k *= 2)
+    {
+        d.push_back(static_cast<uint32_t>(k));
+    }
+    return d;
 }
 
 CollectiveRank::Stats

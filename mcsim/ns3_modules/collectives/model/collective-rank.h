@@ -102,6 +102,10 @@ class CollectiveRank : public Object, public QpOwner
     virtual uint64_t GetReceiveDrops() const;
     /** The rank is complete: record the time (once). */
     void MarkFinished();
+    /** Verify mode: n bytes of this rank's region at offset; null when the NIC has no memory. */
+    uint8_t* Bytes(uint64_t offset, uint64_t n) const;
+    /** The distances 2, 4, 8, ... below P: the rings of the logarithmic schedules. */
+    std::vector<uint32_t> PowerOfTwoDistances() const;
 
     Ptr<RdmaStack> m_stack;
     uint32_t m_rank;

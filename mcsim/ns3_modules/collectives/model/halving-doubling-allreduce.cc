@@ -55,20 +55,14 @@ HalvingDoublingAllreduce::~HalvingDoublingAllreduce() = default;
 void
 HalvingDoublingAllreduce::DoDispose()
 {
-    m_out.clear();
-    m_in.clear();
+    m_peers.Clear();
     CollectiveRank::DoDispose();
 }
 
 std::vector<uint32_t>
 HalvingDoublingAllreduce::GetRingDistances() const
 {
-    std::vector<uint32_t> d;
-    for (uint64_t k = 2; k < m_nRanks; k *= 2)
-    {
-        d.push_back(static_cast<uint32_t>(k));
-    }
-    return d;
+    return PowerOfTwoDistances();
 }
 
 void
@@ -79,8 +73,7 @@ HalvingDoublingAllreduce::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<Rc
         throw std::invalid_argument("HalvingDoublingAllreduce: " + std::to_string(m_nRanks) +
                                     " ranks, not a power of 2");
     }
-    m_out = {next};
-    m_in = {prev};
+    m_peers.Wire(next, prev, GetRingDistances());
     m_blocks = BlockSplit(m_bytesPerRank, m_nRanks);
     uint32_t lo = 0;
     uint32_t hi = m_nRanks;
@@ -112,17 +105,7 @@ HalvingDoublingAllreduce::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<Rc
 void
 HalvingDoublingAllreduce::WireRings(std::vector<Ptr<RcQp>> out, std::vector<Ptr<RcQp>> in)
 {
-    m_out.insert(m_out.end(), out.begin(), out.end());
-    m_in.insert(m_in.end(), in.begin(), in.end());
-}
-
-Ptr<RcQp>
-HalvingDoublingAllreduce::QpTo(uint32_t partner) const
-{
-    // partner = r XOR 2^i: r + 2^i (bit i of r clear: the ring from r) or r - 2^i (from the
-    // partner)
-    const uint32_t bit = m_rank ^ partner;
-    return ((m_rank & bit) == 0 ? m_out : m_in).at(std::countr_zero(bit));
+    m_peers.WireRings(out, in);
 }
 
 uint64_t
@@ -138,19 +121,13 @@ HalvingDoublingAllreduce::Landing(uint32_t k) const
     return m_steps[k].reduce ? (1 + k) * m_bytesPerRank : 0;
 }
 
-uint8_t*
-HalvingDoublingAllreduce::Bytes(uint64_t offset, uint64_t n) const
-{
-    Ptr<Nic> nic = m_stack->GetNic(m_host);
-    return nic->HasMemory() ? nic->Memory(offset, n) : nullptr;
-}
-
 void
 HalvingDoublingAllreduce::Start()
 {
     for (const Step& s : m_steps)
     {
-        QpTo(s.partner)->PostRecv(static_cast<uint32_t>(Chunks(s.recvLo, s.recvHi)));
+        m_peers.For(s.partner, m_rank, m_rank, m_nRanks)
+            ->PostRecv(static_cast<uint32_t>(Chunks(s.recvLo, s.recvHi)));
     }
     Send(0);
     Advance(); // steps that move no bytes (N < 4P) end at once
@@ -165,13 +142,14 @@ HalvingDoublingAllreduce::Send(uint32_t k)
     uint32_t i = 0;
     for (uint64_t at = start; at < end; at += m_chunkBytes, ++i)
     {
-        QpTo(s.partner)->PostSend(RcQp::Verb::WRITE,
-                                  std::min<uint64_t>(m_chunkBytes, end - at),
-                                  Landing(k) + at,
-                                  k,
-                                  true,
-                                  (k << CHUNK_BITS) | i,
-                                  at); // from the rank's buffer
+        m_peers.For(m_rank, s.partner, m_rank, m_nRanks)
+            ->PostSend(RcQp::Verb::WRITE,
+                       std::min<uint64_t>(m_chunkBytes, end - at),
+                       Landing(k) + at,
+                       k,
+                       true,
+                       (k << CHUNK_BITS) | i,
+                       at); // from the rank's buffer
         m_stats.chunksSent++;
     }
 }
@@ -192,10 +170,9 @@ HalvingDoublingAllreduce::OnReceive(uint32_t /* host */, const Completion& c)
     const uint64_t at =
         start + static_cast<uint64_t>(c.imm & ((1U << CHUNK_BITS) - 1)) * m_chunkBytes;
     const uint64_t n = std::min<uint64_t>(m_chunkBytes, m_blocks.Offset(s.recvHi) - at);
-    const Time begin = std::max(Simulator::Now(), m_reduceBusyUntil);
-    m_reduceBusyUntil = begin + PicoSeconds(static_cast<int64_t>(m_reducePsPerByte * n));
+    const Time done = ReduceUntil(m_reduceBusyUntil, m_reducePsPerByte, n);
     mcsim::Post(
-        m_reduceBusyUntil - Simulator::Now(),
+        done - Simulator::Now(),
         Ptr<EventImpl>(MakeEvent(&HalvingDoublingAllreduce::Reduced, this, k, at, n), false),
         m_computeSource);
 }

@@ -3,6 +3,7 @@
 
 #include "block-split.h"
 #include "collective-rank.h"
+#include "ring-peers.h"
 
 #include "ns3/mcsim/rc-qp.h"
 
@@ -59,11 +60,9 @@ class HalvingDoublingAllreduce : public CollectiveRank
 
     uint64_t Chunks(uint32_t lo, uint32_t hi) const; //!< WRITEs that carry blocks [lo, hi)
     uint64_t Landing(uint32_t k) const;              //!< step k's landing zone (0: the buffer)
-    Ptr<RcQp> QpTo(uint32_t partner) const;
     void Send(uint32_t k);
     void Reduced(uint32_t k, uint64_t at, uint64_t n);
     void Advance();
-    uint8_t* Bytes(uint64_t offset, uint64_t n) const;
 
     uint32_t m_chunkBytes;      //!< "ChunkBytes"
     uint64_t m_reducePsPerByte; //!< "ReducePsPerByte"
@@ -73,8 +72,7 @@ class HalvingDoublingAllreduce : public CollectiveRank
     std::vector<uint64_t> m_acked; //!< per step: own WRITEs acknowledged
     uint32_t m_step;
     Time m_reduceBusyUntil;
-    std::vector<Ptr<RcQp>> m_out; //!< m_out[i]: to rank r + 2^i
-    std::vector<Ptr<RcQp>> m_in;  //!< m_in[i]: from rank r - 2^i
+    RingPeers m_peers; //!< its QPs on the team's rings
 };
 
 } // namespace mcsim

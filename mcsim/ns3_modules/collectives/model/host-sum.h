@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "ns3/nstime.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -29,6 +33,18 @@ AddInt32(uint8_t* into, const uint8_t* from, uint64_t n)
         a += b;
         std::memcpy(into + k, &a, 4);
     }
+}
+
+/**
+ * A host's reduction engine, one chunk at a time: `bytes` queued now are summed once the engine is
+ * free, in psPerByte each; advances busyUntil and returns when they are summed.
+ */
+inline Time
+ReduceUntil(Time& busyUntil, uint64_t psPerByte, uint64_t bytes)
+{
+    const Time start = std::max(Simulator::Now(), busyUntil);
+    busyUntil = start + PicoSeconds(static_cast<int64_t>(psPerByte * bytes));
+    return busyUntil;
 }
 
 } // namespace mcsim

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ring-rank.h"
 
-#include "ns3/mcsim/nic.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -122,13 +121,6 @@ void
 RingRank::Write(uint32_t id)
 {
     Write(id, 0, id);
-}
-
-uint8_t*
-RingRank::Bytes(uint64_t offset, uint64_t n) const
-{
-    Ptr<Nic> nic = m_stack->GetNic(m_host);
-    return nic->HasMemory() ? nic->Memory(offset, n) : nullptr;
 }
 
 void

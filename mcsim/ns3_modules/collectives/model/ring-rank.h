@@ -49,8 +49,6 @@ class RingRank : public CollectiveRank
     /** Send chunk id to r+1 at base + ChunkOffset(id) with immediate imm. */
     void Write(uint32_t id, uint64_t base, uint32_t imm);
     void Write(uint32_t id); //!< Write(id, 0, id)
-    /** Verify mode: n bytes of this rank's region at offset; null when the NIC has no memory. */
-    uint8_t* Bytes(uint64_t offset, uint64_t n) const;
 
     uint32_t m_chunkBytes; //!< "ChunkBytes"
     uint32_t m_chunks;     //!< chunks per block

@@ -76,10 +76,8 @@ RingReduceScatter::OnReceive(uint32_t host, const Completion& c)
 {
     m_stats.chunksReceived++;
     // add this rank's contribution on the reduction engine, then pass the sum on (or keep it)
-    const Time start = std::max(Simulator::Now(), m_reduceBusyUntil);
-    m_reduceBusyUntil =
-        start + PicoSeconds(static_cast<int64_t>(m_reducePsPerByte * ChunkBytes(c.imm)));
-    mcsim::Post(m_reduceBusyUntil - Simulator::Now(),
+    const Time done = ReduceUntil(m_reduceBusyUntil, m_reducePsPerByte, ChunkBytes(c.imm));
+    mcsim::Post(done - Simulator::Now(),
                 Ptr<EventImpl>(MakeEvent(&RingReduceScatter::Reduced, this, c.imm), false),
                 m_computeSource);
 }

@@ -43,27 +43,20 @@ StepAllgather::~StepAllgather() = default;
 void
 StepAllgather::DoDispose()
 {
-    m_out.clear();
-    m_in.clear();
+    m_peers.Clear();
     CollectiveRank::DoDispose();
 }
 
 std::vector<uint32_t>
 StepAllgather::GetRingDistances() const
 {
-    std::vector<uint32_t> d;
-    for (uint64_t k = 2; k < m_nRanks; k *= 2)
-    {
-        d.push_back(static_cast<uint32_t>(k));
-    }
-    return d;
+    return PowerOfTwoDistances();
 }
 
 void
 StepAllgather::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> prev)
 {
-    m_out = {next};
-    m_in = {prev};
+    m_peers.Wire(next, prev, GetRingDistances());
     m_steps = PlanSteps();
     m_got.assign(m_steps.size(), 0);
     m_acked.assign(m_steps.size(), 0);
@@ -72,8 +65,7 @@ StepAllgather::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> prev)
 void
 StepAllgather::WireRings(std::vector<Ptr<RcQp>> out, std::vector<Ptr<RcQp>> in)
 {
-    m_out.insert(m_out.end(), out.begin(), out.end());
-    m_in.insert(m_in.end(), in.begin(), in.end());
+    m_peers.WireRings(out, in);
 }
 
 std::vector<StepAllgather::Range>
@@ -100,30 +92,13 @@ StepAllgather::Chunks(const std::vector<Range>& ranges) const
     return n;
 }
 
-Ptr<RcQp>
-StepAllgather::QpFor(uint32_t sender, uint32_t receiver) const
-{
-    const uint32_t up = (receiver + m_nRanks - sender) % m_nRanks; // the ring from the sender
-    const bool mine = sender == m_rank;
-    if (std::has_single_bit(up))
-    {
-        return (mine ? m_out : m_in).at(std::countr_zero(up));
-    }
-    const uint32_t down = m_nRanks - up; // the ring from the receiver
-    if (!std::has_single_bit(down))
-    {
-        throw std::logic_error("StepAllgather: no ring joins ranks " + std::to_string(sender) +
-                               " and " + std::to_string(receiver));
-    }
-    return (mine ? m_in : m_out).at(std::countr_zero(down));
-}
-
 void
 StepAllgather::Start()
 {
     for (const Step& s : m_steps)
     {
-        QpFor(s.from, m_rank)->PostRecv(static_cast<uint32_t>(Chunks(s.receive)));
+        m_peers.For(s.from, m_rank, m_rank, m_nRanks)
+            ->PostRecv(static_cast<uint32_t>(Chunks(s.receive)));
     }
     if (m_steps.empty())
     {
@@ -136,7 +111,7 @@ StepAllgather::Start()
 void
 StepAllgather::Send(uint32_t k)
 {
-    Ptr<RcQp> qp = QpFor(m_rank, m_steps[k].to);
+    Ptr<RcQp> qp = m_peers.For(m_rank, m_steps[k].to, m_rank, m_nRanks);
     for (const Range& r : m_steps[k].send)
     {
         const uint64_t start = r.first * m_bytesPerRank;

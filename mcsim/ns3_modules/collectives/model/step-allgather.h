@@ -2,6 +2,7 @@
 #pragma once
 
 #include "collective-rank.h"
+#include "ring-peers.h"
 
 #include "ns3/mcsim/rc-qp.h"
 
@@ -61,7 +62,6 @@ class StepAllgather : public CollectiveRank
 
   private:
     uint64_t Chunks(const std::vector<Range>& ranges) const; //!< WRITEs that carry them
-    Ptr<RcQp> QpFor(uint32_t sender, uint32_t receiver) const;
     void Send(uint32_t k);
     void Advance();
 
@@ -70,8 +70,7 @@ class StepAllgather : public CollectiveRank
     std::vector<uint64_t> m_got;   //!< chunks received in each step
     std::vector<uint64_t> m_acked; //!< WRITEs of each step acknowledged
     uint32_t m_step;               //!< the step in progress
-    std::vector<Ptr<RcQp>> m_out;  //!< m_out[i]: to rank r + 2^i
-    std::vector<Ptr<RcQp>> m_in;   //!< m_in[i]: from rank r - 2^i
+    RingPeers m_peers;             //!< its QPs on the team's rings
 };
 
 /** @brief Recursive doubling (P a power of 2): in step k rank r and r XOR 2^k swap the 2^k shards

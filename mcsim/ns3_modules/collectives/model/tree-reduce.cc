@@ -68,8 +68,7 @@ TreeReduce::~TreeReduce() = default;
 void
 TreeReduce::DoDispose()
 {
-    m_out.clear();
-    m_in.clear();
+    m_peers.Clear();
     CollectiveRank::DoDispose();
 }
 
@@ -105,13 +104,7 @@ TreeReduce::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> prev)
         throw std::invalid_argument("TreeReduce: Root=" + std::to_string(m_root) +
                                     " is not a rank of " + std::to_string(m_nRanks));
     }
-    m_out = {next};
-    m_in = {prev};
-    m_distance = {1};
-    for (uint32_t d : Distances())
-    {
-        m_distance.push_back(d);
-    }
+    m_peers.Wire(next, prev, Distances());
     m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
     m_place = PlaceOf((m_rank + m_nRanks - static_cast<uint32_t>(m_root)) % m_nRanks);
     m_missing.assign(m_chunks, static_cast<uint32_t>(m_place.children.size()));
@@ -120,32 +113,7 @@ TreeReduce::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> prev)
 void
 TreeReduce::WireRings(std::vector<Ptr<RcQp>> out, std::vector<Ptr<RcQp>> in)
 {
-    m_out.insert(m_out.end(), out.begin(), out.end());
-    m_in.insert(m_in.end(), in.begin(), in.end());
-}
-
-Ptr<RcQp>
-TreeReduce::QpFor(uint32_t sender, uint32_t receiver) const
-{
-    const bool mine = sender == m_rank;
-    const uint32_t up = (receiver + m_nRanks - sender) % m_nRanks; // a ring from the sender
-    const uint32_t down = m_nRanks - up;                           // ... or from the receiver
-    for (std::size_t i = 0; i < m_distance.size(); ++i)
-    {
-        if (m_distance[i] == up)
-        {
-            return (mine ? m_out : m_in).at(i);
-        }
-    }
-    for (std::size_t i = 0; i < m_distance.size(); ++i)
-    {
-        if (m_distance[i] == down)
-        {
-            return (mine ? m_in : m_out).at(i);
-        }
-    }
-    throw std::logic_error("TreeReduce: no ring joins ranks " + std::to_string(sender) + " and " +
-                           std::to_string(receiver));
+    m_peers.WireRings(out, in);
 }
 
 uint64_t
@@ -155,23 +123,17 @@ TreeReduce::ChunkBytes(uint32_t i) const
                               m_bytesPerRank - static_cast<uint64_t>(i) * m_chunkBytes);
 }
 
-uint8_t*
-TreeReduce::Bytes(uint64_t offset, uint64_t n) const
-{
-    Ptr<Nic> nic = m_stack->GetNic(m_host);
-    return nic->HasMemory() ? nic->Memory(offset, n) : nullptr;
-}
-
 void
 TreeReduce::Start()
 {
     for (uint32_t child : m_place.children)
     {
-        QpFor(Rank(child), m_rank)->PostRecv(m_chunks);
+        m_peers.For(Rank(child), m_rank, m_rank, m_nRanks)->PostRecv(m_chunks);
     }
     if (Broadcasts() && m_place.parent >= 0)
     {
-        QpFor(Rank(static_cast<uint32_t>(m_place.parent)), m_rank)->PostRecv(m_chunks); // the sum
+        m_peers.For(Rank(static_cast<uint32_t>(m_place.parent)), m_rank, m_rank, m_nRanks)
+            ->PostRecv(m_chunks); // the sum
     }
     const uint64_t n = m_bytesPerRank;
     if (uint8_t* sum = Bytes(n, n); sum != nullptr)
@@ -198,10 +160,8 @@ TreeReduce::OnReceive(uint32_t /* host */, const Completion& c)
     }
     const uint32_t slot = c.imm / m_chunks;
     const uint32_t i = c.imm % m_chunks;
-    const Time start = std::max(Simulator::Now(), m_reduceBusyUntil);
-    m_reduceBusyUntil =
-        start + PicoSeconds(static_cast<int64_t>(m_reducePsPerByte * ChunkBytes(i)));
-    mcsim::Post(m_reduceBusyUntil - Simulator::Now(),
+    const Time done = ReduceUntil(m_reduceBusyUntil, m_reducePsPerByte, ChunkBytes(i));
+    mcsim::Post(done - Simulator::Now(),
                 Ptr<EventImpl>(MakeEvent(&TreeReduce::Reduced, this, slot, i), false),
                 m_computeSource);
 }
@@ -269,7 +229,7 @@ void
 TreeReduce::SendUp(uint32_t i)
 {
     const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
-    QpFor(m_rank, Rank(static_cast<uint32_t>(m_place.parent)))
+    m_peers.For(m_rank, Rank(static_cast<uint32_t>(m_place.parent)), m_rank, m_nRanks)
         ->PostSend(RcQp::Verb::WRITE,
                    ChunkBytes(i),
                    (2 + m_place.slot) * m_bytesPerRank + at, // the parent's landing zone for it
@@ -286,7 +246,7 @@ TreeReduce::SendDown(uint32_t i)
     const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
     for (uint32_t child : m_place.children)
     {
-        QpFor(m_rank, Rank(child))
+        m_peers.For(m_rank, Rank(child), m_rank, m_nRanks)
             ->PostSend(RcQp::Verb::WRITE, ChunkBytes(i), at, DOWN | i, true, DOWN | i);
         m_stats.chunksSent++;
     }
@@ -351,12 +311,7 @@ ReduceBinomial::GetTypeId()
 std::vector<uint32_t>
 ReduceBinomial::Distances() const
 {
-    std::vector<uint32_t> d;
-    for (uint64_t k = 2; k < m_nRanks; k *= 2)
-    {
-        d.push_back(static_cast<uint32_t>(k));
-    }
-    return d;
+    return PowerOfTwoDistances();
 }
 
 TreeReduce::Place

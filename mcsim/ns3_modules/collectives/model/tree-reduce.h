@@ -3,6 +3,7 @@
 
 #include "collective-rank.h"
 #include "host-sum.h"
+#include "ring-peers.h"
 
 #include "ns3/mcsim/rc-qp.h"
 
@@ -66,27 +67,23 @@ class TreeReduce : public CollectiveRank
 
   private:
     uint64_t ChunkBytes(uint32_t i) const;
-    Ptr<RcQp> QpFor(uint32_t sender, uint32_t receiver) const;
     void Reduced(uint32_t slot, uint32_t i);
     void Ready(uint32_t i);    //!< chunk i's sum is complete
     void SendDown(uint32_t i); //!< chunk i of the sum, from the buffer to every child
     void Down(uint32_t i);     //!< chunk i of the sum is in the buffer
     void SendUp(uint32_t i);
-    uint8_t* Bytes(uint64_t offset, uint64_t n) const;
 
-    uint32_t m_chunkBytes;            //!< "ChunkBytes"
-    int32_t m_root;                   //!< "Root"
-    uint64_t m_reducePsPerByte;       //!< "ReducePsPerByte"
-    uint32_t m_chunks;                //!< chunks of the buffer
-    Place m_place;                    //!< this rank's
-    std::vector<uint32_t> m_missing;  //!< per chunk: children whose part is not added yet
-    uint64_t m_ready;                 //!< chunks whose sum is complete
-    uint64_t m_acked;                 //!< chunks sent up and acknowledged
-    uint64_t m_down;                  //!< chunks of the sum received from the parent
-    Time m_reduceBusyUntil;           //!< the reduction engine is busy until then
-    std::vector<Ptr<RcQp>> m_out;     //!< m_out[i]: to rank r + Distances'[i] (m_out[0]: r + 1)
-    std::vector<Ptr<RcQp>> m_in;      //!< m_in[i]: from rank r - Distances'[i]
-    std::vector<uint32_t> m_distance; //!< 1, then Distances()
+    uint32_t m_chunkBytes;           //!< "ChunkBytes"
+    int32_t m_root;                  //!< "Root"
+    uint64_t m_reducePsPerByte;      //!< "ReducePsPerByte"
+    uint32_t m_chunks;               //!< chunks of the buffer
+    Place m_place;                   //!< this rank's
+    std::vector<uint32_t> m_missing; //!< per chunk: children whose part is not added yet
+    uint64_t m_ready;                //!< chunks whose sum is complete
+    uint64_t m_acked;                //!< chunks sent up and acknowledged
+    uint64_t m_down;                 //!< chunks of the sum received from the parent
+    Time m_reduceBusyUntil;          //!< the reduction engine is busy until then
+    RingPeers m_peers;               //!< its QPs on the team's rings
 };
 
 /** @brief The pipelined chain Reduce: place P-1 sends to P-2, ..., 1 to the root; each chunk is
