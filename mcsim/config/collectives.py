@@ -14,23 +14,8 @@ from mcsim.config.ns3_attributes import sets
 from mcsim.errors import pick
 
 RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_chunk's default)
-# the C++ rank applications
-(
-    RING_AG,
-    MCAST,
-    RING_RS,
-    RING_AR,
-    INNET,
-    CHAIN,
-    BINOMIAL,
-    ALLTOALL,
-    DOUBLING_AG,
-    BRUCK_AG,
-    REDUCE_CHAIN,
-    REDUCE_BINOMIAL,
-    HALVING_DOUBLING_AR,
-    TREE_AR,
-) = (
+# the C++ rank applications, every one (RANKS) and each by name
+RANKS = tuple(
     f"ns3::mcsim::{name}"
     for name in (
         "RingAllgather",
@@ -49,7 +34,7 @@ RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_
         "TreeAllreduce",
     )
 )
-RANKS = (
+(
     RING_AG,
     MCAST,
     RING_RS,
@@ -64,7 +49,7 @@ RANKS = (
     REDUCE_BINOMIAL,
     HALVING_DOUBLING_AR,
     TREE_AR,
-)
+) = RANKS
 # algorithms that move RDMA WRITEs of ring_chunk bytes
 RC_PIPELINES = (
     "ring",
