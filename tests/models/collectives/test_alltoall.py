@@ -8,7 +8,6 @@ import pytest
 from mcsim.config.rdma import DEFAULT_NIC_LATENCY_PS, HostCpuConfig
 from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
 
 ALGORITHMS = ["pairwise", "all_at_once"]
 
@@ -41,36 +40,28 @@ def test_188_ranks_on_the_testbed_exchange_every_block(algorithm):
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
-def test_lost_packets_are_resent_and_every_block_arrives(algorithm):
-    lost = resent = 0
-    for seed in range(4):
-        r = scenario_of(
-            topology="fat-tree-k4",
-            collective="alltoall",
-            algorithm=algorithm,
-            bytes_per_rank="32KiB",
-            ring_chunk="8KiB",
-            loss=1e-3,
-            seed=seed,
-            verify=True,
-        ).run()
-        assert r.complete and r.verified, f"seed {seed}: {r.wrong_bytes}"
-        lost += r.fabric.drops_by_cause()["loss"]
-        resent += r.summary()["retransmits"]
+def test_lost_packets_are_resent_and_every_block_arrives(algorithm, lossy_verified):
+    lost, resent = lossy_verified(
+        range(4),
+        topology="fat-tree-k4",
+        collective="alltoall",
+        algorithm=algorithm,
+        bytes_per_rank="32KiB",
+        ring_chunk="8KiB",
+    )
     assert lost > 0 and resent > 0, "packets were really lost, and RC went back N for them"
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("hosts", [3, 6])
-def test_link_traversals_on_one_switch_are_p_times_p_minus_1_blocks(algorithm, hosts, star_graph):
+def test_link_traversals_on_one_switch_are_p_times_p_minus_1_blocks(algorithm, hosts, star_graph, chunked):
     # each ordered pair moves one block: WRITEs of 8 KiB in 4 KiB packets, each WRITE acknowledged
     # once, every packet over 2 links
     n, chunk_b, mtu = 20_000, 8192, 4096
     r = Scenario(
         topology=star_graph(hosts), collective="alltoall", algorithm=algorithm, bytes_per_rank=n, ring_chunk=chunk_b
     ).run()
-    writes = -(-n // chunk_b)
-    packets = (n // chunk_b) * (chunk_b // mtu) + -(-(n % chunk_b) // mtu)
+    packets, writes = chunked(n, chunk_b, mtu)
     assert r.complete
     assert r.fabric.link_traversals() == 2 * hosts * (hosts - 1) * (packets + writes)
 
@@ -87,21 +78,18 @@ def test_on_one_switch_both_are_within_2_percent_of_the_bound(algorithm, star_gr
 
 
 @pytest.mark.parametrize("hosts", [2, 3, 6])
-def test_the_pairwise_latency_is_p_minus_1_steps(hosts, star_graph):
+def test_the_pairwise_latency_is_p_minus_1_steps(hosts, star_graph, star_step):
     # 4 bytes a block: step s ends when r-s's WRITE is in (a ring step: test_ring_reductions) and r's
     # WRITE to r+s is acknowledged; the ACK leaves the receiver's NIC at the WRITE's last bit and
     # is back before the receive completes (after the NIC's receive latency and the host CPU), so
     # the receive ends each step: P-1 ring steps
     sc = Scenario(topology=star_graph(hosts), collective="alltoall", algorithm="pairwise", bytes_per_rank=4)
     r, fabric = sc.run(), sc.fabric
-    write_imm_header_b = 8 + 12 + 16 + 4 + 4 + 2  # InfiniBand LRH + BTH + RETH + ImmDt + ICRC + VCRC
     ack_header_b = 8 + 12 + 4 + 4 + 2  # LRH + BTH + AETH + ICRC + VCRC
     path = fabric.switch_latency_ps + 2 * 100_000  # star_graph: 100 ns cables, 80 ps a byte
-    step = DEFAULT_NIC_LATENCY_PS + path + 80 * (fabric.routing_header_b + write_imm_header_b + fabric.header_b + 4)
-    step += DEFAULT_NIC_LATENCY_PS + HostCpuConfig().completion_ps
     ack = path + 80 * (fabric.routing_header_b + ack_header_b + fabric.header_b)
     assert ack < DEFAULT_NIC_LATENCY_PS + HostCpuConfig().completion_ps
-    assert r.time_ps == (hosts - 1) * step
+    assert r.time_ps == (hosts - 1) * star_step(fabric, 4)
 
 
 def test_all_at_once_takes_one_step_where_pairwise_takes_p_minus_1(star_graph):

@@ -5,10 +5,8 @@ binomial tree over RC RDMA WRITEs, against closed forms."""
 import numpy as np
 import pytest
 
-from mcsim.config.rdma import DEFAULT_NIC_LATENCY_PS, HostCpuConfig
 from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
 
 BASELINES = ["chain", "binomial"]
 
@@ -44,58 +42,41 @@ def test_188_ranks_on_the_testbed_get_the_root_s_buffer(algorithm):
 
 
 @pytest.mark.parametrize("algorithm", BASELINES)
-def test_lost_packets_are_resent_and_every_byte_arrives(algorithm):
-    lost = resent = 0
-    for seed in range(6):
-        r = scenario_of(
-            topology="fat-tree-k4",
-            collective="broadcast",
-            algorithm=algorithm,
-            bytes_per_rank="256KiB",
-            ring_chunk="16KiB",
-            loss=1e-3,
-            seed=seed,
-            verify=True,
-        ).run()
-        assert r.complete and r.verified, f"seed {seed}: {r.wrong_bytes}"
-        lost += r.fabric.drops_by_cause()["loss"]
-        resent += r.summary()["retransmits"]
+def test_lost_packets_are_resent_and_every_byte_arrives(algorithm, lossy_verified):
+    lost, resent = lossy_verified(
+        range(6),
+        topology="fat-tree-k4",
+        collective="broadcast",
+        algorithm=algorithm,
+        bytes_per_rank="256KiB",
+        ring_chunk="16KiB",
+    )
     assert lost > 0 and resent > 0, "packets were really lost, and RC went back N for them"
 
 
 @pytest.mark.parametrize("algorithm", BASELINES)
 @pytest.mark.parametrize("hosts", [3, 8])
 @pytest.mark.parametrize("n", [4, 40_000])
-def test_link_traversals_on_one_switch_are_p_minus_1_buffers(algorithm, hosts, n, star_graph):
+def test_link_traversals_on_one_switch_are_p_minus_1_buffers(algorithm, hosts, n, star_graph, chunked):
     # every rank but the root receives the buffer once, as WRITEs of 8 KiB cut into 4 KiB packets,
     # each WRITE acknowledged once; every packet crosses 2 links
     chunk_b, mtu = 8192, 4096
     r = Scenario(
         topology=star_graph(hosts), collective="broadcast", algorithm=algorithm, bytes_per_rank=n, ring_chunk=chunk_b
     ).run()
-    writes = -(-n // chunk_b)
-    packets = (n // chunk_b) * (chunk_b // mtu) + -(-(n % chunk_b) // mtu)
+    packets, writes = chunked(n, chunk_b, mtu)
     assert r.complete
     assert r.fabric.link_traversals() == 2 * (hosts - 1) * (packets + writes)
 
 
 @pytest.mark.parametrize("hosts", [2, 3, 9])
-def test_the_chain_s_latency_is_p_minus_1_steps(hosts, star_graph):
+def test_the_chain_s_latency_is_p_minus_1_steps(hosts, star_graph, star_step):
     # 4 bytes: P-1 steps, each the sender NIC's latency, the packet's serialization up to the switch's
     # routing header and then whole, the switch latency, two cable delays, the receiver NIC's latency
     # and the host CPU's completion (the step of the ring Allgather: test_ring_reductions)
     sc = Scenario(topology=star_graph(hosts), collective="broadcast", algorithm="chain", bytes_per_rank=4)
     r, fabric = sc.run(), sc.fabric
-    write_imm_header_b = 8 + 12 + 16 + 4 + 4 + 2  # InfiniBand LRH + BTH + RETH + ImmDt + ICRC + VCRC
-    wire = fabric.routing_header_b + write_imm_header_b + fabric.header_b + 4
-    step = (
-        2 * DEFAULT_NIC_LATENCY_PS
-        + fabric.switch_latency_ps
-        + 2 * 100_000
-        + HostCpuConfig().completion_ps
-        + wire * 80  # star_graph's 100 Gbit/s: 80 ps a byte
-    )
-    assert r.time_ps == (hosts - 1) * step
+    assert r.time_ps == (hosts - 1) * star_step(fabric, 4)
 
 
 def test_the_binomial_tree_is_its_root_sending_log2_p_buffers():

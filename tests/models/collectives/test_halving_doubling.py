@@ -4,10 +4,8 @@
 import pytest
 
 from mcsim.config.collectives import HOST_REDUCE_PS_PER_BYTE
-from mcsim.config.rdma import DEFAULT_NIC_LATENCY_PS, HostCpuConfig
 from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
 
 
 @pytest.mark.parametrize("ranks", [2, 4, 8, 16])
@@ -40,27 +38,20 @@ def test_128_ranks_of_the_testbed_sum_exactly():
     assert r.complete and r.verified
 
 
-def test_lost_packets_are_resent_and_the_sums_stay_exact():
-    lost = resent = 0
-    for seed in range(4):
-        r = scenario_of(
-            topology="fat-tree-k4",
-            collective="allreduce",
-            algorithm="halving_doubling",
-            bytes_per_rank="128KiB",
-            ring_chunk="8KiB",
-            loss=1e-3,
-            seed=seed,
-            verify=True,
-        ).run()
-        assert r.complete and r.verified, f"seed {seed}: {r.wrong_bytes}"
-        lost += r.fabric.drops_by_cause()["loss"]
-        resent += r.summary()["retransmits"]
+def test_lost_packets_are_resent_and_the_sums_stay_exact(lossy_verified):
+    lost, resent = lossy_verified(
+        range(4),
+        topology="fat-tree-k4",
+        collective="allreduce",
+        algorithm="halving_doubling",
+        bytes_per_rank="128KiB",
+        ring_chunk="8KiB",
+    )
     assert lost > 0 and resent > 0, "packets were really lost, and RC went back N for them"
 
 
 @pytest.mark.parametrize("hosts", [2, 4, 8])
-def test_small_buffers_take_2_log2_p_steps(hosts, star_graph):
+def test_small_buffers_take_2_log2_p_steps(hosts, star_graph, star_step):
     # one 4-byte element per rank and block: every step moves whole blocks of 4 B (halving: P/2, P/4,
     # ... 1 block; doubling: 1, 2, ... P/2) as one WRITE; a step is a ring step (test_ring_reductions)
     # for its packet, plus the reduction of its bytes in the halving
@@ -68,14 +59,11 @@ def test_small_buffers_take_2_log2_p_steps(hosts, star_graph):
         topology=star_graph(hosts), collective="allreduce", algorithm="halving_doubling", bytes_per_rank=4 * hosts
     )
     r, fabric = sc.run(), sc.fabric
-    write_imm_header_b = 8 + 12 + 16 + 4 + 4 + 2  # InfiniBand LRH + BTH + RETH + ImmDt + ICRC + VCRC
-    fixed = 2 * DEFAULT_NIC_LATENCY_PS + fabric.switch_latency_ps + 2 * 100_000 + HostCpuConfig().completion_ps
-    wire = fabric.routing_header_b + write_imm_header_b + fabric.header_b
     halving, doubling = [], []
     blocks = hosts // 2
     while blocks >= 1:
-        halving.append(fixed + 80 * (wire + 4 * blocks) + 4 * blocks * HOST_REDUCE_PS_PER_BYTE)
-        doubling.insert(0, fixed + 80 * (wire + 4 * blocks))
+        halving.append(star_step(fabric, 4 * blocks) + 4 * blocks * HOST_REDUCE_PS_PER_BYTE)
+        doubling.insert(0, star_step(fabric, 4 * blocks))
         blocks //= 2
     assert r.time_ps == sum(halving) + sum(doubling)
 

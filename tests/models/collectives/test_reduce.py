@@ -6,10 +6,8 @@ import numpy as np
 import pytest
 
 from mcsim.config.collectives import HOST_REDUCE_PS_PER_BYTE
-from mcsim.config.rdma import DEFAULT_NIC_LATENCY_PS, HostCpuConfig
 from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
 
 ALGORITHMS = ["chain", "binomial"]
 
@@ -46,54 +44,38 @@ def test_188_ranks_on_the_testbed_sum_exactly(algorithm):
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
-def test_lost_packets_are_resent_and_the_sum_stays_exact(algorithm):
-    lost = resent = 0
-    for seed in range(4):
-        r = scenario_of(
-            topology="fat-tree-k4",
-            collective="reduce",
-            algorithm=algorithm,
-            bytes_per_rank="128KiB",
-            ring_chunk="16KiB",
-            loss=1e-3,
-            seed=seed,
-            verify=True,
-        ).run()
-        assert r.complete and r.verified, f"seed {seed}: {r.wrong_bytes}"
-        lost += r.fabric.drops_by_cause()["loss"]
-        resent += r.summary()["retransmits"]
+def test_lost_packets_are_resent_and_the_sum_stays_exact(algorithm, lossy_verified):
+    lost, resent = lossy_verified(
+        range(4),
+        topology="fat-tree-k4",
+        collective="reduce",
+        algorithm=algorithm,
+        bytes_per_rank="128KiB",
+        ring_chunk="16KiB",
+    )
     assert lost > 0 and resent > 0, "packets were really lost, and RC went back N for them"
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("hosts", [3, 8])
-def test_link_traversals_on_one_switch_are_p_minus_1_buffers(algorithm, hosts, star_graph):
+def test_link_traversals_on_one_switch_are_p_minus_1_buffers(algorithm, hosts, star_graph, chunked):
     # every rank but the root sends the buffer once, as WRITEs of 8 KiB in 4 KiB packets, each
     # acknowledged once; every packet crosses 2 links
     n, chunk_b, mtu = 40_000, 8192, 4096
     r = Scenario(
         topology=star_graph(hosts), collective="reduce", algorithm=algorithm, bytes_per_rank=n, ring_chunk=chunk_b
     ).run()
-    writes = -(-n // chunk_b)
-    packets = (n // chunk_b) * (chunk_b // mtu) + -(-(n % chunk_b) // mtu)
+    packets, writes = chunked(n, chunk_b, mtu)
     assert r.complete
     assert r.fabric.link_traversals() == 2 * (hosts - 1) * (packets + writes)
 
 
 @pytest.mark.parametrize("hosts", [2, 3, 9])
-def test_the_chain_s_latency_is_p_minus_1_steps_and_sums(hosts, star_graph):
+def test_the_chain_s_latency_is_p_minus_1_steps_and_sums(hosts, star_graph, star_step):
     # 4 bytes: P-1 steps, each a ring step (test_ring_reductions) and the reduction of 4 bytes
     sc = Scenario(topology=star_graph(hosts), collective="reduce", algorithm="chain", bytes_per_rank=4)
     r, fabric = sc.run(), sc.fabric
-    write_imm_header_b = 8 + 12 + 16 + 4 + 4 + 2  # InfiniBand LRH + BTH + RETH + ImmDt + ICRC + VCRC
-    step = (
-        2 * DEFAULT_NIC_LATENCY_PS
-        + fabric.switch_latency_ps
-        + 2 * 100_000
-        + HostCpuConfig().completion_ps
-        + 80 * (fabric.routing_header_b + write_imm_header_b + fabric.header_b + 4)
-    )
-    assert r.time_ps == (hosts - 1) * (step + 4 * HOST_REDUCE_PS_PER_BYTE)
+    assert r.time_ps == (hosts - 1) * (star_step(fabric, 4) + 4 * HOST_REDUCE_PS_PER_BYTE)
 
 
 def test_the_binomial_root_receives_log2_p_buffers():

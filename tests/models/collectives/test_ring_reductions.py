@@ -7,10 +7,8 @@ import numpy as np
 import pytest
 
 from mcsim.config.collectives import HOST_REDUCE_PS_PER_BYTE
-from mcsim.config.rdma import DEFAULT_NIC_LATENCY_PS, HostCpuConfig
 from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
 
 
 def blocks(n: int, p: int) -> list[int]:
@@ -53,22 +51,15 @@ def test_188_ranks_on_the_testbed_end_with_the_exact_sums(collective, n):
 
 
 @pytest.mark.parametrize("collective", ["reduce_scatter", "allreduce"])
-def test_lost_packets_are_resent_and_the_sums_stay_exact(collective):
-    lost = resent = 0
-    for seed in range(6):
-        r = scenario_of(
-            topology="fat-tree-k4",
-            collective=collective,
-            algorithm="ring",
-            bytes_per_rank="64KiB",
-            ring_chunk="8KiB",
-            loss=1e-3,
-            seed=seed,
-            verify=True,
-        ).run()
-        assert r.complete and r.verified, f"seed {seed}: {r.wrong_bytes}"
-        lost += r.fabric.drops_by_cause()["loss"]
-        resent += r.summary()["retransmits"]
+def test_lost_packets_are_resent_and_the_sums_stay_exact(collective, lossy_verified):
+    lost, resent = lossy_verified(
+        range(6),
+        topology="fat-tree-k4",
+        collective=collective,
+        algorithm="ring",
+        bytes_per_rank="64KiB",
+        ring_chunk="8KiB",
+    )
     # a lost ACK may need no resend (a later one covers it); lost data always does
     assert lost > 0 and resent > 0, "packets were really lost, and RC went back N for them"
 
@@ -105,7 +96,7 @@ def test_ring_allreduce_is_within_2_percent_of_its_bandwidth_bound():
 
 @pytest.mark.parametrize("collective", ["reduce_scatter", "allreduce", "allgather"])
 @pytest.mark.parametrize("hosts", [2, 3, 9])
-def test_the_latency_term_is_steps_times_the_step_s_closed_form(collective, hosts, star_graph):
+def test_the_latency_term_is_steps_times_the_step_s_closed_form(collective, hosts, star_graph, star_step):
     # one 4-byte element per block: every chunk is 4 B and goes 2(P-1) steps (Allreduce) or P-1; a step
     # is the sender NIC's latency, the packet's serialization on the host link up to the switch's
     # routing header (cut-through) and then whole on the switch's egress, the switch latency, two
@@ -115,16 +106,7 @@ def test_the_latency_term_is_steps_times_the_step_s_closed_form(collective, host
     n = payload * (hosts if collective == "allreduce" else 1)
     sc = Scenario(topology=star_graph(hosts), collective=collective, algorithm="ring", bytes_per_rank=n)
     r, fabric = sc.run(), sc.fabric  # the wire format's physical overhead in header_b
-    write_imm_header_b = 8 + 12 + 16 + 4 + 4 + 2  # InfiniBand LRH + BTH + RETH + ImmDt + ICRC + VCRC
-    ps_per_b = 8 * 10**12 // (100 * 10**9)  # star_graph's links: 100 Gbit/s of data
-    wire = fabric.routing_header_b + write_imm_header_b + fabric.header_b + payload
-    step = (
-        2 * DEFAULT_NIC_LATENCY_PS
-        + fabric.switch_latency_ps
-        + 2 * 100_000  # star_graph's cable delay
-        + HostCpuConfig().completion_ps
-        + wire * ps_per_b
-    )
+    step = star_step(fabric, payload)
     reduce_steps = 0 if collective == "allgather" else hosts - 1
     steps = (2 if collective == "allreduce" else 1) * (hosts - 1)
     assert r.time_ps == steps * step + reduce_steps * payload * HOST_REDUCE_PS_PER_BYTE

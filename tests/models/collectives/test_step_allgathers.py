@@ -5,12 +5,11 @@ their link traversals equal to the traffic model's count of the same schedule, t
 import numpy as np
 import pytest
 
-from mcsim.config.rdma import DEFAULT_NIC_LATENCY_PS, HostCpuConfig
+from mcsim.config.rdma import HostCpuConfig
 from mcsim.errors import McsimError
 from mcsim.reference import traffic
 from mcsim.routing.layout import layout_of
 from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.topology import resolve
 
 RANKS = {"recursive_doubling": [2, 4, 8, 16], "bruck": [2, 3, 5, 7, 16]}
@@ -32,21 +31,14 @@ def test_bruck_on_the_188_ranks_of_the_testbed():
 
 
 @pytest.mark.parametrize("algorithm", list(RANKS))
-def test_lost_packets_are_resent_and_every_shard_arrives(algorithm):
-    lost = resent = 0
-    for seed in range(4):
-        r = scenario_of(
-            topology="fat-tree-k4",
-            algorithm=algorithm,
-            bytes_per_rank="32KiB",
-            ring_chunk="8KiB",
-            loss=1e-3,
-            seed=seed,
-            verify=True,
-        ).run()
-        assert r.complete and r.verified, f"seed {seed}: {r.wrong_bytes}"
-        lost += r.fabric.drops_by_cause()["loss"]
-        resent += r.summary()["retransmits"]
+def test_lost_packets_are_resent_and_every_shard_arrives(algorithm, lossy_verified):
+    lost, resent = lossy_verified(
+        range(4),
+        topology="fat-tree-k4",
+        algorithm=algorithm,
+        bytes_per_rank="32KiB",
+        ring_chunk="8KiB",
+    )
     assert lost > 0 and resent > 0, "packets were really lost, and RC went back N for them"
 
 
@@ -88,19 +80,17 @@ def test_link_traversals_are_the_traffic_model_s_count(algorithm, ranks):
 
 
 @pytest.mark.parametrize(("algorithm", "ranks"), [("recursive_doubling", 2), ("recursive_doubling", 8), ("bruck", 5)])
-def test_small_shards_take_log2_p_steps_of_a_ring_step(algorithm, ranks, star_graph):
+def test_small_shards_take_log2_p_steps_of_a_ring_step(algorithm, ranks, star_graph, star_step):
     # 4 bytes a shard on one switch: ceil(log2 P) steps; a step ends when the partner's WRITEs are in
     # (the ACK of one's own is back before: test_alltoall), so each is a ring step when the step's
     # shards are one packet: the NIC's latencies, the switch, the cables, the host CPU, and the
     # packet (its header and its shards' 4 bytes each) on the wire
     sc = Scenario(topology=star_graph(ranks), algorithm=algorithm, bytes_per_rank=4)
     r, fabric = sc.run(), sc.fabric
-    write_imm_header_b = 8 + 12 + 16 + 4 + 4 + 2  # InfiniBand LRH + BTH + RETH + ImmDt + ICRC + VCRC
-    fixed = 2 * DEFAULT_NIC_LATENCY_PS + fabric.switch_latency_ps + 2 * 100_000 + HostCpuConfig().completion_ps
     steps, d = [], 1
     while d < ranks:
         shards = d if algorithm == "recursive_doubling" else min(d, ranks - d)
-        steps.append(fixed + 80 * (fabric.routing_header_b + write_imm_header_b + fabric.header_b + 4 * shards))
+        steps.append(star_step(fabric, 4 * shards))
         d *= 2
     if algorithm == "recursive_doubling":
         assert r.time_ps == sum(steps)

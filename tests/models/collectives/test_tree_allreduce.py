@@ -4,10 +4,9 @@
 import pytest
 
 from mcsim.config.collectives import HOST_REDUCE_PS_PER_BYTE
-from mcsim.config.rdma import DEFAULT_NIC_LATENCY_PS, HostCpuConfig
+from mcsim.config.rdma import HostCpuConfig
 from mcsim.result import binary_tree_buffers
 from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
 
 
 @pytest.mark.parametrize("ranks", [2, 3, 4, 5, 7, 16])
@@ -34,51 +33,36 @@ def test_188_ranks_of_the_testbed_sum_exactly():
     assert r.complete and r.verified and r.ranks == 188
 
 
-def test_lost_packets_are_resent_and_the_sums_stay_exact():
-    lost = resent = 0
-    for seed in range(4):
-        r = scenario_of(
-            topology="fat-tree-k4",
-            collective="allreduce",
-            algorithm="tree",
-            bytes_per_rank="128KiB",
-            ring_chunk="16KiB",
-            loss=1e-3,
-            seed=seed,
-            verify=True,
-        ).run()
-        assert r.complete and r.verified, f"seed {seed}: {r.wrong_bytes}"
-        lost += r.fabric.drops_by_cause()["loss"]
-        resent += r.summary()["retransmits"]
+def test_lost_packets_are_resent_and_the_sums_stay_exact(lossy_verified):
+    lost, resent = lossy_verified(
+        range(4),
+        topology="fat-tree-k4",
+        collective="allreduce",
+        algorithm="tree",
+        bytes_per_rank="128KiB",
+        ring_chunk="16KiB",
+    )
     assert lost > 0 and resent > 0, "packets were really lost, and RC went back N for them"
 
 
 @pytest.mark.parametrize("hosts", [3, 8])
-def test_link_traversals_on_one_switch_are_2_p_minus_1_buffers(hosts, star_graph):
+def test_link_traversals_on_one_switch_are_2_p_minus_1_buffers(hosts, star_graph, chunked):
     n, chunk_b, mtu = 40_000, 8192, 4096
     r = Scenario(
         topology=star_graph(hosts), collective="allreduce", algorithm="tree", bytes_per_rank=n, ring_chunk=chunk_b
     ).run()
-    writes = -(-n // chunk_b)
-    packets = (n // chunk_b) * (chunk_b // mtu) + -(-(n % chunk_b) // mtu)
+    packets, writes = chunked(n, chunk_b, mtu)
     assert r.complete
     assert r.fabric.link_traversals() == 2 * 2 * (hosts - 1) * (packets + writes)
 
 
 @pytest.mark.parametrize(("hosts", "depth"), [(2, 1), (3, 1), (7, 2), (8, 3)])
-def test_small_buffers_go_up_and_down_the_tree(hosts, depth, star_graph):
+def test_small_buffers_go_up_and_down_the_tree(hosts, depth, star_graph, star_step):
     # 4 bytes: depth steps up (a ring step and the sum of 4 bytes, the second child's completion
     # queued behind the first's at an inner rank) and depth steps down (a ring step each)
     sc = Scenario(topology=star_graph(hosts), collective="allreduce", algorithm="tree", bytes_per_rank=4)
     r, fabric = sc.run(), sc.fabric
-    write_imm_header_b = 8 + 12 + 16 + 4 + 4 + 2  # InfiniBand LRH + BTH + RETH + ImmDt + ICRC + VCRC
-    step = (
-        2 * DEFAULT_NIC_LATENCY_PS
-        + fabric.switch_latency_ps
-        + 2 * 100_000
-        + HostCpuConfig().completion_ps
-        + 80 * (fabric.routing_header_b + write_imm_header_b + fabric.header_b + 4)
-    )
+    step = star_step(fabric, 4)
     up = depth * (step + 4 * HOST_REDUCE_PS_PER_BYTE)
     # a rank with two children adds the second's chunk after the first's: one completion and one sum
     # more at most per level
