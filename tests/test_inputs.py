@@ -123,6 +123,36 @@ def _with_edges(**attrs) -> nx.Graph:
             r"^Scenario: bytes_per_rank='1TiB' makes 4294967296 ring chunks of 4096 B; the chunk id is the WRITE's "
             r"32-bit immediate \(at most 4294967295\): raise ring_chunk$",
         ),
+        # the immediates of the newer collectives: an overflow is one line, never a wrapped id
+        (
+            {"collective": "allreduce", "algorithm": "halving_doubling", "bytes_per_rank": "64MiB", "ring_chunk": 1},
+            r"^Scenario: bytes_per_rank='64MiB' makes 33554432 chunks of 1 B in one halving step; the immediate "
+            r"holds at most 16777215 beside the step: raise ring_chunk$",
+        ),
+        (
+            {"collective": "reduce", "algorithm": "binomial", "bytes_per_rank": "1GiB", "ring_chunk": 1},
+            r"^Scenario: bytes_per_rank='1GiB' makes 4294967296 chunk ids of 1 B \(4 children of 1073741824 chunks\)",
+        ),
+        (
+            {"collective": "allreduce", "algorithm": "tree", "bytes_per_rank": "1GiB", "ring_chunk": 1},
+            r"^Scenario: bytes_per_rank='1GiB' makes 2147483648 chunk ids of 1 B \(2 children .* way-down flag",
+        ),
+        (
+            {"collective": "allgather", "algorithm": "bruck", "bytes_per_rank": "1GiB", "ring_chunk": 1},
+            r"^Scenario: bytes_per_rank='1GiB' sends 17179869184 packets over one RC QP; RC PSNs are 32-bit",
+        ),
+        (
+            {"collective": "alltoall", "algorithm": "pairwise", "bytes_per_rank": "1TiB", "ring_chunk": 4096},
+            r"^Scenario: bytes_per_rank='1TiB' makes 4294967296 Alltoall chunks of 4096 B; the chunk id is the WRITE's",
+        ),
+        (
+            {"collective": "allreduce", "algorithm": "tree", "verify": True, "bytes_per_rank": "1022B"},
+            r"^Scenario: bytes_per_rank='1022B' and ring_chunk='64KiB' must be whole numbers of 32-bit integers",
+        ),
+        (
+            {"collective": "allreduce", "algorithm": "halving_doubling", "ranks": 12},
+            r"^Scenario: algorithm='halving_doubling' needs a power of 2 ranks, not 12; 'ring' takes any$",
+        ),
         (
             {"topology": "testbed-188", "bytes_per_rank": "1TiB", "algorithm": "ring"},
             rf"^Scenario: bytes_per_rank='1TiB' sends {187 * 2**28} packets over each ring QP; RC PSNs are 32-bit",

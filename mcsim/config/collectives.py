@@ -62,6 +62,8 @@ RC_PIPELINES = (
     "halving_doubling",
     "tree",
 )
+HALVING_STEP_MAX_CHUNKS = 2**24 - 1  # a halving-doubling step's chunks (C++ HalvingDoublingAllreduce::CHUNK_BITS)
+TREE_MAX_IDS = 2**31 - 1  # a tree's slot x chunks + chunk, below its way-down flag (C++ TreeReduce::DOWN)
 POWER_OF_2_ONLY = ("recursive_doubling", "halving_doubling")  # algorithms that need P a power of 2
 HOST_REDUCTIONS = (
     RING_RS,

@@ -219,6 +219,7 @@ class Scenario:
         object.__setattr__(self, "rdma", rdma_cfg)
         object.__setattr__(self, "fabric", fabric_config_for(rdma_cfg, self.fabric, "Scenario"))
         scenario_layout.check_chunk_ids(self, p, n, rdma_cfg.mtu_b, ring_chunk)
+        scenario_layout.check_tagged_ids(self, p, n, ring_chunk)
         self._check_timeout()
         self._check_modes(n)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from mcsim.config.collectives import POWER_OF_2_ONLY, ring_blocks
+from mcsim.config.collectives import HALVING_STEP_MAX_CHUNKS, POWER_OF_2_ONLY, TREE_MAX_IDS, ring_blocks
 from mcsim.config.rdma import MAX_PSNS, MCAST_MAX_CHUNKS, RING_MAX_CHUNKS
 from mcsim.errors import McsimError
 from mcsim.runs import cost
@@ -52,6 +52,32 @@ def check_host_reduction(sc: Scenario, n: int) -> None:
             f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} and ring_chunk={sc.ring_chunk!r} must be "
             "whole numbers of 32-bit integers, which the hosts sum in verify mode"
         )
+
+
+def check_tagged_ids(sc: Scenario, p: int, n: int, ring_chunk: int) -> None:
+    """The immediates that carry a tag beside the chunk's number must leave room for it: a halving-doubling
+    step's chunks below its step number (C++ HalvingDoublingAllreduce::CHUNK_BITS), a tree's slot x chunks +
+    chunk below its way-down flag (C++ TreeReduce::DOWN)."""
+    chunks = max(1, -(-n // ring_chunk))
+    if sc.algorithm == "halving_doubling":
+        # the largest step sends the first half of the blocks (BlockSplit: the first blocks are the longer)
+        granule = 4 if n % 4 == 0 else 1
+        q, longer = divmod(n // granule, p)
+        half = ((p // 2) * q + min(p // 2, longer)) * granule
+        if -(-half // ring_chunk) > HALVING_STEP_MAX_CHUNKS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {-(-half // ring_chunk)} chunks of "
+                f"{ring_chunk} B in one halving step; the immediate holds at most {HALVING_STEP_MAX_CHUNKS} "
+                "beside the step: raise ring_chunk"
+            )
+    if sc.collective == "reduce" or sc.algorithm == "tree":
+        slots = {"chain": 1, "tree": 2}.get(sc.algorithm, max(1, (p - 1).bit_length()))
+        if slots * chunks > TREE_MAX_IDS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {slots * chunks} chunk ids of {ring_chunk} B "
+                f"({slots} children of {chunks} chunks); the immediate holds at most {TREE_MAX_IDS} beside its "
+                "way-down flag: raise ring_chunk"
+            )
 
 
 def check_chunk_ids(sc: Scenario, p: int, n: int, mtu: int, ring_chunk: int) -> None:
