@@ -91,6 +91,7 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     # capi/collectives-abi.cc
     "mcsim_team_setup": (PTR, PTR, PTR, U32S, U64),
     "mcsim_team_start": (PTR, I64),
+    "mcsim_team_start_after": (PTR, PTR),
     "mcsim_team_n_ranks": (PTR,),
     "mcsim_team_stats": (PTR, U64_OUT, U64),
     # capi/dpa-abi.cc

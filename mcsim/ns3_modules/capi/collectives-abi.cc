@@ -27,6 +27,14 @@ mcsim_team_start(void* team, int64_t atPs)
     return capi::Do([&] { capi::As<CollectiveTeam>(team).Start(PicoSeconds(atPs)); });
 }
 
+/** Start every rank of team once every rank of first has finished (instead of mcsim_team_start). */
+MCSIM_ABI int64_t
+mcsim_team_start_after(void* team, void* first)
+{
+    return capi::Do(
+        [&] { capi::As<CollectiveTeam>(team).StartAfter(&capi::As<CollectiveTeam>(first)); });
+}
+
 MCSIM_ABI int64_t
 mcsim_team_n_ranks(void* team)
 {

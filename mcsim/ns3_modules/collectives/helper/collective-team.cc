@@ -48,7 +48,8 @@ CollectiveTeam::GetTypeId()
 
 CollectiveTeam::CollectiveTeam()
     : m_bytesPerRank(0),
-      m_firstGroup(0)
+      m_firstGroup(0),
+      m_finished(0)
 {
 }
 
@@ -62,6 +63,7 @@ CollectiveTeam::DoDispose()
         r->Dispose();
     }
     m_ranks.clear();
+    m_then = nullptr;
     Object::DoDispose();
 }
 
@@ -93,6 +95,7 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
                 "CollectiveTeam: the factory does not make a CollectiveRank");
         }
         rank->Setup(stack, r, team, m_bytesPerRank);
+        rank->SetOnFinished([this]() { RankFinished(); });
         m_ranks.push_back(rank);
     }
     // a ring of RC QP pairs: rank r's "next" QP talks to rank r+1's "prev" QP
@@ -125,6 +128,25 @@ void
 CollectiveTeam::Start(Time at)
 {
     mcsim::PostPlanned(at - Simulator::Now(), MakeEvent(&CollectiveTeam::StartAll, this));
+}
+
+void
+CollectiveTeam::StartAfter(Ptr<CollectiveTeam> first)
+{
+    if (first == nullptr || first == this || first->m_then != nullptr)
+    {
+        throw std::invalid_argument("CollectiveTeam::StartAfter: another team, not followed yet");
+    }
+    first->m_then = this;
+}
+
+void
+CollectiveTeam::RankFinished()
+{
+    if (++m_finished == m_ranks.size() && m_then != nullptr)
+    {
+        mcsim::PostPlanned(Time(0), MakeEvent(&CollectiveTeam::StartAll, PeekPointer(m_then)));
+    }
 }
 
 void

@@ -41,6 +41,9 @@ class CollectiveTeam : public Object
                std::size_t n);
     /** Start every rank at an absolute time. */
     void Start(Time at);
+    /** Start every rank once every rank of `first` has finished (a collective made of two: the
+     * second phase begins when the first has ended everywhere). Instead of Start. */
+    void StartAfter(Ptr<CollectiveTeam> first);
 
     uint32_t GetNRanks() const;
     /** out[rank * CollectiveRank::NUM_STATS + k] = CollectiveRank::Stats. */
@@ -54,10 +57,13 @@ class CollectiveTeam : public Object
      * each. */
     void ConnectRings(Ptr<RdmaStack> stack, const std::vector<uint32_t>& team);
     void StartAll();
+    void RankFinished(); //!< one of the ranks finished
 
     std::vector<Ptr<CollectiveRank>> m_ranks;
-    uint64_t m_bytesPerRank; //!< "BytesPerRank"
-    uint32_t m_firstGroup;   //!< "FirstGroup"
+    uint64_t m_bytesPerRank;    //!< "BytesPerRank"
+    uint32_t m_firstGroup;      //!< "FirstGroup"
+    std::size_t m_finished;     //!< ranks finished
+    Ptr<CollectiveTeam> m_then; //!< the team that starts once every rank here has finished
 };
 
 } // namespace mcsim

@@ -81,6 +81,10 @@ CollectiveRank::MarkFinished()
     if (m_stats.finishPs == NEVER)
     {
         m_stats.finishPs = static_cast<uint64_t>(Simulator::Now().GetPicoSeconds());
+        if (m_onFinished)
+        {
+            m_onFinished();
+        }
     }
 }
 
@@ -100,6 +104,12 @@ CollectiveRank::PowerOfTwoDistances() const
         d.push_back(static_cast<uint32_t>(k));
     }
     return d;
+}
+
+void
+CollectiveRank::SetOnFinished(std::function<void()> onFinished)
+{
+    m_onFinished = std::move(onFinished);
 }
 
 CollectiveRank::Stats

@@ -10,6 +10,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -62,6 +63,9 @@ class CollectiveRank : public Object, public QpOwner
     virtual void Introduce(std::shared_ptr<const std::vector<RankAddress>> team);
     /** Begin at the current simulation time. */
     virtual void Start() = 0;
+    /** Called once, when the rank is finished (its team counts them: CollectiveTeam::StartAfter).
+     */
+    void SetOnFinished(std::function<void()> onFinished);
 
     static constexpr uint64_t NEVER = NEVER_PS; //!< a time that did not happen
 
@@ -115,8 +119,9 @@ class CollectiveRank : public Object, public QpOwner
     Stats m_stats;
     /** The order of the rank's own events (Setup places them at (host, unit::RANK + the number
      * of QPs its NIC had then, its first QP's number): two ranks on one host never share one). */
-    EventSource m_timerSource;   //!< its timers: (TIMER, host, unit)
-    EventSource m_computeSource; //!< its host reductions: (COMPLETION, host, unit)
+    EventSource m_timerSource;          //!< its timers: (TIMER, host, unit)
+    EventSource m_computeSource;        //!< its host reductions: (COMPLETION, host, unit)
+    std::function<void()> m_onFinished; //!< SetOnFinished's
 };
 
 } // namespace mcsim
