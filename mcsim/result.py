@@ -56,9 +56,17 @@ def bound_b(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) 
     other blocks' sums: no host-based Allreduce receives less, Patarasuk and Yuan, JPDC 2009);
     the most buffers a rank of the binary tree Allreduce receives (:func:`binary_tree_buffers`: 3 N
     from P = 5 on); ceil(log2 P) N for the binomial Broadcast and Reduce (the root sends the buffer to, or receives it
-    from, that many children through its link); else :func:`lacking_b` (an in-network Allreduce receives the sum, N)."""
+    from, that many children through its link); P N for the in-network Reduce-Scatter (a rank sends its P blocks
+    of N, its own too: the switches sum them all); N(2P-1)/P for the in-network Reduce-Scatter then multicast
+    Allgather (every rank sends its N to the switches, then receives the P-1 other sums of N/P: the second phase
+    starts when the first has ended); else :func:`lacking_b` (an in-network Allreduce receives the sum, N).
+    The host sums' 2N(P-1)/P holds for ring_mcast too (each phase receives N(P-1)/P)."""
     if collective == "allreduce" and algorithm == "tree":
         return binary_tree_buffers(ranks) * bytes_per_rank_b
+    if collective == "allreduce" and algorithm == "innet_mcast":  # N out, then N(P-1)/P in: one after the other
+        return bytes_per_rank_b * (2 * ranks - 1) / ranks
+    if collective == "reduce_scatter" and algorithm == "innet":  # all P blocks go out to the switches
+        return bytes_per_rank_b * ranks
     if collective == "allreduce" and algorithm != "innet":
         return 2 * bytes_per_rank_b * (ranks - 1) / ranks
     if collective in ("broadcast", "reduce") and algorithm == "binomial":
@@ -249,6 +257,7 @@ class Result:
     nic: dict[str, np.ndarray]  # counter_names("nic") per rank (the NIC's: every collective on it)
     fabric: FabricResult
     concurrent: Result | None = None  # the collective that ran at the same time (Scenario.overlap)
+    first_phase: Result | None = None  # a two-phase collective's first (its Reduce-Scatter: TWO_PHASE)
     verified: bool | None = None  # verify mode: every byte of every output right (None: not checked)
     wrong_bytes: np.ndarray | None = None  # verify mode: per rank, bytes of its output that differ
     # per rank: when its host's only link went down for good (Faults.link_down ... FOREVER), NEVER: never
@@ -420,7 +429,8 @@ class Result:
         """One flat record of JSON scalars for a result store (units in the names; sums over ranks and
         over the whole fabric). An incomplete run's times and bandwidths are None, never NaN, so the
         record survives ``json.dumps(..., allow_nan=False)``. With ``concurrent`` (Scenario.overlap),
-        the other collective's name, algorithm, time and completeness under ``concurrent_*``."""
+        the other collective's name, algorithm, time and completeness under ``concurrent_*``; with
+        ``first_phase`` (a two-phase collective), its time as ``first_phase_time_ps``."""
         done = self.complete
         time_ps = self.time_ps if done else None
         bound_ps = self.bound_ps
@@ -455,6 +465,9 @@ class Result:
             "verified": self.verified,
             "end_ps": int(self.fabric.end_ps),
         }
+        if self.first_phase is not None:
+            first = self.first_phase
+            rec["first_phase_time_ps"] = first.time_ps if first.complete else None
         if self.concurrent is not None:
             other = self.concurrent
             rec |= {
@@ -468,7 +481,8 @@ class Result:
     def rank_arrays(self) -> dict[str, np.ndarray]:
         """The per-rank arrays (one entry per rank, numeric dtypes, contiguous copies): finish_ps,
         injected_b, received_b, ``rank.<counter>`` and ``nic.<counter>`` for every counter, and
-        wrong_bytes, link_down_for_good_ps and ``concurrent.finish_ps`` when the run has them."""
+        wrong_bytes, link_down_for_good_ps, ``concurrent.finish_ps`` and ``first_phase.finish_ps`` when the
+        run has them."""
         arrays = {"finish_ps": self.finish_ps, "injected_b": self.injected_b, "received_b": self.received_b}
         arrays |= {f"rank.{name}": values for name, values in self.rank.items()}
         arrays |= {f"nic.{name}": values for name, values in self.nic.items()}
@@ -476,6 +490,7 @@ class Result:
             "wrong_bytes": self.wrong_bytes,
             "link_down_for_good_ps": self.link_down_for_good_ps,
             "concurrent.finish_ps": None if self.concurrent is None else self.concurrent.finish_ps,
+            "first_phase.finish_ps": None if self.first_phase is None else self.first_phase.finish_ps,
         }
         arrays |= {name: values for name, values in optional.items() if values is not None}
         return {name: np.array(values, copy=True, order="C") for name, values in arrays.items()}

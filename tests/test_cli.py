@@ -98,7 +98,7 @@ def test_run_the_main_scenario(capsys):
         (["topo", "show", "testbed-189"], "mcsim: error: unknown topology 'testbed-189'; choose one of"),
         (["allgather", "--size", ","], "mcsim: error: --size=',' has an empty size; give sizes separated by commas"),
         (["allgather", "--size", "4KiB,,1MiB"], "mcsim: error: --size='4KiB,,1MiB' has an empty size"),
-        (["broadcast", "--roots", "7"], "mcsim: error: broadcast: --roots is for allgather (mcast: K roots multicast"),
+        (["broadcast", "--roots", "7"], "mcsim: error: broadcast: --roots is for allgather and allreduce"),
         (["allgather", "--root", "1"], "mcsim: error: allgather: --root is for broadcast"),
         (["allgather", "--bogus"], "mcsim: error: unrecognized arguments: --bogus (see mcsim allgather --help)\n"),
         (["topo", "show", "a", "b"], "mcsim: error: unrecognized arguments: b (see mcsim topo show --help)\n"),
@@ -329,8 +329,26 @@ BAD_INPUT = [
         ["allgather", "--root", "1"],
         r"allgather: --root is for broadcast and reduce \(the rank that sends or gets the buffer\)",
     ),
-    (["broadcast", "--roots", "2"], r"broadcast: --roots is for allgather \(mcast: K roots multicast at a time\)"),
-    (["allreduce", "--roots", "2"], r"allreduce: --roots is for allgather \(mcast: K roots multicast at a time\)"),
+    (
+        ["broadcast", "--roots", "2"],
+        r"broadcast: --roots is for allgather and allreduce \(the multicast Allgather: K roots at a time\)",
+    ),
+    (["reduce", "--roots", "2"], r"reduce: --roots is for allgather and allreduce \(the multicast Allgather: .*\)"),
+    # an Allreduce's multicast Allgather (ring_mcast, innet_mcast) reads it; the ring does not
+    (["allreduce", "--roots", "2"], r"--roots=2 is the multicast protocol's; not for --algorithm ring$"),
+    (
+        ["allreduce", "--algo", "tree", "--endpoints", "2"],
+        r"--endpoints=2 is the multicast protocol's; not for --algo .*",
+    ),
+    (
+        ["allreduce", "--algorithm", "innet_mcast", "--reduce-ps-per-byte", "3"],
+        r"--reduce-ps-per-byte is the hosts' reduction's; not for --algorithm innet_mcast$",
+    ),
+    (
+        ["allreduce", "--algorithm", "innet_mcast", "--ring-chunk", "8KiB"],
+        r"--ring-chunk='8KiB' sizes the RDMA WRITEs of the RC algorithms; not for --algorithm innet_mcast, which "
+        "sends datagrams of one MTU",
+    ),
     (
         ["reduce-scatter", "--root", "1"],
         r"reduce-scatter: --root is for broadcast and reduce \(the rank that sends or gets the buffer\)",
@@ -349,12 +367,14 @@ BAD_INPUT = [
     ),
     (
         ["allreduce", "--algorithm", "mcast"],
-        r"unknown algorithm for allreduce 'mcast'; choose one of halving_doubling, innet, ring, tree",
+        r"unknown algorithm for allreduce 'mcast'; choose one of halving_doubling, innet, innet_mcast, ring, "
+        r"ring_mcast, tree; did you mean 'ring_mcast'\?",
     ),
     (["allgather", "--threads", "4"], r"--threads=4 is the DPA's; give --processor dpa"),
     (
         ["allreduce", "--receive-path", "zero_copy"],
-        r"--receive-path is for datagrams \(mcast, innet\); ring receives RDMA WRITEs in place",
+        r"--receive-path is for datagrams \(mcast, ring_mcast, innet_mcast, innet\); ring receives RDMA WRITEs "
+        "in place",
     ),
     (["allreduce", "--overlap", "reduce_scatter"], r"allreduce: --overlap is for allgather \(FSDP's .*\)"),
     (["allgather", "--overlap-algorithm", "innet"], r"--overlap-algorithm goes with --overlap reduce_scatter"),
@@ -430,16 +450,35 @@ def test_an_option_that_the_combination_reads_is_accepted():
     )
     (rs,) = _collective_scenarios(parse(["reduce-scatter", "--algo", "innet", "--size", "4KiB"]))
     assert rs == Scenario(collective="reduce_scatter", algorithm="innet", bytes_per_rank="4KiB")
+    # a two-phase Allreduce takes its ring's and its multicast Allgather's options
+    argv = ["allreduce", "--algo", "ring_mcast", "--roots", "3", "--endpoints", "2", "--ring-chunk", "8KiB"]
+    (two,) = _collective_scenarios(parse([*argv, "--receive-path", "zero_copy", "--reduce-ps-per-byte", "7"]))
+    assert two == scenario_of(
+        collective="allreduce",
+        algorithm="ring_mcast",
+        roots=3,
+        endpoints=2,
+        ring_chunk="8KiB",
+        staging=False,
+        reduce_ps_per_byte=7,
+    )
 
 
 @pytest.mark.parametrize(
     ("command", "shown"),
     [
-        ("allgather", ["--roots K             mcast: roots multicasting at once (default: 2)", "(default: 5)"]),
+        (
+            "allgather",
+            ["--roots K mcast, ring_mcast, innet_mcast: roots multicasting at once (default: 2)", "(default: 5)"],
+        ),
         ("broadcast", ["the root rank (default: 0)", "(default: 1MiB)", "binomial or chain or mcast"]),
         (
             "allreduce",
-            ["halving_doubling or innet or ring or tree (--algo: the same) (default: ring)", "(default: 68; 0: free)"],
+            [
+                "halving_doubling or innet or innet_mcast or ring or ring_mcast or tree (--algo: the same) "
+                "(default: ring)",
+                "(default: 68; 0: free)",
+            ],
         ),
         ("reduce-scatter", ["innet or ring (--algo: the same) (default: ring)"]),
         ("stream", ["(default: 56.25Gbps)", "(default: 64MiB)"]),

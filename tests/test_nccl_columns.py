@@ -5,7 +5,7 @@ size / time, busbw algbw times the collective's factor."""
 
 import pytest
 
-from mcsim.config.collectives import ALGORITHMS
+from mcsim.config.collectives import EVERY_ALGORITHM
 from mcsim.runs.scenario import Scenario
 
 P, N = 4, 4096
@@ -22,7 +22,7 @@ NCCL = {
 }
 
 
-@pytest.mark.parametrize(("collective", "algorithm"), sorted(ALGORITHMS))
+@pytest.mark.parametrize(("collective", "algorithm"), sorted(EVERY_ALGORITHM))
 def test_size_count_algbw_and_busbw_are_nccl_tests(collective, algorithm):
     row = (
         Scenario(topology="fat-tree-k4", collective=collective, algorithm=algorithm, ranks=P, bytes_per_rank=N)
@@ -36,4 +36,4 @@ def test_size_count_algbw_and_busbw_are_nccl_tests(collective, algorithm):
 
 
 def test_every_collective_has_an_nccl_tests_definition():
-    assert {c for c, _ in ALGORITHMS} == set(NCCL)
+    assert {c for c, _ in EVERY_ALGORITHM} == set(NCCL)

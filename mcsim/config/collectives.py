@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from mcsim.config.fabric import DEFAULT_MTU_BYTES
 from mcsim.config.ns3_attributes import sets
-from mcsim.errors import pick
+from mcsim.errors import McsimError, pick
 
 RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_chunk's default)
 # the C++ rank applications, every one (RANKS) and each by name
@@ -61,6 +61,7 @@ RC_PIPELINES = (
     "bruck",
     "halving_doubling",
     "tree",
+    "ring_mcast",
 )
 HALVING_STEP_MAX_CHUNKS = 2**24 - 1  # a halving-doubling step's chunks (C++ HalvingDoublingAllreduce::CHUNK_BITS)
 TREE_MAX_IDS = 2**31 - 1  # a tree's slot x chunks + chunk, below its way-down flag (C++ TreeReduce::DOWN)
@@ -99,6 +100,17 @@ ALGORITHMS = {
     ("alltoall", "pairwise"): ALLTOALL,
     ("alltoall", "all_at_once"): ALLTOALL,
 }
+# Two-phase collectives: (collective, algorithm) -> the algorithms of its two teams, the second started once
+# every rank of the first has finished (C++ CollectiveTeam::StartAfter). An Allreduce of N bytes: a
+# Reduce-Scatter of P blocks of ring_blocks' block b (the last blocks padded), which leaves the sum of block
+# r at r x b on rank r, then the multicast Allgather of those sums, which takes shard r from there.
+TWO_PHASE = {
+    ("allreduce", "ring_mcast"): ("ring", "mcast"),
+    ("allreduce", "innet_mcast"): ("innet", "mcast"),
+}
+EVERY_ALGORITHM = (*ALGORITHMS, *TWO_PHASE)  # every (collective, algorithm) a Scenario runs
+MCAST_ALGORITHMS = ("mcast", *(a for _, a in TWO_PHASE))  # algorithms that multicast (the protocol's options)
+INNET_ALGORITHMS = ("innet", *(a for (_, a), phases in TWO_PHASE.items() if "innet" in phases))  # the switches sum
 COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
 
 
@@ -144,6 +156,10 @@ class TeamSpec:
 
     def __post_init__(self) -> None:
         check_algorithm(self.collective, self.algorithm)
+        if (self.collective, self.algorithm) in TWO_PHASE:
+            raise McsimError(
+                f"TeamSpec: {self.collective} {self.algorithm} is two teams, one after the other (TWO_PHASE)"
+            )
         if self.chunk_b is None:  # the algorithm's default
             object.__setattr__(self, "chunk_b", RING_CHUNK_B if self.algorithm in RC_PIPELINES else DEFAULT_MTU_BYTES)
 
@@ -162,4 +178,14 @@ def ring_blocks(collective: str, bytes_per_rank_b: int, ranks: int) -> tuple[int
 def check_algorithm(collective: str, algorithm: str) -> None:
     """Raise the one "unknown collective" or "unknown algorithm for <collective>" McsimError line."""
     pick("collective", collective, {c: c for c in COLLECTIVES})
-    pick(f"algorithm for {collective}", algorithm, {a: a for c, a in ALGORITHMS if c == collective})
+    pick(f"algorithm for {collective}", algorithm, {a: a for c, a in EVERY_ALGORITHM if c == collective})
+
+
+def phases_of(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) -> list[tuple[str, str, int]]:
+    """The teams a collective runs, one after the other: (collective, algorithm, bytes per rank) each; one
+    team unless it is TWO_PHASE (a Reduce-Scatter and an Allgather of ring_blocks' block)."""
+    if (collective, algorithm) not in TWO_PHASE:
+        return [(collective, algorithm, bytes_per_rank_b)]
+    reduce, gather = TWO_PHASE[collective, algorithm]
+    block = ring_blocks(collective, bytes_per_rank_b, ranks)[1]
+    return [("reduce_scatter", reduce, block), ("allgather", gather, block)]

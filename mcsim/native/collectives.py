@@ -22,8 +22,9 @@ from mcsim.native.arrays import read_counters, u32
 from mcsim.native.attributes import factory_of, set_attributes_of
 
 
-def start_team(stack: abi.Handle, spec: TeamSpec) -> abi.Handle:
-    """Create, wire and schedule one team on an RdmaStack; return the C++ CollectiveTeam."""
+def start_team(stack: abi.Handle, spec: TeamSpec, after: abi.Handle | None = None) -> abi.Handle:
+    """Create, wire and schedule one team on an RdmaStack (at spec.start_ps, or once every rank of the
+    team ``after`` has finished); return the C++ CollectiveTeam."""
     type_name = ALGORITHMS[(spec.collective, spec.algorithm)]
     factory = factory_of(spec, type_name)
     lib = runtime.load()
@@ -31,7 +32,10 @@ def start_team(stack: abi.Handle, spec: TeamSpec) -> abi.Handle:
     with runtime.disposed_on_error(team):  # not handed to a Simulation yet
         set_attributes_of(team, spec)
         lib.mcsim_team_setup(team, stack, factory, u32(spec.hosts), len(spec.hosts))
-        lib.mcsim_team_start(team, spec.start_ps)
+        if after is None:
+            lib.mcsim_team_start(team, spec.start_ps)
+        else:
+            lib.mcsim_team_start_after(team, after)
     return team
 
 

@@ -13,7 +13,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mcsim.config.collectives import ALGORITHMS, RC_PIPELINES, check_algorithm
+from mcsim.config.collectives import (
+    EVERY_ALGORITHM,
+    INNET_ALGORITHMS,
+    MCAST_ALGORITHMS,
+    RC_PIPELINES,
+    check_algorithm,
+)
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
 from mcsim.config.fabric import FORWARDINGS, FabricConfig
 from mcsim.config.faults_file import load_faults
@@ -81,7 +87,10 @@ def _retry_cnt(text: str) -> int | None:
 
 # options that only the multicast protocol reads: refused with another algorithm, where they would do nothing
 MCAST_ONLY = ("roots", "timeout_scale", "artifact_protocol", "endpoints")
-UD_ALGORITHMS = ("mcast", "innet")  # their datagrams land in staging buffers or in place (--receive-path)
+# their datagrams land in staging buffers or in place (--receive-path)
+UD_ALGORITHMS = tuple(dict.fromkeys((*MCAST_ALGORITHMS, *INNET_ALGORITHMS)))
+MCAST_HELP = ", ".join(MCAST_ALGORITHMS)  # the algorithms the multicast protocol's options are for
+ROOTS_COMMANDS = ("allgather", "allreduce")  # --roots: the multicast Allgather's, alone or a second phase
 PROCESSORS = ("host", "dpa")  # --processor: a host CPU thread (HostCpuConfig) or the DPA (DpaConfig)
 # subcommand -> (the Scenario's collective, its default algorithm)
 COLLECTIVE_COMMANDS = {
@@ -98,8 +107,10 @@ REDUCING_COMMANDS = ("reduce-scatter", "allreduce", "reduce")  # --reduce-ps-per
 
 def _refuse_unread(args: argparse.Namespace) -> None:
     """Options that would do nothing in this combination are refused, one line each."""
-    if args.command != "allgather" and args.roots is not None:
-        raise McsimError(f"{args.command}: --roots is for allgather (mcast: K roots multicast at a time)")
+    if args.command not in ROOTS_COMMANDS and args.roots is not None:
+        raise McsimError(
+            f"{args.command}: --roots is for allgather and allreduce (the multicast Allgather: K roots at a time)"
+        )
     if args.command not in ROOTED_COMMANDS and args.root is not None:
         raise McsimError(f"{args.command}: --root is for broadcast and reduce (the rank that sends or gets the buffer)")
     if args.command not in REDUCING_COMMANDS and args.reduce_ps_per_byte is not None:
@@ -109,14 +120,14 @@ def _refuse_unread(args: argparse.Namespace) -> None:
     check_algorithm(COLLECTIVE_COMMANDS[args.command][0], args.algorithm)  # an unknown algorithm first
     _refuse_unread_receive(args)
     algorithm = typed_option(args, "algorithm")
-    if args.algorithm == "innet" and args.reduce_ps_per_byte is not None:
+    if args.algorithm in INNET_ALGORITHMS and args.reduce_ps_per_byte is not None:
         raise McsimError(f"--reduce-ps-per-byte is the hosts' reduction's; not for {algorithm} {args.algorithm}")
     if args.algorithm not in RC_PIPELINES and args.ring_chunk is not None:
         raise McsimError(
             f"{typed_option(args, 'ring_chunk')}={args.ring_chunk!r} sizes the RDMA WRITEs of the RC algorithms; "
             f"not for {algorithm} {args.algorithm}, which sends datagrams of one MTU"
         )
-    if args.algorithm == "mcast":
+    if args.algorithm in MCAST_ALGORITHMS:
         return
     for dest in MCAST_ONLY:
         for option, value in given(args).get(dest, ()):
@@ -250,7 +261,7 @@ def _workload_options(add: Add, name: str) -> None:
     d = SCENARIO_DEFAULTS
     add("--topology", default=d["topology"], help="a name from topologies/ or a file")
     collective, default = COLLECTIVE_COMMANDS[name]
-    algorithms = " or ".join(sorted(a for c, a in ALGORITHMS if c == collective))
+    algorithms = " or ".join(sorted(a for c, a in EVERY_ALGORITHM if c == collective))
     add("--algorithm", "--algo", default=default, help=f"{algorithms} (--algo: the same)")
     add(
         "--bytes-per-rank",
@@ -268,8 +279,8 @@ def _workload_options(add: Add, name: str) -> None:
     )
     add("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
     hidden = argparse.SUPPRESS  # an option of another subcommand: refused with a hint
-    roots = f"mcast: roots multicasting at once (default: {d['roots']})"
-    add("--roots", type=int, default=None, metavar="K", help=roots if name == "allgather" else hidden)
+    roots = f"{MCAST_HELP}: roots multicasting at once (default: {d['roots']})"
+    add("--roots", type=int, default=None, metavar="K", help=roots if name in ROOTS_COMMANDS else hidden)
     root = f"the root rank (default: {d['root']})"
     add("--root", type=int, default=None, metavar="R", help=root if name in ROOTED_COMMANDS else hidden)
     reduce = f"time the host takes to add one received byte (default: {d['reduce_ps_per_byte']}; 0: free)"
@@ -309,14 +320,15 @@ def _receive_options(add: Add, name: str) -> None:
         "--receive-path",
         choices=tuple(RECEIVE_PATHS),
         default=None,
-        help="mcast, innet: datagrams land in staging buffers and are copied, or in place (default: staging)",
+        help=f"{', '.join(UD_ALGORITHMS)}: datagrams land in staging buffers and are copied, or in place "
+        "(default: staging)",
     )
     add(
         "--endpoints",
         type=int,
         default=None,
         metavar="E",
-        help="mcast: UD QPs per rank, a DPA thread each (default: 1)",
+        help=f"{MCAST_HELP}: UD QPs per rank, a DPA thread each (default: 1)",
     )
     hidden = argparse.SUPPRESS
     add(
@@ -341,7 +353,7 @@ def _protocol_options(add: Add) -> None:
         type=float,
         default=None,
         metavar="X",
-        help=f"mcast: data phase timeout, x receive bound (default: {d['timeout_scale']:g})",
+        help=f"{MCAST_HELP}: data phase timeout, x receive bound (default: {d['timeout_scale']:g})",
     )
     add(
         "--retry-cnt",
@@ -359,7 +371,7 @@ def _protocol_options(add: Add) -> None:
     add(
         "--artifact-protocol",
         flag=True,
-        help="mcast: the SC'24 artifact's protocol options (2 barriers, stop-and-wait batches of 128, one "
+        help=f"{MCAST_HELP}: the SC'24 artifact's protocol options (2 barriers, stop-and-wait batches of 128, one "
         "repair READ, FIN wait, multicast loopback, a TX thread)",
     )
 

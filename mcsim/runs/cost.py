@@ -39,7 +39,7 @@ class RunShape:
     ring_phases: int  # phases of P-1 steps of the run's ring collectives (an Allreduce has 2)
     ring_block_b: int  # bytes of a ring's largest block (N, or an Allreduce's N/P)
     buffer_transfers: int = 0  # whole buffers sent over RC (a chain or binomial Broadcast: P-1)
-    mcast: bool  # the collective is the multicast algorithm
+    mcast_shard_b: int  # bytes each source multicasts (0: the collective does not multicast)
     mtu_b: int
     ring_chunk_b: int
     verify: bool
@@ -59,8 +59,8 @@ def memory_parts_b(s: RunShape) -> dict[str, int]:
         # the NIC regions and the copies read back (2 per rank), the expected buffer and the
         # comparison's temporary (1 each), pattern()'s int64 temporaries for one shard
         parts["verify_b"] = 2 * p * s.output_b + 2 * s.output_b + PATTERN_TEMP_B_PER_BYTE * n
-    if s.mcast:  # one byte per chunk of the output on every rank
-        parts["bitmap_b"] = p * s.sources * -(-n // s.mtu_b)
+    if s.mcast_shard_b:  # one byte per chunk of the output on every rank
+        parts["bitmap_b"] = p * s.sources * -(-s.mcast_shard_b // s.mtu_b)
     # every rank of a ring posts the WRITEs of its first block at once
     parts["send_queue_b"] = s.ring_phases * p * -(-s.ring_block_b // s.ring_chunk_b) * RC_WQE_B
     return parts
@@ -88,8 +88,7 @@ def estimate(s: RunShape, hops: int) -> dict[str, int]:
     tree_links = p + max(0, min(s.switches - 1, (p - 1) * (hops - 2)))
     total = s.ring_phases * p * (p - 1) * packets(s.ring_block_b, s.ring_chunk_b, s.mtu_b) * hops
     total += s.buffer_transfers * packets(n, s.ring_chunk_b, s.mtu_b) * hops
-    if s.mcast:
-        total += s.sources * -(-n // s.mtu_b) * tree_links
+    total += s.sources * -(-s.mcast_shard_b // s.mtu_b) * tree_links
     memory = memory_parts_b(s)
     return {
         "packets": total,

@@ -18,7 +18,16 @@ import numpy as np
 from mcsim import topology
 from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
-from mcsim.config.collectives import RING_CHUNK_B, TeamSpec, check_algorithm, ring_blocks
+from mcsim.config.collectives import (
+    INNET_ALGORITHMS,
+    MCAST_ALGORITHMS,
+    RING_CHUNK_B,
+    TWO_PHASE,
+    TeamSpec,
+    check_algorithm,
+    phases_of,
+    ring_blocks,
+)
 from mcsim.config.fabric import FABRIC, FabricConfig, Faults
 from mcsim.config.ns3_attributes import sets
 from mcsim.config.rdma import (
@@ -119,7 +128,8 @@ class Scenario:
     # every link at this nominal rate (56Gbps = FDR 64b/66b); None: as the file
     rate: str | None = field(default=None, metadata=codec.rate_plain("nominal_rate_bps"))
     collective: str = "allgather"  # "allgather", "broadcast", "reduce_scatter" or "allreduce"
-    algorithm: str = "mcast"  # "mcast", "ring" or "innet" (in-network reduction: Reduce-Scatter, Allreduce)
+    # "mcast", "ring", "innet" (in-network reduction), ...: ALGORITHMS and TWO_PHASE in mcsim.config.collectives
+    algorithm: str = "mcast"
     bytes_per_rank: str | int = field(default="1MiB", metadata=codec.size_plain("bytes_per_rank_b"))
     # ranks on hosts 0..ranks-1; None: every host (the canonical dict holds the count)
     ranks: int | None = field(default=None, metadata={PLAIN: Plain(None, lambda sc, _: sc.n_ranks)})
@@ -250,7 +260,16 @@ class Scenario:
     @property
     def _innet(self) -> bool:
         """The run has an in-network reduction (the scenario's, or the overlapped Reduce-Scatter)."""
-        return self.algorithm == "innet" or (self.overlap is not None and self.overlap_algorithm == "innet")
+        return self.algorithm in INNET_ALGORITHMS or (self.overlap is not None and self.overlap_algorithm == "innet")
+
+    @property
+    def _mcast(self) -> bool:
+        """The run multicasts (the protocol's options apply): its algorithm or its second phase."""
+        return self.algorithm in MCAST_ALGORITHMS
+
+    def _phases(self) -> list[tuple[str, str, int]]:
+        """(collective, algorithm, bytes per rank) of each team the collective runs, one after the other."""
+        return phases_of(self.collective, self.algorithm, self.bytes_per_rank_b, self.n_ranks)
 
     def _check_innet(self, n: int) -> None:
         """An in-network reduction needs a fabric that loses nothing, and its ids must fit."""
@@ -261,7 +280,8 @@ class Scenario:
                 "Scenario: in-network reduction (innet) needs flow_control='lossless', loss=0 and no faults: "
                 "the switches' aggregation has no retransmission"
             )
-        chunks = -(-n // self.rdma.mtu_b) * (1 if self.collective == "allreduce" else self.n_ranks)
+        collective, _, n = self._phases()[0] if self.algorithm in INNET_ALGORITHMS else ("reduce_scatter", "", n)
+        chunks = -(-n // self.rdma.mtu_b) * (1 if collective == "allreduce" else self.n_ranks)
         if chunks > RING_MAX_CHUNKS:
             raise McsimError(
                 f"Scenario: bytes_per_rank={self.bytes_per_rank!r} makes {chunks} in-network chunks of "
@@ -284,7 +304,7 @@ class Scenario:
                 f", bytes_per_rank={self.bytes_per_rank!r}): at least {bound_ps / PS_PER_S:.4g} s, past "
                 f"{CLOCK_LIMIT}; raise the rate or lower bytes_per_rank"
             )
-        if self.algorithm != "mcast":
+        if not self._mcast:
             return
         try:
             timeout_ps: float = self.data_timeout_ps()
@@ -349,7 +369,8 @@ class Scenario:
     @property
     def _rings(self) -> int:
         """Ring collectives in the run: the ring algorithm, and the Reduce-Scatter of overlap."""
-        return (self.algorithm == "ring") + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring")
+        ring = self.algorithm in ("ring", "ring_mcast")
+        return ring + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring")
 
     @property
     def output_b(self) -> int:
@@ -359,8 +380,10 @@ class Scenario:
 
     def _shape(self) -> cost.RunShape:
         g = self._base_graph()
-        phases, block = ring_blocks(self.collective, self.bytes_per_rank_b, self.n_ranks)
-        phases = phases * (self.algorithm == "ring") + (self._rings - (self.algorithm == "ring"))
+        ring = self.algorithm == "ring"
+        # the ring algorithm's phases and block, or a Reduce-Scatter's (the overlap's, ring_mcast's first phase)
+        own, block = ring_blocks(self.collective, self.bytes_per_rank_b, self.n_ranks) if ring else (0, 0)
+        block = block if ring else self._phases()[0][2]
         hosts = topology.host_count(g)
         return cost.RunShape(
             hosts=hosts,
@@ -370,10 +393,10 @@ class Scenario:
             shard_b=self.bytes_per_rank_b,
             output_b=self.output_b,
             sources=self._sources,
-            ring_phases=phases,
+            ring_phases=own + self._rings - ring,
             ring_block_b=block,
             buffer_transfers=scenario_layout.buffer_transfers(self),
-            mcast=self.algorithm == "mcast",
+            mcast_shard_b=self._phases()[-1][2] if self._mcast else 0,
             mtu_b=self.rdma.mtu_b,
             ring_chunk_b=self.ring_chunk_b,
             verify=self.verify,
@@ -394,7 +417,8 @@ class Scenario:
         cost.check_memory(self._shape(), available_b)
 
     def teams(self, reduction: Reduction | None = None) -> list[TeamSpec]:
-        """The collectives of the run on ranks 0..P-1: the scenario's, and the Reduce-Scatter of overlap.
+        """The collectives of the run on ranks 0..P-1: the scenario's (two for a TWO_PHASE collective, the
+        second started when the first has ended everywhere), and the Reduce-Scatter of overlap.
 
         Multicast groups: a multicast team's endpoints come first; an in-network reduction's
         aggregation trees follow them, each also a group. The trees are the built fabric's
@@ -402,15 +426,21 @@ class Scenario:
         in-network reduction has its teams only once its fabric exists."""
         if self._innet and reduction is None:
             raise McsimError("Scenario.teams: an in-network reduction's teams need its built fabric's Reduction")
-        hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
-        groups = self.endpoints if self.algorithm == "mcast" else 0
         trees = 1 if reduction is None else len(reduction.trees)
-        spec = TeamSpec(
-            collective=self.collective,
-            algorithm=self.algorithm,
-            hosts=hosts,
+        specs = [self._spec(c, a, n, trees) for c, a, n in self._phases()]
+        if self.overlap == "reduce_scatter":
+            specs.append(self._spec("reduce_scatter", self.overlap_algorithm, self.bytes_per_rank_b, trees))
+        return specs
+
+    def _spec(self, collective: str, algorithm: str, n: int, trees: int) -> TeamSpec:
+        """One team on ranks 0..P-1 with the scenario's tunables (each rank type reads its own); the
+        multicast team's groups first, the others' after them."""
+        return TeamSpec(
+            collective=collective,
+            algorithm=algorithm,
+            hosts=tuple(range(self.n_ranks)),
             bytes_per_rank_b=n,
-            group=groups if self.algorithm == "innet" else 0,
+            group=0 if algorithm == "mcast" else self.endpoints * self._mcast,
             trees=trees,
             roots=self.roots,
             batch=self.batch,
@@ -418,27 +448,12 @@ class Scenario:
             barriers=self.barriers,
             repair_reads=self.repair_reads,
             fin_wait=self.fin_wait,
-            chunk_b=self.rdma.mtu_b if self.algorithm in ("mcast", "innet") else self.ring_chunk_b,
+            chunk_b=self.rdma.mtu_b if algorithm in ("mcast", "innet") else self.ring_chunk_b,
             data_timeout_ps=self.data_timeout_ps(),
             root=self.root,
             reduce_ps_per_byte=self.reduce_ps_per_byte,
             endpoints=self.endpoints,
         )
-        if self.overlap != "reduce_scatter":
-            return [spec]
-        innet = self.overlap_algorithm == "innet"
-        overlap = TeamSpec(
-            collective="reduce_scatter",
-            algorithm=self.overlap_algorithm,
-            hosts=hosts,
-            bytes_per_rank_b=n,
-            group=groups,
-            trees=trees,
-            batch=self.batch,
-            chunk_b=self.rdma.mtu_b if innet else self.ring_chunk_b,
-            reduce_ps_per_byte=self.reduce_ps_per_byte,
-        )
-        return [spec, overlap]
 
     def run(self) -> Result:
         """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap).
@@ -463,7 +478,7 @@ class Scenario:
 
     def _run(self) -> Result:
         hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
-        groups = [list(hosts)] * self.endpoints if self.algorithm == "mcast" else []
+        groups = [list(hosts)] * self.endpoints if self._mcast else []
         reductions = [list(hosts)] if self._innet else []
         expected = Expected(self.collective, len(hosts), n, self.root) if self.verify else None
         outputs: list[np.ndarray] = []
@@ -483,7 +498,10 @@ class Scenario:
             stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:
                 self._fill(stack, hosts, expected, scenario_layout.verify_memory_b(self))
-            teams = [sim.own_app(collectives.start_team(stack, s)) for s in specs]
+            teams: list[Any] = []
+            for s in specs:  # a TWO_PHASE collective's second team starts after its first
+                after = teams[0] if len(teams) == 1 and self._two_phase else None
+                teams.append(sim.own_app(collectives.start_team(stack, s, after=after)))
             sim.run()
             stats = [collectives.team_stats(t) for t in teams]
             nic = rdma.read_nic_counters(stack, fab.n_hosts)
@@ -491,12 +509,31 @@ class Scenario:
             if expected is not None:
                 outputs = [rdma.read_memory(stack, h, expected.output_b) for h in hosts]
         results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
+        result = self._combined(*results) if self._two_phase else results[0]
+        if self.overlap is not None:
+            result = dataclasses.replace(result, concurrent=results[1])
         if expected is not None:
             wrong = np.array([int(np.count_nonzero(out != expected.output(r))) for r, out in enumerate(outputs)])
-            results[0] = dataclasses.replace(results[0], verified=bool((wrong == 0).all()), wrong_bytes=wrong)
-        if len(results) == 2:
-            return dataclasses.replace(results[0], concurrent=results[1])
-        return results[0]
+            result = dataclasses.replace(result, verified=bool((wrong == 0).all()), wrong_bytes=wrong)
+        return result
+
+    @property
+    def _two_phase(self) -> bool:
+        return (self.collective, self.algorithm) in TWO_PHASE
+
+    def _combined(self, first: Result, second: Result) -> Result:
+        """A TWO_PHASE collective's Result: the second team's times (each rank's finish is its second
+        phase's), the ranks' counters of both, the first phase's Result in ``first_phase``."""
+        last = ("finish_ps", "data_phase_end_ps")  # times of the second phase; the other counters add up
+        rank = {k: v if k in last else v + first.rank[k] for k, v in second.rank.items()}
+        return dataclasses.replace(
+            second,
+            collective=self.collective,
+            algorithm=self.algorithm,
+            bytes_per_rank_b=self.bytes_per_rank_b,
+            rank=rank,
+            first_phase=first,
+        )
 
     @staticmethod
     def _fill(stack: Any, hosts: tuple[int, ...], expected: Expected, size: int) -> None:

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from mcsim.config.collectives import HALVING_STEP_MAX_CHUNKS, POWER_OF_2_ONLY, TREE_MAX_IDS, ring_blocks
+from mcsim.config.collectives import (
+    HALVING_STEP_MAX_CHUNKS,
+    MCAST_ALGORITHMS,
+    POWER_OF_2_ONLY,
+    TREE_MAX_IDS,
+    ring_blocks,
+)
 from mcsim.config.rdma import MAX_PSNS, MCAST_MAX_CHUNKS, RING_MAX_CHUNKS
 from mcsim.errors import McsimError
 from mcsim.runs import cost
@@ -40,11 +46,12 @@ class Scenario(Protocol):
     def _sources(self) -> int: ...
     @property
     def _rings(self) -> int: ...
+    def _phases(self) -> list[tuple[str, str, int]]: ...
 
 
 def check_host_reduction(sc: Scenario, n: int) -> None:
     """Verify mode: a ring reduction sums 32-bit integers, whole ones in every chunk."""
-    host = sc.algorithm in ("ring", "halving_doubling", "tree") or sc.collective == "reduce"
+    host = sc.algorithm in ("ring", "halving_doubling", "tree", "ring_mcast") or sc.collective == "reduce"
     if not host or sc.collective not in ("reduce_scatter", "allreduce", "reduce"):
         return
     if n % 4 or sc.ring_chunk_b % 4:
@@ -82,17 +89,18 @@ def check_tagged_ids(sc: Scenario, p: int, n: int, ring_chunk: int) -> None:
 
 def check_chunk_ids(sc: Scenario, p: int, n: int, mtu: int, ring_chunk: int) -> None:
     """The chunk ids and PSNs the C++ collectives use must fit their integers."""
-    sources = sc._sources
-    if sc.algorithm == "mcast":
-        chunks = sources * -(-n // mtu)
+    sources, shard = sc._sources, sc._phases()[-1][2]  # a two-phase Allreduce multicasts its blocks
+    if sc.algorithm in MCAST_ALGORITHMS:
+        chunks = sources * -(-shard // mtu)
         if chunks > MCAST_MAX_CHUNKS:
             raise McsimError(
                 f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {chunks} multicast chunks of {mtu} B "
                 f"({sources} shards); the chunk id has 24 bits (at most {MCAST_MAX_CHUNKS}): use a smaller "
                 "shard or fewer ranks"
             )
-    if sc._rings:
-        phases, block = ring_blocks(sc.collective if sc.algorithm == "ring" else "reduce_scatter", n, p)
+    if sc._rings:  # the ring algorithm's, or a Reduce-Scatter's (the overlap's, ring_mcast's first phase)
+        ring = sc.algorithm == "ring"
+        phases, block = ring_blocks(sc.collective, n, p) if ring else (1, sc._phases()[0][2])
         chunks = phases * p * max(1, -(-block // ring_chunk))
         if chunks > RING_MAX_CHUNKS:
             raise McsimError(
@@ -136,8 +144,10 @@ def buffer_transfers(sc: Scenario) -> int:
 def memory_b(sc: Scenario) -> int:
     """The region each rank registers (rdma.region_b): P x N, or more for verify mode's bytes (an
     Alltoall's: its send and receive buffers always)."""
-    # an Alltoall's receive buffer and a Reduce's landing zones are written to even without verify
-    always = verify_memory_b(sc) if sc.collective in ("alltoall", "reduce") or sc.algorithm == "tree" else 0
+    # an Alltoall's receive buffer and the landing zones of a Reduce, a tree and a two-phase Allreduce's ring
+    # (after its padded blocks) are written to even without verify
+    landing = sc.collective in ("alltoall", "reduce") or sc.algorithm in ("tree", "ring_mcast", "innet_mcast")
+    always = verify_memory_b(sc) if landing else 0
     return max(1, sc.n_ranks * sc.bytes_per_rank_b, verify_memory_b(sc) if sc.verify else 0, always)
 
 
@@ -145,6 +155,8 @@ def verify_memory_b(sc: Scenario) -> int:
     """Verify mode's real bytes per rank: its output buffer, twice that for a ring reduction (the
     landing zone its partial sums arrive in: C++ RingReduceScatter) and an Alltoall (its send
     buffer, then its receive buffer)."""
+    if sc.algorithm in ("ring_mcast", "innet_mcast"):  # P blocks, a ring's landing zone after them
+        return sc.n_ranks * sc._phases()[0][2] * (2 if sc.algorithm == "ring_mcast" else 1)
     ring_reduction = sc.algorithm == "ring" and sc.collective in ("reduce_scatter", "allreduce")
     steps = max(1, (sc.n_ranks - 1).bit_length())  # ceil(log2 P)
     if sc.collective == "reduce":  # the buffer, the partial sum, a landing zone per child (C++ TreeReduce)
