@@ -53,10 +53,16 @@ except ImportError:  # a commit before mcsim/runs/ (issue 31)
     from mcsim.scenario import artifact_protocol  # type: ignore[no-redef]
 
 
+# fields added to a dataclass after the hashes began, hashed only when set: a result without one keeps its hash
+ADDED_LATER = ("first_phase",)  # Result.first_phase (two-phase collectives, issue 33)
+
+
 def _walk(h: hashlib._Hash, value: object) -> None:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         h.update(type(value).__name__.encode())
         for f in dataclasses.fields(value):
+            if f.name in ADDED_LATER and getattr(value, f.name) is None:
+                continue
             h.update(f.name.encode())
             _walk(h, getattr(value, f.name))
     elif isinstance(value, dict):

@@ -123,6 +123,18 @@ def _with_edges(**attrs) -> nx.Graph:
             r"^Scenario: bytes_per_rank='1TiB' makes 4294967296 ring chunks of 4096 B; the chunk id is the WRITE's "
             r"32-bit immediate \(at most 4294967295\): raise ring_chunk$",
         ),
+        (  # a two-phase Allreduce multicasts P blocks of N/P: 16 x 16 M chunks
+            {"bytes_per_rank": "1TiB", "collective": "allreduce", "algorithm": "ring_mcast"},
+            r"^Scenario: bytes_per_rank='1TiB' makes 268435456 multicast chunks of 4096 B \(16 shards\)",
+        ),
+        (
+            {"bytes_per_rank": "1TiB", "collective": "allreduce", "algorithm": "innet_mcast"},
+            r"^Scenario: bytes_per_rank='1TiB' makes 268435456 multicast chunks of 4096 B \(16 shards\)",
+        ),
+        (  # its ring Reduce-Scatter's chunk ids: 16 blocks of 256 MiB in WRITEs of 1 B
+            {"bytes_per_rank": "4GiB", "collective": "allreduce", "algorithm": "ring_mcast", "ring_chunk": 1},
+            r"^Scenario: bytes_per_rank='4GiB' makes 4294967296 ring chunks of 1 B; the chunk id is the WRITE's",
+        ),
         # the immediates of the newer collectives: an overflow is one line, never a wrapped id
         (
             {"collective": "allreduce", "algorithm": "halving_doubling", "bytes_per_rank": "64MiB", "ring_chunk": 1},

@@ -231,6 +231,19 @@ def test_testbed_fsdp_pair_is_within_10_percent_of_pn_over_bw_and_1_8x_faster_th
             r"holds 1 slots of 4096 B for each of the 4 aggregation trees of switch 16; it needs >= 2",
         ),
         ({"collective": "allgather"}, r"unknown algorithm for allgather 'innet'"),
+        # the two-phase Allreduce's in-network Reduce-Scatter: the same needs
+        (
+            {"collective": "allreduce", "algorithm": "innet_mcast", "loss": 1e-4},
+            r"needs flow_control='lossless', loss=0 and no faults",
+        ),
+        (
+            {"collective": "allreduce", "algorithm": "innet_mcast", "flow_control": "lossy"},
+            r"innet\) needs flow_control='lossless', loss=0 and no faults",
+        ),
+        (
+            {"collective": "allreduce", "algorithm": "innet_mcast", "verify": True, "bytes_per_rank": 1002},
+            r"not a whole number of 32-bit integers",
+        ),
     ],
 )
 def test_bad_in_network_input_is_one_line(kwargs, message):
