@@ -15,9 +15,11 @@ BCAST_CHUNK = "16KiB"  # the baselines' RDMA WRITEs: a pipelined chain needs pie
 BCAST_RANKS = (2, 4, 8, 16, 32, 64, 128, 188)
 QUICK_BCAST_RANKS = (2, 4, 8, 16)
 ALLREDUCE_SIZES = ("4KiB", "16KiB", "64KiB", "256KiB", "1MiB")
-ALLREDUCE_LINES = (
-    ("ring", "ring (the hosts sum)", COLORS["ring"]),
-    ("innet", "in-network (the switches sum)", COLORS["dpa"]),
+ALLREDUCE_LINES = (  # algorithm, label, colour, line style
+    ("ring", "ring (the hosts sum)", COLORS["ring"], "o-"),
+    ("innet", "in-network (the switches sum)", COLORS["dpa"], "o-"),
+    ("ring_mcast", "ring Reduce-Scatter, then multicast Allgather", COLORS["mcast"], "s--"),
+    ("innet_mcast", "in-network Reduce-Scatter, then multicast Allgather", COLORS["staging"], "s--"),
 )
 BCAST_LINES = (
     ("mcast", "multicast (UD, one injection)", COLORS["mcast"]),
@@ -74,7 +76,7 @@ def allreduce_spec(quick: bool) -> SweepSpec:
     return SweepSpec(
         name="report-allreduce" + ("-quick" if quick else ""),
         base={"topology": topology_for(quick), "rate": FDR, "collective": "allreduce"},
-        axes={"bytes_per_rank": list(ALLREDUCE_SIZES), "algorithm": ["ring", "innet"]},
+        axes={"bytes_per_rank": list(ALLREDUCE_SIZES), "algorithm": [a for a, *_ in ALLREDUCE_LINES]},
     )
 
 
@@ -83,15 +85,11 @@ def allreduce(quick: bool, runs: Runs) -> Panel:
     rows, notes = runs(spec)
     fig, ax = new_figure()
     table = []
-    lines = (
-        ("ring", "ring (the hosts sum)", COLORS["ring"]),
-        ("innet", "in-network (the switches sum)", COLORS["dpa"]),
-    )
-    for algo, label, color in lines:
+    for algo, label, color, style in ALLREDUCE_LINES:
         pts = sorted(
             (r["bytes_per_rank_b"], r["time_ps"] / r["receive_bound_ps"]) for r in rows if r["algorithm"] == algo
         )
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=color, label=label)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, color=color, label=label)
         table += [(algo, format_size(b), round(t, 3)) for b, t in pts]
     if rows:
         p = rows[0]["ranks"]
@@ -105,11 +103,15 @@ def allreduce(quick: bool, runs: Runs) -> Panel:
     ranks = rows[0]["ranks"] if rows else "-"
     return Panel(
         id="allreduce",
-        title=f"Allreduce on {topology_for(quick)}: ring (host sums) vs in-network reduction",
+        title=f"Allreduce on {topology_for(quick)}: ring (host sums) vs in-network reduction, and with a multicast "
+        "Allgather",
         caption=f"Time of one Allreduce of N bytes on {ranks} ranks at {FDR} FDR links, over N/BW. A ring sends and "
         "receives 2N(P-1)/P per rank (its Reduce-Scatter, then its Allgather) and pays 2(P-1) steps of latency; "
-        "the switches' sum lets every rank send N and receive N. The host's reduction costs 68 ps per byte "
-        "(reduce_ps_per_byte), faster than an FDR link.",
+        "the switches' sum lets every rank send N and receive N. The two-phase variants run a Reduce-Scatter (ring "
+        "or in-network), then a multicast Allgather of the sums once every rank has its block: the ring one halves "
+        "the ring's steps for the same 2N(P-1)/P; the in-network one sends N, then receives N(P-1)/P, one after the "
+        "other (about 2N/BW). The host's reduction costs 68 ps per byte (reduce_ps_per_byte), faster than an FDR "
+        "link.",
         svg=svg_of(fig),
         columns=("algorithm", "bytes_per_rank", "time_over_n_over_bw"),
         rows=table,

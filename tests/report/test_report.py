@@ -247,11 +247,13 @@ def test_plotted_numbers_hold_their_bounds_and_closed_forms(made):
     assert all(t >= 1.0 for t in bcast.values())
     assert all(bcast["binomial", p] >= (p - 1).bit_length() for p in collective_figures.QUICK_BCAST_RANKS)
     assert all(bcast["mcast", p] < min(bcast["chain", p], bcast["binomial", p]) for p in (4, 8, 16))
-    # Allreduce: the ring never below 2(P-1)/P of N/BW (16 ranks: 15/8), in-network never below 1
+    # Allreduce: the host-summed ones never below 2(P-1)/P of N/BW (16 ranks: 15/8), in-network never below 1,
+    # its two-phase variant never below (2P-1)/P (31/16)
     allreduce = {(a, size): t for a, size, t in by["allreduce"].rows}
-    assert len(allreduce) == 2 * len(collective_figures.ALLREDUCE_SIZES)
-    assert all(t >= 15 / 8 for (a, _), t in allreduce.items() if a == "ring")
+    assert len(allreduce) == 4 * len(collective_figures.ALLREDUCE_SIZES)
+    assert all(t >= 15 / 8 for (a, _), t in allreduce.items() if a in ("ring", "ring_mcast"))
     assert all(t >= 1.0 for (a, _), t in allreduce.items() if a == "innet")
+    assert all(t >= 31 / 16 for (a, _), t in allreduce.items() if a == "innet_mcast")
 
 
 def test_second_report_reuses_every_run(made, tmp_path):
