@@ -50,19 +50,56 @@ def binary_tree_buffers(ranks: int) -> int:
     return max(children[0], *(k + 1 for k in children[1:]))
 
 
+def tree_halves(bytes_per_rank_b: int) -> tuple[int, int]:
+    """A double tree's halves of N: the first ceil(E/2) of its E elements (4 bytes when N is a multiple of 4,
+    else bytes), then the rest (0 bytes when E is 1)."""
+    granule = 4 if bytes_per_rank_b % 4 == 0 else 1
+    first = -(-(bytes_per_rank_b // granule) // 2) * granule
+    return first, bytes_per_rank_b - first
+
+
+def in_order_degrees(ranks: int) -> list[int]:
+    """Per rank, its children and parent in the first tree of NCCL's double binary tree (C++
+    TreeAllreduce::InOrder: rank r hangs below r with its lowest set bit cleared and the next one set, or
+    only cleared where that is past the last rank)."""
+    degree = [0] * ranks
+    for r in range(1, ranks):
+        low = r & -r
+        up = (r ^ low) | (low << 1)
+        degree[r] += 1
+        degree[up if up < ranks else r ^ low] += 1
+    return degree
+
+
+def double_tree_bound_b(bytes_per_rank_b: int, ranks: int) -> int:
+    """The bytes the busiest rank of the double binary tree Allreduce receives: per tree, its half from
+    each child (up) and from its parent (down); the second tree is the first's mirror (P even: rank
+    P-1-r's place) or shifted by one (P odd: rank r-1's place)."""
+    first, second = tree_halves(bytes_per_rank_b)
+    d = in_order_degrees(ranks)
+    other = [d[ranks - 1 - r] if ranks % 2 == 0 else d[(r - 1) % ranks] for r in range(ranks)]
+    return max(d[r] * first + other[r] * second for r in range(ranks))
+
+
 def bound_b(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) -> float:
-    """Bytes the algorithm must move through the busiest rank's link, its bound's numerator: 2N(P-1)/P
-    for an Allreduce summed by the hosts (each rank receives the others' shares of its block, then the
-    other blocks' sums: no host-based Allreduce receives less, Patarasuk and Yuan, JPDC 2009);
-    the most buffers a rank of the binary tree Allreduce receives (:func:`binary_tree_buffers`: 3 N
-    from P = 5 on); ceil(log2 P) N for the binomial Broadcast and Reduce (the root sends the buffer to, or receives it
-    from, that many children through its link); P N for the in-network Reduce-Scatter (a rank sends its P blocks
-    of N, its own too: the switches sum them all); N(2P-1)/P for the in-network Reduce-Scatter then multicast
-    Allgather (every rank sends its N to the switches, then receives the P-1 other sums of N/P: the second phase
-    starts when the first has ended); else :func:`lacking_b` (an in-network Allreduce receives the sum, N).
-    The host sums' 2N(P-1)/P holds for ring_mcast too (each phase receives N(P-1)/P)."""
+    """Bytes the algorithm must move through the busiest rank's link, its bound's numerator:
+
+    - 2N(P-1)/P for an Allreduce summed by the hosts (each rank receives the others' shares of its block,
+      then the other blocks' sums: no host-based Allreduce receives less, Patarasuk and Yuan, JPDC 2009),
+      ring_mcast's too (each of its phases receives N(P-1)/P);
+    - the most a rank of a tree Allreduce receives: :func:`binary_tree_buffers` (3 N from P = 5 on), or
+      :func:`double_tree_bound_b` (2N for even P from 4 on);
+    - ceil(log2 P) N for the binomial Broadcast and Reduce (the root sends the buffer to, or receives it
+      from, that many children through its link);
+    - P N for the in-network Reduce-Scatter (a rank sends its P blocks of N, its own too: the switches sum
+      them all); N(2P-1)/P for the in-network Reduce-Scatter then multicast Allgather (every rank sends its
+      N to the switches, then receives the P-1 other sums of N/P: the second phase starts when the first
+      has ended);
+    - else :func:`lacking_b` (an in-network Allreduce receives the sum, N)."""
     if collective == "allreduce" and algorithm == "tree":
         return binary_tree_buffers(ranks) * bytes_per_rank_b
+    if collective == "allreduce" and algorithm == "double_tree":
+        return double_tree_bound_b(bytes_per_rank_b, ranks)
     if collective == "allreduce" and algorithm == "innet_mcast":  # N out, then N(P-1)/P in: one after the other
         return bytes_per_rank_b * (2 * ranks - 1) / ranks
     if collective == "reduce_scatter" and algorithm == "innet":  # all P blocks go out to the switches

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from mcsim.config.fabric import DEFAULT_MTU_BYTES
 from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, pick
+from mcsim.result import tree_halves
 
 RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_chunk's default)
 # the C++ rank applications, every one (RANKS) and each by name
@@ -62,6 +63,7 @@ RC_PIPELINES = (
     "halving_doubling",
     "tree",
     "ring_mcast",
+    "double_tree",
 )
 HALVING_STEP_MAX_CHUNKS = 2**24 - 1  # a halving-doubling step's chunks (C++ HalvingDoublingAllreduce::CHUNK_BITS)
 TREE_MAX_IDS = 2**31 - 1  # a tree's slot x chunks + chunk, below its way-down flag (C++ TreeReduce::DOWN)
@@ -80,6 +82,8 @@ ROOTED = (MCAST, CHAIN, BINOMIAL, REDUCE_CHAIN, REDUCE_BINOMIAL)  # ranks with a
 # 14.7 GB/s of reduced bytes = 68 ps per byte (in cache, 64 KiB - 4 MiB: 40-45 GB/s = 22-25 ps/B).
 HOST_REDUCE_PS_PER_BYTE = 68
 TEAM = "ns3::mcsim::CollectiveTeam"  # the team of ranks (its size and first group)
+TREES = (REDUCE_CHAIN, REDUCE_BINOMIAL, TREE_AR)  # the ranks on TreeReduce (a buffer and a scratch area)
+TREE_SHAPES = {"heap": "Heap", "in_order": "InOrder", "second": "Second"}  # C++ TreeAllreduce::Shape
 # (collective, algorithm) -> the C++ rank application
 ALGORITHMS = {
     ("allgather", "ring"): RING_AG,
@@ -108,7 +112,10 @@ TWO_PHASE = {
     ("allreduce", "ring_mcast"): ("ring", "mcast"),
     ("allreduce", "innet_mcast"): ("innet", "mcast"),
 }
-EVERY_ALGORITHM = (*ALGORITHMS, *TWO_PHASE)  # every (collective, algorithm) a Scenario runs
+# Split collectives: (collective, algorithm) -> the algorithm of its two teams, which run at once, each on its
+# half of the buffer (NCCL's double binary tree: two trees, each rank inside one and a leaf of the other)
+SPLIT = {("allreduce", "double_tree"): "tree"}
+EVERY_ALGORITHM = (*ALGORITHMS, *TWO_PHASE, *SPLIT)  # every (collective, algorithm) a Scenario runs
 MCAST_ALGORITHMS = ("mcast", *(a for _, a in TWO_PHASE))  # algorithms that multicast (the protocol's options)
 INNET_ALGORITHMS = ("innet", *(a for (_, a), phases in TWO_PHASE.items() if "innet" in phases))  # the switches sum
 COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
@@ -152,14 +159,20 @@ class TeamSpec:
     )
     # host reductions (ring Reduce-Scatter, ring Allreduce): time to add one received byte
     reduce_ps_per_byte: int = field(default=HOST_REDUCE_PS_PER_BYTE, metadata=sets(HOST_REDUCTIONS, "ReducePsPerByte"))
+    # tree Allreduce: "heap" (v's children 2v+1, 2v+2) or a tree of NCCL's double binary tree
+    tree_shape: str = field(default="heap", metadata=sets(TREE_AR, "Shape", TREE_SHAPES))
+    # trees: where the buffer and the scratch area (partial sum, landing zones) begin in the rank's region
+    buffer_offset_b: int = field(default=0, metadata=sets(TREES, "BufferOffset"))
+    scratch_offset_b: int | None = field(default=None, metadata=sets(TREES, "ScratchOffset"))  # None: after the buffer
     start_ps: int = 0
 
     def __post_init__(self) -> None:
         check_algorithm(self.collective, self.algorithm)
-        if (self.collective, self.algorithm) in TWO_PHASE:
-            raise McsimError(
-                f"TeamSpec: {self.collective} {self.algorithm} is two teams, one after the other (TWO_PHASE)"
-            )
+        if (self.collective, self.algorithm) in (*TWO_PHASE, *SPLIT):
+            raise McsimError(f"TeamSpec: {self.collective} {self.algorithm} is two teams (TWO_PHASE, SPLIT)")
+        pick("tree_shape", self.tree_shape, TREE_SHAPES)
+        if self.scratch_offset_b is None:
+            object.__setattr__(self, "scratch_offset_b", self.buffer_offset_b + self.bytes_per_rank_b)
         if self.chunk_b is None:  # the algorithm's default
             object.__setattr__(self, "chunk_b", RING_CHUNK_B if self.algorithm in RC_PIPELINES else DEFAULT_MTU_BYTES)
 
@@ -181,11 +194,45 @@ def check_algorithm(collective: str, algorithm: str) -> None:
     pick(f"algorithm for {collective}", algorithm, {a: a for c, a in EVERY_ALGORITHM if c == collective})
 
 
-def phases_of(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) -> list[tuple[str, str, int]]:
-    """The teams a collective runs, one after the other: (collective, algorithm, bytes per rank) each; one
-    team unless it is TWO_PHASE (a Reduce-Scatter and an Allgather of ring_blocks' block)."""
-    if (collective, algorithm) not in TWO_PHASE:
-        return [(collective, algorithm, bytes_per_rank_b)]
-    reduce, gather = TWO_PHASE[collective, algorithm]
-    block = ring_blocks(collective, bytes_per_rank_b, ranks)[1]
-    return [("reduce_scatter", reduce, block), ("allgather", gather, block)]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Part:
+    """One team of a collective (TeamSpec's fields that differ between the teams of one collective)."""
+
+    collective: str
+    algorithm: str
+    bytes_per_rank_b: int
+    after: bool = False  # it starts once every rank of the part before it has finished (TWO_PHASE)
+    tree_shape: str = "heap"
+    buffer_offset_b: int = 0
+    scratch_offset_b: int | None = None
+
+
+def parts_of(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) -> list[Part]:
+    """The teams a collective runs: one, or TWO_PHASE's (a Reduce-Scatter, then an Allgather, of ring_blocks'
+    block), or SPLIT's (two trees at once: the first half of the 4-byte elements, at least one, on the
+    in-order tree, the rest on the second; each half's partial sum and landing zones, 3 halves, after the
+    buffer, the first half's first)."""
+    n = bytes_per_rank_b
+    if (collective, algorithm) in TWO_PHASE:
+        reduce, gather = TWO_PHASE[collective, algorithm]
+        block = ring_blocks(collective, n, ranks)[1]
+        return [
+            Part(collective="reduce_scatter", algorithm=reduce, bytes_per_rank_b=block),
+            Part(collective="allgather", algorithm=gather, bytes_per_rank_b=block, after=True),
+        ]
+    if (collective, algorithm) in SPLIT:
+        first = tree_halves(n)[0]
+        halves = [(first, 0, "in_order", n), (n - first, first, "second", n + 3 * first)]
+        return [
+            Part(
+                collective=collective,
+                algorithm=SPLIT[collective, algorithm],
+                bytes_per_rank_b=size,
+                tree_shape=shape,
+                buffer_offset_b=offset,
+                scratch_offset_b=scratch,
+            )
+            for size, offset, shape, scratch in halves
+            if size
+        ]
+    return [Part(collective=collective, algorithm=algorithm, bytes_per_rank_b=n)]

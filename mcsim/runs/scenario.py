@@ -22,10 +22,10 @@ from mcsim.config.collectives import (
     INNET_ALGORITHMS,
     MCAST_ALGORITHMS,
     RING_CHUNK_B,
-    TWO_PHASE,
+    Part,
     TeamSpec,
     check_algorithm,
-    phases_of,
+    parts_of,
     ring_blocks,
 )
 from mcsim.config.fabric import FABRIC, FabricConfig, Faults
@@ -45,9 +45,9 @@ from mcsim.native import collectives, fabric, rdma
 from mcsim.native.attributes import set_attributes_of
 from mcsim.native.fabric import Reduction
 from mcsim.native.simulation import Simulation
-from mcsim.result import FabricResult, Result, lacking_b, output_b
+from mcsim.result import Result, lacking_b, output_b
 from mcsim.routing.layout import Layout, layout_of
-from mcsim.runs import cost, scenario_layout
+from mcsim.runs import cost, scenario_layout, team_results
 from mcsim.runs.verify import Expected
 from mcsim.topology.physics import Link, preset
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, format_size, parse_rate, parse_size
@@ -267,9 +267,9 @@ class Scenario:
         """The run multicasts (the protocol's options apply): its algorithm or its second phase."""
         return self.algorithm in MCAST_ALGORITHMS
 
-    def _phases(self) -> list[tuple[str, str, int]]:
-        """(collective, algorithm, bytes per rank) of each team the collective runs, one after the other."""
-        return phases_of(self.collective, self.algorithm, self.bytes_per_rank_b, self.n_ranks)
+    def _parts(self) -> list[Part]:
+        """The teams of the collective (two for TWO_PHASE and SPLIT collectives)."""
+        return parts_of(self.collective, self.algorithm, self.bytes_per_rank_b, self.n_ranks)
 
     def _check_innet(self, n: int) -> None:
         """An in-network reduction needs a fabric that loses nothing, and its ids must fit."""
@@ -280,7 +280,8 @@ class Scenario:
                 "Scenario: in-network reduction (innet) needs flow_control='lossless', loss=0 and no faults: "
                 "the switches' aggregation has no retransmission"
             )
-        collective, _, n = self._phases()[0] if self.algorithm in INNET_ALGORITHMS else ("reduce_scatter", "", n)
+        first = self._parts()[0]  # the scenario's in-network team, or else the overlap's Reduce-Scatter of n
+        collective, n = (first.collective, first.bytes_per_rank_b) if first.algorithm == "innet" else ("", n)
         chunks = -(-n // self.rdma.mtu_b) * (1 if collective == "allreduce" else self.n_ranks)
         if chunks > RING_MAX_CHUNKS:
             raise McsimError(
@@ -383,7 +384,7 @@ class Scenario:
         ring = self.algorithm == "ring"
         # the ring algorithm's phases and block, or a Reduce-Scatter's (the overlap's, ring_mcast's first phase)
         own, block = ring_blocks(self.collective, self.bytes_per_rank_b, self.n_ranks) if ring else (0, 0)
-        block = block if ring else self._phases()[0][2]
+        block = block if ring else self._parts()[0].bytes_per_rank_b
         hosts = topology.host_count(g)
         return cost.RunShape(
             hosts=hosts,
@@ -396,7 +397,7 @@ class Scenario:
             ring_phases=own + self._rings - ring,
             ring_block_b=block,
             buffer_transfers=scenario_layout.buffer_transfers(self),
-            mcast_shard_b=self._phases()[-1][2] if self._mcast else 0,
+            mcast_shard_b=self._parts()[-1].bytes_per_rank_b if self._mcast else 0,
             mtu_b=self.rdma.mtu_b,
             ring_chunk_b=self.ring_chunk_b,
             verify=self.verify,
@@ -427,19 +428,24 @@ class Scenario:
         if self._innet and reduction is None:
             raise McsimError("Scenario.teams: an in-network reduction's teams need its built fabric's Reduction")
         trees = 1 if reduction is None else len(reduction.trees)
-        specs = [self._spec(c, a, n, trees) for c, a, n in self._phases()]
+        parts = self._parts()
         if self.overlap == "reduce_scatter":
-            specs.append(self._spec("reduce_scatter", self.overlap_algorithm, self.bytes_per_rank_b, trees))
-        return specs
+            n = self.bytes_per_rank_b
+            parts.append(Part(collective="reduce_scatter", algorithm=self.overlap_algorithm, bytes_per_rank_b=n))
+        return [self._spec(part, trees) for part in parts]
 
-    def _spec(self, collective: str, algorithm: str, n: int, trees: int) -> TeamSpec:
+    def _spec(self, part: Part, trees: int) -> TeamSpec:
         """One team on ranks 0..P-1 with the scenario's tunables (each rank type reads its own); the
         multicast team's groups first, the others' after them."""
+        algorithm = part.algorithm
         return TeamSpec(
-            collective=collective,
+            collective=part.collective,
             algorithm=algorithm,
             hosts=tuple(range(self.n_ranks)),
-            bytes_per_rank_b=n,
+            bytes_per_rank_b=part.bytes_per_rank_b,
+            tree_shape=part.tree_shape,
+            buffer_offset_b=part.buffer_offset_b,
+            scratch_offset_b=part.scratch_offset_b,
             group=0 if algorithm == "mcast" else self.endpoints * self._mcast,
             trees=trees,
             roots=self.roots,
@@ -497,72 +503,32 @@ class Scenario:
             specs = self.teams(fab.reductions[0] if fab.reductions else None)
             stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
             if expected is not None:
-                self._fill(stack, hosts, expected, scenario_layout.verify_memory_b(self))
+                team_results.fill(stack, expected, scenario_layout.verify_memory_b(self))
             teams: list[Any] = []
-            for s in specs:  # a TWO_PHASE collective's second team starts after its first
-                after = teams[0] if len(teams) == 1 and self._two_phase else None
-                teams.append(sim.own_app(collectives.start_team(stack, s, after=after)))
+            for s, after in zip(specs, self._afters(len(specs)), strict=True):
+                teams.append(sim.own_app(collectives.start_team(stack, s, after=teams[-1] if after else None)))
             sim.run()
             stats = [collectives.team_stats(t) for t in teams]
             nic = rdma.read_nic_counters(stack, fab.n_hosts)
             fres = fab.collect()
             if expected is not None:
                 outputs = [rdma.read_memory(stack, h, expected.output_b) for h in hosts]
-        results = [self._result(s, st, nic, fres) for s, st in zip(specs, stats, strict=True)]
-        result = self._combined(*results) if self._two_phase else results[0]
+        faults = self.faults or Faults()
+        rate = self.data_rate_bps
+        results = [team_results.of_team(s, st, nic, fres, rate, faults) for s, st in zip(specs, stats, strict=True)]
+        parts = len(self._parts())
+        result = team_results.combined(results[:parts], self.collective, self.algorithm, self.bytes_per_rank_b)
         if self.overlap is not None:
-            result = dataclasses.replace(result, concurrent=results[1])
+            result = dataclasses.replace(result, concurrent=results[parts])
         if expected is not None:
             wrong = np.array([int(np.count_nonzero(out != expected.output(r))) for r, out in enumerate(outputs)])
             result = dataclasses.replace(result, verified=bool((wrong == 0).all()), wrong_bytes=wrong)
         return result
 
-    @property
-    def _two_phase(self) -> bool:
-        return (self.collective, self.algorithm) in TWO_PHASE
-
-    def _combined(self, first: Result, second: Result) -> Result:
-        """A TWO_PHASE collective's Result: the second team's times (each rank's finish is its second
-        phase's), the ranks' counters of both, the first phase's Result in ``first_phase``."""
-        last = ("finish_ps", "data_phase_end_ps")  # times of the second phase; the other counters add up
-        rank = {k: v if k in last else v + first.rank[k] for k, v in second.rank.items()}
-        return dataclasses.replace(
-            second,
-            collective=self.collective,
-            algorithm=self.algorithm,
-            bytes_per_rank_b=self.bytes_per_rank_b,
-            rank=rank,
-            first_phase=first,
-        )
-
-    @staticmethod
-    def _fill(stack: Any, hosts: tuple[int, ...], expected: Expected, size: int) -> None:
-        """Verify mode: every rank gets a region of real bytes; contributors hold their input."""
-        for rank, h in enumerate(hosts):
-            rdma.enable_memory(stack, h, size)
-            held = expected.input(rank)
-            if held is not None:
-                offset, data = held
-                rdma.write_memory(stack, h, offset, data)
-
-    def _result(
-        self, spec: TeamSpec, stats: dict[str, np.ndarray], nic: dict[str, np.ndarray], fres: FabricResult
-    ) -> Result:
-        p = len(spec.hosts)
-        return Result(
-            collective=spec.collective,
-            algorithm=spec.algorithm,
-            ranks=p,
-            bytes_per_rank_b=spec.bytes_per_rank_b,
-            data_rate_bps=self.data_rate_bps,
-            finish_ps=stats["finish_ps"].copy(),  # int64, NEVER where the rank never finished
-            injected_b=nic["tx_payload"][:p],
-            received_b=nic["rx_payload"][:p],
-            rank=stats,
-            nic={k: v[:p] for k, v in nic.items()},
-            fabric=fres,
-            link_down_for_good_ps=(self.faults or Faults()).down_for_good_ps(spec.hosts),
-        )
+    def _afters(self, teams: int) -> list[bool]:
+        """Per team of the run: whether it starts once every rank of the team before it has finished."""
+        afters = [part.after for part in self._parts()]
+        return afters + [False] * (teams - len(afters))
 
     # -----------------------------------------------------------------------------------------
     # as plain data

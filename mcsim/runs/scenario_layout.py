@@ -13,11 +13,14 @@ from mcsim.config.collectives import (
     MCAST_ALGORITHMS,
     POWER_OF_2_ONLY,
     TREE_MAX_IDS,
+    Part,
     ring_blocks,
 )
 from mcsim.config.rdma import MAX_PSNS, MCAST_MAX_CHUNKS, RING_MAX_CHUNKS
 from mcsim.errors import McsimError
 from mcsim.runs import cost
+
+TREE_ALLREDUCES = ("tree", "double_tree")  # on C++ TreeAllreduce: two children a rank, landing zones for both
 
 
 class Scenario(Protocol):
@@ -46,12 +49,12 @@ class Scenario(Protocol):
     def _sources(self) -> int: ...
     @property
     def _rings(self) -> int: ...
-    def _phases(self) -> list[tuple[str, str, int]]: ...
+    def _parts(self) -> list[Part]: ...
 
 
 def check_host_reduction(sc: Scenario, n: int) -> None:
     """Verify mode: a ring reduction sums 32-bit integers, whole ones in every chunk."""
-    host = sc.algorithm in ("ring", "halving_doubling", "tree", "ring_mcast") or sc.collective == "reduce"
+    host = sc.algorithm in ("ring", "halving_doubling", *TREE_ALLREDUCES, "ring_mcast") or sc.collective == "reduce"
     if not host or sc.collective not in ("reduce_scatter", "allreduce", "reduce"):
         return
     if n % 4 or sc.ring_chunk_b % 4:
@@ -77,8 +80,8 @@ def check_tagged_ids(sc: Scenario, p: int, n: int, ring_chunk: int) -> None:
                 f"{ring_chunk} B in one halving step; the immediate holds at most {HALVING_STEP_MAX_CHUNKS} "
                 "beside the step: raise ring_chunk"
             )
-    if sc.collective == "reduce" or sc.algorithm == "tree":
-        slots = {"chain": 1, "tree": 2}.get(sc.algorithm, max(1, (p - 1).bit_length()))
+    if sc.collective == "reduce" or sc.algorithm in TREE_ALLREDUCES:  # a double tree's halves: fewer chunks
+        slots = {"chain": 1, "tree": 2, "double_tree": 2}.get(sc.algorithm, max(1, (p - 1).bit_length()))
         if slots * chunks > TREE_MAX_IDS:
             raise McsimError(
                 f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {slots * chunks} chunk ids of {ring_chunk} B "
@@ -89,7 +92,7 @@ def check_tagged_ids(sc: Scenario, p: int, n: int, ring_chunk: int) -> None:
 
 def check_chunk_ids(sc: Scenario, p: int, n: int, mtu: int, ring_chunk: int) -> None:
     """The chunk ids and PSNs the C++ collectives use must fit their integers."""
-    sources, shard = sc._sources, sc._phases()[-1][2]  # a two-phase Allreduce multicasts its blocks
+    sources, shard = sc._sources, sc._parts()[-1].bytes_per_rank_b  # a two-phase Allreduce multicasts its blocks
     if sc.algorithm in MCAST_ALGORITHMS:
         chunks = sources * -(-shard // mtu)
         if chunks > MCAST_MAX_CHUNKS:
@@ -100,7 +103,7 @@ def check_chunk_ids(sc: Scenario, p: int, n: int, mtu: int, ring_chunk: int) -> 
             )
     if sc._rings:  # the ring algorithm's, or a Reduce-Scatter's (the overlap's, ring_mcast's first phase)
         ring = sc.algorithm == "ring"
-        phases, block = ring_blocks(sc.collective, n, p) if ring else (1, sc._phases()[0][2])
+        phases, block = ring_blocks(sc.collective, n, p) if ring else (1, sc._parts()[0].bytes_per_rank_b)
         chunks = phases * p * max(1, -(-block // ring_chunk))
         if chunks > RING_MAX_CHUNKS:
             raise McsimError(
@@ -137,7 +140,8 @@ def buffer_transfers(sc: Scenario) -> int:
     binomial Broadcast), P(P-1) (an Alltoall, a recursive doubling or Bruck Allgather)."""
     p = sc.n_ranks
     each = p * (p - 1)  # an Alltoall's blocks, a logarithmic Allgather's shards
-    transfers = {"chain": p - 1, "binomial": p - 1, "pairwise": each, "all_at_once": each, "tree": 2 * (p - 1)}
+    transfers = {"chain": p - 1, "binomial": p - 1, "pairwise": each, "all_at_once": each}
+    transfers |= {"tree": 2 * (p - 1), "double_tree": 2 * (p - 1)}  # up and down every edge (two halves)
     return (transfers | {"recursive_doubling": each, "bruck": each}).get(sc.algorithm, 0)
 
 
@@ -146,7 +150,7 @@ def memory_b(sc: Scenario) -> int:
     Alltoall's: its send and receive buffers always)."""
     # an Alltoall's receive buffer and the landing zones of a Reduce, a tree and a two-phase Allreduce's ring
     # (after its padded blocks) are written to even without verify
-    landing = sc.collective in ("alltoall", "reduce") or sc.algorithm in ("tree", "ring_mcast", "innet_mcast")
+    landing = sc.collective in ("alltoall", "reduce") or sc.algorithm in (*TREE_ALLREDUCES, "ring_mcast", "innet_mcast")
     always = verify_memory_b(sc) if landing else 0
     return max(1, sc.n_ranks * sc.bytes_per_rank_b, verify_memory_b(sc) if sc.verify else 0, always)
 
@@ -156,12 +160,12 @@ def verify_memory_b(sc: Scenario) -> int:
     landing zone its partial sums arrive in: C++ RingReduceScatter) and an Alltoall (its send
     buffer, then its receive buffer)."""
     if sc.algorithm in ("ring_mcast", "innet_mcast"):  # P blocks, a ring's landing zone after them
-        return sc.n_ranks * sc._phases()[0][2] * (2 if sc.algorithm == "ring_mcast" else 1)
+        return sc.n_ranks * sc._parts()[0].bytes_per_rank_b * (2 if sc.algorithm == "ring_mcast" else 1)
     ring_reduction = sc.algorithm == "ring" and sc.collective in ("reduce_scatter", "allreduce")
     steps = max(1, (sc.n_ranks - 1).bit_length())  # ceil(log2 P)
     if sc.collective == "reduce":  # the buffer, the partial sum, a landing zone per child (C++ TreeReduce)
         return sc.output_b * (2 + steps)
-    if sc.algorithm == "tree":  # the same for the binary tree's two children
+    if sc.algorithm in TREE_ALLREDUCES:  # the same for the binary tree's two children (each half's, after N)
         return sc.output_b * 4
     if sc.algorithm == "halving_doubling":  # the buffer, a landing zone per halving step
         return sc.output_b * (1 + steps)

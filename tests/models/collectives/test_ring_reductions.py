@@ -146,8 +146,8 @@ def test_the_reduction_cost_default_is_not_free():
     [
         (
             {"collective": "allreduce", "algorithm": "mcast"},
-            r"^unknown algorithm for allreduce 'mcast'; choose one of halving_doubling, innet, innet_mcast, ring, "
-            r"ring_mcast, tree; did you mean 'ring_mcast'\?$",
+            r"^unknown algorithm for allreduce 'mcast'; choose one of double_tree, halving_doubling, innet, "
+            r"innet_mcast, ring, ring_mcast, tree; did you mean 'ring_mcast'\?$",
         ),
         (
             {"collective": "allreduce", "algorithm": "ring", "verify": True, "bytes_per_rank": "1001B"},

@@ -123,7 +123,7 @@ def test_the_bound_is_the_two_phases_bounds(algorithm, bound_b):
 
 
 def test_a_team_spec_is_one_team():
-    with pytest.raises(McsimError, match=r"^TeamSpec: allreduce ring_mcast is two teams, one after the other"):
+    with pytest.raises(McsimError, match=r"^TeamSpec: allreduce ring_mcast is two teams \(TWO_PHASE, SPLIT\)$"):
         TeamSpec(collective="allreduce", algorithm="ring_mcast", hosts=(0, 1), bytes_per_rank_b=8)
 
 

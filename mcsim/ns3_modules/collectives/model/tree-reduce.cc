@@ -3,6 +3,7 @@
 
 #include "host-sum.h"
 
+#include "ns3/enum.h"
 #include "ns3/integer.h"
 #include "ns3/make-event.h"
 #include "ns3/mcsim/event-loop.h"
@@ -38,6 +39,18 @@ TreeReduce::GetTypeId()
                           UintegerValue(64 * 1024),
                           MakeUintegerAccessor(&TreeReduce::m_chunkBytes),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("BufferOffset",
+                          "Where the rank's buffer begins in its region (bytes).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&TreeReduce::m_bufferOffset),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute(
+                "ScratchOffset",
+                "Where its partial sum and its children's landing zones begin (bytes; the "
+                "largest value: right after the buffer).",
+                UintegerValue(AFTER_BUFFER),
+                MakeUintegerAccessor(&TreeReduce::m_scratchOffset),
+                MakeUintegerChecker<uint64_t>())
             .AddAttribute("Root",
                           "The rank that ends with the sum.",
                           IntegerValue(0),
@@ -53,6 +66,8 @@ TreeReduce::GetTypeId()
 
 TreeReduce::TreeReduce()
     : m_chunkBytes(64 * 1024),
+      m_bufferOffset(0),
+      m_scratchOffset(AFTER_BUFFER),
       m_root(0),
       m_reducePsPerByte(HOST_REDUCE_PS_PER_BYTE),
       m_chunks(0),
@@ -123,6 +138,25 @@ TreeReduce::ChunkBytes(uint32_t i) const
                               m_bytesPerRank - static_cast<uint64_t>(i) * m_chunkBytes);
 }
 
+uint64_t
+TreeReduce::Buffer(uint64_t at) const
+{
+    return m_bufferOffset + at;
+}
+
+uint64_t
+TreeReduce::Sum(uint64_t at) const
+{
+    return (m_scratchOffset == AFTER_BUFFER ? m_bufferOffset + m_bytesPerRank : m_scratchOffset) +
+           at;
+}
+
+uint64_t
+TreeReduce::Zone(uint32_t slot, uint64_t at) const
+{
+    return Sum((1 + uint64_t{slot}) * m_bytesPerRank + at);
+}
+
 void
 TreeReduce::Start()
 {
@@ -136,9 +170,9 @@ TreeReduce::Start()
             ->PostRecv(m_chunks); // the sum
     }
     const uint64_t n = m_bytesPerRank;
-    if (uint8_t* sum = Bytes(n, n); sum != nullptr)
+    if (uint8_t* sum = Bytes(Sum(0), n); sum != nullptr)
     {
-        std::memcpy(sum, Bytes(0, n), n); // the partial sum starts as the rank's own bytes
+        std::memcpy(sum, Bytes(Buffer(0), n), n); // the partial sum starts as the rank's own bytes
     }
     if (m_place.children.empty())
     {
@@ -171,9 +205,9 @@ TreeReduce::Reduced(uint32_t slot, uint32_t i)
 {
     const uint64_t n = ChunkBytes(i);
     const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
-    if (uint8_t* sum = Bytes(m_bytesPerRank + at, n); sum != nullptr)
+    if (uint8_t* sum = Bytes(Sum(at), n); sum != nullptr)
     {
-        AddInt32(sum, Bytes((2 + slot) * m_bytesPerRank + at, n), n);
+        AddInt32(sum, Bytes(Zone(slot, at), n), n);
     }
     if (--m_missing[i] == 0)
     {
@@ -188,9 +222,9 @@ TreeReduce::Ready(uint32_t i)
     if (m_place.parent < 0 && Broadcasts())
     {
         const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
-        if (uint8_t* out = Bytes(at, ChunkBytes(i)); out != nullptr)
+        if (uint8_t* out = Bytes(Buffer(at), ChunkBytes(i)); out != nullptr)
         {
-            std::memcpy(out, Bytes(m_bytesPerRank + at, ChunkBytes(i)), ChunkBytes(i));
+            std::memcpy(out, Bytes(Sum(at), ChunkBytes(i)), ChunkBytes(i));
         }
         SendDown(i);
         if (m_ready == m_chunks)
@@ -204,9 +238,9 @@ TreeReduce::Ready(uint32_t i)
         if (m_ready == m_chunks)
         {
             const uint64_t n = m_bytesPerRank;
-            if (uint8_t* out = Bytes(0, n); out != nullptr)
+            if (uint8_t* out = Bytes(Buffer(0), n); out != nullptr)
             {
-                std::memcpy(out, Bytes(n, n), n); // the root's buffer: the sum
+                std::memcpy(out, Bytes(Sum(0), n), n); // the root's buffer: the sum
             }
             MarkFinished();
         }
@@ -232,11 +266,11 @@ TreeReduce::SendUp(uint32_t i)
     m_peers.For(m_rank, Rank(static_cast<uint32_t>(m_place.parent)), m_rank, m_nRanks)
         ->PostSend(RcQp::Verb::WRITE,
                    ChunkBytes(i),
-                   (2 + m_place.slot) * m_bytesPerRank + at, // the parent's landing zone for it
+                   Zone(m_place.slot, at), // the parent's landing zone for it
                    i,
                    true,
                    m_place.slot * m_chunks + i,
-                   m_bytesPerRank + at); // from the partial sum
+                   Sum(at)); // from the partial sum
     m_stats.chunksSent++;
 }
 
@@ -247,7 +281,7 @@ TreeReduce::SendDown(uint32_t i)
     for (uint32_t child : m_place.children)
     {
         m_peers.For(m_rank, Rank(child), m_rank, m_nRanks)
-            ->PostSend(RcQp::Verb::WRITE, ChunkBytes(i), at, DOWN | i, true, DOWN | i);
+            ->PostSend(RcQp::Verb::WRITE, ChunkBytes(i), Buffer(at), DOWN | i, true, DOWN | i);
         m_stats.chunksSent++;
     }
 }
@@ -339,16 +373,98 @@ ReduceBinomial::Pipelined() const
 TypeId
 TreeAllreduce::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::mcsim::TreeAllreduce")
-                            .SetParent<TreeReduce>()
-                            .SetGroupName("Mcsim")
-                            .AddConstructor<TreeAllreduce>();
+    static TypeId tid =
+        TypeId("ns3::mcsim::TreeAllreduce")
+            .SetParent<TreeReduce>()
+            .SetGroupName("Mcsim")
+            .AddConstructor<TreeAllreduce>()
+            .AddAttribute(
+                "Shape",
+                "The tree: Heap (v's children 2v+1, 2v+2), InOrder or Second (the two trees "
+                "of NCCL's double binary tree).",
+                EnumValue(Shape::HEAP),
+                MakeEnumAccessor<Shape>(&TreeAllreduce::m_shape),
+                MakeEnumChecker(Shape::HEAP,
+                                "Heap",
+                                Shape::IN_ORDER,
+                                "InOrder",
+                                Shape::SECOND,
+                                "Second"));
     return tid;
+}
+
+TreeReduce::Place
+TreeAllreduce::InOrder(uint32_t r, uint32_t nRanks)
+{
+    uint32_t bit = 1; // r's lowest set bit (rank 0: the first power of 2 >= P)
+    while (bit < nRanks && (r & bit) == 0)
+    {
+        bit <<= 1;
+    }
+    Place p{{}, -1, 0};
+    if (r == 0)
+    {
+        if (nRanks > 1)
+        {
+            p.children.push_back(bit >> 1); // the root's one child
+        }
+        return p;
+    }
+    // its parent: r with that bit cleared and the next one set, or cleared only past the last rank
+    const uint64_t up = (r ^ bit) | (uint64_t{bit} << 1);
+    p.parent = up < nRanks ? static_cast<int64_t>(up) : static_cast<int64_t>(r ^ bit);
+    const uint32_t low = bit >> 1;
+    if (low == 0)
+    {
+        return p; // odd r: a leaf
+    }
+    p.children.push_back(r - low);
+    for (uint32_t d = low; d > 0; d >>= 1) // r + low, halved until it is a rank
+    {
+        if (uint64_t{r} + d < nRanks)
+        {
+            p.children.push_back(r + d);
+            break;
+        }
+    }
+    return p;
+}
+
+TreeReduce::Place
+TreeAllreduce::Second(uint32_t r) const
+{
+    const uint32_t n = m_nRanks;
+    const bool mirror = n % 2 == 0;
+    auto image = [&](uint32_t x) { return mirror ? n - 1 - x : (x + n - 1) % n; };
+    auto back = [&](uint32_t x) { return mirror ? n - 1 - x : (x + 1) % n; };
+    Place p = InOrder(image(r), n);
+    for (uint32_t& c : p.children)
+    {
+        c = back(c);
+    }
+    if (p.parent >= 0)
+    {
+        p.parent = back(static_cast<uint32_t>(p.parent));
+    }
+    return p;
 }
 
 TreeReduce::Place
 TreeAllreduce::PlaceOf(uint32_t v) const
 {
+    if (m_shape != Shape::HEAP) // the slot: the rank's index among its parent's children
+    {
+        Place p = m_shape == Shape::IN_ORDER ? InOrder(v, m_nRanks) : Second(v);
+        if (p.parent >= 0)
+        {
+            const uint32_t parent = static_cast<uint32_t>(p.parent);
+            const Place up =
+                m_shape == Shape::IN_ORDER ? InOrder(parent, m_nRanks) : Second(parent);
+            p.slot = static_cast<uint32_t>(std::find(up.children.begin(), up.children.end(), v) -
+                                           up.children.begin());
+        }
+        return p;
+    }
     Place p{{}, v == 0 ? -1 : static_cast<int64_t>(v - 1) / 2, v == 0 ? 0 : (v - 1) % 2};
     for (uint64_t c = 2 * uint64_t{v} + 1; c <= 2 * uint64_t{v} + 2 && c < m_nRanks; ++c)
     {
@@ -372,6 +488,10 @@ TreeAllreduce::Broadcasts() const
 std::vector<uint32_t>
 TreeAllreduce::Distances() const
 {
+    if (m_shape != Shape::HEAP)
+    {
+        return PowerOfTwoDistances(); // the in-order trees' edges join r and r +- 2^k
+    }
     std::vector<uint32_t> d; // child - parent: v+1 and v+2 for every parent v
     for (uint64_t v = 0; 2 * v + 1 < m_nRanks; ++v)
     {

@@ -21,9 +21,10 @@ namespace mcsim
  * BytesPerRank bytes. Chunks of ChunkBytes travel as RDMA WRITEs with immediate (slot x chunks +
  * i, the slot the child has at its parent) into the parent's landing zone for that child; a
  * received chunk goes on the host's reduction engine (ReducePsPerByte per byte, one chunk at a
- * time). Verify mode's region: the rank's buffer [0, N), its partial sum [N, 2N) (the buffer
- * stays as it was on every rank but the root, which ends with the sum in it), then a landing zone
- * of N per child slot. QPs: the ring and the rings of Distances().
+ * time). Verify mode's region: the rank's buffer [B, B + N) (B: BufferOffset), its partial sum
+ * [S, S + N) (S: ScratchOffset, default B + N; the buffer stays as it was on every rank but the
+ * root, which ends with the sum in it), then a landing zone of N per child slot. QPs: the ring and
+ * the rings of Distances().
  */
 class TreeReduce : public CollectiveRank
 {
@@ -61,12 +62,17 @@ class TreeReduce : public CollectiveRank
 
     /** The immediate of a chunk on its way down: DOWN | its number. */
     static constexpr uint32_t DOWN = 1U << 31;
+    /** ScratchOffset's default: right after the buffer. */
+    static constexpr uint64_t AFTER_BUFFER = UINT64_MAX;
 
     void DoDispose() override;
     uint32_t Rank(uint32_t v) const; //!< the rank at place v
 
   private:
     uint64_t ChunkBytes(uint32_t i) const;
+    uint64_t Buffer(uint64_t at) const;              //!< region offset of the buffer's byte at
+    uint64_t Sum(uint64_t at) const;                 //!< ... of the partial sum's
+    uint64_t Zone(uint32_t slot, uint64_t at) const; //!< ... of a child slot's landing zone's
     void Reduced(uint32_t slot, uint32_t i);
     void Ready(uint32_t i);    //!< chunk i's sum is complete
     void SendDown(uint32_t i); //!< chunk i of the sum, from the buffer to every child
@@ -74,6 +80,8 @@ class TreeReduce : public CollectiveRank
     void SendUp(uint32_t i);
 
     uint32_t m_chunkBytes;           //!< "ChunkBytes"
+    uint64_t m_bufferOffset;         //!< "BufferOffset"
+    uint64_t m_scratchOffset;        //!< "ScratchOffset"
     int32_t m_root;                  //!< "Root"
     uint64_t m_reducePsPerByte;      //!< "ReducePsPerByte"
     uint32_t m_chunks;               //!< chunks of the buffer
@@ -112,12 +120,23 @@ class ReduceBinomial : public TreeReduce
     std::vector<uint32_t> Distances() const override;
 };
 
-/** @brief A pipelined binary tree Allreduce (NCCL's tree, one tree): place v's children are 2v+1
- * and 2v+2; each chunk is summed up the tree as in ReduceChain and, once the root has it, sent
- * back down, every rank passing it to its children as soon as it is in. */
+/** @brief A pipelined binary tree Allreduce: each chunk is summed up the tree as in ReduceChain
+ * and, once the root has it, sent back down, every rank passing it to its children as soon as it is
+ * in. Shape: HEAP (place v's children are 2v+1 and 2v+2), or one of the two trees of NCCL's double
+ * binary tree: IN_ORDER (rank r below r -/+ its lowest set bit, rank 0 the root with one child) or
+ * SECOND (the same tree of P-1-r for even P, its mirror; of r-1 for odd P, shifted by one), so that
+ * for even P a rank is inside one tree and a leaf of the other. The double tree runs one team of
+ * each on half the buffer (BufferOffset, ScratchOffset keep their regions apart). */
 class TreeAllreduce : public TreeReduce
 {
   public:
+    enum class Shape
+    {
+        HEAP,
+        IN_ORDER,
+        SECOND,
+    };
+
     static TypeId GetTypeId();
 
   protected:
@@ -125,6 +144,13 @@ class TreeAllreduce : public TreeReduce
     bool Pipelined() const override;
     bool Broadcasts() const override;
     std::vector<uint32_t> Distances() const override;
+
+  private:
+    /** Rank r's parent (-1: the root) and children in the in-order tree over P ranks. */
+    static Place InOrder(uint32_t r, uint32_t nRanks);
+    Place Second(uint32_t r) const; //!< SECOND: InOrder of r's image, mapped back
+
+    Shape m_shape{Shape::HEAP}; //!< "Shape"
 };
 
 } // namespace mcsim

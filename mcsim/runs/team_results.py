@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A Scenario's Result from its teams: one team's Result from its stats and the NIC and fabric counters,
+a collective's Result from its teams' (TWO_PHASE, SPLIT), and verify mode's bytes put in before the run."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from mcsim.config.collectives import SPLIT, TeamSpec
+from mcsim.config.fabric import Faults
+from mcsim.native import rdma
+from mcsim.result import NEVER, FabricResult, Result
+from mcsim.runs.verify import Expected
+
+
+def of_team(
+    spec: TeamSpec,
+    stats: dict[str, np.ndarray],
+    nic: dict[str, np.ndarray],
+    fres: FabricResult,
+    data_rate_bps: int,
+    faults: Faults,
+) -> Result:
+    """One team's Result (the NIC counters are its hosts', every team's on them)."""
+    p = len(spec.hosts)
+    return Result(
+        collective=spec.collective,
+        algorithm=spec.algorithm,
+        ranks=p,
+        bytes_per_rank_b=spec.bytes_per_rank_b,
+        data_rate_bps=data_rate_bps,
+        finish_ps=stats["finish_ps"].copy(),  # int64, NEVER where the rank never finished
+        injected_b=nic["tx_payload"][:p],
+        received_b=nic["rx_payload"][:p],
+        rank=stats,
+        nic={k: v[:p] for k, v in nic.items()},
+        fabric=fres,
+        link_down_for_good_ps=faults.down_for_good_ps(spec.hosts),
+    )
+
+
+def combined(results: list[Result], collective: str, algorithm: str, bytes_per_rank_b: int) -> Result:
+    """The collective's Result from its teams' (TWO_PHASE, SPLIT: two), the ranks' counters of both
+    added. TWO_PHASE: the second team's times (a rank's finish is its second phase's), the first
+    phase's Result in ``first_phase``; SPLIT: a rank finishes when both its halves are in."""
+    if len(results) == 1:
+        return results[0]
+    first, second = results
+    times = ("finish_ps", "data_phase_end_ps")
+    rank = {k: v if k in times else v + first.rank[k] for k, v in second.rank.items()}
+    kept: dict[str, Any] = {"first_phase": first}
+    if (collective, algorithm) in SPLIT:
+        never = (first.finish_ps == NEVER) | (second.finish_ps == NEVER)
+        both = np.where(never, NEVER, np.maximum(first.finish_ps, second.finish_ps))
+        rank["finish_ps"] = both
+        kept = {"finish_ps": both}
+    return dataclasses.replace(
+        second, collective=collective, algorithm=algorithm, bytes_per_rank_b=bytes_per_rank_b, rank=rank, **kept
+    )
+
+
+def fill(stack: Any, expected: Expected, size: int) -> None:
+    """Verify mode: every rank (on hosts 0..P-1) gets a region of real bytes; contributors hold their input."""
+    for rank in range(expected.ranks):
+        rdma.enable_memory(stack, rank, size)
+        held = expected.input(rank)
+        if held is not None:
+            offset, data = held
+            rdma.write_memory(stack, rank, offset, data)
