@@ -57,6 +57,23 @@ def test_allgather_prints_columns_and_verifies(capsys):
     assert "every byte of every output is right" in err
 
 
+def test_an_overlapped_pair_prints_a_row_for_each_collective(capsys, tmp_path):
+    out_file = tmp_path / "pair.jsonl"
+    argv = ["allgather", "--topology", "fat-tree-k4", "--size", "16KiB", "--overlap", "reduce_scatter"]
+    assert main([*argv, "--overlap-algorithm", "ring", "--out", str(out_file)]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header.split()[-2:] == ["collective", "algorithm"]
+    assert [row.split()[-2:] for row in rows] == [["allgather", "mcast"], ["reduce_scatter", "ring"]]
+    r = Scenario(topology="fat-tree-k4", bytes_per_rank="16KiB", overlap="reduce_scatter").run()
+    times = [float(row.split()[2]) for row in rows]
+    assert times == [round(r.time_ps / 1e6, 2), round(r.concurrent.time_ps / 1e6, 2)]
+    written = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert [(w["collective"], w["time_us"]) for w in written] == [
+        ("allgather", r.time_ps / 1e6),
+        ("reduce_scatter", r.concurrent.time_ps / 1e6),
+    ]
+
+
 def test_topo_show_summarises_the_testbed(capsys):
     assert main(["topo", "show", "testbed-188"]) == 0
     out = capsys.readouterr().out

@@ -43,20 +43,34 @@ RESULT_TABLE = Table(  # nccl-tests' columns first (its size and count: Result.s
         Column("bytes_per_rank_B", width=16),
         Column("injected_B_per_rank", ".0f", 20),
         Column("repair_reads", width=12),
+        Column("collective", width=14, left=True),
+        Column("algorithm", width=18, left=True),
     ]
 )
 
 
+def with_concurrent(results: Sequence[Result]) -> list[Result]:
+    """Every result, each followed by the collective that ran at the same time (Scenario.overlap)."""
+    return [x for r in results for x in (r, r.concurrent) if x is not None]
+
+
 def print_results(results: Sequence[Result], fmt: str) -> None:
-    """Fixed columns (as OSU and nccl-tests), or CSV, or JSON lines, one row per result; an
-    incomplete run has NaN time and bandwidths (CSV, JSON) or an INCOMPLETE line (table)."""
-    rows = [r.summary() for r in results]
+    """Fixed columns (as OSU and nccl-tests), or CSV, or JSON lines, one row per result and one per
+    overlapped collective (its collective and algorithm name it); an incomplete run has NaN time and
+    bandwidths (CSV, JSON) or an INCOMPLETE line (table)."""
+    shown = with_concurrent(results)
+    rows = [r.summary() for r in shown]
     if fmt != "table":
         print(rows_text(rows, "jsonl" if fmt == "json" else fmt), end="")
         return
-    print(RESULT_TABLE.header())
-    for r, row in zip(results, rows, strict=True):
-        print(RESULT_TABLE.row(row) if r.complete else RESULT_TABLE.note(row["size_B"], r.incomplete_line()))
+    print(RESULT_TABLE.header().rstrip())
+    overlapped = {id(r.concurrent) for r in results}
+    for r, row in zip(shown, rows, strict=True):
+        if r.complete:
+            print(RESULT_TABLE.row(row).rstrip())
+        else:  # an overlapped collective's line names it
+            name = f"{r.collective} {r.algorithm} " if id(r) in overlapped else ""
+            print(RESULT_TABLE.note(row["size_B"], name + r.incomplete_line()))
 
 
 SCENARIO_DEFAULTS = {name: p.default for name, p in inspect.signature(Scenario).parameters.items()}
@@ -203,7 +217,7 @@ def _report(args: argparse.Namespace, scenarios: Sequence[Scenario], results: Se
         return
     print_results(results, args.format)
     if args.out is not None:
-        write_rows(args.out, [r.summary() for r in results])
+        write_rows(args.out, [r.summary() for r in with_concurrent(results)])
     for sc, r in zip(scenarios, results, strict=False):
         size = f"{r.bytes_per_rank_b} B per rank"
         if args.format != "table" and not r.complete:
