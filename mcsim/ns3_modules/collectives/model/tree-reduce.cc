@@ -84,6 +84,8 @@ void
 TreeReduce::DoDispose()
 {
     m_peers.Clear();
+    m_toParent = nullptr;
+    m_toChild.clear();
     CollectiveRank::DoDispose();
 }
 
@@ -163,11 +165,16 @@ TreeReduce::Start()
     for (uint32_t child : m_place.children)
     {
         m_peers.For(Rank(child), m_rank, m_rank, m_nRanks)->PostRecv(m_chunks);
+        m_toChild.push_back(m_peers.For(m_rank, Rank(child), m_rank, m_nRanks));
     }
-    if (Broadcasts() && m_place.parent >= 0)
+    if (m_place.parent >= 0)
     {
-        m_peers.For(Rank(static_cast<uint32_t>(m_place.parent)), m_rank, m_rank, m_nRanks)
-            ->PostRecv(m_chunks); // the sum
+        const uint32_t parent = Rank(static_cast<uint32_t>(m_place.parent));
+        m_toParent = m_peers.For(m_rank, parent, m_rank, m_nRanks);
+        if (Broadcasts())
+        {
+            m_peers.For(parent, m_rank, m_rank, m_nRanks)->PostRecv(m_chunks); // the sum
+        }
     }
     const uint64_t n = m_bytesPerRank;
     if (uint8_t* sum = Bytes(Sum(0), n); sum != nullptr)
@@ -263,14 +270,13 @@ void
 TreeReduce::SendUp(uint32_t i)
 {
     const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
-    m_peers.For(m_rank, Rank(static_cast<uint32_t>(m_place.parent)), m_rank, m_nRanks)
-        ->PostSend(RcQp::Verb::WRITE,
-                   ChunkBytes(i),
-                   Zone(m_place.slot, at), // the parent's landing zone for it
-                   i,
-                   true,
-                   m_place.slot * m_chunks + i,
-                   Sum(at)); // from the partial sum
+    m_toParent->PostSend(RcQp::Verb::WRITE,
+                         ChunkBytes(i),
+                         Zone(m_place.slot, at), // the parent's landing zone for it
+                         i,
+                         true,
+                         m_place.slot * m_chunks + i,
+                         Sum(at)); // from the partial sum
     m_stats.chunksSent++;
 }
 
@@ -278,10 +284,9 @@ void
 TreeReduce::SendDown(uint32_t i)
 {
     const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
-    for (uint32_t child : m_place.children)
+    for (const Ptr<RcQp>& qp : m_toChild)
     {
-        m_peers.For(m_rank, Rank(child), m_rank, m_nRanks)
-            ->PostSend(RcQp::Verb::WRITE, ChunkBytes(i), Buffer(at), DOWN | i, true, DOWN | i);
+        qp->PostSend(RcQp::Verb::WRITE, ChunkBytes(i), Buffer(at), DOWN | i, true, DOWN | i);
         m_stats.chunksSent++;
     }
 }

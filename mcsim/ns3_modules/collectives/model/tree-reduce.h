@@ -79,19 +79,21 @@ class TreeReduce : public CollectiveRank
     void Down(uint32_t i);     //!< chunk i of the sum is in the buffer
     void SendUp(uint32_t i);
 
-    uint32_t m_chunkBytes;           //!< "ChunkBytes"
-    uint64_t m_bufferOffset;         //!< "BufferOffset"
-    uint64_t m_scratchOffset;        //!< "ScratchOffset"
-    int32_t m_root;                  //!< "Root"
-    uint64_t m_reducePsPerByte;      //!< "ReducePsPerByte"
-    uint32_t m_chunks;               //!< chunks of the buffer
-    Place m_place;                   //!< this rank's
-    std::vector<uint32_t> m_missing; //!< per chunk: children whose part is not added yet
-    uint64_t m_ready;                //!< chunks whose sum is complete
-    uint64_t m_acked;                //!< chunks sent up and acknowledged
-    uint64_t m_down;                 //!< chunks of the sum received from the parent
-    Time m_reduceBusyUntil;          //!< the reduction engine is busy until then
-    RingPeers m_peers;               //!< its QPs on the team's rings
+    uint32_t m_chunkBytes;            //!< "ChunkBytes"
+    uint64_t m_bufferOffset;          //!< "BufferOffset"
+    uint64_t m_scratchOffset;         //!< "ScratchOffset"
+    int32_t m_root;                   //!< "Root"
+    uint64_t m_reducePsPerByte;       //!< "ReducePsPerByte"
+    uint32_t m_chunks;                //!< chunks of the buffer
+    Place m_place;                    //!< this rank's
+    std::vector<uint32_t> m_missing;  //!< per chunk: children whose part is not added yet
+    uint64_t m_ready;                 //!< chunks whose sum is complete
+    uint64_t m_acked;                 //!< chunks sent up and acknowledged
+    uint64_t m_down;                  //!< chunks of the sum received from the parent
+    Time m_reduceBusyUntil;           //!< the reduction engine is busy until then
+    RingPeers m_peers;                //!< its QPs on the team's rings
+    Ptr<RcQp> m_toParent;             //!< the QP it sends up on (Start: looked up once)
+    std::vector<Ptr<RcQp>> m_toChild; //!< the QP it sends down on, per child slot
 };
 
 /** @brief The pipelined chain Reduce: place P-1 sends to P-2, ..., 1 to the root; each chunk is
