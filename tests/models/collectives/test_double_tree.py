@@ -2,7 +2,8 @@
 """NCCL's double binary tree Allreduce (algorithm='double_tree'): two pipelined binary trees at once, each
 on half the buffer, the second the first's mirror (P even) or shifted by one (P odd). Byte-exact sums,
 with loss; every rank receives exactly its trees' halves (the C++ trees against the closed form's
-degrees); exact link traversals; the bound is the busiest rank's halves, 2N for even P >= 4."""
+degrees); exact link traversals; the bound is the busiest rank's halves, 2N for even P >= 4. The
+testbed's 188 ranks and the lossy runs: test_tree_allreduce.py, beside the single tree's."""
 
 import numpy as np
 import pytest
@@ -59,26 +60,6 @@ def test_bytes_not_whole_integers_split_by_bytes():
     assert r.complete and tree_halves(100_001) == (50_001, 50_000)
     first, second = degrees(6)
     np.testing.assert_array_equal(r.received_b, np.array(first) * 50_001 + np.array(second) * 50_000)
-
-
-@pytest.mark.slow
-def test_188_ranks_of_the_testbed_sum_exactly():
-    r = Scenario(
-        topology="testbed-188", collective="allreduce", algorithm="double_tree", bytes_per_rank="64KiB", verify=True
-    ).run()
-    assert r.complete and r.verified and r.ranks == 188
-
-
-def test_lost_packets_are_resent_and_the_sums_stay_exact(lossy_verified):
-    lost, resent = lossy_verified(
-        range(4),
-        topology="fat-tree-k4",
-        collective="allreduce",
-        algorithm="double_tree",
-        bytes_per_rank="128KiB",
-        ring_chunk="16KiB",
-    )
-    assert lost > 0 and resent > 0, "packets were really lost, and RC went back N for them"
 
 
 @pytest.mark.parametrize("hosts", [3, 8])

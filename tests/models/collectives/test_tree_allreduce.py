@@ -26,19 +26,21 @@ def test_every_rank_ends_with_the_exact_sum(ranks, n):
     assert int(r.injected_b.sum()) == 2 * (ranks - 1) * n
 
 
-def test_188_ranks_of_the_testbed_sum_exactly():
+@pytest.mark.parametrize("algorithm", ["tree", "double_tree"])
+def test_188_ranks_of_the_testbed_sum_exactly(algorithm):
     r = Scenario(
-        topology="testbed-188", collective="allreduce", algorithm="tree", bytes_per_rank="16KiB", verify=True
+        topology="testbed-188", collective="allreduce", algorithm=algorithm, bytes_per_rank="16KiB", verify=True
     ).run()
     assert r.complete and r.verified and r.ranks == 188
 
 
-def test_lost_packets_are_resent_and_the_sums_stay_exact(lossy_verified):
+@pytest.mark.parametrize("algorithm", ["tree", "double_tree"])
+def test_lost_packets_are_resent_and_the_sums_stay_exact(algorithm, lossy_verified):
     lost, resent = lossy_verified(
         range(4),
         topology="fat-tree-k4",
         collective="allreduce",
-        algorithm="tree",
+        algorithm=algorithm,
         bytes_per_rank="128KiB",
         ring_chunk="16KiB",
     )
