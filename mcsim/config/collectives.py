@@ -83,6 +83,7 @@ ROOTED = (MCAST, CHAIN, BINOMIAL, REDUCE_CHAIN, REDUCE_BINOMIAL)  # ranks with a
 HOST_REDUCE_PS_PER_BYTE = 68
 TEAM = "ns3::mcsim::CollectiveTeam"  # the team of ranks (its size and first group)
 TREES = (REDUCE_CHAIN, REDUCE_BINOMIAL, TREE_AR)  # the ranks on TreeReduce (a buffer and a scratch area)
+AFTER_BUFFER = 2**64 - 1  # a tree's scratch area right after its buffer (C++ TreeReduce::AFTER_BUFFER)
 TREE_SHAPES = {"heap": "Heap", "in_order": "InOrder", "second": "Second"}  # C++ TreeAllreduce::Shape
 # (collective, algorithm) -> the C++ rank application
 ALGORITHMS = {
@@ -163,7 +164,9 @@ class TeamSpec:
     tree_shape: str = field(default="heap", metadata=sets(TREE_AR, "Shape", TREE_SHAPES))
     # trees: where the buffer and the scratch area (partial sum, landing zones) begin in the rank's region
     buffer_offset_b: int = field(default=0, metadata=sets(TREES, "BufferOffset"))
-    scratch_offset_b: int | None = field(default=None, metadata=sets(TREES, "ScratchOffset"))  # None: after the buffer
+    scratch_offset_b: int | None = field(  # None: right after the buffer
+        default=None, metadata=sets(TREES, "ScratchOffset", lambda v, _: AFTER_BUFFER if v is None else v)
+    )
     start_ps: int = 0
 
     def __post_init__(self) -> None:
@@ -171,8 +174,6 @@ class TeamSpec:
         if (self.collective, self.algorithm) in (*TWO_PHASE, *SPLIT):
             raise McsimError(f"TeamSpec: {self.collective} {self.algorithm} is two teams (TWO_PHASE, SPLIT)")
         pick("tree_shape", self.tree_shape, TREE_SHAPES)
-        if self.scratch_offset_b is None:
-            object.__setattr__(self, "scratch_offset_b", self.buffer_offset_b + self.bytes_per_rank_b)
         if self.chunk_b is None:  # the algorithm's default
             object.__setattr__(self, "chunk_b", RING_CHUNK_B if self.algorithm in RC_PIPELINES else DEFAULT_MTU_BYTES)
 
