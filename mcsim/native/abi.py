@@ -38,7 +38,7 @@ I64, U32, U64, F64, PTR, TEXT = (
     ctypes.c_char_p,
 )
 U32S, U64S, I64S, F64S, U8S = (_array(t) for t in (np.uint32, np.uint64, np.int64, np.float64, np.uint8))
-U64_OUT, U8_OUT = _array(np.uint64, out=True), _array(np.uint8, out=True)
+U64_OUT, U8_OUT, I64_OUT = (_array(t, out=True) for t in (np.uint64, np.uint8, np.int64))
 
 # name -> argument types; every function returns int64 (>= 0, or -1 with mcsim_last_text)
 SIGNATURES: dict[str, tuple[Any, ...]] = {
@@ -94,6 +94,12 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_team_start_after": (PTR, PTR),
     "mcsim_team_n_ranks": (PTR,),
     "mcsim_team_stats": (PTR, U64_OUT, U64),
+    "mcsim_job_setup": (PTR, U32S, U64, U32),
+    "mcsim_job_compute": (PTR, U32, I64),
+    "mcsim_job_collective": (PTR, U32, PTR),
+    "mcsim_job_depend": (PTR, U32, U32),
+    "mcsim_job_start": (PTR, I64),
+    "mcsim_job_timeline": (PTR, I64_OUT, U64),
     # capi/dpa-abi.cc
     "mcsim_source_setup": (PTR, PTR),
     "mcsim_source_start": (PTR, U32, U32, U32, U32, I64),

@@ -22,9 +22,9 @@ from mcsim.native.arrays import read_counters, u32
 from mcsim.native.attributes import factory_of, set_attributes_of
 
 
-def start_team(stack: abi.Handle, spec: TeamSpec, after: abi.Handle | None = None) -> abi.Handle:
-    """Create, wire and schedule one team on an RdmaStack (at spec.start_ps, or once every rank of the
-    team ``after`` has finished); return the C++ CollectiveTeam."""
+def setup_team(stack: abi.Handle, spec: TeamSpec) -> abi.Handle:
+    """Create and wire one team on an RdmaStack, not started (a Job starts it); return the C++
+    CollectiveTeam."""
     type_name = ALGORITHMS[(spec.collective, spec.algorithm)]
     factory = factory_of(spec, type_name)
     lib = runtime.load()
@@ -32,6 +32,15 @@ def start_team(stack: abi.Handle, spec: TeamSpec, after: abi.Handle | None = Non
     with runtime.disposed_on_error(team):  # not handed to a Simulation yet
         set_attributes_of(team, spec)
         lib.mcsim_team_setup(team, stack, factory, u32(spec.hosts), len(spec.hosts))
+    return team
+
+
+def start_team(stack: abi.Handle, spec: TeamSpec, after: abi.Handle | None = None) -> abi.Handle:
+    """Create, wire and schedule one team on an RdmaStack (at spec.start_ps, or once every rank of the
+    team ``after`` has finished); return the C++ CollectiveTeam."""
+    team = setup_team(stack, spec)
+    lib = runtime.load()
+    with runtime.disposed_on_error(team):
         if after is None:
             lib.mcsim_team_start(team, spec.start_ps)
         else:

@@ -3,6 +3,7 @@
 #include "abi.h"
 
 #include "ns3/mcsim/collective-team.h"
+#include "ns3/mcsim/job.h"
 #include "ns3/mcsim/rdma-stack.h"
 #include "ns3/nstime.h"
 
@@ -45,4 +46,46 @@ MCSIM_ABI int64_t
 mcsim_team_stats(void* team, uint64_t* out, uint64_t n)
 {
     return capi::Do([&] { capi::As<CollectiveTeam>(team).GetStats(out, n); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// a Job (collectives/helper/job.h): steps of compute and collectives with dependencies
+
+MCSIM_ABI int64_t
+mcsim_job_setup(void* job, const uint32_t* hosts, uint64_t n, uint32_t steps)
+{
+    return capi::Do([&] { capi::As<Job>(job).Setup(hosts, n, steps); });
+}
+
+MCSIM_ABI int64_t
+mcsim_job_compute(void* job, uint32_t step, int64_t durationPs)
+{
+    return capi::Do([&] { capi::As<Job>(job).SetCompute(step, PicoSeconds(durationPs)); });
+}
+
+/** Step `step` is the collective of `team` (set up with mcsim_team_setup, never started). */
+MCSIM_ABI int64_t
+mcsim_job_collective(void* job, uint32_t step, void* team)
+{
+    return capi::Do(
+        [&] { capi::As<Job>(job).SetCollective(step, &capi::As<CollectiveTeam>(team)); });
+}
+
+MCSIM_ABI int64_t
+mcsim_job_depend(void* job, uint32_t step, uint32_t on)
+{
+    return capi::Do([&] { capi::As<Job>(job).AddDependency(step, on); });
+}
+
+MCSIM_ABI int64_t
+mcsim_job_start(void* job, int64_t atPs)
+{
+    return capi::Do([&] { capi::As<Job>(job).Start(PicoSeconds(atPs)); });
+}
+
+/** out[(step * ranks + rank) * 3 + k]: ready, start, end in ps (-1: never). */
+MCSIM_ABI int64_t
+mcsim_job_timeline(void* job, int64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Job>(job).GetTimeline(out, n); });
 }

@@ -64,6 +64,7 @@ CollectiveTeam::DoDispose()
     }
     m_ranks.clear();
     m_then = nullptr;
+    m_listener = nullptr;
     Object::DoDispose();
 }
 
@@ -95,7 +96,7 @@ CollectiveTeam::Setup(Ptr<RdmaStack> stack,
                 "CollectiveTeam: the factory does not make a CollectiveRank");
         }
         rank->Setup(stack, r, team, m_bytesPerRank);
-        rank->SetOnFinished([this]() { RankFinished(); });
+        rank->SetOnFinished([this, r]() { RankFinished(r); });
         m_ranks.push_back(rank);
     }
     // a ring of RC QP pairs: rank r's "next" QP talks to rank r+1's "prev" QP
@@ -141,8 +142,24 @@ CollectiveTeam::StartAfter(Ptr<CollectiveTeam> first)
 }
 
 void
-CollectiveTeam::RankFinished()
+CollectiveTeam::StartNow()
 {
+    StartAll();
+}
+
+void
+CollectiveTeam::SetRankListener(std::function<void(uint32_t)> listener)
+{
+    m_listener = std::move(listener);
+}
+
+void
+CollectiveTeam::RankFinished(uint32_t rank)
+{
+    if (m_listener)
+    {
+        m_listener(rank);
+    }
     if (++m_finished == m_ranks.size() && m_then != nullptr)
     {
         mcsim::PostPlanned(Time(0), MakeEvent(&CollectiveTeam::StartAll, PeekPointer(m_then)));

@@ -8,6 +8,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace ns3
@@ -44,6 +45,10 @@ class CollectiveTeam : public Object
     /** Start every rank once every rank of `first` has finished (a collective made of two: the
      * second phase begins when the first has ended everywhere). Instead of Start. */
     void StartAfter(Ptr<CollectiveTeam> first);
+    /** Start every rank now (a Job's collective step, when its last rank is ready). */
+    void StartNow();
+    /** Called with the rank's number when a rank finishes (a Job's step ends on that rank). */
+    void SetRankListener(std::function<void(uint32_t)> listener);
 
     uint32_t GetNRanks() const;
     /** out[rank * CollectiveRank::NUM_STATS + k] = CollectiveRank::Stats. */
@@ -57,13 +62,14 @@ class CollectiveTeam : public Object
      * each. */
     void ConnectRings(Ptr<RdmaStack> stack, const std::vector<uint32_t>& team);
     void StartAll();
-    void RankFinished(); //!< one of the ranks finished
+    void RankFinished(uint32_t rank); //!< one of the ranks finished
 
     std::vector<Ptr<CollectiveRank>> m_ranks;
     uint64_t m_bytesPerRank;    //!< "BytesPerRank"
     uint32_t m_firstGroup;      //!< "FirstGroup"
     std::size_t m_finished;     //!< ranks finished
     Ptr<CollectiveTeam> m_then; //!< the team that starts once every rank here has finished
+    std::function<void(uint32_t)> m_listener; //!< SetRankListener's
 };
 
 } // namespace mcsim

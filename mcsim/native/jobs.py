@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The Job binding: a C++ ns3::mcsim::Job (collectives/helper/job.h) runs one job's steps, compute and
+collectives with their dependencies, with no Python during the run; its timeline is read in bulk."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mcsim.native import abi, runtime
+from mcsim.native.arrays import u32
+from mcsim.native.attributes import set_attributes
+
+JOB = "ns3::mcsim::Job"
+TIMES = 3  # per step and rank in the timeline: ready, start, end (C++ Job::TIMES)
+
+
+def build_job(
+    job_id: int,
+    hosts: Sequence[int],
+    steps: Sequence[int | abi.Handle],
+    dependencies: Sequence[Sequence[int]],
+) -> abi.Handle:
+    """A C++ Job on ``hosts``: step i is compute of steps[i] ps (an int) or the collective of the team
+    steps[i] (set up, not started) and waits for the steps dependencies[i]; started at 0."""
+    lib = runtime.load()
+    job = abi.Handle(lib, JOB)
+    with runtime.disposed_on_error(job):  # not handed to a Simulation yet
+        set_attributes(job, "Job", Id=job_id)
+        lib.mcsim_job_setup(job, u32(hosts), len(hosts), len(steps))
+        for i, step in enumerate(steps):
+            if isinstance(step, int):
+                lib.mcsim_job_compute(job, i, step)
+            else:
+                lib.mcsim_job_collective(job, i, step)
+            for on in dependencies[i]:
+                lib.mcsim_job_depend(job, i, on)
+        lib.mcsim_job_start(job, 0)
+    return job
+
+
+def timeline(job: abi.Handle, steps: int, ranks: int) -> np.ndarray:
+    """The job's timeline after the run: int64 [step, rank, (ready, start, end)] in ps, -1 where never."""
+    out = np.empty(steps * ranks * TIMES, dtype=np.int64)
+    runtime.load().mcsim_job_timeline(job, out, out.size)
+    return out.reshape(steps, ranks, TIMES)

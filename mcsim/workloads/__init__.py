@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Workloads: jobs of steps (compute, collectives) with dependencies, several jobs on one fabric."""
+
+from mcsim.workloads.job import Collective, Compute, Job
+from mcsim.workloads.run import JobResult, WorkloadResult, run_jobs
+
+__all__ = ["Collective", "Compute", "Job", "JobResult", "WorkloadResult", "run_jobs"]

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Training-iteration generators: an FSDP iteration (per layer an Allgather of its parameters before its
+forward and its backward compute, a Reduce-Scatter of its gradients after its backward)."""
+
+from __future__ import annotations
+
+from mcsim.errors import McsimError, require_int
+from mcsim.workloads.job import Collective, Compute, Job, Step, job_of_graph
+
+
+def fsdp_job(
+    name: str,
+    hosts: tuple[int, ...],
+    *,
+    layers: int,
+    bytes_per_layer: int,
+    forward_ps: int,
+    backward_ps: int,
+    prefetch: int = 1,
+    allgather: str = "mcast",
+    reduce_scatter: str = "ring",
+) -> Job:
+    """One FSDP iteration (parameters resharded after the forward pass, so gathered again for the backward).
+
+    The compute runs in sequence, C_0 .. C_2L-1 = forward of layers 0 .. L-1, then backward of L-1 .. 0;
+    before C_k its layer's parameters are all-gathered (G_k: each rank's shard, ceil(bytes_per_layer / P)
+    bytes, the Allgathers one after the other as on one stream); G_k may start once C_{k-1-prefetch} has
+    ended (prefetch = how many Allgathers may run ahead of the compute that needs the next one: 0 none);
+    after a layer's backward its gradients are reduce-scattered (blocks of ceil(bytes_per_layer / P)), the
+    Reduce-Scatters one after the other on a stream of their own.
+    """
+    require_int(f"job {name!r}", "layers", layers, lo=1)
+    require_int(f"job {name!r}", "prefetch", prefetch, lo=0)
+    require_int(f"job {name!r}", "bytes_per_layer", bytes_per_layer, lo=1)
+    for what, value in (("forward_ps", forward_ps), ("backward_ps", backward_ps)):
+        require_int(f"job {name!r}", what, value, lo=0)
+    if len(hosts) < 2:
+        raise McsimError(f"job {name!r}: has {len(hosts)} host; a job needs 2")
+    shard = -(-bytes_per_layer // len(hosts))
+    computes = [("F", layer, forward_ps) for layer in range(layers)]
+    computes += [("B", layer, backward_ps) for layer in reversed(range(layers))]
+    nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
+    last_rs = None
+    for k, (phase, layer, ps) in enumerate(computes):
+        gather = (f"G{k - 1}",) if k else ()
+        if k - 1 - prefetch >= 0:
+            gather += (f"C{k - 1 - prefetch}",)
+        nodes[f"G{k}"] = (
+            Collective(label=f"AG {phase}{layer}", collective="allgather", algorithm=allgather, bytes_per_rank=shard),
+            gather,
+        )
+        nodes[f"C{k}"] = (Compute(label=f"{phase}{layer}", duration_ps=ps), (f"G{k}", *((f"C{k - 1}",) if k else ())))
+        if phase == "B":
+            deps = (f"C{k}", *((last_rs,) if last_rs else ()))
+            nodes[f"R{k}"] = (
+                Collective(
+                    label=f"RS {layer}", collective="reduce_scatter", algorithm=reduce_scatter, bytes_per_rank=shard
+                ),
+                deps,
+            )
+            last_rs = f"R{k}"
+    return job_of_graph(name, hosts, nodes)

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A job as frozen data: its hosts and a graph of steps (compute of a duration, collectives), every
+rank running every step; checked before any C++ object exists (one McsimError line each)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from mcsim.errors import McsimError
+from mcsim.units import parse_size
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Compute:
+    """Compute of ``duration_ps`` on every rank, once the steps ``after`` (indices) have ended on it."""
+
+    label: str
+    duration_ps: int
+    after: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Collective:
+    """A collective over the job's ranks (any collective and algorithm a Scenario runs as one team), once
+    the steps ``after`` have ended on every rank: it starts on all ranks when the last one is ready."""
+
+    label: str
+    collective: str
+    algorithm: str
+    bytes_per_rank: str | int
+    after: tuple[int, ...] = ()
+
+    @property
+    def bytes_per_rank_b(self) -> int:
+        return parse_size(self.bytes_per_rank)
+
+
+Step = Compute | Collective
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Job:
+    """One job: rank i on hosts[i]; its steps in an order where every step waits only for earlier ones."""
+
+    name: str
+    hosts: tuple[int, ...]
+    steps: tuple[Step, ...]
+
+    def __post_init__(self) -> None:
+        where = f"job {self.name!r}"
+        if not self.steps:
+            raise McsimError(f"{where}: has no step")
+        if len(self.hosts) < 2:
+            raise McsimError(f"{where}: has {len(self.hosts)} host; a job needs 2")
+        if len(set(self.hosts)) != len(self.hosts):
+            raise McsimError(f"{where}: a host appears twice in its hosts")
+        for i, step in enumerate(self.steps):
+            if not isinstance(step, Compute | Collective):
+                raise McsimError(f"{where}: step {i} is {step!r}, not a Compute or a Collective")
+            late = [a for a in step.after if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a < i]
+            if late:
+                raise McsimError(
+                    f"{where}: step {i} ({step.label}) waits for {late[0]!r}; a step waits only for earlier "
+                    "steps (their indices), so the steps have no cycle"
+                )
+            if isinstance(step, Compute) and (
+                not isinstance(step.duration_ps, int) or isinstance(step.duration_ps, bool) or step.duration_ps < 0
+            ):
+                raise McsimError(f"{where}: step {i} ({step.label}) lasts {step.duration_ps!r} ps; give an int >= 0")
+
+
+def check_jobs(jobs: tuple[Job, ...], n_hosts: int) -> None:
+    """Jobs share the fabric, never a host; every host exists."""
+    if not jobs:
+        raise McsimError("workload: has no job")
+    owner: dict[int, str] = {}
+    names = [j.name for j in jobs]
+    if len(set(names)) != len(names):
+        raise McsimError(f"workload: two jobs are named {next(n for n in names if names.count(n) > 1)!r}")
+    for job in jobs:
+        for h in job.hosts:
+            if not isinstance(h, int) or isinstance(h, bool) or not 0 <= h < n_hosts:
+                raise McsimError(f"job {job.name!r}: host {h!r} is not a host of the topology (0..{n_hosts - 1})")
+            if h in owner:
+                raise McsimError(f"job {job.name!r}: host {h} is also in job {owner[h]!r}; jobs share no host")
+            owner[h] = job.name
+
+
+def job_of_graph(name: str, hosts: tuple[int, ...], nodes: dict[str, tuple[Step, tuple[str, ...]]]) -> Job:
+    """A Job from a graph of named steps (each with the names it waits for), its steps in a dependency
+    order (Kahn's, ties in the order given); a cycle or a name that is no step is one McsimError line."""
+    order: list[str] = []
+    waiting = {key: len(set(deps)) for key, (_, deps) in nodes.items()}
+    dependents: dict[str, list[str]] = {key: [] for key in nodes}
+    for key, (_, deps) in nodes.items():
+        for d in set(deps):
+            if d not in nodes:
+                raise McsimError(f"job {name!r}: step {key!r} waits for {d!r}, which is no step of the job")
+            dependents[d].append(key)
+    ready = [key for key in nodes if waiting[key] == 0]
+    while ready:
+        key = ready.pop(0)
+        order.append(key)
+        for d in dependents[key]:
+            waiting[d] -= 1
+            if waiting[d] == 0:
+                ready.append(d)
+    if len(order) < len(nodes):
+        stuck = next(key for key in nodes if waiting[key] > 0)
+        raise McsimError(f"job {name!r}: the steps' dependencies have a cycle (step {stuck!r} is on or behind it)")
+    index = {key: i for i, key in enumerate(order)}
+    steps = tuple(
+        dataclasses.replace(nodes[key][0], after=tuple(sorted(index[d] for d in set(nodes[key][1])))) for key in order
+    )
+    return Job(name=name, hosts=hosts, steps=steps)

@@ -1,0 +1,264 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Run jobs on one fabric: every collective step is a team on its job's hosts, every job a C++ Job that
+starts its steps as their dependencies end (no Python during the run); then each job's timeline and
+per-job figures (iteration, compute, exposed communication, bytes injected)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mcsim import topology as topologies
+from mcsim.config.collectives import TeamSpec
+from mcsim.config.fabric import FabricConfig
+from mcsim.config.rdma import RdmaConfig
+from mcsim.errors import McsimError
+from mcsim.native import collectives, fabric, jobs, rdma
+from mcsim.native.attributes import set_attributes_of
+from mcsim.native.simulation import Simulation
+from mcsim.result import FabricResult, Result
+from mcsim.runs.scenario import Scenario
+from mcsim.workloads.job import Collective, Compute, Job, check_jobs
+
+KINDS = ("compute", "collective")  # a timeline step's kind
+
+
+@dataclass(frozen=True, slots=True)
+class JobResult:
+    """One job of a run. ``timeline[step, rank]`` is (ready, start, end) in ps, -1 where never."""
+
+    job: Job
+    timeline: np.ndarray  # int64 [steps, ranks, 3]
+    injected_b: np.ndarray  # per rank: payload bytes its NIC sent (its host's: every collective on it)
+    # step -> its collective's Result (finish times from the run's start; bytes: the hosts' NICs, every step's)
+    collectives: dict[int, Result]
+
+    @property
+    def complete(self) -> bool:
+        """Every step ended on every rank."""
+        return bool((self.timeline[:, :, 2] >= 0).all())
+
+    @property
+    def iteration_ps(self) -> int:
+        """When its last step ended on its last rank."""
+        if not self.complete:
+            raise McsimError(f"job {self.job.name!r}: some step never ended (see timeline: -1)")
+        return int(self.timeline[:, :, 2].max())
+
+    @property
+    def compute_ps(self) -> int:
+        """Compute per rank: the sum of its compute steps' durations (the same on every rank)."""
+        return sum(s.duration_ps for s in self.job.steps if isinstance(s, Compute))
+
+    @property
+    def exposed_comm_ps(self) -> int:
+        """Iteration time the compute did not cover, on the rank that ended last: time its ranks spent
+        waiting for the network (the iteration less the compute, when compute steps form one chain)."""
+        return self.iteration_ps - self.compute_ps
+
+    def summary(self) -> dict[str, Any]:
+        """Scalars for tables, CSV and JSON, units in the names."""
+        done = self.complete
+        nan = float("nan")
+        return {
+            "name": self.job.name,
+            "ranks": len(self.job.hosts),
+            "steps": len(self.job.steps),
+            "iteration_us": self.iteration_ps / 1e6 if done else nan,
+            "compute_us": self.compute_ps / 1e6,
+            "exposed_comm_us": self.exposed_comm_ps / 1e6 if done else nan,
+            "injected_B": int(self.injected_b.sum()),
+            "complete": done,
+        }
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The timeline as rows: job, step, label, kind, rank, host, ready_ps, start_ps, end_ps."""
+        out = []
+        for s, step in enumerate(self.job.steps):
+            kind = "compute" if isinstance(step, Compute) else "collective"
+            for r, host in enumerate(self.job.hosts):
+                ready, start, end = (int(x) for x in self.timeline[s, r])
+                out.append(
+                    {
+                        "job": self.job.name,
+                        "step": s,
+                        "label": step.label,
+                        "kind": kind,
+                        "rank": r,
+                        "host": host,
+                        "ready_ps": ready,
+                        "start_ps": start,
+                        "end_ps": end,
+                    }
+                )
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadResult:
+    jobs: tuple[JobResult, ...]
+    fabric: FabricResult
+
+    def job(self, name: str) -> JobResult:
+        for j in self.jobs:
+            if j.job.name == name:
+                return j
+        raise McsimError(f"WorkloadResult: no job {name!r}; the jobs are {', '.join(j.job.name for j in self.jobs)}")
+
+
+def _step_scenario(base: Scenario, job: Job, step: Collective) -> Scenario:
+    """The Scenario of one collective step on P = the job's ranks: its checks (ids, sizes, P), its team."""
+    sc = dataclasses.replace(
+        base,
+        collective=step.collective,
+        algorithm=step.algorithm,
+        bytes_per_rank=step.bytes_per_rank,
+        ranks=len(job.hosts),
+    )
+    if len(sc._parts()) != 1:
+        raise McsimError(
+            f"{step.collective} {step.algorithm} is two teams; a job's collective step is one (give its phases as "
+            "two steps)"
+        )
+    return sc
+
+
+@dataclass
+class _Plan:
+    """The fabric's groups and reductions, and each collective step's team, for every job."""
+
+    groups: list[list[int]] = dataclasses.field(default_factory=list)
+    reductions: list[list[int]] = dataclasses.field(default_factory=list)
+    specs: dict[tuple[int, int], tuple[Scenario, int, int]] = dataclasses.field(default_factory=dict)
+    region_b: int = 1
+
+
+def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> _Plan:
+    """Every collective step's Scenario, with the multicast groups (its endpoints) and the reduction
+    (its aggregation trees) it gets in the fabric; the largest region any step needs."""
+    plan = _Plan()
+    innet: list[tuple[int, int]] = []
+    for j, job in enumerate(jobs_):
+        for s, step in enumerate(job.steps):
+            if not isinstance(step, Collective):
+                continue
+            try:
+                sc = _step_scenario(base, job, step)
+            except McsimError as exc:
+                raise McsimError(f"job {job.name!r}: step {s} ({step.label}): {exc}") from None
+            plan.region_b = max(plan.region_b, sc.rdma.region_b)
+            groups = sc.endpoints if sc._mcast else 0
+            plan.specs[j, s] = (sc, len(plan.groups), len(plan.reductions) if sc._innet else -1)
+            plan.groups += [list(job.hosts)] * groups
+            if sc._innet:
+                innet.append((j, s))
+                plan.reductions.append(list(job.hosts))
+    return plan
+
+
+def _team_spec(sc: Scenario, job: Job, first_group: int, reduction: Any) -> TeamSpec:
+    """The step's TeamSpec on the job's hosts, with its own groups or aggregation trees in the fabric."""
+    (spec,) = sc.teams(reduction)
+    if reduction is not None:
+        return dataclasses.replace(spec, hosts=job.hosts, group=reduction.first_group, first_tree=reduction.first_tree)
+    return dataclasses.replace(spec, hosts=job.hosts, group=first_group)
+
+
+def run_jobs(
+    jobs_: tuple[Job, ...] | list[Job],
+    *,
+    topology: Any = "testbed-188",
+    rate: str | None = None,
+    fabric_config: FabricConfig | None = None,
+    rdma_config: RdmaConfig | None = None,
+) -> WorkloadResult:
+    """Run the jobs at once on one fabric (every job starts at 0); each job's steps run as their
+    dependencies end, in C++."""
+    jobs_ = tuple(jobs_)
+    base = Scenario(
+        topology=topology,
+        rate=rate,
+        ranks=2,
+        algorithm="ring",
+        bytes_per_rank=4,
+        fabric=fabric_config or FabricConfig(),
+        rdma=rdma_config or RdmaConfig(),
+    )
+    check_jobs(jobs_, topologies.host_count(base._base_graph()))
+    plan = _plan(base, jobs_)
+    rdma_cfg = dataclasses.replace(base.rdma, region_b=plan.region_b)
+    handles: list[tuple[Any, dict[int, Any]]] = []
+    with Simulation() as sim:
+        fab = sim.own_fabric(
+            fabric.build(
+                base._layout(),
+                groups=plan.groups,
+                config=base.fabric,
+                reductions=plan.reductions,
+                slot_b=rdma_cfg.mtu_b,
+            )
+        )
+        set_attributes_of(fab.cxx, base)
+        stack = sim.own_stack(rdma.build_stack(fab, rdma_cfg))
+        for j, job in enumerate(jobs_):
+            teams: dict[int, Any] = {}
+            steps: list[Any] = []
+            for s, step in enumerate(job.steps):
+                if isinstance(step, Compute):
+                    steps.append(step.duration_ps)
+                    continue
+                sc, first_group, red = plan.specs[j, s]
+                spec = _team_spec(sc, job, first_group, fab.reductions[red] if red >= 0 else None)
+                teams[s] = sim.own_app(collectives.setup_team(stack, spec))
+                steps.append(teams[s])
+            handle = sim.own_app(jobs.build_job(j, job.hosts, steps, [s.after for s in job.steps]))
+            handles.append((handle, teams))
+        sim.run()
+        timelines = [
+            jobs.timeline(h, len(job.steps), len(job.hosts)) for (h, _), job in zip(handles, jobs_, strict=True)
+        ]
+        stats = [{s: collectives.team_stats(t) for s, t in teams.items()} for _, teams in handles]
+        nic = rdma.read_nic_counters(stack, fab.n_hosts)
+        fres = fab.collect()
+    return WorkloadResult(
+        tuple(
+            _job_result(base, job, tl, st, nic, fres, plan, j)
+            for j, (job, tl, st) in enumerate(zip(jobs_, timelines, stats, strict=True))
+        ),
+        fres,
+    )
+
+
+def _job_result(
+    base: Scenario,
+    job: Job,
+    tl: np.ndarray,
+    stats: dict[int, Any],
+    nic: dict[str, np.ndarray],
+    fres: FabricResult,
+    plan: _Plan,
+    j: int,
+) -> JobResult:
+    hosts = np.array(job.hosts)
+    results = {}
+    for s, st in stats.items():
+        sc = plan.specs[j, s][0]
+        step = job.steps[s]
+        assert isinstance(step, Collective)
+        results[s] = Result(
+            collective=step.collective,
+            algorithm=step.algorithm,
+            ranks=len(job.hosts),
+            bytes_per_rank_b=step.bytes_per_rank_b,
+            data_rate_bps=sc.data_rate_bps,
+            finish_ps=st["finish_ps"].copy(),
+            injected_b=nic["tx_payload"][hosts],
+            received_b=nic["rx_payload"][hosts],
+            rank=st,
+            nic={k: v[hosts] for k, v in nic.items()},
+            fabric=fres,
+        )
+    return JobResult(job, tl, nic["tx_payload"][hosts], results)

@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Jobs of steps on one fabric (mcsim.workloads): compute alone lasts its critical path exactly; a
+collective step alone lasts its single run to the ps; an FSDP iteration keeps its dependencies and its
+prefetch depth; two jobs inside their own leaves do not slow each other, two that share an
+oversubscribed uplink do; bad jobs are one line."""
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from mcsim import topology
+from mcsim.errors import McsimError
+from mcsim.runs.scenario import Scenario
+from mcsim.workloads import Collective, Compute, Job, run_jobs
+from mcsim.workloads.fsdp import fsdp_job
+from mcsim.workloads.job import job_of_graph
+
+US = 1_000_000  # ps
+
+
+def leaves(n_leaves: int, hosts_per_leaf: int) -> nx.Graph:
+    """Leaves of hosts_per_leaf hosts at 100 Gbit/s under one spine: each leaf's uplink is shared by
+    its hosts (hosts_per_leaf : 1 oversubscribed); one leaf is a star."""
+    g = topology.leaf_spine(n_leaves, min(1, n_leaves - 1), hosts_per_leaf, rate_bps=100 * 10**9, delay_ps=100_000)
+    g.graph.update(name=f"leaves-{n_leaves}x{hosts_per_leaf}")
+    return g
+
+
+def test_compute_alone_lasts_its_critical_path():
+    # a -> (b, c) -> d: the longer branch counts
+    steps = (
+        Compute(label="a", duration_ps=3 * US),
+        Compute(label="b", duration_ps=5 * US, after=(0,)),
+        Compute(label="c", duration_ps=2 * US, after=(0,)),
+        Compute(label="d", duration_ps=1 * US, after=(1, 2)),
+    )
+    r = run_jobs([Job(name="j", hosts=(0, 1, 2), steps=steps)], topology=leaves(1, 4)).jobs[0]
+    assert r.iteration_ps == (3 + 5 + 1) * US
+    np.testing.assert_array_equal(r.timeline[3, :, 1], np.full(3, 8 * US))  # d starts when b ends
+    np.testing.assert_array_equal(r.timeline[2, :, 2], np.full(3, 5 * US))  # c ends at 5, d waits for b
+    assert r.injected_b.sum() == 0
+
+
+@pytest.mark.parametrize(
+    ("collective", "algorithm", "n"),
+    [
+        ("allgather", "ring", "64KiB"),
+        ("allgather", "mcast", "16KiB"),
+        ("reduce_scatter", "ring", "16KiB"),
+        ("allreduce", "tree", "40KiB"),
+        ("reduce_scatter", "innet", "16KiB"),
+        ("alltoall", "pairwise", "8KiB"),
+    ],
+)
+def test_a_collective_step_lasts_its_single_run_to_the_ps(collective, algorithm, n):
+    # on one switch, after a compute step and before another, with no other traffic
+    g = leaves(1, 8)
+    steps = (
+        Compute(label="before", duration_ps=US),
+        Collective(label="c", collective=collective, algorithm=algorithm, bytes_per_rank=n, after=(0,)),
+        Compute(label="after", duration_ps=2 * US, after=(1,)),
+    )
+    r = run_jobs([Job(name="j", hosts=tuple(range(8)), steps=steps)], topology=g).jobs[0]
+    alone = Scenario(topology=g, collective=collective, algorithm=algorithm, bytes_per_rank=n).run()
+    np.testing.assert_array_equal(r.timeline[1, :, 1], np.full(8, US))  # every rank enters at once
+    np.testing.assert_array_equal(r.timeline[1, :, 2] - US, alone.finish_ps)  # each rank as in the run alone
+    assert r.iteration_ps == US + alone.time_ps + 2 * US
+    assert r.exposed_comm_ps == alone.time_ps
+
+
+def test_a_collective_starts_when_its_last_rank_is_ready():
+    # the ranks reach it at different times only through the steps before; here all at once, so a
+    # job whose first step is the collective starts it at 0 on every rank
+    g = leaves(1, 4)
+    steps = (Collective(label="ag", collective="allgather", algorithm="ring", bytes_per_rank="4KiB"),)
+    r = run_jobs([Job(name="j", hosts=(3, 1, 0, 2), steps=steps)], topology=g).jobs[0]
+    alone = Scenario(topology=g, algorithm="ring", bytes_per_rank="4KiB").run()
+    assert (r.timeline[0, :, 1] == 0).all()
+    assert r.iteration_ps == alone.time_ps  # on one switch the hosts' order changes nothing
+
+
+@pytest.mark.parametrize("prefetch", [0, 1, 2])
+def test_an_fsdp_iteration_keeps_its_dependencies_and_its_prefetch_depth(prefetch):
+    hosts = tuple(range(8))
+    job = fsdp_job(
+        "fsdp", hosts, layers=4, bytes_per_layer=256 << 10, forward_ps=20 * US, backward_ps=40 * US, prefetch=prefetch
+    )
+    r = run_jobs([job], topology=leaves(1, 8)).jobs[0]
+    assert r.complete
+    label = {s.label: i for i, s in enumerate(job.steps)}
+    tl = r.timeline
+    computes = [f"F{layer}" for layer in range(4)] + [f"B{layer}" for layer in reversed(range(4))]
+    for k, c in enumerate(computes):
+        gather = label[f"AG {c}"]
+        assert (tl[label[c], :, 1] >= tl[gather, :, 2]).all(), "no compute before its Allgather ended"
+        if k:
+            assert (tl[label[c], :, 1] >= tl[label[computes[k - 1]], :, 2]).all()
+        if k - 1 - prefetch >= 0:  # at most `prefetch` Allgathers ahead
+            assert (tl[gather, :, 1] >= tl[label[computes[k - 1 - prefetch]], :, 2].max()).all()
+    for layer in range(4):
+        assert (tl[label[f"RS {layer}"], :, 1] >= tl[label[f"B{layer}"], :, 2].max()).all()
+    assert r.compute_ps == 4 * 20 * US + 4 * 40 * US
+    assert r.iteration_ps >= r.compute_ps
+
+
+def test_prefetching_hides_allgathers_behind_compute():
+    hosts = tuple(range(8))
+    kw = {"layers": 4, "bytes_per_layer": 1 << 20, "forward_ps": 100 * US, "backward_ps": 200 * US}
+    none = run_jobs([fsdp_job("a", hosts, prefetch=0, **kw)], topology=leaves(1, 8)).jobs[0]
+    one = run_jobs([fsdp_job("a", hosts, prefetch=1, **kw)], topology=leaves(1, 8)).jobs[0]
+    assert one.iteration_ps < none.iteration_ps
+    assert one.exposed_comm_ps < none.exposed_comm_ps
+
+
+def _ring_job(name, hosts):
+    return Job(
+        name=name,
+        hosts=hosts,
+        steps=(Collective(label="ag", collective="allgather", algorithm="ring", bytes_per_rank="256KiB"),),
+    )
+
+
+def test_two_jobs_inside_their_own_leaves_do_not_slow_each_other():
+    g = leaves(2, 4)
+    a, b = _ring_job("a", (0, 1, 2, 3)), _ring_job("b", (4, 5, 6, 7))
+    both = run_jobs([a, b], topology=g)
+    alone_a = run_jobs([a], topology=g).jobs[0]
+    alone_b = run_jobs([b], topology=g).jobs[0]
+    np.testing.assert_array_equal(both.job("a").timeline, alone_a.timeline)
+    np.testing.assert_array_equal(both.job("b").timeline, alone_b.timeline)
+
+
+def test_two_jobs_across_a_shared_uplink_slow_each_other():
+    # interleaved: each job has two hosts on each leaf, so both rings cross the leaves' one uplink
+    g = leaves(2, 4)
+    a, b = _ring_job("a", (0, 1, 4, 5)), _ring_job("b", (2, 3, 6, 7))
+    both = run_jobs([a, b], topology=g)
+    alone = run_jobs([a], topology=g).jobs[0]
+    assert both.job("a").iteration_ps > alone.iteration_ps
+
+
+def test_a_job_s_bytes_are_its_hosts():
+    g = leaves(1, 8)
+    r = run_jobs([_ring_job("a", (0, 1, 2, 3)), _ring_job("b", (4, 5, 6, 7))], topology=g)
+    for j in r.jobs:  # a ring Allgather: each rank sends the P-1 other shards once
+        np.testing.assert_array_equal(j.injected_b, np.full(4, 3 * (256 << 10)))
+    rows = r.job("b").rows()
+    assert len(rows) == 4 and {row["host"] for row in rows} == {4, 5, 6, 7}
+
+
+BAD = [
+    (lambda: Job(name="j", hosts=(0, 1), steps=()), r"^job 'j': has no step$"),
+    (lambda: Job(name="j", hosts=(0,), steps=(Compute(label="c", duration_ps=1),)), r"^job 'j': has 1 host"),
+    (lambda: Job(name="j", hosts=(0, 0), steps=(Compute(label="c", duration_ps=1),)), r"a host appears twice"),
+    (
+        lambda: Job(name="j", hosts=(0, 1), steps=(Compute(label="c", duration_ps=1, after=(0,)),)),
+        r"^job 'j': step 0 \(c\) waits for 0; a step waits only for earlier steps",
+    ),
+    (lambda: Job(name="j", hosts=(0, 1), steps=(Compute(label="c", duration_ps=-1),)), r"lasts -1 ps"),
+    (
+        lambda: job_of_graph(
+            "j",
+            (0, 1),
+            {"a": (Compute(label="a", duration_ps=1), ("b",)), "b": (Compute(label="b", duration_ps=1), ("a",))},
+        ),
+        r"^job 'j': the steps' dependencies have a cycle \(step 'a' is on or behind it\)$",
+    ),
+    (
+        lambda: job_of_graph("j", (0, 1), {"a": (Compute(label="a", duration_ps=1), ("x",))}),
+        r"^job 'j': step 'a' waits for 'x', which is no step of the job$",
+    ),
+    (lambda: fsdp_job("f", (0, 1), layers=0, bytes_per_layer=8, forward_ps=1, backward_ps=1), r"layers=0 must be"),
+]
+
+
+@pytest.mark.parametrize(("make", "message"), BAD)
+def test_a_bad_job_is_one_line(make, message):
+    with pytest.raises(McsimError, match=message) as err:
+        make()
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("jobs", "message"),
+    [
+        ((_ring_job("a", (0, 1)), _ring_job("b", (1, 2))), r"^job 'b': host 1 is also in job 'a'; jobs share no host$"),
+        ((_ring_job("a", (0, 9)),), r"^job 'a': host 9 is not a host of the topology \(0\.\.7\)$"),
+        ((_ring_job("a", (0, 1)), _ring_job("a", (2, 3))), r"^workload: two jobs are named 'a'$"),
+        ((), r"^workload: has no job$"),
+        (
+            (
+                Job(
+                    name="a",
+                    hosts=(0, 1),
+                    steps=(
+                        Collective(label="x", collective="allgather", algorithm="halving_doubling", bytes_per_rank=8),
+                    ),
+                ),
+            ),
+            r"^job 'a': step 0 \(x\): unknown algorithm for allgather 'halving_doubling'",
+        ),
+        (
+            (
+                Job(
+                    name="a",
+                    hosts=(0, 1, 2),
+                    steps=(Collective(label="x", collective="allreduce", algorithm="ring_mcast", bytes_per_rank=8),),
+                ),
+            ),
+            r"^job 'a': step 0 \(x\): allreduce ring_mcast is two teams; a job's collective step is one",
+        ),
+    ],
+)
+def test_bad_jobs_together_are_one_line_before_any_run(jobs, message):
+    with pytest.raises(McsimError, match=message):
+        run_jobs(jobs, topology=leaves(1, 8))
