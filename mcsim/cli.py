@@ -33,6 +33,7 @@ from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_time, parse_rate, 
 from mcsim.util import package_data
 from mcsim.util.options import DefaultsHelp, Given, Parser, refuse_repeats, typed_option
 from mcsim.util.output import Column, Table
+from mcsim.workloads import command as workload_command
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -191,6 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep_commands.add_parser(sub)
     compare_commands.add_parser(sub)
     report_commands.add_parser(sub)
+    workload_command.add_parser(sub)
 
     _stream_parser(sub)
     return parser

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""``mcsim workload FILE.toml``: run a workload file's jobs on its fabric; print one row per job and
+write the timeline (every step of every rank: ready, start, end) where asked."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcsim.config.fabric import FabricConfig
+from mcsim.errors import McsimError
+from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
+from mcsim.workloads.run import run_jobs
+from mcsim.workloads.workload_file import read_workload
+
+JOB_TABLE = Table(
+    [
+        Column("name", width=12, left=True),
+        Column("ranks", width=6),
+        Column("steps", width=6),
+        Column("iteration_us", ".2f", 14),
+        Column("compute_us", ".2f", 12),
+        Column("exposed_comm_us", ".2f", 16),
+        Column("injected_B", width=14),
+    ]
+)
+
+
+def _checked_out(path: str | None, option: str) -> None:
+    if path is not None:
+        if Path(path).suffix not in SUFFIXES:
+            raise McsimError(f"{option}={path!r} must end in {', '.join(SUFFIXES)} (the file's format)")
+        check_writable(path, option)
+
+
+def cmd_workload(args: argparse.Namespace) -> int:
+    _checked_out(args.out, "--out")
+    _checked_out(args.timeline, "--timeline")
+    w = read_workload(args.file)
+    steps = sum(len(j.steps) for j in w.jobs)
+    print(f"mcsim: workload {args.file}: {len(w.jobs)} jobs, {steps} steps on {w.topology} ...", file=sys.stderr)
+    result = run_jobs(
+        w.jobs, topology=w.topology, rate=w.rate, fabric_config=FabricConfig(seed=w.seed, ecmp_seed=w.seed)
+    )
+    rows = [j.summary() for j in result.jobs]
+    if args.format == "table":
+        print(JOB_TABLE.header().rstrip())
+        for j, row in zip(result.jobs, rows, strict=True):
+            text = JOB_TABLE.row(row) if j.complete else JOB_TABLE.note(row["name"], "INCOMPLETE: a step never ended")
+            print(text.rstrip())
+    else:
+        print(rows_text(rows, "jsonl" if args.format == "json" else args.format), end="")
+    if args.out is not None:
+        write_rows(args.out, rows)
+    if args.timeline is not None:
+        write_rows(args.timeline, [row for j in result.jobs for row in j.rows()])
+    return 0 if all(j.complete for j in result.jobs) else 1
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``workload`` to the mcsim command's subparsers."""
+    p = sub.add_parser(
+        "workload",
+        help="run a workload file's jobs (FSDP iterations, ...) on one fabric; print one row per job (exit 1 if "
+        "a step never ended)",
+    )
+    p.add_argument("file", metavar="FILE.toml", help="the workload: topology, rate, seed and [[jobs]]")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="stdout format")
+    p.add_argument("--out", metavar="FILE", help="also write the job rows to FILE: .csv, .json or .jsonl")
+    p.add_argument(
+        "--timeline",
+        metavar="FILE",
+        help="write every step of every rank (ready, start, end in ps): .csv, .json, .jsonl",
+    )
+    p.set_defaults(func=cmd_workload, parser=p, simulates=True)

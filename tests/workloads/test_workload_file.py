@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Workload files (``mcsim workload FILE.toml``): placement rules, the FSDP kind, the command's rows and
+timeline, and bad files as one line each."""
+
+import csv
+import json
+
+import pytest
+
+from mcsim import topology
+from mcsim.cli import main
+from mcsim.errors import McsimError
+from mcsim.workloads.fsdp import fsdp_job
+from mcsim.workloads.run import run_jobs
+from mcsim.workloads.workload_file import leaf_of, workload_of
+
+FSDP = {
+    "kind": "fsdp",
+    "layers": 2,
+    "bytes_per_layer": "256KiB",
+    "forward": "10us",
+    "backward": "20us",
+}
+
+
+def doc(*jobs, **top):
+    return {"topology": "fat-tree-k4", **top, "jobs": [dict(FSDP, **j) for j in jobs]}
+
+
+def test_contiguous_takes_the_lowest_free_hosts_job_after_job():
+    w = workload_of(doc({"name": "a", "ranks": 4}, {"name": "b", "ranks": 3}), "w")
+    assert [j.hosts for j in w.jobs] == [(0, 1, 2, 3), (4, 5, 6)]
+
+
+def test_interleaved_takes_one_host_of_each_leaf_in_turn():
+    g = topology.resolve("fat-tree-k4")  # 8 leaves of 2 hosts
+    w = workload_of(doc({"name": "a", "ranks": 8, "placement": "interleaved"}), "w")
+    (a,) = w.jobs
+    assert len({leaf_of(g, h) for h in a.hosts}) == 8  # every leaf once
+    w2 = workload_of(
+        doc(
+            {"name": "a", "ranks": 8, "placement": "interleaved"}, {"name": "b", "ranks": 8, "placement": "interleaved"}
+        ),
+        "w",
+    )
+    assert sorted(w2.jobs[0].hosts + w2.jobs[1].hosts) == list(range(16))
+
+
+def test_random_placement_is_the_seed_s():
+    one = workload_of(doc({"name": "a", "ranks": 5, "placement": "random"}, seed=3), "w")
+    two = workload_of(doc({"name": "a", "ranks": 5, "placement": "random"}, seed=3), "w")
+    other = workload_of(doc({"name": "a", "ranks": 5, "placement": "random"}, seed=4), "w")
+    assert one.jobs[0].hosts == two.jobs[0].hosts != other.jobs[0].hosts
+
+
+def test_the_fsdp_kind_is_the_generator_s_job():
+    w = workload_of(doc({"name": "a", "hosts": [3, 5, 9], "prefetch": 0, "allgather": "ring"}), "w")
+    assert w.jobs[0] == fsdp_job(
+        "a",
+        (3, 5, 9),
+        layers=2,
+        bytes_per_layer=256 << 10,
+        forward_ps=10_000_000,
+        backward_ps=20_000_000,
+        prefetch=0,
+        allgather="ring",
+    )
+
+
+def test_the_command_prints_a_row_per_job_and_writes_the_timeline(tmp_path, capsys):
+    path = tmp_path / "w.toml"
+    path.write_text(
+        'topology = "fat-tree-k4"\n[[jobs]]\nname = "a"\nranks = 4\nkind = "fsdp"\nlayers = 2\n'
+        'bytes_per_layer = "256KiB"\nforward = "10us"\nbackward = "20us"\n'
+    )
+    assert main(["workload", str(path), "--timeline", str(tmp_path / "t.csv"), "--format", "json"]) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    expected = run_jobs([workload_of(doc({"name": "a", "ranks": 4}), "w").jobs[0]], topology="fat-tree-k4").jobs[0]
+    assert row == json.loads(json.dumps(expected.summary()))
+    with open(tmp_path / "t.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(expected.job.steps) * 4
+    assert max(int(r["end_ps"]) for r in rows) == expected.iteration_ps
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            doc({"name": "a", "ranks": 4, "kind": "chakra"}),
+            r"unknown kind of w: jobs\[0\] 'chakra'; choose one of fsdp",
+        ),
+        (doc({"name": "a", "ranks": 4, "placement": "nearby"}), r"unknown placement of w: jobs\[0\] 'nearby'"),
+        (doc({"name": "a", "ranks": 4, "colour": 1}), r"^w: jobs\[0\]: unknown key 'colour'; the keys are"),
+        (doc({"name": "a", "ranks": 17}), r"^w: jobs\[0\]: ranks=17 but only 16 hosts are free \(of 16\)$"),
+        (doc({"name": "a", "ranks": 10}, {"name": "b", "ranks": 10}), r"^w: jobs\[1\]: ranks=10 but only 6 hosts"),
+        (doc({"name": "a", "ranks": 4, "layers": 0}), r"layers=0 must be"),
+        (doc({"name": "a", "ranks": 4, "forward": 10}), r"forward=10 must be a string"),
+        (
+            doc({"name": "a", "hosts": [0, 1], "placement": "contiguous"}),
+            r"give hosts = \[\.\.\] \(a list\) or a placement",
+        ),
+        ({"topology": "fat-tree-k4"}, r"^w: needs \[\[jobs\]\] tables, one per job$"),
+        ({"topology": "fat-tree-k4", "jobs": [], "flavour": 1}, r"^w: unknown key 'flavour'"),
+    ],
+)
+def test_a_bad_workload_file_is_one_line(data, message):
+    with pytest.raises(McsimError, match=message) as err:
+        workload_of(data, "w")
+    assert "\n" not in str(err.value)
+
+
+def test_the_command_refuses_a_bad_output_before_running(tmp_path, capsys):
+    path = tmp_path / "w.toml"
+    path.write_text("not toml = = 1")
+    assert main(["workload", str(path)]) == 2
+    assert "not valid TOML" in capsys.readouterr().err
+    assert main(["workload", str(tmp_path / "none.toml")]) == 2
+    assert main(["workload", str(path), "--timeline", str(tmp_path / "t.svg")]) == 2
