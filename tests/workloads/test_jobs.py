@@ -214,3 +214,15 @@ def test_a_bad_job_is_one_line(make, message):
 def test_bad_jobs_together_are_one_line_before_any_run(jobs, message):
     with pytest.raises(McsimError, match=message):
         run_jobs(jobs, topology=leaves(1, 8))
+
+
+def test_a_workload_is_the_same_run_after_run():
+    g = topology.resolve("fat-tree-k4")
+    jobs = [
+        fsdp_job("a", (0, 3, 5, 6, 9, 12), layers=2, bytes_per_layer=96 << 10, forward_ps=US, backward_ps=2 * US),
+        _ring_job("b", (1, 2, 4, 7)),
+    ]
+    one, two = run_jobs(jobs, topology=g), run_jobs(jobs, topology=g)
+    for a, b in zip(one.jobs, two.jobs, strict=True):
+        np.testing.assert_array_equal(a.timeline, b.timeline)
+        np.testing.assert_array_equal(a.injected_b, b.injected_b)
