@@ -42,7 +42,7 @@ def fsdp_job(
     nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
     last_rs = None
     for k, (phase, layer, ps) in enumerate(computes):
-        gather = (f"G{k - 1}",) if k else ()
+        gather: tuple[str, ...] = (f"G{k - 1}",) if k else ()
         if k - 1 - prefetch >= 0:
             gather += (f"C{k - 1 - prefetch}",)
         nodes[f"G{k}"] = (

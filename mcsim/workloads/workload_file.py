@@ -103,19 +103,22 @@ def _fsdp(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any]) 
     missing = [k for k, v in values.items() if v is None]
     if missing:
         raise McsimError(f"{where}: kind 'fsdp' needs {missing[0]!r}")
+    text: dict[str, str] = {}
     for key in ("bytes_per_layer", "forward", "backward", "allgather", "reduce_scatter"):
-        if not isinstance(values[key], str):
-            raise McsimError(f"{where}: {key}={values[key]!r} must be a string, e.g. '16MiB', '200us', 'ring'")
+        value = values[key]
+        if not isinstance(value, str):
+            raise McsimError(f"{where}: {key}={value!r} must be a string, e.g. '16MiB', '200us', 'ring'")
+        text[key] = value
     return fsdp_job(
         name,
         hosts,
         layers=require_int(where, "layers", values["layers"], lo=1),
-        bytes_per_layer=parse_size(values["bytes_per_layer"], what=f"{where}: bytes_per_layer"),
-        forward_ps=parse_time(values["forward"], what=f"{where}: forward"),
-        backward_ps=parse_time(values["backward"], what=f"{where}: backward"),
+        bytes_per_layer=parse_size(text["bytes_per_layer"], what=f"{where}: bytes_per_layer"),
+        forward_ps=parse_time(text["forward"], what=f"{where}: forward"),
+        backward_ps=parse_time(text["backward"], what=f"{where}: backward"),
         prefetch=require_int(where, "prefetch", values["prefetch"], lo=0),
-        allgather=values["allgather"],
-        reduce_scatter=values["reduce_scatter"],
+        allgather=text["allgather"],
+        reduce_scatter=text["reduce_scatter"],
     )
 
 
