@@ -38,8 +38,8 @@ from mcsim import topology as topologies
 from mcsim.errors import McsimError, pick, require_int
 from mcsim.units import parse_size, parse_time
 from mcsim.util import toml_text
-from mcsim.workloads.fsdp import fsdp_job
 from mcsim.workloads.job import Job
+from mcsim.workloads.training import data_parallel_job, fsdp_job
 
 PLACEMENTS = ("contiguous", "interleaved", "random")  # or hosts = [...]
 TOP_KEYS = ("topology", "rate", "seed", "jobs")
@@ -52,8 +52,17 @@ FSDP_KEYS = {
     "allgather": "mcast",
     "reduce_scatter": "ring",
 }
+DATA_PARALLEL_KEYS = {
+    "layers": None,
+    "bytes_per_layer": None,
+    "forward": None,
+    "backward": None,
+    "bucket_layers": 1,
+    "allreduce": "ring",
+}
 JOB_KEYS = ("name", "ranks", "placement", "hosts", "kind")
-KINDS = {"fsdp": FSDP_KEYS}  # a job's kind -> its keys (None: required) and their defaults
+# a job's kind -> its keys (None: required) and their defaults
+KINDS: dict[str, dict[str, Any]] = {"fsdp": FSDP_KEYS, "data_parallel": DATA_PARALLEL_KEYS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,28 +107,31 @@ def _unknown(where: str, table: dict[str, Any], known: tuple[str, ...] | list[st
         raise McsimError(f"{where}: unknown key {extra[0]!r}; the keys are {', '.join(known)}")
 
 
-def _fsdp(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any]) -> Job:
-    values = {k: table.get(k, default) for k, default in FSDP_KEYS.items()}
+def _training(where: str, name: str, hosts: tuple[int, ...], kind: str, table: dict[str, Any]) -> Job:
+    """A training-iteration kind's job: its keys with their defaults, strings and integers checked."""
+    values = {k: table.get(k, default) for k, default in KINDS[kind].items()}
     missing = [k for k, v in values.items() if v is None]
     if missing:
-        raise McsimError(f"{where}: kind 'fsdp' needs {missing[0]!r}")
+        raise McsimError(f"{where}: kind {kind!r} needs {missing[0]!r}")
     text: dict[str, str] = {}
-    for key in ("bytes_per_layer", "forward", "backward", "allgather", "reduce_scatter"):
+    for key in (k for k in values if k not in ("layers", "prefetch", "bucket_layers")):
         value = values[key]
         if not isinstance(value, str):
             raise McsimError(f"{where}: {key}={value!r} must be a string, e.g. '16MiB', '200us', 'ring'")
         text[key] = value
-    return fsdp_job(
-        name,
-        hosts,
-        layers=require_int(where, "layers", values["layers"], lo=1),
-        bytes_per_layer=parse_size(text["bytes_per_layer"], what=f"{where}: bytes_per_layer"),
-        forward_ps=parse_time(text["forward"], what=f"{where}: forward"),
-        backward_ps=parse_time(text["backward"], what=f"{where}: backward"),
-        prefetch=require_int(where, "prefetch", values["prefetch"], lo=0),
-        allgather=text["allgather"],
-        reduce_scatter=text["reduce_scatter"],
-    )
+    common = {
+        "layers": require_int(where, "layers", values["layers"], lo=1),
+        "bytes_per_layer": parse_size(text["bytes_per_layer"], what=f"{where}: bytes_per_layer"),
+        "forward_ps": parse_time(text["forward"], what=f"{where}: forward"),
+        "backward_ps": parse_time(text["backward"], what=f"{where}: backward"),
+    }
+    if kind == "fsdp":
+        prefetch = require_int(where, "prefetch", values["prefetch"], lo=0)
+        return fsdp_job(
+            name, hosts, **common, prefetch=prefetch, allgather=text["allgather"], reduce_scatter=text["reduce_scatter"]
+        )
+    bucket = require_int(where, "bucket_layers", values["bucket_layers"], lo=1)
+    return data_parallel_job(name, hosts, **common, bucket_layers=bucket, allreduce=text["allreduce"])
 
 
 def workload_of(data: dict[str, Any], where: str) -> Workload:
@@ -155,7 +167,7 @@ def workload_of(data: dict[str, Any], where: str) -> Workload:
             ranks = require_int(at, "ranks", table.get("ranks"), lo=2)
             chosen = place(g, ranks, placement, free, seed + i, at)
         free = [h for h in free if h not in set(chosen)]
-        jobs.append(_fsdp(at, name, chosen, table))
+        jobs.append(_training(at, name, chosen, kind, table))
     return Workload(topology=topo, rate=rate, seed=seed, jobs=tuple(jobs))
 
 

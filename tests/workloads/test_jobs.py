@@ -12,8 +12,8 @@ from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario
 from mcsim.workloads import Collective, Compute, Job, run_jobs
-from mcsim.workloads.fsdp import fsdp_job
 from mcsim.workloads.job import job_of_graph
+from mcsim.workloads.training import data_parallel_job, fsdp_job
 
 US = 1_000_000  # ps
 
@@ -226,3 +226,32 @@ def test_a_workload_is_the_same_run_after_run():
     for a, b in zip(one.jobs, two.jobs, strict=True):
         np.testing.assert_array_equal(a.timeline, b.timeline)
         np.testing.assert_array_equal(a.injected_b, b.injected_b)
+
+
+@pytest.mark.parametrize(("layers", "bucket"), [(4, 1), (5, 2), (3, 3)])
+def test_data_parallel_buckets_start_after_their_last_backward_and_run_one_after_the_other(layers, bucket):
+    job = data_parallel_job(
+        "dp",
+        tuple(range(4)),
+        layers=layers,
+        bytes_per_layer=64 << 10,
+        forward_ps=10 * US,
+        backward_ps=20 * US,
+        bucket_layers=bucket,
+    )
+    buckets = [s for s in job.steps if isinstance(s, Collective)]
+    assert len(buckets) == -(-layers // bucket)
+    assert sum(s.bytes_per_rank_b for s in buckets) == layers * (64 << 10)  # every gradient once
+    r = run_jobs([job], topology=leaves(1, 4)).jobs[0]
+    label = {s.label: i for i, s in enumerate(job.steps)}
+    tl = r.timeline
+    order = list(reversed(range(layers)))
+    for b, step in enumerate(buckets):
+        last = order[min(len(order), (b + 1) * bucket) - 1]
+        i = label[step.label]
+        # it starts on every rank when its last rank has ended the bucket's last backward and the Allreduce before
+        ready = tl[label[f"B{last}"], :, 2].max()
+        if b:
+            ready = max(ready, tl[label[buckets[b - 1].label], :, 2].max())
+        assert (tl[i, :, 1] == ready).all()
+    assert r.compute_ps == layers * 30 * US

@@ -10,8 +10,8 @@ import pytest
 from mcsim import topology
 from mcsim.cli import main
 from mcsim.errors import McsimError
-from mcsim.workloads.fsdp import fsdp_job
 from mcsim.workloads.run import run_jobs
+from mcsim.workloads.training import data_parallel_job, fsdp_job
 from mcsim.workloads.workload_file import leaf_of, workload_of
 
 FSDP = {
@@ -67,6 +67,21 @@ def test_the_fsdp_kind_is_the_generator_s_job():
     )
 
 
+def test_the_data_parallel_kind_is_the_generator_s_job():
+    table = {"name": "a", "hosts": [0, 1], "kind": "data_parallel", "bucket_layers": 2, "allreduce": "tree"}
+    w = workload_of(doc(table), "w")
+    assert w.jobs[0] == data_parallel_job(
+        "a",
+        (0, 1),
+        layers=2,
+        bytes_per_layer=256 << 10,
+        forward_ps=10_000_000,
+        backward_ps=20_000_000,
+        bucket_layers=2,
+        allreduce="tree",
+    )
+
+
 def test_the_command_prints_a_row_per_job_and_writes_the_timeline(tmp_path, capsys):
     path = tmp_path / "w.toml"
     path.write_text(
@@ -88,7 +103,7 @@ def test_the_command_prints_a_row_per_job_and_writes_the_timeline(tmp_path, caps
     [
         (
             doc({"name": "a", "ranks": 4, "kind": "chakra"}),
-            r"unknown kind of w: jobs\[0\] 'chakra'; choose one of fsdp",
+            r"unknown kind of w: jobs\[0\] 'chakra'; choose one of data_parallel, fsdp",
         ),
         (doc({"name": "a", "ranks": 4, "placement": "nearby"}), r"unknown placement of w: jobs\[0\] 'nearby'"),
         (doc({"name": "a", "ranks": 4, "colour": 1}), r"^w: jobs\[0\]: unknown key 'colour'; the keys are"),

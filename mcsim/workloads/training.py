@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Training-iteration generators: an FSDP iteration (per layer an Allgather of its parameters before its
-forward and its backward compute, a Reduce-Scatter of its gradients after its backward)."""
+forward and its backward compute, a Reduce-Scatter of its gradients after its backward) and a
+data-parallel one (Allreduces of gradient buckets overlapping the backward)."""
 
 from __future__ import annotations
 
@@ -59,4 +60,48 @@ def fsdp_job(
                 deps,
             )
             last_rs = f"R{k}"
+    return job_of_graph(name, hosts, nodes)
+
+
+def data_parallel_job(
+    name: str,
+    hosts: tuple[int, ...],
+    *,
+    layers: int,
+    bytes_per_layer: int,
+    forward_ps: int,
+    backward_ps: int,
+    bucket_layers: int = 1,
+    allreduce: str = "ring",
+) -> Job:
+    """One data-parallel iteration: forward of layers 0 .. L-1, then backward of L-1 .. 0, all compute in
+    sequence; the gradients (bytes_per_layer per layer on every rank) go in buckets of ``bucket_layers``
+    layers, the last bucket holding what is left, in the order the backward fills them; a bucket's
+    Allreduce starts once the backward of its last layer has ended, the Allreduces one after the other (as
+    on one stream), overlapping the backward of the layers below."""
+    require_int(f"job {name!r}", "layers", layers, lo=1)
+    require_int(f"job {name!r}", "bucket_layers", bucket_layers, lo=1)
+    require_int(f"job {name!r}", "bytes_per_layer", bytes_per_layer, lo=1)
+    for what, value in (("forward_ps", forward_ps), ("backward_ps", backward_ps)):
+        require_int(f"job {name!r}", what, value, lo=0)
+    nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
+    previous: tuple[str, ...] = ()
+    for layer in range(layers):
+        nodes[f"F{layer}"] = (Compute(label=f"F{layer}", duration_ps=forward_ps), previous)
+        previous = (f"F{layer}",)
+    order = list(reversed(range(layers)))
+    last_ar: tuple[str, ...] = ()
+    for b in range(0, layers, bucket_layers):
+        bucket = order[b : b + bucket_layers]
+        for layer in bucket:
+            nodes[f"B{layer}"] = (Compute(label=f"B{layer}", duration_ps=backward_ps), previous)
+            previous = (f"B{layer}",)
+        label = f"AR {bucket[0]}" if len(bucket) == 1 else f"AR {bucket[0]}-{bucket[-1]}"
+        nodes[label] = (
+            Collective(
+                label=label, collective="allreduce", algorithm=allreduce, bytes_per_rank=len(bucket) * bytes_per_layer
+            ),
+            (*previous, *last_ar),
+        )
+        last_ar = (label,)
     return job_of_graph(name, hosts, nodes)
