@@ -12,9 +12,11 @@ from typing import Any
 from mcsim.config.fabric import FabricConfig
 from mcsim.errors import McsimError
 from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
+from mcsim.workloads.figure import write_timeline_svg
 from mcsim.workloads.run import run_jobs
 from mcsim.workloads.workload_file import read_workload
 
+FIGURE_SUFFIX = ".svg"  # --timeline draws the figure
 JOB_TABLE = Table(
     [
         Column("name", width=12, left=True),
@@ -28,16 +30,16 @@ JOB_TABLE = Table(
 )
 
 
-def _checked_out(path: str | None, option: str) -> None:
+def _checked_out(path: str | None, option: str, suffixes: tuple[str, ...]) -> None:
     if path is not None:
-        if Path(path).suffix not in SUFFIXES:
-            raise McsimError(f"{option}={path!r} must end in {', '.join(SUFFIXES)} (the file's format)")
+        if Path(path).suffix not in suffixes:
+            raise McsimError(f"{option}={path!r} must end in {', '.join(suffixes)} (the file's format)")
         check_writable(path, option)
 
 
 def cmd_workload(args: argparse.Namespace) -> int:
-    _checked_out(args.out, "--out")
-    _checked_out(args.timeline, "--timeline")
+    _checked_out(args.out, "--out", tuple(SUFFIXES))
+    _checked_out(args.timeline, "--timeline", (*SUFFIXES, FIGURE_SUFFIX))
     w = read_workload(args.file)
     steps = sum(len(j.steps) for j in w.jobs)
     print(f"mcsim: workload {args.file}: {len(w.jobs)} jobs, {steps} steps on {w.topology} ...", file=sys.stderr)
@@ -54,7 +56,9 @@ def cmd_workload(args: argparse.Namespace) -> int:
         print(rows_text(rows, "jsonl" if args.format == "json" else args.format), end="")
     if args.out is not None:
         write_rows(args.out, rows)
-    if args.timeline is not None:
+    if args.timeline is not None and Path(args.timeline).suffix == FIGURE_SUFFIX:
+        write_timeline_svg(result, args.timeline)
+    elif args.timeline is not None:
         write_rows(args.timeline, [row for j in result.jobs for row in j.rows()])
     return 0 if all(j.complete for j in result.jobs) else 1
 
@@ -72,6 +76,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--timeline",
         metavar="FILE",
-        help="write every step of every rank (ready, start, end in ps): .csv, .json, .jsonl",
+        help="write every step of every rank (ready, start, end in ps): .csv, .json, .jsonl; or draw it: .svg "
+        "(needs the report extra)",
     )
     p.set_defaults(func=cmd_workload, parser=p, simulates=True)

@@ -132,3 +132,20 @@ def test_the_command_refuses_a_bad_output_before_running(tmp_path, capsys):
     assert "not valid TOML" in capsys.readouterr().err
     assert main(["workload", str(tmp_path / "none.toml")]) == 2
     assert main(["workload", str(path), "--timeline", str(tmp_path / "t.svg")]) == 2
+
+
+def test_the_timeline_figure_has_a_lane_per_job_and_kind(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "w.toml"
+    path.write_text(
+        'topology = "fat-tree-k4"\n[[jobs]]\nname = "a"\nranks = 4\nkind = "fsdp"\nlayers = 2\n'
+        'bytes_per_layer = "256KiB"\nforward = "10us"\nbackward = "20us"\n'
+        '[[jobs]]\nname = "b"\nranks = 4\nkind = "data_parallel"\nlayers = 2\n'
+        'bytes_per_layer = "64KiB"\nforward = "10us"\nbackward = "20us"\n'
+    )
+    assert main(["workload", str(path), "--timeline", str(tmp_path / "t.svg")]) == 0
+    svg = (tmp_path / "t.svg").read_text()
+    assert svg.startswith("<svg")
+    for lane in ("a: compute", "a: allgather", "a: reduce-scatter", "b: compute", "b: allreduce"):
+        assert lane in svg
+    assert "b: allgather" not in svg

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The timeline figure of a workload run (``mcsim workload FILE.toml --figure timeline.svg``): per job a
+lane of compute and a lane of collectives, each step a bar from its start to its last rank's end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcsim.errors import McsimError
+from mcsim.util.output import write_atomic
+from mcsim.workloads.job import Collective
+from mcsim.workloads.run import WorkloadResult
+
+STEP_COLORS = {  # a step's colour by what it is
+    "compute": "#7f7f7f",
+    "allgather": "#d62728",
+    "reduce_scatter": "#1f77b4",
+    "allreduce": "#2ca02c",
+}
+OTHER_COLOR = "#9467bd"  # the other collectives
+
+
+def _lanes(result: WorkloadResult) -> list[tuple[int, str]]:
+    """(job, kind) per lane, top first: a job's compute, then each collective it runs, in STEP_COLORS' order."""
+    lanes = []
+    for j, jr in enumerate(result.jobs):
+        kinds = {s.collective if isinstance(s, Collective) else "compute" for s in jr.job.steps}
+        lanes += [(j, k) for k in (*STEP_COLORS, *sorted(kinds - set(STEP_COLORS))) if k in kinds]
+    return lanes
+
+
+def timeline_svg(result: WorkloadResult) -> str:
+    """The figure as SVG text: time on x (us), per job a lane of compute and one per collective it runs;
+    a step's bar goes from its first rank's start to its last rank's end."""
+    try:
+        from mcsim.report.panel import new_figure, svg_of
+    except ModuleNotFoundError:
+        raise McsimError("the timeline figure needs matplotlib: pip install 'mcsim[report]'") from None
+    lanes = _lanes(result)
+    row = {lane: len(lanes) - 1 - i for i, lane in enumerate(lanes)}
+    fig, ax = new_figure(9.0, 1.2 + 0.45 * len(lanes))
+    for j, jr in enumerate(result.jobs):
+        for s, step in enumerate(jr.job.steps):
+            start, end = int(jr.timeline[s, :, 1].min()), int(jr.timeline[s, :, 2].max())
+            if start < 0 or end < 0:
+                continue
+            kind = step.collective if isinstance(step, Collective) else "compute"
+            ax.broken_barh(
+                [(start / 1e6, (end - start) / 1e6)],
+                (row[j, kind] - 0.4, 0.8),
+                color=STEP_COLORS.get(kind, OTHER_COLOR),
+                edgecolor="white",
+                linewidth=0.5,
+            )
+    ax.set_yticks(range(len(lanes)), [f"{result.jobs[j].job.name}: {k.replace('_', '-')}" for j, k in reversed(lanes)])
+    ax.set_xlabel("time (us)")
+    return svg_of(fig)
+
+
+def write_timeline_svg(result: WorkloadResult, path: str | Path) -> None:
+    write_atomic(path, timeline_svg(result))
