@@ -19,19 +19,21 @@ TIMES = 3  # per step and rank in the timeline: ready, start, end (C++ Job::TIME
 def build_job(
     job_id: int,
     hosts: Sequence[int],
-    steps: Sequence[int | abi.Handle],
+    steps: Sequence[int | tuple[int, ...] | abi.Handle],
     dependencies: Sequence[Sequence[int]],
 ) -> abi.Handle:
-    """A C++ Job on ``hosts``: step i is compute of steps[i] ps (an int) or the collective of the team
-    steps[i] (set up, not started) and waits for the steps dependencies[i]; started at 0."""
+    """A C++ Job on ``hosts``: step i is compute of steps[i] ps (an int: every rank; a tuple: one per rank)
+    or the collective of the team steps[i] (set up, not started) and waits for the steps
+    dependencies[i]; started at 0."""
     lib = runtime.load()
     job = abi.Handle(lib, JOB)
     with runtime.disposed_on_error(job):  # not handed to a Simulation yet
         set_attributes(job, "Job", Id=job_id)
         lib.mcsim_job_setup(job, u32(hosts), len(hosts), len(steps))
         for i, step in enumerate(steps):
-            if isinstance(step, int):
-                lib.mcsim_job_compute(job, i, step)
+            if isinstance(step, int | tuple):
+                durations = np.array(step if isinstance(step, tuple) else (step,), dtype=np.int64)
+                lib.mcsim_job_compute(job, i, durations, durations.size)
             else:
                 lib.mcsim_job_collective(job, i, step)
             for on in dependencies[i]:

@@ -13,11 +13,16 @@ from mcsim.units import parse_size
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Compute:
-    """Compute of ``duration_ps`` on every rank, once the steps ``after`` (indices) have ended on it."""
+    """Compute of ``duration_ps`` on every rank (or a tuple: one duration per rank), once the steps
+    ``after`` (indices) have ended on it."""
 
     label: str
-    duration_ps: int
+    duration_ps: int | tuple[int, ...]
     after: tuple[int, ...] = ()
+
+    def on(self, rank: int) -> int:
+        """Its duration on ``rank``."""
+        return self.duration_ps[rank] if isinstance(self.duration_ps, tuple) else self.duration_ps
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,10 +69,17 @@ class Job:
                     f"{where}: step {i} ({step.label}) waits for {late[0]!r}; a step waits only for earlier "
                     "steps (their indices), so the steps have no cycle"
                 )
-            if isinstance(step, Compute) and (
-                not isinstance(step.duration_ps, int) or isinstance(step.duration_ps, bool) or step.duration_ps < 0
-            ):
-                raise McsimError(f"{where}: step {i} ({step.label}) lasts {step.duration_ps!r} ps; give an int >= 0")
+            if isinstance(step, Compute):
+                _check_duration(where, i, step, len(self.hosts))
+
+
+def _check_duration(where: str, i: int, step: Compute, ranks: int) -> None:
+    d = step.duration_ps
+    each = d if isinstance(d, tuple) else (d,)
+    if isinstance(d, tuple) and len(d) != ranks:
+        raise McsimError(f"{where}: step {i} ({step.label}) has {len(d)} durations for {ranks} ranks")
+    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in each):
+        raise McsimError(f"{where}: step {i} ({step.label}) lasts {d!r} ps; give an int >= 0 (or one per rank)")
 
 
 def check_jobs(jobs: tuple[Job, ...], n_hosts: int) -> None:

@@ -50,8 +50,9 @@ class JobResult:
 
     @property
     def compute_ps(self) -> int:
-        """Compute per rank: the sum of its compute steps' durations (the same on every rank)."""
-        return sum(s.duration_ps for s in self.job.steps if isinstance(s, Compute))
+        """Compute per rank: the sum of its compute steps' durations, on the rank with the most."""
+        steps = [s for s in self.job.steps if isinstance(s, Compute)]
+        return max(sum(s.on(r) for s in steps) for r in range(len(self.job.hosts)))
 
     @property
     def exposed_comm_ps(self) -> int:

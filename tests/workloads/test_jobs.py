@@ -157,6 +157,8 @@ BAD = [
         r"^job 'j': step 0 \(c\) waits for 0; a step waits only for earlier steps",
     ),
     (lambda: Job(name="j", hosts=(0, 1), steps=(Compute(label="c", duration_ps=-1),)), r"lasts -1 ps"),
+    (lambda: Job(name="j", hosts=(0, 1), steps=(Compute(label="c", duration_ps=(1, 2, 3)),)), r"3 durations for 2"),
+    (lambda: Job(name="j", hosts=(0, 1), steps=(Compute(label="c", duration_ps=(1, -2)),)), r"lasts \(1, -2\) ps"),
     (
         lambda: job_of_graph(
             "j",
@@ -255,3 +257,20 @@ def test_data_parallel_buckets_start_after_their_last_backward_and_run_one_after
             ready = max(ready, tl[label[buckets[b - 1].label], :, 2].max())
         assert (tl[i, :, 1] == ready).all()
     assert r.compute_ps == layers * 30 * US
+
+
+def test_a_collective_waits_for_its_slowest_rank():
+    # compute of 1, 2, 3, 4 us on ranks 0..3, then an Allgather: every rank enters at 4 us; its time after
+    # that is its single run's
+    g = leaves(1, 4)
+    steps = (
+        Compute(label="c", duration_ps=(US, 2 * US, 3 * US, 4 * US)),
+        Collective(label="ag", collective="allgather", algorithm="ring", bytes_per_rank="8KiB", after=(0,)),
+    )
+    r = run_jobs([Job(name="j", hosts=(0, 1, 2, 3), steps=steps)], topology=g).jobs[0]
+    alone = Scenario(topology=g, algorithm="ring", bytes_per_rank="8KiB").run()
+    np.testing.assert_array_equal(r.timeline[0, :, 2], [US, 2 * US, 3 * US, 4 * US])
+    np.testing.assert_array_equal(r.timeline[1, :, 0], [US, 2 * US, 3 * US, 4 * US])  # ready on each rank
+    assert (r.timeline[1, :, 1] == 4 * US).all()
+    np.testing.assert_array_equal(r.timeline[1, :, 2], 4 * US + alone.finish_ps)
+    assert r.compute_ps == 4 * US and r.exposed_comm_ps == alone.time_ps

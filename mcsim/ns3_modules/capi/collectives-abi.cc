@@ -57,10 +57,11 @@ mcsim_job_setup(void* job, const uint32_t* hosts, uint64_t n, uint32_t steps)
     return capi::Do([&] { capi::As<Job>(job).Setup(hosts, n, steps); });
 }
 
+/** Step `step` is compute: durationsPs[0] on every rank (n = 1) or durationsPs[r] on rank r. */
 MCSIM_ABI int64_t
-mcsim_job_compute(void* job, uint32_t step, int64_t durationPs)
+mcsim_job_compute(void* job, uint32_t step, const int64_t* durationsPs, uint64_t n)
 {
-    return capi::Do([&] { capi::As<Job>(job).SetCompute(step, PicoSeconds(durationPs)); });
+    return capi::Do([&] { capi::As<Job>(job).SetCompute(step, durationsPs, n); });
 }
 
 /** Step `step` is the collective of `team` (set up with mcsim_team_setup, never started). */

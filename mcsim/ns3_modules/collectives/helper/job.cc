@@ -7,6 +7,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -77,15 +78,19 @@ Job::At(uint32_t step)
 }
 
 void
-Job::SetCompute(uint32_t step, Time duration)
+Job::SetCompute(uint32_t step, const int64_t* durationsPs, std::size_t n)
 {
-    if (duration.IsStrictlyNegative())
+    if (n != 1 && n != m_hosts.size())
+    {
+        throw std::invalid_argument("Job: a compute step has one duration or one per rank");
+    }
+    if (std::any_of(durationsPs, durationsPs + n, [](int64_t d) { return d < 0; }))
     {
         throw std::invalid_argument("Job: a compute step's duration is < 0");
     }
     Step& s = At(step);
     s.kind = Kind::COMPUTE;
-    s.duration = duration;
+    s.durations.assign(durationsPs, durationsPs + n);
 }
 
 void
@@ -156,7 +161,7 @@ Job::Ready(uint32_t step, uint32_t rank)
     if (s.kind == Kind::COMPUTE)
     {
         Time3(step, rank, 1) = now;
-        mcsim::Post(s.duration,
+        mcsim::Post(PicoSeconds(s.durations[s.durations.size() == 1 ? 0 : rank]),
                     Ptr<EventImpl>(MakeEvent(&Job::End, this, step, rank), false),
                     m_sources[rank]);
         return;

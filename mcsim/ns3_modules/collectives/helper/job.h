@@ -36,8 +36,9 @@ class Job : public Object
      * @throws std::invalid_argument for no host or no step
      */
     void Setup(const uint32_t* hosts, std::size_t nRanks, uint32_t nSteps);
-    /** Step `step` is compute of `duration` on every rank. */
-    void SetCompute(uint32_t step, Time duration);
+    /** Step `step` is compute: durationsPs[0] ps on every rank (n = 1) or durationsPs[r] on rank r
+     * (n = ranks). @throws std::invalid_argument for another n or a negative duration */
+    void SetCompute(uint32_t step, const int64_t* durationsPs, std::size_t n);
     /** Step `step` is the collective `team` (its ranks: the job's, in order). */
     void SetCollective(uint32_t step, Ptr<CollectiveTeam> team);
     /** On every rank, step `step` waits for step `on` to end. */
@@ -65,7 +66,7 @@ class Job : public Object
     struct Step
     {
         Kind kind = Kind::UNSET;
-        Time duration;                    //!< compute
+        std::vector<int64_t> durations;   //!< compute: ps, one for all ranks or one per rank
         Ptr<CollectiveTeam> team;         //!< collective
         std::vector<uint32_t> dependents; //!< the steps that wait for this one
         uint32_t deps = 0;                //!< the steps it waits for
