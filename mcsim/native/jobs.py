@@ -18,17 +18,18 @@ TIMES = 3  # per step and rank in the timeline: ready, start, end (C++ Job::TIME
 
 def build_job(
     job_id: int,
+    compute_units: int,
     hosts: Sequence[int],
     steps: Sequence[int | tuple[int, ...] | abi.Handle],
     dependencies: Sequence[Sequence[int]],
 ) -> abi.Handle:
-    """A C++ Job on ``hosts``: step i is compute of steps[i] ps (an int: every rank; a tuple: one per rank)
-    or the collective of the team steps[i] (set up, not started) and waits for the steps
-    dependencies[i]; started at 0."""
+    """A C++ Job on ``hosts``, each rank running ``compute_units`` compute steps at once (0: any number):
+    step i is compute of steps[i] ps (an int: every rank; a tuple: one per rank) or the collective of the
+    team steps[i] (set up, not started) and waits for the steps dependencies[i]; started at 0."""
     lib = runtime.load()
     job = abi.Handle(lib, JOB)
     with runtime.disposed_on_error(job):  # not handed to a Simulation yet
-        set_attributes(job, "Job", Id=job_id)
+        set_attributes(job, "Job", Id=job_id, ComputeUnits=compute_units)
         lib.mcsim_job_setup(job, u32(hosts), len(hosts), len(steps))
         for i, step in enumerate(steps):
             if isinstance(step, int | tuple):

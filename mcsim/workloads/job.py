@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from mcsim.errors import McsimError
+from mcsim.errors import McsimError, require_int
 from mcsim.units import parse_size
 
 
@@ -46,14 +46,18 @@ Step = Compute | Collective
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Job:
-    """One job: rank i on hosts[i]; its steps in an order where every step waits only for earlier ones."""
+    """One job: rank i on hosts[i]; its steps in an order where every step waits only for earlier ones. A
+    ready compute step waits for a free compute unit of its rank (``compute_units``; ready steps in the order
+    they became ready)."""
 
     name: str
     hosts: tuple[int, ...]
     steps: tuple[Step, ...]
+    compute_units: int = 1  # compute steps a rank runs at once (a GPU: 1); 0: no limit
 
     def __post_init__(self) -> None:
         where = f"job {self.name!r}"
+        require_int(where, "compute_units", self.compute_units, lo=0)
         if not self.steps:
             raise McsimError(f"{where}: has no step")
         if len(self.hosts) < 2:
@@ -99,7 +103,9 @@ def check_jobs(jobs: tuple[Job, ...], n_hosts: int) -> None:
             owner[h] = job.name
 
 
-def job_of_graph(name: str, hosts: tuple[int, ...], nodes: dict[str, tuple[Step, tuple[str, ...]]]) -> Job:
+def job_of_graph(
+    name: str, hosts: tuple[int, ...], nodes: dict[str, tuple[Step, tuple[str, ...]]], compute_units: int = 1
+) -> Job:
     """A Job from a graph of named steps (each with the names it waits for), its steps in a dependency
     order (Kahn's, ties in the order given); a cycle or a name that is no step is one McsimError line."""
     order: list[str] = []
@@ -125,4 +131,4 @@ def job_of_graph(name: str, hosts: tuple[int, ...], nodes: dict[str, tuple[Step,
     steps = tuple(
         dataclasses.replace(nodes[key][0], after=tuple(sorted(index[d] for d in set(nodes[key][1])))) for key in order
     )
-    return Job(name=name, hosts=hosts, steps=steps)
+    return Job(name=name, hosts=hosts, steps=steps, compute_units=compute_units)

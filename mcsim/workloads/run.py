@@ -56,8 +56,8 @@ class JobResult:
 
     @property
     def exposed_comm_ps(self) -> int:
-        """Iteration time the compute did not cover, on the rank that ended last: time its ranks spent
-        waiting for the network (the iteration less the compute, when compute steps form one chain)."""
+        """The iteration less the compute (:attr:`compute_ps`): the time the busiest rank's compute unit
+        waited for the network (with one compute unit per rank, Job.compute_units = 1)."""
         return self.iteration_ps - self.compute_ps
 
     def summary(self) -> dict[str, Any]:
@@ -215,7 +215,7 @@ def run_jobs(
                 spec = _team_spec(sc, job, first_group, fab.reductions[red] if red >= 0 else None)
                 teams[s] = sim.own_app(collectives.setup_team(stack, spec))
                 steps.append(teams[s])
-            handle = sim.own_app(jobs.build_job(j, job.hosts, steps, [s.after for s in job.steps]))
+            handle = sim.own_app(jobs.build_job(j, job.compute_units, job.hosts, steps, [s.after for s in job.steps]))
             handles.append((handle, teams))
         sim.run()
         timelines = [

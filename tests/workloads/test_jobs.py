@@ -26,19 +26,27 @@ def leaves(n_leaves: int, hosts_per_leaf: int) -> nx.Graph:
     return g
 
 
-def test_compute_alone_lasts_its_critical_path():
-    # a -> (b, c) -> d: the longer branch counts
-    steps = (
-        Compute(label="a", duration_ps=3 * US),
-        Compute(label="b", duration_ps=5 * US, after=(0,)),
-        Compute(label="c", duration_ps=2 * US, after=(0,)),
-        Compute(label="d", duration_ps=1 * US, after=(1, 2)),
-    )
-    r = run_jobs([Job(name="j", hosts=(0, 1, 2), steps=steps)], topology=leaves(1, 4)).jobs[0]
-    assert r.iteration_ps == (3 + 5 + 1) * US
+BRANCHES = (  # a -> (b, c) -> d
+    Compute(label="a", duration_ps=3 * US),
+    Compute(label="b", duration_ps=5 * US, after=(0,)),
+    Compute(label="c", duration_ps=2 * US, after=(0,)),
+    Compute(label="d", duration_ps=1 * US, after=(1, 2)),
+)
+
+
+def test_compute_alone_lasts_its_critical_path_with_a_unit_per_branch():
+    r = run_jobs([Job(name="j", hosts=(0, 1, 2), steps=BRANCHES, compute_units=0)], topology=leaves(1, 4)).jobs[0]
+    assert r.iteration_ps == (3 + 5 + 1) * US  # the longer branch
     np.testing.assert_array_equal(r.timeline[3, :, 1], np.full(3, 8 * US))  # d starts when b ends
-    np.testing.assert_array_equal(r.timeline[2, :, 2], np.full(3, 5 * US))  # c ends at 5, d waits for b
+    np.testing.assert_array_equal(r.timeline[2, :, 2], np.full(3, 5 * US))  # c ran beside b
     assert r.injected_b.sum() == 0
+
+
+def test_one_compute_unit_runs_ready_steps_one_after_the_other_in_the_order_they_became_ready():
+    r = run_jobs([Job(name="j", hosts=(0, 1, 2), steps=BRANCHES)], topology=leaves(1, 4)).jobs[0]
+    assert r.iteration_ps == r.compute_ps == (3 + 5 + 2 + 1) * US and r.exposed_comm_ps == 0
+    np.testing.assert_array_equal(r.timeline[2, :, 0], np.full(3, 3 * US))  # c ready with b ...
+    np.testing.assert_array_equal(r.timeline[2, :, 1], np.full(3, 8 * US))  # ... runs once b has ended
 
 
 @pytest.mark.parametrize(

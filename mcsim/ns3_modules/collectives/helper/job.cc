@@ -21,21 +21,28 @@ NS_OBJECT_ENSURE_REGISTERED(Job);
 TypeId
 Job::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::mcsim::Job")
-                            .SetParent<Object>()
-                            .SetGroupName("Mcsim")
-                            .AddConstructor<Job>()
-                            .AddAttribute("Id",
-                                          "The job's number: the unit of its ranks' event sources "
-                                          "(unit::JOB + Id on each rank's host).",
-                                          UintegerValue(0),
-                                          MakeUintegerAccessor(&Job::m_id),
-                                          MakeUintegerChecker<uint32_t>(0, unit::JOB_LIMIT));
+    static TypeId tid =
+        TypeId("ns3::mcsim::Job")
+            .SetParent<Object>()
+            .SetGroupName("Mcsim")
+            .AddConstructor<Job>()
+            .AddAttribute("Id",
+                          "The job's number: the unit of its ranks' event sources "
+                          "(unit::JOB + Id on each rank's host).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&Job::m_id),
+                          MakeUintegerChecker<uint32_t>(0, unit::JOB_LIMIT))
+            .AddAttribute("ComputeUnits",
+                          "Compute steps a rank runs at once (a GPU: 1); 0: no limit.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&Job::m_units),
+                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
 Job::Job()
-    : m_id(0)
+    : m_id(0),
+      m_units(1)
 {
 }
 
@@ -60,6 +67,8 @@ Job::Setup(const uint32_t* hosts, std::size_t nRanks, uint32_t nSteps)
     m_waiting.assign(nSteps * nRanks, 0);
     m_times.assign(nSteps * nRanks * TIMES, -1);
     m_sources.assign(nRanks, EventSource(EventClass::CONTROL));
+    m_busy.assign(nRanks, 0);
+    m_queued.assign(nRanks, {});
     for (std::size_t r = 0; r < nRanks; ++r)
     {
         m_sources[r].Place(m_hosts[r], unit::JOB + m_id);
@@ -160,16 +169,29 @@ Job::Ready(uint32_t step, uint32_t rank)
     Time3(step, rank, 0) = now;
     if (s.kind == Kind::COMPUTE)
     {
-        Time3(step, rank, 1) = now;
-        mcsim::Post(PicoSeconds(s.durations[s.durations.size() == 1 ? 0 : rank]),
-                    Ptr<EventImpl>(MakeEvent(&Job::End, this, step, rank), false),
-                    m_sources[rank]);
+        if (m_units != 0 && m_busy[rank] == m_units)
+        {
+            m_queued[rank].push_back(step);
+            return;
+        }
+        Compute(step, rank);
         return;
     }
     if (++s.readyRanks == m_hosts.size())
     {
         mcsim::PostPlanned(Time(0), MakeEvent(&Job::Begin, this, step));
     }
+}
+
+void
+Job::Compute(uint32_t step, uint32_t rank)
+{
+    const Step& s = m_steps[step];
+    m_busy[rank]++;
+    Time3(step, rank, 1) = Simulator::Now().GetPicoSeconds();
+    mcsim::Post(PicoSeconds(s.durations[s.durations.size() == 1 ? 0 : rank]),
+                Ptr<EventImpl>(MakeEvent(&Job::End, this, step, rank), false),
+                m_sources[rank]);
 }
 
 void
@@ -187,6 +209,16 @@ void
 Job::End(uint32_t step, uint32_t rank)
 {
     Time3(step, rank, 2) = Simulator::Now().GetPicoSeconds();
+    if (m_steps[step].kind == Kind::COMPUTE)
+    {
+        m_busy[rank]--;
+        if (!m_queued[rank].empty())
+        {
+            const uint32_t next = m_queued[rank].front();
+            m_queued[rank].pop_front();
+            Compute(next, rank);
+        }
+    }
     for (uint32_t d : m_steps[step].dependents)
     {
         if (--m_waiting[d * m_hosts.size() + rank] == 0)

@@ -8,6 +8,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace ns3
@@ -19,10 +20,11 @@ namespace mcsim
  * @brief A job: its ranks run one graph of steps, every rank every step (SPMD). A step is compute
  * of a duration or a collective (a CollectiveTeam on the job's hosts, set up and not started). A
  * rank's step is ready once the same rank's steps it depends on have ended. A compute step starts
- * when ready and ends its duration later. A collective step starts on every rank at once, when its
- * last rank is ready (a rank waits for the others to enter it), and ends on a rank when the rank
- * has its output. Several jobs on one RdmaStack share its NICs and links. The timeline (per step
- * and rank: ready, start, end) is read in bulk after the run.
+ * when ready and a compute unit of its rank is free (ComputeUnits per rank, 0: no limit; ready
+ * steps wait in the order they became ready), and ends its duration later. A collective step starts
+ * on every rank at once, when its last rank is ready (a rank waits for the others to enter it), and
+ * ends on a rank when the rank has its output. Several jobs on one RdmaStack share its NICs and
+ * links. The timeline (per step and rank: ready, start, end) is read in bulk after the run.
  */
 class Job : public Object
 {
@@ -78,6 +80,7 @@ class Job : public Object
     void Ready(uint32_t step, uint32_t rank); //!< its dependencies have ended on the rank
     void Begin(uint32_t step);                //!< a collective starts on every rank
     void End(uint32_t step, uint32_t rank);
+    void Compute(uint32_t step, uint32_t rank); //!< a compute step starts on a free unit
     int64_t& Time3(uint32_t step, uint32_t rank, std::size_t k);
 
     std::vector<uint32_t> m_hosts;
@@ -85,7 +88,11 @@ class Job : public Object
     std::vector<uint32_t> m_waiting;    //!< per step and rank: dependencies not ended yet
     std::vector<int64_t> m_times;       //!< per step and rank: ready, start, end (-1: never)
     std::vector<EventSource> m_sources; //!< per rank: its compute steps' ends
-    uint32_t m_id;                      //!< "Id": its event sources' unit
+    std::vector<uint32_t> m_busy;       //!< per rank: compute units in use
+    std::vector<std::deque<uint32_t>>
+        m_queued;     //!< per rank: ready compute steps waiting for a unit
+    uint32_t m_id;    //!< "Id": its event sources' unit
+    uint32_t m_units; //!< "ComputeUnits"
 };
 
 } // namespace mcsim

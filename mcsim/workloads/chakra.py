@@ -1,0 +1,271 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Chakra execution traces (MLCommons Chakra, the input of ASTRA-sim: one ``.et`` file per rank) as a job.
+
+mcsim reads them with the ``protobuf`` package (``pip install 'mcsim[chakra]'``) from a schema it declares
+here, with the field numbers of the public schema (mlcommons/chakra, schema/protobuf/et_def.proto): a
+file is a GlobalMetadata message, then Node messages, each after its length as a varint (protobuf's
+delimited stream; a gzip file is read through gzip). Fields mcsim does not use are skipped.
+
+A trace becomes one job, every rank running the same graph (rank r's trace must have rank 0's nodes,
+types, dependencies and collectives; compute may last differently per rank): COMP_NODE is compute of
+its ``duration_micros``; METADATA, MEM_LOAD and MEM_STORE nodes, and CPU operators (attribute
+``is_cpu_op`` true: the records of the host's launches, the GPU kernels after them carry the time), are
+compute of 0 (they keep their place in the graph); COMM_COLL_NODE is a collective (attribute
+``comm_type``, ``comm_size`` the bytes each rank puts in: an Allgather's shard, a Reduce-Scatter's or an
+Alltoall's whole input, P blocks, an Allreduce's, Broadcast's or Reduce's buffer). A node's
+``data_deps`` are its dependencies, as in Chakra's reference feeder (src/feeder/et_feeder.cpp): its
+``ctrl_deps`` name its parent (the CPU operator that launched a kernel, which may itself point back at
+the kernel) and order nothing. A dependency on a node the trace does not hold is dropped, as if that
+node had ended before the trace began, and counted.
+Point-to-point nodes (COMM_SEND, COMM_RECV), GATHER, SCATTER, REDUCE_SCATTER_BLOCK and BARRIER are
+refused, one line naming the node.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from mcsim.errors import McsimError
+from mcsim.workloads.job import Collective, Compute, Job, Step, job_of_graph
+
+PS_PER_US = 1_000_000
+# node types (et_def.proto NodeType)
+NODE_TYPES = {
+    0: "INVALID_NODE",
+    1: "METADATA_NODE",
+    2: "MEM_LOAD_NODE",
+    3: "MEM_STORE_NODE",
+    4: "COMP_NODE",
+    5: "COMM_SEND_NODE",
+    6: "COMM_RECV_NODE",
+    7: "COMM_COLL_NODE",
+}
+ZERO_TIME_NODES = (1, 2, 3)  # compute of 0: they keep their place in the graph
+COMP_NODE, COMM_COLL_NODE = 4, 7
+# CollectiveCommType -> (mcsim collective, comm_size per rank is P blocks of bytes_per_rank); the others refused
+COMM_TYPES = {
+    0: ("allreduce", False),
+    1: ("reduce", False),
+    2: ("allgather", False),
+    5: ("broadcast", False),
+    6: ("alltoall", True),
+    7: ("reduce_scatter", True),
+}
+COMM_TYPE_NAMES = {3: "GATHER", 4: "SCATTER", 8: "REDUCE_SCATTER_BLOCK", 9: "BARRIER"}
+# the schema versions this reader knows (GlobalMetadata.version, or its "schema" attribute's chakra part):
+# the proto3 schema of 0.0.4 (October 2023), unchanged since through the 1.x versions; 0.0.1-0.0.3 differ
+READABLE = ("0.0.4", "1.")
+# a collective's algorithm when the workload names none (the CLI's defaults)
+DEFAULT_ALGORITHMS = {
+    "allreduce": "ring",
+    "reduce": "binomial",
+    "allgather": "mcast",
+    "broadcast": "mcast",
+    "alltoall": "pairwise",
+    "reduce_scatter": "ring",
+}
+
+
+@cache
+def _classes() -> tuple[Any, Any]:
+    """(GlobalMetadata, Node) message classes, built from mcsim's declaration of the public schema."""
+    try:
+        from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    except ModuleNotFoundError:
+        raise McsimError("reading Chakra traces needs protobuf: pip install 'mcsim[chakra]'") from None
+    f = descriptor_pb2.FieldDescriptorProto
+    proto = descriptor_pb2.FileDescriptorProto(name="mcsim_chakra.proto", package="mcsim_chakra", syntax="proto3")
+
+    def message(name: str, fields: Sequence[tuple[str, int, int, int, str]], oneof: str = "") -> None:
+        m = proto.message_type.add(name=name)
+        if oneof:
+            m.oneof_decl.add(name=oneof)
+        for field_name, number, kind, label, type_name in fields:
+            fd = m.field.add(name=field_name, number=number, type=kind, label=label)
+            if type_name:
+                fd.type_name = f".mcsim_chakra.{type_name}"
+            if oneof and number >= 3:
+                fd.oneof_index = 0
+
+    one, many = f.LABEL_OPTIONAL, f.LABEL_REPEATED
+    scalars = [
+        ("double_val", 3, f.TYPE_DOUBLE), ("float_val", 5, f.TYPE_FLOAT), ("int32_val", 7, f.TYPE_INT32),
+        ("int64_val", 9, f.TYPE_INT64), ("uint32_val", 11, f.TYPE_UINT32), ("uint64_val", 13, f.TYPE_UINT64),
+        ("sint32_val", 15, f.TYPE_SINT32), ("sint64_val", 17, f.TYPE_SINT64), ("fixed32_val", 19, f.TYPE_FIXED32),
+        ("fixed64_val", 21, f.TYPE_FIXED64), ("sfixed32_val", 23, f.TYPE_SFIXED32),
+        ("sfixed64_val", 25, f.TYPE_SFIXED64), ("bool_val", 27, f.TYPE_BOOL), ("string_val", 29, f.TYPE_STRING),
+        ("bytes_val", 31, f.TYPE_BYTES),
+    ]  # fmt: skip
+    message(
+        "AttributeProto",
+        [("name", 1, f.TYPE_STRING, one, ""), ("doc_string", 2, f.TYPE_STRING, one, "")]
+        + [(n, k, t, one, "") for n, k, t in scalars],
+        oneof="value",
+    )
+    message(
+        "GlobalMetadata",
+        [("version", 1, f.TYPE_STRING, one, ""), ("attr", 2, f.TYPE_MESSAGE, many, "AttributeProto")],
+    )
+    message(
+        "Node",
+        [
+            ("id", 1, f.TYPE_UINT64, one, ""), ("name", 2, f.TYPE_STRING, one, ""), ("type", 3, f.TYPE_INT32, one, ""),
+            ("ctrl_deps", 4, f.TYPE_UINT64, many, ""), ("data_deps", 5, f.TYPE_UINT64, many, ""),
+            ("start_time_micros", 6, f.TYPE_UINT64, one, ""), ("duration_micros", 7, f.TYPE_UINT64, one, ""),
+            ("attr", 10, f.TYPE_MESSAGE, many, "AttributeProto"),
+        ],
+    )  # fmt: skip
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(proto)
+    get = message_factory.GetMessageClass
+    return get(pool.FindMessageTypeByName("mcsim_chakra.GlobalMetadata")), get(
+        pool.FindMessageTypeByName("mcsim_chakra.Node")
+    )
+
+
+def _varint(data: bytes, at: int, where: str) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if at >= len(data):
+            raise McsimError(f"{where}: not a Chakra trace (a length runs past the end of the file)")
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at += 1
+        if not byte & 0x80:
+            return value, at
+        shift += 7
+        if shift > 63:
+            raise McsimError(f"{where}: not a Chakra trace (a length is longer than 64 bits at byte {at})")
+
+
+def messages(data: bytes, where: str) -> list[bytes]:
+    """The delimited stream's messages (each after its length as a varint)."""
+    out, at = [], 0
+    while at < len(data):
+        size, at = _varint(data, at, where)
+        if at + size > len(data):
+            raise McsimError(f"{where}: not a Chakra trace (a message of {size} B runs past the end of the file)")
+        out.append(data[at : at + size])
+        at += size
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """One rank's trace: its schema version and its nodes (the protobuf Node messages)."""
+
+    version: str
+    nodes: tuple[Any, ...]
+
+
+def version_of(metadata: Any) -> str:
+    """The trace's schema version: GlobalMetadata.version, or its "schema" attribute (e.g.
+    "1.0.2-chakra.0.0.4": the part after "chakra.")."""
+    if metadata.version:
+        return str(metadata.version)
+    for a in metadata.attr:
+        if a.name == "schema" and a.WhichOneof("value") == "string_val":
+            return str(a.string_val).rpartition("chakra.")[2]
+    return ""
+
+
+def read_trace(path: str | Path) -> Trace:
+    """One rank's trace from its file; McsimError (one line) for a file that is not one, or a schema
+    version this reader does not know."""
+    from google.protobuf.message import DecodeError
+
+    where = str(path)
+    try:
+        data = Path(path).read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+    except (OSError, EOFError) as exc:
+        raise McsimError(f"{where}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    metadata_cls, node_cls = _classes()
+    raw = messages(data, where)
+    if not raw:
+        raise McsimError(f"{where}: not a Chakra trace (empty)")
+    try:
+        metadata = metadata_cls.FromString(raw[0])
+        nodes = tuple(node_cls.FromString(m) for m in raw[1:])
+    except DecodeError as exc:
+        raise McsimError(f"{where}: not a Chakra trace ({exc})") from None
+    version = version_of(metadata)
+    if version and not (version == READABLE[0] or version.startswith(READABLE[1])):
+        raise McsimError(
+            f"{where}: Chakra schema version {version!r}, which this reader cannot read (it reads 0.0.4 and 1.x)"
+        )
+    return Trace(version, nodes)
+
+
+def _attr(node: Any, name: str) -> int | None:
+    for a in node.attr:
+        if a.name == name:
+            kind = a.WhichOneof("value")
+            value = getattr(a, kind) if kind else None
+            return int(value) if isinstance(value, int | float) else None
+    return None
+
+
+def _shape(node: Any) -> tuple[Any, ...]:
+    """What must be the same on every rank: id, type, dependencies, collective and size."""
+    return node.id, node.type, tuple(node.data_deps), _attr(node, "comm_type"), _attr(node, "comm_size")
+
+
+def _step(node: Any, durations: tuple[int, ...], ranks: int, algorithms: dict[str, str], where: str) -> Step:
+    label = node.name or f"node {node.id}"
+    what = f"{where}: node {node.id} ({label})"
+    if _attr(node, "is_cpu_op") == 1:
+        return Compute(label=label, duration_ps=0)
+    if node.type == COMP_NODE or node.type in ZERO_TIME_NODES:
+        ps = tuple(d * PS_PER_US for d in durations) if node.type == COMP_NODE else (0,)
+        return Compute(label=label, duration_ps=ps[0] if len(set(ps)) == 1 else ps)
+    if node.type != COMM_COLL_NODE:
+        kind = NODE_TYPES.get(node.type, f"type {node.type}")
+        raise McsimError(f"{what} is a {kind}, which mcsim does not run (it runs COMP and COMM_COLL nodes)")
+    comm_type, size = _attr(node, "comm_type"), _attr(node, "comm_size")
+    if comm_type not in COMM_TYPES:
+        name = COMM_TYPE_NAMES.get(comm_type, f"comm_type {comm_type}") if comm_type is not None else "no comm_type"
+        raise McsimError(f"{what}: a {name} collective, which mcsim does not run")
+    if size is None or size <= 0:
+        raise McsimError(f"{what}: comm_size={size!r}; a collective needs its bytes (> 0)")
+    collective, blocks = COMM_TYPES[comm_type]
+    n = -(-size // ranks) if blocks else size
+    return Collective(label=label, collective=collective, algorithm=algorithms[collective], bytes_per_rank=n)
+
+
+def chakra_job(
+    name: str, hosts: tuple[int, ...], traces: Sequence[str | Path], algorithms: dict[str, str] | None = None
+) -> tuple[Job, int]:
+    """(the job of one trace file per rank, rank r on hosts[r]; the dependencies it dropped, on nodes the
+    trace does not hold); ``algorithms`` picks each collective's algorithm (default: DEFAULT_ALGORITHMS)."""
+    if len(traces) != len(hosts):
+        raise McsimError(f"job {name!r}: {len(traces)} trace files for {len(hosts)} ranks; give one per rank")
+    algos = DEFAULT_ALGORITHMS | (algorithms or {})
+    read = [read_trace(t) for t in traces]
+    first = read[0].nodes
+    for r, trace in enumerate(read[1:], 1):
+        pairs = list(zip(first, trace.nodes, strict=False))
+        if len(trace.nodes) != len(first) or any(_shape(a) != _shape(b) for a, b in pairs):
+            differ = next((a.id for a, b in pairs if _shape(a) != _shape(b)), f"count {len(trace.nodes)}")
+            raise McsimError(
+                f"job {name!r}: rank {r}'s trace ({traces[r]}) differs from rank 0's at node {differ} (mcsim runs "
+                "one graph on every rank: the same nodes, dependencies and collectives)"
+            )
+    nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
+    ids = {node.id for node in first}
+    if len(ids) != len(first):
+        raise McsimError(f"job {name!r}: {traces[0]}: a node id appears twice")
+    dropped = 0
+    for i, node in enumerate(first):
+        durations = tuple(int(t.nodes[i].duration_micros) for t in read)
+        step = _step(node, durations, len(hosts), algos, f"job {name!r}: {traces[0]}")
+        deps = tuple(node.data_deps)
+        dropped += sum(d not in ids for d in deps)
+        nodes[str(node.id)] = (step, tuple(str(d) for d in deps if d in ids))
+    return job_of_graph(name, hosts, nodes), dropped
