@@ -72,7 +72,7 @@ DEFAULT_ALGORITHMS = {
 
 
 @cache
-def _classes() -> tuple[Any, Any]:
+def message_classes() -> tuple[Any, Any]:
     """(GlobalMetadata, Node) message classes, built from mcsim's declaration of the public schema."""
     try:
         from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -186,7 +186,7 @@ def read_trace(path: str | Path) -> Trace:
             data = gzip.decompress(data)
     except (OSError, EOFError) as exc:
         raise McsimError(f"{where}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
-    metadata_cls, node_cls = _classes()
+    metadata_cls, node_cls = message_classes()
     raw = messages(data, where)
     if not raw:
         raise McsimError(f"{where}: not a Chakra trace (empty)")

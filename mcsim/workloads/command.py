@@ -41,6 +41,8 @@ def cmd_workload(args: argparse.Namespace) -> int:
     _checked_out(args.out, "--out", tuple(SUFFIXES))
     _checked_out(args.timeline, "--timeline", (*SUFFIXES, FIGURE_SUFFIX))
     w = read_workload(args.file)
+    for note in w.notes:
+        print(f"mcsim: note: {note}", file=sys.stderr)
     steps = sum(len(j.steps) for j in w.jobs)
     print(f"mcsim: workload {args.file}: {len(w.jobs)} jobs, {steps} steps on {w.topology} ...", file=sys.stderr)
     result = run_jobs(

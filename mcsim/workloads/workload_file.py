@@ -27,6 +27,7 @@ unknown key, kind or placement is one line naming it.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ from mcsim import topology as topologies
 from mcsim.errors import McsimError, pick, require_int
 from mcsim.units import parse_size, parse_time
 from mcsim.util import toml_text
+from mcsim.workloads.chakra import DEFAULT_ALGORITHMS, chakra_job
 from mcsim.workloads.job import Job
 from mcsim.workloads.training import data_parallel_job, fsdp_job
 
@@ -60,19 +62,24 @@ DATA_PARALLEL_KEYS = {
     "bucket_layers": 1,
     "allreduce": "ring",
 }
-JOB_KEYS = ("name", "ranks", "placement", "hosts", "kind")
+# a Chakra trace per rank: traces = [files] (one per rank) or "prefix" (files prefix.0.et, prefix.1.et, ...,
+# as ASTRA-sim names them), relative to the workload file; each collective's algorithm by its name
+CHAKRA_KEYS: dict[str, Any] = {"traces": None, **DEFAULT_ALGORITHMS}
+JOB_KEYS = ("name", "ranks", "placement", "hosts", "kind", "compute_units")
 # a job's kind -> its keys (None: required) and their defaults
-KINDS: dict[str, dict[str, Any]] = {"fsdp": FSDP_KEYS, "data_parallel": DATA_PARALLEL_KEYS}
+KINDS: dict[str, dict[str, Any]] = {"fsdp": FSDP_KEYS, "data_parallel": DATA_PARALLEL_KEYS, "chakra": CHAKRA_KEYS}
 
 
 @dataclass(frozen=True, slots=True)
 class Workload:
-    """A workload file's fabric and jobs (placed)."""
+    """A workload file's fabric and jobs (placed); ``notes``: what reading it changed (a Chakra trace's
+    dependencies on nodes it does not hold, dropped)."""
 
     topology: str
     rate: str | None
     seed: int
     jobs: tuple[Job, ...]
+    notes: tuple[str, ...] = ()
 
 
 def leaf_of(g: nx.Graph, host: int) -> int:
@@ -134,8 +141,36 @@ def _training(where: str, name: str, hosts: tuple[int, ...], kind: str, table: d
     return data_parallel_job(name, hosts, **common, bucket_layers=bucket, allreduce=text["allreduce"])
 
 
-def workload_of(data: dict[str, Any], where: str) -> Workload:
-    """The Workload of a parsed file (McsimError, one line, for anything else)."""
+def _chakra(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any], folder: Path) -> tuple[Job, int]:
+    """A Chakra job: its trace files (relative to the workload file's folder) and algorithms."""
+    traces = table.get("traces")
+    if isinstance(traces, str):
+        files = [folder / f"{traces}.{r}.et" for r in range(len(hosts))]
+    elif isinstance(traces, list) and all(isinstance(t, str) for t in traces):
+        files = [folder / t for t in traces]
+    else:
+        raise McsimError(f"{where}: traces={traces!r} must be a list of files, one per rank, or a prefix string")
+    algorithms = {c: table.get(c, a) for c, a in DEFAULT_ALGORITHMS.items()}
+    return chakra_job(name, hosts, files, algorithms)
+
+
+def _hosts_of(g: nx.Graph, table: dict[str, Any], free: list[int], seed: int, at: str) -> tuple[int, ...]:
+    """The job's hosts: ``hosts = [..]``, or ``ranks`` (a Chakra job: its trace list's length) by its placement."""
+    if "hosts" in table:
+        hosts = table["hosts"]
+        if "placement" in table or not isinstance(hosts, list):
+            raise McsimError(f"{at}: give hosts = [..] (a list) or a placement, not both")
+        return tuple(hosts)
+    placement = table.get("placement", "contiguous")
+    pick(f"placement of {at}", placement, {p: p for p in PLACEMENTS})
+    traces = table.get("traces")
+    ranks = table.get("ranks", len(traces) if isinstance(traces, list) else None)
+    return place(g, require_int(at, "ranks", ranks, lo=2), placement, free, seed, at)
+
+
+def workload_of(data: dict[str, Any], where: str, folder: Path | None = None) -> Workload:
+    """The Workload of a parsed file (McsimError, one line, for anything else); ``folder``: where the
+    file's relative paths start (default: the current folder)."""
     _unknown(where, data, TOP_KEYS)
     topo = data.get("topology", "testbed-188")
     rate = data.get("rate")
@@ -147,7 +182,7 @@ def workload_of(data: dict[str, Any], where: str) -> Workload:
         raise McsimError(f"{where}: needs [[jobs]] tables, one per job")
     g = topologies.resolve(topo)
     free = list(range(topologies.host_count(g)))
-    jobs = []
+    jobs, notes = [], []
     for i, table in enumerate(tables):
         at = f"{where}: jobs[{i}]"
         kind = table.get("kind")
@@ -156,21 +191,19 @@ def workload_of(data: dict[str, Any], where: str) -> Workload:
         name = table.get("name", f"job{i}")
         if not isinstance(name, str) or not name:
             raise McsimError(f"{at}: name={name!r} must be a non-empty string")
-        if "hosts" in table:
-            hosts = table["hosts"]
-            if "placement" in table or not isinstance(hosts, list):
-                raise McsimError(f"{at}: give hosts = [..] (a list) or a placement, not both")
-            chosen = tuple(hosts)
-        else:
-            placement = table.get("placement", "contiguous")
-            pick(f"placement of {at}", placement, {p: p for p in PLACEMENTS})
-            ranks = require_int(at, "ranks", table.get("ranks"), lo=2)
-            chosen = place(g, ranks, placement, free, seed + i, at)
+        chosen = _hosts_of(g, table, free, seed + i, at)
         free = [h for h in free if h not in set(chosen)]
-        jobs.append(_training(at, name, chosen, kind, table))
-    return Workload(topology=topo, rate=rate, seed=seed, jobs=tuple(jobs))
+        if kind == "chakra":
+            job, dropped = _chakra(at, name, chosen, table, folder or Path())
+            if dropped:
+                notes.append(f"job {name!r}: {dropped} dependencies on nodes its trace does not hold were dropped")
+        else:
+            job = _training(at, name, chosen, kind, table)
+        units = require_int(at, "compute_units", table.get("compute_units", 1), lo=0)
+        jobs.append(dataclasses.replace(job, compute_units=units))
+    return Workload(topology=topo, rate=rate, seed=seed, jobs=tuple(jobs), notes=tuple(notes))
 
 
 def read_workload(path: str | Path) -> Workload:
     where = str(path)
-    return workload_of(toml_text.read_document(path, where), where)
+    return workload_of(toml_text.read_document(path, where), where, Path(path).parent)

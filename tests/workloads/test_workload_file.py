@@ -4,12 +4,14 @@ timeline, and bad files as one line each."""
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 
 from mcsim import topology
 from mcsim.cli import main
 from mcsim.errors import McsimError
+from mcsim.workloads.chakra import chakra_job
 from mcsim.workloads.run import run_jobs
 from mcsim.workloads.training import data_parallel_job, fsdp_job
 from mcsim.workloads.workload_file import leaf_of, workload_of
@@ -102,8 +104,8 @@ def test_the_command_prints_a_row_per_job_and_writes_the_timeline(tmp_path, caps
     ("data", "message"),
     [
         (
-            doc({"name": "a", "ranks": 4, "kind": "chakra"}),
-            r"unknown kind of w: jobs\[0\] 'chakra'; choose one of data_parallel, fsdp",
+            doc({"name": "a", "ranks": 4, "kind": "trace"}),
+            r"unknown kind of w: jobs\[0\] 'trace'; choose one of chakra, data_parallel, fsdp",
         ),
         (doc({"name": "a", "ranks": 4, "placement": "nearby"}), r"unknown placement of w: jobs\[0\] 'nearby'"),
         (doc({"name": "a", "ranks": 4, "colour": 1}), r"^w: jobs\[0\]: unknown key 'colour'; the keys are"),
@@ -149,3 +151,31 @@ def test_the_timeline_figure_has_a_lane_per_job_and_kind(tmp_path, capsys):
     for lane in ("a: compute", "a: allgather", "a: reduce-scatter", "b: compute", "b: allreduce"):
         assert lane in svg
     assert "b: allgather" not in svg
+
+
+def test_the_chakra_kind_reads_a_trace_per_rank_relative_to_the_file(tmp_path, capsys):
+    real = Path(__file__).parent / "data" / "chakra-feeder.0.et.gz"
+    (tmp_path / "traces").mkdir()
+    for r in range(4):
+        (tmp_path / "traces" / f"real.{r}.et").write_bytes(real.read_bytes())
+    path = tmp_path / "w.toml"
+    path.write_text(
+        'topology = "fat-tree-k4"\n[[jobs]]\nname = "real"\nranks = 4\nkind = "chakra"\n'
+        'traces = "traces/real"\nallreduce = "tree"\n'
+    )
+    assert main(["workload", str(path), "--format", "json"]) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    job, _ = chakra_job("real", (0, 1, 2, 3), [real] * 4, {"allreduce": "tree"})
+    assert row == json.loads(json.dumps(run_jobs([job], topology="fat-tree-k4").jobs[0].summary()))
+    listed = workload_of(
+        {
+            "topology": "fat-tree-k4",
+            "jobs": [{"name": "r", "kind": "chakra", "traces": [str(real)] * 3, "compute_units": 0}],
+        },
+        "w",
+    )
+    assert listed.jobs[0].hosts == (0, 1, 2) and listed.jobs[0].compute_units == 0
+    with pytest.raises(McsimError, match=r"traces=7 must be a list of files, one per rank, or a prefix string"):
+        workload_of(
+            {"topology": "fat-tree-k4", "jobs": [{"name": "r", "kind": "chakra", "traces": 7, "ranks": 2}]}, "w"
+        )

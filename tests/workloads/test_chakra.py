@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Chakra execution traces as jobs: a trace written from a known FSDP schedule runs as the FSDP generator's
+job, step for step; a real public trace runs; bad traces are one line each."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mcsim.errors import McsimError
+from mcsim.workloads import Collective, Compute, run_jobs
+from mcsim.workloads.chakra import chakra_job, message_classes, read_trace
+from mcsim.workloads.training import fsdp_job
+
+REAL = Path(__file__).parent / "data" / "chakra-feeder.0.et.gz"  # see data/README.md
+COMM_TYPE = {"allreduce": 0, "allgather": 2, "reduce_scatter": 7, "alltoall": 6}  # et_def.proto CollectiveCommType
+US = 1_000_000
+
+
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def write_trace(path: Path, nodes: list[dict], version: str = "0.0.4") -> None:
+    """A trace file: GlobalMetadata, then each Node, each after its length (protobuf's delimited stream)."""
+    metadata_cls, node_cls = message_classes()
+    messages = [metadata_cls(version=version).SerializeToString()]
+    for n in nodes:
+        node = node_cls(id=n["id"], name=n["name"], type=n["type"], duration_micros=n.get("us", 0))
+        node.data_deps.extend(n.get("deps", ()))
+        node.ctrl_deps.extend(n.get("ctrl", ()))
+        for key, value in n.get("attr", {}).items():
+            node.attr.add(name=key, int64_val=value)
+        messages.append(node.SerializeToString())
+    path.write_bytes(b"".join(varint(len(m)) + m for m in messages))
+
+
+def trace_of(job, ranks: int) -> list[dict]:
+    """The nodes of a job's steps: compute as COMP_NODE of its microseconds, collectives as COMM_COLL_NODE
+    with comm_size the bytes each rank puts in (a Reduce-Scatter's P blocks)."""
+    nodes = []
+    for i, step in enumerate(job.steps):
+        node = {"id": 100 + i, "name": step.label, "deps": [100 + a for a in step.after]}
+        if isinstance(step, Compute):
+            node |= {"type": 4, "us": step.duration_ps // US}
+        else:
+            size = step.bytes_per_rank_b * (ranks if step.collective in ("reduce_scatter", "alltoall") else 1)
+            node |= {"type": 7, "attr": {"comm_type": COMM_TYPE[step.collective], "comm_size": size}}
+        nodes.append(node)
+    return nodes
+
+
+def test_a_trace_of_an_fsdp_schedule_runs_as_the_fsdp_job(tmp_path):
+    hosts = (0, 1, 2, 3)
+    fsdp = fsdp_job("f", hosts, layers=3, bytes_per_layer=128 << 10, forward_ps=10 * US, backward_ps=20 * US)
+    paths = []
+    for r in range(4):
+        paths.append(tmp_path / f"f.{r}.et")
+        write_trace(paths[-1], trace_of(fsdp, 4))
+    job, dropped = chakra_job("f", hosts, paths, {"allgather": "mcast", "reduce_scatter": "ring"})
+    assert dropped == 0
+    assert [(type(s), s.label, s.after) for s in job.steps] == [(type(s), s.label, s.after) for s in fsdp.steps]
+    a = run_jobs([job], topology="fat-tree-k4").jobs[0]
+    b = run_jobs([fsdp], topology="fat-tree-k4").jobs[0]
+    np.testing.assert_array_equal(a.timeline, b.timeline)
+
+
+def test_compute_may_last_differently_per_rank(tmp_path):
+    nodes = [
+        {"id": 1, "name": "c", "type": 4, "us": 5},
+        {"id": 2, "name": "ar", "type": 7, "deps": [1], "attr": {"comm_type": 0, "comm_size": 4096}},
+    ]
+    paths = []
+    for r in range(3):
+        paths.append(tmp_path / f"t.{r}.et")
+        write_trace(paths[-1], [dict(nodes[0], us=5 + r), nodes[1]])
+    job, _ = chakra_job("t", (0, 1, 2), paths)
+    assert job.steps[0].duration_ps == (5 * US, 6 * US, 7 * US)
+    r = run_jobs([job], topology="fat-tree-k4").jobs[0]
+    assert (r.timeline[1, :, 1] == 7 * US).all()  # the Allreduce starts with its slowest rank
+
+
+def test_a_real_public_trace_runs():
+    # one rank's trace of a PyTorch run (MLCommons Chakra's feeder test trace), on 4 ranks
+    trace = read_trace(REAL)
+    assert trace.version == "1.0.1" and len(trace.nodes) == 3664
+    job, dropped = chakra_job("real", (0, 1, 2, 3), [REAL] * 4)
+    collectives = [s for s in job.steps if isinstance(s, Collective)]
+    assert dropped == 0 and len(job.steps) == 3664
+    assert [s.collective for s in collectives] == ["broadcast"] * 2 + ["allreduce"] * 5
+    r = run_jobs([job], topology="fat-tree-k4").jobs[0]
+    assert r.complete
+    assert r.iteration_ps >= r.compute_ps > 0  # one compute unit per rank: the compute alone is a bound
+    for s, step in enumerate(job.steps):  # every step after the ones it waits for, on every rank
+        for a in step.after:
+            assert (r.timeline[s, :, 1] >= r.timeline[a, :, 2]).all()
+
+
+def _bad(tmp_path: Path, nodes: list[dict], version: str = "0.0.4") -> Path:
+    path = tmp_path / "bad.0.et"
+    write_trace(path, nodes, version)
+    return path
+
+
+COMP = {"id": 1, "name": "c", "type": 4, "us": 1}
+
+
+@pytest.mark.parametrize(
+    ("nodes", "version", "message"),
+    [
+        (
+            [COMP],
+            "0.0.3",
+            r"Chakra schema version '0\.0\.3', which this reader cannot read \(it reads 0\.0\.4 and 1\.x\)",
+        ),
+        ([COMP, {"id": 2, "name": "s", "type": 5}], "0.0.4", r"node 2 \(s\) is a COMM_SEND_NODE, which mcsim does not"),
+        (
+            [COMP, {"id": 2, "name": "b", "type": 7, "attr": {"comm_type": 9, "comm_size": 8}}],
+            "1.0.0",
+            r"node 2 \(b\): a BARRIER collective, which mcsim does not run",
+        ),
+        (
+            [COMP, {"id": 2, "name": "x", "type": 7, "attr": {"comm_type": 0}}],
+            "1.0.0",
+            r"node 2 \(x\): comm_size=None; a collective needs its bytes",
+        ),
+        (
+            [dict(COMP, deps=[2]), {"id": 2, "name": "d", "type": 4, "deps": [1]}],
+            "1.0.0",
+            r"^job 'j': the steps' dependencies have a cycle",
+        ),
+        ([COMP, dict(COMP, name="again")], "1.0.0", r"a node id appears twice"),
+        ([{"id": 1, "name": "z", "type": 0}], "1.0.0", r"node 1 \(z\) is a INVALID_NODE"),
+    ],
+)
+def test_a_bad_trace_is_one_line(tmp_path, nodes, version, message):
+    path = _bad(tmp_path, nodes, version)
+    with pytest.raises(McsimError, match=message) as err:
+        chakra_job("j", (0, 1), [path, path])
+    assert "\n" not in str(err.value)
+
+
+def test_a_file_that_is_not_a_trace_is_one_line(tmp_path):
+    junk = tmp_path / "junk.et"
+    junk.write_bytes(b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01")
+    with pytest.raises(McsimError, match=r"not a Chakra trace \(a length is longer than 64 bits"):
+        read_trace(junk)
+    junk.write_bytes(b"\x05ab")
+    with pytest.raises(McsimError, match=r"not a Chakra trace \(a message of 5 B runs past the end of the file\)"):
+        read_trace(junk)
+    junk.write_bytes(b"\x02\x0a")  # a message whose field 1 runs past its end
+    with pytest.raises(McsimError, match=r"^.*junk\.et: not a Chakra trace"):
+        read_trace(junk)
+    with pytest.raises(McsimError, match=r"cannot be read"):
+        read_trace(tmp_path / "missing.et")
+
+
+def test_ranks_whose_traces_differ_are_one_line(tmp_path):
+    a, b = tmp_path / "a.et", tmp_path / "b.et"
+    write_trace(a, [COMP, {"id": 2, "name": "ar", "type": 7, "deps": [1], "attr": {"comm_type": 0, "comm_size": 64}}])
+    write_trace(b, [COMP, {"id": 2, "name": "ar", "type": 7, "deps": [1], "attr": {"comm_type": 0, "comm_size": 32}}])
+    with pytest.raises(McsimError, match=r"rank 1's trace \(.*b\.et\) differs from rank 0's at node 2"):
+        chakra_job("j", (0, 1), [a, b])
+    with pytest.raises(McsimError, match=r"1 trace files for 2 ranks"):
+        chakra_job("j", (0, 1), [a])
+
+
+def test_ctrl_deps_order_nothing_and_missing_deps_are_dropped_and_counted(tmp_path):
+    path = tmp_path / "t.et"
+    # node 2 names node 1 its parent (ctrl) and waits for node 7, which the trace does not hold
+    write_trace(path, [dict(COMP, ctrl=[2]), {"id": 2, "name": "k", "type": 4, "us": 2, "ctrl": [1], "deps": [7]}])
+    job, dropped = chakra_job("j", (0, 1), [path, path])
+    assert dropped == 1 and [s.after for s in job.steps] == [(), ()]
