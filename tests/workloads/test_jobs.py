@@ -10,6 +10,7 @@ import pytest
 
 from mcsim import topology
 from mcsim.errors import McsimError
+from mcsim.routing.layout import layout_of
 from mcsim.runs.scenario import Scenario
 from mcsim.workloads import Collective, Compute, Job, run_jobs
 from mcsim.workloads.job import job_of_graph
@@ -282,3 +283,62 @@ def test_a_collective_waits_for_its_slowest_rank():
     assert (r.timeline[1, :, 1] == 4 * US).all()
     np.testing.assert_array_equal(r.timeline[1, :, 2], 4 * US + alone.finish_ps)
     assert r.compute_ps == 4 * US and r.exposed_comm_ps == alone.time_ps
+
+
+def _uplink(g: nx.Graph, r) -> int:
+    """Packets leaf 0 sent up to the spine."""
+    lay = layout_of(g)
+    leaf = min(g.neighbors(0))
+    spine = max(g.neighbors(leaf))
+    return int(r.fabric.ports["tx_packets"][r.fabric.port_index(leaf, lay.first_port[leaf][spine])])
+
+
+def test_a_multicast_allgather_puts_fewer_packets_on_the_shared_uplink_than_a_ring():
+    # ranks on hosts 0, 1 (leaf 0) and 4, 5 (leaf 1), shards of 16 KiB = 4 packets, one WRITE each. Ring: the
+    # edge from rank 1 to rank 2 carries P-1 = 3 shards up, and rank 0 acknowledges rank 3's WRITEs up (one
+    # ACK per WRITE, or fewer, coalesced). Multicast: each of the 2 shards of leaf 0 goes up once, with the
+    # FIN of rank 1 to rank 2 and rank 0's ACK of rank 3's FIN (the K = 2 tokens stay inside the leaves)
+    g = leaves(2, 4)
+    ring, mcast = (
+        run_jobs(
+            [
+                Job(
+                    name="a",
+                    hosts=(0, 1, 4, 5),
+                    steps=(Collective(label="ag", collective="allgather", algorithm=algo, bytes_per_rank="16KiB"),),
+                )
+            ],
+            topology=g,
+        )
+        for algo in ("ring", "mcast")
+    )
+    assert 3 * 4 + 1 <= _uplink(g, ring) <= 3 * 4 + 3
+    assert _uplink(g, mcast) == 2 * 4 + 2
+
+
+def test_a_neighbour_s_multicast_allgathers_slow_a_job_less_than_its_rings():
+    # jobs a and b interleaved over two leaves under one spine (4:1 oversubscribed): b's ring Allgathers
+    # share the uplinks with a's Allgathers; a multicast a sends 2 shards up per Allgather instead of 3
+    g = leaves(2, 4)
+
+    def chain(name, hosts, algo):
+        return Job(
+            name=name,
+            hosts=hosts,
+            steps=tuple(
+                Collective(
+                    label=f"ag{i}",
+                    collective="allgather",
+                    algorithm=algo,
+                    bytes_per_rank="256KiB",
+                    after=(i - 1,) if i else (),
+                )
+                for i in range(3)
+            ),
+        )
+
+    b = chain("b", (2, 3, 6, 7), "ring")
+    alone = run_jobs([b], topology=g).jobs[0].iteration_ps
+    with_ring = run_jobs([chain("a", (0, 1, 4, 5), "ring"), b], topology=g).job("b").iteration_ps
+    with_mcast = run_jobs([chain("a", (0, 1, 4, 5), "mcast"), b], topology=g).job("b").iteration_ps
+    assert alone < with_mcast < with_ring
