@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcsim.config.fabric import FabricConfig
 from mcsim.errors import McsimError
 from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 from mcsim.workloads.figure import write_timeline_svg
@@ -45,9 +44,7 @@ def cmd_workload(args: argparse.Namespace) -> int:
         print(f"mcsim: note: {note}", file=sys.stderr)
     steps = sum(len(j.steps) for j in w.jobs)
     print(f"mcsim: workload {args.file}: {len(w.jobs)} jobs, {steps} steps on {w.topology} ...", file=sys.stderr)
-    result = run_jobs(
-        w.jobs, topology=w.topology, rate=w.rate, fabric_config=FabricConfig(seed=w.seed, ecmp_seed=w.seed)
-    )
+    result = run_jobs(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed)
     rows = [j.summary() for j in result.jobs]
     if args.format == "table":
         print(JOB_TABLE.header().rstrip())

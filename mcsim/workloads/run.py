@@ -13,17 +13,17 @@ import numpy as np
 
 from mcsim import topology as topologies
 from mcsim.config.collectives import TeamSpec
-from mcsim.config.fabric import FabricConfig
-from mcsim.config.rdma import RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.native import collectives, fabric, jobs, rdma
 from mcsim.native.attributes import set_attributes_of
 from mcsim.native.simulation import Simulation
 from mcsim.result import FabricResult, Result
 from mcsim.runs.scenario import Scenario
+from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.workloads.job import Collective, Compute, Job, check_jobs
 
 KINDS = ("compute", "collective")  # a timeline step's kind
+STEP_FIELDS = ("collective", "algorithm", "bytes_per_rank", "ranks", "overlap", "overlap_algorithm", "verify")
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,21 +173,17 @@ def run_jobs(
     *,
     topology: Any = "testbed-188",
     rate: str | None = None,
-    fabric_config: FabricConfig | None = None,
-    rdma_config: RdmaConfig | None = None,
+    **options: Any,
 ) -> WorkloadResult:
     """Run the jobs at once on one fabric (every job starts at 0); each job's steps run as their
-    dependencies end, in C++."""
+    dependencies end, in C++. ``options``: Scenario keywords for every collective step and the fabric
+    (its fields and short names: ``seed=3``, ``endpoints=16``, ``processor=DpaConfig()``, ``ring_chunk``,
+    ``fabric=FabricConfig(...)``, ...), never what a step says itself."""
     jobs_ = tuple(jobs_)
-    base = Scenario(
-        topology=topology,
-        rate=rate,
-        ranks=2,
-        algorithm="ring",
-        bytes_per_rank=4,
-        fabric=fabric_config or FabricConfig(),
-        rdma=rdma_config or RdmaConfig(),
-    )
+    own = sorted(set(options) & set(STEP_FIELDS))
+    if own:
+        raise McsimError(f"run_jobs: {own[0]}= is each collective step's own; not an option of the run")
+    base = scenario_of(topology=topology, rate=rate, ranks=2, algorithm="ring", bytes_per_rank=4, **options)
     check_jobs(jobs_, topologies.host_count(base._base_graph()))
     plan = _plan(base, jobs_)
     rdma_cfg = dataclasses.replace(base.rdma, region_b=plan.region_b)

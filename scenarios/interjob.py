@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Question: when another job's traffic crosses the same switches, how much does it slow an FSDP job,
+and do placement and the multicast Allgather remove that bubble?
+
+Two FSDP jobs (mcsim.workloads.training.fsdp_job) of 8 ranks each on a 2:1 oversubscribed leaf-spine
+fabric (4 leaves of 4 hosts, 2 spines, every link at --rate): the job under study and a neighbour whose
+Allgathers and Reduce-Scatters are rings. Placement: contiguous (each job on two leaves of its own: no
+link shared) or interleaved (each job on every leaf: their rings and trees share the uplinks). For each
+placement and Allgather of the job under study (ring, or multicast with its receive on the DPA: then
+every host's completions, the neighbour's too, are the DPA's), it
+prints the job's iteration alone and beside the neighbour, the bubble the neighbour adds (iteration
+beside it less alone) and the neighbour's iteration.
+
+Run: mcsim run scenarios/interjob.py [--rate 100Gbps] [--layers 4] [--bytes-per-layer 4MiB]
+     [--forward 100us] [--backward 200us]
+"""
+
+import argparse
+import sys
+
+from mcsim import topology
+from mcsim.config.dpa import DpaConfig
+from mcsim.units import parse_rate, parse_size, parse_time
+from mcsim.util.output import Column, Table
+from mcsim.workloads import run_jobs
+from mcsim.workloads.training import fsdp_job
+from mcsim.workloads.workload_file import place
+
+DPA = {"processor": DpaConfig(threads=16), "endpoints": 16, "staging": False}  # the multicast's receive engine
+TABLE = Table(
+    [
+        Column("placement", width=12, left=True),
+        Column("AG", width=6, left=True),
+        Column("alone_us", ".1f", 10),
+        Column("beside_us", ".1f", 10),
+        Column("bubble_us", ".1f", 10),
+        Column("neighbour_us", ".1f", 13),
+    ]
+)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rate", default="100Gbps", help="every link's rate")
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--bytes-per-layer", default="4MiB")
+    parser.add_argument("--forward", default="100us")
+    parser.add_argument("--backward", default="200us")
+    args = parser.parse_args()
+    g = topology.leaf_spine(4, 2, 4, rate_bps=parse_rate(args.rate, what="--rate"), delay_ps=100_000)
+    g.graph.update(name="leaf-spine 4x4, 2 spines (2:1)")
+    kw = {
+        "layers": args.layers,
+        "bytes_per_layer": parse_size(args.bytes_per_layer, what="--bytes-per-layer"),
+        "forward_ps": parse_time(args.forward, what="--forward"),
+        "backward_ps": parse_time(args.backward, what="--backward"),
+    }
+    print(TABLE.header())
+    for placement in ("contiguous", "interleaved"):
+        study = place(g, 8, placement, list(range(16)), 1, "study")
+        neighbour = place(g, 8, placement, [h for h in range(16) if h not in study], 1, "neighbour")
+        for ag in ("ring", "mcast"):
+            print(f"mcsim: {placement} AG {ag} ...", file=sys.stderr, flush=True)
+            options = DPA if ag == "mcast" else {}
+            a = fsdp_job("study", study, allgather=ag, **kw)
+            b = fsdp_job("neighbour", neighbour, allgather="ring", **kw)
+            alone = run_jobs([a], topology=g, **options).jobs[0]
+            both = run_jobs([a, b], topology=g, **options)
+            beside = both.job("study")
+            row = {
+                "placement": placement,
+                "AG": ag,
+                "alone_us": alone.iteration_ps / 1e6,
+                "beside_us": beside.iteration_ps / 1e6,
+                "bubble_us": (beside.iteration_ps - alone.iteration_ps) / 1e6,
+                "neighbour_us": both.job("neighbour").iteration_ps / 1e6,
+            }
+            print(TABLE.row(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
