@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The workload scenario scripts run and print what they say: scenarios/interjob.py (no bubble when the jobs
+share no link, one when they do) and scenarios/fsdp_iteration.py (every pair's iteration at least its
+compute)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(script: str, *args: str) -> list[list[str]]:
+    out = subprocess.run(
+        [sys.executable, "-m", "mcsim", "run", str(REPO / "scenarios" / script), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    ).stdout
+    return [line.split() for line in out.splitlines()[1:]]
+
+
+def test_interjob_shows_no_bubble_apart_and_one_side_by_side():
+    rows = run("interjob.py", "--layers", "2", "--bytes-per-layer", "1MiB")
+    bubble = {(r[0], r[1]): float(r[4]) for r in rows}
+    assert bubble[("contiguous", "ring")] == bubble[("contiguous", "mcast")] == 0.0
+    assert bubble[("interleaved", "ring")] > 0 and bubble[("interleaved", "mcast")] > 0
+
+
+def test_fsdp_iteration_runs_every_pair_on_both_rates():
+    rows = run("fsdp_iteration.py", "--quick", "--layers", "2", "--bytes-per-layer", "1MiB")
+    assert len(rows) == 8  # 2 rates x 4 pairs
+    for r in rows:  # fabric (2 words), AG, RS, receive, iteration, compute, exposed, removed
+        iteration, compute, exposed = float(r[5]), float(r[6]), float(r[7])
+        assert iteration >= compute and abs(iteration - compute - exposed) < 0.2
