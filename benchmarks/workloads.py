@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Workload speed: a workload runs its collectives no slower per packet-hop than the same collectives
+run alone (issue 34's target: within +-10 %).
+
+Two workloads, as the scenario scripts run them: "fsdp" (one FSDP iteration, 16 ranks on fat-tree-k4 at
+56 Gbit/s, 4 layers of 4 MiB, multicast Allgather, ring Reduce-Scatter) and "interjob" (two FSDP jobs of
+8 ranks interleaved on a 2:1 leaf-spine at 100 Gbit/s, ring collectives). For each: packet-hops (link
+traversals), the wall time of Simulator::Run() and of the whole run, and packet-hops per second inside
+Run(); beside it, in the same run, every collective step of the workload run alone (a job of that one
+step on its job's hosts, the fabric idle), their packet-hops and Run() times summed, and the workload's
+rate as a share of theirs. Medians of --repeat interleaved fresh processes. It never asserts.
+
+Run: python benchmarks/workloads.py [--repeat 3]
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+CHILD = """
+import dataclasses, json, sys, time
+from mcsim import topology
+from mcsim.native import run_control, runtime
+from mcsim.workloads import Collective, Job, run_jobs
+from mcsim.workloads.training import fsdp_job
+from mcsim.workloads.workload_file import place
+runtime.load()
+kw = {"layers": 4, "bytes_per_layer": 4 << 20, "forward_ps": 100_000_000, "backward_ps": 200_000_000}
+if sys.argv[1] == "fsdp":
+    topo, rate = "fat-tree-k4", "56Gbps"
+    jobs = [fsdp_job("fsdp", tuple(range(16)), allgather="mcast", **kw)]
+else:
+    topo = topology.leaf_spine(4, 2, 4, rate_bps=100 * 10**9, delay_ps=100_000)
+    topo.graph.update(name="leaf-spine 4x4, 2 spines")
+    rate = None
+    a = place(topo, 8, "interleaved", list(range(16)), 1, "a")
+    b = place(topo, 8, "interleaved", [h for h in range(16) if h not in a], 1, "b")
+    jobs = [fsdp_job("a", a, allgather="ring", **kw), fsdp_job("b", b, allgather="ring", **kw)]
+if sys.argv[2] == "workload":
+    t0 = time.perf_counter()
+    r = run_jobs(jobs, topology=topo, rate=rate)
+    wall = time.perf_counter() - t0
+    last = run_control.last_run()
+    out = {"hops": r.fabric.link_traversals(), "run_s": last.wall_s, "wall_s": wall}
+else:
+    hops = run_s = wall = 0.0
+    steps = [(s, job.hosts) for job in jobs for s in job.steps if isinstance(s, Collective)]
+    for s, hosts in steps:  # the step alone on its job's hosts
+        t0 = time.perf_counter()
+        res = run_jobs([Job(name="alone", hosts=hosts, steps=(dataclasses.replace(s, after=()),))], topology=topo,
+                       rate=rate)
+        wall += time.perf_counter() - t0
+        hops += res.fabric.link_traversals()
+        run_s += run_control.last_run().wall_s
+    out = {"hops": hops, "run_s": run_s, "wall_s": wall, "collectives": len(steps)}
+print(json.dumps(out))
+"""
+WORKLOADS = ("fsdp", "interjob")
+
+
+def child(workload: str, what: str) -> dict:
+    argv = [sys.executable, "-c", CHILD, workload, what]
+    return json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved fresh processes per figure (default 3)")
+    args = parser.parse_args()
+    from mcsim.native import library, runtime
+
+    library.ensure_built()
+    runtime.load()  # the build is not timed
+    samples: dict[tuple[str, str], list[dict]] = {(w, k): [] for w in WORKLOADS for k in ("workload", "alone")}
+    for _ in range(args.repeat):
+        for w in WORKLOADS:
+            for k in ("workload", "alone"):
+                samples[w, k].append(child(w, k))
+    print(f"medians of {args.repeat} interleaved runs; hops = link traversals, rates inside Simulator::Run()")
+    print(f"{'workload':<9} {'hops':>9} {'run_s':>7} {'wall_s':>7} {'Mhops/s':>8} | {'alone: colls':>12} "
+          f"{'hops':>9} {'run_s':>7} {'Mhops/s':>8} | {'ratio':>6}")  # fmt: skip
+    for w in WORKLOADS:
+        work, alone = samples[w, "workload"], samples[w, "alone"]
+        run_s = statistics.median(s["run_s"] for s in work)
+        wall_s = statistics.median(s["wall_s"] for s in work)
+        alone_s = statistics.median(s["run_s"] for s in alone)
+        rate, alone_rate = work[0]["hops"] / run_s, alone[0]["hops"] / alone_s
+        print(
+            f"{w:<9} {work[0]['hops']:>9.0f} {run_s:>7.3f} {wall_s:>7.3f} {rate / 1e6:>8.2f} | "
+            f"{alone[0]['collectives']:>12} {alone[0]['hops']:>9.0f} {alone_s:>7.3f} {alone_rate / 1e6:>8.2f} | "
+            f"{rate / alone_rate:>6.2f}"
+        )
+    print("target (issue 34): ratio >= 0.90 (a workload no slower per packet-hop than its collectives alone)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
