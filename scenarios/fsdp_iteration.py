@@ -21,16 +21,14 @@ Run: mcsim run scenarios/fsdp_iteration.py [--quick] [--layers 8] [--bytes-per-l
 import argparse
 import sys
 
-from mcsim.config.dpa import DpaConfig
 from mcsim.units import parse_size, parse_time
 from mcsim.util.output import Column, Table
-from mcsim.workloads import run_jobs
+from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import fsdp_job
 
 PAIRS = (("ring", "ring"), ("mcast", "ring"), ("ring", "innet"), ("mcast", "innet"))  # (Allgather, Reduce-Scatter)
 FABRICS = (("testbed-188", "56Gbps"), ("fat-tree-k8", "400Gbps"))
 QUICK_FABRICS = (("fat-tree-k4", "56Gbps"), ("fat-tree-k4", "400Gbps"))
-DPA = {"processor": DpaConfig(threads=16), "endpoints": 16, "staging": False}  # the multicast's receive engine
 TABLE = Table(
     [
         Column("fabric", width=24, left=True),
@@ -70,7 +68,7 @@ def main() -> int:
         for ag, rs in PAIRS:
             print(f"mcsim: {topology} {rate} AG {ag} RS {rs} ...", file=sys.stderr, flush=True)
             job = fsdp_job("fsdp", hosts, allgather=ag, reduce_scatter=rs, **kw)
-            options = DPA if ag == "mcast" else {}
+            options = DPA_RECEIVE if ag == "mcast" else {}
             r = run_jobs([job], topology=topology, rate=rate, **options).jobs[0]
             if not r.complete:
                 print(TABLE.note(f"{topology} {rate}", f"AG {ag} RS {rs}: INCOMPLETE (a step never ended)"))

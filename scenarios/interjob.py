@@ -19,14 +19,12 @@ import argparse
 import sys
 
 from mcsim import topology
-from mcsim.config.dpa import DpaConfig
 from mcsim.units import parse_rate, parse_size, parse_time
 from mcsim.util.output import Column, Table
-from mcsim.workloads import run_jobs
+from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import fsdp_job
 from mcsim.workloads.workload_file import place
 
-DPA = {"processor": DpaConfig(threads=16), "endpoints": 16, "staging": False}  # the multicast's receive engine
 TABLE = Table(
     [
         Column("placement", width=12, left=True),
@@ -61,7 +59,7 @@ def main() -> int:
         neighbour = place(g, 8, placement, [h for h in range(16) if h not in study], 1, "neighbour")
         for ag in ("ring", "mcast"):
             print(f"mcsim: {placement} AG {ag} ...", file=sys.stderr, flush=True)
-            options = DPA if ag == "mcast" else {}
+            options = DPA_RECEIVE if ag == "mcast" else {}
             a = fsdp_job("study", study, allgather=ag, **kw)
             b = fsdp_job("neighbour", neighbour, allgather="ring", **kw)
             alone = run_jobs([a], topology=g, **options).jobs[0]

@@ -13,6 +13,7 @@ import numpy as np
 
 from mcsim import topology as topologies
 from mcsim.config.collectives import TeamSpec
+from mcsim.config.dpa import DpaConfig
 from mcsim.errors import McsimError
 from mcsim.native import collectives, fabric, jobs, rdma
 from mcsim.native.attributes import set_attributes_of
@@ -23,6 +24,9 @@ from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.workloads.job import Collective, Compute, Job, check_jobs
 
 KINDS = ("compute", "collective")  # a timeline step's kind
+# the options of a run whose multicast receives on the paper's engine: the BlueField-3 DPA, 16 threads, one UD
+# endpoint each, datagrams in place (zero copy); run_jobs(..., **DPA_RECEIVE)
+DPA_RECEIVE: dict[str, Any] = {"processor": DpaConfig(threads=16), "endpoints": 16, "staging": False}
 STEP_FIELDS = ("collective", "algorithm", "bytes_per_rank", "ranks", "overlap", "overlap_algorithm", "verify")
 
 

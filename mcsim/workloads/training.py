@@ -9,6 +9,12 @@ from mcsim.errors import McsimError, require_int
 from mcsim.workloads.job import Collective, Compute, Job, Step, job_of_graph
 
 
+def _check(name: str, **values: object) -> None:
+    """A training job's layers and bytes per layer (>= 1) and compute times (>= 0): one line for the first wrong."""
+    for what, value in values.items():
+        require_int(f"job {name!r}", what, value, lo=0 if what.endswith("_ps") else 1)
+
+
 def fsdp_job(
     name: str,
     hosts: tuple[int, ...],
@@ -30,11 +36,8 @@ def fsdp_job(
     after a layer's backward its gradients are reduce-scattered (blocks of ceil(bytes_per_layer / P)), the
     Reduce-Scatters one after the other on a stream of their own.
     """
-    require_int(f"job {name!r}", "layers", layers, lo=1)
+    _check(name, layers=layers, bytes_per_layer=bytes_per_layer, forward_ps=forward_ps, backward_ps=backward_ps)
     require_int(f"job {name!r}", "prefetch", prefetch, lo=0)
-    require_int(f"job {name!r}", "bytes_per_layer", bytes_per_layer, lo=1)
-    for what, value in (("forward_ps", forward_ps), ("backward_ps", backward_ps)):
-        require_int(f"job {name!r}", what, value, lo=0)
     if len(hosts) < 2:
         raise McsimError(f"job {name!r}: has {len(hosts)} host; a job needs 2")
     shard = -(-bytes_per_layer // len(hosts))
@@ -79,11 +82,8 @@ def data_parallel_job(
     layers, the last bucket holding what is left, in the order the backward fills them; a bucket's
     Allreduce starts once the backward of its last layer has ended, the Allreduces one after the other (as
     on one stream), overlapping the backward of the layers below."""
-    require_int(f"job {name!r}", "layers", layers, lo=1)
+    _check(name, layers=layers, bytes_per_layer=bytes_per_layer, forward_ps=forward_ps, backward_ps=backward_ps)
     require_int(f"job {name!r}", "bucket_layers", bucket_layers, lo=1)
-    require_int(f"job {name!r}", "bytes_per_layer", bytes_per_layer, lo=1)
-    for what, value in (("forward_ps", forward_ps), ("backward_ps", backward_ps)):
-        require_int(f"job {name!r}", what, value, lo=0)
     nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
     previous: tuple[str, ...] = ()
     for layer in range(layers):
