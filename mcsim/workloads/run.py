@@ -145,7 +145,6 @@ def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> _Plan:
     """Every collective step's Scenario, with the multicast groups (its endpoints) and the reduction
     (its aggregation trees) it gets in the fabric; the largest region any step needs."""
     plan = _Plan()
-    innet: list[tuple[int, int]] = []
     for j, job in enumerate(jobs_):
         for s, step in enumerate(job.steps):
             if not isinstance(step, Collective):
@@ -159,7 +158,6 @@ def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> _Plan:
             plan.specs[j, s] = (sc, len(plan.groups), len(plan.reductions) if sc._innet else -1)
             plan.groups += [list(job.hosts)] * groups
             if sc._innet:
-                innet.append((j, s))
                 plan.reductions.append(list(job.hosts))
     return plan
 
@@ -191,32 +189,20 @@ def run_jobs(
     check_jobs(jobs_, topologies.host_count(base._base_graph()))
     plan = _plan(base, jobs_)
     rdma_cfg = dataclasses.replace(base.rdma, region_b=plan.region_b)
-    handles: list[tuple[Any, dict[int, Any]]] = []
     with Simulation() as sim:
         fab = sim.own_fabric(
             fabric.build(
                 base._layout(),
                 groups=plan.groups,
                 config=base.fabric,
+                faults=base.faults,
                 reductions=plan.reductions,
                 slot_b=rdma_cfg.mtu_b,
             )
         )
         set_attributes_of(fab.cxx, base)
         stack = sim.own_stack(rdma.build_stack(fab, rdma_cfg))
-        for j, job in enumerate(jobs_):
-            teams: dict[int, Any] = {}
-            steps: list[Any] = []
-            for s, step in enumerate(job.steps):
-                if isinstance(step, Compute):
-                    steps.append(step.duration_ps)
-                    continue
-                sc, first_group, red = plan.specs[j, s]
-                spec = _team_spec(sc, job, first_group, fab.reductions[red] if red >= 0 else None)
-                teams[s] = sim.own_app(collectives.setup_team(stack, spec))
-                steps.append(teams[s])
-            handle = sim.own_app(jobs.build_job(j, job.compute_units, job.hosts, steps, [s.after for s in job.steps]))
-            handles.append((handle, teams))
+        handles = [_build_job(sim, stack, fab, plan, j, job) for j, job in enumerate(jobs_)]
         sim.run()
         timelines = [
             jobs.timeline(h, len(job.steps), len(job.hosts)) for (h, _), job in zip(handles, jobs_, strict=True)
@@ -226,15 +212,30 @@ def run_jobs(
         fres = fab.collect()
     return WorkloadResult(
         tuple(
-            _job_result(base, job, tl, st, nic, fres, plan, j)
+            _job_result(job, tl, st, nic, fres, plan, j)
             for j, (job, tl, st) in enumerate(zip(jobs_, timelines, stats, strict=True))
         ),
         fres,
     )
 
 
+def _build_job(sim: Simulation, stack: Any, fab: Any, plan: _Plan, j: int, job: Job) -> tuple[Any, dict[int, Any]]:
+    """Job j's teams (set up, not started) and its C++ Job, started at 0: (the Job, step -> its team)."""
+    teams: dict[int, Any] = {}
+    steps: list[Any] = []
+    for s, step in enumerate(job.steps):
+        if isinstance(step, Compute):
+            steps.append(step.duration_ps)
+            continue
+        sc, first_group, red = plan.specs[j, s]
+        spec = _team_spec(sc, job, first_group, fab.reductions[red] if red >= 0 else None)
+        teams[s] = sim.own_app(collectives.setup_team(stack, spec))
+        steps.append(teams[s])
+    handle = sim.own_app(jobs.build_job(j, job.compute_units, job.hosts, steps, [s.after for s in job.steps]))
+    return handle, teams
+
+
 def _job_result(
-    base: Scenario,
     job: Job,
     tl: np.ndarray,
     stats: dict[int, Any],

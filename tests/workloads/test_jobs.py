@@ -342,3 +342,15 @@ def test_a_neighbour_s_multicast_allgathers_slow_a_job_less_than_its_rings():
     with_ring = run_jobs([chain("a", (0, 1, 4, 5), "ring"), b], topology=g).job("b").iteration_ps
     with_mcast = run_jobs([chain("a", (0, 1, 4, 5), "mcast"), b], topology=g).job("b").iteration_ps
     assert alone < with_mcast < with_ring
+
+
+def test_the_run_s_options_reach_the_fabric_and_every_step():
+    # loss on every link: the ring steps resend what was lost and finish; an option a step owns is refused
+    job = fsdp_job(
+        "a", tuple(range(8)), layers=2, bytes_per_layer=256 << 10, forward_ps=US, backward_ps=US, allgather="ring"
+    )
+    r = run_jobs([job], topology="fat-tree-k4", loss=1e-3, seed=3)
+    assert r.jobs[0].complete and r.fabric.drops_by_cause()["loss"] > 0
+    assert sum(int(c.nic["retransmits"].sum()) for c in r.jobs[0].collectives.values()) > 0
+    with pytest.raises(McsimError, match=r"^run_jobs: algorithm= is each collective step's own"):
+        run_jobs([job], topology="fat-tree-k4", algorithm="ring")
