@@ -12,6 +12,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <string>
 
@@ -121,6 +122,7 @@ Nic::DoDispose()
         qp->Dispose();
     }
     m_qps.clear();
+    m_work.clear();
     if (m_host)
     {
         m_host->SetUpperLayer(nullptr);
@@ -185,6 +187,7 @@ Nic::AddQp(Ptr<QueuePair> qp, QpOwner* owner)
     const auto qpn = static_cast<uint32_t>(m_qps.size());
     qp->Bind(this, m_host ? m_host->GetId() : 0, qpn, owner);
     m_qps.push_back(qp);
+    m_work.resize((m_qps.size() + 63) / 64, 0);
     return qpn;
 }
 
@@ -301,8 +304,30 @@ Nic::StorePayload(Ptr<const Packet> packet, uint32_t payloadBytes, uint64_t offs
 }
 
 void
-Nic::Kick()
+Nic::SetWork(uint32_t qpn)
 {
+    m_work[qpn / 64] |= uint64_t{1} << (qpn % 64);
+}
+
+uint32_t
+Nic::NextWork(uint32_t from, uint32_t end) const
+{
+    while (from < end)
+    {
+        const uint64_t bits = m_work[from / 64] >> (from % 64);
+        if (bits != 0)
+        {
+            return std::min(end, from + static_cast<uint32_t>(std::countr_zero(bits)));
+        }
+        from = (from / 64 + 1) * 64;
+    }
+    return end;
+}
+
+void
+Nic::Kick(uint32_t qpn)
+{
+    SetWork(qpn);
     if (m_idle)
     {
         m_idle = false;
@@ -311,11 +336,12 @@ Nic::Kick()
 }
 
 Time
-Nic::Doorbell()
+Nic::Doorbell(uint32_t qpn)
 {
+    SetWork(qpn);
     if (m_sendLatency.IsZero())
     {
-        Kick();
+        Kick(qpn);
         return mcsim::Now();
     }
     const Time at = mcsim::Now() + m_sendLatency;
@@ -346,50 +372,70 @@ Nic::Fetched()
     }
 }
 
+uint32_t
+Nic::PickQp()
+{
+    // round robin from m_rrNext: its QPs from there to the last, then from the first; a QP whose
+    // work bit is clear has no packet (QueuePair::HasWork), so only those with the bit are asked
+    const auto n = static_cast<uint32_t>(m_qps.size());
+    for (const auto& [begin, end] : {std::pair{m_rrNext, n}, std::pair{0U, m_rrNext}})
+    {
+        for (uint32_t q = NextWork(begin, end); q < end; q = NextWork(q + 1, end))
+        {
+            QueuePair* qp = PeekPointer(m_qps[q]); // (Ptr's operator-> asserts, out of line)
+            if (!qp->HasWork())
+            {
+                m_work[q / 64] &= ~(uint64_t{1} << (q % 64));
+            }
+            else if (qp->HasPacket())
+            {
+                return q;
+            }
+        }
+    }
+    return n;
+}
+
 void
 Nic::TrySend()
 {
     const auto n = static_cast<uint32_t>(m_qps.size());
-    for (uint32_t i = 0; i < n; ++i)
+    const uint32_t q = PickQp();
+    if (q == n)
     {
-        const uint32_t q = (m_rrNext + i) % n;
-        QueuePair* qp = PeekPointer(m_qps[q]); // (Ptr's operator-> asserts, out of line)
-        if (!qp->HasPacket())
-        {
-            continue;
-        }
-        m_rrNext = (q + 1) % n;
-        const OutgoingPacket out = qp->NextPacket();
-        m_counters.txPackets++;
-        m_counters.txPayload += out.payloadBytes;
-        if (!m_txTrace.IsEmpty())
-        {
-            m_txTrace(out.packet, out.fields, m_host->GetId(), q);
-        }
-        const Time departure = m_host->Send(out.packet, out.fields, this);
-        if (m_loopback && (out.fields.dst & FabricHeader::GROUP_FLAG) != 0)
-        {
-            const uint32_t g = out.fields.dst & ~FabricHeader::GROUP_FLAG;
-            if (g < m_groupQp.size() && m_groupQp[g] >= 0)
-            {
-                // when its last bit has left (if it waits for credits: one serialization from now)
-                const Time now = mcsim::Now();
-                const Time left = departure.IsNegative()
-                                      ? now + m_host->GetPort()->GetTxTime(out.packet->GetSize())
-                                      : departure;
-                mcsim::Post(
-                    left - now,
-                    Ptr<EventImpl>(MakeEvent(&Nic::Loopback, this, out.packet, out.fields), false),
-                    m_loopbackSource);
-            }
-        }
-        if (!departure.IsNegative())
-        {
-            Wake(departure);
-        }
-        return; // Wake() arranges the next pick
+        m_idle = true;
+        return;
     }
-    m_idle = true;
+    QueuePair* qp = PeekPointer(m_qps[q]);
+    m_rrNext = (q + 1) % n;
+    const OutgoingPacket out = qp->NextPacket();
+    m_counters.txPackets++;
+    m_counters.txPayload += out.payloadBytes;
+    if (!m_txTrace.IsEmpty())
+    {
+        m_txTrace(out.packet, out.fields, m_host->GetId(), q);
+    }
+    const Time departure = m_host->Send(out.packet, out.fields, this);
+    if (m_loopback && (out.fields.dst & FabricHeader::GROUP_FLAG) != 0)
+    {
+        const uint32_t g = out.fields.dst & ~FabricHeader::GROUP_FLAG;
+        if (g < m_groupQp.size() && m_groupQp[g] >= 0)
+        {
+            // when its last bit has left (if it waits for credits: one serialization from now)
+            const Time now = mcsim::Now();
+            const Time left = departure.IsNegative()
+                                  ? now + m_host->GetPort()->GetTxTime(out.packet->GetSize())
+                                  : departure;
+            mcsim::Post(
+                left - now,
+                Ptr<EventImpl>(MakeEvent(&Nic::Loopback, this, out.packet, out.fields), false),
+                m_loopbackSource);
+        }
+    }
+    if (!departure.IsNegative())
+    {
+        Wake(departure); // it arranges the next pick
+    }
 }
 
 void
@@ -398,6 +444,7 @@ Nic::Loopback(Ptr<Packet> packet, FabricHeader::Fields fields)
     const TransportHeader h = TransportHeader::FromFields(fields);
     const uint32_t payload = packet->GetSize() - WireHeaderBytes(m_format, h.opcode, true);
     const auto qpn = static_cast<uint32_t>(m_groupQp[fields.dst & ~FabricHeader::GROUP_FLAG]);
+    SetWork(qpn); // a packet in may give the QP work (an ACK, a response, a go-back)
     PeekPointer(m_qps[qpn])->Receive(packet, h, payload);
 }
 
@@ -446,6 +493,7 @@ Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint
         NS_LOG_INFO("host " << m_host->GetId() << ": packet for no QP (" << qpn << "), dropped");
         return;
     }
+    SetWork(qpn); // a packet in may give the QP work (an ACK, a response, a go-back)
     PeekPointer(m_qps[qpn])->Receive(packet, h, payload);
 }
 

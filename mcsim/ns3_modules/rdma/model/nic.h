@@ -81,14 +81,14 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     /** Deliver packets for multicast group g to QP qpn (a UD QP). */
     void AttachMulticast(uint32_t group, uint32_t qpn);
 
-    /** A QP has packets to send: start the arbiter if it is idle. */
-    void Kick();
+    /** QP qpn has packets to send: start the arbiter if it is idle. */
+    void Kick(uint32_t qpn);
     /**
      * A work request was posted now: when the NIC may send its first byte (now + SendLatency:
      * the doorbell, the WQE fetch and the payload's DMA read). The NIC looks at the QPs again
      * then; the QP must not offer the request's packets before.
      */
-    Time Doorbell();
+    Time Doorbell(uint32_t qpn);
     /**
      * A receive completion, its last byte just in: it reaches the completion processor
      * ReceiveLatency later (the payload's and the CQE's DMA writes; c.ready), in arrival order.
@@ -200,6 +200,16 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     std::vector<int32_t> m_groupQp; //!< group -> QP number, -1 if none
     uint32_t m_rrNext;              //!< next QP the arbiter looks at
     bool m_idle;                    //!< no send scheduled: Kick() starts one
+    /** Bit qpn: the QP may have work (QueuePair::HasWork); set by its posts, kicks and packets in,
+     * cleared by the arbiter when HasWork is false: the arbiter skips a QP at 0 without touching
+     * it. */
+    std::vector<uint64_t> m_work;
+    void SetWork(uint32_t qpn);
+    /** The first QP at or after `from` (below `end`) whose work bit is set, or `end`. */
+    uint32_t NextWork(uint32_t from, uint32_t end) const;
+    /** The QP the arbiter serves next (round robin from m_rrNext), or the number of QPs if none has
+     * a packet now. */
+    uint32_t PickQp();
     Ptr<EventImpl> m_sendEvent;
     EventSource m_sendSource;      //!< its order and Fetched's: (TRANSMIT, host, NIC)
     EventSource m_loopbackSource;  //!< Loopback's: (ARRIVAL, host, NIC)

@@ -66,6 +66,9 @@ class QueuePair : public Object, public CompletionSink
 
     /** @return true if a packet can be sent now */
     virtual bool HasPacket() const = 0;
+    /** It has work to send, now or later, without another post, packet in or timer of its own:
+     * false implies HasPacket() false until one of those (the NIC's arbiter skips it till then). */
+    virtual bool HasWork() const = 0;
     /** The next packet to send (only when HasPacket()). */
     virtual OutgoingPacket NextPacket() = 0;
     /** A packet for this QP arrived (the header is already parsed; the packet is read-only). */

@@ -164,7 +164,7 @@ RcQp::PostSend(Verb verb,
                     m_nextPsn,
                     n,
                     false,
-                    m_nic->Doorbell()});
+                    m_nic->Doorbell(m_qpn)});
     m_nextPsn += n;
 }
 
@@ -203,6 +203,12 @@ RcQp::HasPacket() const
     const Wqe& w = m_sq[FindWqe(m_txPsn)];
     return w.visible <= mcsim::Now() &&
            !(w.verb == Verb::READ && !w.readRequested && m_outstandingReads >= m_maxReads);
+}
+
+bool
+RcQp::HasWork() const
+{
+    return !m_error && (m_responder.HasPacket() || m_txPsn < m_nextPsn);
 }
 
 OutgoingPacket
@@ -327,7 +333,9 @@ RcQp::HandleAck(const TransportHeader& h)
         }
         NS_LOG_INFO("RNR NAK at PSN " << h.psn << ", retry in " << m_rnrDelay.As(Time::US));
         m_rnrUntil = mcsim::Now() + m_rnrDelay;
-        mcsim::Post(m_rnrDelay, Ptr<EventImpl>(MakeEvent(&Nic::Kick, m_nic), false), m_timerSource);
+        mcsim::Post(m_rnrDelay,
+                    Ptr<EventImpl>(MakeEvent(&Nic::Kick, m_nic, m_qpn), false),
+                    m_timerSource);
         GoBack(m_una);
         return;
     }
@@ -414,7 +422,7 @@ RcQp::Progress()
     {
         ArmTimer();
     }
-    m_nic->Kick(); // a READ slot may have freed up
+    m_nic->Kick(m_qpn); // a READ slot may have freed up
 }
 
 void
@@ -468,7 +476,7 @@ RcQp::GoBack(uint32_t psn)
     {
         m_txPsn = std::max(psn, m_una);
     }
-    m_nic->Kick();
+    m_nic->Kick(m_qpn);
 }
 
 void

@@ -66,6 +66,7 @@ class RcQp : public QueuePair
     void PostRecv(uint32_t n);
 
     bool HasPacket() const override;
+    bool HasWork() const override;
     OutgoingPacket NextPacket() override;
     void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) override;
 

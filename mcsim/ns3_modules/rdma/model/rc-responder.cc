@@ -90,7 +90,7 @@ RcResponder::QueueControl(uint32_t psn, uint8_t flags)
         }
     }
     m_unacked = 0;
-    m_qp->m_nic->Kick();
+    m_qp->m_nic->Kick(m_qp->m_qpn);
 }
 
 void
@@ -136,7 +136,7 @@ RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payl
         const uint32_t n = m_qp->Packets(h.length);
         m_responses.push_back({h.psn, n, 0, 0, h.length, h.remoteOffset});
         m_ePsn += n;
-        m_qp->m_nic->Kick();
+        m_qp->m_nic->Kick(m_qp->m_qpn);
         return;
     }
     if (needsRecv)
@@ -173,7 +173,7 @@ RcResponder::OutOfSequence(const TransportHeader& h)
             NS_LOG_INFO("duplicate READ request, responses again from PSN " << h.psn);
             AbandonFrom(h.psn);
             m_responses.push_back({h.psn, m_qp->Packets(h.length), 0, 0, h.length, h.remoteOffset});
-            m_qp->m_nic->Kick();
+            m_qp->m_nic->Kick(m_qp->m_qpn);
         }
         else
         {

@@ -63,8 +63,17 @@ UdQp::PostSend(uint32_t dst,
                bool signalled)
 {
     CheckPost(bytes);
-    m_sq.push_back(
-        {dst, dstQpn, bytes, wrId, withImm, imm, localOffset, m_nic->Doorbell(), 0, 0, signalled});
+    m_sq.push_back({dst,
+                    dstQpn,
+                    bytes,
+                    wrId,
+                    withImm,
+                    imm,
+                    localOffset,
+                    m_nic->Doorbell(m_qpn),
+                    0,
+                    0,
+                    signalled});
 }
 
 void
@@ -85,7 +94,7 @@ UdQp::PostContribution(uint32_t tree,
                     true,
                     imm,
                     localOffset,
-                    m_nic->Doorbell(),
+                    m_nic->Doorbell(m_qpn),
                     resultDst,
                     seq,
                     true});
@@ -110,6 +119,12 @@ bool
 UdQp::HasPacket() const
 {
     return !m_sq.empty() && m_sq.front().visible <= mcsim::Now();
+}
+
+bool
+UdQp::HasWork() const
+{
+    return !m_sq.empty();
 }
 
 OutgoingPacket

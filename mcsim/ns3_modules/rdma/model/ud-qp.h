@@ -65,6 +65,7 @@ class UdQp : public QueuePair
                           int64_t localOffset = -1);
 
     bool HasPacket() const override;
+    bool HasWork() const override;
     OutgoingPacket NextPacket() override;
     void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) override;
 
