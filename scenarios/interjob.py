@@ -2,9 +2,11 @@
 """Question: when another job's traffic crosses the same switches, how much does it slow an FSDP job,
 and do placement and the multicast Allgather remove that bubble?
 
-Two FSDP jobs (mcsim.workloads.training.fsdp_job) of 8 ranks each on a 2:1 oversubscribed leaf-spine
-fabric (4 leaves of 4 hosts, 2 spines, every link at --rate): the job under study and a neighbour whose
-Allgathers and Reduce-Scatters are rings. Placement: contiguous (each job on two leaves of its own: no
+Two jobs of 8 ranks each on a 2:1 oversubscribed leaf-spine fabric (4 leaves of 4 hosts, 2 spines, every
+link at --rate): the job under study, an FSDP iteration (mcsim.workloads.training.fsdp_job), and a
+neighbour, either FSDP with ring Allgathers and Reduce-Scatters or background traffic (Alltoalls of
+--bytes-per-layer / 8 per peer offering half of each link, training.background_job, for as many rounds as
+the study's layers x 4). Placement: contiguous (each job on two leaves of its own: no
 link shared) or interleaved (each job on every leaf: their rings and trees share the uplinks). For each
 placement and Allgather of the job under study (ring, or multicast with its receive on the DPA: then
 every host's completions, the neighbour's too, are the DPA's), it
@@ -16,18 +18,21 @@ Run: mcsim run scenarios/interjob.py [--rate 100Gbps] [--layers 4] [--bytes-per-
 """
 
 import argparse
+import itertools
 import sys
 
 from mcsim import topology
+from mcsim.runs.scenario import Scenario
 from mcsim.units import parse_rate, parse_size, parse_time
 from mcsim.util.output import Column, Table
 from mcsim.workloads.run import DPA_RECEIVE, run_jobs
-from mcsim.workloads.training import fsdp_job
+from mcsim.workloads.training import background_job, fsdp_job
 from mcsim.workloads.workload_file import place
 
 TABLE = Table(
     [
         Column("placement", width=12, left=True),
+        Column("neighbour", width=10, left=True),
         Column("AG", width=6, left=True),
         Column("alone_us", ".1f", 10),
         Column("beside_us", ".1f", 10),
@@ -57,16 +62,28 @@ def main() -> int:
     for placement in ("contiguous", "interleaved"):
         study = place(g, 8, placement, list(range(16)), 1, "study")
         neighbour = place(g, 8, placement, [h for h in range(16) if h not in study], 1, "neighbour")
-        for ag in ("ring", "mcast"):
-            print(f"mcsim: {placement} AG {ag} ...", file=sys.stderr, flush=True)
+        rate_bps = Scenario(topology=g, ranks=2, algorithm="ring", bytes_per_rank=4).data_rate_bps
+        neighbours = {
+            "fsdp": fsdp_job("neighbour", neighbour, allgather="ring", **kw),
+            "background": background_job(
+                "neighbour",
+                neighbour,
+                bytes_per_peer=kw["bytes_per_layer"] // 8,
+                load=0.5,
+                rounds=4 * args.layers,
+                data_rate_bps=rate_bps,
+            ),
+        }
+        for (kind, b), ag in itertools.product(neighbours.items(), ("ring", "mcast")):
+            print(f"mcsim: {placement} {kind} AG {ag} ...", file=sys.stderr, flush=True)
             options = DPA_RECEIVE if ag == "mcast" else {}
             a = fsdp_job("study", study, allgather=ag, **kw)
-            b = fsdp_job("neighbour", neighbour, allgather="ring", **kw)
             alone = run_jobs([a], topology=g, **options).jobs[0]
             both = run_jobs([a, b], topology=g, **options)
             beside = both.job("study")
             row = {
                 "placement": placement,
+                "neighbour": kind,
                 "AG": ag,
                 "alone_us": alone.iteration_ps / 1e6,
                 "beside_us": beside.iteration_ps / 1e6,

@@ -5,7 +5,8 @@ data-parallel one (Allreduces of gradient buckets overlapping the backward)."""
 
 from __future__ import annotations
 
-from mcsim.errors import McsimError, require_int
+from mcsim.errors import McsimError, pick, require_int
+from mcsim.units import PS_PER_S
 from mcsim.workloads.job import Collective, Compute, Job, Step, job_of_graph
 
 
@@ -104,4 +105,41 @@ def data_parallel_job(
             (*previous, *last_ar),
         )
         last_ar = (label,)
+    return job_of_graph(name, hosts, nodes)
+
+
+BACKGROUND_PATTERNS = ("alltoall",)  # a background job's traffic: every rank to every other
+
+
+def background_job(
+    name: str,
+    hosts: tuple[int, ...],
+    *,
+    bytes_per_peer: int,
+    load: float,
+    rounds: int,
+    data_rate_bps: int,
+    pattern: str = "alltoall",
+    algorithm: str = "all_at_once",
+) -> Job:
+    """Background traffic as a job: ``rounds`` Alltoalls of ``bytes_per_peer`` from every rank to every other,
+    each followed by an idle gap, so that on an idle fabric the job offers ``load`` of each rank's link: a
+    round's Alltoall at its bound, (P-1) x bytes_per_peer over the hosts' data rate, and a gap of that bound x
+    (1/load - 1) (load 1: no gap). On a busy fabric the Alltoalls take longer and the offered load is lower."""
+    where = f"job {name!r}"
+    pick(f"pattern of {where}", pattern, {p: p for p in BACKGROUND_PATTERNS})
+    require_int(where, "bytes_per_peer", bytes_per_peer, lo=1)
+    require_int(where, "rounds", rounds, lo=1)
+    if isinstance(load, bool) or not isinstance(load, int | float) or not 0 < load <= 1:
+        raise McsimError(f"{where}: load={load!r} must be a number in (0, 1]: the share of each rank's link offered")
+    bound_ps = (len(hosts) - 1) * bytes_per_peer * 8 * PS_PER_S // data_rate_bps
+    gap_ps = round(bound_ps * (1 / load - 1))
+    nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
+    for i in range(rounds):
+        after = (f"idle{i - 1}",) if i else ()
+        nodes[f"a2a{i}"] = (
+            Collective(label=f"A2A {i}", collective="alltoall", algorithm=algorithm, bytes_per_rank=bytes_per_peer),
+            after,
+        )
+        nodes[f"idle{i}"] = (Compute(label=f"idle {i}", duration_ps=gap_ps), (f"a2a{i}",))
     return job_of_graph(name, hosts, nodes)

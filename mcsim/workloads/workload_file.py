@@ -37,11 +37,12 @@ import numpy as np
 
 from mcsim import topology as topologies
 from mcsim.errors import McsimError, pick, require_int
+from mcsim.runs.scenario import Scenario
 from mcsim.units import parse_size, parse_time
 from mcsim.util import toml_text
 from mcsim.workloads.chakra import DEFAULT_ALGORITHMS, chakra_job
 from mcsim.workloads.job import Job
-from mcsim.workloads.training import data_parallel_job, fsdp_job
+from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
 
 PLACEMENTS = ("contiguous", "interleaved", "random")  # or hosts = [...]
 TOP_KEYS = ("topology", "rate", "seed", "jobs")
@@ -65,9 +66,22 @@ DATA_PARALLEL_KEYS = {
 # a Chakra trace per rank: traces = [files] (one per rank) or "prefix" (files prefix.0.et, prefix.1.et, ...,
 # as ASTRA-sim names them), relative to the workload file; each collective's algorithm by its name
 CHAKRA_KEYS: dict[str, Any] = {"traces": None, **DEFAULT_ALGORITHMS}
+# background traffic: rounds of an Alltoall with idle gaps, offering `load` of each rank's link
+BACKGROUND_KEYS: dict[str, Any] = {
+    "pattern": "alltoall",
+    "bytes_per_peer": None,
+    "load": None,
+    "rounds": 1,
+    "algorithm": "all_at_once",
+}
 JOB_KEYS = ("name", "ranks", "placement", "hosts", "kind", "compute_units")
 # a job's kind -> its keys (None: required) and their defaults
-KINDS: dict[str, dict[str, Any]] = {"fsdp": FSDP_KEYS, "data_parallel": DATA_PARALLEL_KEYS, "chakra": CHAKRA_KEYS}
+KINDS: dict[str, dict[str, Any]] = {
+    "fsdp": FSDP_KEYS,
+    "data_parallel": DATA_PARALLEL_KEYS,
+    "chakra": CHAKRA_KEYS,
+    "background": BACKGROUND_KEYS,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +168,26 @@ def _chakra(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any]
     return chakra_job(name, hosts, files, algorithms)
 
 
+def _background(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any], rate_bps: int) -> Job:
+    values = {k: table.get(k, default) for k, default in BACKGROUND_KEYS.items()}
+    missing = [k for k, v in values.items() if v is None]
+    if missing:
+        raise McsimError(f"{where}: kind 'background' needs {missing[0]!r}")
+    for key in ("pattern", "bytes_per_peer", "algorithm"):
+        if not isinstance(values[key], str):
+            raise McsimError(f"{where}: {key}={values[key]!r} must be a string, e.g. '64KiB', 'all_at_once'")
+    return background_job(
+        name,
+        hosts,
+        pattern=values["pattern"],
+        bytes_per_peer=parse_size(values["bytes_per_peer"], what=f"{where}: bytes_per_peer"),
+        load=values["load"],
+        rounds=require_int(where, "rounds", values["rounds"], lo=1),
+        data_rate_bps=rate_bps,
+        algorithm=values["algorithm"],
+    )
+
+
 def _hosts_of(g: nx.Graph, table: dict[str, Any], free: list[int], seed: int, at: str) -> tuple[int, ...]:
     """The job's hosts: ``hosts = [..]``, or ``ranks`` (a Chakra job: its trace list's length) by its placement."""
     if "hosts" in table:
@@ -166,6 +200,11 @@ def _hosts_of(g: nx.Graph, table: dict[str, Any], free: list[int], seed: int, at
     traces = table.get("traces")
     ranks = table.get("ranks", len(traces) if isinstance(traces, list) else None)
     return place(g, require_int(at, "ranks", ranks, lo=2), placement, free, seed, at)
+
+
+def _data_rate_bps(topo: str, rate: str | None) -> int:
+    """The hosts' data rate of the workload's fabric (host 0's link, at ``rate`` if given)."""
+    return Scenario(topology=topo, rate=rate, ranks=2, algorithm="ring", bytes_per_rank=4).data_rate_bps
 
 
 def workload_of(data: dict[str, Any], where: str, folder: Path | None = None) -> Workload:
@@ -197,6 +236,8 @@ def workload_of(data: dict[str, Any], where: str, folder: Path | None = None) ->
             job, dropped = _chakra(at, name, chosen, table, folder or Path())
             if dropped:
                 notes.append(f"job {name!r}: {dropped} dependencies on nodes its trace does not hold were dropped")
+        elif kind == "background":
+            job = _background(at, name, chosen, table, _data_rate_bps(topo, rate))
         else:
             job = _training(at, name, chosen, kind, table)
         units = require_int(at, "compute_units", table.get("compute_units", 1), lo=0)

@@ -14,7 +14,7 @@ from mcsim.routing.layout import layout_of
 from mcsim.runs.scenario import Scenario
 from mcsim.workloads import Collective, Compute, Job, run_jobs
 from mcsim.workloads.job import job_of_graph
-from mcsim.workloads.training import data_parallel_job, fsdp_job
+from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
 
 US = 1_000_000  # ps
 
@@ -181,6 +181,18 @@ BAD = [
         r"^job 'j': step 'a' waits for 'x', which is no step of the job$",
     ),
     (lambda: fsdp_job("f", (0, 1), layers=0, bytes_per_layer=8, forward_ps=1, backward_ps=1), r"layers=0 must be"),
+    (
+        lambda: background_job("b", (0, 1), bytes_per_peer=8, load=0, rounds=1, data_rate_bps=10**9),
+        r"^job 'b': load=0 must be a number in \(0, 1\]",
+    ),
+    (lambda: background_job("b", (0, 1), bytes_per_peer=8, load=1.5, rounds=1, data_rate_bps=10**9), r"load=1\.5"),
+    (
+        lambda: background_job(
+            "b", (0, 1), bytes_per_peer=8, load=0.5, rounds=1, data_rate_bps=10**9, pattern="permutation"
+        ),
+        r"unknown pattern of job 'b' 'permutation'; choose one of alltoall",
+    ),
+    (lambda: background_job("b", (0, 1), bytes_per_peer=8, load=0.5, rounds=0, data_rate_bps=10**9), r"rounds=0"),
 ]
 
 
@@ -354,3 +366,36 @@ def test_the_run_s_options_reach_the_fabric_and_every_step():
     assert sum(int(c.nic["retransmits"].sum()) for c in r.jobs[0].collectives.values()) > 0
     with pytest.raises(McsimError, match=r"^run_jobs: algorithm= is each collective step's own"):
         run_jobs([job], topology="fat-tree-k4", algorithm="ring")
+
+
+@pytest.mark.parametrize("load", [0.25, 0.5, 1.0])
+def test_background_traffic_offers_its_load_of_each_link(load):
+    # one switch, 8 ranks: an all-at-once Alltoall runs at its bound, so rounds of Alltoall and idle gap offer
+    # the load asked for (less the Alltoalls' latency above their bound)
+    g, n, rounds = leaves(1, 8), 16 << 10, 3
+    rate_bps = Scenario(topology=g, ranks=2, algorithm="ring", bytes_per_rank=4).data_rate_bps
+    job = background_job("bg", tuple(range(8)), bytes_per_peer=n, load=load, rounds=rounds, data_rate_bps=rate_bps)
+    bound_ps = 7 * n * 8 * 10**12 // rate_bps
+    idle = [s for s in job.steps if isinstance(s, Compute)]
+    assert len(idle) == rounds and all(s.duration_ps == round(bound_ps * (1 / load - 1)) for s in idle)
+    r = run_jobs([job], topology=g).jobs[0]
+    np.testing.assert_array_equal(r.injected_b, np.full(8, rounds * 7 * n))  # every block once per round
+    # each round is the Alltoall's single run, then the gap: the load offered is the one asked for, less the
+    # Alltoall's time above its bound
+    single = Scenario(topology=g, collective="alltoall", algorithm="all_at_once", bytes_per_rank=n).run().time_ps
+    assert r.iteration_ps == rounds * (single + idle[0].duration_ps)
+    offered = int(r.injected_b[0]) * 8 * 10**12 / (r.iteration_ps * rate_bps)
+    assert offered == pytest.approx(load * bound_ps / (bound_ps + load * (single - bound_ps)), rel=1e-6)
+
+
+def test_a_heavier_background_slows_a_job_more():
+    g = leaves(2, 4)
+    rate_bps = Scenario(topology=g, ranks=2, algorithm="ring", bytes_per_rank=4).data_rate_bps
+    study = _ring_job("a", (0, 1, 4, 5))
+
+    def beside(load: float) -> int:
+        bg = background_job("bg", (2, 3, 6, 7), bytes_per_peer=64 << 10, load=load, rounds=8, data_rate_bps=rate_bps)
+        return run_jobs([study, bg], topology=g).job("a").iteration_ps
+
+    alone = run_jobs([study], topology=g).jobs[0].iteration_ps
+    assert alone < beside(0.2) < beside(0.9)

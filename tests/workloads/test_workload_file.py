@@ -11,9 +11,10 @@ import pytest
 from mcsim import topology
 from mcsim.cli import main
 from mcsim.errors import McsimError
+from mcsim.runs.scenario import Scenario
 from mcsim.workloads.chakra import chakra_job
 from mcsim.workloads.run import run_jobs
-from mcsim.workloads.training import data_parallel_job, fsdp_job
+from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
 from mcsim.workloads.workload_file import leaf_of, workload_of
 
 FSDP = {
@@ -84,6 +85,19 @@ def test_the_data_parallel_kind_is_the_generator_s_job():
     )
 
 
+def test_the_background_kind_is_the_generator_s_job():
+    table = {"name": "bg", "hosts": [0, 1, 2], "kind": "background", "bytes_per_peer": "8KiB", "load": 0.5, "rounds": 2}
+    w = workload_of({"topology": "fat-tree-k4", "rate": "100Gbps", "jobs": [table]}, "w")
+    rate_bps = Scenario(
+        topology="fat-tree-k4", rate="100Gbps", ranks=2, algorithm="ring", bytes_per_rank=4
+    ).data_rate_bps
+    assert w.jobs[0] == background_job(
+        "bg", (0, 1, 2), bytes_per_peer=8 << 10, load=0.5, rounds=2, data_rate_bps=rate_bps
+    )
+    with pytest.raises(McsimError, match=r"kind 'background' needs 'load'"):
+        workload_of({"topology": "fat-tree-k4", "jobs": [dict(table, load=None)]}, "w")
+
+
 def test_the_command_prints_a_row_per_job_and_writes_the_timeline(tmp_path, capsys):
     path = tmp_path / "w.toml"
     path.write_text(
@@ -105,7 +119,7 @@ def test_the_command_prints_a_row_per_job_and_writes_the_timeline(tmp_path, caps
     [
         (
             doc({"name": "a", "ranks": 4, "kind": "trace"}),
-            r"unknown kind of w: jobs\[0\] 'trace'; choose one of chakra, data_parallel, fsdp",
+            r"unknown kind of w: jobs\[0\] 'trace'; choose one of background, chakra, data_parallel, fsdp",
         ),
         (doc({"name": "a", "ranks": 4, "placement": "nearby"}), r"unknown placement of w: jobs\[0\] 'nearby'"),
         (doc({"name": "a", "ranks": 4, "colour": 1}), r"^w: jobs\[0\]: unknown key 'colour'; the keys are"),
