@@ -18,6 +18,7 @@ from mcsim.reference.claims import DPA_HALF, FDR
 from mcsim.reference.compare import DEFAULT_PROFILE, Progress, runs_text
 from mcsim.report.collective_figures import allreduce, allreduce_spec, broadcast_vs_p, broadcast_vs_p_spec
 from mcsim.report.panel import COLORS, Panel, Runs, new_figure, rows_by, svg_of, topology_for
+from mcsim.report.workload_figures import fsdp_timeline
 from mcsim.sweep.spec import SweepSpec
 from mcsim.units import format_rate, format_size, parse_rate
 
@@ -404,6 +405,7 @@ FIGURES: dict[str, Figure] = {
     "ag-rs": Figure(ag_rs, lambda quick: (ag_rs_spec(quick), ag_rs_innet_spec(quick))),
     "bcast-vs-p": Figure(broadcast_vs_p, lambda quick: (broadcast_vs_p_spec(quick),)),
     "allreduce": Figure(allreduce, lambda quick: (allreduce_spec(quick),)),
+    "fsdp-timeline": Figure(fsdp_timeline, lambda quick: ()),
 }
 
 

@@ -254,6 +254,12 @@ def test_plotted_numbers_hold_their_bounds_and_closed_forms(made):
     assert all(t >= 15 / 8 for (a, _), t in allreduce.items() if a in ("ring", "ring_mcast"))
     assert all(t >= 1.0 for (a, _), t in allreduce.items() if a == "innet")
     assert all(t >= 31 / 16 for (a, _), t in allreduce.items() if a == "innet_mcast")
+    # the FSDP timeline: both pairs, each iteration its compute plus its exposed communication, the network's
+    # pair exposing less
+    fsdp = {pair: (it, comp, exp) for pair, it, comp, exp in by["fsdp-timeline"].rows}
+    assert set(fsdp) == {"AG ring, RS ring", "AG mcast, RS innet"}
+    assert all(it == pytest.approx(comp + exp, abs=0.2) and exp >= 0 for it, comp, exp in fsdp.values())
+    assert fsdp["AG mcast, RS innet"][2] < fsdp["AG ring, RS ring"][2]
 
 
 def test_second_report_reuses_every_run(made, tmp_path):
