@@ -23,7 +23,6 @@ from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.workloads.job import Collective, Compute, Job, check_jobs
 
-KINDS = ("compute", "collective")  # a timeline step's kind
 # the options of a run whose multicast receives on the paper's engine: the BlueField-3 DPA, 16 threads, one UD
 # endpoint each, datagrams in place (zero copy); run_jobs(..., **DPA_RECEIVE)
 DPA_RECEIVE: dict[str, Any] = {"processor": DpaConfig(threads=16), "endpoints": 16, "staging": False}
