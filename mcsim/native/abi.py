@@ -98,6 +98,8 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_job_compute": (PTR, U32, I64S, U64),
     "mcsim_job_collective": (PTR, U32, PTR),
     "mcsim_job_depend": (PTR, U32, U32),
+    "mcsim_job_transfer": (PTR, U32),
+    "mcsim_job_messages": (PTR, PTR, U32S, U32S, U64S, U64),
     "mcsim_job_start": (PTR, I64),
     "mcsim_job_timeline": (PTR, I64_OUT, U64),
     # capi/dpa-abi.cc

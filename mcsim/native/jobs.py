@@ -1,31 +1,49 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The Job binding: a C++ ns3::mcsim::Job (collectives/helper/job.h) runs one job's steps, compute and
-collectives with their dependencies, with no Python during the run; its timeline is read in bulk."""
+"""The Job binding: a C++ ns3::mcsim::Job (collectives/helper/job.h) runs one job's steps, compute,
+collectives and transfers (messages between ranks) with their dependencies, with no Python during the
+run; its timeline is read in bulk."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from mcsim.native import abi, runtime
-from mcsim.native.arrays import u32
+from mcsim.native.arrays import u32, u64
 from mcsim.native.attributes import set_attributes
 
 JOB = "ns3::mcsim::Job"
 TIMES = 3  # per step and rank in the timeline: ready, start, end (C++ Job::TIMES)
+TRANSFER = "transfer"  # build_job's step that is a transfer
+
+
+@dataclass(frozen=True, slots=True)
+class Messages:
+    """A job's messages as columns: message i leaves step from_step[i] on rank src[i] and arrives in step
+    to_step[i] on rank dst[i], nbytes[i] bytes."""
+
+    from_step: np.ndarray
+    src: np.ndarray
+    to_step: np.ndarray
+    dst: np.ndarray
+    nbytes: np.ndarray
 
 
 def build_job(
     job_id: int,
     compute_units: int,
     hosts: Sequence[int],
-    steps: Sequence[int | tuple[int, ...] | abi.Handle],
+    steps: Sequence[int | tuple[int, ...] | abi.Handle | str],
     dependencies: Sequence[Sequence[int]],
+    stack: abi.Handle | None = None,
+    messages: Messages | None = None,
 ) -> abi.Handle:
     """A C++ Job on ``hosts``, each rank running ``compute_units`` compute steps at once (0: any number):
-    step i is compute of steps[i] ps (an int: every rank; a tuple: one per rank) or the collective of the
-    team steps[i] (set up, not started) and waits for the steps dependencies[i]; started at 0."""
+    step i is compute of steps[i] ps (an int: every rank; a tuple: one per rank), the collective of the
+    team steps[i] (set up, not started) or, steps[i] = TRANSFER, a transfer of ``messages`` (RC QPs on
+    ``stack``), and waits for the steps dependencies[i]; started at 0."""
     lib = runtime.load()
     job = abi.Handle(lib, JOB)
     with runtime.disposed_on_error(job):  # not handed to a Simulation yet
@@ -35,10 +53,22 @@ def build_job(
             if isinstance(step, int | tuple):
                 durations = np.array(step if isinstance(step, tuple) else (step,), dtype=np.int64)
                 lib.mcsim_job_compute(job, i, durations, durations.size)
+            elif step == TRANSFER:
+                lib.mcsim_job_transfer(job, i)
             else:
                 lib.mcsim_job_collective(job, i, step)
             for on in dependencies[i]:
                 lib.mcsim_job_depend(job, i, on)
+        if messages is not None and messages.src.size:
+            m = messages
+            lib.mcsim_job_messages(
+                job,
+                stack,
+                u32(np.column_stack([m.from_step, m.src]).ravel()),
+                u32(np.column_stack([m.to_step, m.dst]).ravel()),
+                u64(m.nbytes),
+                m.src.size,
+            )
         lib.mcsim_job_start(job, 0)
     return job
 

@@ -12,18 +12,23 @@ its ``duration_micros``; METADATA, MEM_LOAD and MEM_STORE nodes, and CPU operato
 ``is_cpu_op`` true: the records of the host's launches, the GPU kernels after them carry the time), are
 compute of 0 (they keep their place in the graph); COMM_COLL_NODE is a collective (attribute
 ``comm_type``, ``comm_size`` the bytes each rank puts in: an Allgather's shard, a Reduce-Scatter's or an
-Alltoall's whole input, P blocks, an Allreduce's, Broadcast's or Reduce's buffer). A node's
+Alltoall's whole input, P blocks, an Allreduce's, Broadcast's or Reduce's buffer). COMM_SEND and
+COMM_RECV nodes are point-to-point messages (attributes ``comm_dst`` or ``comm_src``, ``comm_size``,
+``comm_tag``): a send on rank a to b is matched with a receive on b from a with the same tag, in the
+order they appear in the traces (as MPI does not overtake); a node's position may hold sends on some
+ranks and receives on others, and becomes a transfer step. A node's
 ``data_deps`` are its dependencies, as in Chakra's reference feeder (src/feeder/et_feeder.cpp): its
 ``ctrl_deps`` name its parent (the CPU operator that launched a kernel, which may itself point back at
 the kernel) and order nothing. A dependency on a node the trace does not hold is dropped, as if that
 node had ended before the trace began, and counted.
-Point-to-point nodes (COMM_SEND, COMM_RECV), GATHER, SCATTER, REDUCE_SCATTER_BLOCK and BARRIER are
+GATHER, SCATTER, REDUCE_SCATTER_BLOCK and BARRIER, and a send or a receive with no partner, are
 refused, one line naming the node.
 """
 
 from __future__ import annotations
 
 import gzip
+from collections import defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -31,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from mcsim.errors import McsimError
-from mcsim.workloads.job import Collective, Compute, Job, Step, job_of_graph
+from mcsim.workloads.job import Collective, Compute, Job, Message, Step, Transfer, job_of_graph
 
 PS_PER_US = 1_000_000
 # node types (et_def.proto NodeType)
@@ -47,6 +52,7 @@ NODE_TYPES = {
 }
 ZERO_TIME_NODES = (1, 2, 3)  # compute of 0: they keep their place in the graph
 COMP_NODE, COMM_COLL_NODE = 4, 7
+COMM_SEND_NODE, COMM_RECV_NODE = 5, 6  # point-to-point: one transfer step per position
 # CollectiveCommType -> (mcsim collective, comm_size per rank is P blocks of bytes_per_rank); the others refused
 COMM_TYPES = {
     0: ("allreduce", False),
@@ -213,8 +219,54 @@ def _attr(node: Any, name: str) -> int | None:
 
 
 def _shape(node: Any) -> tuple[Any, ...]:
-    """What must be the same on every rank: id, type, dependencies, collective and size."""
+    """What must be the same on every rank: id, type (a send or a receive: point-to-point), dependencies,
+    collective and size (a point-to-point node's are its own)."""
+    if node.type in (COMM_SEND_NODE, COMM_RECV_NODE):
+        return node.id, "p2p", tuple(node.data_deps)
     return node.id, node.type, tuple(node.data_deps), _attr(node, "comm_type"), _attr(node, "comm_size")
+
+
+def _p2p_side(node: Any, rank: int, ranks: int, where: str) -> tuple[tuple[int, int, int], int]:
+    """A send's or a receive's (sender, receiver, tag) and bytes, checked."""
+    what = f"{where}: rank {rank}'s node {node.id} ({node.name or 'unnamed'})"
+    send = node.type == COMM_SEND_NODE
+    peer, size, tag = _attr(node, "comm_dst" if send else "comm_src"), _attr(node, "comm_size"), _attr(node, "comm_tag")
+    if peer is None or not 0 <= peer < ranks or peer == rank:
+        raise McsimError(f"{what}: {'comm_dst' if send else 'comm_src'}={peer!r}; give another rank (0..{ranks - 1})")
+    if size is None or size <= 0:
+        raise McsimError(f"{what}: comm_size={size!r}; a message needs its bytes (> 0)")
+    return ((rank, peer, tag or 0) if send else (peer, rank, tag or 0)), size
+
+
+def _messages(read: Sequence[Trace], where: str) -> dict[int, list[Message]]:
+    """Every position's messages sent there: each send matched with the receive of the same sender,
+    receiver and tag, the k-th with the k-th; one line for a send or a receive with no partner."""
+    sends: defaultdict[tuple[int, int, int], deque[tuple[Any, int]]] = defaultdict(deque)
+    recvs: defaultdict[tuple[int, int, int], deque[tuple[Any, int]]] = defaultdict(deque)
+    for r, trace in enumerate(read):
+        for node in trace.nodes:
+            if node.type in (COMM_SEND_NODE, COMM_RECV_NODE):
+                key, size = _p2p_side(node, r, len(read), where)
+                (sends if node.type == COMM_SEND_NODE else recvs)[key].append((node, size))
+    positions = {node.id: i for i, node in enumerate(read[0].nodes)}
+    out: defaultdict[int, list[Message]] = defaultdict(list)
+    for key in sorted(set(sends) | set(recvs)):
+        s, q = sends[key], recvs[key]
+        if len(s) != len(q):
+            side, rank = ("send", key[0]) if len(s) > len(q) else ("receive", key[1])
+            node = (s if len(s) > len(q) else q)[min(len(s), len(q))][0]
+            raise McsimError(
+                f"{where}: rank {rank}'s {side} node {node.id} (from rank {key[0]} to rank {key[1]}, tag {key[2]}) "
+                "has no partner in the other rank's trace"
+            )
+        for (send, size), (recv, got) in zip(s, q, strict=True):
+            if size != got:
+                raise McsimError(
+                    f"{where}: rank {key[0]}'s send node {send.id} of {size} B is received by rank {key[1]}'s node "
+                    f"{recv.id} as {got} B"
+                )
+            out[positions[send.id]].append(Message(key[0], key[1], size, into=str(recv.id)))
+    return out
 
 
 def _step(node: Any, durations: tuple[int, ...], ranks: int, algorithms: dict[str, str], where: str) -> Step:
@@ -227,7 +279,9 @@ def _step(node: Any, durations: tuple[int, ...], ranks: int, algorithms: dict[st
         return Compute(label=label, duration_ps=ps[0] if len(set(ps)) == 1 else ps)
     if node.type != COMM_COLL_NODE:
         kind = NODE_TYPES.get(node.type, f"type {node.type}")
-        raise McsimError(f"{what} is a {kind}, which mcsim does not run (it runs COMP and COMM_COLL nodes)")
+        raise McsimError(
+            f"{what} is a {kind}, which mcsim does not run (it runs COMP, COMM_COLL, COMM_SEND and COMM_RECV nodes)"
+        )
     comm_type, size = _attr(node, "comm_type"), _attr(node, "comm_size")
     if comm_type not in COMM_TYPES:
         name = COMM_TYPE_NAMES.get(comm_type, f"comm_type {comm_type}") if comm_type is not None else "no comm_type"
@@ -262,9 +316,13 @@ def chakra_job(
     if len(ids) != len(first):
         raise McsimError(f"job {name!r}: {traces[0]}: a node id appears twice")
     dropped = 0
+    messages = _messages(read, f"job {name!r}")
     for i, node in enumerate(first):
         durations = tuple(int(t.nodes[i].duration_micros) for t in read)
-        step = _step(node, durations, len(hosts), algos, f"job {name!r}: {traces[0]}")
+        if node.type in (COMM_SEND_NODE, COMM_RECV_NODE):
+            step: Step = Transfer(label=node.name or f"node {node.id}", messages=tuple(messages[i]))
+        else:
+            step = _step(node, durations, len(hosts), algos, f"job {name!r}: {traces[0]}")
         deps = tuple(node.data_deps)
         dropped += sum(d not in ids for d in deps)
         nodes[str(node.id)] = (step, tuple(str(d) for d in deps if d in ids))

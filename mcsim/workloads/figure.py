@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The timeline figure of a workload run (``mcsim workload FILE.toml --figure timeline.svg``): per job a
-lane of compute and a lane of collectives, each step a bar from its start to its last rank's end."""
+lane of compute, one per collective it runs and one of transfers, each step a bar from its first rank's
+start to its last rank's end."""
 
 from __future__ import annotations
 
@@ -8,29 +9,37 @@ from pathlib import Path
 
 from mcsim.errors import McsimError
 from mcsim.util.output import write_atomic
-from mcsim.workloads.job import Collective
-from mcsim.workloads.run import WorkloadResult
+from mcsim.workloads.job import Collective, Step
+from mcsim.workloads.run import WorkloadResult, step_kind
 
 STEP_COLORS = {  # a step's colour by what it is
     "compute": "#7f7f7f",
     "allgather": "#d62728",
     "reduce_scatter": "#1f77b4",
     "allreduce": "#2ca02c",
+    "transfer": "#ff7f0e",
 }
 OTHER_COLOR = "#9467bd"  # the other collectives
 
 
+def _kind(step: Step) -> str:
+    """A step's lane: compute, its collective, or transfer."""
+    return step.collective if isinstance(step, Collective) else step_kind(step)
+
+
 def _lanes(result: WorkloadResult) -> list[tuple[int, str]]:
-    """(job, kind) per lane, top first: a job's compute, then each collective it runs, in STEP_COLORS' order."""
+    """(job, kind) per lane, top first: a job's compute, then each collective it runs and its transfers, in
+    STEP_COLORS' order."""
     lanes = []
     for j, jr in enumerate(result.jobs):
-        kinds = {s.collective if isinstance(s, Collective) else "compute" for s in jr.job.steps}
+        kinds = {_kind(s) for s in jr.job.steps}
         lanes += [(j, k) for k in (*STEP_COLORS, *sorted(kinds - set(STEP_COLORS))) if k in kinds]
     return lanes
 
 
 def timeline_svg(result: WorkloadResult) -> str:
-    """The figure as SVG text: time on x (us), per job a lane of compute and one per collective it runs;
+    """The figure as SVG text: time on x (us), per job a lane of compute, one per collective it runs and one
+    of transfers;
     a step's bar goes from its first rank's start to its last rank's end."""
     try:
         from mcsim.report.panel import new_figure, svg_of
@@ -44,7 +53,7 @@ def timeline_svg(result: WorkloadResult) -> str:
             start, end = int(jr.timeline[s, :, 1].min()), int(jr.timeline[s, :, 2].max())
             if start < 0 or end < 0:
                 continue
-            kind = step.collective if isinstance(step, Collective) else "compute"
+            kind = _kind(step)
             ax.broken_barh(
                 [(start / 1e6, (end - start) / 1e6)],
                 (row[j, kind] - 0.4, 0.8),

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""A job as frozen data: its hosts and a graph of steps (compute of a duration, collectives), every
-rank running every step; checked before any C++ object exists (one McsimError line each)."""
+"""A job as frozen data: its hosts and a graph of steps (compute of a duration, collectives, transfers of
+point-to-point messages), every rank running every step; checked before any C++ object exists (one
+McsimError line each)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,35 @@ class Collective:
         return parse_size(self.bytes_per_rank)
 
 
-Step = Compute | Collective
+@dataclass(frozen=True, slots=True)
+class Message:
+    """``nbytes`` from rank ``src`` to rank ``dst`` of the job (one RC RDMA WRITE): it leaves the Transfer
+    step that holds it and arrives in the Transfer step ``into`` on ``dst`` (None: the same step; an index in
+    a Job, a step's key in job_of_graph's graph)."""
+
+    src: int
+    dst: int
+    nbytes: int | str
+    into: int | str | None = None
+
+    @property
+    def bytes_b(self) -> int:
+        return parse_size(self.nbytes)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Transfer:
+    """Point-to-point messages between the job's ranks. A message is posted once its sender is ready for this
+    step and its receiver for the step it arrives in (a rendezvous: the receiver's buffer is posted); on a rank
+    the step ends once its messages out are acknowledged and its messages in (from any step) have arrived, at
+    once on a rank with none."""
+
+    label: str
+    messages: tuple[Message, ...]
+    after: tuple[int, ...] = ()
+
+
+Step = Compute | Collective | Transfer
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,8 +94,8 @@ class Job:
         if len(set(self.hosts)) != len(self.hosts):
             raise McsimError(f"{where}: a host appears twice in its hosts")
         for i, step in enumerate(self.steps):
-            if not isinstance(step, Compute | Collective):
-                raise McsimError(f"{where}: step {i} is {step!r}, not a Compute or a Collective")
+            if not isinstance(step, Compute | Collective | Transfer):
+                raise McsimError(f"{where}: step {i} is {step!r}, not a Compute, a Collective or a Transfer")
             late = [a for a in step.after if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a < i]
             if late:
                 raise McsimError(
@@ -75,6 +104,8 @@ class Job:
                 )
             if isinstance(step, Compute):
                 _check_duration(where, i, step, len(self.hosts))
+            if isinstance(step, Transfer):
+                _check_messages(f"{where}: step {i} ({step.label})", step, self.steps, len(self.hosts))
 
 
 def _check_duration(where: str, i: int, step: Compute, ranks: int) -> None:
@@ -84,6 +115,22 @@ def _check_duration(where: str, i: int, step: Compute, ranks: int) -> None:
         raise McsimError(f"{where}: step {i} ({step.label}) has {len(d)} durations for {ranks} ranks")
     if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in each):
         raise McsimError(f"{where}: step {i} ({step.label}) lasts {d!r} ps; give an int >= 0 (or one per rank)")
+
+
+def _check_messages(where: str, step: Transfer, steps: tuple[Step, ...], ranks: int) -> None:
+    if not isinstance(step.messages, tuple) or not all(isinstance(m, Message) for m in step.messages):
+        raise McsimError(f"{where}: messages must be a tuple of Message")
+    for m in step.messages:
+        for name in ("src", "dst"):
+            require_int(f"{where}: a message", name, getattr(m, name), lo=0, hi=ranks - 1)
+        if m.src == m.dst:
+            raise McsimError(f"{where}: a message from rank {m.src} to itself; a message goes to another rank")
+        if parse_size(m.nbytes) < 1:
+            raise McsimError(f"{where}: a message of {m.nbytes!r} bytes; give >= 1")
+        into = m.into
+        bad = into is not None and (not isinstance(into, int) or isinstance(into, bool) or not 0 <= into < len(steps))
+        if bad or (into is not None and not isinstance(steps[into], Transfer)):  # type: ignore[index]
+            raise McsimError(f"{where}: a message arrives in step {into!r}, which is no Transfer step of the job")
 
 
 def check_jobs(jobs: tuple[Job, ...], n_hosts: int) -> None:
@@ -129,6 +176,20 @@ def job_of_graph(
         raise McsimError(f"job {name!r}: the steps' dependencies have a cycle (step {stuck!r} is on or behind it)")
     index = {key: i for i, key in enumerate(order)}
     steps = tuple(
-        dataclasses.replace(nodes[key][0], after=tuple(sorted(index[d] for d in set(nodes[key][1])))) for key in order
+        _indexed(name, key, nodes[key][0], index, tuple(sorted(index[d] for d in set(nodes[key][1])))) for key in order
     )
     return Job(name=name, hosts=hosts, steps=steps, compute_units=compute_units)
+
+
+def _indexed(name: str, key: str, step: Step, index: dict[str, int], after: tuple[int, ...]) -> Step:
+    """The step with its dependencies, and a Transfer's messages' ``into``, as indices."""
+    if not isinstance(step, Transfer):
+        return dataclasses.replace(step, after=after)
+    for m in step.messages:
+        if isinstance(m, Message) and m.into is not None and m.into not in index:
+            raise McsimError(f"job {name!r}: step {key!r} sends a message into {m.into!r}, which is no step of the job")
+    messages = tuple(
+        dataclasses.replace(m, into=index[str(m.into)]) if isinstance(m, Message) and m.into is not None else m
+        for m in step.messages
+    )
+    return dataclasses.replace(step, after=after, messages=messages)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Run jobs on one fabric: every collective step is a team on its job's hosts, every job a C++ Job that
-starts its steps as their dependencies end (no Python during the run); then each job's timeline and
-per-job figures (iteration, compute, exposed communication, bytes injected)."""
+starts its steps as their dependencies end and sends its transfers' messages (no Python during the
+run); then each job's timeline and per-job figures (iteration, compute, exposed communication, bytes
+injected)."""
 
 from __future__ import annotations
 
@@ -21,12 +22,17 @@ from mcsim.native.simulation import Simulation
 from mcsim.result import FabricResult, Result
 from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import scenario_of
-from mcsim.workloads.job import Collective, Compute, Job, check_jobs
+from mcsim.workloads.job import Collective, Compute, Job, Transfer, check_jobs
 
 # the options of a run whose multicast receives on the paper's engine: the BlueField-3 DPA, 16 threads, one UD
 # endpoint each, datagrams in place (zero copy); run_jobs(..., **DPA_RECEIVE)
 DPA_RECEIVE: dict[str, Any] = {"processor": DpaConfig(threads=16), "endpoints": 16, "staging": False}
 STEP_FIELDS = ("collective", "algorithm", "bytes_per_rank", "ranks", "overlap", "overlap_algorithm", "verify")
+
+
+def step_kind(step: Compute | Collective | Transfer) -> str:
+    """compute, collective or transfer: the timeline's kind column."""
+    return "compute" if isinstance(step, Compute) else "transfer" if isinstance(step, Transfer) else "collective"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +88,7 @@ class JobResult:
         """The timeline as rows: job, step, label, kind, rank, host, ready_ps, start_ps, end_ps."""
         out = []
         for s, step in enumerate(self.job.steps):
-            kind = "compute" if isinstance(step, Compute) else "collective"
+            kind = step_kind(step)
             for r, host in enumerate(self.job.hosts):
                 ready, start, end = (int(x) for x in self.timeline[s, r])
                 out.append(
@@ -146,6 +152,8 @@ def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> _Plan:
     plan = _Plan()
     for j, job in enumerate(jobs_):
         for s, step in enumerate(job.steps):
+            if isinstance(step, Transfer):
+                plan.region_b = max(plan.region_b, *(m.bytes_b for m in step.messages), 1)
             if not isinstance(step, Collective):
                 continue
             try:
@@ -223,15 +231,29 @@ def _build_job(sim: Simulation, stack: Any, fab: Any, plan: _Plan, j: int, job: 
     teams: dict[int, Any] = {}
     steps: list[Any] = []
     for s, step in enumerate(job.steps):
-        if isinstance(step, Compute):
-            steps.append(step.duration_ps)
+        if isinstance(step, Compute | Transfer):
+            steps.append(step.duration_ps if isinstance(step, Compute) else jobs.TRANSFER)
             continue
         sc, first_group, red = plan.specs[j, s]
         spec = _team_spec(sc, job, first_group, fab.reductions[red] if red >= 0 else None)
         teams[s] = sim.own_app(collectives.setup_team(stack, spec))
         steps.append(teams[s])
-    handle = sim.own_app(jobs.build_job(j, job.compute_units, job.hosts, steps, [s.after for s in job.steps]))
+    handle = sim.own_app(
+        jobs.build_job(j, job.compute_units, job.hosts, steps, [s.after for s in job.steps], stack, _messages(job))
+    )
     return handle, teams
+
+
+def _messages(job: Job) -> jobs.Messages:
+    """Every Transfer step's messages, as the C++ Job takes them."""
+    rows = [
+        (s, m.src, s if m.into is None else m.into, m.dst, m.bytes_b)
+        for s, step in enumerate(job.steps)
+        if isinstance(step, Transfer)
+        for m in step.messages
+    ]
+    cols = np.array(rows, dtype=np.int64).reshape(-1, 5).T
+    return jobs.Messages(*cols)
 
 
 def _job_result(

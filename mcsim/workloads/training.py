@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Training-iteration generators: an FSDP iteration (per layer an Allgather of its parameters before its
 forward and its backward compute, a Reduce-Scatter of its gradients after its backward) and a
-data-parallel one (Allreduces of gradient buckets overlapping the backward)."""
+data-parallel one (Allreduces of gradient buckets overlapping the backward); and background traffic
+(rounds of an Alltoall or of a random permutation, with idle gaps)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from mcsim.errors import McsimError, pick, require_int
 from mcsim.units import PS_PER_S
-from mcsim.workloads.job import Collective, Compute, Job, Step, job_of_graph
+from mcsim.workloads.job import Collective, Compute, Job, Message, Step, Transfer, job_of_graph
 
 
 def _check(name: str, **values: object) -> None:
@@ -108,7 +111,17 @@ def data_parallel_job(
     return job_of_graph(name, hosts, nodes)
 
 
-BACKGROUND_PATTERNS = ("alltoall",)  # a background job's traffic: every rank to every other
+# a background job's traffic: an Alltoall (every rank to every other; its algorithm) or a permutation (every
+# rank to one other and from one other, a random derangement per round drawn with the seed)
+BACKGROUND_PATTERNS = ("alltoall", "permutation")
+
+
+def derangement(n: int, rng: np.random.Generator) -> tuple[int, ...]:
+    """A uniformly random permutation of 0..n-1 with no fixed point (rejection: ~e draws)."""
+    while True:
+        p = rng.permutation(n)
+        if not (p == np.arange(n)).any():
+            return tuple(int(x) for x in p)
 
 
 def background_job(
@@ -121,25 +134,36 @@ def background_job(
     data_rate_bps: int,
     pattern: str = "alltoall",
     algorithm: str = "all_at_once",
+    seed: int = 1,
 ) -> Job:
-    """Background traffic as a job: ``rounds`` Alltoalls of ``bytes_per_peer`` from every rank to every other,
-    each followed by an idle gap, so that on an idle fabric the job offers ``load`` of each rank's link: a
-    round's Alltoall at its bound, (P-1) x bytes_per_peer over the hosts' data rate, and a gap of that bound x
-    (1/load - 1) (load 1: no gap). On a busy fabric the Alltoalls take longer and the offered load is lower."""
+    """Background traffic as a job: ``rounds`` rounds, each an Alltoall of ``bytes_per_peer`` from every rank
+    to every other (pattern alltoall, by ``algorithm``) or a permutation (every rank sends ``bytes_per_peer``
+    to one other rank and receives as much from one, a random derangement drawn with ``seed`` for each
+    round), followed by an idle gap, so that on an idle fabric the job offers ``load`` of each rank's link: a
+    round at its bound, (P-1) x bytes_per_peer (alltoall) or bytes_per_peer (permutation) over the hosts'
+    data rate, and a gap of that bound x (1/load - 1) (load 1: no gap). On a busy fabric the rounds take
+    longer and the offered load is lower."""
     where = f"job {name!r}"
     pick(f"pattern of {where}", pattern, {p: p for p in BACKGROUND_PATTERNS})
     require_int(where, "bytes_per_peer", bytes_per_peer, lo=1)
     require_int(where, "rounds", rounds, lo=1)
+    require_int(where, "seed", seed, lo=0)
     if isinstance(load, bool) or not isinstance(load, int | float) or not 0 < load <= 1:
         raise McsimError(f"{where}: load={load!r} must be a number in (0, 1]: the share of each rank's link offered")
-    bound_ps = (len(hosts) - 1) * bytes_per_peer * 8 * PS_PER_S // data_rate_bps
+    peers = len(hosts) - 1 if pattern == "alltoall" else 1
+    bound_ps = peers * bytes_per_peer * 8 * PS_PER_S // data_rate_bps
     gap_ps = round(bound_ps * (1 / load - 1))
+    rng = np.random.default_rng(seed)
     nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
     for i in range(rounds):
         after = (f"idle{i - 1}",) if i else ()
-        nodes[f"a2a{i}"] = (
-            Collective(label=f"A2A {i}", collective="alltoall", algorithm=algorithm, bytes_per_rank=bytes_per_peer),
-            after,
-        )
-        nodes[f"idle{i}"] = (Compute(label=f"idle {i}", duration_ps=gap_ps), (f"a2a{i}",))
+        if pattern == "alltoall":
+            step: Step = Collective(
+                label=f"A2A {i}", collective="alltoall", algorithm=algorithm, bytes_per_rank=bytes_per_peer
+            )
+        else:
+            to = derangement(len(hosts), rng)
+            step = Transfer(label=f"perm {i}", messages=tuple(Message(r, d, bytes_per_peer) for r, d in enumerate(to)))
+        nodes[f"round{i}"] = (step, after)
+        nodes[f"idle{i}"] = (Compute(label=f"idle {i}", duration_ps=gap_ps), (f"round{i}",))
     return job_of_graph(name, hosts, nodes)

@@ -66,7 +66,8 @@ DATA_PARALLEL_KEYS = {
 # a Chakra trace per rank: traces = [files] (one per rank) or "prefix" (files prefix.0.et, prefix.1.et, ...,
 # as ASTRA-sim names them), relative to the workload file; each collective's algorithm by its name
 CHAKRA_KEYS: dict[str, Any] = {"traces": None, **DEFAULT_ALGORITHMS}
-# background traffic: rounds of an Alltoall with idle gaps, offering `load` of each rank's link
+# background traffic: rounds of an Alltoall or a permutation (a random derangement per round, drawn with the
+# file's seed + the job's index) with idle gaps, offering `load` of each rank's link
 BACKGROUND_KEYS: dict[str, Any] = {
     "pattern": "alltoall",
     "bytes_per_peer": None,
@@ -168,7 +169,7 @@ def _chakra(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any]
     return chakra_job(name, hosts, files, algorithms)
 
 
-def _background(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any], rate_bps: int) -> Job:
+def _background(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any], rate_bps: int, seed: int) -> Job:
     values = {k: table.get(k, default) for k, default in BACKGROUND_KEYS.items()}
     missing = [k for k, v in values.items() if v is None]
     if missing:
@@ -185,6 +186,7 @@ def _background(where: str, name: str, hosts: tuple[int, ...], table: dict[str, 
         rounds=require_int(where, "rounds", values["rounds"], lo=1),
         data_rate_bps=rate_bps,
         algorithm=values["algorithm"],
+        seed=seed,
     )
 
 
@@ -237,7 +239,7 @@ def workload_of(data: dict[str, Any], where: str, folder: Path | None = None) ->
             if dropped:
                 notes.append(f"job {name!r}: {dropped} dependencies on nodes its trace does not hold were dropped")
         elif kind == "background":
-            job = _background(at, name, chosen, table, _data_rate_bps(topo, rate))
+            job = _background(at, name, chosen, table, _data_rate_bps(topo, rate), seed + i)
         else:
             job = _training(at, name, chosen, kind, table)
         units = require_int(at, "compute_units", table.get("compute_units", 1), lo=0)

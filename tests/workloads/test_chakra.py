@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from mcsim.errors import McsimError
-from mcsim.workloads import Collective, Compute, run_jobs
+from mcsim.workloads import Collective, Compute, Job, run_jobs
 from mcsim.workloads.chakra import chakra_job, message_classes, read_trace
+from mcsim.workloads.job import Message, Transfer
 from mcsim.workloads.training import fsdp_job
 
 REAL = Path(__file__).parent / "data" / "chakra-feeder.0.et.gz"  # see data/README.md
@@ -118,7 +119,21 @@ COMP = {"id": 1, "name": "c", "type": 4, "us": 1}
             "0.0.3",
             r"Chakra schema version '0\.0\.3', which this reader cannot read \(it reads 0\.0\.4 and 1\.x\)",
         ),
-        ([COMP, {"id": 2, "name": "s", "type": 5}], "0.0.4", r"node 2 \(s\) is a COMM_SEND_NODE, which mcsim does not"),
+        (
+            [COMP, {"id": 2, "name": "s", "type": 5}],
+            "0.0.4",
+            r"rank 0's node 2 \(s\): comm_dst=None; give another rank",
+        ),
+        (
+            [COMP, {"id": 2, "name": "s", "type": 6, "attr": {"comm_src": 0, "comm_size": 8}}],
+            "0.0.4",
+            r"rank 0's node 2 \(s\): comm_src=0; give another rank \(0\.\.1\)",
+        ),
+        (
+            [COMP, {"id": 2, "name": "s", "type": 6, "attr": {"comm_src": 7, "comm_size": 8}}],
+            "0.0.4",
+            r"comm_src=7; give another rank",
+        ),
         (
             [COMP, {"id": 2, "name": "b", "type": 7, "attr": {"comm_type": 9, "comm_size": 8}}],
             "1.0.0",
@@ -142,6 +157,90 @@ def test_a_bad_trace_is_one_line(tmp_path, nodes, version, message):
     path = _bad(tmp_path, nodes, version)
     with pytest.raises(McsimError, match=message) as err:
         chakra_job("j", (0, 1), [path, path])
+    assert "\n" not in str(err.value)
+
+
+def _p2p_traces(tmp_path: Path, ranks: int, nodes_of) -> list[Path]:
+    paths = []
+    for r in range(ranks):
+        paths.append(tmp_path / f"p.{r}.et")
+        write_trace(paths[-1], nodes_of(r))
+    return paths
+
+
+def _send(node_id: int, to: int, size: int, deps=(), tag: int = 0) -> dict:
+    return {"id": node_id, "name": f"send{node_id}", "type": 5, "deps": list(deps),
+            "attr": {"comm_dst": to, "comm_size": size, "comm_tag": tag}}  # fmt: skip
+
+
+def _recv(node_id: int, frm: int, size: int, deps=(), tag: int = 0) -> dict:
+    return {"id": node_id, "name": f"recv{node_id}", "type": 6, "deps": list(deps),
+            "attr": {"comm_src": frm, "comm_size": size, "comm_tag": tag}}  # fmt: skip
+
+
+def test_sends_and_receives_run_as_the_transfers_of_their_schedule(tmp_path):
+    # a ring exchange: compute, a send to r + 1 and a receive from r - 1, compute; the trace runs as the job
+    # written by hand, and each message starts once both its ranks have computed
+    n, ranks = 48 << 10, 4
+
+    def nodes(r: int) -> list[dict]:
+        return [
+            {"id": 1, "name": "c", "type": 4, "us": r + 1},
+            _send(2, (r + 1) % ranks, n, deps=[1]),
+            _recv(3, (r - 1) % ranks, n, deps=[1]),
+            {"id": 4, "name": "d", "type": 4, "us": 1, "deps": [2, 3]},
+        ]
+
+    job, _ = chakra_job("p", tuple(range(ranks)), _p2p_traces(tmp_path, ranks, nodes))
+    by_hand = Job(name="p", hosts=tuple(range(ranks)), steps=(
+        Compute(label="c", duration_ps=tuple((r + 1) * US for r in range(ranks))),
+        Transfer(label="send2", messages=tuple(Message(r, (r + 1) % ranks, n, into=2) for r in range(ranks)),
+                 after=(0,)),
+        Transfer(label="recv3", messages=(), after=(0,)),
+        Compute(label="d", duration_ps=US, after=(1, 2)),
+    ))  # fmt: skip
+    assert job == by_hand
+    r = run_jobs([job], topology="fat-tree-k4").jobs[0]
+    for src in range(ranks):
+        dst = (src + 1) % ranks
+        assert r.timeline[1, src, 1] == r.timeline[2, dst, 1] == max(src + 1, dst + 1) * US
+    assert int(r.injected_b.sum()) == ranks * n
+
+
+def test_a_position_may_send_on_one_rank_and_receive_on_another(tmp_path):
+    # a two-stage pipeline: rank 0 sends its activations to rank 1 at the same node (tags keep two apart)
+    def nodes(r: int) -> list[dict]:
+        p2p = (
+            [_send(2, 1, 1000, tag=7), _send(3, 1, 3000, deps=[2], tag=8)]
+            if r == 0
+            else [_recv(2, 0, 1000, tag=7), _recv(3, 0, 3000, deps=[2], tag=8)]
+        )
+        return [{"id": 1, "name": "c", "type": 4, "us": 2}, *p2p]  # fmt: skip
+
+    job, _ = chakra_job("pp", (0, 1), _p2p_traces(tmp_path, 2, nodes))
+    assert [s.messages for s in job.steps[1:]] == [(Message(0, 1, 1000, into=1),), (Message(0, 1, 3000, into=2),)]
+    r = run_jobs([job], topology="fat-tree-k4").jobs[0]
+    np.testing.assert_array_equal(r.injected_b, [4000, 0])
+    assert r.complete
+
+
+@pytest.mark.parametrize(
+    ("nodes_of", "message"),
+    [
+        (lambda r: [_send(1, 1 - r, 64)] if r == 0 else [_recv(1, 0, 64, tag=3)],
+         r"rank 0's send node 1 \(from rank 0 to rank 1, tag 0\) has no partner in the other rank's trace"),
+        (lambda r: [_send(1, 1, 64)] if r == 0 else [_recv(1, 0, 32)],
+         r"rank 0's send node 1 of 64 B is received by rank 1's node 1 as 32 B"),
+        (lambda r: [_recv(1, 1 - r, 64)],
+         r"rank 1's receive node 1 \(from rank 0 to rank 1, tag 0\) has no partner"),
+        (lambda r: [_send(1, 1 - r, 0)], r"comm_size=0; a message needs its bytes"),
+        (lambda r: [_send(1, 1, 8)] if r == 0 else [{"id": 1, "name": "c", "type": 4}],
+         r"rank 1's trace \(.*\) differs from rank 0's at node 1"),
+    ],
+)  # fmt: skip
+def test_a_bad_send_or_receive_is_one_line(tmp_path, nodes_of, message):
+    with pytest.raises(McsimError, match=message) as err:
+        chakra_job("j", (0, 1), _p2p_traces(tmp_path, 2, nodes_of))
     assert "\n" not in str(err.value)
 
 

@@ -186,12 +186,6 @@ BAD = [
         r"^job 'b': load=0 must be a number in \(0, 1\]",
     ),
     (lambda: background_job("b", (0, 1), bytes_per_peer=8, load=1.5, rounds=1, data_rate_bps=10**9), r"load=1\.5"),
-    (
-        lambda: background_job(
-            "b", (0, 1), bytes_per_peer=8, load=0.5, rounds=1, data_rate_bps=10**9, pattern="permutation"
-        ),
-        r"unknown pattern of job 'b' 'permutation'; choose one of alltoall",
-    ),
     (lambda: background_job("b", (0, 1), bytes_per_peer=8, load=0.5, rounds=0, data_rate_bps=10**9), r"rounds=0"),
 ]
 

@@ -96,6 +96,15 @@ def test_the_background_kind_is_the_generator_s_job():
     )
     with pytest.raises(McsimError, match=r"kind 'background' needs 'load'"):
         workload_of({"topology": "fat-tree-k4", "jobs": [dict(table, load=None)]}, "w")
+    # a permutation's rounds are drawn with the file's seed plus the job's index
+    perm = dict(table, pattern="permutation")
+    w = workload_of({"topology": "fat-tree-k4", "rate": "100Gbps", "seed": 4, "jobs": [perm, perm | {"name": "b",
+                     "hosts": [3, 4, 5]}]}, "w")  # fmt: skip
+    for i, hosts in enumerate(((0, 1, 2), (3, 4, 5))):
+        assert w.jobs[i] == background_job(
+            w.jobs[i].name, hosts, bytes_per_peer=8 << 10, load=0.5, rounds=2, data_rate_bps=rate_bps,
+            pattern="permutation", seed=4 + i,
+        )  # fmt: skip
 
 
 def test_the_command_prints_a_row_per_job_and_writes_the_timeline(tmp_path, capsys):
@@ -158,13 +167,15 @@ def test_the_timeline_figure_has_a_lane_per_job_and_kind(tmp_path, capsys):
         'bytes_per_layer = "256KiB"\nforward = "10us"\nbackward = "20us"\n'
         '[[jobs]]\nname = "b"\nranks = 4\nkind = "data_parallel"\nlayers = 2\n'
         'bytes_per_layer = "64KiB"\nforward = "10us"\nbackward = "20us"\n'
+        '[[jobs]]\nname = "c"\nranks = 4\nkind = "background"\npattern = "permutation"\nbytes_per_peer = "16KiB"\n'
+        "load = 0.5\nrounds = 2\n"
     )
     assert main(["workload", str(path), "--timeline", str(tmp_path / "t.svg")]) == 0
     svg = (tmp_path / "t.svg").read_text()
     assert svg.startswith("<svg")
-    for lane in ("a: compute", "a: allgather", "a: reduce-scatter", "b: compute", "b: allreduce"):
+    for lane in ("a: compute", "a: allgather", "a: reduce-scatter", "b: compute", "b: allreduce", "c: transfer"):
         assert lane in svg
-    assert "b: allgather" not in svg
+    assert "b: allgather" not in svg and "a: transfer" not in svg
 
 
 def test_the_chakra_kind_reads_a_trace_per_rank_relative_to_the_file(tmp_path, capsys):

@@ -78,6 +78,26 @@ mcsim_job_depend(void* job, uint32_t step, uint32_t on)
     return capi::Do([&] { capi::As<Job>(job).AddDependency(step, on); });
 }
 
+/** Step `step` is a transfer (its messages: mcsim_job_messages). */
+MCSIM_ABI int64_t
+mcsim_job_transfer(void* job, uint32_t step)
+{
+    return capi::Do([&] { capi::As<Job>(job).SetTransfer(step); });
+}
+
+/** n messages: message i from (step, rank) from[2i], from[2i+1] to to[2i], to[2i+1], bytes[i]. */
+MCSIM_ABI int64_t
+mcsim_job_messages(void* job,
+                   void* stack,
+                   const uint32_t* from,
+                   const uint32_t* to,
+                   const uint64_t* bytes,
+                   uint64_t n)
+{
+    return capi::Do(
+        [&] { capi::As<Job>(job).AddMessages(&capi::As<RdmaStack>(stack), from, to, bytes, n); });
+}
+
 MCSIM_ABI int64_t
 mcsim_job_start(void* job, int64_t atPs)
 {

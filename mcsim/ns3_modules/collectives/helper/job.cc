@@ -8,6 +8,8 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -52,6 +54,7 @@ void
 Job::DoDispose()
 {
     m_steps.clear();
+    m_messages.clear();
     Object::DoDispose();
 }
 
@@ -116,6 +119,89 @@ Job::SetCollective(uint32_t step, Ptr<CollectiveTeam> team)
 }
 
 void
+Job::SetTransfer(uint32_t step)
+{
+    At(step).kind = Kind::TRANSFER;
+}
+
+void
+Job::AddMessages(Ptr<RdmaStack> stack,
+                 const uint32_t* from,
+                 const uint32_t* to,
+                 const uint64_t* bytes,
+                 std::size_t n)
+{
+    const auto ranks = static_cast<uint32_t>(m_hosts.size());
+    if (!m_messages.empty() || n > std::numeric_limits<uint32_t>::max())
+    {
+        throw std::invalid_argument("Job: messages are added once, at most 2^32 - 1 of them");
+    }
+    std::map<std::pair<uint32_t, uint32_t>, std::pair<Ptr<RcQp>, Ptr<RcQp>>>
+        qps;                                                // a < b: (a's, b's)
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> into; // (to, from): count
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const uint32_t a = from[2 * i + 1];
+        const uint32_t b = to[2 * i + 1];
+        const std::string what = "Job: message " + std::to_string(i);
+        if (a >= ranks || b >= ranks || a == b)
+        {
+            throw std::invalid_argument(what + " goes between ranks " + std::to_string(a) +
+                                        " and " + std::to_string(b) + " (two ranks of the job)");
+        }
+        if (At(from[2 * i]).kind != Kind::TRANSFER || At(to[2 * i]).kind != Kind::TRANSFER)
+        {
+            throw std::invalid_argument(what + " leaves or enters a step that is no transfer");
+        }
+        if (bytes[i] == 0 || bytes[i] > stack->GetRegionBytes())
+        {
+            throw std::invalid_argument(what + " has " + std::to_string(bytes[i]) +
+                                        " bytes; give 1 .. the region's " +
+                                        std::to_string(stack->GetRegionBytes()));
+        }
+        auto& pair = qps[{std::min(a, b), std::max(a, b)}];
+        if (pair.first == nullptr)
+        {
+            pair = stack->Connect(m_hosts[std::min(a, b)], this, m_hosts[std::max(a, b)], this);
+        }
+        into[{b, a}]++;
+        m_messages.push_back({from[2 * i] * ranks + a,
+                              to[2 * i] * ranks + b,
+                              bytes[i],
+                              a < b ? pair.first : pair.second});
+    }
+    for (const auto& [key, count] : into)
+    {
+        const auto& pair = qps[{std::min(key.first, key.second), std::max(key.first, key.second)}];
+        (key.first < key.second ? pair.first : pair.second)->PostRecv(count);
+    }
+    Indices();
+}
+
+void
+Job::Indices()
+{
+    const std::size_t sides = m_steps.size() * m_hosts.size();
+    m_sideStart.assign(sides + 1, 0);
+    for (const Message& m : m_messages)
+    {
+        m_sideStart[m.from + 1]++;
+        m_sideStart[m.to + 1]++;
+    }
+    for (std::size_t s = 0; s < sides; ++s)
+    {
+        m_sideStart[s + 1] += m_sideStart[s];
+    }
+    m_sideList.assign(m_sideStart.back(), 0);
+    std::vector<uint32_t> next(m_sideStart.begin(), m_sideStart.end() - 1);
+    for (uint32_t i = 0; i < m_messages.size(); ++i)
+    {
+        m_sideList[next[m_messages[i].from]++] = i;
+        m_sideList[next[m_messages[i].to]++] = i;
+    }
+}
+
+void
 Job::AddDependency(uint32_t step, uint32_t on)
 {
     if (step == on)
@@ -139,6 +225,15 @@ Job::Start(Time at)
         {
             m_waiting[s * m_hosts.size() + r] = m_steps[s].deps;
         }
+    }
+    if (m_sideStart.empty())
+    {
+        Indices();
+    }
+    m_pending.resize(m_waiting.size());
+    for (std::size_t side = 0; side < m_pending.size(); ++side)
+    {
+        m_pending[side] = m_sideStart[side + 1] - m_sideStart[side];
     }
     mcsim::PostPlanned(at - Simulator::Now(), MakeEvent(&Job::StartAll, this));
 }
@@ -177,6 +272,11 @@ Job::Ready(uint32_t step, uint32_t rank)
         Compute(step, rank);
         return;
     }
+    if (s.kind == Kind::TRANSFER)
+    {
+        Transfer(step, rank);
+        return;
+    }
     if (++s.readyRanks == m_hosts.size())
     {
         mcsim::PostPlanned(Time(0), MakeEvent(&Job::Begin, this, step));
@@ -192,6 +292,58 @@ Job::Compute(uint32_t step, uint32_t rank)
     mcsim::Post(PicoSeconds(s.durations[s.durations.size() == 1 ? 0 : rank]),
                 Ptr<EventImpl>(MakeEvent(&Job::End, this, step, rank), false),
                 m_sources[rank]);
+}
+
+void
+Job::Transfer(uint32_t step, uint32_t rank)
+{
+    const auto ranks = static_cast<uint32_t>(m_hosts.size());
+    const uint32_t side = step * ranks + rank;
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+    if (m_pending[side] == 0)
+    {
+        Time3(step, rank, 1) = now;
+        mcsim::Post(Time(0),
+                    Ptr<EventImpl>(MakeEvent(&Job::End, this, step, rank), false),
+                    m_sources[rank]);
+        return;
+    }
+    for (uint32_t k = m_sideStart[side]; k < m_sideStart[side + 1]; ++k)
+    {
+        Message& m = m_messages[m_sideList[k]];
+        if (++m.sides < 2)
+        {
+            continue;
+        }
+        for (const uint32_t end : {m.from, m.to})
+        {
+            int64_t& start = Time3(end / ranks, end % ranks, 1);
+            start = start < 0 ? now : start;
+        }
+        m.qp->PostSend(RcQp::Verb::WRITE, m.bytes, 0, m_sideList[k], true, m_sideList[k], 0);
+    }
+}
+
+void
+Job::OnSendComplete(uint32_t /* host */, uint32_t /* qpn */, uint64_t wrId)
+{
+    Arrived(m_messages.at(wrId).from);
+}
+
+void
+Job::OnReceive(uint32_t /* host */, const Completion& c)
+{
+    Arrived(m_messages.at(c.imm).to);
+}
+
+void
+Job::Arrived(uint32_t side)
+{
+    if (--m_pending[side] == 0)
+    {
+        const auto ranks = static_cast<uint32_t>(m_hosts.size());
+        End(side / ranks, side % ranks);
+    }
 }
 
 void

@@ -4,6 +4,7 @@
 #include "collective-team.h"
 
 #include "ns3/mcsim/event-order.h"
+#include "ns3/mcsim/rdma-stack.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -23,10 +24,16 @@ namespace mcsim
  * when ready and a compute unit of its rank is free (ComputeUnits per rank, 0: no limit; ready
  * steps wait in the order they became ready), and ends its duration later. A collective step starts
  * on every rank at once, when its last rank is ready (a rank waits for the others to enter it), and
- * ends on a rank when the rank has its output. Several jobs on one RdmaStack share its NICs and
- * links. The timeline (per step and rank: ready, start, end) is read in bulk after the run.
+ * ends on a rank when the rank has its output. A transfer step moves messages between ranks: a
+ * message leaves its sender's step and arrives in its receiver's step (the same one or another),
+ * one RC RDMA WRITE with immediate (its number) from the start of the sender's region to the start
+ * of the receiver's; it is posted once both ranks are ready for their steps (a rendezvous, as a
+ * receive must be posted), and the step ends on a rank once its messages out are acknowledged and
+ * its messages in have arrived (at once on a rank with none). Several jobs on one RdmaStack share
+ * its NICs and links. The timeline (per step and rank: ready, start, end) is read in bulk after
+ * the run.
  */
-class Job : public Object
+class Job : public Object, public QpOwner
 {
   public:
     static TypeId GetTypeId();
@@ -43,6 +50,20 @@ class Job : public Object
     void SetCompute(uint32_t step, const int64_t* durationsPs, std::size_t n);
     /** Step `step` is the collective `team` (its ranks: the job's, in order). */
     void SetCollective(uint32_t step, Ptr<CollectiveTeam> team);
+    /** Step `step` is a transfer: its messages are those AddMessages names it in. */
+    void SetTransfer(uint32_t step);
+    /**
+     * Messages, n of them: message i leaves step from[2i] on rank from[2i+1] for step to[2i] on
+     * rank to[2i+1] (both transfer steps), bytes[i] bytes; one RC QP pair per pair of ranks
+     * (created here, on `stack`); call once.
+     * @throws std::invalid_argument for a rank or step out of range, a message to its own rank,
+     * 0 bytes or more than the stack's region
+     */
+    void AddMessages(Ptr<RdmaStack> stack,
+                     const uint32_t* from,
+                     const uint32_t* to,
+                     const uint64_t* bytes,
+                     std::size_t n);
     /** On every rank, step `step` waits for step `on` to end. */
     void AddDependency(uint32_t step, uint32_t on);
     /** Start the job at an absolute time: the steps without dependencies are ready then.
@@ -54,6 +75,9 @@ class Job : public Object
     /** out[(step * ranks + rank) * TIMES + k]: ready, start and end in ps (-1: never). */
     void GetTimeline(int64_t* out, std::size_t n) const;
 
+    void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;
+    void OnReceive(uint32_t host, const Completion& c) override;
+
   protected:
     void DoDispose() override;
 
@@ -63,6 +87,16 @@ class Job : public Object
         UNSET,
         COMPUTE,
         COLLECTIVE,
+        TRANSFER,
+    };
+
+    struct Message
+    {
+        uint32_t from;     //!< its sender's (step, rank): step * ranks + rank
+        uint32_t to;       //!< its receiver's
+        uint64_t bytes;    //!< payload
+        Ptr<RcQp> qp;      //!< the sender's QP to the receiver
+        uint32_t sides{0}; //!< sender and receiver ready so far (2: posted)
     };
 
     struct Step
@@ -82,6 +116,9 @@ class Job : public Object
     void End(uint32_t step, uint32_t rank);
     void Compute(uint32_t step, uint32_t rank); //!< a compute step starts on a free unit
     int64_t& Time3(uint32_t step, uint32_t rank, std::size_t k);
+    void Transfer(uint32_t step, uint32_t rank); //!< ready: its messages' sides are ready
+    void Arrived(uint32_t side);                 //!< one of a (step, rank)'s messages is done
+    void Indices();                              //!< the (step, rank) -> messages index
 
     std::vector<uint32_t> m_hosts;
     std::vector<Step> m_steps;
@@ -90,9 +127,14 @@ class Job : public Object
     std::vector<EventSource> m_sources; //!< per rank: its compute steps' ends
     std::vector<uint32_t> m_busy;       //!< per rank: compute units in use
     std::vector<std::deque<uint32_t>>
-        m_queued;     //!< per rank: ready compute steps waiting for a unit
-    uint32_t m_id;    //!< "Id": its event sources' unit
-    uint32_t m_units; //!< "ComputeUnits"
+        m_queued; //!< per rank: ready compute steps waiting for a unit
+    std::vector<Message> m_messages;
+    std::vector<uint32_t> m_sideStart; //!< per (step, rank) + 1: where its messages start
+    std::vector<uint32_t>
+        m_sideList;                  //!< the messages of each (step, rank), sender's and receiver's
+    std::vector<uint32_t> m_pending; //!< per (step, rank): its messages not done yet
+    uint32_t m_id;                   //!< "Id": its event sources' unit
+    uint32_t m_units;                //!< "ComputeUnits"
 };
 
 } // namespace mcsim
