@@ -171,3 +171,18 @@ def test_a_bad_transfer_is_one_line(make, message):
     with pytest.raises(McsimError, match=message) as err:
         make()
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_messages_arrive_over_a_lossy_fabric(seed):
+    # rounds of permutations on a fat tree losing 1e-3 of the packets on every link: go-back-N resends what
+    # was lost, every step ends on every rank and every message's bytes leave once (plus what was resent)
+    job = background_job(
+        "bg", tuple(range(16)), bytes_per_peer=96 << 10, load=1.0, rounds=3, data_rate_bps=100 * 10**9,
+        pattern="permutation", seed=seed,
+    )  # fmt: skip
+    r = run_jobs([job], topology="fat-tree-k4", loss=1e-3, seed=seed)
+    jr = r.jobs[0]
+    assert jr.complete
+    assert r.fabric.drops_by_cause()["loss"] > 0
+    assert int(jr.injected_b.sum()) >= 16 * 3 * (96 << 10)  # every message, and what was resent
