@@ -8,13 +8,17 @@ Two workloads, as the scenario scripts run them: "fsdp" (one FSDP iteration, 16 
 traversals), the wall time of Simulator::Run() and of the whole run, and packet-hops per second inside
 Run(); beside it, in the same run, every collective step of the workload run alone (a job of that one
 step on its job's hosts, the fabric idle), their packet-hops and Run() times summed, and the workload's
-rate as a share of theirs. Medians of --repeat interleaved fresh processes. It never asserts.
+rate as a share of theirs; and credit stalls per thousand hops in both (a packet that waited at a port for
+its next hop's buffer: contention, which the collectives alone do not have and which costs the port work
+per hop). Medians of --repeat interleaved fresh processes (numpy's BLAS on one thread, so that its idle
+threads take no core). It never asserts.
 
 Run: python benchmarks/workloads.py [--repeat 3]
 """
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -27,7 +31,7 @@ from mcsim.workloads import Collective, Job, run_jobs
 from mcsim.workloads.training import fsdp_job
 from mcsim.workloads.workload_file import place
 runtime.load()
-kw = {"layers": 4, "bytes_per_layer": 4 << 20, "forward_ps": 100_000_000, "backward_ps": 200_000_000}
+kw = {"layers": 4, "bytes_per_layer": 16 << 20, "forward_ps": 100_000_000, "backward_ps": 200_000_000}
 if sys.argv[1] == "fsdp":
     topo, rate = "fat-tree-k4", "56Gbps"
     jobs = [fsdp_job("fsdp", tuple(range(16)), allgather="mcast", **kw)]
@@ -43,9 +47,10 @@ if sys.argv[2] == "workload":
     r = run_jobs(jobs, topology=topo, rate=rate)
     wall = time.perf_counter() - t0
     last = run_control.last_run()
-    out = {"hops": r.fabric.link_traversals(), "run_s": last.wall_s, "wall_s": wall}
+    stalls = int(r.fabric.ports["credit_stalls"].sum())
+    out = {"hops": r.fabric.link_traversals(), "run_s": last.wall_s, "wall_s": wall, "stalls": stalls}
 else:
-    hops = run_s = wall = 0.0
+    hops = run_s = wall = stalls = 0.0
     steps = [(s, job.hosts) for job in jobs for s in job.steps if isinstance(s, Collective)]
     for s, hosts in steps:  # the step alone on its job's hosts
         t0 = time.perf_counter()
@@ -53,8 +58,9 @@ else:
                        rate=rate)
         wall += time.perf_counter() - t0
         hops += res.fabric.link_traversals()
+        stalls += int(res.fabric.ports["credit_stalls"].sum())
         run_s += run_control.last_run().wall_s
-    out = {"hops": hops, "run_s": run_s, "wall_s": wall, "collectives": len(steps)}
+    out = {"hops": hops, "run_s": run_s, "wall_s": wall, "stalls": stalls, "collectives": len(steps)}
 print(json.dumps(out))
 """
 WORKLOADS = ("fsdp", "interjob")
@@ -62,7 +68,8 @@ WORKLOADS = ("fsdp", "interjob")
 
 def child(workload: str, what: str) -> dict:
     argv = [sys.executable, "-c", CHILD, workload, what]
-    return json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
+    env = os.environ | {"OPENBLAS_NUM_THREADS": "1"}
+    return json.loads(subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout)
 
 
 def main() -> int:
@@ -79,18 +86,19 @@ def main() -> int:
             for k in ("workload", "alone"):
                 samples[w, k].append(child(w, k))
     print(f"medians of {args.repeat} interleaved runs; hops = link traversals, rates inside Simulator::Run()")
-    print(f"{'workload':<9} {'hops':>9} {'run_s':>7} {'wall_s':>7} {'Mhops/s':>8} | {'alone: colls':>12} "
-          f"{'hops':>9} {'run_s':>7} {'Mhops/s':>8} | {'ratio':>6}")  # fmt: skip
+    print(f"{'workload':<9} {'hops':>9} {'run_s':>7} {'wall_s':>7} {'Mhops/s':>8} {'stalls/kh':>9} | "
+          f"{'alone: colls':>12} {'hops':>9} {'run_s':>7} {'Mhops/s':>8} {'stalls/kh':>9} | {'ratio':>6}")  # fmt: skip
     for w in WORKLOADS:
         work, alone = samples[w, "workload"], samples[w, "alone"]
         run_s = statistics.median(s["run_s"] for s in work)
         wall_s = statistics.median(s["wall_s"] for s in work)
         alone_s = statistics.median(s["run_s"] for s in alone)
         rate, alone_rate = work[0]["hops"] / run_s, alone[0]["hops"] / alone_s
+        stalls = [1000 * s[0]["stalls"] / s[0]["hops"] for s in (work, alone)]
         print(
-            f"{w:<9} {work[0]['hops']:>9.0f} {run_s:>7.3f} {wall_s:>7.3f} {rate / 1e6:>8.2f} | "
-            f"{alone[0]['collectives']:>12} {alone[0]['hops']:>9.0f} {alone_s:>7.3f} {alone_rate / 1e6:>8.2f} | "
-            f"{rate / alone_rate:>6.2f}"
+            f"{w:<9} {work[0]['hops']:>9.0f} {run_s:>7.3f} {wall_s:>7.3f} {rate / 1e6:>8.2f} {stalls[0]:>9.1f} | "
+            f"{alone[0]['collectives']:>12} {alone[0]['hops']:>9.0f} {alone_s:>7.3f} {alone_rate / 1e6:>8.2f} "
+            f"{stalls[1]:>9.1f} | {rate / alone_rate:>6.2f}"
         )
     print("target (issue 34): ratio >= 0.90 (a workload no slower per packet-hop than its collectives alone)")
     return 0
