@@ -24,19 +24,19 @@ def of_team(
     data_rate_bps: int,
     faults: Faults,
 ) -> Result:
-    """One team's Result (the NIC counters are its hosts', every team's on them)."""
-    p = len(spec.hosts)
+    """One team's Result (the NIC counters are its hosts', rank r's of spec.hosts[r]: every team's on them)."""
+    hosts = np.array(spec.hosts, dtype=np.intp)
     return Result(
         collective=spec.collective,
         algorithm=spec.algorithm,
-        ranks=p,
+        ranks=len(spec.hosts),
         bytes_per_rank_b=spec.bytes_per_rank_b,
         data_rate_bps=data_rate_bps,
         finish_ps=stats["finish_ps"].copy(),  # int64, NEVER where the rank never finished
-        injected_b=nic["tx_payload"][:p],
-        received_b=nic["rx_payload"][:p],
+        injected_b=nic["tx_payload"][hosts],
+        received_b=nic["rx_payload"][hosts],
         rank=stats,
-        nic={k: v[:p] for k, v in nic.items()},
+        nic={k: v[hosts] for k, v in nic.items()},
         fabric=fres,
         link_down_for_good_ps=faults.down_for_good_ps(spec.hosts),
     )

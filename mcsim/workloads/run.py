@@ -15,11 +15,13 @@ import numpy as np
 from mcsim import topology as topologies
 from mcsim.config.collectives import TeamSpec
 from mcsim.config.dpa import DpaConfig
+from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
 from mcsim.native import collectives, fabric, jobs, rdma
 from mcsim.native.attributes import set_attributes_of
 from mcsim.native.simulation import Simulation
 from mcsim.result import FabricResult, Result
+from mcsim.runs import team_results
 from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.workloads.job import Collective, Compute, Job, Transfer, check_jobs
@@ -214,7 +216,7 @@ def run_jobs(
         timelines = [
             jobs.timeline(h, len(job.steps), len(job.hosts)) for (h, _), job in zip(handles, jobs_, strict=True)
         ]
-        stats = [{s: collectives.team_stats(t) for s, t in teams.items()} for _, teams in handles]
+        stats = [{s: (collectives.team_stats(t), spec) for s, (t, spec) in teams.items()} for _, teams in handles]
         nic = rdma.read_nic_counters(stack, fab.n_hosts)
         fres = fab.collect()
     return WorkloadResult(
@@ -227,8 +229,9 @@ def run_jobs(
 
 
 def _build_job(sim: Simulation, stack: Any, fab: Any, plan: _Plan, j: int, job: Job) -> tuple[Any, dict[int, Any]]:
-    """Job j's teams (set up, not started) and its C++ Job, started at 0: (the Job, step -> its team)."""
-    teams: dict[int, Any] = {}
+    """Job j's teams (set up, not started) and its C++ Job, started at 0: (the Job, step -> its team and
+    TeamSpec)."""
+    teams: dict[int, tuple[Any, TeamSpec]] = {}
     steps: list[Any] = []
     for s, step in enumerate(job.steps):
         if isinstance(step, Compute | Transfer):
@@ -236,8 +239,8 @@ def _build_job(sim: Simulation, stack: Any, fab: Any, plan: _Plan, j: int, job: 
             continue
         sc, first_group, red = plan.specs[j, s]
         spec = _team_spec(sc, job, first_group, fab.reductions[red] if red >= 0 else None)
-        teams[s] = sim.own_app(collectives.setup_team(stack, spec))
-        steps.append(teams[s])
+        teams[s] = (sim.own_app(collectives.setup_team(stack, spec)), spec)
+        steps.append(teams[s][0])
     handle = sim.own_app(
         jobs.build_job(j, job.compute_units, job.hosts, steps, [s.after for s in job.steps], stack, _messages(job))
     )
@@ -259,29 +262,15 @@ def _messages(job: Job) -> jobs.Messages:
 def _job_result(
     job: Job,
     tl: np.ndarray,
-    stats: dict[int, Any],
+    stats: dict[int, tuple[dict[str, np.ndarray], TeamSpec]],
     nic: dict[str, np.ndarray],
     fres: FabricResult,
     plan: _Plan,
     j: int,
 ) -> JobResult:
-    hosts = np.array(job.hosts)
+    """Job j's timeline, its hosts' bytes and its collective steps' Results (each a team's, on the job's hosts)."""
     results = {}
-    for s, st in stats.items():
+    for s, (st, spec) in stats.items():
         sc = plan.specs[j, s][0]
-        step = job.steps[s]
-        assert isinstance(step, Collective)
-        results[s] = Result(
-            collective=step.collective,
-            algorithm=step.algorithm,
-            ranks=len(job.hosts),
-            bytes_per_rank_b=step.bytes_per_rank_b,
-            data_rate_bps=sc.data_rate_bps,
-            finish_ps=st["finish_ps"].copy(),
-            injected_b=nic["tx_payload"][hosts],
-            received_b=nic["rx_payload"][hosts],
-            rank=st,
-            nic={k: v[hosts] for k, v in nic.items()},
-            fabric=fres,
-        )
-    return JobResult(job, tl, nic["tx_payload"][hosts], results)
+        results[s] = team_results.of_team(spec, st, nic, fres, sc.data_rate_bps, sc.faults or Faults())
+    return JobResult(job, tl, nic["tx_payload"][np.array(job.hosts)], results)
