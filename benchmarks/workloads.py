@@ -8,9 +8,10 @@ Two workloads, as the scenario scripts run them: "fsdp" (one FSDP iteration, 16 
 traversals), the wall time of Simulator::Run() and of the whole run, and packet-hops per second inside
 Run(); beside it, in the same run, every collective step of the workload run alone (a job of that one
 step on its job's hosts, the fabric idle), their packet-hops and Run() times summed, and the workload's
-rate as a share of theirs; and credit stalls per thousand hops in both (a packet that waited at a port for
-its next hop's buffer: contention, which the collectives alone do not have and which costs the port work
-per hop). Medians of --repeat interleaved fresh processes (numpy's BLAS on one thread, so that its idle
+rate as a share of theirs; and, to tell the simulator's speed from the work a run asks of it, events per
+hop and events per second inside Run() in both, and credit stalls per thousand hops (a packet that waited
+at a port for its next hop's buffer: contention, which the collectives alone do not have and which costs
+the port an event). Medians of --repeat interleaved fresh processes (numpy's BLAS on one thread, so that its idle
 threads take no core). It never asserts.
 
 Run: python benchmarks/workloads.py [--repeat 3]
@@ -48,9 +49,10 @@ if sys.argv[2] == "workload":
     wall = time.perf_counter() - t0
     last = run_control.last_run()
     stalls = int(r.fabric.ports["credit_stalls"].sum())
-    out = {"hops": r.fabric.link_traversals(), "run_s": last.wall_s, "wall_s": wall, "stalls": stalls}
+    out = {"hops": r.fabric.link_traversals(), "run_s": last.wall_s, "wall_s": wall, "stalls": stalls,
+           "events": last.events}
 else:
-    hops = run_s = wall = stalls = 0.0
+    hops = run_s = wall = stalls = events = 0.0
     steps = [(s, job.hosts) for job in jobs for s in job.steps if isinstance(s, Collective)]
     for s, hosts in steps:  # the step alone on its job's hosts
         t0 = time.perf_counter()
@@ -60,7 +62,9 @@ else:
         hops += res.fabric.link_traversals()
         stalls += int(res.fabric.ports["credit_stalls"].sum())
         run_s += run_control.last_run().wall_s
-    out = {"hops": hops, "run_s": run_s, "wall_s": wall, "stalls": stalls, "collectives": len(steps)}
+        events += run_control.last_run().events
+    out = {"hops": hops, "run_s": run_s, "wall_s": wall, "stalls": stalls, "events": events,
+           "collectives": len(steps)}
 print(json.dumps(out))
 """
 WORKLOADS = ("fsdp", "interjob")
@@ -86,8 +90,9 @@ def main() -> int:
             for k in ("workload", "alone"):
                 samples[w, k].append(child(w, k))
     print(f"medians of {args.repeat} interleaved runs; hops = link traversals, rates inside Simulator::Run()")
-    print(f"{'workload':<9} {'hops':>9} {'run_s':>7} {'wall_s':>7} {'Mhops/s':>8} {'stalls/kh':>9} | "
-          f"{'alone: colls':>12} {'hops':>9} {'run_s':>7} {'Mhops/s':>8} {'stalls/kh':>9} | {'ratio':>6}")  # fmt: skip
+    print(f"{'workload':<9} {'hops':>9} {'run_s':>7} {'wall_s':>7} {'Mhops/s':>8} {'ev/hop':>6} {'Mev/s':>6} "
+          f"{'stalls/kh':>9} | {'alone: colls':>12} {'hops':>9} {'run_s':>7} {'Mhops/s':>8} {'ev/hop':>6} "
+          f"{'Mev/s':>6} {'stalls/kh':>9} | {'ratio':>6} {'ev/s ratio':>10}")  # fmt: skip
     for w in WORKLOADS:
         work, alone = samples[w, "workload"], samples[w, "alone"]
         run_s = statistics.median(s["run_s"] for s in work)
@@ -95,10 +100,13 @@ def main() -> int:
         alone_s = statistics.median(s["run_s"] for s in alone)
         rate, alone_rate = work[0]["hops"] / run_s, alone[0]["hops"] / alone_s
         stalls = [1000 * s[0]["stalls"] / s[0]["hops"] for s in (work, alone)]
+        per_hop = [s[0]["events"] / s[0]["hops"] for s in (work, alone)]
+        ev_s = [s[0]["events"] / t / 1e6 for s, t in ((work, run_s), (alone, alone_s))]
         print(
-            f"{w:<9} {work[0]['hops']:>9.0f} {run_s:>7.3f} {wall_s:>7.3f} {rate / 1e6:>8.2f} {stalls[0]:>9.1f} | "
-            f"{alone[0]['collectives']:>12} {alone[0]['hops']:>9.0f} {alone_s:>7.3f} {alone_rate / 1e6:>8.2f} "
-            f"{stalls[1]:>9.1f} | {rate / alone_rate:>6.2f}"
+            f"{w:<9} {work[0]['hops']:>9.0f} {run_s:>7.3f} {wall_s:>7.3f} {rate / 1e6:>8.2f} {per_hop[0]:>6.2f} "
+            f"{ev_s[0]:>6.2f} {stalls[0]:>9.1f} | {alone[0]['collectives']:>12} {alone[0]['hops']:>9.0f} "
+            f"{alone_s:>7.3f} {alone_rate / 1e6:>8.2f} {per_hop[1]:>6.2f} {ev_s[1]:>6.2f} {stalls[1]:>9.1f} | "
+            f"{rate / alone_rate:>6.2f} {ev_s[0] / ev_s[1]:>10.2f}"
         )
     print("target (issue 34): ratio >= 0.90 (a workload no slower per packet-hop than its collectives alone)")
     return 0
