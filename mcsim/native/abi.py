@@ -97,7 +97,7 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_job_setup": (PTR, U32S, U64, U32),
     "mcsim_job_compute": (PTR, U32, I64S, U64),
     "mcsim_job_collective": (PTR, U32, PTR),
-    "mcsim_job_depend": (PTR, U32, U32),
+    "mcsim_job_depend": (PTR, U32, U32, U32),
     "mcsim_job_transfer": (PTR, U32),
     "mcsim_job_messages": (PTR, PTR, U32S, U32S, U64S, U64),
     "mcsim_job_start": (PTR, I64),

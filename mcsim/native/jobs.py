@@ -17,6 +17,7 @@ from mcsim.native.attributes import set_attributes
 JOB = "ns3::mcsim::Job"
 TIMES = 3  # per step and rank in the timeline: ready, start, end (C++ Job::TIMES)
 TRANSFER = "transfer"  # build_job's step that is a transfer
+ALL_RANKS = 0xFFFFFFFF  # a dependency on every rank (C++ Job::ALL_RANKS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,14 +37,15 @@ def build_job(
     compute_units: int,
     hosts: Sequence[int],
     steps: Sequence[int | tuple[int, ...] | abi.Handle | str],
-    dependencies: Sequence[Sequence[int]],
+    dependencies: Sequence[Sequence[tuple[int, int]]],
     stack: abi.Handle | None = None,
     messages: Messages | None = None,
 ) -> abi.Handle:
     """A C++ Job on ``hosts``, each rank running ``compute_units`` compute steps at once (0: any number):
     step i is compute of steps[i] ps (an int: every rank; a tuple: one per rank), the collective of the
     team steps[i] (set up, not started) or, steps[i] = TRANSFER, a transfer of ``messages`` (RC QPs on
-    ``stack``), and waits for the steps dependencies[i]; started at 0."""
+    ``stack``), and waits for the steps dependencies[i], each (step, the rank it holds on or ALL_RANKS);
+    started at 0."""
     lib = runtime.load()
     job = abi.Handle(lib, JOB)
     with runtime.disposed_on_error(job):  # not handed to a Simulation yet
@@ -57,8 +59,8 @@ def build_job(
                 lib.mcsim_job_transfer(job, i)
             else:
                 lib.mcsim_job_collective(job, i, step)
-            for on in dependencies[i]:
-                lib.mcsim_job_depend(job, i, on)
+            for on, rank in dependencies[i]:
+                lib.mcsim_job_depend(job, i, on, rank)
         if messages is not None and messages.src.size:
             m = messages
             lib.mcsim_job_messages(

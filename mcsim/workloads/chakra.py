@@ -6,8 +6,9 @@ here, with the field numbers of the public schema (mlcommons/chakra, schema/prot
 file is a GlobalMetadata message, then Node messages, each after its length as a varint (protobuf's
 delimited stream; a gzip file is read through gzip). Fields mcsim does not use are skipped.
 
-A trace becomes one job, every rank running the same graph (rank r's trace must have rank 0's nodes,
-types, dependencies and collectives; compute may last differently per rank): COMP_NODE is compute of
+A trace becomes one job: every rank running the same graph when rank r's trace has rank 0's nodes,
+types, dependencies and collectives (compute may last differently per rank); else a graph per rank, the
+collectives matched in order (see _per_rank). COMP_NODE is compute of
 its ``duration_micros``; METADATA, MEM_LOAD and MEM_STORE nodes, and CPU operators (attribute
 ``is_cpu_op`` true: the records of the host's launches, the GPU kernels after them carry the time), are
 compute of 0 (they keep their place in the graph); COMM_COLL_NODE is a collective (attribute
@@ -27,6 +28,7 @@ refused, one line naming the node.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 from collections import defaultdict, deque
 from collections.abc import Sequence
@@ -238,9 +240,10 @@ def _p2p_side(node: Any, rank: int, ranks: int, where: str) -> tuple[tuple[int, 
     return ((rank, peer, tag or 0) if send else (peer, rank, tag or 0)), size
 
 
-def _messages(read: Sequence[Trace], where: str) -> dict[int, list[Message]]:
-    """Every position's messages sent there: each send matched with the receive of the same sender,
-    receiver and tag, the k-th with the k-th; one line for a send or a receive with no partner."""
+def _pairs(read: Sequence[Trace], where: str) -> list[tuple[int, Any, int, Any, int]]:
+    """Every message, (sender, its send node, receiver, its receive node, bytes): each send matched with the
+    receive of the same sender, receiver and tag, the k-th with the k-th; one line for a send or a receive
+    with no partner or of another size."""
     sends: defaultdict[tuple[int, int, int], deque[tuple[Any, int]]] = defaultdict(deque)
     recvs: defaultdict[tuple[int, int, int], deque[tuple[Any, int]]] = defaultdict(deque)
     for r, trace in enumerate(read):
@@ -248,8 +251,7 @@ def _messages(read: Sequence[Trace], where: str) -> dict[int, list[Message]]:
             if node.type in (COMM_SEND_NODE, COMM_RECV_NODE):
                 key, size = _p2p_side(node, r, len(read), where)
                 (sends if node.type == COMM_SEND_NODE else recvs)[key].append((node, size))
-    positions = {node.id: i for i, node in enumerate(read[0].nodes)}
-    out: defaultdict[int, list[Message]] = defaultdict(list)
+    out = []
     for key in sorted(set(sends) | set(recvs)):
         s, q = sends[key], recvs[key]
         if len(s) != len(q):
@@ -265,7 +267,7 @@ def _messages(read: Sequence[Trace], where: str) -> dict[int, list[Message]]:
                     f"{where}: rank {key[0]}'s send node {send.id} of {size} B is received by rank {key[1]}'s node "
                     f"{recv.id} as {got} B"
                 )
-            out[positions[send.id]].append(Message(key[0], key[1], size, into=str(recv.id)))
+            out.append((key[0], send, key[1], recv, size))
     return out
 
 
@@ -297,33 +299,114 @@ def chakra_job(
     name: str, hosts: tuple[int, ...], traces: Sequence[str | Path], algorithms: dict[str, str] | None = None
 ) -> tuple[Job, int]:
     """(the job of one trace file per rank, rank r on hosts[r]; the dependencies it dropped, on nodes the
-    trace does not hold); ``algorithms`` picks each collective's algorithm (default: DEFAULT_ALGORITHMS)."""
+    trace does not hold); ``algorithms`` picks each collective's algorithm (default: DEFAULT_ALGORITHMS).
+    Traces of one graph (every rank the same nodes, dependencies and collectives) are one graph of steps;
+    else each rank's nodes are its own steps and only the collectives are the job's (see _per_rank)."""
     if len(traces) != len(hosts):
         raise McsimError(f"job {name!r}: {len(traces)} trace files for {len(hosts)} ranks; give one per rank")
     algos = DEFAULT_ALGORITHMS | (algorithms or {})
     read = [read_trace(t) for t in traces]
+    for r, trace in enumerate(read):
+        if len({node.id for node in trace.nodes}) != len(trace.nodes):
+            raise McsimError(f"job {name!r}: {traces[r]}: a node id appears twice")
     first = read[0].nodes
-    for r, trace in enumerate(read[1:], 1):
-        pairs = list(zip(first, trace.nodes, strict=False))
-        if len(trace.nodes) != len(first) or any(_shape(a) != _shape(b) for a, b in pairs):
-            differ = next((a.id for a, b in pairs if _shape(a) != _shape(b)), f"count {len(trace.nodes)}")
-            raise McsimError(
-                f"job {name!r}: rank {r}'s trace ({traces[r]}) differs from rank 0's at node {differ} (mcsim runs "
-                "one graph on every rank: the same nodes, dependencies and collectives)"
-            )
+    if all(len(t.nodes) == len(first) and all(map(_same, first, t.nodes)) for t in read[1:]):
+        return _one_graph(name, hosts, read, algos, str(traces[0]))
+    return _per_rank(name, hosts, read, algos, traces)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return _shape(a) == _shape(b)
+
+
+def _one_graph(
+    name: str, hosts: tuple[int, ...], read: list[Trace], algos: dict[str, str], trace0: str
+) -> tuple[Job, int]:
+    """Every rank one graph: a step per node (a COMP node's duration per rank)."""
+    first = read[0].nodes
     nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
     ids = {node.id for node in first}
-    if len(ids) != len(first):
-        raise McsimError(f"job {name!r}: {traces[0]}: a node id appears twice")
     dropped = 0
-    messages = _messages(read, f"job {name!r}")
+    positions = {node.id: i for i, node in enumerate(first)}
+    messages: defaultdict[int, list[Message]] = defaultdict(list)
+    for a, send, b, recv, size in _pairs(read, f"job {name!r}"):
+        messages[positions[send.id]].append(Message(a, b, size, into=str(recv.id)))
     for i, node in enumerate(first):
         durations = tuple(int(t.nodes[i].duration_micros) for t in read)
         if node.type in (COMM_SEND_NODE, COMM_RECV_NODE):
             step: Step = Transfer(label=node.name or f"node {node.id}", messages=tuple(messages[i]))
         else:
-            step = _step(node, durations, len(hosts), algos, f"job {name!r}: {traces[0]}")
+            step = _step(node, durations, len(hosts), algos, f"job {name!r}: {trace0}")
         deps = tuple(node.data_deps)
         dropped += sum(d not in ids for d in deps)
         nodes[str(node.id)] = (step, tuple(str(d) for d in deps if d in ids))
+    return job_of_graph(name, hosts, nodes), dropped
+
+
+def _collectives(name: str, read: list[Trace], traces: Sequence[str | Path]) -> None:
+    """Every rank's trace holds the job's collectives in one order: the same count, types and sizes."""
+    colls = [[n for n in t.nodes if n.type == COMM_COLL_NODE] for t in read]
+    for r, mine in enumerate(colls[1:], 1):
+        if len(mine) != len(colls[0]):
+            raise McsimError(
+                f"job {name!r}: rank {r}'s trace ({traces[r]}) holds {len(mine)} collectives, rank 0's "
+                f"{len(colls[0])} (every rank runs the job's collectives, in one order)"
+            )
+        for k, (a, b) in enumerate(zip(colls[0], mine, strict=True)):
+            if _shape(a)[3:] != _shape(b)[3:]:
+                raise McsimError(
+                    f"job {name!r}: collective {k} is rank 0's node {a.id} and rank {r}'s node {b.id}, of another "
+                    "type or size (every rank runs the job's collectives, in one order)"
+                )
+
+
+def _per_rank(
+    name: str, hosts: tuple[int, ...], read: list[Trace], algos: dict[str, str], traces: Sequence[str | Path]
+) -> tuple[Job, int]:
+    """A graph per rank (pipeline stages): each rank's COMP, SEND, RECV and other nodes are its own steps (they
+    pass at once on the other ranks); the k-th collective of every rank is the job's k-th collective step,
+    which waits on each rank for that rank's dependencies. A collective's dependency on another that not
+    every rank's trace has goes through a step of that rank's own that passes at once (a relay), so that it
+    holds on those ranks only."""
+    _collectives(name, read, traces)
+    ranks, where = len(read), f"job {name!r}"
+    key_of: dict[tuple[int, int], str] = {}
+    for r, trace in enumerate(read):
+        colls = (n for n in trace.nodes if n.type == COMM_COLL_NODE)
+        key_of |= {(r, n.id): f"c{k}" for k, n in enumerate(colls)}
+        key_of |= {(r, n.id): f"{r}:{n.id}" for n in trace.nodes if n.type != COMM_COLL_NODE}
+    sent = {
+        (a, send.id): Message(a, b, size, into=key_of[b, recv.id]) for a, send, b, recv, size in _pairs(read, where)
+    }
+    nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
+    waits: defaultdict[str, dict[str, set[int]]] = defaultdict(dict)  # collective -> its dependency -> ranks
+    dropped = 0
+    for r, trace in enumerate(read):
+        for node in trace.nodes:
+            deps = [key_of[r, d] for d in node.data_deps if (r, d) in key_of]
+            dropped += len(node.data_deps) - len(deps)
+            key = key_of[r, node.id]
+            if node.type == COMM_COLL_NODE:
+                nodes.setdefault(key, (_step(node, (0,), ranks, algos, f"{where}: {traces[r]}"), ()))
+                for d in deps:
+                    waits[key].setdefault(d, set()).add(r)
+                continue
+            label = node.name or f"node {node.id}"
+            if node.type in (COMM_SEND_NODE, COMM_RECV_NODE):
+                step: Step = Transfer(label=label, messages=(sent[r, node.id],) if (r, node.id) in sent else (), rank=r)
+            else:
+                compute = _step(node, (int(node.duration_micros),), ranks, algos, f"{where}: {traces[r]}")
+                assert isinstance(compute, Compute)  # a node of no other kind is refused
+                step = dataclasses.replace(compute, rank=r)
+            nodes[key] = (step, tuple(deps))
+    for key, on in waits.items():
+        deps = []
+        for d, held in on.items():
+            if not d.startswith("c") or len(held) == ranks:
+                deps.append(d)
+                continue
+            for r in sorted(held):  # a dependency between collectives that only some ranks' traces have
+                nodes[f"{r}:relay:{d}:{key}"] = (Transfer(label=f"{d} before {key}", messages=(), rank=r), (d,))
+                deps.append(f"{r}:relay:{d}:{key}")
+        nodes[key] = (nodes[key][0], tuple(deps))
     return job_of_graph(name, hosts, nodes), dropped

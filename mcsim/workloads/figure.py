@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mcsim.errors import McsimError
 from mcsim.util.output import write_atomic
-from mcsim.workloads.job import Collective, Step
+from mcsim.workloads.job import Collective, Step, present
 from mcsim.workloads.run import WorkloadResult, step_kind
 
 STEP_COLORS = {  # a step's colour by what it is
@@ -50,7 +50,8 @@ def timeline_svg(result: WorkloadResult) -> str:
     fig, ax = new_figure(9.0, 1.2 + 0.45 * len(lanes))
     for j, jr in enumerate(result.jobs):
         for s, step in enumerate(jr.job.steps):
-            start, end = int(jr.timeline[s, :, 1].min()), int(jr.timeline[s, :, 2].max())
+            ranks = [r for r in range(len(jr.job.hosts)) if present(step, r)]
+            start, end = int(jr.timeline[s, ranks, 1].min()), int(jr.timeline[s, ranks, 2].max())
             if start < 0 or end < 0:
                 continue
             kind = _kind(step)

@@ -15,14 +15,17 @@ from mcsim.units import parse_size
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Compute:
     """Compute of ``duration_ps`` on every rank (or a tuple: one duration per rank), once the steps
-    ``after`` (indices) have ended on it."""
+    ``after`` (indices) have ended on it; with ``rank``, on that rank only."""
 
     label: str
     duration_ps: int | tuple[int, ...]
     after: tuple[int, ...] = ()
+    rank: int | None = None  # one rank's own step (see Job); None: every rank's
 
     def on(self, rank: int) -> int:
-        """Its duration on ``rank``."""
+        """Its duration on ``rank`` (0 where it is not the rank's step)."""
+        if not present(self, rank):
+            return 0
         return self.duration_ps[rank] if isinstance(self.duration_ps, tuple) else self.duration_ps
 
 
@@ -68,16 +71,34 @@ class Transfer:
     label: str
     messages: tuple[Message, ...]
     after: tuple[int, ...] = ()
+    rank: int | None = None  # one rank's own step (see Job): its messages leave that rank; None: every rank's
 
 
 Step = Compute | Collective | Transfer
+
+
+def present(step: Step, rank: int) -> bool:
+    """Whether ``step`` is ``rank``'s: every rank's, or that rank's own."""
+    own = getattr(step, "rank", None)
+    return own is None or own == rank
+
+
+def holds_on(step: Step, on: Step) -> int | None:
+    """The rank on which ``step`` waits for ``on``: both every rank's, every rank (None); else the one whose
+    own step one of them is (-1: they are two ranks' own steps, which wait for nothing of each other)."""
+    a, b = getattr(step, "rank", None), getattr(on, "rank", None)
+    if a is not None and b is not None and a != b:
+        return -1
+    return a if a is not None else b
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Job:
     """One job: rank i on hosts[i]; its steps in an order where every step waits only for earlier ones. A
     ready compute step waits for a free compute unit of its rank (``compute_units``; ready steps in the order
-    they became ready)."""
+    they became ready). Every rank runs every step, except a Compute or Transfer step with a ``rank``: that
+    rank's own (a graph per rank, as traces of pipeline stages are), which passes at once on the other ranks;
+    a step waits for one rank's own step on that rank only, and one rank's own step for nothing of another's."""
 
     name: str
     hosts: tuple[int, ...]
@@ -96,6 +117,14 @@ class Job:
         for i, step in enumerate(self.steps):
             if not isinstance(step, Compute | Collective | Transfer):
                 raise McsimError(f"{where}: step {i} is {step!r}, not a Compute, a Collective or a Transfer")
+            if getattr(step, "rank", None) is not None:
+                require_int(
+                    f"{where}: step {i} ({step.label})",
+                    "rank",
+                    getattr(step, "rank", None),
+                    lo=0,
+                    hi=len(self.hosts) - 1,
+                )
             late = [a for a in step.after if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a < i]
             if late:
                 raise McsimError(
@@ -104,6 +133,12 @@ class Job:
                 )
             if isinstance(step, Compute):
                 _check_duration(where, i, step, len(self.hosts))
+            other = next((a for a in step.after if holds_on(step, self.steps[a]) == -1), None)
+            if other is not None:
+                raise McsimError(
+                    f"{where}: step {i} ({step.label}), rank {getattr(step, 'rank', None)}'s own, waits for step "
+                    f"{other}, rank {getattr(self.steps[other], 'rank', None)}'s own"
+                )
             if isinstance(step, Transfer):
                 _check_messages(f"{where}: step {i} ({step.label})", step, self.steps, len(self.hosts))
 
@@ -131,6 +166,12 @@ def _check_messages(where: str, step: Transfer, steps: tuple[Step, ...], ranks: 
         bad = into is not None and (not isinstance(into, int) or isinstance(into, bool) or not 0 <= into < len(steps))
         if bad or (into is not None and not isinstance(steps[into], Transfer)):  # type: ignore[index]
             raise McsimError(f"{where}: a message arrives in step {into!r}, which is no Transfer step of the job")
+        arrives = step if into is None else steps[into]  # type: ignore[index]
+        if not present(step, m.src) or not present(arrives, m.dst):
+            raise McsimError(
+                f"{where}: a message from rank {m.src} to rank {m.dst} leaves or enters a step that is another "
+                "rank's own"
+            )
 
 
 def check_jobs(jobs: tuple[Job, ...], n_hosts: int) -> None:

@@ -24,7 +24,7 @@ from mcsim.result import FabricResult, Result
 from mcsim.runs import team_results
 from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import scenario_of
-from mcsim.workloads.job import Collective, Compute, Job, Transfer, check_jobs
+from mcsim.workloads.job import Collective, Compute, Job, Transfer, check_jobs, holds_on, present
 
 # the options of a run whose multicast receives on the paper's engine: the BlueField-3 DPA, 16 threads, one UD
 # endpoint each, datagrams in place (zero copy); run_jobs(..., **DPA_RECEIVE)
@@ -87,11 +87,14 @@ class JobResult:
         }
 
     def rows(self) -> list[dict[str, Any]]:
-        """The timeline as rows: job, step, label, kind, rank, host, ready_ps, start_ps, end_ps."""
+        """The timeline as rows: job, step, label, kind, rank, host, ready_ps, start_ps, end_ps (a rank's own
+        step on that rank only)."""
         out = []
         for s, step in enumerate(self.job.steps):
             kind = step_kind(step)
             for r, host in enumerate(self.job.hosts):
+                if not present(step, r):
+                    continue
                 ready, start, end = (int(x) for x in self.timeline[s, r])
                 out.append(
                     {
@@ -234,17 +237,30 @@ def _build_job(sim: Simulation, stack: Any, fab: Any, plan: _Plan, j: int, job: 
     teams: dict[int, tuple[Any, TeamSpec]] = {}
     steps: list[Any] = []
     for s, step in enumerate(job.steps):
-        if isinstance(step, Compute | Transfer):
-            steps.append(step.duration_ps if isinstance(step, Compute) else jobs.TRANSFER)
+        if isinstance(step, Transfer):
+            steps.append(jobs.TRANSFER)
+            continue
+        if isinstance(step, Compute):  # one rank's own: 0 on the others
+            own = step.rank is None
+            steps.append(step.duration_ps if own else tuple(step.on(r) for r in range(len(job.hosts))))
             continue
         sc, first_group, red = plan.specs[j, s]
         spec = _team_spec(sc, job, first_group, fab.reductions[red] if red >= 0 else None)
         teams[s] = (sim.own_app(collectives.setup_team(stack, spec)), spec)
         steps.append(teams[s][0])
     handle = sim.own_app(
-        jobs.build_job(j, job.compute_units, job.hosts, steps, [s.after for s in job.steps], stack, _messages(job))
+        jobs.build_job(j, job.compute_units, job.hosts, steps, _dependencies(job), stack, _messages(job))
     )
     return handle, teams
+
+
+def _dependencies(job: Job) -> list[list[tuple[int, int]]]:
+    """Per step, what it waits for: (step, the rank it holds on or jobs.ALL_RANKS)."""
+    out = []
+    for step in job.steps:
+        holds = ((a, holds_on(step, job.steps[a])) for a in step.after)
+        out.append([(a, jobs.ALL_RANKS if rank is None else rank) for a, rank in holds])
+    return out
 
 
 def _messages(job: Job) -> jobs.Messages:

@@ -235,7 +235,7 @@ def test_a_position_may_send_on_one_rank_and_receive_on_another(tmp_path):
          r"rank 1's receive node 1 \(from rank 0 to rank 1, tag 0\) has no partner"),
         (lambda r: [_send(1, 1 - r, 0)], r"comm_size=0; a message needs its bytes"),
         (lambda r: [_send(1, 1, 8)] if r == 0 else [{"id": 1, "name": "c", "type": 4}],
-         r"rank 1's trace \(.*\) differs from rank 0's at node 1"),
+         r"rank 0's send node 1 \(from rank 0 to rank 1, tag 0\) has no partner"),
     ],
 )  # fmt: skip
 def test_a_bad_send_or_receive_is_one_line(tmp_path, nodes_of, message):
@@ -263,7 +263,12 @@ def test_ranks_whose_traces_differ_are_one_line(tmp_path):
     a, b = tmp_path / "a.et", tmp_path / "b.et"
     write_trace(a, [COMP, {"id": 2, "name": "ar", "type": 7, "deps": [1], "attr": {"comm_type": 0, "comm_size": 64}}])
     write_trace(b, [COMP, {"id": 2, "name": "ar", "type": 7, "deps": [1], "attr": {"comm_type": 0, "comm_size": 32}}])
-    with pytest.raises(McsimError, match=r"rank 1's trace \(.*b\.et\) differs from rank 0's at node 2"):
+    with pytest.raises(
+        McsimError, match=r"collective 0 is rank 0's node 2 and rank 1's node 2, of another type or size"
+    ):
+        chakra_job("j", (0, 1), [a, b])
+    write_trace(b, [COMP])
+    with pytest.raises(McsimError, match=r"rank 1's trace \(.*b\.et\) holds 0 collectives, rank 0's 1"):
         chakra_job("j", (0, 1), [a, b])
     with pytest.raises(McsimError, match=r"1 trace files for 2 ranks"):
         chakra_job("j", (0, 1), [a])
@@ -275,3 +280,64 @@ def test_ctrl_deps_order_nothing_and_missing_deps_are_dropped_and_counted(tmp_pa
     write_trace(path, [dict(COMP, ctrl=[2]), {"id": 2, "name": "k", "type": 4, "us": 2, "ctrl": [1], "deps": [7]}])
     job, dropped = chakra_job("j", (0, 1), [path, path])
     assert dropped == 1 and [s.after for s in job.steps] == [(), ()]
+
+
+def test_a_pipeline_s_traces_run_as_a_graph_per_rank(tmp_path):
+    # two pipeline stages, M micro-batches, forward only: rank 0 computes F_m (f us each) and sends its
+    # activations to rank 1, which receives them in order and computes G_m (g us); then an Allreduce of both.
+    # A message is posted when F_m has ended (rank 1 is ready sooner) and, f being longer than a message,
+    # none waits for another: R_m ends at (m + 1) f + T_in, G_m runs from then, and the Allreduce starts when
+    # the later rank is ready (T_in, T_ack: one message's receive and acknowledgement times alone)
+    m_batches, f, g, n = 4, 10, 6, 32 << 10
+
+    def nodes(r: int) -> list[dict]:
+        out = []
+        for m in range(m_batches):
+            if r == 0:
+                out.append({"id": 10 + m, "name": f"F{m}", "type": 4, "us": f, "deps": [10 + m - 1] if m else []})
+                out.append(_send(20 + m, 1, n, deps=[10 + m], tag=m))
+            else:
+                out.append(_recv(30 + m, 0, n, deps=[30 + m - 1] if m else [], tag=m))
+                out.append({"id": 40 + m, "name": f"G{m}", "type": 4, "us": g, "deps": [30 + m]})
+        last = [20 + m_batches - 1] if r == 0 else [40 + m_batches - 1]
+        return [*out, {"id": 99, "name": "ar", "type": 7, "deps": last, "attr": {"comm_type": 0, "comm_size": 4096}}]
+
+    job, dropped = chakra_job("pp", (0, 1), _p2p_traces(tmp_path, 2, nodes))
+    assert dropped == 0 and len(job.steps) == 4 * m_batches + 1
+    assert {s.rank for s in job.steps if not isinstance(s, Collective)} == {0, 1}
+    r = run_jobs([job], topology="fat-tree-k4").jobs[0]
+    alone = run_jobs([Job(name="m", hosts=(0, 1), steps=(Transfer(label="t", messages=(Message(0, 1, n),)),))],
+                     topology="fat-tree-k4").jobs[0].timeline[0, :, 2]  # fmt: skip
+    t_ack, t_in = int(alone[0]), int(alone[1])
+    assert t_in < f * US  # the messages do not overlap
+    step = {s.label: i for i, s in enumerate(job.steps)}
+    for m in range(m_batches):
+        assert r.timeline[step[f"recv{30 + m}"], 1, 2] == (m + 1) * f * US + t_in
+        assert r.timeline[step[f"G{m}"], 1, 2] == (m + 1) * f * US + t_in + g * US
+        assert r.timeline[step[f"send{20 + m}"], 0, 2] == (m + 1) * f * US + t_ack
+    ar = step["ar"]
+    assert (r.timeline[ar, :, 1] == max(m_batches * f * US + t_ack, m_batches * f * US + t_in + g * US)).all()
+    assert r.compute_ps == m_batches * f * US  # rank 0's compute (rank 1's: M g)
+    rows = [row for row in r.rows() if row["label"] == "G0"]
+    assert [row["rank"] for row in rows] == [1]  # a rank's own step is that rank's only
+
+
+def test_a_dependency_between_collectives_holds_on_the_ranks_whose_traces_have_it(tmp_path):
+    # rank 0's second Allreduce waits for its first, rank 1's does not (it waits for 5 us of compute): on rank 1
+    # the second starts with the compute; on rank 0 once the first has ended there
+    def nodes(r: int) -> list[dict]:
+        ar = {"type": 7, "attr": {"comm_type": 0, "comm_size": 64 << 10}}
+        first = {"id": 1, "name": "ar1", **ar}
+        if r == 0:
+            return [first, {"id": 2, "name": "ar2", "deps": [1], **ar}]
+        return [first, {"id": 3, "name": "c", "type": 4, "us": 5}, {"id": 2, "name": "ar2", "deps": [3], **ar}]
+
+    job, _ = chakra_job("c", (0, 1), _p2p_traces(tmp_path, 2, nodes))
+    relays = [s for s in job.steps if isinstance(s, Transfer)]
+    assert [(s.rank, s.messages) for s in relays] == [(0, ())]
+    r = run_jobs([job], topology="fat-tree-k4").jobs[0]
+    step = {s.label: i for i, s in enumerate(job.steps)}
+    first_end = r.timeline[step["ar1"], 0, 2]
+    assert r.timeline[step["ar2"], 1, 0] == 5 * US  # rank 1: ready after its compute, not after ar1
+    assert r.timeline[step["ar2"], 0, 0] == first_end  # rank 0: once ar1 ended (the relay passes at once)
+    assert (r.timeline[step["ar2"], :, 1] == max(first_end, 5 * US)).all()

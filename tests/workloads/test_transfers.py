@@ -150,6 +150,30 @@ BAD = [
     ),
     (lambda: _transfer((0, 1, 8)), r"messages must be a tuple of Message"),
     (
+        lambda: Job(name="j", hosts=(0, 1), steps=(Compute(label="c", duration_ps=1, rank=2),)),
+        r"^job 'j': step 0 \(c\): rank=2 must be 0\.\.1",
+    ),
+    (
+        lambda: Job(
+            name="j",
+            hosts=(0, 1),
+            steps=(Compute(label="a", duration_ps=1, rank=0), Compute(label="b", duration_ps=1, rank=1, after=(0,))),
+        ),
+        r"^job 'j': step 1 \(b\), rank 1's own, waits for step 0, rank 0's own$",
+    ),
+    (
+        lambda: Job(
+            name="j",
+            hosts=(0, 1),
+            steps=(T(label="s", messages=(Message(0, 1, 8, into=1),), rank=1), T(label="r", messages=(), rank=1)),
+        ),
+        r"a message from rank 0 to rank 1 leaves or enters a step that is another rank's own",
+    ),
+    (
+        lambda: Job(name="j", hosts=(0, 1), steps=(T(label="s", messages=(Message(0, 1, 8),), rank=0),)),
+        r"a message from rank 0 to rank 1 leaves or enters a step that is another rank's own",
+    ),
+    (
         lambda: job_of_graph("g", (0, 1), {"s": (T(label="s", messages=(Message(0, 1, 8, into="x"),)), ())}),
         r"^job 'g': step 's' sends a message into 'x', which is no step of the job$",
     ),

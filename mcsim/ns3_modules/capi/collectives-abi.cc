@@ -72,10 +72,11 @@ mcsim_job_collective(void* job, uint32_t step, void* team)
         [&] { capi::As<Job>(job).SetCollective(step, &capi::As<CollectiveTeam>(team)); });
 }
 
+/** On rank `rank` (UINT32_MAX: every rank), step `step` waits for step `on`. */
 MCSIM_ABI int64_t
-mcsim_job_depend(void* job, uint32_t step, uint32_t on)
+mcsim_job_depend(void* job, uint32_t step, uint32_t on, uint32_t rank)
 {
-    return capi::Do([&] { capi::As<Job>(job).AddDependency(step, on); });
+    return capi::Do([&] { capi::As<Job>(job).AddDependency(step, on, rank); });
 }
 
 /** Step `step` is a transfer (its messages: mcsim_job_messages). */

@@ -202,14 +202,25 @@ Job::Indices()
 }
 
 void
-Job::AddDependency(uint32_t step, uint32_t on)
+Job::AddDependency(uint32_t step, uint32_t on, uint32_t rank)
 {
     if (step == on)
     {
         throw std::invalid_argument("Job: a step cannot wait for itself");
     }
-    At(on).dependents.push_back(step);
-    At(step).deps++;
+    if (rank != ALL_RANKS && rank >= m_hosts.size())
+    {
+        throw std::invalid_argument("Job: no rank " + std::to_string(rank));
+    }
+    At(on).dependents.emplace_back(step, rank);
+    if (rank == ALL_RANKS)
+    {
+        At(step).deps++;
+    }
+    else
+    {
+        At(step).rankDeps.push_back(rank);
+    }
 }
 
 void
@@ -224,6 +235,10 @@ Job::Start(Time at)
         for (std::size_t r = 0; r < m_hosts.size(); ++r)
         {
             m_waiting[s * m_hosts.size() + r] = m_steps[s].deps;
+        }
+        for (uint32_t r : m_steps[s].rankDeps)
+        {
+            m_waiting[s * m_hosts.size() + r]++;
         }
     }
     if (m_sideStart.empty())
@@ -245,7 +260,10 @@ Job::StartAll()
     {
         for (uint32_t r = 0; m_steps[s].deps == 0 && r < m_hosts.size(); ++r)
         {
-            Ready(s, r);
+            if (m_waiting[s * m_hosts.size() + r] == 0)
+            {
+                Ready(s, r);
+            }
         }
     }
 }
@@ -371,9 +389,9 @@ Job::End(uint32_t step, uint32_t rank)
             Compute(next, rank);
         }
     }
-    for (uint32_t d : m_steps[step].dependents)
+    for (const auto& [d, on] : m_steps[step].dependents)
     {
-        if (--m_waiting[d * m_hosts.size() + rank] == 0)
+        if ((on == ALL_RANKS || on == rank) && --m_waiting[d * m_hosts.size() + rank] == 0)
         {
             Ready(d, rank);
         }

@@ -64,8 +64,11 @@ class Job : public Object, public QpOwner
                      const uint32_t* to,
                      const uint64_t* bytes,
                      std::size_t n);
-    /** On every rank, step `step` waits for step `on` to end. */
-    void AddDependency(uint32_t step, uint32_t on);
+    /** Every rank (AddDependency's rank). */
+    static constexpr uint32_t ALL_RANKS = UINT32_MAX;
+    /** On rank `rank` (ALL_RANKS: on every rank), step `step` waits for step `on` to end.
+     * @throws std::invalid_argument for a step or a rank out of range */
+    void AddDependency(uint32_t step, uint32_t on, uint32_t rank = ALL_RANKS);
     /** Start the job at an absolute time: the steps without dependencies are ready then.
      * @throws std::invalid_argument if a step is unset */
     void Start(Time at);
@@ -102,11 +105,13 @@ class Job : public Object, public QpOwner
     struct Step
     {
         Kind kind = Kind::UNSET;
-        std::vector<int64_t> durations;   //!< compute: ps, one for all ranks or one per rank
-        Ptr<CollectiveTeam> team;         //!< collective
-        std::vector<uint32_t> dependents; //!< the steps that wait for this one
-        uint32_t deps = 0;                //!< the steps it waits for
-        uint32_t readyRanks = 0;          //!< collective: ranks ready so far
+        std::vector<int64_t> durations; //!< compute: ps, one for all ranks or one per rank
+        Ptr<CollectiveTeam> team;       //!< collective
+        //! the steps that wait for this one, each on a rank or ALL_RANKS
+        std::vector<std::pair<uint32_t, uint32_t>> dependents;
+        uint32_t deps = 0;              //!< the steps it waits for on every rank
+        std::vector<uint32_t> rankDeps; //!< and one more on each rank listed
+        uint32_t readyRanks = 0;        //!< collective: ranks ready so far
     };
 
     Step& At(uint32_t step);
