@@ -122,9 +122,9 @@ def check_axis(name: str, data: Mapping[str, Any], swept: list[str], where: str)
         if name == JOBS:
             raise McsimError(f"{where}: sweep one key of one job, {JOB_AXIS}, e.g. jobs.train.allgather")
         try:
-            pick("workload field", name, dict.fromkeys(PLAIN_AXES))
+            pick("workload field", name, dict.fromkeys((*PLAIN_AXES, JOB_AXIS)))
         except McsimError as exc:
-            raise McsimError(f"{where}: {exc}; or a job's key, {JOB_AXIS}") from None
+            raise McsimError(f"{where}: {exc}") from None
         return
     job, key = _split(name, where)
     names = job_index(data, where)
