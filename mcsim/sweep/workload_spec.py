@@ -144,7 +144,7 @@ def check_axis(name: str, data: Mapping[str, Any], swept: list[str], where: str)
 def apply(data: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
     """The workload of one run: ``data`` with each axis' value set (axes checked by :func:`check_axis`)."""
     out = copy.deepcopy(dict(data))
-    names = job_index(out, WHERE)
+    names = job_index(out, WHERE) if any("." in name for name in params) else {}
     for name, value in params.items():
         if "." in name:
             job, key = _split(name, WHERE)
