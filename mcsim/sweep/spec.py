@@ -18,6 +18,23 @@ TOML form::
 An axis is a Scenario keyword or a dotted path into a nested config ("processor.threads",
 "rc.retry_cnt", "fabric.switch_buffer_b", "rdma.rq_depth"). A base may also be a Scenario (Python),
 kept as ``{"base_scenario": Scenario.to_dict()}``: runs start from its values.
+
+A workload is a base too (mcsim.sweep.workload_spec), in place of [base] (a spec with both is one
+McsimError line)::
+
+    name = "fsdp-allgather"
+    workload = "w.toml"                           # a workload file (`mcsim workload`), from this file's folder
+    [axes]                                        # its top-level fields, or a job's key by the job's name
+    rate = ["56Gbps", "100Gbps"]
+    "jobs.train.allgather" = ["ring", "mcast"]
+    "jobs.neighbour.load" = [0.25, 0.5]
+
+or an inline ``[workload]`` table with a workload file's keys (topology, rate, seed,
+``[[workload.jobs]]``), which may start from a file: ``file = "w.toml"``, its keys replacing the file's
+(``jobs`` as a whole). Relative paths (the workload file, a topology file, Chakra traces) are from the
+file that writes them. The axes are ``topology``, ``rate``, ``seed`` and ``jobs.<job name>.<key>``
+(a key of the job's kind; not ``name``); each run's Workload is built and checked (hosts, every
+collective step's Scenario) before anything runs, a bad one one line naming the run.
 """
 
 from __future__ import annotations
