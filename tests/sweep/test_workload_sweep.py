@@ -219,6 +219,12 @@ def test_top_level_fields_and_zips_sweep_as_for_a_scenario():
 # the command: run, dry run, show
 
 
+def runner_keys(spec_path: Path) -> list[str]:
+    """The store keys of a spec file's runs, as the planner makes them."""
+    vers = runner.versions()
+    return [runner.key_of(r, vers) for r in SweepSpec.from_toml(spec_path).runs()]
+
+
 def test_the_command_runs_lists_and_shows_a_workload_sweep(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "w.toml").write_text(WORKLOAD_TOML)
@@ -256,11 +262,6 @@ def test_the_command_runs_lists_and_shows_a_workload_sweep(tmp_path, monkeypatch
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     for row in rows:
         assert {k: row[k] for k in stored[row["label"]]} == stored[row["label"]]  # every metric
-
-
-def runner_keys(spec_path: Path) -> list[str]:
-    vers = runner.versions()
-    return [runner.key_of(r, vers) for r in SweepSpec.from_toml(spec_path).runs()]
 
 
 def test_show_names_the_jobs_of_an_incomplete_run(tmp_path, capsys):
