@@ -43,6 +43,9 @@ def _files(tmp: Path) -> dict[str, str]:
         "graphml-4e18.graphml": GRAPHML.replace("DELAY", "4e18"),
         "graphml-1e30.graphml": GRAPHML.replace("DELAY", "1e30"),
         "tiny.toml": 'name = "tiny"\n[base]\ntopology = "fat-tree-k4"\nbytes_per_rank = "4KiB"\n',
+        "workload.toml": 'topology = "fat-tree-k4"\n[[jobs]]\nname = "a"\nranks = 4\nkind = "fsdp"\nlayers = 1\n'
+        'bytes_per_layer = "4KiB"\nforward = "1us"\nbackward = "1us"\n',
+        "workload-sweep.toml": 'name = "w"\nworkload = "workload.toml"\n[axes]\n"jobs.a.allgather" = ["ring", "x"]\n',
         "huge.toml": SWEEP_HUGE.format(seeds=list(range(10_000)), sizes=[f"{k}KiB" for k in range(1, 3001)]),
     }
     paths = {}
@@ -77,6 +80,7 @@ CASES = {
     "xdg-cache-under-a-file": (["allgather", *FT4], {"XDG_CACHE_HOME": "/etc/passwd", "MCSIM_CACHE_DIR": ""}),
     "out-unwritable": (["allgather", *FT4, "--out", "/nonexistent/x.csv"], {}),
     "report-out-unwritable": (["report", "--quick", "-o", "/nonexistent/r.html"], {}),
+    "sweep-workload-bad-algorithm": (["sweep", "@workload-sweep.toml", "--store", "s.sqlite"], {}),
     "sweep-huge-dry-run": (["sweep", "@huge.toml", "--dry-run"], {}),
     "ring-with-roots": (["allgather", *FT4, "--algorithm", "ring", "--roots", "2"], {}),
     "ring-with-timeout-scale": (["allgather", *FT4, "--algorithm", "ring", "--timeout-scale", "3"], {}),

@@ -117,11 +117,11 @@ def runs_text(specs: Sequence[SweepSpec], store: Path) -> str:
     run again), e.g. ``"4 runs: 2 from the store, 2 to simulate"``."""
     if not specs:
         return "closed form, nothing to simulate"
-    from mcsim.sweep.runner import run_key, versions
+    from mcsim.sweep.runner import key_of, versions
     from mcsim.sweep.store import Store
 
     vers = versions()
-    keys = {run_key(r.scenario, vers) for spec in specs for r in spec.runs()}
+    keys = {key_of(r, vers) for spec in specs for r in spec.runs()}
     stored = 0
     if store.is_file():
         with Store(store, create=False) as db:
@@ -456,13 +456,13 @@ def compare(
 def claims_of(keys: Iterable[str], *, quick: bool = False) -> list[Claim]:
     """The claims whose runs (quick or full mode) are all among the store ``keys`` of runs already made
     (mcsim.sweep.SweepReport.keys): those a sweep's results can be compared on without running more."""
-    from mcsim.sweep.runner import run_key, versions
+    from mcsim.sweep.runner import key_of, versions
 
     have, vers = set(keys), versions()
     chosen = []
     for claim in select(None, quick=quick):
         spec = claim.spec(quick)
-        if spec is not None and {run_key(r.scenario, vers) for r in spec.runs()} <= have:
+        if spec is not None and {key_of(r, vers) for r in spec.runs()} <= have:
             chosen.append(claim)
     return chosen
 

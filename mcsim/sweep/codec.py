@@ -51,13 +51,26 @@ def decode_array(data: object, where: str = "sweep codec") -> np.ndarray:
     return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
 
 
+TASK_FIELDS = frozenset({"key", "label", "scenario"})  # a Scenario's task
+WORKLOAD_TASK_FIELDS = frozenset({"key", "label", "workload"})  # a workload's task
+
+
 def task_to_dict(task: Task) -> dict[str, Any]:
-    return dataclasses.asdict(task)
+    """{key, label, scenario} (a Scenario's task) or {key, label, workload} (a workload's)."""
+    data = dataclasses.asdict(task)
+    del data["scenario" if task.workload is not None else "workload"]
+    return data
 
 
 def task_from_dict(data: object) -> Task:
-    if not isinstance(data, dict) or set(data) != {"key", "label", "scenario"}:
-        raise McsimError(f"sweep codec: a task must be {{key, label, scenario}}, not {str(data)[:80]}")
+    if not isinstance(data, dict) or set(data) not in (TASK_FIELDS, WORKLOAD_TASK_FIELDS):
+        raise McsimError(
+            f"sweep codec: a task must be {{key, label, scenario}} or {{key, label, workload}}, not {str(data)[:80]}"
+        )
+    if "workload" in data:
+        if not isinstance(data["workload"], dict):
+            raise McsimError(f"sweep codec: a task's workload must be a dict, not {str(data['workload'])[:80]}")
+        return Task(key=str(data["key"]), label=str(data["label"]), scenario=None, workload=data["workload"])
     return Task(key=str(data["key"]), label=str(data["label"]), scenario=data["scenario"])
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mcsim.errors import McsimError
-from mcsim.sweep import runner
+from mcsim.sweep import runner, workload_spec
 from mcsim.sweep.executors import check_workers
 from mcsim.sweep.outcome import CORRUPT, INCOMPLETE, OK, state
 from mcsim.sweep.spec import SweepSpec
@@ -186,16 +186,29 @@ def _client(args: argparse.Namespace) -> Any:
         raise McsimError(f"--scheduler {args.scheduler}: cannot connect ({exc})") from None
 
 
+def _workload_table(rows: list[dict[str, Any]]) -> Table:
+    """`mcsim sweep show` of a workload's runs: status, each job's TIMES (in ``<job>.<figure>`` columns), wall_s
+    and label."""
+    jobs = dict.fromkeys(name for r in rows for name in workload_spec.job_names(r))
+    times = [Column(f"{job}.{figure}", ".2f") for job in jobs for figure in workload_spec.TIMES]
+    return Table([Column("status", width=7, left=True), *times, Column("wall_s", ".1f", 7), Column("label", left=True)])
+
+
 def _print_table(rows: list[dict[str, Any]]) -> None:
-    """One fixed-column table per sweep; a failed run's error, an incomplete run's unfinished ranks
-    and a corrupt row's column after its line."""
+    """One fixed-column table per sweep (a workload's: per job its times); a failed run's error, an
+    incomplete run's unfinished ranks (or jobs) and a corrupt row's column after its line."""
     for sweep in dict.fromkeys(r["sweep"] for r in rows):
+        mine = [r for r in rows if r["sweep"] == sweep]
+        workload = any(r.get(workload_spec.JOB_COUNT) is not None for r in mine)
+        table = _workload_table(mine) if workload else SHOW_TABLE
         print(f"sweep {sweep}")
-        print(SHOW_TABLE.header())
-        for r in (r for r in rows if r["sweep"] == sweep):
-            line = SHOW_TABLE.row(_table_cells(r))
+        print(table.header())
+        for r in mine:
+            line = table.row(r) if workload else table.row(_table_cells(r))
             if r["status"] != OK:
                 line += f"  {r['error']}"
+            elif state(OK, r) == INCOMPLETE and workload:
+                line += f"  INCOMPLETE: {workload_spec.unfinished(r)}"
             elif state(OK, r) == INCOMPLETE:
                 line += f"  INCOMPLETE: {r.get('unfinished_ranks')} ranks did not finish"
             print(line)

@@ -26,7 +26,8 @@ class Task:
 
     key: str  # the run's store key: Scenario content + what changes results (versions, C++ build)
     label: str  # "rate=56Gbps bytes_per_rank=64KiB algorithm=ring": the axis values as written
-    scenario: dict[str, Any]  # Scenario.to_dict()
+    scenario: dict[str, Any] | None  # Scenario.to_dict(); None for a workload's run
+    workload: dict[str, Any] | None = None  # a sweep over a workload: the run's workload (a workload file's data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 import mcsim
 from mcsim import topology
-from mcsim.config.codec import GraphTopology
+from mcsim.config.codec import GraphTopology, canonical_json
 from mcsim.errors import McsimError
 from mcsim.native import library
 from mcsim.runs.scenario import Scenario
@@ -41,9 +41,11 @@ from mcsim.sweep.outcome import COMPLETE, CORRUPT, FAILED, INCOMPLETE, OK, Task
 from mcsim.sweep.progress import Progress
 from mcsim.sweep.spec import Run, SweepSpec
 from mcsim.sweep.store import KEYS_PER_QUERY, Store
+from mcsim.sweep.workload_spec import JOB_COUNT, WorkloadRun, unfinished
 from mcsim.util import package_data
 
 KEY_FORMAT = "mcsim.sweep-key/1"  # bump when what the key hashes changes
+WORKLOAD_KEY_FORMAT = "mcsim.sweep-workload-key/1"  # ... of a workload's run
 
 
 def versions() -> dict[str, str]:
@@ -64,7 +66,11 @@ def _topology_digest(sc: Scenario) -> str | None:
     """sha256 of the topology file a Scenario names (None for a graph: it is in the Scenario's JSON)."""
     if isinstance(sc.topology, GraphTopology):
         return None
-    text = sc.topology
+    return _topology_file_digest(sc.topology)
+
+
+def _topology_file_digest(text: str) -> str:
+    """sha256 of the topology file that a name from topologies/ or a path names."""
     files = topology.ready()
     path = files[text] if text in files and not Path(text).suffix else Path(text)
     try:
@@ -77,6 +83,47 @@ def run_key(sc: Scenario, versions: dict[str, str]) -> str:
     """The store key of one run (sha256 hex); see the module doc for what it covers."""
     what = {"format": KEY_FORMAT, "scenario": sc.key(), "topology_sha256": _topology_digest(sc), **versions}
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
+
+
+def workload_key(work: WorkloadRun, versions: dict[str, str]) -> str:
+    """The store key of one run of a sweep over a workload (sha256 hex): as :func:`run_key`, with the
+    workload's canonical JSON in place of the Scenario's, and its Chakra traces' content."""
+    what = {
+        "format": WORKLOAD_KEY_FORMAT,
+        "workload": canonical_json(work.data, "workload"),
+        "topology_sha256": _topology_file_digest(work.workload.topology),
+        "traces_sha256": work.trace_digests(),
+        **versions,
+    }
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
+
+
+def key_of(run: Run, versions: dict[str, str]) -> str:
+    """The store key of a run of any sweep: :func:`run_key` of its Scenario, or :func:`workload_key`."""
+    if run.workload is not None:
+        return workload_key(run.workload, versions)
+    assert run.scenario is not None  # a run has its Scenario or its workload
+    return run_key(run.scenario, versions)
+
+
+def task_of(run: Run, versions: dict[str, str]) -> Task:
+    """The Task that runs ``run``: its key, label and Scenario's dict (or its workload's data)."""
+    if run.workload is not None:
+        return Task(key=key_of(run, versions), label=run.label, scenario=None, workload=run.workload.data)
+    assert run.scenario is not None
+    return Task(key=key_of(run, versions), label=run.label, scenario=run.scenario.to_dict())
+
+
+def _cost(run: Run) -> Any:
+    """What orders the runs to do, longest first: a Scenario's closed-form packet estimate (a workload's
+    runs have none: 0, they keep the spec's order)."""
+    return 0 if run.scenario is None else run.scenario.estimate()["packets"]
+
+
+def stored_json(task: Task) -> str:
+    """What the store's scenario column holds of a run: its Scenario's JSON, or ``{"workload": data}``."""
+    what = task.scenario if task.workload is None else {"workload": task.workload}
+    return json.dumps(what, sort_keys=True, separators=(",", ":"))
 
 
 MISSING = "missing"  # a run that the store does not hold
@@ -102,8 +149,9 @@ class Plan:
 def _distinct(spec: SweepSpec, seen: dict[str, str], key: str, label: str) -> None:
     """A spec's axes are distinct, but two spellings of one value give one Scenario: one line."""
     if key in seen:
+        what = "Scenario" if spec.workload is None else "workload"
         raise McsimError(
-            f"sweep {spec.name!r}: runs {seen[key]!r} and {label!r} are the same Scenario; remove one of the values"
+            f"sweep {spec.name!r}: runs {seen[key]!r} and {label!r} are the same {what}; remove one of the values"
         )
     seen[key] = label
 
@@ -120,7 +168,7 @@ def plan(spec: SweepSpec, store: Store, *, retry_failed: bool = False, runs: lis
     of the sweep."""
     runs = spec.runs() if runs is None else runs
     vers = versions()
-    tasks = [Task(key=run_key(r.scenario, vers), label=r.label, scenario=r.scenario.to_dict()) for r in runs]
+    tasks = [task_of(r, vers) for r in runs]
     seen: dict[str, str] = {}
     for task in tasks:
         _distinct(spec, seen, task.key, task.label)
@@ -131,7 +179,7 @@ def plan(spec: SweepSpec, store: Store, *, retry_failed: bool = False, runs: lis
     wanted = _wanted(retry_failed)
     # the longest runs first (by the closed-form packet estimate), so that no worker is left with a
     # long run alone at the end while the others idle; equal estimates keep the spec's order
-    cost = {t.key: r.scenario.estimate()["packets"] for t, r in zip(tasks, runs, strict=True)}
+    cost = {t.key: _cost(r) for t, r in zip(tasks, runs, strict=True)}
     todo = sorted((t for t in tasks if stored.get(t.key, MISSING) in wanted), key=lambda t: -cost[t.key])
     return Plan(spec=spec, runs=runs, tasks=tasks, stored=stored, corrupt=corrupt, todo=todo, versions=vers)
 
@@ -201,9 +249,12 @@ def has_time(row: dict[str, Any]) -> bool:
 
 def why_no_time(row: dict[str, Any]) -> str:
     """A row without a time: ``FAILED: <first line>``, ``CORRUPT: <which column>`` or
-    ``INCOMPLETE: n of P ranks did not finish``."""
+    ``INCOMPLETE: n of P ranks did not finish`` (a workload's run: ``INCOMPLETE: job 'a' has a step that
+    never ended``)."""
     if row["status"] != OK:
         return f"{str(row['status']).upper()}: {str(row['error']).splitlines()[0]}"
+    if row.get(JOB_COUNT) is not None:
+        return f"INCOMPLETE: {unfinished(row)}"
     return f"INCOMPLETE: {row.get('unfinished_ranks')} of {row.get('ranks')} ranks did not finish"
 
 
@@ -242,7 +293,7 @@ def execute(
 ) -> SweepReport:
     """Run ``the_plan.todo`` on ``executor``; store each run as it ends (over its row if that was
     corrupt); report on the whole sweep."""
-    scenario_json = {t.key: json.dumps(t.scenario, sort_keys=True, separators=(",", ":")) for t in the_plan.todo}
+    scenario_json = {t.key: stored_json(t) for t in the_plan.todo}
     done_before = len(the_plan.tasks) - len(the_plan.todo)
     stream = progress_stream if progress_stream is not None else sys.stderr
     ran = 0
@@ -324,7 +375,7 @@ class DryRun:
         seen: dict[str, str] = {}
         runs = self.spec.iter_runs()
         while chunk := list(itertools.islice(runs, KEYS_PER_QUERY)):
-            keys = [run_key(r.scenario, vers) for r in chunk]
+            keys = [key_of(r, vers) for r in chunk]
             for r, key in zip(chunk, keys, strict=True):
                 _distinct(self.spec, seen, key, r.label)
             states = self.store.states(keys) if self.store is not None else {}

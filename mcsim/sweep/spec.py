@@ -18,6 +18,23 @@ TOML form::
 An axis is a Scenario keyword or a dotted path into a nested config ("processor.threads",
 "rc.retry_cnt", "fabric.switch_buffer_b", "rdma.rq_depth"). A base may also be a Scenario (Python),
 kept as ``{"base_scenario": Scenario.to_dict()}``: runs start from its values.
+
+A workload is a base too (mcsim.sweep.workload_spec), in place of [base] (a spec with both is one
+McsimError line)::
+
+    name = "fsdp-allgather"
+    workload = "w.toml"                           # a workload file (`mcsim workload`), from this file's folder
+    [axes]                                        # its top-level fields, or a job's key by the job's name
+    rate = ["56Gbps", "100Gbps"]
+    "jobs.train.allgather" = ["ring", "mcast"]
+    "jobs.neighbour.load" = [0.25, 0.5]
+
+or an inline ``[workload]`` table with a workload file's keys (topology, rate, seed,
+``[[workload.jobs]]``), which may start from a file: ``file = "w.toml"``, its keys replacing the file's
+(``jobs`` as a whole). Relative paths (the workload file, a topology file, Chakra traces) are from the
+file that writes them. The axes are ``topology``, ``rate``, ``seed`` and ``jobs.<job name>.<key>``
+(a key of the job's kind; not ``name``); each run's Workload is built and checked (hosts, every
+collective step's Scenario) before anything runs, a bad one one line naming the run.
 """
 
 from __future__ import annotations
@@ -41,9 +58,11 @@ from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import McsimError, pick
 from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import SHORT_NAMES, scenario_of
+from mcsim.sweep import workload_spec
+from mcsim.sweep.workload_spec import WorkloadRun
 from mcsim.util import toml_text
 
-TOP_KEYS = ("name", "base", "axes", "zip")
+TOP_KEYS = ("name", "base", "workload", "axes", "zip")
 # A sweep plans every run before the first one starts: each run's Scenario is built, checked and keyed
 # in memory (~4 KB and ~0.7 ms each, measured on fat-tree-k4), and every run costs ~0.2 s of worker
 # overhead on top of its simulation. 100,000 runs are ~0.4 GB and ~1 min of planning and 5.6 core-hours
@@ -57,7 +76,6 @@ KEYWORDS = (*(f.name for f in dataclasses.fields(Scenario)), *SHORT_NAMES)
 CONFIGS: dict[str, type] = {"rc": RcConfig, "fabric": FabricConfig, "rdma": RdmaConfig}
 TABLES = ("processor", *CONFIGS)
 NESTED = ("processor", "rc")  # the short names that hold a config of their own (within rdma: SHORT_NAMES)
-TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology.files.resolve decides
 
 
 def _json(value: Any) -> str:
@@ -202,28 +220,41 @@ def _scenario_kwargs(base: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """One run of a sweep: its place in the expansion, its label, its axis values and its Scenario."""
+    """One run of a sweep: its place in the expansion, its label, its axis values and its Scenario (or,
+    in a sweep over a workload, its workload)."""
 
     index: int  # 0-based position in the expansion order
     label: str  # "rate=56Gbps bytes_per_rank=64KiB algorithm=ring" (axis=value as written)
     params: dict[str, Any]  # axis name -> value as written in the spec (JSON types)
-    scenario: Scenario
+    scenario: Scenario | None  # None in a sweep over a workload
+    workload: WorkloadRun | None = None  # a sweep over a workload: the run's workload, built and checked
 
 
 @dataclass(frozen=True, slots=True)
 class SweepSpec:
-    """A named base Scenario plus axes (cartesian product, first axis slowest) and zips (each one more
-    dimension of axes that move together). Checked when made; :meth:`runs` builds every Scenario."""
+    """A named base Scenario (or a workload: ``workload``, a workload file's path or its keys as a dict,
+    see mcsim.sweep.workload_spec) plus axes (cartesian product, first axis slowest) and zips (each one
+    more dimension of axes that move together). Checked when made; :meth:`runs` builds every Scenario
+    (every Workload)."""
 
     name: str
     base: dict[str, Any] | Scenario = dataclasses.field(default_factory=dict)  # a Scenario is kept as a dict
     axes: dict[str, list[Any]] = dataclasses.field(default_factory=dict)
     zips: tuple[dict[str, list[Any]], ...] = ()
+    # a workload base instead of a Scenario one: kept as its data (a file read, its relative paths resolved)
+    workload: dict[str, Any] | str | os.PathLike[str] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise McsimError(f'sweep: name={self.name!r} must be a non-empty string; e.g. name = "link-speed"')
         where = f"sweep {self.name!r}"
+        if self.workload is not None:
+            if isinstance(self.base, Scenario) or self.base:
+                raise McsimError(
+                    f"{where}: give a Scenario [base] or a workload, not both; a workload's runs take topology, "
+                    "rate and seed from the workload (sweep them as axes)"
+                )
+            object.__setattr__(self, "workload", workload_spec.load(self.workload, f"{where} [workload]"))
         base = {BASE_SCENARIO: self.base.to_dict()} if isinstance(self.base, Scenario) else self.base
         base = dict(codec.require_dict(f"{where} [base]", base))
         for key in base:
@@ -241,6 +272,10 @@ class SweepSpec:
         for name in names:
             if names.count(name) > 1:
                 raise McsimError(f"{where}: axis {name!r} appears twice; each axis goes in [axes] or one [[zip]]")
+        if isinstance(self.workload, dict):
+            for name in names:
+                workload_spec.check_axis(name, self.workload, names, f"{where}: axis {name!r}")
+            return
         try:
             kw = _scenario_kwargs(base)
         except McsimError as exc:
@@ -272,7 +307,7 @@ class SweepSpec:
         path = Path(path)
         where = f"sweep spec {toml_text.shown_path(path)}"
         data = toml_text.read_document(path, where)
-        _resolve_topologies(data, path.resolve().parent)
+        _resolve_paths(data, path.resolve().parent)
         return cls.from_dict(data, where)
 
     @classmethod
@@ -286,10 +321,16 @@ class SweepSpec:
         zips = d.get("zip", [])
         if not isinstance(zips, list):
             raise McsimError(f"{where}: zip={zips!r} must be a list of tables ([[zip]])")
-        return cls(name=d["name"], base=d.get("base", {}), axes=d.get("axes", {}), zips=tuple(zips))
+        base, axes, workload = d.get("base", {}), d.get("axes", {}), d.get("workload")
+        return cls(name=d["name"], base=base, axes=axes, zips=tuple(zips), workload=workload)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON data that :meth:`from_dict` reads back to an equal spec (a base Scenario as its dict)."""
+        """JSON data that :meth:`from_dict` reads back to an equal spec (a base Scenario as its dict; a
+        workload as its data, a file read)."""
+        if self.workload is not None:
+            return copy.deepcopy(
+                {"name": self.name, "workload": self.workload, "axes": self.axes, "zip": list(self.zips)}
+            )
         return copy.deepcopy({"name": self.name, "base": self.base, "axes": self.axes, "zip": list(self.zips)})
 
     def to_toml(self) -> str:
@@ -330,7 +371,7 @@ class SweepSpec:
         self.check_size()
         where = f"sweep {self.name!r}"
         assert isinstance(self.base, dict)  # __post_init__ keeps a base Scenario as its dict
-        kw = _scenario_kwargs(self.base)
+        kw = _scenario_kwargs(self.base) if self.workload is None else {}
         dims: list[list[tuple[tuple[str, Any], ...]]] = [[((n, v),) for v in vs] for n, vs in self.axes.items()]
         for z in self.zips:  # one dimension: row i of a zip is (name, values[i]) of each of its axes
             dims.append([tuple(zip(z, row, strict=True)) for row in zip(*z.values(), strict=True)])
@@ -338,10 +379,13 @@ class SweepSpec:
             params = dict(pair for step in combo for pair in step)
             label = " ".join(f"{name}={_text(value)}" for name, value in params.items())
             try:
-                scenario = _scenario(kw, params)
+                if isinstance(self.workload, dict):
+                    run = Run(index, label, params, None, WorkloadRun.build(workload_spec.apply(self.workload, params)))
+                else:
+                    run = Run(index=index, label=label, params=params, scenario=_scenario(kw, params))
             except McsimError as exc:
                 raise McsimError(f"{where} run {index} ({label}): {exc}") from None
-            yield Run(index=index, label=label, params=params, scenario=scenario)
+            yield run
 
     def runs(self) -> list[Run]:
         """Every run, in expansion order (:meth:`iter_runs`), each Scenario built and checked before
@@ -403,17 +447,27 @@ def _first_twice(texts: Iterable[str]) -> str | None:
     return None
 
 
-def _resolve_topologies(data: dict[str, Any], folder: Path) -> None:
-    """Relative topology file paths of a TOML spec, as paths from the spec's folder (in place)."""
-
-    def resolved(value: object) -> object:
-        if not isinstance(value, str) or not ("/" in value or Path(value).suffix in TOPOLOGY_SUFFIXES):
-            return value
-        return value if os.path.isabs(value) else str(folder / value)
-
+def _resolve_paths(data: dict[str, Any], folder: Path) -> None:
+    """Relative paths of a TOML spec, as paths from the spec's folder (in place): topology files (in the
+    base, a workload table and axes), a workload file, a workload's Chakra traces (in its table and axes)."""
+    workload = data.get("workload")
+    if isinstance(workload, str):
+        data["workload"] = workload_spec.from_folder(workload, folder)
+    elif isinstance(workload, dict):
+        if workload_spec.WORKLOAD_FILE in workload:
+            start = workload[workload_spec.WORKLOAD_FILE]
+            workload[workload_spec.WORKLOAD_FILE] = workload_spec.from_folder(start, folder)
+        workload_spec.resolve_paths(workload, folder)
     zips = data.get("zip")
     tables = [data.get("base"), data.get("axes"), *(zips if isinstance(zips, list) else [])]
     for table in tables:
-        if isinstance(table, dict) and "topology" in table:
-            value = table["topology"]
-            table["topology"] = [resolved(v) for v in value] if isinstance(value, list) else resolved(value)
+        if not isinstance(table, dict):
+            continue
+        for name, values in table.items():
+            if name == "topology":
+                resolve = workload_spec.topology_from_folder
+            elif name.startswith(f"{workload_spec.JOBS}.") and name.endswith(".traces"):
+                resolve = workload_spec.traces_from_folder
+            else:
+                continue
+            table[name] = [resolve(v, folder) for v in values] if isinstance(values, list) else resolve(values, folder)

@@ -22,10 +22,12 @@ import sys
 import threading
 import time
 import traceback
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+import numpy as np
 
 from mcsim.errors import McsimError
-from mcsim.sweep import codec
+from mcsim.sweep import codec, workload_spec
 from mcsim.sweep.outcome import FAILED, OK, Outcome, Task, failed
 
 TRACEBACK_LINES = 40  # an unexpected exception's error keeps at most this many traceback lines
@@ -46,13 +48,11 @@ def run_task(task: Task) -> Outcome:
     """Run one Task in this process. Bad input (McsimError: a bad scenario, not enough memory) is a
     FAILED Outcome with its one line; an incomplete run is OK (``complete`` False in its metrics).
     Any other exception propagates (a bug keeps its traceback)."""
-    from mcsim.runs.scenario import Scenario  # imported here: `import mcsim.sweep` loads no ns-3
-
     started = utc_now()
     start_s = time.perf_counter()
     try:
-        result = Scenario.from_dict(task.scenario).run()
-        metrics, arrays, status, error = result.record(), result.rank_arrays(), OK, None
+        metrics, arrays = _run(task)
+        status, error = OK, None
     except McsimError as exc:
         metrics, arrays, status, error = None, None, FAILED, str(exc).splitlines()[0] if str(exc) else repr(exc)
     wall_s = time.perf_counter() - start_s
@@ -72,6 +72,22 @@ def run_task(task: Task) -> Outcome:
         started=started,
         ended=utc_now(),
     )
+
+
+def _run(task: Task) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The metrics and arrays of one run: its Scenario's (Result.record(), rank_arrays()), or its
+    workload's (every job's figures and timeline, mcsim.sweep.workload_spec)."""
+    if task.workload is None:
+        from mcsim.runs.scenario import Scenario  # imported here: `import mcsim.sweep` loads no ns-3
+
+        result = Scenario.from_dict(task.scenario).run()
+        return result.record(), result.rank_arrays()
+    from mcsim.workloads.run import run_jobs
+    from mcsim.workloads.workload_file import workload_of
+
+    w = workload_of(task.workload, workload_spec.WHERE)
+    jobs = run_jobs(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed)
+    return workload_spec.metrics_of(jobs), workload_spec.arrays_of(jobs)
 
 
 def failed_by_exception(task: Task, exc: BaseException, started: str, wall_s: float) -> Outcome:

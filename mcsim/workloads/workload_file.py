@@ -156,15 +156,19 @@ def _training(where: str, name: str, hosts: tuple[int, ...], kind: str, table: d
     return data_parallel_job(name, hosts, **common, bucket_layers=bucket, allreduce=text["allreduce"])
 
 
+def trace_files(traces: object, ranks: int, folder: Path, where: str) -> list[Path]:
+    """A Chakra job's trace files: ``traces`` a list of files (one per rank) or a prefix (files prefix.0.et,
+    prefix.1.et, ... for ``ranks`` ranks), relative to ``folder``."""
+    if isinstance(traces, str):
+        return [folder / f"{traces}.{r}.et" for r in range(ranks)]
+    if isinstance(traces, list) and all(isinstance(t, str) for t in traces):
+        return [folder / t for t in traces]
+    raise McsimError(f"{where}: traces={traces!r} must be a list of files, one per rank, or a prefix string")
+
+
 def _chakra(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any], folder: Path) -> tuple[Job, int]:
     """A Chakra job: its trace files (relative to the workload file's folder) and algorithms."""
-    traces = table.get("traces")
-    if isinstance(traces, str):
-        files = [folder / f"{traces}.{r}.et" for r in range(len(hosts))]
-    elif isinstance(traces, list) and all(isinstance(t, str) for t in traces):
-        files = [folder / t for t in traces]
-    else:
-        raise McsimError(f"{where}: traces={traces!r} must be a list of files, one per rank, or a prefix string")
+    files = trace_files(table.get("traces"), len(hosts), folder, where)
     algorithms = {c: table.get(c, a) for c, a in DEFAULT_ALGORITHMS.items()}
     return chakra_job(name, hosts, files, algorithms)
 
@@ -209,6 +213,11 @@ def _data_rate_bps(topo: str, rate: str | None) -> int:
     return Scenario(topology=topo, rate=rate, ranks=2, algorithm="ring", bytes_per_rank=4).data_rate_bps
 
 
+def job_name(table: dict[str, Any], index: int) -> object:
+    """The name of the job of a [[jobs]] table at ``index`` (its ``name``, else ``job<index>``)."""
+    return table.get("name", f"job{index}")
+
+
 def workload_of(data: dict[str, Any], where: str, folder: Path | None = None) -> Workload:
     """The Workload of a parsed file (McsimError, one line, for anything else); ``folder``: where the
     file's relative paths start (default: the current folder)."""
@@ -229,7 +238,7 @@ def workload_of(data: dict[str, Any], where: str, folder: Path | None = None) ->
         kind = table.get("kind")
         pick(f"kind of {at}", kind, KINDS)
         _unknown(at, table, [*JOB_KEYS, *KINDS[kind]])
-        name = table.get("name", f"job{i}")
+        name = job_name(table, i)
         if not isinstance(name, str) or not name:
             raise McsimError(f"{at}: name={name!r} must be a non-empty string")
         chosen = _hosts_of(g, table, free, seed + i, at)

@@ -30,7 +30,8 @@ SPEC += 'algorithm = ["ring", "mcast"]\n'
 @pytest.fixture
 def cli_dir(tmp_path, monkeypatch) -> Path:
     """A folder with spec.toml (2 runs, sweep 'sizes'), store.sqlite (that sweep's members, no runs),
-    empty.sqlite (0 bytes), text.sqlite, foreign.sqlite (another program's SQLite) and a TLS file."""
+    empty.sqlite (0 bytes), text.sqlite, foreign.sqlite (another program's SQLite), a TLS file, w.toml (a
+    workload) and the workload sweeps of WORKLOAD_AXES, each with a bad axis, and both.toml (a base and a workload)."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "spec.toml").write_text(SPEC)
     with Store(tmp_path / "store.sqlite") as store:
@@ -41,6 +42,10 @@ def cli_dir(tmp_path, monkeypatch) -> Path:
         db.execute("CREATE TABLE users (name TEXT)")
     (tmp_path / "ca.pem").write_text("not really a certificate")
     (tmp_path / "folder.csv").mkdir()
+    (tmp_path / "w.toml").write_text(WORKLOAD)
+    for name, axis in WORKLOAD_AXES.items():
+        (tmp_path / f"{name}.toml").write_text(f'name = "{name}"\nworkload = "w.toml"\n[axes]\n{axis}\n')
+    (tmp_path / "both.toml").write_text('name = "both"\nworkload = "w.toml"\n[base]\ntopology = "fat-tree-k4"\n')
     (tmp_path / "huge.toml").write_text(
         'name = "huge"\n[base]\ntopology = "fat-tree-k4"\n[axes]\n'
         + "".join(f"{axis} = {list(range(1, n + 1))}\n" for axis, n in (("seed", 1000), ("ranks", 650), ("mtu", 1000)))
@@ -48,6 +53,15 @@ def cli_dir(tmp_path, monkeypatch) -> Path:
     return tmp_path
 
 
+WORKLOAD = 'topology = "fat-tree-k4"\n[[jobs]]\nname = "train"\nranks = 4\nkind = "fsdp"\nlayers = 2\n'
+WORKLOAD += 'bytes_per_layer = "64KiB"\nforward = "5us"\nbackward = "10us"\n'
+# workload sweeps (workload = "w.toml") with one bad axis each: spec name -> its [axes] line
+WORKLOAD_AXES = {
+    "no-job": '"jobs.trian.layers" = [1]',
+    "no-key": '"jobs.train.allgathr" = ["ring"]',
+    "no-algorithm": '"jobs.train.allgather" = ["ring", "foo"]',
+    "no-field": 'colour = ["red"]',
+}
 SHOWN_ONLY = "does nothing when printing a store; it is an option of mcsim sweep SPEC.toml$"
 RUN_ONLY_OPTION = "does nothing when running a spec; it is an option of mcsim sweep show STORE$"
 BAD_INPUTS = [
@@ -93,6 +107,19 @@ BAD_INPUTS = [
     # a product too large, refused from the axis lengths (a run and a dry run alike)
     ("huge.toml", r"^sweep 'huge' has 650,000,000 runs \(1000 seed x 650 ranks x 1000 mtu\); at most 100,000 "),
     ("huge.toml --dry-run", r"^sweep 'huge' has 650,000,000 runs \(1000 seed x 650 ranks x 1000 mtu\); at most "),
+    # a sweep over a workload: an axis naming no job, no key of the job's kind, a bad value; a base too
+    (
+        "no-job.toml",
+        r"^sweep 'no-job': axis 'jobs.trian.layers': the workload has no job named 'trian'; its jobs: train$",
+    ),
+    ("no-key.toml --dry-run", r"^sweep 'no-key': axis 'jobs.train.allgathr': unknown key of job 'train' \(fsdp\) "),
+    ("no-algorithm.toml", r"^sweep 'no-algorithm' run 1 \(jobs.train.allgather=foo\): job 'train': step 0 \(AG F0\): "),
+    ("no-algorithm.toml --dry-run", r"^sweep 'no-algorithm' run 1 \(jobs.train.allgather=foo\): job 'train'"),
+    (
+        "no-field.toml",
+        r"^sweep 'no-field': axis 'colour': unknown workload field 'colour'; choose one of jobs\.<job name>",
+    ),
+    ("both.toml", r"^sweep 'both': give a Scenario \[base\] or a workload, not both"),
     # show: the store and the output
     ("show", r"^sweep show: give the store to print: mcsim sweep show STORE$"),
     ("show nothing.sqlite", r"^sweep store 'nothing.sqlite': no such file$"),

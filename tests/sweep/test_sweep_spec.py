@@ -313,7 +313,7 @@ def test_a_missing_file_is_one_line(tmp_path):
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ('name = "x"\ncolour = 1\n', r"unknown key 'colour'; choose one of axes, base, name, zip"),
+        ('name = "x"\ncolour = 1\n', r"unknown key 'colour'; choose one of axes, base, name, workload, zip"),
         ("[axes]\nrate = [1]\n", r"name is missing"),
         ('name = "x"\nzip = 3\n', r"zip=3 must be a list of tables"),
         (
