@@ -22,13 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mcsim import topology as topologies
 from mcsim.config import codec
 from mcsim.errors import McsimError, pick
-from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.sweep.outcome import COMPLETE
 from mcsim.util import toml_text
-from mcsim.workloads.job import check_jobs
 from mcsim.workloads.workload_file import JOB_KEYS, KINDS, TOP_KEYS, Workload, job_name, trace_files, workload_of
 
 if TYPE_CHECKING:
@@ -168,9 +165,7 @@ class WorkloadRun:
         from mcsim.workloads import run  # its planning (no C++); imported here: `import mcsim.sweep` loads no ns-3
 
         w = workload_of(data, WHERE)
-        base = scenario_of(topology=w.topology, rate=w.rate, seed=w.seed, ranks=2, algorithm="ring", bytes_per_rank=4)
-        check_jobs(w.jobs, topologies.host_count(topologies.resolve(w.topology)))
-        run._plan(base, w.jobs)
+        run.checked_run(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed)
         return cls(data=data, workload=w)
 
     def trace_digests(self) -> dict[str, list[str]]:

@@ -182,6 +182,17 @@ def _team_spec(sc: Scenario, job: Job, first_group: int, reduction: Any) -> Team
     return dataclasses.replace(spec, hosts=job.hosts, group=first_group)
 
 
+def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **options: Any) -> tuple[Scenario, _Plan]:
+    """What run_jobs checks before any C++ object exists (one McsimError line for the first fault): the
+    options, the jobs' hosts and every collective step's Scenario; the run's base Scenario and its plan."""
+    own = sorted(set(options) & set(STEP_FIELDS))
+    if own:
+        raise McsimError(f"run_jobs: {own[0]}= is each collective step's own; not an option of the run")
+    base = scenario_of(topology=topology, rate=rate, ranks=2, algorithm="ring", bytes_per_rank=4, **options)
+    check_jobs(jobs_, topologies.host_count(base._base_graph()))
+    return base, _plan(base, jobs_)
+
+
 def run_jobs(
     jobs_: tuple[Job, ...] | list[Job],
     *,
@@ -194,12 +205,7 @@ def run_jobs(
     (its fields and short names: ``seed=3``, ``endpoints=16``, ``processor=DpaConfig()``, ``ring_chunk``,
     ``fabric=FabricConfig(...)``, ...), never what a step says itself."""
     jobs_ = tuple(jobs_)
-    own = sorted(set(options) & set(STEP_FIELDS))
-    if own:
-        raise McsimError(f"run_jobs: {own[0]}= is each collective step's own; not an option of the run")
-    base = scenario_of(topology=topology, rate=rate, ranks=2, algorithm="ring", bytes_per_rank=4, **options)
-    check_jobs(jobs_, topologies.host_count(base._base_graph()))
-    plan = _plan(base, jobs_)
+    base, plan = checked_run(jobs_, topology=topology, rate=rate, **options)
     rdma_cfg = dataclasses.replace(base.rdma, region_b=plan.region_b)
     with Simulation() as sim:
         fab = sim.own_fabric(
