@@ -26,7 +26,17 @@ from mcsim.config import codec
 from mcsim.errors import McsimError, pick
 from mcsim.sweep.outcome import COMPLETE
 from mcsim.util import toml_text
-from mcsim.workloads.workload_file import JOB_KEYS, KINDS, TOP_KEYS, Workload, job_name, trace_files, workload_of
+from mcsim.workloads.workload_file import (
+    JOB_KEYS,
+    KINDS,
+    TOP_KEYS,
+    Workload,
+    from_folder,
+    job_name,
+    topology_from_folder,
+    trace_files,
+    workload_of,
+)
 
 if TYPE_CHECKING:
     from mcsim.workloads.run import WorkloadResult
@@ -38,22 +48,7 @@ JOB_AXIS = "jobs.<job name>.<key>"
 NOT_AXES = ("name",)  # a job's name names its axes: it is no axis itself
 JOB_COUNT = "jobs"  # the run-level metric that says a stored run is a workload run: its number of jobs
 TIMES = ("iteration_us", "exposed_comm_us")  # the figures of each job that `sweep show` prints
-TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology.files.resolve decides
 WHERE = "workload"  # how a run's messages name its workload
-
-
-def from_folder(value: object, folder: Path) -> object:
-    """A relative path written in a file, as a path from that file's ``folder`` (anything else as it is)."""
-    if not isinstance(value, str) or os.path.isabs(value):
-        return value
-    return str(folder / value)
-
-
-def topology_from_folder(value: object, folder: Path) -> object:
-    """A topology file path (a name from topologies/ stays a name) as :func:`from_folder` gives it."""
-    if not isinstance(value, str) or not ("/" in value or Path(value).suffix in TOPOLOGY_SUFFIXES):
-        return value
-    return from_folder(value, folder)
 
 
 def traces_from_folder(value: object, folder: Path) -> object:

@@ -3,7 +3,7 @@
 
 ::
 
-    topology = "testbed-188"      # a name from topologies/ or a file
+    topology = "testbed-188"      # a name from topologies/ or a file (relative to this file)
     rate = "56Gbps"               # optional: every link at this rate
     seed = 1                      # optional: ECMP hash and random placement
     [[jobs]]
@@ -28,6 +28,7 @@ unknown key, kind or placement is one line naming it.
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ from mcsim.workloads.job import Job
 from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
 
 PLACEMENTS = ("contiguous", "interleaved", "random")  # or hosts = [...]
+TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology.files.resolve decides
 TOP_KEYS = ("topology", "rate", "seed", "jobs")
 FSDP_KEYS = {
     "layers": None,
@@ -95,6 +97,20 @@ class Workload:
     seed: int
     jobs: tuple[Job, ...]
     notes: tuple[str, ...] = ()
+
+
+def from_folder(value: object, folder: Path) -> object:
+    """A relative path written in a file, as a path from that file's ``folder`` (anything else as it is)."""
+    if not isinstance(value, str) or os.path.isabs(value):
+        return value
+    return str(folder / value)
+
+
+def topology_from_folder(value: object, folder: Path) -> object:
+    """A topology file path (a name from topologies/ stays a name) as :func:`from_folder` gives it."""
+    if not isinstance(value, str) or not ("/" in value or Path(value).suffix in TOPOLOGY_SUFFIXES):
+        return value
+    return from_folder(value, folder)
 
 
 def leaf_of(g: nx.Graph, host: int) -> int:
@@ -222,7 +238,7 @@ def workload_of(data: dict[str, Any], where: str, folder: Path | None = None) ->
     """The Workload of a parsed file (McsimError, one line, for anything else); ``folder``: where the
     file's relative paths start (default: the current folder)."""
     _unknown(where, data, TOP_KEYS)
-    topo = data.get("topology", "testbed-188")
+    topo = topology_from_folder(data.get("topology", "testbed-188"), folder or Path())
     rate = data.get("rate")
     if not isinstance(topo, str) or (rate is not None and not isinstance(rate, str)):
         raise McsimError(f"{where}: topology and rate must be strings (e.g. 'testbed-188', '56Gbps')")

@@ -15,7 +15,7 @@ from mcsim.runs.scenario import Scenario
 from mcsim.workloads.chakra import chakra_job
 from mcsim.workloads.run import run_jobs
 from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
-from mcsim.workloads.workload_file import leaf_of, workload_of
+from mcsim.workloads.workload_file import leaf_of, read_workload, workload_of
 
 FSDP = {
     "kind": "fsdp",
@@ -204,3 +204,27 @@ def test_the_chakra_kind_reads_a_trace_per_rank_relative_to_the_file(tmp_path, c
         workload_of(
             {"topology": "fat-tree-k4", "jobs": [{"name": "r", "kind": "chakra", "traces": 7, "ranks": 2}]}, "w"
         )
+
+
+def test_a_topology_file_is_relative_to_the_workload_file(tmp_path, capsys, monkeypatch):
+    # the workload names a copy of fat-tree-k4's file beside it; run from another folder, it is that fabric
+    folder = tmp_path / "study"
+    folder.mkdir()
+    source = Path(__file__).parents[2] / "mcsim" / "topologies" / "fat-tree-k4.toml"
+    (folder / "mine.toml").write_text(source.read_text())
+    (folder / "w.toml").write_text(
+        'topology = "mine.toml"\n[[jobs]]\nname = "a"\nranks = 4\nkind = "fsdp"\nlayers = 1\n'
+        'bytes_per_layer = "64KiB"\nforward = "1us"\nbackward = "1us"\n'
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    w = read_workload(folder / "w.toml")
+    assert w.topology == str(folder / "mine.toml")
+    assert main(["workload", str(folder / "w.toml"), "--format", "json"]) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    direct = run_jobs(list(w.jobs), topology="fat-tree-k4").jobs[0].summary()
+    assert row == json.loads(json.dumps(direct))
+    (folder / "w.toml").write_text((folder / "w.toml").read_text().replace("mine.toml", "none.toml"))
+    assert main(["workload", str(folder / "w.toml")]) == 2
+    assert "none.toml" in capsys.readouterr().err
