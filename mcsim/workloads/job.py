@@ -63,10 +63,10 @@ class Message:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Transfer:
-    """Point-to-point messages between the job's ranks. A message is posted once its sender is ready for this
-    step and its receiver for the step it arrives in (a rendezvous: the receiver's buffer is posted); on a rank
-    the step ends once its messages out are acknowledged and its messages in (from any step) have arrived, at
-    once on a rank with none."""
+    """Point-to-point messages between the job's ranks. A message leaves once its sender is ready for this step
+    (eager: its receive and buffer are posted in advance, as NCCL's are, so it never waits for its
+    receiver); on a rank the step ends once it is ready, its messages out are acknowledged and its messages
+    in (from any step) have arrived, at once on a rank with none left."""
 
     label: str
     messages: tuple[Message, ...]

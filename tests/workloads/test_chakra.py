@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Chakra execution traces as jobs: a trace written from a known FSDP schedule runs as the FSDP generator's
-job, step for step; a real public trace runs; bad traces are one line each."""
+job, step for step; sends and receives run as transfers; a pipeline's traces run as a graph per rank
+(against the pipeline's closed form); real public traces run (a PyTorch trace; MSCCL's ring Allreduce in
+sends and receives); bad traces are one line each."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from mcsim import topology
 from mcsim.errors import McsimError
+from mcsim.runs.scenario import Scenario
 from mcsim.workloads import Collective, Compute, Job, run_jobs
 from mcsim.workloads.chakra import chakra_job, message_classes, read_trace
 from mcsim.workloads.job import Message, Transfer
@@ -180,7 +184,8 @@ def _recv(node_id: int, frm: int, size: int, deps=(), tag: int = 0) -> dict:
 
 def test_sends_and_receives_run_as_the_transfers_of_their_schedule(tmp_path):
     # a ring exchange: compute, a send to r + 1 and a receive from r - 1, compute; the trace runs as the job
-    # written by hand, and each message starts once both its ranks have computed
+    # written by hand: each message leaves once its sender has computed, and is in no sooner than its bytes
+    # take at the hosts' data rate
     n, ranks = 48 << 10, 4
 
     def nodes(r: int) -> list[dict]:
@@ -201,9 +206,11 @@ def test_sends_and_receives_run_as_the_transfers_of_their_schedule(tmp_path):
     ))  # fmt: skip
     assert job == by_hand
     r = run_jobs([job], topology="fat-tree-k4").jobs[0]
-    for src in range(ranks):
+    rate_bps = Scenario(topology="fat-tree-k4", ranks=2, algorithm="ring", bytes_per_rank=4).data_rate_bps
+    for src in range(ranks):  # a send leaves when its rank has computed; a receive ends once its message is in
         dst = (src + 1) % ranks
-        assert r.timeline[1, src, 1] == r.timeline[2, dst, 1] == max(src + 1, dst + 1) * US
+        assert r.timeline[1, src, 1] == (src + 1) * US
+        assert r.timeline[2, dst, 2] >= max((src + 1) * US + n * 8 * 10**12 // rate_bps, (dst + 1) * US)
     assert int(r.injected_b.sum()) == ranks * n
 
 
@@ -341,3 +348,29 @@ def test_a_dependency_between_collectives_holds_on_the_ranks_whose_traces_have_i
     assert r.timeline[step["ar2"], 1, 0] == 5 * US  # rank 1: ready after its compute, not after ar1
     assert r.timeline[step["ar2"], 0, 0] == first_end  # rank 0: once ar1 ended (the relay passes at once)
     assert (r.timeline[step["ar2"], :, 1] == max(first_end, 5 * US)).all()
+
+
+def test_a_real_trace_of_sends_and_receives_runs():
+    # MSCCL's ring Allreduce of 1 MiB on 8 ranks as ASTRA-sim ships it: per rank 14 sends of 128 KiB (to r + 1),
+    # 14 receives (from r - 1) and 7 computes; a rank's receive waits for its send, its next send for the
+    # compute after the receive. So each rank's chain is its 14 sends (each at least one message's
+    # acknowledgement alone) and its computes, and on one switch at most the ACKs' share of a link more
+    ranks, n = 8, 128 << 10
+    folder = Path(__file__).parent / "data" / "msccl-ring-allreduce"
+    job, dropped = chakra_job(
+        "msccl", tuple(range(ranks)), [folder / f"custom_allreduce.{r}.et.gz" for r in range(ranks)]
+    )
+    transfers = [s for s in job.steps if isinstance(s, Transfer)]
+    assert dropped == 0 and len(job.steps) == 35 and len(transfers) == 28
+    assert sorted((m.src, m.dst) for s in transfers for m in s.messages) == sorted(
+        (r, (r + 1) % ranks) for r in range(ranks) for _ in range(14)
+    )
+    g = topology.leaf_spine(1, 0, ranks, rate_bps=100 * 10**9, delay_ps=100_000)
+    g.graph.update(name="star-8")
+    r = run_jobs([job], topology=g).jobs[0]
+    assert r.complete
+    np.testing.assert_array_equal(r.injected_b, np.full(ranks, 14 * n))  # 2 (P-1) blocks of N / P
+    one = Job(name="m", hosts=(0, 1), steps=(Transfer(label="t", messages=(Message(0, 1, n),)),))
+    t_ack = int(run_jobs([one], topology=g).jobs[0].timeline[0, 0, 2])
+    chain = 14 * t_ack + r.compute_ps
+    assert chain <= r.iteration_ps <= chain + 14 * ranks * 64 * 8 * 10**12 // (100 * 10**9)

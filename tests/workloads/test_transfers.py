@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Transfer steps (point-to-point messages between a job's ranks): one message lasts its RC WRITE's verbs
-run to the ps on both ends; a message waits for both its ranks (rendezvous) and may arrive in another step;
+run to the ps on both ends; a message leaves with its sender (eager) and may arrive in another step, where
+it waits for its receiver; a ring of sends before receives does not deadlock;
 a permutation on one switch runs every message at once; an incast is held to its receiver's link; bytes are
 conserved; permutation background traffic offers its load; bad messages are one line."""
 
@@ -43,26 +44,41 @@ def test_one_message_lasts_its_write_s_verbs_run_on_both_ends(n):
     np.testing.assert_array_equal(r.injected_b, [0, 0, n, 0])
 
 
-def test_a_message_waits_for_both_its_ranks_and_may_arrive_in_another_step():
-    # rank r computes (r + 1) us; ranks 0 and 2 send to 1 and 3 in step 1, which receive in step 2: a message
-    # starts once both its ranks are ready (its receiver, one us later), and lasts one message's time (the
-    # two share no link)
+def test_a_message_leaves_with_its_sender_and_may_arrive_in_another_step():
+    # ranks compute 1, 20, 3 and 4 us; ranks 0 and 2 send to 1 and 3 in step 1, which receive in step 2. A
+    # message leaves when its sender is ready (eager) and lasts one message's time (the two share no link);
+    # the receiver's step ends when it is ready and the message is in: rank 1 at 20 us (its message waited
+    # in its buffer), rank 3 when the message arrives
     g, n = star(4), 64 << 10
     steps = (
-        Compute(label="c", duration_ps=tuple((r + 1) * US for r in range(4))),
+        Compute(label="c", duration_ps=(1 * US, 20 * US, 3 * US, 4 * US)),
         Transfer(label="send", messages=(Message(0, 1, n, into=2), Message(2, 3, n, into=2)), after=(0,)),
         Transfer(label="recv", messages=(), after=(0,)),
         Compute(label="d", duration_ps=US, after=(1, 2)),
     )
     r = run_jobs([Job(name="j", hosts=(0, 1, 2, 3), steps=steps)], topology=g).jobs[0]
-    alone = run_jobs([_transfer(Message(0, 1, n))], topology=g).jobs[0].timeline[0, :2, 2]  # (sender, receiver)
-    for src, dst in ((0, 1), (2, 3)):
-        start = (dst + 1) * US
-        assert r.timeline[1, src, 1] == r.timeline[2, dst, 1] == start
-        assert r.timeline[1, src, 2] == start + alone[0]  # acknowledged
-        assert r.timeline[2, dst, 2] == start + alone[1]  # in
-        assert r.timeline[1, dst, 1] == r.timeline[1, dst, 2] == r.timeline[1, dst, 0]  # nothing to send: at once
+    t_ack, t_in = (int(x) for x in run_jobs([_transfer(Message(0, 1, n))], topology=g).jobs[0].timeline[0, :2, 2])
+    assert 1 * US + t_in < 20 * US and 3 * US + t_in > 4 * US  # the cases the test is about
+    np.testing.assert_array_equal(r.timeline[1, [0, 2], 2], [1 * US + t_ack, 3 * US + t_ack])  # acknowledged
+    np.testing.assert_array_equal(r.timeline[2, 1], [20 * US, 20 * US, 20 * US])  # in before it was ready
+    np.testing.assert_array_equal(r.timeline[2, 3], [4 * US, 4 * US, 3 * US + t_in])  # waited for its message
+    for rank in (1, 3):  # nothing to send: at once
+        assert r.timeline[1, rank, 1] == r.timeline[1, rank, 2] == r.timeline[1, rank, 0]
     np.testing.assert_array_equal(r.timeline[3, :, 1], np.maximum(r.timeline[1, :, 2], r.timeline[2, :, 2]))
+
+
+def test_a_ring_of_sends_each_before_its_receive_does_not_deadlock():
+    # every rank sends to r + 1 and then receives from r - 1 (its receive waits for its send): a rendezvous
+    # would wait around the ring for ever; eager messages all leave at once, as a permutation
+    g, n = star(4), 32 << 10
+    steps = (
+        Transfer(label="send", messages=tuple(Message(r, (r + 1) % 4, n, into=1) for r in range(4))),
+        Transfer(label="recv", messages=(), after=(0,)),
+    )
+    r = run_jobs([Job(name="j", hosts=(0, 1, 2, 3), steps=steps)], topology=g).jobs[0]
+    assert r.complete
+    np.testing.assert_array_equal(r.injected_b, np.full(4, n))
+    np.testing.assert_array_equal(r.timeline[1, :, 2], np.maximum(r.timeline[0, :, 2], r.timeline[1, :, 2]))
 
 
 def test_a_permutation_on_one_switch_runs_its_messages_at_once():
@@ -129,7 +145,9 @@ def test_a_graph_s_message_arrives_in_the_step_it_names():
     assert job.steps[0].messages[0].into == next(i for i, s in enumerate(job.steps) if s.label == "r")
     r = run_jobs([job], topology=star(2)).jobs[0]
     recv = next(i for i, s in enumerate(job.steps) if s.label == "r")
-    assert r.timeline[0, 0, 1] == r.timeline[recv, 1, 1] == 2 * US  # the sender waited for rank 1's compute
+    t_in = run_jobs([_transfer(Message(0, 1, 4096), hosts=2)], topology=star(2)).jobs[0].timeline[0, 1, 2]
+    assert r.timeline[0, 0, 1] == 0 and t_in < 2 * US  # the message left at once ...
+    np.testing.assert_array_equal(r.timeline[recv, 1], [2 * US, 2 * US, 2 * US])  # ... and was in when rank 1 was
 
 
 T = Transfer

@@ -317,10 +317,9 @@ Job::Transfer(uint32_t step, uint32_t rank)
 {
     const auto ranks = static_cast<uint32_t>(m_hosts.size());
     const uint32_t side = step * ranks + rank;
-    const int64_t now = Simulator::Now().GetPicoSeconds();
-    if (m_pending[side] == 0)
+    Time3(step, rank, 1) = Simulator::Now().GetPicoSeconds();
+    if (m_pending[side] == 0) // nothing to send, and whatever it receives is in
     {
-        Time3(step, rank, 1) = now;
         mcsim::Post(Time(0),
                     Ptr<EventImpl>(MakeEvent(&Job::End, this, step, rank), false),
                     m_sources[rank]);
@@ -328,17 +327,11 @@ Job::Transfer(uint32_t step, uint32_t rank)
     }
     for (uint32_t k = m_sideStart[side]; k < m_sideStart[side + 1]; ++k)
     {
-        Message& m = m_messages[m_sideList[k]];
-        if (++m.sides < 2)
+        const uint32_t i = m_sideList[k];
+        if (m_messages[i].from == side)
         {
-            continue;
+            m_messages[i].qp->PostSend(RcQp::Verb::WRITE, m_messages[i].bytes, 0, i, true, i, 0);
         }
-        for (const uint32_t end : {m.from, m.to})
-        {
-            int64_t& start = Time3(end / ranks, end % ranks, 1);
-            start = start < 0 ? now : start;
-        }
-        m.qp->PostSend(RcQp::Verb::WRITE, m.bytes, 0, m_sideList[k], true, m_sideList[k], 0);
     }
 }
 
@@ -357,9 +350,11 @@ Job::OnReceive(uint32_t /* host */, const Completion& c)
 void
 Job::Arrived(uint32_t side)
 {
-    if (--m_pending[side] == 0)
+    const auto ranks = static_cast<uint32_t>(m_hosts.size());
+    // a message in before its receiver is ready for the step waits in its buffer: the step then
+    // ends when ready (Transfer)
+    if (--m_pending[side] == 0 && Time3(side / ranks, side % ranks, 0) >= 0)
     {
-        const auto ranks = static_cast<uint32_t>(m_hosts.size());
         End(side / ranks, side % ranks);
     }
 }

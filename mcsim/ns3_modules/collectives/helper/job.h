@@ -18,20 +18,22 @@ namespace mcsim
 {
 
 /**
- * @brief A job: its ranks run one graph of steps, every rank every step (SPMD). A step is compute
- * of a duration or a collective (a CollectiveTeam on the job's hosts, set up and not started). A
- * rank's step is ready once the same rank's steps it depends on have ended. A compute step starts
- * when ready and a compute unit of its rank is free (ComputeUnits per rank, 0: no limit; ready
- * steps wait in the order they became ready), and ends its duration later. A collective step starts
- * on every rank at once, when its last rank is ready (a rank waits for the others to enter it), and
- * ends on a rank when the rank has its output. A transfer step moves messages between ranks: a
- * message leaves its sender's step and arrives in its receiver's step (the same one or another),
- * one RC RDMA WRITE with immediate (its number) from the start of the sender's region to the start
- * of the receiver's; it is posted once both ranks are ready for their steps (a rendezvous, as a
- * receive must be posted), and the step ends on a rank once its messages out are acknowledged and
- * its messages in have arrived (at once on a rank with none). Several jobs on one RdmaStack share
- * its NICs and links. The timeline (per step and rank: ready, start, end) is read in bulk after
- * the run.
+ * @brief A job: its ranks run one graph of steps, every rank every step. A step is compute of a
+ * duration, a collective (a CollectiveTeam on the job's hosts, set up and not started) or a
+ * transfer. A rank's step is ready once the steps it depends on have ended on the rank (a
+ * dependency holds on every rank or on one: a graph per rank, whose steps of one rank's own are
+ * compute of 0 or transfers with nothing on the other ranks, passing at once there). A compute step
+ * starts when ready and a compute unit of its rank is free (ComputeUnits per rank, 0: no limit;
+ * ready steps wait in the order they became ready), and ends its duration later. A collective step
+ * starts on every rank at once, when its last rank is ready (a rank waits for the others to enter
+ * it), and ends on a rank when the rank has its output. A transfer step moves messages between
+ * ranks: a message leaves its sender's step and arrives in its receiver's step (the same one or
+ * another), one RC RDMA WRITE with immediate (its number) from the start of the sender's region to
+ * the start of the receiver's, posted once its sender is ready for its step (eager: the receiver's
+ * buffer and receive are posted in advance, as NCCL's are); the step ends on a rank once it is
+ * ready, its messages out are acknowledged and its messages in have arrived (at once on a rank with
+ * none left). Several jobs on one RdmaStack share its NICs and links. The timeline (per step and
+ * rank: ready, start, end) is read in bulk after the run.
  */
 class Job : public Object, public QpOwner
 {
@@ -95,11 +97,10 @@ class Job : public Object, public QpOwner
 
     struct Message
     {
-        uint32_t from;     //!< its sender's (step, rank): step * ranks + rank
-        uint32_t to;       //!< its receiver's
-        uint64_t bytes;    //!< payload
-        Ptr<RcQp> qp;      //!< the sender's QP to the receiver
-        uint32_t sides{0}; //!< sender and receiver ready so far (2: posted)
+        uint32_t from;  //!< its sender's (step, rank): step * ranks + rank
+        uint32_t to;    //!< its receiver's
+        uint64_t bytes; //!< payload
+        Ptr<RcQp> qp;   //!< the sender's QP to the receiver
     };
 
     struct Step
@@ -121,7 +122,7 @@ class Job : public Object, public QpOwner
     void End(uint32_t step, uint32_t rank);
     void Compute(uint32_t step, uint32_t rank); //!< a compute step starts on a free unit
     int64_t& Time3(uint32_t step, uint32_t rank, std::size_t k);
-    void Transfer(uint32_t step, uint32_t rank); //!< ready: its messages' sides are ready
+    void Transfer(uint32_t step, uint32_t rank); //!< ready: post its messages out
     void Arrived(uint32_t side);                 //!< one of a (step, rank)'s messages is done
     void Indices();                              //!< the (step, rank) -> messages index
 
