@@ -114,6 +114,9 @@ def data_parallel_job(
 # a background job's traffic: an Alltoall (every rank to every other; its algorithm) or a permutation (every
 # rank to one other and from one other, a random derangement per round drawn with the seed)
 BACKGROUND_PATTERNS = ("alltoall", "permutation")
+# a background round's bytes per peer when none is given: 1 MiB, the size of ASTRA-sim's example
+# microbenchmark workloads (examples/workload/microbenchmarks/*/*_1MB) and mid-range in nccl-tests' sweeps
+BACKGROUND_BYTES = 1 << 20
 
 
 def derangement(n: int, rng: np.random.Generator) -> tuple[int, ...]:
@@ -128,10 +131,11 @@ def background_job(
     name: str,
     hosts: tuple[int, ...],
     *,
-    bytes_per_peer: int,
     load: float,
-    rounds: int,
     data_rate_bps: int,
+    bytes_per_peer: int = BACKGROUND_BYTES,
+    rounds: int | None = None,
+    duration_ps: int | None = None,
     pattern: str = "alltoall",
     algorithm: str = "all_at_once",
     seed: int = 1,
@@ -142,17 +146,23 @@ def background_job(
     round), followed by an idle gap, so that on an idle fabric the job offers ``load`` of each rank's link: a
     round at its bound, (P-1) x bytes_per_peer (alltoall) or bytes_per_peer (permutation) over the hosts'
     data rate, and a gap of that bound x (1/load - 1) (load 1: no gap). On a busy fabric the rounds take
-    longer and the offered load is lower."""
+    longer and the offered load is lower. ``rounds``, or ``duration_ps``: as many rounds as its offered
+    load lasts that long on an idle fabric, ceil(duration / (bound + gap)); neither: one round."""
     where = f"job {name!r}"
     pick(f"pattern of {where}", pattern, {p: p for p in BACKGROUND_PATTERNS})
     require_int(where, "bytes_per_peer", bytes_per_peer, lo=1)
-    require_int(where, "rounds", rounds, lo=1)
     require_int(where, "seed", seed, lo=0)
     if isinstance(load, bool) or not isinstance(load, int | float) or not 0 < load <= 1:
         raise McsimError(f"{where}: load={load!r} must be a number in (0, 1]: the share of each rank's link offered")
     peers = len(hosts) - 1 if pattern == "alltoall" else 1
     bound_ps = peers * bytes_per_peer * 8 * PS_PER_S // data_rate_bps
     gap_ps = round(bound_ps * (1 / load - 1))
+    if rounds is not None and duration_ps is not None:
+        raise McsimError(f"{where}: give rounds or a duration, not both")
+    if duration_ps is not None:
+        require_int(where, "duration_ps", duration_ps, lo=1)
+        rounds = max(1, -(-duration_ps // (bound_ps + gap_ps)))
+    rounds = require_int(where, "rounds", 1 if rounds is None else rounds, lo=1)
     rng = np.random.default_rng(seed)
     nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
     for i in range(rounds):

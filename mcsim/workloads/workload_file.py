@@ -43,7 +43,7 @@ from mcsim.units import parse_size, parse_time
 from mcsim.util import toml_text
 from mcsim.workloads.chakra import DEFAULT_ALGORITHMS, chakra_job
 from mcsim.workloads.job import Job
-from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
+from mcsim.workloads.training import BACKGROUND_BYTES, background_job, data_parallel_job, fsdp_job
 
 PLACEMENTS = ("contiguous", "interleaved", "random")  # or hosts = [...]
 TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology.files.resolve decides
@@ -72,11 +72,13 @@ CHAKRA_KEYS: dict[str, Any] = {"traces": None, **DEFAULT_ALGORITHMS}
 # file's seed + the job's index) with idle gaps, offering `load` of each rank's link
 BACKGROUND_KEYS: dict[str, Any] = {
     "pattern": "alltoall",
-    "bytes_per_peer": None,
+    "bytes_per_peer": BACKGROUND_BYTES,
     "load": None,
-    "rounds": 1,
+    "rounds": None,  # rounds or duration (neither: one round)
+    "duration": None,
     "algorithm": "all_at_once",
 }
+BACKGROUND_ONE_OF = ("rounds", "duration")
 JOB_KEYS = ("name", "ranks", "placement", "hosts", "kind", "compute_units")
 # a job's kind -> its keys (None: required) and their defaults
 KINDS: dict[str, dict[str, Any]] = {
@@ -191,19 +193,21 @@ def _chakra(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any]
 
 def _background(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any], rate_bps: int, seed: int) -> Job:
     values = {k: table.get(k, default) for k, default in BACKGROUND_KEYS.items()}
-    missing = [k for k, v in values.items() if v is None]
+    missing = [k for k, v in values.items() if v is None and k not in BACKGROUND_ONE_OF]
     if missing:
         raise McsimError(f"{where}: kind 'background' needs {missing[0]!r}")
-    for key in ("pattern", "bytes_per_peer", "algorithm"):
+    for key in ("pattern", "algorithm", *(("duration",) if values["duration"] is not None else ())):
         if not isinstance(values[key], str):
-            raise McsimError(f"{where}: {key}={values[key]!r} must be a string, e.g. '64KiB', 'all_at_once'")
+            raise McsimError(f"{where}: {key}={values[key]!r} must be a string, e.g. '64KiB', 'all_at_once', '2ms'")
+    duration = values["duration"]
     return background_job(
         name,
         hosts,
         pattern=values["pattern"],
         bytes_per_peer=parse_size(values["bytes_per_peer"], what=f"{where}: bytes_per_peer"),
         load=values["load"],
-        rounds=require_int(where, "rounds", values["rounds"], lo=1),
+        rounds=values["rounds"],
+        duration_ps=None if duration is None else parse_time(duration, what=f"{where}: duration"),
         data_rate_bps=rate_bps,
         algorithm=values["algorithm"],
         seed=seed,

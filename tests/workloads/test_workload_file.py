@@ -12,10 +12,13 @@ from mcsim import topology
 from mcsim.cli import main
 from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario
+from mcsim.workloads import Compute
 from mcsim.workloads.chakra import chakra_job
 from mcsim.workloads.run import run_jobs
 from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
 from mcsim.workloads.workload_file import leaf_of, read_workload, workload_of
+
+US = 1_000_000  # ps
 
 FSDP = {
     "kind": "fsdp",
@@ -228,3 +231,67 @@ def test_a_topology_file_is_relative_to_the_workload_file(tmp_path, capsys, monk
     (folder / "w.toml").write_text((folder / "w.toml").read_text().replace("mine.toml", "none.toml"))
     assert main(["workload", str(folder / "w.toml")]) == 2
     assert "none.toml" in capsys.readouterr().err
+
+
+ISSUE_EXAMPLE = """
+topology = "testbed-188"
+rate = "56Gbps"
+[[jobs]]
+name = "train"
+ranks = 64
+placement = "interleaved"     # contiguous | interleaved | random | hosts = [..]
+kind = "fsdp"                 # fsdp | data_parallel | background | chakra
+layers = 8
+bytes_per_layer = "16MiB"     # parameters per layer, all ranks together
+forward = "200us"             # compute per layer
+backward = "400us"
+prefetch = 1
+allgather = "mcast"
+reduce_scatter = "ring"
+[[jobs]]
+name = "neighbour"
+ranks = 64
+placement = "interleaved"
+kind = "background"
+pattern = "permutation"
+load = 0.5
+"""
+
+
+def test_the_file_format_s_core_reads_as_its_jobs(tmp_path):
+    # the format's core as the workload issue gives it, unchanged: an FSDP job and a permutation neighbour
+    # (1 MiB per peer and one round by default), each interleaved across the testbed's leaves
+    path = tmp_path / "w.toml"
+    path.write_text(ISSUE_EXAMPLE)
+    w = read_workload(path)
+    g = topology.resolve("testbed-188")
+    train, neighbour = w.jobs
+    assert len(train.hosts) == len(neighbour.hosts) == 64 and not set(train.hosts) & set(neighbour.hosts)
+    assert len({leaf_of(g, h) for h in train.hosts}) == len({leaf_of(g, h) for h in range(188)})  # every leaf
+    rate_bps = Scenario(
+        topology="testbed-188", rate="56Gbps", ranks=2, algorithm="ring", bytes_per_rank=4
+    ).data_rate_bps
+    assert train == fsdp_job(
+        "train", train.hosts, layers=8, bytes_per_layer=16 << 20, forward_ps=200 * US, backward_ps=400 * US,
+        prefetch=1, allgather="mcast", reduce_scatter="ring",
+    )  # fmt: skip
+    assert neighbour == background_job(
+        "neighbour", neighbour.hosts, bytes_per_peer=1 << 20, load=0.5, rounds=1, data_rate_bps=rate_bps,
+        pattern="permutation", seed=2,
+    )  # fmt: skip
+
+
+def test_a_background_s_duration_sets_its_rounds():
+    # a round lasts its bound over the load on an idle fabric: 64 KiB at 100 Gbit/s is 5,242,880 ps, at load
+    # 0.5 a round of 10,485,760 ps; 50 us is 4.77 rounds: 5
+    table = {"name": "bg", "hosts": [0, 1, 2], "kind": "background", "pattern": "permutation",
+             "bytes_per_peer": "64KiB", "load": 0.5}  # fmt: skip
+    data = {"topology": "fat-tree-k4", "rate": "100Gbps"}
+    w = workload_of(data | {"jobs": [table | {"duration": "50us"}]}, "w")
+    assert sum(isinstance(s, Compute) for s in w.jobs[0].steps) == 5
+    w = workload_of(data | {"jobs": [table | {"duration": "10485760ps"}]}, "w")
+    assert sum(isinstance(s, Compute) for s in w.jobs[0].steps) == 1
+    with pytest.raises(McsimError, match=r"^job 'bg': give rounds or a duration, not both$"):
+        workload_of(data | {"jobs": [table | {"duration": "50us", "rounds": 2}]}, "w")
+    with pytest.raises(McsimError, match=r"duration=5 must be a string"):
+        workload_of(data | {"jobs": [table | {"duration": 5}]}, "w")
