@@ -54,8 +54,9 @@ import networkx as nx
 
 from mcsim.config import codec
 from mcsim.config.fabric import FabricConfig, Faults
-from mcsim.config.rdma import RcConfig, RdmaConfig
-from mcsim.errors import McsimError, pick
+from mcsim.config.rdma import RdmaConfig
+from mcsim.errors import McsimError
+from mcsim.runs.keyword_tables import KEYWORDS, TABLES, config_of, fields_of, known, value_of
 from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import SHORT_NAMES, scenario_of
 from mcsim.sweep import workload_spec
@@ -70,11 +71,6 @@ TOP_KEYS = ("name", "base", "workload", "axes", "zip")
 MAX_RUNS = 100_000
 MAX_RUNS_WHY = "every run is planned in memory before the first starts"
 BASE_SCENARIO = "base_scenario"  # the key of a base given as a Scenario (its canonical dict)
-# what a base may set and an axis may sweep: every field of Scenario and the short names of config fields
-KEYWORDS = (*(f.name for f in dataclasses.fields(Scenario)), *SHORT_NAMES)
-# the keywords that hold a config, given as a TOML table; a processor's table names its class ("kind")
-CONFIGS: dict[str, type] = {"rc": RcConfig, "fabric": FabricConfig, "rdma": RdmaConfig}
-TABLES = ("processor", *CONFIGS)
 NESTED = ("processor", "rc")  # the short names that hold a config of their own (within rdma: SHORT_NAMES)
 
 
@@ -90,18 +86,6 @@ def _text(value: Any) -> str:
 def _count(n: int) -> str:
     """A count as read at a glance: 150,000 or 6.5e11."""
     return f"{n:,}" if n < 10**9 else f"{n:.3g}".replace("e+", "e")
-
-
-def _fields(cls: type) -> list[str]:
-    return [f.name for f in dataclasses.fields(cls)]
-
-
-def _known(kind: str, name: str, choices: Iterable[str], where: str = "") -> None:
-    """The one "unknown X" message (mcsim.errors.pick), after ``where``."""
-    try:
-        pick(kind, name, dict.fromkeys(choices))
-    except McsimError as exc:
-        raise McsimError(f"{where}: {exc}" if where else str(exc)) from None
 
 
 def _to_plain(name: str, value: Any) -> Any:
@@ -124,37 +108,6 @@ def _to_plain(name: str, value: Any) -> Any:
         return [_to_plain("", v) for v in value]
     if isinstance(value, Mapping):
         return {k: _to_plain(k, v) for k, v in value.items()}
-    return value
-
-
-def _config(name: str, table: object) -> Any:
-    """The config of a table that sets some fields (the others keep the config's defaults)."""
-    fields = dict(codec.require_dict(name, table))
-    if name == "processor":
-        if "kind" not in fields:
-            raise McsimError(f"processor needs a kind; choose one of {', '.join(codec.PROCESSORS)}")
-        cls = pick("processor kind", fields.pop("kind"), codec.PROCESSORS)
-    else:
-        cls = CONFIGS[name]
-    for key in fields:
-        _known(f"{cls.__name__} field", key, _fields(cls), name)
-    for key in ("processor", "rc"):
-        if name == "rdma" and isinstance(fields.get(key), Mapping):
-            fields[key] = _config(key, fields[key])
-    try:
-        return cls(**fields)
-    except TypeError as exc:
-        raise McsimError(f"{name}: {exc}") from None
-
-
-def _value(name: str, value: Any) -> Any:
-    """A base or axis value as Scenario takes it: tables become configs, faults or a graph."""
-    if name in TABLES and isinstance(value, Mapping):
-        return _config(name, value)
-    if name == "faults" and isinstance(value, Mapping):
-        return codec.faults_from_dict(value, "faults")
-    if name == "topology" and isinstance(value, Mapping):
-        return codec.graph_from_dict(value, "topology")
     return value
 
 
@@ -188,7 +141,7 @@ def _walk(cfg: Any, path: list[str]) -> Any:
     for field in path:
         if not dataclasses.is_dataclass(cfg):
             raise McsimError(f"{type(cfg).__name__} {cfg!r} has no field {field!r}")
-        _known(f"{type(cfg).__name__} field", field, _fields(type(cfg)))
+        known(f"{type(cfg).__name__} field", field, fields_of(type(cfg)))
         cfg = getattr(cfg, field)
     return cfg
 
@@ -199,7 +152,7 @@ def _replace(cfg: Any, path: list[str], value: Any) -> Any:
     if len(path) > 1:
         value = _replace(getattr(cfg, path[0]), path[1:], value)
     elif path[0] in TABLES and isinstance(value, Mapping):
-        value = _config(path[0], value)
+        value = config_of(path[0], value)
     try:
         return dataclasses.replace(cfg, **{path[0]: value})
     except TypeError as exc:
@@ -214,7 +167,7 @@ def _scenario_kwargs(base: Mapping[str, Any]) -> dict[str, Any]:
         kw = {f.name: getattr(sc, f.name) for f in dataclasses.fields(Scenario)}
     for name, value in base.items():
         if name != BASE_SCENARIO:
-            kw[name] = _value(name, value)
+            kw[name] = value_of(name, value)
     return kw
 
 
@@ -259,7 +212,7 @@ class SweepSpec:
         base = dict(codec.require_dict(f"{where} [base]", base))
         for key in base:
             if key != BASE_SCENARIO:
-                _known("Scenario keyword", key, KEYWORDS, f"{where} [base]")
+                known("Scenario keyword", key, KEYWORDS, f"{where} [base]")
         base = {k: _to_plain(k, v) for k, v in base.items()}
         codec.canonical_json(base, f"{where} [base]")  # JSON data only: to_dict() is what it holds
         object.__setattr__(self, "base", base)
@@ -290,7 +243,7 @@ class SweepSpec:
         """A Scenario keyword, or a path to a field of a config of the base (when its top is no axis)."""
         top, _, rest = name.partition(".")
         if not rest:
-            _known("Scenario keyword", name, KEYWORDS, where)
+            known("Scenario keyword", name, KEYWORDS, where)
         elif top not in TABLES:
             paths = ", ".join(f"{c}.<field>" for c in TABLES)
             raise McsimError(f"{where}: not a Scenario keyword or a config field ({paths})")
@@ -315,7 +268,7 @@ class SweepSpec:
         """A spec from its dict form (:meth:`to_dict`, or a parsed TOML document)."""
         d = codec.require_dict(where, data)
         for key in d:
-            _known("key", key, TOP_KEYS, where)
+            known("key", key, TOP_KEYS, where)
         if "name" not in d:
             raise McsimError(f'{where}: name is missing; e.g. name = "link-speed"')
         zips = d.get("zip", [])
@@ -399,7 +352,7 @@ def _scenario(base: dict[str, Any], params: dict[str, Any]) -> Scenario:
     dotted = {name: value for name, value in params.items() if "." in name}
     for name, value in params.items():
         if name not in dotted:
-            kw[name] = _value(name, value)
+            kw[name] = value_of(name, value)
     if dotted:
         paths = {name: _path(name, kw) for name in dotted}
         kw = _fold(kw)

@@ -82,11 +82,9 @@ def _run(task: Task) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
 
         result = Scenario.from_dict(task.scenario).run()
         return result.record(), result.rank_arrays()
-    from mcsim.workloads.run import run_jobs
     from mcsim.workloads.workload_file import workload_of
 
-    w = workload_of(task.workload, workload_spec.WHERE)
-    jobs = run_jobs(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed)
+    jobs = workload_of(task.workload, workload_spec.WHERE).run()
     return workload_spec.metrics_of(jobs), workload_spec.arrays_of(jobs)
 
 

@@ -6,7 +6,8 @@ flat metrics (every job's figures under its name).
 A workload base is ``workload = "file.toml"`` or a ``[workload]`` table with a workload file's keys
 (topology, rate, seed, ``[[workload.jobs]]``); the table may start from a file, ``file = "w.toml"``,
 its keys replacing the file's (``jobs`` as a whole). An axis is a top-level field (``rate``,
-``topology``, ``seed``) or one key of one job, named by the job's name: ``"jobs.train.allgather"``.
+``topology``, ``seed``), a run option (``"options.endpoints"``, ``"options.processor"``: a keyword of the
+workload's ``[options]``) or one key of one job, named by the job's name: ``"jobs.train.allgather"``.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ import numpy as np
 
 from mcsim.config import codec
 from mcsim.errors import McsimError, pick
+from mcsim.runs.keyword_tables import known
 from mcsim.sweep.outcome import COMPLETE
 from mcsim.util import toml_text
 from mcsim.workloads.workload_file import (
     JOB_KEYS,
     KINDS,
+    RUN_OPTIONS,
     TOP_KEYS,
     Workload,
     from_folder,
@@ -43,8 +46,10 @@ if TYPE_CHECKING:
 
 WORKLOAD_FILE = "file"  # a [workload] table's key: the workload file it starts from
 JOBS = "jobs"
-PLAIN_AXES = tuple(k for k in TOP_KEYS if k != JOBS)  # topology, rate, seed
+OPTIONS = "options"  # a run option's axis: options.<keyword>
+PLAIN_AXES = tuple(k for k in TOP_KEYS if k not in (JOBS, OPTIONS))  # topology, rate, seed
 JOB_AXIS = "jobs.<job name>.<key>"
+OPTION_AXIS = "options.<keyword>"
 NOT_AXES = ("name",)  # a job's name names its axes: it is no axis itself
 JOB_COUNT = "jobs"  # the run-level metric that says a stored run is a workload run: its number of jobs
 TIMES = ("iteration_us", "exposed_comm_us")  # the figures of each job that `sweep show` prints
@@ -103,7 +108,7 @@ def _split(name: str, where: str) -> tuple[str, str]:
     top, _, rest = name.partition(".")
     job, _, key = rest.rpartition(".")
     if top != JOBS or not job or not key:
-        raise McsimError(f"{where}: not a workload field; give {', '.join(PLAIN_AXES)} or {JOB_AXIS}")
+        raise McsimError(f"{where}: not a workload field; give {', '.join(PLAIN_AXES)}, {OPTION_AXIS} or {JOB_AXIS}")
     return job, key
 
 
@@ -114,9 +119,12 @@ def check_axis(name: str, data: Mapping[str, Any], swept: list[str], where: str)
         if name == JOBS:
             raise McsimError(f"{where}: sweep one key of one job, {JOB_AXIS}, e.g. jobs.train.allgather")
         try:
-            pick("workload field", name, dict.fromkeys((*PLAIN_AXES, JOB_AXIS)))
+            pick("workload field", name, dict.fromkeys((*PLAIN_AXES, OPTION_AXIS, JOB_AXIS)))
         except McsimError as exc:
             raise McsimError(f"{where}: {exc}") from None
+        return
+    if name.startswith(f"{OPTIONS}."):
+        known("run option", name.removeprefix(f"{OPTIONS}."), RUN_OPTIONS, where)
         return
     job, key = _split(name, where)
     names = job_index(data, where)
@@ -138,7 +146,9 @@ def apply(data: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
     out = copy.deepcopy(dict(data))
     names = job_index(out, WHERE) if any("." in name for name in params) else {}
     for name, value in params.items():
-        if "." in name:
+        if name.startswith(f"{OPTIONS}."):
+            out.setdefault(OPTIONS, {})[name.removeprefix(f"{OPTIONS}.")] = copy.deepcopy(value)
+        elif "." in name:
             job, key = _split(name, WHERE)
             out[JOBS][names[job]][key] = copy.deepcopy(value)
         else:
@@ -160,7 +170,7 @@ class WorkloadRun:
         from mcsim.workloads import run  # its planning (no C++); imported here: `import mcsim.sweep` loads no ns-3
 
         w = workload_of(data, WHERE)
-        run.checked_run(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed)
+        run.checked_run(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed, **w.options)
         return cls(data=data, workload=w)
 
     def trace_digests(self) -> dict[str, list[str]]:

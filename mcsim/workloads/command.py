@@ -12,7 +12,6 @@ from typing import Any
 from mcsim.errors import McsimError
 from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 from mcsim.workloads.figure import write_timeline_svg
-from mcsim.workloads.run import run_jobs
 from mcsim.workloads.workload_file import read_workload
 
 FIGURE_SUFFIX = ".svg"  # --timeline draws the figure
@@ -44,7 +43,7 @@ def cmd_workload(args: argparse.Namespace) -> int:
         print(f"mcsim: note: {note}", file=sys.stderr)
     steps = sum(len(j.steps) for j in w.jobs)
     print(f"mcsim: workload {args.file}: {len(w.jobs)} jobs, {steps} steps on {w.topology} ...", file=sys.stderr)
-    result = run_jobs(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed)
+    result = w.run()
     rows = [j.summary() for j in result.jobs]
     if args.format == "table":
         print(JOB_TABLE.header().rstrip())

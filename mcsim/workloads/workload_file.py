@@ -37,17 +37,23 @@ import networkx as nx
 import numpy as np
 
 from mcsim import topology as topologies
+from mcsim.config import codec
 from mcsim.errors import McsimError, pick, require_int
+from mcsim.runs.keyword_tables import KEYWORDS, known, value_of
 from mcsim.runs.scenario import Scenario
 from mcsim.units import parse_size, parse_time
 from mcsim.util import toml_text
 from mcsim.workloads.chakra import DEFAULT_ALGORITHMS, chakra_job
 from mcsim.workloads.job import Job
+from mcsim.workloads.run import STEP_FIELDS, WorkloadResult, run_jobs
 from mcsim.workloads.training import BACKGROUND_BYTES, background_job, data_parallel_job, fsdp_job
 
 PLACEMENTS = ("contiguous", "interleaved", "random")  # or hosts = [...]
 TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology.files.resolve decides
-TOP_KEYS = ("topology", "rate", "seed", "jobs")
+TOP_KEYS = ("topology", "rate", "seed", "options", "jobs")
+# [options]: Scenario keywords for the whole run (its fabric and every collective step), configs as tables
+# (processor = { kind = "dpa", threads = 16 }); not a step's own, nor what the file's top keys set
+RUN_OPTIONS = tuple(k for k in KEYWORDS if k not in (*STEP_FIELDS, "topology", "rate", "seed"))
 FSDP_KEYS = {
     "layers": None,
     "bytes_per_layer": None,
@@ -91,14 +97,19 @@ KINDS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, slots=True)
 class Workload:
-    """A workload file's fabric and jobs (placed); ``notes``: what reading it changed (a Chakra trace's
-    dependencies on nodes it does not hold, dropped)."""
+    """A workload file's fabric, run options and jobs (placed); ``notes``: what reading it changed (a Chakra
+    trace's dependencies on nodes it does not hold, dropped)."""
 
     topology: str
     rate: str | None
     seed: int
     jobs: tuple[Job, ...]
     notes: tuple[str, ...] = ()
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)  # run_jobs' options: [options]
+
+    def run(self) -> WorkloadResult:
+        """Run its jobs on its fabric (mcsim.workloads.run.run_jobs) with its options."""
+        return run_jobs(self.jobs, topology=self.topology, rate=self.rate, seed=self.seed, **self.options)
 
 
 def from_folder(value: object, folder: Path) -> object:
@@ -247,6 +258,7 @@ def workload_of(data: dict[str, Any], where: str, folder: Path | None = None) ->
     if not isinstance(topo, str) or (rate is not None and not isinstance(rate, str)):
         raise McsimError(f"{where}: topology and rate must be strings (e.g. 'testbed-188', '56Gbps')")
     seed = require_int(where, "seed", data.get("seed", 1), lo=0)
+    options = _options(where, data.get("options", {}))
     tables = data.get("jobs")
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
         raise McsimError(f"{where}: needs [[jobs]] tables, one per job")
@@ -273,7 +285,21 @@ def workload_of(data: dict[str, Any], where: str, folder: Path | None = None) ->
             job = _training(at, name, chosen, kind, table)
         units = require_int(at, "compute_units", table.get("compute_units", 1), lo=0)
         jobs.append(dataclasses.replace(job, compute_units=units))
-    return Workload(topology=topo, rate=rate, seed=seed, jobs=tuple(jobs), notes=tuple(notes))
+    return Workload(topology=topo, rate=rate, seed=seed, jobs=tuple(jobs), notes=tuple(notes), options=options)
+
+
+def _options(where: str, table: object) -> dict[str, Any]:
+    """[options] as run_jobs' keywords (tables as configs); one line for an unknown or a step's own keyword."""
+    table = codec.require_dict(f"{where}: [options]", table)
+    for key in table:
+        known("run option", key, RUN_OPTIONS, f"{where}: [options]")
+    out = {}
+    for key, value in table.items():
+        try:
+            out[key] = value_of(key, value)
+        except McsimError as exc:
+            raise McsimError(f"{where}: [options] {key}: {exc}") from None
+    return out
 
 
 def read_workload(path: str | Path) -> Workload:

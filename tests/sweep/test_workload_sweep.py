@@ -22,7 +22,6 @@ from mcsim.errors import McsimError
 from mcsim.sweep import SweepSpec, run_sweep, runner
 from mcsim.sweep.outcome import OK, Outcome
 from mcsim.sweep.store import Store
-from mcsim.workloads.run import run_jobs
 from mcsim.workloads.workload_file import workload_of
 
 FSDP = {"kind": "fsdp", "layers": 2, "bytes_per_layer": "64KiB", "forward": "5us", "backward": "10us"}
@@ -61,8 +60,7 @@ def with_job(job: str, **values) -> dict:
 
 def direct(data: dict) -> dict[str, dict]:
     """Each job's summary (less its name) and arrays, from run_jobs on the workload itself."""
-    w = workload_of(copy.deepcopy(data), "w")
-    result = run_jobs(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed)
+    result = workload_of(copy.deepcopy(data), "w").run()
     return {
         j.job.name: {"summary": j.summary(), "timeline": j.timeline, "injected_b": j.injected_b} for j in result.jobs
     }
@@ -317,11 +315,26 @@ def test_show_names_the_jobs_of_an_incomplete_run(tmp_path, capsys):
         ),
         (
             {"axes": {"rat": ["56Gbps"]}},
-            r"^sweep 'w': axis 'rat': unknown workload field 'rat'; choose one of jobs.<job name>.<key>, rate, seed, "
-            r"topology; did you mean 'rate'\?$",
+            r"^sweep 'w': axis 'rat': unknown workload field 'rat'; choose one of jobs.<job name>.<key>, "
+            r"options.<keyword>, rate, seed, topology; did you mean 'rate'\?$",
         ),
         ({"axes": {"jobs": [[]]}}, r"^sweep 'w': axis 'jobs': sweep one key of one job, jobs.<job name>.<key>"),
-        ({"axes": {"jobs.train": [{}]}}, r"^sweep 'w': axis 'jobs.train': not a workload field; give topology"),
+        (
+            {"axes": {"options.warp": [1]}},
+            r"^sweep 'w': axis 'options.warp': unknown run option 'warp'; choose one of",
+        ),
+        (
+            {"axes": {"options.collective": ["allreduce"]}},
+            r"^sweep 'w': axis 'options.collective': unknown run option 'collective'",
+        ),
+        (
+            {"axes": {"options.endpoints": [1, 0]}},
+            r"^sweep 'w' run 1 \(options.endpoints=0\): ",
+        ),
+        (
+            {"axes": {"jobs.train": [{}]}},
+            r"^sweep 'w': axis 'jobs.train': not a workload field; give topology, rate, seed, options.<keyword> or",
+        ),
         ({"axes": {"jobs.train.name": ["x"]}}, r"^sweep 'w': axis 'jobs.train.name': a job's name names its axes"),
         (
             {"axes": {"rate": ["1Gbps", "1Gbps"]}},
@@ -360,3 +373,17 @@ def test_a_task_carries_the_workload_and_the_store_keeps_it(swept):
     for task, run in zip(the_plan.tasks, spec.runs(), strict=True):
         assert task.scenario is None and task.workload == run.workload.data
         assert json.loads(held[task.key]) == {"workload": run.workload.data}
+
+
+def test_a_run_option_sweeps_as_an_axis(tmp_path):
+    # the train job's multicast Allgathers received on the DPA with 1 or 4 endpoints: each stored run is the
+    # direct run of the workload with that option, and the endpoints reach the run (the times differ)
+    base = {**WORKLOAD, "options": {"processor": {"kind": "dpa", "threads": 4}, "staging": False}}
+    spec = SweepSpec(name="opts", workload=base, axes={"options.endpoints": [1, 4]})
+    report = run_sweep(spec, tmp_path / "o.sqlite", workers=1, progress=False)
+    assert report.all_ok
+    rows = {r["options.endpoints"]: r for r in report.rows()}
+    for endpoints, row in rows.items():
+        want = direct({**base, "options": {**base["options"], "endpoints": endpoints}})
+        assert row["train.iteration_us"] == want["train"]["summary"]["iteration_us"]
+    assert rows[1]["train.iteration_us"] != rows[4]["train.iteration_us"]

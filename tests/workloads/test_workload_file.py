@@ -6,6 +6,7 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mcsim import topology
@@ -14,7 +15,7 @@ from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario
 from mcsim.workloads import Compute
 from mcsim.workloads.chakra import chakra_job
-from mcsim.workloads.run import run_jobs
+from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
 from mcsim.workloads.workload_file import leaf_of, read_workload, workload_of
 
@@ -295,3 +296,32 @@ def test_a_background_s_duration_sets_its_rounds():
         workload_of(data | {"jobs": [table | {"duration": "50us", "rounds": 2}]}, "w")
     with pytest.raises(McsimError, match=r"duration=5 must be a string"):
         workload_of(data | {"jobs": [table | {"duration": 5}]}, "w")
+
+
+def test_run_options_reach_every_step_and_bad_ones_are_one_line():
+    # [options]: the multicast Allgathers received on a 16-thread DPA with 16 endpoints, datagrams in place
+    table = {"name": "a", "ranks": 8, "kind": "fsdp", "layers": 2, "bytes_per_layer": "1MiB", "forward": "5us",
+             "backward": "10us"}  # fmt: skip
+    options = {"processor": {"kind": "dpa", "threads": 16}, "endpoints": 16, "staging": False}
+    w = workload_of({"topology": "fat-tree-k4", "options": options, "jobs": [table]}, "w")
+    assert w.options == DPA_RECEIVE
+    got = w.run().jobs[0]
+    want = run_jobs(list(w.jobs), topology="fat-tree-k4", seed=1, **DPA_RECEIVE).jobs[0]
+    np.testing.assert_array_equal(got.timeline, want.timeline)
+    plain = run_jobs(list(w.jobs), topology="fat-tree-k4").jobs[0]
+    assert got.iteration_ps != plain.iteration_ps  # the options made a difference
+    for bad, message in (
+        ({"warp": 9}, r"^w: \[options\]: unknown run option 'warp'; choose one of"),
+        ({"algorithm": "ring"}, r"unknown run option 'algorithm'"),
+        ({"seed": 2}, r"unknown run option 'seed'"),  # the file's own top key
+        ({"processor": {"kind": "gpu"}}, r"^w: \[options\] processor: unknown processor kind 'gpu'"),
+        ({"processor": {"kind": "dpa", "warp": 2}}, r"^w: \[options\] processor: .*unknown DpaConfig field 'warp'"),
+        ([1], r"\[options\]"),
+    ):
+        with pytest.raises(McsimError, match=message) as err:
+            workload_of({"topology": "fat-tree-k4", "options": bad, "jobs": [table]}, "w")
+        assert "\n" not in str(err.value)
+    bad = workload_of({"topology": "fat-tree-k4", "options": {"endpoints": 0}, "jobs": [table]}, "w")
+    with pytest.raises(McsimError, match=r"endpoints=0") as err:  # a bad value: before any C++ object exists
+        bad.run()
+    assert "\n" not in str(err.value)
