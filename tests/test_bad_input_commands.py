@@ -45,6 +45,11 @@ def _files(tmp: Path) -> dict[str, str]:
         "tiny.toml": 'name = "tiny"\n[base]\ntopology = "fat-tree-k4"\nbytes_per_rank = "4KiB"\n',
         "workload.toml": 'topology = "fat-tree-k4"\n[[jobs]]\nname = "a"\nranks = 4\nkind = "fsdp"\nlayers = 1\n'
         'bytes_per_layer = "4KiB"\nforward = "1us"\nbackward = "1us"\n',
+        "workload-option.toml": '[options]\nwarp = 9\n[[jobs]]\nname = "a"\nranks = 4\nkind = "background"\nload = 1\n',
+        "workload-endpoints.toml": 'topology = "fat-tree-k4"\n[options]\nendpoints = 0\n[[jobs]]\nname = "a"\n'
+        'ranks = 4\nkind = "background"\nload = 1\n',
+        "workload-duration.toml": 'topology = "fat-tree-k4"\n[[jobs]]\nname = "a"\nranks = 4\nkind = "background"\n'
+        'load = 1\nduration = "1us"\nrounds = 2\n',
         "workload-sweep.toml": 'name = "w"\nworkload = "workload.toml"\n[axes]\n"jobs.a.allgather" = ["ring", "x"]\n',
         "huge.toml": SWEEP_HUGE.format(seeds=list(range(10_000)), sizes=[f"{k}KiB" for k in range(1, 3001)]),
     }
@@ -80,6 +85,9 @@ CASES = {
     "xdg-cache-under-a-file": (["allgather", *FT4], {"XDG_CACHE_HOME": "/etc/passwd", "MCSIM_CACHE_DIR": ""}),
     "out-unwritable": (["allgather", *FT4, "--out", "/nonexistent/x.csv"], {}),
     "report-out-unwritable": (["report", "--quick", "-o", "/nonexistent/r.html"], {}),
+    "workload-unknown-option": (["workload", "@workload-option.toml"], {}),
+    "workload-bad-option-value": (["workload", "@workload-endpoints.toml"], {}),
+    "workload-rounds-and-duration": (["workload", "@workload-duration.toml"], {}),
     "sweep-workload-bad-algorithm": (["sweep", "@workload-sweep.toml", "--store", "s.sqlite"], {}),
     "sweep-huge-dry-run": (["sweep", "@huge.toml", "--dry-run"], {}),
     "ring-with-roots": (["allgather", *FT4, "--algorithm", "ring", "--roots", "2"], {}),

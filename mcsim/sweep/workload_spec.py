@@ -167,10 +167,9 @@ class WorkloadRun:
     def build(cls, data: dict[str, Any]) -> WorkloadRun:
         """Build the Workload and check it as run_jobs does before any C++ exists: hosts, and every collective
         step's Scenario (its collective, algorithm, size on its ranks); one McsimError line if it fails."""
-        from mcsim.workloads import run  # its planning (no C++); imported here: `import mcsim.sweep` loads no ns-3
 
         w = workload_of(data, WHERE)
-        run.checked_run(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed, **w.options)
+        w.check()
         return cls(data=data, workload=w)
 
     def trace_digests(self) -> dict[str, list[str]]:

@@ -39,6 +39,7 @@ def cmd_workload(args: argparse.Namespace) -> int:
     _checked_out(args.out, "--out", tuple(SUFFIXES))
     _checked_out(args.timeline, "--timeline", (*SUFFIXES, FIGURE_SUFFIX))
     w = read_workload(args.file)
+    w.check()  # bad input is one line before the progress line
     for note in w.notes:
         print(f"mcsim: note: {note}", file=sys.stderr)
     steps = sum(len(j.steps) for j in w.jobs)

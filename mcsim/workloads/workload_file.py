@@ -45,7 +45,7 @@ from mcsim.units import parse_size, parse_time
 from mcsim.util import toml_text
 from mcsim.workloads.chakra import DEFAULT_ALGORITHMS, chakra_job
 from mcsim.workloads.job import Job
-from mcsim.workloads.run import STEP_FIELDS, WorkloadResult, run_jobs
+from mcsim.workloads.run import STEP_FIELDS, WorkloadResult, checked_run, run_jobs
 from mcsim.workloads.training import BACKGROUND_BYTES, background_job, data_parallel_job, fsdp_job
 
 PLACEMENTS = ("contiguous", "interleaved", "random")  # or hosts = [...]
@@ -106,6 +106,10 @@ class Workload:
     jobs: tuple[Job, ...]
     notes: tuple[str, ...] = ()
     options: dict[str, Any] = dataclasses.field(default_factory=dict)  # run_jobs' options: [options]
+
+    def check(self) -> None:
+        """What running it checks before any C++ object exists (mcsim.workloads.run.checked_run): one line."""
+        checked_run(self.jobs, topology=self.topology, rate=self.rate, seed=self.seed, **self.options)
 
     def run(self) -> WorkloadResult:
         """Run its jobs on its fabric (mcsim.workloads.run.run_jobs) with its options."""
