@@ -4,9 +4,9 @@ and do placement and the multicast Allgather remove that bubble?
 
 Two jobs of 8 ranks each on a 2:1 oversubscribed leaf-spine fabric (4 leaves of 4 hosts, 2 spines, every
 link at --rate): the job under study, an FSDP iteration (mcsim.workloads.training.fsdp_job), and a
-neighbour, either FSDP with ring Allgathers and Reduce-Scatters or background traffic (Alltoalls of
---bytes-per-layer / 8 per peer offering half of each link, training.background_job, for as many rounds as
-the study's layers x 4). Placement: contiguous (each job on two leaves of its own: no
+neighbour, either FSDP with ring Allgathers and Reduce-Scatters or background traffic offering half of each
+link (training.background_job, for as many rounds as the study's layers x 4): Alltoalls of --bytes-per-layer
+/ 8 per peer, or random permutations (every rank to one other) of 7 times that, the same bytes per round. Placement: contiguous (each job on two leaves of its own: no
 link shared) or interleaved (each job on every leaf: their rings and trees share the uplinks). For each
 placement and Allgather of the job under study (ring, or multicast with its receive on the DPA: then
 every host's completions, the neighbour's too, are the DPA's), it
@@ -32,7 +32,7 @@ from mcsim.workloads.workload_file import place
 TABLE = Table(
     [
         Column("placement", width=12, left=True),
-        Column("neighbour", width=10, left=True),
+        Column("neighbour", width=12, left=True),
         Column("AG", width=6, left=True),
         Column("alone_us", ".1f", 10),
         Column("beside_us", ".1f", 10),
@@ -65,13 +65,22 @@ def main() -> int:
         rate_bps = Scenario(topology=g, ranks=2, algorithm="ring", bytes_per_rank=4).data_rate_bps
         neighbours = {
             "fsdp": fsdp_job("neighbour", neighbour, allgather="ring", **kw),
-            "background": background_job(
+            "alltoall": background_job(
                 "neighbour",
                 neighbour,
                 bytes_per_peer=kw["bytes_per_layer"] // 8,
                 load=0.5,
                 rounds=4 * args.layers,
                 data_rate_bps=rate_bps,
+            ),
+            "permutation": background_job(  # as many bytes per round as a rank's Alltoall sends
+                "neighbour",
+                neighbour,
+                bytes_per_peer=7 * (kw["bytes_per_layer"] // 8),
+                load=0.5,
+                rounds=4 * args.layers,
+                data_rate_bps=rate_bps,
+                pattern="permutation",
             ),
         }
         for (kind, b), ag in itertools.product(neighbours.items(), ("ring", "mcast")):

@@ -24,8 +24,8 @@ def run(script: str, *args: str) -> list[list[str]]:
 def test_interjob_shows_no_bubble_apart_and_one_side_by_side():
     rows = run("interjob.py", "--layers", "2", "--bytes-per-layer", "1MiB")
     bubble = {(r[0], r[1], r[2]): float(r[5]) for r in rows}
-    assert len(bubble) == 8  # 2 placements x 2 neighbours x 2 Allgathers
-    for neighbour in ("fsdp", "background"):
+    assert len(bubble) == 12  # 2 placements x 3 neighbours x 2 Allgathers
+    for neighbour in ("fsdp", "alltoall", "permutation"):
         assert bubble["contiguous", neighbour, "ring"] == bubble["contiguous", neighbour, "mcast"] == 0.0
         assert bubble["interleaved", neighbour, "ring"] > 0 and bubble["interleaved", neighbour, "mcast"] > 0
 
