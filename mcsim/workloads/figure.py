@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The timeline figure of a workload run (``mcsim workload FILE.toml --figure timeline.svg``): per job a
+"""The timeline figure of a workload run (``mcsim workload FILE.toml --timeline timeline.svg``): per job a
 lane of compute, one per collective it runs and one of transfers, each step a bar from its first rank's
 start to its last rank's end."""
 
