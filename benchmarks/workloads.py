@@ -3,17 +3,17 @@
 run alone (issue 34's target: within +-10 %).
 
 Two workloads, as the scenario scripts run them: "fsdp" (one FSDP iteration, 16 ranks on fat-tree-k4 at
-56 Gbit/s, 4 layers of 4 MiB, multicast Allgather, ring Reduce-Scatter) and "interjob" (two FSDP jobs of
-8 ranks interleaved on a 2:1 leaf-spine at 100 Gbit/s, ring collectives). For each: packet-hops (link
-traversals), the wall time of Simulator::Run() and of the whole run, and packet-hops per second inside
-Run(); beside it, in the same run, every collective step of the workload run alone (a job of that one
-step on its job's hosts, the fabric idle), their packet-hops and Run() times summed, and the workload's
-rate as a share of theirs ("x alone"); and "serial", each job's collectives one after the other in one run
-(every team set up at once, as in the workload, but no two running together: what the workload's extra
-state costs, apart from its overlap). To tell the simulator's speed from the work a run asks of it: events
-per hop and events per second inside Run(), and credit stalls per thousand hops (a packet that waited at a
-port for its next hop's buffer: contention, which the collectives alone do not have). Medians of --repeat interleaved fresh processes (numpy's BLAS on one thread, so that its idle
-threads take no core). It never asserts.
+56 Gbit/s, 4 layers of 16 MiB, multicast Allgather, ring Reduce-Scatter) and "interjob" (two FSDP jobs of
+8 ranks interleaved on a 2:1 leaf-spine at 100 Gbit/s, ring collectives). For each, three kinds of run:
+"workload" (the workload itself), "alone" (every collective step run alone, a job of that one step on its
+job's hosts, the fabric idle, summed) and "serial" (each job's collectives one after the other in one run:
+every team set up at once, as in the workload, but no two running together: what the workload's extra
+state costs, apart from its overlap). Per kind: packet-hops (link traversals), the wall time of
+Simulator::Run(), packet-hops per second inside Run() and that rate over alone's ("x alone"); and, to tell
+the simulator's speed from the work a run asks of it, events per hop, events per second inside Run() and
+credit stalls per thousand hops (a packet that waited at a port for its next hop's buffer: contention,
+which the collectives alone do not have). Medians of --repeat interleaved fresh processes (numpy's BLAS on
+one thread, so that its idle threads take no core). It never asserts.
 
 Run: python benchmarks/workloads.py [--repeat 3]
 """
