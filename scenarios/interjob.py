@@ -6,12 +6,12 @@ Two jobs of 8 ranks each on a 2:1 oversubscribed leaf-spine fabric (4 leaves of 
 link at --rate): the job under study, an FSDP iteration (mcsim.workloads.training.fsdp_job), and a
 neighbour, either FSDP with ring Allgathers and Reduce-Scatters or background traffic offering half of each
 link (training.background_job, for as many rounds as the study's layers x 4): Alltoalls of --bytes-per-layer
-/ 8 per peer, or random permutations (every rank to one other) of 7 times that, the same bytes per round. Placement: contiguous (each job on two leaves of its own: no
-link shared) or interleaved (each job on every leaf: their rings and trees share the uplinks). For each
-placement and Allgather of the job under study (ring, or multicast with its receive on the DPA: then
-every host's completions, the neighbour's too, are the DPA's), it
-prints the job's iteration alone and beside the neighbour, the bubble the neighbour adds (iteration
-beside it less alone) and the neighbour's iteration.
+/ 8 per peer, or random permutations (every rank to one other) of 7 times that, the same bytes per round.
+Placement: contiguous (each job on two leaves of its own: no link shared) or interleaved (each job on every
+leaf: their rings and trees share the uplinks). For each placement and Allgather of the job under study
+(ring, or multicast with its receive on the DPA: then every host's completions, the neighbour's too, are the
+DPA's), it prints the job's iteration alone and beside the neighbour, the bubble the neighbour adds
+(iteration beside it less alone) and the neighbour's iteration.
 
 Run: mcsim run scenarios/interjob.py [--rate 100Gbps] [--layers 4] [--bytes-per-layer 4MiB]
      [--forward 100us] [--backward 200us]
