@@ -177,12 +177,13 @@ RcQp::PostRecv(uint32_t n)
 std::size_t
 RcQp::FindWqe(uint32_t psn) const
 {
-    std::size_t i = 0;
-    while (i < m_sq.size() && psn >= m_sq[i].firstPsn + m_sq[i].npkts)
-    {
-        ++i;
-    }
-    return i;
+    // the first work request that psn is not past: the queue's ends (firstPsn + npkts) grow from
+    // the oldest on, so a binary search (a QP with many requests posted sends each packet in log
+    // time)
+    const auto it = std::partition_point(m_sq.begin(), m_sq.end(), [psn](const Wqe& w) {
+        return psn >= w.firstPsn + w.npkts;
+    });
+    return static_cast<std::size_t>(it - m_sq.begin());
 }
 
 bool
