@@ -8,8 +8,9 @@ Two workloads, as the scenario scripts run them: "fsdp" (one FSDP iteration, 16 
 "workload" (the workload itself), "alone" (every collective step run alone, a job of that one step on its
 job's hosts, the fabric idle, summed) and "serial" (each job's collectives one after the other in one run:
 every team set up at once, as in the workload, but no two running together: what the workload's extra
-state costs, apart from its overlap). Per kind: packet-hops (link traversals), the wall time of
-Simulator::Run(), packet-hops per second inside Run() and that rate over alone's ("x alone"); and, to tell
+state costs, apart from its overlap). Per kind: packet-hops (link traversals), the time of Simulator::Run()
+(the process's CPU seconds: steadier than the wall clock on a shared machine), packet-hops
+per CPU second inside Run() and that rate over alone's ("x alone"); and, to tell
 the simulator's speed from the work a run asks of it, events per hop, events per second inside Run() and
 credit stalls per thousand hops (a packet that waited at a port for its next hop's buffer: contention,
 which the collectives alone do not have). Medians of --repeat interleaved fresh processes (numpy's BLAS on
@@ -50,7 +51,7 @@ if sys.argv[2] == "workload":
     wall = time.perf_counter() - t0
     last = run_control.last_run()
     stalls = int(r.fabric.ports["credit_stalls"].sum())
-    out = {"hops": r.fabric.link_traversals(), "run_s": last.wall_s, "wall_s": wall, "stalls": stalls,
+    out = {"hops": r.fabric.link_traversals(), "run_s": last.cpu_s, "wall_s": wall, "stalls": stalls,
            "events": last.events}
 elif sys.argv[2] == "serial":
     hops = run_s = wall = stalls = events = 0.0
@@ -62,7 +63,7 @@ elif sys.argv[2] == "serial":
         wall += time.perf_counter() - t0
         hops += res.fabric.link_traversals()
         stalls += int(res.fabric.ports["credit_stalls"].sum())
-        run_s += run_control.last_run().wall_s
+        run_s += run_control.last_run().cpu_s
         events += run_control.last_run().events
     out = {"hops": hops, "run_s": run_s, "wall_s": wall, "stalls": stalls, "events": events}
 else:
@@ -75,7 +76,7 @@ else:
         wall += time.perf_counter() - t0
         hops += res.fabric.link_traversals()
         stalls += int(res.fabric.ports["credit_stalls"].sum())
-        run_s += run_control.last_run().wall_s
+        run_s += run_control.last_run().cpu_s
         events += run_control.last_run().events
     out = {"hops": hops, "run_s": run_s, "wall_s": wall, "stalls": stalls, "events": events,
            "collectives": len(steps)}
@@ -104,7 +105,7 @@ def main() -> int:
         for w in WORKLOADS:
             for k in KINDS:
                 samples[w, k].append(child(w, k))
-    print(f"medians of {args.repeat} interleaved runs; hops = link traversals, rates inside Simulator::Run()")
+    print(f"medians of {args.repeat} interleaved runs; hops = link traversals; run_s: CPU seconds in Simulator::Run()")
     print(f"{'workload':<9} {'run':<8} {'hops':>9} {'run_s':>7} {'Mhops/s':>8} {'ev/hop':>6} {'Mev/s':>6} "
           f"{'stalls/kh':>9} {'x alone':>8}")  # fmt: skip
     for w in WORKLOADS:

@@ -28,12 +28,14 @@ LOG_EVERY_S = 30.0  # when stderr is not a terminal: one progress line this ofte
 @dataclass(frozen=True, slots=True)
 class RunRecord:
     """What one completed :func:`run_to_end` cost: when it started (``time.monotonic()``, seconds), the
-    wall seconds it took (Simulator::Run() alone, no planning or reading results) and the events
-    it ran."""
+    wall seconds it took (Simulator::Run() alone, no planning or reading results), the events it ran
+    and the process's CPU seconds meanwhile (``time.process_time()``: on a shared machine, steadier
+    than the wall clock)."""
 
     started_s: float
     wall_s: float
     events: int
+    cpu_s: float = 0.0
 
 
 _last: RunRecord | None = None
@@ -57,7 +59,7 @@ def run_to_end(lib: Any, packets: Callable[[], int] | None = None) -> None:
     that completes is recorded (:func:`last_run`).
     """
     global _last
-    start = time.monotonic()
+    start, cpu0 = time.monotonic(), time.process_time()
     events0 = lib.mcsim_events_run()
     tty = sys.stderr.isatty()
     shown = 0.0  # when the last progress line was shown
@@ -73,7 +75,7 @@ def run_to_end(lib: Any, packets: Callable[[], int] | None = None) -> None:
         line = _state(lib, events0, time.monotonic() - start, packets)
         raise Interrupted(f"interrupted: {line}") from None
     else:
-        _last = RunRecord(start, time.monotonic() - start, lib.mcsim_events_run() - events0)
+        _last = RunRecord(start, time.monotonic() - start, lib.mcsim_events_run() - events0, time.process_time() - cpu0)
     finally:
         if tty and shown:
             sys.stderr.write("\r\033[K")
