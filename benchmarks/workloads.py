@@ -13,8 +13,9 @@ state costs, apart from its overlap). Per kind: packet-hops (link traversals), t
 per CPU second inside Run() and that rate over alone's ("x alone"); and, to tell
 the simulator's speed from the work a run asks of it, events per hop, events per second inside Run() and
 credit stalls per thousand hops (a packet that waited at a port for its next hop's buffer: contention,
-which the collectives alone do not have). Medians of --repeat interleaved fresh processes (numpy's BLAS on
-one thread, so that its idle threads take no core). It never asserts.
+which the collectives alone do not have). Then the engine's own cost of concurrency: k independent copies of
+one collective in one run, sharing nothing, per hop against one. Medians of --repeat interleaved fresh
+processes (numpy's BLAS on one thread, so that its idle threads take no core). It never asserts.
 
 Run: python benchmarks/workloads.py [--repeat 3]
 """
@@ -83,11 +84,28 @@ else:
 print(json.dumps(out))
 """
 WORKLOADS = ("fsdp", "interjob")
+# the engine's own cost of concurrency: k copies of one ring Allgather (4 ranks, 64 MiB each), each on a leaf of
+# its own of the interjob fabric, in one run: no link, host or queue shared, the same events per hop
+CONCURRENT = """
+import json, sys
+from mcsim import topology
+from mcsim.native import run_control, runtime
+from mcsim.workloads import Collective, Job, run_jobs
+runtime.load()
+g = topology.leaf_spine(4, 2, 4, rate_bps=100 * 10**9, delay_ps=100_000)
+g.graph.update(name="leaf-spine 4x4, 2 spines")
+step = Collective(label="ag", collective="allgather", algorithm="ring", bytes_per_rank="64MiB")
+k = int(sys.argv[1])
+r = run_jobs([Job(name=f"j{i}", hosts=tuple(range(4 * i, 4 * i + 4)), steps=(step,)) for i in range(k)], topology=g)
+last = run_control.last_run()
+print(json.dumps({"hops": r.fabric.link_traversals(), "run_s": last.cpu_s, "events": last.events}))
+"""
+COPIES = (1, 2, 4)
 KINDS = ("workload", "alone", "serial")  # the workload; each collective alone; each job's collectives in series
 
 
-def child(workload: str, what: str) -> dict:
-    argv = [sys.executable, "-c", CHILD, workload, what]
+def child(workload: str, what: str, code: str = CHILD) -> dict:
+    argv = [sys.executable, "-c", code, workload, what]
     env = os.environ | {"OPENBLAS_NUM_THREADS": "1"}
     return json.loads(subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout)
 
@@ -120,6 +138,18 @@ def main() -> int:
                 f"{events / run_s / 1e6:>6.2f} {1000 * stalls / hops:>9.1f} {rates[k] / rates['alone']:>8.2f}"
             )
     print("target (issue 34): ratio >= 0.90 (a workload no slower per packet-hop than its collectives alone)")
+    concurrent = {k: [] for k in COPIES}
+    for _ in range(args.repeat):
+        for k in COPIES:
+            concurrent[k].append(child(str(k), "", CONCURRENT))
+    print("the engine alone: k independent ring Allgathers (4 ranks, 64 MiB) on leaves of their own, one run")
+    one = None
+    for k in COPIES:
+        run_s = statistics.median(s["run_s"] for s in concurrent[k])
+        rate = concurrent[k][0]["hops"] / run_s
+        one = one or rate
+        hops = concurrent[k][0]["hops"]
+        print(f"  k={k}: {hops:>9} hops {run_s:>7.3f} s {rate / 1e6:>6.2f} Mhops/s x k=1 {rate / one:.2f}")
     return 0
 
 
