@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""A workload file (``mcsim workload FILE.toml``): the fabric and its jobs, read as data with tomllib.
-
-::
+"""A workload file (``mcsim workload FILE.toml``): the fabric and its jobs, read as data with tomllib; the
+example is the format's core (a test reads it as written here)::
 
     topology = "testbed-188"      # a name from topologies/ or a file (relative to this file)
     rate = "56Gbps"               # optional: every link at this rate
@@ -18,6 +17,13 @@
     prefetch = 1
     allgather = "mcast"
     reduce_scatter = "ring"
+    [[jobs]]
+    name = "neighbour"
+    ranks = 64
+    placement = "interleaved"
+    kind = "background"           # fsdp | data_parallel | background | chakra
+    pattern = "permutation"
+    load = 0.5
 
 Jobs are placed in the file's order, each on hosts no earlier job has: ``contiguous`` the lowest free
 hosts, ``interleaved`` one free host of each leaf switch in turn (leaf by leaf, lowest first),

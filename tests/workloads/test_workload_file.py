@@ -4,6 +4,7 @@ timeline, and bad files as one line each."""
 
 import csv
 import json
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from mcsim import topology
 from mcsim.cli import main
 from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario
-from mcsim.workloads import Compute
+from mcsim.workloads import Compute, workload_file
 from mcsim.workloads.chakra import chakra_job
 from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
@@ -234,36 +235,18 @@ def test_a_topology_file_is_relative_to_the_workload_file(tmp_path, capsys, monk
     assert "none.toml" in capsys.readouterr().err
 
 
-ISSUE_EXAMPLE = """
-topology = "testbed-188"
-rate = "56Gbps"
-[[jobs]]
-name = "train"
-ranks = 64
-placement = "interleaved"     # contiguous | interleaved | random | hosts = [..]
-kind = "fsdp"                 # fsdp | data_parallel | background | chakra
-layers = 8
-bytes_per_layer = "16MiB"     # parameters per layer, all ranks together
-forward = "200us"             # compute per layer
-backward = "400us"
-prefetch = 1
-allgather = "mcast"
-reduce_scatter = "ring"
-[[jobs]]
-name = "neighbour"
-ranks = 64
-placement = "interleaved"
-kind = "background"
-pattern = "permutation"
-load = 0.5
-"""
+def documented_example() -> str:
+    """The TOML example of workload_file's docstring: the format's core, as the workload issue gives it."""
+    doc = workload_file.__doc__ or ""
+    block = doc.split("::\n\n", 1)[1].split("\n\n", 1)[0]
+    return textwrap.dedent(block)
 
 
 def test_the_file_format_s_core_reads_as_its_jobs(tmp_path):
-    # the format's core as the workload issue gives it, unchanged: an FSDP job and a permutation neighbour
+    # the format's core as the workload issue gives it (workload_file's example): an FSDP job, a permutation neighbour
     # (1 MiB per peer and one round by default), each interleaved across the testbed's leaves
     path = tmp_path / "w.toml"
-    path.write_text(ISSUE_EXAMPLE)
+    path.write_text(documented_example())
     w = read_workload(path)
     g = topology.resolve("testbed-188")
     train, neighbour = w.jobs
