@@ -32,7 +32,7 @@ from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_time, parse_rate, parse_size, parse_time
 from mcsim.util import package_data
 from mcsim.util.options import DefaultsHelp, Given, Parser, refuse_repeats, typed_option
-from mcsim.util.output import Column, Table
+from mcsim.util.output import Column, Table, check_writable
 from mcsim.workloads import command as workload_command
 
 
@@ -162,6 +162,19 @@ def cmd_topo_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_topo_draw(args: argparse.Namespace) -> int:
+    from mcsim.routing import draw
+
+    draw.check_out(args.out)
+    check_writable(args.out, "-o")
+    g = topology.resolve(args.file)
+    group = draw.parse_group(args.group, topology.host_count(g)) if args.group is not None else ()
+    d = draw.drawing_of(g, group, args.aggregation)
+    draw.write_drawing(d, args.out)
+    print(f"{args.out}: {draw.title(d)}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="mcsim", description="Packet-level simulator of collective communication over ns-3.")
     parser.add_argument("--version", action="version", version=f"mcsim {mcsim.__version__}")
@@ -188,6 +201,16 @@ def build_parser() -> argparse.ArgumentParser:
         "file", help=f"a .toml or .graphml file, or a name from topologies/ ({', '.join(topology.available())})"
     )
     p.set_defaults(func=cmd_topo_show, parser=p)
+    p = topo.add_parser(
+        "draw", help="draw a fabric by tiers, link rates as line styles; optionally a group's multicast tree"
+    )
+    p.add_argument("file", help="a .toml or .graphml file, or a name from topologies/")
+    p.add_argument("--group", metavar="HOSTS", help="hosts whose multicast tree to highlight: 0,3,5 or 0-15 or all")
+    p.add_argument(
+        "--aggregation", action="store_true", help="also the group's first aggregation tree (in-network reduction)"
+    )
+    p.add_argument("-o", "--out", default="fabric.svg", metavar="FILE", help="the picture: .svg or .png")
+    p.set_defaults(func=cmd_topo_draw, parser=p)
 
     sweep_commands.add_parser(sub)
     compare_commands.add_parser(sub)

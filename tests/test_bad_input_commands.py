@@ -75,6 +75,12 @@ CASES = {
     "graphml-delay-1e30": (["topo", "show", "@graphml-1e30.graphml"], {}),
     "topology-binary": (["topo", "show", "@binary"], {}),
     "topology-long-path": (["topo", "show", "a" * 10_000 + ".toml"], {}),
+    "topo-draw-bad-group": (["topo", "draw", "fat-tree-k4", "--group", "5-2", "-o", "f.svg"], {}),
+    "topo-draw-group-past-hosts": (["topo", "draw", "fat-tree-k4", "--group", "0-99", "-o", "f.svg"], {}),
+    "topo-draw-pdf": (["topo", "draw", "fat-tree-k4", "-o", "f.pdf"], {}),
+    "topo-draw-aggregation-alone": (["topo", "draw", "fat-tree-k4", "--aggregation", "-o", "f.svg"], {}),
+    "topo-draw-unwritable": (["topo", "draw", "fat-tree-k4", "-o", "/nonexistent/f.svg"], {}),
+    "topo-draw-binary": (["topo", "draw", "@binary", "-o", "f.svg"], {}),
     "cache-under-a-file": (["build"], {"MCSIM_CACHE_DIR": "/etc/passwd/mcsim"}),
     "cache-in-proc": (["build"], {"MCSIM_CACHE_DIR": "/proc/mcsim"}),
     # ... before any work of a command that simulates (not after its first progress line)
