@@ -54,7 +54,7 @@ except ImportError:  # a commit before mcsim/runs/ (issue 31)
 
 
 # fields added to a dataclass after the hashes began, hashed only when set: a result without one keeps its hash
-ADDED_LATER = ("first_phase",)  # Result.first_phase (two-phase collectives, issue 33)
+ADDED_LATER = ("first_phase", "protocol_events")  # Result.first_phase (issue 33), Result.protocol_events (35)
 
 
 def _walk(h: hashlib._Hash, value: object) -> None:

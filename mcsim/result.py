@@ -295,6 +295,8 @@ class Result:
     fabric: FabricResult
     concurrent: Result | None = None  # the collective that ran at the same time (Scenario.overlap)
     first_phase: Result | None = None  # a two-phase collective's first (its Reduce-Scatter: TWO_PHASE)
+    # Scenario.run(events=True): every rank's protocol events (mcsim.native.collectives.EVENT_DTYPE)
+    protocol_events: np.ndarray | None = None
     verified: bool | None = None  # verify mode: every byte of every output right (None: not checked)
     wrong_bytes: np.ndarray | None = None  # verify mode: per rank, bytes of its output that differ
     # per rank: when its host's only link went down for good (Faults.link_down ... FOREVER), NEVER: never
@@ -461,6 +463,17 @@ class Result:
             "unfinished_ranks": int(self.unfinished_ranks.size),
             "verified": self.verified,
         }
+
+    def events(self) -> np.ndarray:
+        """Every rank's protocol events (a structured array: team, rank, time_ps, kind, source, value, count;
+        rank by rank, each rank's in the order they happened): when it started, sent and received each
+        activation token and FIN, sent and received each NEED_FETCH and FETCH_OK, posted and got back each
+        repair READ (value: its first chunk, count: its chunks), timed out, finished. Recorded by
+        ``Scenario.run(events=True)`` (the multicast Allgather and Broadcast record them all; the other
+        algorithms their finish)."""
+        if self.protocol_events is None:
+            raise McsimError("Result.events: this run recorded none; run it with Scenario.run(events=True)")
+        return self.protocol_events
 
     def record(self) -> dict[str, int | float | bool | str | None]:
         """One flat record of JSON scalars for a result store (units in the names; sums over ranks and

@@ -52,3 +52,38 @@ def team_stats(team: abi.Handle) -> dict[str, np.ndarray]:
     """The "rank" stats of every rank of a team, as numpy arrays (after the run)."""
     lib = runtime.load()
     return read_counters("rank", lib.mcsim_team_n_ranks(team), partial(lib.mcsim_team_stats, team))
+
+
+# CollectiveRank::EventKind, in its order: what each protocol event was
+EVENT_KINDS = (
+    "start", "data_start", "activate", "token_out", "token_in", "need_fetch_out", "need_fetch_in", "fetch_ok_out",
+    "fetch_ok_in", "read_out", "read_in", "fin_out", "fin_in", "data_timeout", "finish",
+)  # fmt: skip
+EVENT_DTYPE = np.dtype(
+    [("team", np.int64), ("rank", np.int64), ("time_ps", np.int64), ("kind", "U14"), ("source", np.int64),
+     ("value", np.int64), ("count", np.int64)]
+)  # fmt: skip
+EVENT_FIELDS = 6  # per event from C++: rank, time, kind, source, value, count (CollectiveTeam::EVENT_FIELDS)
+
+
+def record_events(team: abi.Handle) -> None:
+    """Every rank of the team records its protocol events (before the run)."""
+    runtime.load().mcsim_team_record_events(team)
+
+
+def team_events(team: abi.Handle, index: int = 0) -> np.ndarray:
+    """The team's protocol events after the run (EVENT_DTYPE, ``team`` = index): rank by rank, each rank's in
+    the order they happened."""
+    lib = runtime.load()
+    raw = np.empty(lib.mcsim_team_event_count(team) * EVENT_FIELDS, dtype=np.int64)
+    if raw.size:
+        lib.mcsim_team_events(team, raw, raw.size)
+    rows = raw.reshape(-1, EVENT_FIELDS)
+    out = np.empty(rows.shape[0], dtype=EVENT_DTYPE)
+    out["team"] = index
+    for i, name in enumerate(("rank", "time_ps")):
+        out[name] = rows[:, i]
+    out["kind"] = np.asarray(EVENT_KINDS)[rows[:, 2]] if rows.size else []
+    for i, name in enumerate(("source", "value", "count"), 3):
+        out[name] = rows[:, i]
+    return out

@@ -167,10 +167,11 @@ def _refuse_unread_receive(args: argparse.Namespace) -> None:
 def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
     """One Scenario per --bytes-per-rank size, every option (and --out, --faults) checked before anything runs."""
     _refuse_unread(args)
-    if args.out is not None:
-        if Path(args.out).suffix not in SUFFIXES:
-            raise McsimError(f"--out={args.out!r} must end in {', '.join(SUFFIXES)} (the file's format)")
-        check_writable(args.out, "--out")
+    for option, path in (("--out", args.out), ("--events", args.events)):
+        if path is not None:
+            if Path(path).suffix not in SUFFIXES:
+                raise McsimError(f"{option}={path!r} must end in {', '.join(SUFFIXES)} (the file's format)")
+            check_writable(path, option)
     common: dict[str, Any] = {
         "topology": args.topology,
         "rate": args.rate,
@@ -209,6 +210,13 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
     return scenarios
 
 
+def event_rows(r: Result) -> list[dict[str, Any]]:
+    """A run's protocol events as rows (--events): its size per rank, then each event's fields."""
+    ev = r.events()
+    names = ev.dtype.names or ()
+    return [{"bytes_per_rank_B": r.bytes_per_rank_b, **{k: e[k].item() for k in names}} for e in ev]
+
+
 def _report(args: argparse.Namespace, scenarios: Sequence[Scenario], results: Sequence[Result]) -> None:
     """The rows of the finished runs (stdout and --out), then on stderr: incomplete runs (when the
     table did not say so), verify mode's verdict per run, and a note where RC timeouts may have
@@ -218,6 +226,8 @@ def _report(args: argparse.Namespace, scenarios: Sequence[Scenario], results: Se
     print_results(results, args.format)
     if args.out is not None:
         write_rows(args.out, [r.summary() for r in with_concurrent(results)])
+    if args.events is not None:
+        write_rows(args.events, [row for r in results for row in event_rows(r)])
     for sc, r in zip(scenarios, results, strict=False):
         size = f"{r.bytes_per_rank_b} B per rank"
         if args.format != "table" and not r.complete:
@@ -240,7 +250,7 @@ def cmd_collective(args: argparse.Namespace) -> int:
                 f"(<= {cost:.3g} packet-hops) ...",
                 file=sys.stderr,
             )
-            results.append(sc.run())
+            results.append(sc.run(events=args.events is not None))
     except KeyboardInterrupt as exc:  # keep the finished sizes: their rows, then the interrupted line
         _report(args, scenarios, results)
         written = f" and in {args.out}" if args.out is not None else ""
@@ -400,6 +410,13 @@ def _output_options(add: Add) -> None:
         default=None,
         metavar="FILE",
         help="also write the result rows to FILE: .csv, .json (an array) or .jsonl (one object a line)",
+    )
+    add(
+        "--events",
+        default=None,
+        metavar="FILE",
+        help="record every rank's protocol events (tokens, FINs, NEED_FETCH/FETCH_OK, repair READs, finish) and "
+        "write them to FILE: .csv, .json or .jsonl, one row per event",
     )
 
 

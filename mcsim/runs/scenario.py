@@ -461,8 +461,9 @@ class Scenario:
             endpoints=self.endpoints,
         )
 
-    def run(self) -> Result:
-        """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap).
+    def run(self, *, events: bool = False) -> Result:
+        """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap). With
+        ``events``, every rank records its protocol events (:meth:`Result.events`).
 
         Raises
         ------
@@ -473,7 +474,7 @@ class Scenario:
         """
         self.check_resources()
         try:
-            return self._run()
+            return self._run(events)
         except MemoryError:
             need = sum(cost.memory_parts_b(self._shape()).values()) / 2**30
             raise McsimError(
@@ -482,7 +483,7 @@ class Scenario:
                 + (", or verify=False" if self.verify else "")
             ) from None
 
-    def _run(self) -> Result:
+    def _run(self, events: bool) -> Result:
         hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
         groups = [list(hosts)] * self.endpoints if self._mcast else []
         reductions = [list(hosts)] if self._innet else []
@@ -507,8 +508,11 @@ class Scenario:
             teams: list[Any] = []
             for s, after in zip(specs, self._afters(len(specs)), strict=True):
                 teams.append(sim.own_app(collectives.start_team(stack, s, after=teams[-1] if after else None)))
+                if events:
+                    collectives.record_events(teams[-1])
             sim.run()
             stats = [collectives.team_stats(t) for t in teams]
+            log = np.concatenate([collectives.team_events(t, i) for i, t in enumerate(teams)]) if events else None
             nic = rdma.read_nic_counters(stack, fab.n_hosts)
             fres = fab.collect()
             if expected is not None:
@@ -520,6 +524,8 @@ class Scenario:
         result = team_results.combined(results[:parts], self.collective, self.algorithm, self.bytes_per_rank_b)
         if self.overlap is not None:
             result = dataclasses.replace(result, concurrent=results[parts])
+        if log is not None:
+            result = dataclasses.replace(result, protocol_events=log)
         if expected is not None:
             wrong = np.array([int(np.count_nonzero(out != expected.output(r))) for r, out in enumerate(outputs)])
             result = dataclasses.replace(result, verified=bool((wrong == 0).all()), wrong_bytes=wrong)

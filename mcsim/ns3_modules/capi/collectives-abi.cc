@@ -48,6 +48,27 @@ mcsim_team_stats(void* team, uint64_t* out, uint64_t n)
     return capi::Do([&] { capi::As<CollectiveTeam>(team).GetStats(out, n); });
 }
 
+/** Every rank of the team records its protocol events (before it starts). */
+MCSIM_ABI int64_t
+mcsim_team_record_events(void* team)
+{
+    return capi::Do([&] { capi::As<CollectiveTeam>(team).RecordEvents(); });
+}
+
+MCSIM_ABI int64_t
+mcsim_team_event_count(void* team)
+{
+    return capi::Call(
+        [&] { return static_cast<int64_t>(capi::As<CollectiveTeam>(team).GetEventCount()); });
+}
+
+/** out[i * 6 + k]: rank, time (ps), kind, source, value, count of event i. */
+MCSIM_ABI int64_t
+mcsim_team_events(void* team, int64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<CollectiveTeam>(team).GetEvents(out, n); });
+}
+
 // ---------------------------------------------------------------------------------------------
 // a Job (collectives/helper/job.h): steps of compute and collectives with dependencies
 

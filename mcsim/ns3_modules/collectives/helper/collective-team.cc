@@ -215,5 +215,43 @@ CollectiveTeam::GetStats(uint64_t* out, std::size_t n) const
     }
 }
 
+void
+CollectiveTeam::RecordEvents()
+{
+    for (const auto& rank : m_ranks)
+    {
+        rank->RecordEvents(true);
+    }
+}
+
+std::size_t
+CollectiveTeam::GetEventCount() const
+{
+    std::size_t n = 0;
+    for (const auto& rank : m_ranks)
+    {
+        n += rank->GetEvents().size();
+    }
+    return n;
+}
+
+void
+CollectiveTeam::GetEvents(int64_t* out, std::size_t n) const
+{
+    CheckOutputSize("CollectiveTeam::GetEvents", n, GetEventCount() * EVENT_FIELDS);
+    for (std::size_t r = 0; r < m_ranks.size(); ++r)
+    {
+        for (const auto& e : m_ranks[r]->GetEvents())
+        {
+            *out++ = static_cast<int64_t>(r);
+            *out++ = e.timePs;
+            *out++ = static_cast<int64_t>(e.kind);
+            *out++ = e.source;
+            *out++ = e.value;
+            *out++ = e.count;
+        }
+    }
+}
+
 } // namespace mcsim
 } // namespace ns3

@@ -53,6 +53,15 @@ class CollectiveTeam : public Object
     uint32_t GetNRanks() const;
     /** out[rank * CollectiveRank::NUM_STATS + k] = CollectiveRank::Stats. */
     void GetStats(uint64_t* out, std::size_t n) const;
+    /** Every rank records its protocol events (CollectiveRank::RecordEvents); before Start. */
+    void RecordEvents();
+    /** Protocol events recorded by all ranks. */
+    std::size_t GetEventCount() const;
+    /** Values per event in GetEvents: rank, time in ps, kind, source, value, count. */
+    static constexpr std::size_t EVENT_FIELDS = 6;
+    /** out[i * EVENT_FIELDS + k]: the events, rank by rank, each rank's in the order they happened.
+     */
+    void GetEvents(int64_t* out, std::size_t n) const;
 
   protected:
     void DoDispose() override;

@@ -76,11 +76,30 @@ CollectiveRank::Introduce(std::shared_ptr<const std::vector<RankAddress>> /* tea
 }
 
 void
+CollectiveRank::RecordEvents(bool on)
+{
+    m_recording = on;
+}
+
+const std::vector<CollectiveRank::ProtocolEvent>&
+CollectiveRank::GetEvents() const
+{
+    return m_events;
+}
+
+void
+CollectiveRank::NoteNow(EventKind kind, uint32_t source, uint32_t value, uint32_t count)
+{
+    m_events.push_back({Simulator::Now().GetPicoSeconds(), kind, source, value, count});
+}
+
+void
 CollectiveRank::MarkFinished()
 {
     if (m_stats.finishPs == NEVER)
     {
         m_stats.finishPs = static_cast<uint64_t>(Simulator::Now().GetPicoSeconds());
+        Note(EventKind::FINISH, m_rank);
         if (m_onFinished)
         {
             m_onFinished();

@@ -100,12 +100,57 @@ class CollectiveRank : public Object, public QpOwner
     /** The stats, with the receive drops of the rank's QPs filled in. */
     Stats GetStats() const;
 
+    /** What a protocol event was (ProtocolEvent::kind); the order is the Python names'
+     * (EVENT_KINDS). */
+    enum class EventKind : uint32_t
+    {
+        START,          //!< the rank began (Start)
+        DATA_START,     //!< its data phase began (after the barriers)
+        ACTIVATE,       //!< it began to multicast its own shard
+        TOKEN_OUT,      //!< it sent the activation token to r+1
+        TOKEN_IN,       //!< it received the token from r-1
+        NEED_FETCH_OUT, //!< it asked r+1 for a source (value: -)
+        NEED_FETCH_IN,  //!< r-1 asked it for a source
+        FETCH_OK_OUT,   //!< it told r-1 that it holds a source
+        FETCH_OK_IN,    //!< r+1 holds a source: repairs may start
+        READ_OUT,       //!< a repair READ went out (value: its first chunk; count: chunks)
+        READ_IN,        //!< a repair READ came back (value: its first chunk; count: chunks)
+        FIN_OUT,        //!< it sent FIN to r+1
+        FIN_IN,         //!< r-1's FIN arrived
+        DATA_TIMEOUT,   //!< the data phase ended by its timeout
+        FINISH,         //!< every byte of its output is here
+    };
+
+    /** @brief One protocol event of a rank, recorded when RecordEvents is on. */
+    struct ProtocolEvent
+    {
+        int64_t timePs;
+        EventKind kind;
+        uint32_t source; //!< the source (shard) it concerns, or the rank itself
+        uint32_t value;  //!< a chunk index, or 0
+        uint32_t count;  //!< chunks, or 0
+    };
+
+    /** Record protocol events from now on (off by default: then a recording costs one branch). */
+    void RecordEvents(bool on);
+    const std::vector<ProtocolEvent>& GetEvents() const;
+
   protected:
     void DoDispose() override;
     /** Datagrams the rank's receive queues dropped (a multicast rank's UD QP); 0 by default. */
     virtual uint64_t GetReceiveDrops() const;
     /** The rank is complete: record the time (once). */
     void MarkFinished();
+
+    /** A protocol event now, if recording. */
+    void Note(EventKind kind, uint32_t source, uint32_t value = 0, uint32_t count = 0)
+    {
+        if (m_recording)
+        {
+            NoteNow(kind, source, value, count);
+        }
+    }
+
     /** Verify mode: n bytes of this rank's region at offset; null when the NIC has no memory. */
     uint8_t* Bytes(uint64_t offset, uint64_t n) const;
     /** The distances 2, 4, 8, ... below P: the rings of the logarithmic schedules. */
@@ -122,6 +167,12 @@ class CollectiveRank : public Object, public QpOwner
     EventSource m_timerSource;          //!< its timers: (TIMER, host, unit)
     EventSource m_computeSource;        //!< its host reductions: (COMPLETION, host, unit)
     std::function<void()> m_onFinished; //!< SetOnFinished's
+
+  private:
+    void NoteNow(EventKind kind, uint32_t source, uint32_t value, uint32_t count);
+
+    bool m_recording = false;
+    std::vector<ProtocolEvent> m_events;
 };
 
 } // namespace mcsim

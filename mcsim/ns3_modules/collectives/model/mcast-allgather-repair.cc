@@ -32,6 +32,7 @@ McastAllgather::EndDataPhase()
     else
     {
         m_stats.dataTimeouts = 1;
+        Note(EventKind::DATA_TIMEOUT, m_rank);
         NS_LOG_INFO("rank " << m_rank << ": data phase timed out with " << m_total << " of "
                             << m_expected << " chunks");
     }
@@ -120,6 +121,7 @@ McastAllgather::IssueReads()
         m_readsInFlight++;
         NS_LOG_DEBUG("rank " << m_rank << ": repair READ of chunks [" << r.first << ", "
                              << r.first + r.chunks << ") of source " << r.source);
+        Note(EventKind::READ_OUT, r.source, r.first, r.chunks);
         m_next->PostSend(RcQp::Verb::READ, r.bytes, offset, wrId, false, 0);
     }
 }
@@ -131,6 +133,7 @@ McastAllgather::OnRepairRead(uint64_t wrId)
     const auto source = static_cast<uint32_t>((wrId >> 40) & 0xFFFFF);
     const auto first = static_cast<uint32_t>((wrId >> 20) & 0xFFFFF);
     const auto n = static_cast<uint32_t>(wrId & 0xFFFFF);
+    Note(EventKind::READ_IN, source, first, n);
     for (uint32_t i = first; i < first + n; ++i)
     {
         SetChunk(source, i, true);

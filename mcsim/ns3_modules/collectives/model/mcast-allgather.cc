@@ -263,6 +263,7 @@ McastAllgather::WireRings(std::vector<Ptr<RcQp>> out, std::vector<Ptr<RcQp>> in)
 void
 McastAllgather::Start()
 {
+    Note(EventKind::START, m_rank);
     if (m_barriers == 0)
     {
         StartData();
@@ -274,6 +275,7 @@ McastAllgather::Start()
 void
 McastAllgather::StartData()
 {
+    Note(EventKind::DATA_START, m_rank);
     m_timer.Schedule(m_dataTimeout);
     if (m_bcastRoot >= 0)
     {
@@ -328,6 +330,7 @@ McastAllgather::Activate()
         return;
     }
     m_active = true;
+    Note(EventKind::ACTIVATE, m_rank);
     PostMore();
 }
 
@@ -363,6 +366,12 @@ McastAllgather::PostMore()
 void
 McastAllgather::SendControl(Ptr<RcQp> qp, Control type, uint32_t source, uint64_t wrId)
 {
+    static constexpr EventKind OUT[] = {EventKind::START, // (no control 0)
+                                        EventKind::TOKEN_OUT,
+                                        EventKind::NEED_FETCH_OUT,
+                                        EventKind::FETCH_OK_OUT,
+                                        EventKind::FIN_OUT};
+    Note(OUT[type], source);
     qp->PostSend(RcQp::Verb::SEND, 0, 0, wrId, true, (static_cast<uint32_t>(type) << 24) | source);
 }
 
@@ -447,14 +456,17 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
         m_prev->PostRecv(1);
         if (type == TOKEN)
         {
+            Note(EventKind::TOKEN_IN, source);
             Activate();
         }
         else if (type == NEED_FETCH)
         {
+            Note(EventKind::NEED_FETCH_IN, source);
             OnNeedFetch(source);
         }
         else if (type == FIN)
         {
+            Note(EventKind::FIN_IN, source);
             m_finIn = true;
             TryFinish();
         }
@@ -464,6 +476,7 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
         m_next->PostRecv(1);
         if (type == FETCH_OK)
         {
+            Note(EventKind::FETCH_OK_IN, source);
             OnFetchOk(source);
         }
     }
