@@ -90,6 +90,8 @@ CASES = {
     "cache-compare": (["compare", "--quick", "--only", "ring-bound"], {"MCSIM_CACHE_DIR": "/proc/mcsim"}),
     "xdg-cache-under-a-file": (["allgather", *FT4], {"XDG_CACHE_HOME": "/etc/passwd", "MCSIM_CACHE_DIR": ""}),
     "out-unwritable": (["allgather", *FT4, "--out", "/nonexistent/x.csv"], {}),
+    "events-unwritable": (["allgather", *FT4, "--events", "/nonexistent/e.csv"], {}),
+    "events-not-a-table": (["broadcast", *FT4, "--events", "e.pdf"], {}),
     "report-out-unwritable": (["report", "--quick", "-o", "/nonexistent/r.html"], {}),
     "workload-unknown-option": (["workload", "@workload-option.toml"], {}),
     "workload-bad-option-value": (["workload", "@workload-endpoints.toml"], {}),
