@@ -250,7 +250,7 @@ def cmd_collective(args: argparse.Namespace) -> int:
                 f"(<= {cost:.3g} packet-hops) ...",
                 file=sys.stderr,
             )
-            results.append(sc.run(events=args.events is not None))
+            results.append(sc.run(events=True) if args.events is not None else sc.run())
     except KeyboardInterrupt as exc:  # keep the finished sizes: their rows, then the interrupted line
         _report(args, scenarios, results)
         written = f" and in {args.out}" if args.out is not None else ""
