@@ -28,6 +28,7 @@ from mcsim.report import commands as report_commands
 from mcsim.runs import commands as collective_commands
 from mcsim.runs.stream import expected_finish_ps, stream
 from mcsim.sweep import commands as sweep_commands
+from mcsim.topology import commands as topology_commands
 from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_time, parse_rate, parse_size, parse_time
 from mcsim.util import package_data
@@ -188,6 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
         "file", help=f"a .toml or .graphml file, or a name from topologies/ ({', '.join(topology.available())})"
     )
     p.set_defaults(func=cmd_topo_show, parser=p)
+    topology_commands.add_import_parser(topo)
 
     sweep_commands.add_parser(sub)
     compare_commands.add_parser(sub)
