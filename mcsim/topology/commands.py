@@ -5,6 +5,7 @@ its summary, as ``mcsim topo show`` prints it."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from mcsim.errors import McsimError
@@ -12,23 +13,26 @@ from mcsim.topology.files import write_topology_file
 from mcsim.topology.ibnetdiscover import read_ibnetdiscover
 from mcsim.topology.summary import format_summary
 from mcsim.util import toml_text
+from mcsim.util.output import check_writable
 
 IMPORT_FORMATS = ("ibnetdiscover",)
 
 
 def cmd_topo_import(args: argparse.Namespace) -> int:
-    """Import ``args.file`` (``args.format``); print what was read and skipped, then write ``args.out``
-    or print the summary."""
+    """Import ``args.file`` (``args.format``); write ``args.out`` (checked before any work) or print the
+    summary; then print what was read and left out."""
+    if args.out is not None:
+        if Path(args.out).suffix != ".graphml":
+            raise McsimError(
+                f"topo import: -o {toml_text.shown_path(args.out)} must end in .graphml (a .toml topology names "
+                "a builder, and an imported fabric has none)"
+            )
+        check_writable(args.out, "topo import: -o")
     imported = read_ibnetdiscover(args.file, roots=args.root)
-    print("\n".join(imported.report()))
-    if args.out is None:
-        print(format_summary(imported.graph))
-        return 0
-    try:
+    if args.out is not None:
         write_topology_file(imported.graph, args.out)
-    except OSError as exc:
-        raise McsimError(f"topo import: cannot write {toml_text.shown_path(args.out)} ({exc.strerror})") from None
-    print(f"wrote {args.out}")
+    print("\n".join(imported.report()))
+    print(f"wrote {args.out}" if args.out is not None else format_summary(imported.graph))
     return 0
 
 

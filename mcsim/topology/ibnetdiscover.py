@@ -190,6 +190,7 @@ def _cables(nodes: dict[str, Node], ports: list[PortLine], where: str) -> tuple[
                 f"{where}: line {p.line}: port [{p.port}] of {p.node} leads to {p.peer}, which no Switch or Ca "
                 "block declares"
             )
+    for p in ports:
         other = ends.get((p.peer, p.peer_port))
         if other is not None and (other.peer, other.peer_port) != (p.node, p.port):
             raise McsimError(
