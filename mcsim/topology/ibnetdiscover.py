@@ -55,6 +55,7 @@ _NODE = re.compile(r'(Switch|Ca|Rtr)\s+(\d+)\s+"([^"]+)"\s*(?:#\s*"(.*)".*)?')
 _EXT = r"(?:\[ext \d+\])?"
 _PORT = re.compile(rf'\[(\d+)\]{_EXT}(?:\([0-9A-Fa-f]+\))?\s*"([^"]+)"\[(\d+)\]{_EXT}\s*(?:\([0-9A-Fa-f]+\))?\s*#(.*)')
 _SPEED = re.compile(r'.*"\s*lid\s+\d+\s+(\S+)')  # the width and speed after the peer's quoted name and lid
+_PORTS_REPORT = re.compile(r"(CA|SW|RT)\s+\d+\s+\d+\s+0x")  # a line of `ibnetdiscover -p`
 _PASSED = re.compile(
     r"(#.*|(?:vendid|devid|sysimgguid|switchguid|caguid|rtguid)=.*|Non-Chassis Nodes|Chassis \d+.*|Hostname: .*)?"
 )
@@ -173,7 +174,8 @@ def parse(text: str, where: str = "ibnetdiscover") -> tuple[dict[str, Node], lis
             ports.append(port)
         elif _PASSED.fullmatch(line) is None:
             shown = line if len(line) <= 80 else line[:77] + "..."
-            raise McsimError(f"{where}: line {number}: not ibnetdiscover output: {shown!r}")
+            hint = "; a ports report (ibnetdiscover -p)? give the topology (no -p)" if _PORTS_REPORT.match(line) else ""
+            raise McsimError(f"{where}: line {number}: not ibnetdiscover output: {shown!r}{hint}")
     if not nodes:
         raise McsimError(f"{where}: holds no Switch or Ca block; give the output of ibnetdiscover")
     return nodes, ports
@@ -313,6 +315,19 @@ def _bundles(cables: list[PortLine]) -> tuple[dict[tuple[str, str], list[PortLin
     return pairs, mixed
 
 
+def _edge(group: list[PortLine], delay_ps: int, where: str) -> dict[str, int]:
+    """The edge attributes of parallel cables: their count, at the slowest one's rate and line code."""
+    link = min((c.link for c in group), key=lambda link: (link.data_rate_bps, link.rate_bps))
+    return edge_attrs(
+        where,
+        rate_bps=link.rate_bps,
+        delay_ps=delay_ps,
+        encoding_data_bits=link.encoding_data_bits,
+        encoding_line_bits=link.encoding_line_bits,
+        parallel=len(group),
+    )
+
+
 def _host_order(nodes: dict[str, Node], cables: list[PortLine], switch_index: dict[str, int]) -> list[str]:
     """The CAs that keep a cable, leaf switch by leaf switch in the switch's port order."""
     key: dict[str, tuple[int, int]] = {}
@@ -361,18 +376,7 @@ def build(
             ids[guid], role=HOST if is_host else SWITCH, tier=0 if is_host else tier[guid], name=names[guid], guid=guid
         )
     for (a, b), group in sorted(pairs.items(), key=lambda item: sorted((ids[item[0][0]], ids[item[0][1]]))):
-        link = min((c.link for c in group), key=lambda link: (link.data_rate_bps, link.rate_bps))
-        g.add_edge(
-            *sorted((ids[a], ids[b])),
-            **edge_attrs(
-                where,
-                rate_bps=link.rate_bps,
-                delay_ps=delay_ps,
-                encoding_data_bits=link.encoding_data_bits,
-                encoding_line_bits=link.encoding_line_bits,
-                parallel=len(group),
-            ),
-        )
+        g.add_edge(*sorted((ids[a], ids[b])), **_edge(group, delay_ps, where))
     adjusted = {
         "cable(s) whose two ends report different speeds: the slower kept": disagree,
         "node pair(s) whose parallel cables differ in speed: the slowest used for all": mixed,

@@ -232,6 +232,16 @@ GOOD_SWITCH = 'Switch\t8 "S-02"\t\t# "s" base port 0 lid 2 lmc 0\n[1]\t"H-01"[1]
             r"line 2: port \[1\] of S-02 leads to H-01\[1\], but line 4 says that port leads to S-02\[2\]$",
         ),
         (GOOD_SWITCH.encode(), r"line 2: port \[1\] of S-02 leads to H-01, which no Switch or Ca block declares"),
+        (
+            b"CA    12  1  0x0002c9030004e939 4x QDR - SW     1 19 0x0008f1050020f2e4 ( 'a' - 's' )\n",
+            r"line 1: not ibnetdiscover output: .*; a ports report \(ibnetdiscover -p\)\? give the topology \(no -p\)$",
+        ),
+        (
+            (GOOD_SWITCH + GOOD_CA + GOOD_SWITCH.replace("S-02", "S-03").replace("H-01", "H-04")).encode()
+            + GOOD_CA.replace("S-02", "S-03").replace("H-01", "H-04").encode(),
+            r"graph is disconnected: 2 components",
+        ),
+        (GOOD_SWITCH.replace('"H-01"[1](2) ', '"S-02"[2]').encode(), r"graph has no host"),
     ],
 )
 def test_each_bad_dump_is_one_line_naming_the_file(tmp_path, content, message):
