@@ -28,6 +28,7 @@ from mcsim.report import commands as report_commands
 from mcsim.runs import commands as collective_commands
 from mcsim.runs.stream import expected_finish_ps, stream
 from mcsim.sweep import commands as sweep_commands
+from mcsim.topology import commands as topology_commands
 from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_time, parse_rate, parse_size, parse_time
 from mcsim.util import package_data
@@ -201,6 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
         "file", help=f"a .toml or .graphml file, or a name from topologies/ ({', '.join(topology.available())})"
     )
     p.set_defaults(func=cmd_topo_show, parser=p)
+    topology_commands.add_import_parser(topo)
     p = topo.add_parser(
         "draw", help="draw a fabric by tiers, link rates as line styles; optionally a group's multicast tree"
     )

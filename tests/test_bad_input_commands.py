@@ -35,6 +35,8 @@ bytes_per_rank = {sizes}
 ranks = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
 """
 
+IB_SWITCH = 'Switch\t8 "S-02"\t\t# "s" base port 0 lid 2 lmc 0\n'  # an ibnetdiscover Switch block's first line
+
 
 def _files(tmp: Path) -> dict[str, str]:
     """The files the cases read, written into tmp; name -> path."""
@@ -52,6 +54,10 @@ def _files(tmp: Path) -> dict[str, str]:
         'load = 1\nduration = "1us"\nrounds = 2\n',
         "workload-sweep.toml": 'name = "w"\nworkload = "workload.toml"\n[axes]\n"jobs.a.allgather" = ["ring", "x"]\n',
         "huge.toml": SWEEP_HUGE.format(seeds=list(range(10_000)), sizes=[f"{k}KiB" for k in range(1, 3001)]),
+        "ib-empty.topo": "",
+        "ib-malformed.topo": f"{IB_SWITCH}not a port line\n",
+        "ib-undeclared.topo": f'{IB_SWITCH}[1]\t"H-01"[1](2) \t\t# "a" lid 1 4xEDR\n',
+        "ib-speed.topo": f'{IB_SWITCH}[1]\t"H-01"[1](2) \t\t# "a" lid 1 4xZDR\n',
     }
     paths = {}
     for name, text in made.items():
@@ -61,6 +67,7 @@ def _files(tmp: Path) -> dict[str, str]:
     binary = tmp / "binary.toml"
     binary.write_bytes(bytes(range(256)) * 8)
     paths["binary"] = str(binary)
+    paths["man"] = str(Path(__file__).parent / "topology" / "data" / "ibnetdiscover-man-example.topo")
     return paths
 
 
@@ -110,6 +117,15 @@ CASES = {
     "sweep-show-dry-run": (["sweep", "show", "x.sqlite", "--dry-run"], {}),
     "compare-only-empty": (["compare", "--only", ""], {}),
     "compare-workers-0": (["compare", "--workers", "0"], {}),
+    "ibnetdiscover-empty": (["topo", "import", "ibnetdiscover", "@ib-empty.topo"], {}),
+    "ibnetdiscover-binary": (["topo", "import", "ibnetdiscover", "@binary"], {}),
+    "ibnetdiscover-malformed-line": (["topo", "import", "ibnetdiscover", "@ib-malformed.topo"], {}),
+    "ibnetdiscover-undeclared-node": (["topo", "import", "ibnetdiscover", "@ib-undeclared.topo"], {}),
+    "ibnetdiscover-unknown-speed": (["topo", "import", "ibnetdiscover", "@ib-speed.topo"], {}),
+    "ibnetdiscover-missing": (["topo", "import", "ibnetdiscover", "nope.topo"], {}),
+    "ibnetdiscover-unknown-root": (["topo", "import", "ibnetdiscover", "@man", "--root", "S-99"], {}),
+    "ibnetdiscover-out-toml": (["topo", "import", "ibnetdiscover", "@man", "-o", "x.toml"], {}),
+    "ibnetdiscover-out-unwritable": (["topo", "import", "ibnetdiscover", "@man", "-o", "/nonexistent/x.graphml"], {}),
 }
 
 

@@ -20,7 +20,8 @@ Modules
 :mod:`mcsim.topology.builders` (:func:`fat_tree`, :func:`general_fat_tree`,
 :func:`leaf_spine`), :mod:`mcsim.topology.files`
 (``.toml``: a builder and its parameters with units; ``.graphml``: any valid graph) and
-:mod:`mcsim.topology.summary`; this package exports them all. Link physics (rates, line codes,
+:mod:`mcsim.topology.summary`; this package exports them all. :mod:`mcsim.topology.ibnetdiscover`
+imports a real fabric from ``ibnetdiscover`` output (:func:`read_ibnetdiscover`). Link physics (rates, line codes,
 delays, presets) is :mod:`mcsim.topology.physics`, which imports only mcsim.errors and mcsim.units.
 """
 

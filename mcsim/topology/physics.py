@@ -36,13 +36,6 @@ MAX_ENCODING_BITS = 2**32 - 1  # a line code's bits are uint32 in the C++ Port (
 # count past this is a typo that would only exhaust memory building ports.
 MAX_PARALLEL = 4096
 
-# InfiniBand generations by nominal rate: FDR and EDR signal 4 lanes at 14.0625 and 25.78125 Gbaud
-# with 64b/66b; HDR and faster are given as data rates (their FEC/encoding overhead folded in).
-LINK_PRESETS: dict[int, tuple[int, int, int]] = {  # nominal bit/s -> (rate_bps, data bits, line bits)
-    56 * 10**9: (56_250_000_000, 64, 66),
-    100 * 10**9: (103_125_000_000, 64, 66),
-}
-
 
 def check_link(where: str, attrs: Mapping[str, Any]) -> None:
     """Raise McsimError unless ``attrs`` (a Link's fields or an edge's attrs) describe a link.
@@ -151,6 +144,55 @@ class Link:
             encoding_line_bits=self.encoding_line_bits,
             parallel=parallel,
         )
+
+
+# InfiniBand lane speeds, by the name ibnetdiscover prints ("4xFDR" = 4 lanes of FDR): the signalling
+# rate of one lane in bit/s and its line code (data bits, line bits). Source: InfiniBand Architecture
+# Specification Vol. 2 (Physical Layer), Release 1.3 (SDR 2.5, DDR 5, QDR 10 Gbaud with 8b/10b;
+# FDR10 10.3125, FDR 14.0625, EDR 25.78125 Gbaud with 64b/66b), Release 1.4 (HDR 53.125 Gbit/s
+# a lane, PAM4 at 26.5625 Gbaud) and Release 1.5 (NDR 106.25 Gbit/s a lane, PAM4 at 53.125 Gbaud).
+# HDR and NDR carry 50 and 100 Gbit/s of data a lane: 256b/257b transcoding and RS(544,514) FEC cost
+# 257/256 x 544/514 = 17/16 exactly, written here as the line code 16b/17b. XDR (212.5 Gbit/s a lane,
+# 200 Gbit/s of data: IBTA's XDR roadmap) is taken with the same 16b/17b: an assumption.
+IB_LANE_SPEEDS: dict[str, tuple[int, int, int]] = {  # name -> (lane bit/s, data bits, line bits)
+    "SDR": (2_500_000_000, 8, 10),
+    "DDR": (5_000_000_000, 8, 10),
+    "QDR": (10_000_000_000, 8, 10),
+    "FDR10": (10_312_500_000, 64, 66),
+    "FDR": (14_062_500_000, 64, 66),
+    "EDR": (25_781_250_000, 64, 66),
+    "HDR": (53_125_000_000, 16, 17),
+    "NDR": (106_250_000_000, 16, 17),
+    "XDR": (212_500_000_000, 16, 17),
+}
+IB_WIDTHS = (1, 2, 4, 8, 12)  # lanes of a port: the widths ibnetdiscover prints ("1x" .. "12x")
+
+
+def infiniband_link(text: str, *, delay_ps: int = DEFAULT_DELAY_PS) -> Link:
+    """The link of an InfiniBand width and speed as ibnetdiscover prints them: "4xFDR" is 4 lanes of
+    14.0625 Gbaud with 64b/66b (56.25 Gbit/s signalling, 54.545 Gbit/s of data); see IB_LANE_SPEEDS."""
+    m = re.fullmatch(r"(\d+)x([A-Za-z0-9]+)", text.strip())
+    if m is None or int(m[1]) not in IB_WIDTHS or m[2] not in IB_LANE_SPEEDS:
+        raise McsimError(
+            f"InfiniBand link {text!r} is not a width ({', '.join(f'{w}x' for w in IB_WIDTHS)}) and a speed "
+            f"({', '.join(IB_LANE_SPEEDS)}); e.g. '4xEDR'"
+        )
+    lane_bps, data_bits, line_bits = IB_LANE_SPEEDS[m[2]]
+    return Link(
+        rate_bps=int(m[1]) * lane_bps, encoding_data_bits=data_bits, encoding_line_bits=line_bits, delay_ps=delay_ps
+    )
+
+
+def _ib_preset(text: str) -> tuple[int, int, int]:
+    link = infiniband_link(text)
+    return link.rate_bps, link.encoding_data_bits, link.encoding_line_bits
+
+
+# InfiniBand generations by nominal rate: 56 Gbit/s is 4xFDR, 100 Gbit/s 4xEDR (IB_LANE_SPEEDS).
+LINK_PRESETS: dict[int, tuple[int, int, int]] = {  # nominal bit/s -> (rate_bps, data bits, line bits)
+    56 * 10**9: _ib_preset("4xFDR"),
+    100 * 10**9: _ib_preset("4xEDR"),
+}
 
 
 def preset(nominal_bps: int, *, delay_ps: int = DEFAULT_DELAY_PS) -> Link:
