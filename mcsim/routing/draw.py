@@ -148,7 +148,7 @@ def write_drawing(d: FabricDrawing, path: str | Path) -> None:
             ax.add_collection(coll)
     _nodes(ax, d)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
-    ax.set_title(title(d), fontsize=9)
+    ax.set_title(title(d), fontsize=9, wrap=True)
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.5, max(d.tiers) + 0.5)
     try:
