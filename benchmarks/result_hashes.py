@@ -54,7 +54,11 @@ except ImportError:  # a commit before mcsim/runs/ (issue 31)
 
 
 # fields added to a dataclass after the hashes began, hashed only when set: a result without one keeps its hash
-ADDED_LATER = ("first_phase", "protocol_events")  # Result.first_phase (issue 33), Result.protocol_events (35)
+ADDED_LATER = (
+    "first_phase",
+    "protocol_events",
+    "pcap_files",
+)  # Result.first_phase (issue 33), Result.protocol_events (35)
 
 
 def _walk(h: hashlib._Hash, value: object) -> None:

@@ -32,7 +32,7 @@ from mcsim.topology import commands as topology_commands
 from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_time, parse_rate, parse_size, parse_time
 from mcsim.util import package_data
-from mcsim.util.options import DefaultsHelp, Given, Parser, refuse_repeats, typed_option
+from mcsim.util.options import DefaultsHelp, Given, Parser, parse_hosts, refuse_repeats, typed_option
 from mcsim.util.output import Column, Table, check_writable
 from mcsim.workloads import command as workload_command
 
@@ -169,7 +169,7 @@ def cmd_topo_draw(args: argparse.Namespace) -> int:
     draw.check_out(args.out)
     check_writable(args.out, "-o")
     g = topology.resolve(args.file)
-    group = draw.parse_group(args.group, topology.host_count(g)) if args.group is not None else ()
+    group = parse_hosts(args.group, topology.host_count(g)) if args.group is not None else ()
     d = draw.drawing_of(g, group, args.aggregation)
     draw.write_drawing(d, args.out)
     print(f"{args.out}: {draw.title(d)}")

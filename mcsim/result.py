@@ -297,6 +297,8 @@ class Result:
     first_phase: Result | None = None  # a two-phase collective's first (its Reduce-Scatter: TWO_PHASE)
     # Scenario.run(events=True): every rank's protocol events (mcsim.native.collectives.EVENT_DTYPE)
     protocol_events: np.ndarray | None = None
+    # Scenario.run(pcap=...): per file written (its path, frames in it, frames over its caps)
+    pcap_files: tuple[tuple[str, int, int], ...] | None = None
     verified: bool | None = None  # verify mode: every byte of every output right (None: not checked)
     wrong_bytes: np.ndarray | None = None  # verify mode: per rank, bytes of its output that differ
     # per rank: when its host's only link went down for good (Faults.link_down ... FOREVER), NEVER: never

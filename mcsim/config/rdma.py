@@ -9,6 +9,7 @@ config's ns-3 factory (processor_factory).
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
@@ -285,3 +286,37 @@ def fabric_config_for(rdma: RdmaConfig, config: FabricConfig | None, where: str 
     out = dataclasses.replace(config or FabricConfig(), header_b=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format])
     check_lossless_buffers(where, out, rdma.mtu_b + MAX_WIRE_HEADER_B, "the MTU (mtu_b)")
     return out
+
+
+# a pcap trace's caps per file when none are given: a million frames, 1 GiB (a file Wireshark opens at once)
+PCAP_MAX_PACKETS = 1_000_000
+PCAP_MAX_BYTES = 1 << 30
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PcapConfig:
+    """A packet trace (``Scenario.run(pcap=...)``): the frames each host in ``hosts`` sends and receives, one
+    pcap file per host, ``folder``/host-<h>.pcap, native InfiniBand frames in ERF records (Wireshark and
+    tshark read them as they are); each file holds at most ``max_packets`` frames and ``max_bytes`` bytes
+    (0: no cap), the rest counted."""
+
+    folder: str
+    hosts: tuple[int, ...] = (0,)
+    max_packets: int = PCAP_MAX_PACKETS
+    max_bytes: int = PCAP_MAX_BYTES
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.folder, str) or not self.folder:
+            raise McsimError(f"PcapConfig: folder={self.folder!r} must be a folder's path")
+        if not isinstance(self.hosts, tuple) or not self.hosts:
+            raise McsimError(f"PcapConfig: hosts={self.hosts!r} must be a tuple of hosts, e.g. (0, 1)")
+        for h in self.hosts:
+            require_int("PcapConfig", "hosts", h, lo=0)
+        if len(set(self.hosts)) != len(self.hosts):
+            raise McsimError(f"PcapConfig: hosts={self.hosts!r} names a host twice")
+        require_int("PcapConfig", "max_packets", self.max_packets, lo=0)
+        require_int("PcapConfig", "max_bytes", self.max_bytes, lo=0)
+
+    def path(self, host: int) -> str:
+        """The file of one host's frames."""
+        return os.path.join(self.folder, f"host-{host}.pcap")

@@ -20,7 +20,7 @@ from mcsim.config.fabric import destination
 from mcsim.config.rdma import NIC, RC_QP, RC_VERBS, STACK, UD_QP, RcOp, RdmaConfig, UdStream
 from mcsim.native import abi, runtime
 from mcsim.native.arrays import i64, read_counters, read_u64, u32, u64
-from mcsim.native.attributes import factory_of, set_attributes_of
+from mcsim.native.attributes import factory_of, set_attributes, set_attributes_of
 from mcsim.native.fabric import BuiltFabric
 from mcsim.native.processors import processor_factory
 from mcsim.result import VerbsResult, times_ps
@@ -112,3 +112,25 @@ def read_memory(stack: abi.Handle, host: int, size_b: int) -> np.ndarray:
     out = np.zeros(size_b, dtype=np.uint8)
     runtime.load().mcsim_stack_read_memory(stack, host, 0, out, out.size)
     return out
+
+
+PCAP_WRITER = "ns3::mcsim::PcapWriter"
+
+
+def open_pcap(stack: abi.Handle, path: str, hosts: Sequence[int], max_packets: int, max_bytes: int) -> abi.Handle:
+    """A C++ PcapWriter writing ``path``, tracing the NICs of ``hosts`` (before the run)."""
+    lib = runtime.load()
+    writer = abi.Handle(lib, PCAP_WRITER)
+    with runtime.disposed_on_error(writer):
+        set_attributes(writer, "PcapWriter", MaxPackets=max_packets, MaxBytes=max_bytes)
+        lib.mcsim_pcap_open(writer, path.encode())
+        for host in hosts:
+            lib.mcsim_pcap_attach(writer, stack, host)
+    return writer
+
+
+def close_pcap(writer: abi.Handle) -> tuple[int, int]:
+    """Close the file after the run: (frames written, frames over a cap)."""
+    out = np.zeros(2, dtype=np.uint64)
+    runtime.load().mcsim_pcap_close(writer, out, out.size)
+    return int(out[0]), int(out[1])

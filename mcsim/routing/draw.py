@@ -10,7 +10,6 @@ The drawing is data first (:func:`drawing_of`: positions, links, highlighted lin
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,6 @@ NAMED_SWITCHES = 24  # a tier of at most this many switches shows their names
 LINE_STYLES = ("-", "--", ":", "-.")  # by signalling rate, fastest first; more rates cycle with thinner lines
 TREE_COLOR, AGGREGATION_COLOR, LINK_COLOR = "#d62728", "#1f77b4", "#9a9a9a"
 SUFFIXES = (".svg", ".png")
-GROUP_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,22 +44,6 @@ class FabricDrawing:
     root: int | None = None
     tree: frozenset[tuple[int, int]] = frozenset()
     aggregation: frozenset[tuple[int, int]] = frozenset()
-
-
-def parse_group(text: str, hosts: int, where: str = "--group") -> tuple[int, ...]:
-    """Hosts ``0,3,5``, ranges ``0-15`` (ends included) or ``all``: ascending, each once, each a host."""
-    if text.strip() == "all":
-        return tuple(range(hosts))
-    chosen: set[int] = set()
-    for part in text.split(","):
-        m = GROUP_RANGE.match(part.strip())
-        if m is None:
-            raise McsimError(f"{where}={text!r}: give hosts as 0,3,5 or ranges as 0-15, or all")
-        lo, hi = int(m[1]), int(m[2] or m[1])
-        if lo > hi or hi >= hosts:
-            raise McsimError(f"{where}={text!r}: {part.strip()} is not a range of hosts 0..{hosts - 1}")
-        chosen.update(range(lo, hi + 1))
-    return tuple(sorted(chosen))
 
 
 def _positions(g: nx.Graph) -> tuple[dict[int, tuple[int, ...]], dict[int, tuple[float, float]]]:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mcsim import topology
 from mcsim.config.collectives import (
     EVERY_ALGORITHM,
     INNET_ALGORITHMS,
@@ -23,13 +24,14 @@ from mcsim.config.collectives import (
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
 from mcsim.config.fabric import FORWARDINGS, FabricConfig
 from mcsim.config.faults_file import load_faults
-from mcsim.config.rdma import RdmaConfig
+from mcsim.config.rdma import PcapConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
 from mcsim.result import Result
+from mcsim.runs import packet_trace
 from mcsim.runs.scenario import Scenario, artifact_protocol
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.units import format_size
-from mcsim.util.options import DefaultsHelp, Given, GivenFlag, given, typed, typed_option
+from mcsim.util.options import DefaultsHelp, Given, GivenFlag, given, parse_hosts, typed, typed_option
 from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 
 RESULT_TABLE = Table(  # nccl-tests' columns first (its size and count: Result.summary), then mcsim's
@@ -239,8 +241,38 @@ def _report(args: argparse.Namespace, scenarios: Sequence[Scenario], results: Se
             print(f"mcsim: note: {size}: {note}", file=sys.stderr)
 
 
+def _pcaps(args: argparse.Namespace, scenarios: Sequence[Scenario]) -> list[PcapConfig | None]:
+    """Per size, its packet trace (--pcap, --pcap-hosts): a folder of its own when there are several sizes."""
+    if args.pcap is None:
+        if args.pcap_hosts is not None:
+            raise McsimError("--pcap-hosts goes with --pcap DIR (the folder of the traces)")
+        return [None] * len(scenarios)
+    n_hosts = topology.host_count(scenarios[0]._base_graph())
+    hosts = parse_hosts(args.pcap_hosts or "0", n_hosts, "--pcap-hosts")
+    folder = Path(args.pcap)
+    pcaps: list[PcapConfig | None] = [
+        PcapConfig(folder=str(folder / f"{sc.bytes_per_rank_b}B" if len(scenarios) > 1 else folder), hosts=hosts)
+        for sc in scenarios
+    ]
+    for pcap in pcaps:  # its folders made (or one line) before anything runs
+        if pcap is not None:
+            packet_trace.check_pcap(pcap, n_hosts)
+    return pcaps
+
+
+def _run_one(sc: Scenario, events: bool, pcap: PcapConfig | None) -> Result:
+    """One size's run, with its protocol events and packet trace if asked; a line per trace file on stderr."""
+    if not events and pcap is None:
+        return sc.run()
+    r = sc.run(events=events, pcap=pcap)
+    for path, written, over in r.pcap_files or ():
+        print(f"mcsim: pcap: {path}: {written} frames" + (f" ({over} over its caps)" if over else ""), file=sys.stderr)
+    return r
+
+
 def cmd_collective(args: argparse.Namespace) -> int:
     scenarios = _collective_scenarios(args)
+    pcaps = _pcaps(args, scenarios)
     results: list[Result] = []
     try:
         for sc in scenarios:
@@ -250,7 +282,7 @@ def cmd_collective(args: argparse.Namespace) -> int:
                 f"(<= {cost:.3g} packet-hops) ...",
                 file=sys.stderr,
             )
-            results.append(sc.run(events=True) if args.events is not None else sc.run())
+            results.append(_run_one(sc, args.events is not None, pcaps[len(results)]))
     except KeyboardInterrupt as exc:  # keep the finished sizes: their rows, then the interrupted line
         _report(args, scenarios, results)
         written = f" and in {args.out}" if args.out is not None else ""
@@ -411,6 +443,14 @@ def _output_options(add: Add) -> None:
         metavar="FILE",
         help="also write the result rows to FILE: .csv, .json (an array) or .jsonl (one object a line)",
     )
+    add(
+        "--pcap",
+        default=None,
+        metavar="DIR",
+        help="write the frames that --pcap-hosts send and receive to DIR/host-<h>.pcap (with several sizes, "
+        "DIR/<size>B/host-<h>.pcap): native InfiniBand in ERF records, as tshark and Wireshark read them",
+    )
+    add("--pcap-hosts", default=None, metavar="HOSTS", help="hosts to trace: 0,3,5, ranges 0-15 or all (default 0)")
     add(
         "--events",
         default=None,

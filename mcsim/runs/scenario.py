@@ -37,6 +37,7 @@ from mcsim.config.rdma import (
     MAX_QP_WR,
     QP_WR_WHY,
     RING_MAX_CHUNKS,
+    PcapConfig,
     RdmaConfig,
     fabric_config_for,
 )
@@ -47,7 +48,7 @@ from mcsim.native.fabric import Reduction
 from mcsim.native.simulation import Simulation
 from mcsim.result import Result, lacking_b, output_b
 from mcsim.routing.layout import Layout, layout_of
-from mcsim.runs import cost, scenario_layout, team_results
+from mcsim.runs import cost, packet_trace, scenario_layout, team_results
 from mcsim.runs.verify import Expected
 from mcsim.topology.physics import Link, preset
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, format_size, parse_rate, parse_size
@@ -461,9 +462,10 @@ class Scenario:
             endpoints=self.endpoints,
         )
 
-    def run(self, *, events: bool = False) -> Result:
+    def run(self, *, events: bool = False, pcap: PcapConfig | None = None) -> Result:
         """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap). With
-        ``events``, every rank records its protocol events (:meth:`Result.events`).
+        ``events``, every rank records its protocol events (:meth:`Result.events`); with ``pcap``, the
+        frames of its hosts go to pcap files (``Result.pcap_files``).
 
         Raises
         ------
@@ -474,7 +476,7 @@ class Scenario:
         """
         self.check_resources()
         try:
-            return self._run(events)
+            return self._run(events, pcap)
         except MemoryError:
             need = sum(cost.memory_parts_b(self._shape()).values()) / 2**30
             raise McsimError(
@@ -483,7 +485,7 @@ class Scenario:
                 + (", or verify=False" if self.verify else "")
             ) from None
 
-    def _run(self, events: bool) -> Result:
+    def _run(self, events: bool, pcap: PcapConfig | None = None) -> Result:
         hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
         groups = [list(hosts)] * self.endpoints if self._mcast else []
         reductions = [list(hosts)] if self._innet else []
@@ -510,7 +512,11 @@ class Scenario:
                 teams.append(sim.own_app(collectives.start_team(stack, s, after=teams[-1] if after else None)))
                 if events:
                     collectives.record_events(teams[-1])
+            if pcap is not None:
+                packet_trace.check_pcap(pcap, fab.n_hosts)
+            writers = packet_trace.open_writers(sim, stack, pcap) if pcap is not None else []
             sim.run()
+            files = packet_trace.close_writers(writers) if pcap is not None else None
             stats = [collectives.team_stats(t) for t in teams]
             log = np.concatenate([collectives.team_events(t, i) for i, t in enumerate(teams)]) if events else None
             nic = rdma.read_nic_counters(stack, fab.n_hosts)
@@ -526,6 +532,8 @@ class Scenario:
             result = dataclasses.replace(result, concurrent=results[parts])
         if log is not None:
             result = dataclasses.replace(result, protocol_events=log)
+        if files is not None:
+            result = dataclasses.replace(result, pcap_files=files)
         if expected is not None:
             wrong = np.array([int(np.count_nonzero(out != expected.output(r))) for r, out in enumerate(outputs)])
             result = dataclasses.replace(result, verified=bool((wrong == 0).all()), wrong_bytes=wrong)

@@ -6,9 +6,12 @@ names an option as the user typed it (an alias or the API field's name)."""
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any, NoReturn
 
 from mcsim.errors import McsimError
+
+HOST_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")  # a host or a range of hosts, ends included
 
 
 class Parser(argparse.ArgumentParser):
@@ -95,3 +98,19 @@ class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
         if action.default is None or action.default is False:
             return action.help
         return super()._get_help_string(action)
+
+
+def parse_hosts(text: str, hosts: int, where: str = "--group") -> tuple[int, ...]:
+    """Hosts ``0,3,5``, ranges ``0-15`` (ends included) or ``all``: ascending, each once, each a host."""
+    if text.strip() == "all":
+        return tuple(range(hosts))
+    chosen: set[int] = set()
+    for part in text.split(","):
+        m = HOST_RANGE.match(part.strip())
+        if m is None:
+            raise McsimError(f"{where}={text!r}: give hosts as 0,3,5 or ranges as 0-15, or all")
+        lo, hi = int(m[1]), int(m[2] or m[1])
+        if lo > hi or hi >= hosts:
+            raise McsimError(f"{where}={text!r}: {part.strip()} is not a range of hosts 0..{hosts - 1}")
+        chosen.update(range(lo, hi + 1))
+    return tuple(sorted(chosen))

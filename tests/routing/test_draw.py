@@ -8,9 +8,10 @@ import pytest
 from mcsim import topology
 from mcsim.cli import main
 from mcsim.errors import McsimError
-from mcsim.routing.draw import LINE_STYLES, drawing_of, parse_group, write_drawing
+from mcsim.routing.draw import LINE_STYLES, drawing_of, write_drawing
 from mcsim.routing.layout import layout_of
 from mcsim.routing.routes import aggregation_trees, multicast_tree
+from mcsim.util.options import parse_hosts as parse_group
 
 
 def pairs(links) -> frozenset:

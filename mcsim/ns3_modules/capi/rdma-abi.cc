@@ -3,7 +3,9 @@
 // calls, one each.
 #include "abi.h"
 
+#include "ns3/mcsim/bulk-output.h"
 #include "ns3/mcsim/fabric.h"
+#include "ns3/mcsim/pcap-writer.h"
 #include "ns3/mcsim/rc-qp.h"
 #include "ns3/mcsim/rdma-stack.h"
 #include "ns3/mcsim/verbs-workload.h"
@@ -127,4 +129,33 @@ MCSIM_ABI int64_t
 mcsim_verbs_ud_qp_counters(void* workload, uint64_t* out, uint64_t n)
 {
     return capi::Do([&] { capi::As<VerbsWorkload>(workload).GetUdQpCounters(out, n); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// a PcapWriter (rdma/helper/pcap-writer.h): the frames of some hosts' NICs in one pcap file
+
+MCSIM_ABI int64_t
+mcsim_pcap_open(void* writer, const char* path)
+{
+    return capi::Do([&] { capi::As<PcapWriter>(writer).Open(path); });
+}
+
+MCSIM_ABI int64_t
+mcsim_pcap_attach(void* writer, void* stack, uint32_t host)
+{
+    return capi::Do(
+        [&] { capi::As<PcapWriter>(writer).Attach(capi::As<RdmaStack>(stack).GetNic(host)); });
+}
+
+/** Close the file; out[0] frames written, out[1] frames over a cap. */
+MCSIM_ABI int64_t
+mcsim_pcap_close(void* writer, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] {
+        auto& w = capi::As<PcapWriter>(writer);
+        w.Close();
+        CheckOutputSize("mcsim_pcap_close", n, 2);
+        out[0] = w.GetWritten();
+        out[1] = w.GetSkipped();
+    });
 }
