@@ -235,7 +235,7 @@ def test_a_python_allocation_failing_in_a_run_is_one_line(monkeypatch):
     def fail():
         raise MemoryError
 
-    monkeypatch.setattr(Scenario, "_run", lambda self, events: fail())
+    monkeypatch.setattr(Scenario, "_run", lambda self, *observers: fail())
     with pytest.raises(
         McsimError, match=r"^Scenario\.run: out of memory \(a Python allocation failed\) although the run "
     ):
