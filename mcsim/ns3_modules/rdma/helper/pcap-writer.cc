@@ -20,6 +20,9 @@ constexpr uint32_t PCAP_MAGIC_NS = 0xA1B23C4D; //!< pcap with nanosecond timesta
 constexpr uint32_t LINKTYPE_ERF = 197;
 constexpr uint8_t ERF_TYPE_INFINIBAND = 21;
 constexpr uint32_t ERF_HEADER_BYTES = 16;
+constexpr uint32_t PCAP_FILE_HEADER_BYTES = 24;
+constexpr uint32_t PCAP_RECORD_HEADER_BYTES =
+    16;                                         //!< seconds, nanoseconds, captured, original length
 constexpr uint16_t MULTICAST_LID_BASE = 0xC000; //!< the first multicast LID (IBA 7.11.1)
 constexpr uint8_t BTH_OPCODE_UD_SEND_ONLY = 0x64;
 constexpr uint8_t AETH_ACK = 0x1F;       //!< ACK, credits invalid (no end-to-end flow control)
@@ -166,10 +169,7 @@ PcapWriter::~PcapWriter() = default;
 void
 PcapWriter::DoDispose()
 {
-    if (m_out.is_open())
-    {
-        m_out.close();
-    }
+    Close();
     Object::DoDispose();
 }
 
@@ -189,7 +189,7 @@ PcapWriter::Open(const std::string& path)
     m_out.write(reinterpret_cast<const char*>(&magic), sizeof(magic));
     m_out.write(reinterpret_cast<const char*>(version), sizeof(version));
     m_out.write(reinterpret_cast<const char*>(rest), sizeof(rest));
-    m_bytes = 24;
+    m_bytes = PCAP_FILE_HEADER_BYTES;
 }
 
 void
@@ -226,15 +226,20 @@ PcapWriter::OnRx(Ptr<const Packet> packet,
 void
 PcapWriter::Write(const FabricHeader::Fields& f, uint32_t packetBytes, uint32_t srcQpn)
 {
+    if (m_maxPackets != 0 && m_written >= m_maxPackets)
+    {
+        m_skipped++; // over the packet cap: no frame built
+        return;
+    }
     const TransportHeader h = TransportHeader::FromFields(f);
     const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
     const uint32_t headers = WireHeaderBytes(WireFormat::INFINIBAND, h.opcode, multicast);
     const uint32_t payload = packetBytes > headers ? packetBytes - headers : 0;
     uint32_t wireBytes = 0;
     const std::vector<uint8_t> frame = InfinibandFrame(f, payload, srcQpn, wireBytes);
-    const uint32_t record = 16 + ERF_HEADER_BYTES + static_cast<uint32_t>(frame.size());
-    if ((m_maxPackets != 0 && m_written >= m_maxPackets) ||
-        (m_maxBytes != 0 && m_bytes + record > m_maxBytes))
+    const uint32_t record =
+        PCAP_RECORD_HEADER_BYTES + ERF_HEADER_BYTES + static_cast<uint32_t>(frame.size());
+    if (m_maxBytes != 0 && m_bytes + record > m_maxBytes)
     {
         m_skipped++;
         return;
