@@ -26,8 +26,9 @@ def check_pcap(pcap: PcapConfig, n_hosts: int) -> None:
         raise McsimError(f"pcap: folder {pcap.folder!r} is not writable")
 
 
-def open_writers(sim: Simulation, stack: Any, pcap: PcapConfig) -> list[tuple[str, Any]]:
-    """A writer per host (owned by the simulation): (its file, the writer)."""
+def open_writers(sim: Simulation, stack: Any, pcap: PcapConfig, n_hosts: int) -> list[tuple[str, Any]]:
+    """A writer per host (owned by the simulation), its hosts and folder checked first: (its file, the writer)."""
+    check_pcap(pcap, n_hosts)
     return [
         (pcap.path(h), sim.own_app(rdma.open_pcap(stack, pcap.path(h), (h,), pcap.max_packets, pcap.max_bytes)))
         for h in pcap.hosts

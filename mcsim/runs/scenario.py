@@ -512,9 +512,7 @@ class Scenario:
                 teams.append(sim.own_app(collectives.start_team(stack, s, after=teams[-1] if after else None)))
                 if events:
                     collectives.record_events(teams[-1])
-            if pcap is not None:
-                packet_trace.check_pcap(pcap, fab.n_hosts)
-            writers = packet_trace.open_writers(sim, stack, pcap) if pcap is not None else []
+            writers = packet_trace.open_writers(sim, stack, pcap, fab.n_hosts) if pcap is not None else []
             sim.run()
             files = packet_trace.close_writers(writers) if pcap is not None else None
             stats = [collectives.team_stats(t) for t in teams]
