@@ -17,7 +17,8 @@ from mcsim.topology.physics import infiniband_link
 
 DATA = Path(__file__).parent / "data"
 MAN = DATA / "ibnetdiscover-man-example.topo"
-DUMPS = [MAN, DATA / "ibnetdiscover-sdr-2hosts.topo", DATA / "ibnetdiscover-mixed-ufm.topo"]
+NDR = DATA / "ibnetdiscover-ndr-542hosts.topo"
+DUMPS = [MAN, DATA / "ibnetdiscover-sdr-2hosts.topo", DATA / "ibnetdiscover-mixed-ufm.topo", NDR]
 # the specification's lane signalling rates in Gbit/s and line codes (data/line): the test's own table
 LANES = {
     "SDR": (Fraction(5, 2), Fraction(8, 10)),
@@ -57,7 +58,12 @@ def _expected_edges(text: str) -> tuple[set[str], set[str], dict[frozenset[str],
     import's rules read the text: loopbacks, aggregation nodes and CA ports past the first left out."""
     cas, switches, ports = _text_fabric(text)
     hosts = {c for c, desc in cas.items() if "aggregation node" not in desc.lower()}
-    first = {c: min(p for n, p, *_ in ports if n == c) for c in hosts if any(n == c for n, *_ in ports)}
+    host_ports: dict[str, set[int]] = {}  # a CA's ports from either end of its cables (its own block may list none)
+    for node, port, peer, peer_port, _ in ports:
+        for n, p in ((node, port), (peer, peer_port)):
+            if n in hosts:
+                host_ports.setdefault(n, set()).add(p)
+    first = {c: min(p) for c, p in host_ports.items()}
     cables: dict[frozenset[tuple[str, int]], int] = {}
     for node, port, peer, peer_port, speed in ports:
         ends = frozenset({(node, port), (peer, peer_port)})
@@ -109,6 +115,34 @@ def test_hosts_come_first_leaf_by_leaf_and_a_tree_gets_tiers_from_its_hosts():
     assert [g.nodes[n]["tier"] for n in g] == [0, 0, 1]
     # the switch lists compute-00-01 on port 1 and compute-00-00 on port 2
     assert [g.nodes[n]["name"] for n in (0, 1)] == ["compute-00-01 HCA-1", "compute-00-00 HCA-1"]
+
+
+def test_a_leaf_spine_fabric_has_its_hosts_at_0_leaves_at_1_and_spines_at_2():
+    """The NDR fabric: the switches its text cables to hosts are the ones named IBLEAF, the others IBSPINE,
+    and each switch-to-switch cable joins a leaf and a spine; so it is tree-like, hosts at tier 0, leaves
+    at 1, spines at 2, and its hosts come leaf by leaf (in file order), each leaf's in port order."""
+    text = NDR.read_text()
+    hosts, switches, edges = _expected_edges(text)
+    named = dict(re.findall(r'^Switch\s+\d+\s+"([^"]+)"\s*#\s*"[^"]*?(IBLEAF|IBSPINE)', text, re.M))
+    leaves = {s for pair in edges if pair & hosts for s in pair & switches}
+    assert set(named) == switches and leaves == {s for s, kind in named.items() if kind == "IBLEAF"}
+    spines = switches - leaves
+    trunks = [pair for pair in edges if pair <= switches]
+    assert trunks and all(len(pair & leaves) == len(pair & spines) == 1 for pair in trunks)
+    assert {s for pair in trunks for s in pair & spines} == spines
+    imported = read_ibnetdiscover(NDR)
+    assert imported.tree_like and imported.roots == () and imported.same_tier_links == 0
+    tier = {d["guid"]: d["tier"] for _, d in imported.graph.nodes(data=True)}
+    assert tier == {**dict.fromkeys(hosts, 0), **dict.fromkeys(leaves, 1), **dict.fromkeys(spines, 2)}
+    by_leaf: dict[str, list[tuple[int, str]]] = {}
+    node = ""
+    for line in text.splitlines():
+        if m := re.match(r'(Switch|Ca)\s+\d+\s+"([^"]+)"', line):
+            node = m[2]
+        elif (m := re.match(r'\[(\d+)\]\s+"([^"]+)"', line)) and node in leaves and m[2] in hosts:
+            by_leaf.setdefault(node, []).append((int(m[1]), m[2]))
+    expected = [h for leaf in by_leaf for _, h in sorted(by_leaf[leaf])]  # dicts keep the file's order
+    assert [imported.graph.nodes[n]["guid"] for n in range(len(hosts))] == expected
 
 
 def test_loopback_cables_are_skipped_and_counted():
