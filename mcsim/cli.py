@@ -159,7 +159,18 @@ def cmd_stream(args: argparse.Namespace) -> int:
 
 
 def cmd_topo_show(args: argparse.Namespace) -> int:
-    print(topology.format_summary(topology.resolve(args.file)))
+    g = topology.resolve(args.file)
+    print(topology.format_summary(g))
+    if args.ports:
+        from mcsim.routing.layout import port_map
+
+        def name(n: int) -> str:
+            return f"{n} ({g.nodes[n]['name']})" if "name" in g.nodes[n] else str(n)
+
+        print("ports (node: port -> neighbour [parallel link]), as --pcap-ports and Faults name them")
+        for node, ports in port_map(g).items():
+            out = ", ".join(f"{p}->{nbr}" + (f"[{i}]" if i else "") for p, (nbr, i) in enumerate(ports))
+            print(f"  {name(node)}: {out}")
     return 0
 
 
@@ -201,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "file", help=f"a .toml or .graphml file, or a name from topologies/ ({', '.join(topology.available())})"
     )
+    p.add_argument("--ports", action="store_true", help="also every node's ports and where each leads")
     p.set_defaults(func=cmd_topo_show, parser=p)
     topology_commands.add_import_parser(topo)
     p = topo.add_parser(

@@ -295,28 +295,44 @@ PCAP_MAX_BYTES = 1 << 30
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PcapConfig:
-    """A packet trace (``Scenario.run(pcap=...)``): the frames each host in ``hosts`` sends and receives, one
-    pcap file per host, ``folder``/host-<h>.pcap, native InfiniBand frames in ERF records (Wireshark and
-    tshark read them as they are); each file holds at most ``max_packets`` frames and ``max_bytes`` bytes
-    (0: no cap), the rest counted."""
+    """A packet trace (``Scenario.run(pcap=...)``): one pcap file per host in ``hosts`` (the frames its NIC sends
+    and receives, ``folder``/host-<h>.pcap) and per port in ``ports`` (``(node, port)`` as in
+    :class:`Faults`: the frames the port sends and those that arrive at it, ``folder``/node-<n>-port-<p>.pcap).
+    Frames as the run's wire format carries them: native InfiniBand in ERF records, RoCEv2 as Ethernet frames;
+    truncated after their headers (with their length on the wire), whole with ICRC and VCRC or FCS in verify
+    mode. Each file holds at most ``max_packets`` frames and ``max_bytes`` bytes (0: no cap), the rest counted."""
 
     folder: str
     hosts: tuple[int, ...] = (0,)
+    ports: tuple[tuple[int, int], ...] = ()
     max_packets: int = PCAP_MAX_PACKETS
     max_bytes: int = PCAP_MAX_BYTES
 
     def __post_init__(self) -> None:
         if not isinstance(self.folder, str) or not self.folder:
             raise McsimError(f"PcapConfig: folder={self.folder!r} must be a folder's path")
-        if not isinstance(self.hosts, tuple) or not self.hosts:
-            raise McsimError(f"PcapConfig: hosts={self.hosts!r} must be a tuple of hosts, e.g. (0, 1)")
+        if not isinstance(self.hosts, tuple) or not isinstance(self.ports, tuple) or not self.hosts + self.ports:
+            raise McsimError(
+                f"PcapConfig: hosts={self.hosts!r}, ports={self.ports!r}: give a tuple of hosts, e.g. (0, 1), "
+                "and/or of (node, port) pairs"
+            )
         for h in self.hosts:
             require_int("PcapConfig", "hosts", h, lo=0)
-        if len(set(self.hosts)) != len(self.hosts):
-            raise McsimError(f"PcapConfig: hosts={self.hosts!r} names a host twice")
+        for p in self.ports:
+            if not isinstance(p, tuple) or len(p) != 2:
+                raise McsimError(f"PcapConfig: ports={self.ports!r}: each port is a (node, port) pair, not {p!r}")
+            require_int("PcapConfig", "ports", p[0], lo=0)
+            require_int("PcapConfig", "ports", p[1], lo=0)
+        for name, items in (("hosts", self.hosts), ("ports", self.ports)):
+            if len(set(items)) != len(items):
+                raise McsimError(f"PcapConfig: {name}={items!r} names one twice")
         require_int("PcapConfig", "max_packets", self.max_packets, lo=0)
         require_int("PcapConfig", "max_bytes", self.max_bytes, lo=0)
 
     def path(self, host: int) -> str:
         """The file of one host's frames."""
         return os.path.join(self.folder, f"host-{host}.pcap")
+
+    def port_path(self, node: int, port: int) -> str:
+        """The file of one port's frames."""
+        return os.path.join(self.folder, f"node-{node}-port-{port}.pcap")

@@ -117,15 +117,26 @@ def read_memory(stack: abi.Handle, host: int, size_b: int) -> np.ndarray:
 PCAP_WRITER = "ns3::mcsim::PcapWriter"
 
 
-def open_pcap(stack: abi.Handle, path: str, hosts: Sequence[int], max_packets: int, max_bytes: int) -> abi.Handle:
-    """A C++ PcapWriter writing ``path``, tracing the NICs of ``hosts`` (before the run)."""
+def open_pcap(
+    stack: abi.Handle,
+    fabric: abi.Handle,
+    path: str,
+    traced: tuple[Sequence[int], Sequence[tuple[int, int]]],
+    max_packets: int,
+    max_bytes: int,
+) -> abi.Handle:
+    """A C++ PcapWriter writing ``path`` in the stack's wire format (whole frames if its NICs hold memory),
+    tracing ``traced`` = (the NICs of these hosts, these (node, port) ports) (before the run)."""
     lib = runtime.load()
     writer = abi.Handle(lib, PCAP_WRITER)
     with runtime.disposed_on_error(writer):
         set_attributes(writer, "PcapWriter", MaxPackets=max_packets, MaxBytes=max_bytes)
-        lib.mcsim_pcap_open(writer, path.encode())
+        lib.mcsim_pcap_open(writer, stack, path.encode())
+        hosts, ports = traced
         for host in hosts:
             lib.mcsim_pcap_attach(writer, stack, host)
+        for node, port in ports:
+            lib.mcsim_pcap_attach_port(writer, fabric, node, port)
     return writer
 
 

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mcsim import topology
 from mcsim.config.collectives import (
     EVERY_ALGORITHM,
     INNET_ALGORITHMS,
@@ -31,7 +30,7 @@ from mcsim.runs import packet_trace
 from mcsim.runs.scenario import Scenario, artifact_protocol
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.units import format_size
-from mcsim.util.options import DefaultsHelp, Given, GivenFlag, given, parse_hosts, typed, typed_option
+from mcsim.util.options import DefaultsHelp, Given, GivenFlag, given, parse_hosts, parse_ports, typed, typed_option
 from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 
 RESULT_TABLE = Table(  # nccl-tests' columns first (its size and count: Result.summary), then mcsim's
@@ -242,21 +241,26 @@ def _report(args: argparse.Namespace, scenarios: Sequence[Scenario], results: Se
 
 
 def _pcaps(args: argparse.Namespace, scenarios: Sequence[Scenario]) -> list[PcapConfig | None]:
-    """Per size, its packet trace (--pcap, --pcap-hosts): a folder of its own when there are several sizes."""
+    """Per size, its packet trace (--pcap, --pcap-hosts, --pcap-ports): a folder of its own when there are
+    several sizes."""
     if args.pcap is None:
-        if args.pcap_hosts is not None:
-            raise McsimError("--pcap-hosts goes with --pcap DIR (the folder of the traces)")
+        for option in ("pcap_hosts", "pcap_ports"):
+            if getattr(args, option) is not None:
+                raise McsimError(f"--{option.replace('_', '-')} goes with --pcap DIR (the folder of the traces)")
         return [None] * len(scenarios)
-    n_hosts = topology.host_count(scenarios[0]._base_graph())
-    hosts = parse_hosts(args.pcap_hosts or "0", n_hosts, "--pcap-hosts")
+    layout = scenarios[0]._layout()
+    ports = parse_ports(args.pcap_ports, layout.graph) if args.pcap_ports is not None else ()
+    hosts = parse_hosts(args.pcap_hosts or "0", layout.hosts, "--pcap-hosts") if args.pcap_hosts or not ports else ()
     folder = Path(args.pcap)
     pcaps: list[PcapConfig | None] = [
-        PcapConfig(folder=str(folder / f"{sc.bytes_per_rank_b}B" if len(scenarios) > 1 else folder), hosts=hosts)
+        PcapConfig(
+            folder=str(folder / f"{sc.bytes_per_rank_b}B" if len(scenarios) > 1 else folder), hosts=hosts, ports=ports
+        )
         for sc in scenarios
     ]
     for pcap in pcaps:  # its folders made (or one line) before anything runs
         if pcap is not None:
-            packet_trace.check_pcap(pcap, n_hosts)
+            packet_trace.check_pcap(pcap, layout.hosts, packet_trace.ports_per_node(layout))
     return pcaps
 
 
@@ -448,9 +452,22 @@ def _output_options(add: Add) -> None:
         default=None,
         metavar="DIR",
         help="write the frames that --pcap-hosts send and receive to DIR/host-<h>.pcap (with several sizes, "
-        "DIR/<size>B/host-<h>.pcap): native InfiniBand in ERF records, as tshark and Wireshark read them",
+        "DIR/<size>B/host-<h>.pcap): native InfiniBand in ERF records or RoCEv2 in Ethernet frames, as tshark "
+        "and Wireshark read them; truncated after the headers, whole with --verify",
     )
-    add("--pcap-hosts", default=None, metavar="HOSTS", help="hosts to trace: 0,3,5, ranges 0-15 or all (default 0)")
+    add(
+        "--pcap-hosts",
+        default=None,
+        metavar="HOSTS",
+        help="hosts to trace: 0,3,5, ranges 0-15 or all (default 0, none if only --pcap-ports is given)",
+    )
+    add(
+        "--pcap-ports",
+        default=None,
+        metavar="PORTS",
+        help="switch (or host) ports to trace, as NODE:PORT,...: a node's number or name, its port's number "
+        "(`mcsim topo show` lists them); each to DIR/node-<n>-port-<p>.pcap, the frames it sends and receives",
+    )
     add(
         "--events",
         default=None,

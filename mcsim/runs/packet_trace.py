@@ -1,23 +1,35 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""A run's packet trace (Scenario.run(pcap=PcapConfig(...))): a C++ PcapWriter per traced host, each writing
-the frames its NIC sends and receives as they go (no Python per packet), closed after the run."""
+"""A run's packet trace (Scenario.run(pcap=PcapConfig(...))): a C++ PcapWriter per traced host or port, each
+writing the frames its NIC or port sends and receives as they go (no Python per packet), closed after the run."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from mcsim.config.rdma import PcapConfig
 from mcsim.errors import McsimError
 from mcsim.native import rdma
 from mcsim.native.simulation import Simulation
+from mcsim.routing.layout import Layout
 
 
-def check_pcap(pcap: PcapConfig, n_hosts: int) -> None:
-    """Its hosts exist and its folder can take the files (made if missing): one line if not."""
+def check_pcap(pcap: PcapConfig, n_hosts: int, ports_of: Sequence[int]) -> None:
+    """Its hosts and ports exist (``ports_of[node]``: the node's ports) and its folder can take the files (made
+    if missing): one line if not."""
     bad = [h for h in pcap.hosts if h >= n_hosts]
     if bad:
         raise McsimError(f"pcap: host {bad[0]} is not a host of the topology (0..{n_hosts - 1})")
+    for node, port in pcap.ports:
+        if node >= len(ports_of):
+            raise McsimError(
+                f"pcap: port {node}:{port}: node {node} is not a node of the topology (0..{len(ports_of) - 1})"
+            )
+        if port >= ports_of[node]:
+            raise McsimError(f"pcap: port {node}:{port}: node {node} has ports 0..{ports_of[node] - 1}")
     try:
         os.makedirs(pcap.folder, exist_ok=True)
     except OSError as exc:
@@ -26,12 +38,20 @@ def check_pcap(pcap: PcapConfig, n_hosts: int) -> None:
         raise McsimError(f"pcap: folder {pcap.folder!r} is not writable")
 
 
-def open_writers(sim: Simulation, stack: Any, pcap: PcapConfig, n_hosts: int) -> list[tuple[str, Any]]:
-    """A writer per host (owned by the simulation), its hosts and folder checked first: (its file, the writer)."""
-    check_pcap(pcap, n_hosts)
+def ports_per_node(layout: Layout) -> list[int]:
+    """How many ports each node of a fabric has (node order)."""
+    return [int(n) for n in np.diff(layout.port_base)]
+
+
+def open_writers(sim: Simulation, stack: Any, fabric: Any, pcap: PcapConfig, layout: Layout) -> list[tuple[str, Any]]:
+    """A writer per host and per port (owned by the simulation), checked first: (its file, the writer)."""
+    check_pcap(pcap, layout.hosts, ports_per_node(layout))
+    files: list[tuple[str, tuple[Sequence[int], Sequence[tuple[int, int]]]]] = [
+        (pcap.path(h), ((h,), ())) for h in pcap.hosts
+    ] + [(pcap.port_path(n, p), ((), ((n, p),))) for n, p in pcap.ports]
     return [
-        (pcap.path(h), sim.own_app(rdma.open_pcap(stack, pcap.path(h), (h,), pcap.max_packets, pcap.max_bytes)))
-        for h in pcap.hosts
+        (path, sim.own_app(rdma.open_pcap(stack, fabric, path, traced, pcap.max_packets, pcap.max_bytes)))
+        for path, traced in files
     ]
 
 

@@ -491,10 +491,11 @@ class Scenario:
         reductions = [list(hosts)] if self._innet else []
         expected = Expected(self.collective, len(hosts), n, self.root) if self.verify else None
         outputs: list[np.ndarray] = []
+        layout = self._layout()
         with Simulation() as sim:
             fab = sim.own_fabric(
                 fabric.build(
-                    self._layout(),
+                    layout,
                     groups=groups,
                     config=self.fabric,
                     faults=self.faults,
@@ -512,7 +513,7 @@ class Scenario:
                 teams.append(sim.own_app(collectives.start_team(stack, s, after=teams[-1] if after else None)))
                 if events:
                     collectives.record_events(teams[-1])
-            writers = packet_trace.open_writers(sim, stack, pcap, fab.n_hosts) if pcap is not None else []
+            writers = packet_trace.open_writers(sim, stack, fab.cxx, pcap, layout) if pcap is not None else []
             sim.run()
             files = packet_trace.close_writers(writers) if pcap is not None else None
             stats = [collectives.team_stats(t) for t in teams]

@@ -100,6 +100,24 @@ class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+def parse_ports(text: str, graph: Any, where: str = "--pcap-ports") -> tuple[tuple[int, int], ...]:
+    """Ports as ``NODE:PORT,...``, a node by its number or its name in ``graph`` (e.g. ``edge0:2``): (node, port)
+    pairs in the order given, each once. Whether the port exists is the caller's check."""
+    names = {str(d["name"]): n for n, d in graph.nodes(data=True) if "name" in d}
+    ports: list[tuple[int, int]] = []
+    for part in text.split(","):
+        node_text, sep, port_text = part.strip().rpartition(":")
+        if not sep or not port_text.isdigit() or not node_text:
+            raise McsimError(f"{where}={text!r}: give ports as NODE:PORT, e.g. 16:0 or edge0:2")
+        node = int(node_text) if node_text.isdigit() else names.get(node_text)
+        if node is None or node not in graph:
+            raise McsimError(f"{where}={text!r}: {node_text!r} is not a node of the topology (a number or a name)")
+        if (node, int(port_text)) in ports:
+            raise McsimError(f"{where}={text!r}: names port {node}:{port_text} twice")
+        ports.append((node, int(port_text)))
+    return tuple(ports)
+
+
 def parse_hosts(text: str, hosts: int, where: str = "--group") -> tuple[int, ...]:
     """Hosts ``0,3,5``, ranges ``0-15`` (ends included) or ``all``: ascending, each once, each a host."""
     if text.strip() == "all":

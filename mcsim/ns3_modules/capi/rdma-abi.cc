@@ -132,12 +132,16 @@ mcsim_verbs_ud_qp_counters(void* workload, uint64_t* out, uint64_t n)
 }
 
 // ---------------------------------------------------------------------------------------------
-// a PcapWriter (rdma/helper/pcap-writer.h): the frames of some hosts' NICs in one pcap file
+// a PcapWriter (rdma/helper/pcap-writer.h): the frames of some NICs and ports in one pcap file
 
+/** Create the file, its frames in the stack's wire format, whole if its NICs carry payloads. */
 MCSIM_ABI int64_t
-mcsim_pcap_open(void* writer, const char* path)
+mcsim_pcap_open(void* writer, void* stack, const char* path)
 {
-    return capi::Do([&] { capi::As<PcapWriter>(writer).Open(path); });
+    return capi::Do([&] {
+        const Ptr<Nic> nic = capi::As<RdmaStack>(stack).GetNic(0);
+        capi::As<PcapWriter>(writer).Open(path, nic->GetWireFormat(), nic->HasMemory());
+    });
 }
 
 MCSIM_ABI int64_t
@@ -145,6 +149,17 @@ mcsim_pcap_attach(void* writer, void* stack, uint32_t host)
 {
     return capi::Do(
         [&] { capi::As<PcapWriter>(writer).Attach(capi::As<RdmaStack>(stack).GetNic(host)); });
+}
+
+/** Trace port `port` of node `node`: the frames it sends and those that arrive at it. */
+MCSIM_ABI int64_t
+mcsim_pcap_attach_port(void* writer, void* fabric, uint32_t node, uint32_t port)
+{
+    return capi::Do([&] {
+        const auto& fab = capi::As<Fabric>(fabric);
+        const uint32_t g = fab.GetPortIndex(node, port);
+        capi::As<PcapWriter>(writer).AttachPort(fab.GetPort(g), fab.GetPeerPort(g));
+    });
 }
 
 /** Close the file; out[0] frames written, out[1] frames over a cap. */

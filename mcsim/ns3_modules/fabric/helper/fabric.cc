@@ -435,6 +435,13 @@ Fabric::GetPort(uint32_t g) const
     return m_ports[g];
 }
 
+Ptr<Port>
+Fabric::GetPeerPort(uint32_t g) const
+{
+    GetPort(g); // throws if there is no such port
+    return m_ports[m_peerIndex[g]];
+}
+
 uint32_t
 Fabric::GetNHosts() const
 {

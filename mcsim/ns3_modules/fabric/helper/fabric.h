@@ -122,6 +122,8 @@ class Fabric : public Object
     Ptr<Host> GetHost(uint32_t i) const;
     /** Global port g (0 <= g < GetNPorts()); throws std::out_of_range. */
     Ptr<Port> GetPort(uint32_t g) const;
+    /** The port at the far end of global port g's link; throws std::out_of_range. */
+    Ptr<Port> GetPeerPort(uint32_t g) const;
     uint32_t GetNHosts() const;
     uint32_t GetNNodes() const;
     uint32_t GetNPorts() const;                                //!< all ports, hosts' included

@@ -2,7 +2,7 @@
 #include "pcap-writer.h"
 
 #include "transport-header.h"
-#include "wire-format.h"
+#include "wire-frame.h"
 
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -17,18 +17,16 @@ namespace mcsim
 namespace
 {
 constexpr uint32_t PCAP_MAGIC_NS = 0xA1B23C4D; //!< pcap with nanosecond timestamps
+constexpr uint32_t LINKTYPE_ETHERNET = 1;
 constexpr uint32_t LINKTYPE_ERF = 197;
 constexpr uint8_t ERF_TYPE_INFINIBAND = 21;
+constexpr uint8_t ERF_FLAG_VARYING_LENGTH = 0x04;
 constexpr uint32_t ERF_HEADER_BYTES = 16;
 constexpr uint32_t PCAP_FILE_HEADER_BYTES = 24;
 constexpr uint32_t PCAP_RECORD_HEADER_BYTES =
-    16;                                         //!< seconds, nanoseconds, captured, original length
-constexpr uint16_t MULTICAST_LID_BASE = 0xC000; //!< the first multicast LID (IBA 7.11.1)
-constexpr uint8_t BTH_OPCODE_UD_SEND_ONLY = 0x64;
-constexpr uint8_t AETH_ACK = 0x1F;       //!< ACK, credits invalid (no end-to-end flow control)
-constexpr uint8_t AETH_NAK_PSN = 0x60;   //!< NAK: PSN sequence error
-constexpr uint8_t AETH_RNR_NAK = 0x20;   //!< RNR NAK (timer 0)
-constexpr uint32_t UD_QKEY = 0x80010000; //!< the Q_Key of mcsim's UD QPs (a well-known value)
+    16; //!< seconds, nanoseconds, captured, original length
+constexpr uint32_t PCAP_SNAP_BYTES = 65535;
+constexpr int64_t NS_PER_S = 1000000000;
 
 void
 Put(std::vector<uint8_t>& out, uint64_t value, int bytes)
@@ -38,102 +36,7 @@ Put(std::vector<uint8_t>& out, uint64_t value, int bytes)
         out.push_back(static_cast<uint8_t>(value >> (8 * i)));
     }
 }
-
-/** A GID of the model's: the link-local prefix and the host's GUID (its number + 1). */
-void
-PutGid(std::vector<uint8_t>& out, uint64_t prefix, uint64_t id)
-{
-    Put(out, prefix, 8);
-    Put(out, id, 8);
-}
-
-uint8_t
-BthOpcode(Opcode op)
-{
-    // the RC opcodes in mcsim's Opcode are in the specification's order, 0x00 (SEND_FIRST) ..
-    // 0x11 (ACKNOWLEDGE); UD SEND_ONLY and SEND_ONLY_IMM are 0x64 and 0x65
-    return IsUd(op)
-               ? static_cast<uint8_t>(BTH_OPCODE_UD_SEND_ONLY + (op == Opcode::UD_SEND_ONLY_IMM))
-               : static_cast<uint8_t>(op);
-}
-
-uint8_t
-Syndrome(uint8_t flags)
-{
-    return (flags & TransportHeader::FLAG_NAK)   ? AETH_NAK_PSN
-           : (flags & TransportHeader::FLAG_RNR) ? AETH_RNR_NAK
-                                                 : AETH_ACK;
-}
-
-void
-PutExtensions(std::vector<uint8_t>& out, const TransportHeader& h, uint32_t srcQpn)
-{
-    if (IsUd(h.opcode))
-    {
-        Put(out, UD_QKEY, 4);
-        Put(out, srcQpn & 0xFFFFFF, 4); // reserved byte, then SrcQP
-    }
-    if (HasReth(h.opcode))
-    {
-        Put(out, h.remoteOffset, 8); // VA
-        Put(out, 0, 4);              // R_Key
-        Put(out, h.length, 4);       // DMA length
-    }
-    if (HasAeth(h.opcode))
-    {
-        Put(out, (static_cast<uint32_t>(Syndrome(h.flags)) << 24), 4); // syndrome, MSN 0
-    }
-    if (HasImm(h.opcode))
-    {
-        Put(out, h.imm, 4);
-    }
-}
 } // namespace
-
-std::vector<uint8_t>
-InfinibandFrame(const FabricHeader::Fields& fields,
-                uint32_t payloadBytes,
-                uint32_t srcQpn,
-                uint32_t& wireBytes)
-{
-    const TransportHeader h = TransportHeader::FromFields(fields);
-    const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
-    const uint32_t group = h.dst & ~FabricHeader::GROUP_FLAG;
-    const uint32_t pad = (4 - payloadBytes % 4) % 4;
-    std::vector<uint8_t> ext;
-    PutExtensions(ext, h, srcQpn);
-    const uint32_t bth = wire::BTH_BYTES + static_cast<uint32_t>(ext.size());
-    const uint32_t grh = multicast ? wire::GRH_BYTES : 0;
-    const uint32_t toIcrc = wire::LRH_BYTES + grh + bth + payloadBytes + pad + wire::ICRC_BYTES;
-    wireBytes = toIcrc + wire::VCRC_BYTES;
-    std::vector<uint8_t> out;
-    out.reserve(wire::LRH_BYTES + grh + bth);
-    // LRH: VL 0, LVer 0; SL 0, LNH 3 (GRH follows) or 2 (BTH follows); DLID; PktLen in words; SLID
-    Put(out, 0, 1);
-    Put(out, multicast ? 3 : 2, 1);
-    Put(out, multicast ? MULTICAST_LID_BASE + group : h.dst + 1, 2);
-    Put(out, (toIcrc / 4) & 0x7FF, 2);
-    Put(out, h.srcHost + 1, 2);
-    if (multicast)
-    {
-        // GRH: IPVer 6, TClass 0, FlowLabel 0; PayLen (BTH to ICRC); NxtHdr 0x1B (BTH); HopLmt
-        Put(out, 0x60000000, 4);
-        Put(out, bth + payloadBytes + pad + wire::ICRC_BYTES, 2);
-        Put(out, 0x1B, 1);
-        Put(out, 0xFF, 1);
-        PutGid(out, 0xFE80000000000000ULL, h.srcHost + 1);
-        PutGid(out, 0xFF12401B00000000ULL, group); // a multicast GID of the IPoIB-style prefix
-    }
-    // BTH: OpCode; SE 0, M 0, PadCnt, TVer 0; P_Key; reserved; DestQP; A, PSN
-    Put(out, BthOpcode(h.opcode), 1);
-    Put(out, pad << 4, 1);
-    Put(out, 0xFFFF, 2);
-    Put(out, multicast ? 0xFFFFFFu : h.dstQpn, 4);
-    const uint32_t ackReq = (h.flags & TransportHeader::FLAG_ACK_REQUEST) ? 0x80000000u : 0;
-    Put(out, ackReq | (h.psn & 0xFFFFFF), 4);
-    out.insert(out.end(), ext.begin(), ext.end());
-    return out;
-}
 
 NS_OBJECT_ENSURE_REGISTERED(PcapWriter);
 
@@ -174,7 +77,7 @@ PcapWriter::DoDispose()
 }
 
 void
-PcapWriter::Open(const std::string& path)
+PcapWriter::Open(const std::string& path, WireFormat format, bool payload)
 {
     m_out.open(path, std::ios::binary | std::ios::trunc);
     if (!m_out)
@@ -182,10 +85,15 @@ PcapWriter::Open(const std::string& path)
         throw std::invalid_argument("PcapWriter: cannot write " + path);
     }
     m_path = path;
+    m_format = format;
+    m_payload = payload;
     // little-endian, as the host writes them: magic, version 2.4, zone, sigfigs, snaplen, link type
     const uint32_t magic = PCAP_MAGIC_NS;
     const uint16_t version[2] = {2, 4};
-    const uint32_t rest[4] = {0, 0, 65535, LINKTYPE_ERF};
+    const uint32_t rest[4] = {0,
+                              0,
+                              PCAP_SNAP_BYTES,
+                              format == WireFormat::INFINIBAND ? LINKTYPE_ERF : LINKTYPE_ETHERNET};
     m_out.write(reinterpret_cast<const char*>(&magic), sizeof(magic));
     m_out.write(reinterpret_cast<const char*>(version), sizeof(version));
     m_out.write(reinterpret_cast<const char*>(rest), sizeof(rest));
@@ -195,13 +103,19 @@ PcapWriter::Open(const std::string& path)
 void
 PcapWriter::Attach(Ptr<Nic> nic)
 {
-    if (nic->GetWireFormat() != WireFormat::INFINIBAND)
+    if (nic->GetWireFormat() != m_format)
     {
-        throw std::invalid_argument("PcapWriter: traces native InfiniBand frames (the NIC's "
-                                    "WireFormat is RoCEv2)");
+        throw std::invalid_argument("PcapWriter: a NIC of another wire format than the file's");
     }
     nic->TraceConnectWithoutContext("Tx", MakeCallback(&PcapWriter::OnTx, this));
     nic->TraceConnectWithoutContext("Rx", MakeCallback(&PcapWriter::OnRx, this));
+}
+
+void
+PcapWriter::AttachPort(Ptr<Port> port, Ptr<Port> peer)
+{
+    port->TraceConnectWithoutContext("Tx", MakeCallback(&PcapWriter::OnPort, this));
+    peer->TraceConnectWithoutContext("Rx", MakeCallback(&PcapWriter::OnPort, this));
 }
 
 void
@@ -210,7 +124,7 @@ PcapWriter::OnTx(Ptr<const Packet> packet,
                  uint32_t /* host */,
                  uint32_t qpn)
 {
-    Write(f, packet->GetSize(), qpn);
+    Write(packet, f, qpn);
 }
 
 void
@@ -220,11 +134,20 @@ PcapWriter::OnRx(Ptr<const Packet> packet,
                  uint32_t /* qpn */)
 {
     // a datagram's flow is its sending QP (UdQp); an RC packet's carries no DETH
-    Write(f, packet->GetSize(), f.flow);
+    Write(packet, f, f.flow);
 }
 
 void
-PcapWriter::Write(const FabricHeader::Fields& f, uint32_t packetBytes, uint32_t srcQpn)
+PcapWriter::OnPort(Ptr<const Packet> packet,
+                   const FabricHeader::Fields& f,
+                   uint32_t /* node */,
+                   uint32_t /* port */)
+{
+    Write(packet, f, f.flow);
+}
+
+void
+PcapWriter::Write(Ptr<const Packet> packet, const FabricHeader::Fields& f, uint32_t srcQpn)
 {
     if (m_maxPackets != 0 && m_written >= m_maxPackets)
     {
@@ -232,40 +155,54 @@ PcapWriter::Write(const FabricHeader::Fields& f, uint32_t packetBytes, uint32_t 
         return;
     }
     const TransportHeader h = TransportHeader::FromFields(f);
-    const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
-    const uint32_t headers = WireHeaderBytes(WireFormat::INFINIBAND, h.opcode, multicast);
-    const uint32_t payload = packetBytes > headers ? packetBytes - headers : 0;
-    uint32_t wireBytes = 0;
-    const std::vector<uint8_t> frame = InfinibandFrame(f, payload, srcQpn, wireBytes);
-    const uint32_t record =
-        PCAP_RECORD_HEADER_BYTES + ERF_HEADER_BYTES + static_cast<uint32_t>(frame.size());
+    const uint32_t headers = WireHeaderBytes(m_format, h.opcode, f.IsGroup());
+    const uint32_t size = packet->GetSize();
+    const uint32_t payload = size > headers ? size - headers : 0;
+    const uint8_t* data = nullptr; // headers only
+    if (m_payload)
+    {
+        m_data.resize(payload + 1);               // never empty: an ACK's frame is whole too
+        packet->CopyData(m_data.data(), payload); // a verify-mode packet has its payload first
+        data = m_data.data();
+    }
+    const WireFrame frame = BuildWireFrame(m_format, f, payload, srcQpn, data);
+    WriteRecord(frame.bytes, frame.wireBytes);
+}
+
+void
+PcapWriter::WriteRecord(const std::vector<uint8_t>& frame, uint32_t wireBytes)
+{
+    const bool erf = m_format == WireFormat::INFINIBAND;
+    const uint32_t erfBytes = erf ? ERF_HEADER_BYTES : 0;
+    const uint32_t capLen = erfBytes + static_cast<uint32_t>(frame.size());
+    const uint32_t record = PCAP_RECORD_HEADER_BYTES + capLen;
     if (m_maxBytes != 0 && m_bytes + record > m_maxBytes)
     {
         m_skipped++;
         return;
     }
     const int64_t ns = Simulator::Now().GetNanoSeconds();
-    const uint32_t capLen = ERF_HEADER_BYTES + static_cast<uint32_t>(frame.size());
-    const uint32_t origLen = ERF_HEADER_BYTES + wireBytes;
-    const uint32_t rec[4] = {static_cast<uint32_t>(ns / 1000000000),
-                             static_cast<uint32_t>(ns % 1000000000),
+    const uint32_t rec[4] = {static_cast<uint32_t>(ns / NS_PER_S),
+                             static_cast<uint32_t>(ns % NS_PER_S),
                              capLen,
-                             origLen};
+                             erfBytes + wireBytes};
     m_out.write(reinterpret_cast<const char*>(rec), sizeof(rec));
-    // ERF: timestamp (little-endian 32.32 seconds), type, flags (varying length), rlen, lctr,
-    // wlen (big-endian)
-    const uint64_t seconds = static_cast<uint64_t>(ns / 1000000000);
-    const uint64_t frac = (static_cast<uint64_t>(ns % 1000000000) << 32) / 1000000000;
-    const uint64_t ts = (seconds << 32) | frac;
-    m_out.write(reinterpret_cast<const char*>(&ts), 8);
-    std::vector<uint8_t> erf;
-    Put(erf, ERF_TYPE_INFINIBAND, 1);
-    Put(erf, 0x04, 1); // varying-length record
-    Put(erf, capLen, 2);
-    Put(erf, 0, 2);
-    Put(erf, wireBytes & 0xFFFF, 2);
-    m_out.write(reinterpret_cast<const char*>(erf.data()),
-                static_cast<std::streamsize>(erf.size()));
+    if (erf)
+    {
+        // ERF: timestamp (little-endian 32.32 seconds), type, flags, rlen, lctr, wlen (big-endian)
+        const uint64_t seconds = static_cast<uint64_t>(ns / NS_PER_S);
+        const uint64_t frac = (static_cast<uint64_t>(ns % NS_PER_S) << 32) / NS_PER_S;
+        const uint64_t ts = (seconds << 32) | frac;
+        m_out.write(reinterpret_cast<const char*>(&ts), 8);
+        std::vector<uint8_t> header;
+        Put(header, ERF_TYPE_INFINIBAND, 1);
+        Put(header, ERF_FLAG_VARYING_LENGTH, 1);
+        Put(header, capLen, 2);
+        Put(header, 0, 2);
+        Put(header, wireBytes & 0xFFFF, 2);
+        m_out.write(reinterpret_cast<const char*>(header.data()),
+                    static_cast<std::streamsize>(header.size()));
+    }
     m_out.write(reinterpret_cast<const char*>(frame.data()),
                 static_cast<std::streamsize>(frame.size()));
     m_bytes += record;
