@@ -7,6 +7,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <cstring>
 #include <stdexcept>
 
 namespace ns3
@@ -28,14 +29,6 @@ constexpr uint32_t PCAP_RECORD_HEADER_BYTES =
 constexpr uint32_t PCAP_SNAP_BYTES = 65535;
 constexpr int64_t NS_PER_S = 1000000000;
 
-void
-Put(std::vector<uint8_t>& out, uint64_t value, int bytes)
-{
-    for (int i = bytes - 1; i >= 0; --i)
-    {
-        out.push_back(static_cast<uint8_t>(value >> (8 * i)));
-    }
-}
 } // namespace
 
 NS_OBJECT_ENSURE_REGISTERED(PcapWriter);
@@ -165,8 +158,8 @@ PcapWriter::Write(Ptr<const Packet> packet, const FabricHeader::Fields& f, uint3
         packet->CopyData(m_data.data(), payload); // a verify-mode packet has its payload first
         data = m_data.data();
     }
-    const WireFrame frame = BuildWireFrame(m_format, f, payload, srcQpn, data);
-    WriteRecord(frame.bytes, frame.wireBytes);
+    const uint32_t wireBytes = BuildWireFrame(m_format, f, payload, srcQpn, data, m_frame);
+    WriteRecord(m_frame, wireBytes);
 }
 
 void
@@ -186,23 +179,26 @@ PcapWriter::WriteRecord(const std::vector<uint8_t>& frame, uint32_t wireBytes)
                              static_cast<uint32_t>(ns % NS_PER_S),
                              capLen,
                              erfBytes + wireBytes};
-    m_out.write(reinterpret_cast<const char*>(rec), sizeof(rec));
+    char head[PCAP_RECORD_HEADER_BYTES + ERF_HEADER_BYTES];
+    std::memcpy(head, rec, sizeof(rec)); // little-endian, as the file header
     if (erf)
     {
         // ERF: timestamp (little-endian 32.32 seconds), type, flags, rlen, lctr, wlen (big-endian)
         const uint64_t seconds = static_cast<uint64_t>(ns / NS_PER_S);
         const uint64_t frac = (static_cast<uint64_t>(ns % NS_PER_S) << 32) / NS_PER_S;
         const uint64_t ts = (seconds << 32) | frac;
-        m_out.write(reinterpret_cast<const char*>(&ts), 8);
-        std::vector<uint8_t> header;
-        Put(header, ERF_TYPE_INFINIBAND, 1);
-        Put(header, ERF_FLAG_VARYING_LENGTH, 1);
-        Put(header, capLen, 2);
-        Put(header, 0, 2);
-        Put(header, wireBytes & 0xFFFF, 2);
-        m_out.write(reinterpret_cast<const char*>(header.data()),
-                    static_cast<std::streamsize>(header.size()));
+        std::memcpy(head + sizeof(rec), &ts, sizeof(ts));
+        const uint8_t rest[8] = {ERF_TYPE_INFINIBAND,
+                                 ERF_FLAG_VARYING_LENGTH,
+                                 static_cast<uint8_t>(capLen >> 8),
+                                 static_cast<uint8_t>(capLen),
+                                 0,
+                                 0,
+                                 static_cast<uint8_t>(wireBytes >> 8),
+                                 static_cast<uint8_t>(wireBytes)};
+        std::memcpy(head + sizeof(rec) + sizeof(ts), rest, sizeof(rest));
     }
+    m_out.write(head, static_cast<std::streamsize>(sizeof(rec) + erfBytes));
     m_out.write(reinterpret_cast<const char*>(frame.data()),
                 static_cast<std::streamsize>(frame.size()));
     m_bytes += record;

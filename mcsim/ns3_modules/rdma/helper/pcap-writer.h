@@ -68,9 +68,10 @@ class PcapWriter : public Object
     std::string m_path;
     WireFormat m_format = WireFormat::INFINIBAND;
     bool m_payload = false;
-    std::vector<uint8_t> m_data; //!< a packet's payload (verify mode)
-    uint64_t m_maxPackets;       //!< "MaxPackets" (0: no cap)
-    uint64_t m_maxBytes;         //!< "MaxBytes" (0: no cap)
+    std::vector<uint8_t> m_data;  //!< a packet's payload (verify mode)
+    std::vector<uint8_t> m_frame; //!< the frame being written
+    uint64_t m_maxPackets;        //!< "MaxPackets" (0: no cap)
+    uint64_t m_maxBytes;          //!< "MaxBytes" (0: no cap)
     uint64_t m_bytes = 0;
     uint64_t m_written = 0;
     uint64_t m_skipped = 0;

@@ -312,39 +312,39 @@ Vcrc16(const uint8_t* data, std::size_t n)
     return static_cast<uint16_t>(~crc);
 }
 
-WireFrame
+uint32_t
 BuildWireFrame(WireFormat format,
                const FabricHeader::Fields& fields,
                uint32_t payloadBytes,
                uint32_t srcQpn,
-               const uint8_t* payload)
+               const uint8_t* payload,
+               std::vector<uint8_t>& out)
 {
     const TransportHeader h = TransportHeader::FromFields(fields);
     const bool ib = format == WireFormat::INFINIBAND;
     const uint32_t pad = (4 - payloadBytes % 4) % 4;
-    std::vector<uint8_t> transport;
-    PutTransport(transport, h, srcQpn, pad);
-    const uint32_t body = static_cast<uint32_t>(transport.size()) + payloadBytes + pad +
-                          wire::ICRC_BYTES; // BTH through ICRC
-    WireFrame frame;
-    std::vector<uint8_t>& out = frame.bytes;
+    // BTH and its extensions: the InfiniBand unicast headers less the LRH, ICRC and VCRC
+    const uint32_t transport = WireHeaderBytes(WireFormat::INFINIBAND, h.opcode, false) -
+                               wire::LRH_BYTES - wire::ICRC_BYTES - wire::VCRC_BYTES;
+    const uint32_t body = transport + payloadBytes + pad + wire::ICRC_BYTES; // BTH through ICRC
+    out.clear();
+    uint32_t wireBytes = 0;
     if (ib)
     {
         const uint32_t grh = TargetOf(h.dst) == Target::GROUP ? wire::GRH_BYTES : 0;
         PutLrhGrh(out, h, wire::LRH_BYTES + grh + body);
-        frame.wireBytes = wire::LRH_BYTES + grh + body + wire::VCRC_BYTES;
+        wireBytes = wire::LRH_BYTES + grh + body + wire::VCRC_BYTES;
     }
     else
     {
         PutEthIpUdp(out, h, wire::UDP_BYTES + body, fields.flow);
-        frame.wireBytes =
-            wire::ETH_BYTES + wire::IPV4_BYTES + wire::UDP_BYTES + body + wire::FCS_BYTES;
+        wireBytes = wire::ETH_BYTES + wire::IPV4_BYTES + wire::UDP_BYTES + body + wire::FCS_BYTES;
     }
     const std::size_t bth = out.size();
-    out.insert(out.end(), transport.begin(), transport.end());
+    PutTransport(out, h, srcQpn, pad);
     if (payload == nullptr)
     {
-        return frame;
+        return wireBytes;
     }
     out.insert(out.end(), payload, payload + payloadBytes);
     out.insert(out.end(), pad, 0);
@@ -357,7 +357,7 @@ BuildWireFrame(WireFormat format,
     {
         PutLittle(out, Crc32(0, out.data(), out.size()), 4);
     }
-    return frame;
+    return wireBytes;
 }
 
 } // namespace mcsim

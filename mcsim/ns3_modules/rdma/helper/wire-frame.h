@@ -28,26 +28,21 @@ namespace mcsim
  *
  * With the payload's bytes (verify mode) the frame is whole: payload, pad to 4 bytes, ICRC (both
  * formats), then VCRC (InfiniBand) or the Ethernet FCS (RoCEv2). Without them it is truncated
- * after its headers (a capture's snap length); wireBytes is always the frame's length on the wire.
- */
-struct WireFrame
-{
-    std::vector<uint8_t> bytes; //!< what a capture holds
-    uint32_t wireBytes = 0;     //!< the frame's length on the wire (no preamble or IFG)
-};
-
-/**
+ * after its headers (a capture's snap length).
  * @param format InfiniBand or RoCEv2
  * @param fields the packet's fabric fields (its transport header)
  * @param payloadBytes the payload's length
  * @param srcQpn the sending QP (DETH of a datagram)
  * @param payload verify mode: the payload's payloadBytes bytes; nullptr: headers only
+ * @param out the frame's captured bytes (cleared first; its capacity is reused)
+ * @return the frame's length on the wire (no preamble or IFG)
  */
-WireFrame BuildWireFrame(WireFormat format,
-                         const FabricHeader::Fields& fields,
-                         uint32_t payloadBytes,
-                         uint32_t srcQpn,
-                         const uint8_t* payload);
+uint32_t BuildWireFrame(WireFormat format,
+                        const FabricHeader::Fields& fields,
+                        uint32_t payloadBytes,
+                        uint32_t srcQpn,
+                        const uint8_t* payload,
+                        std::vector<uint8_t>& out);
 
 /** CRC-32 of IEEE 802.3 (reflected polynomial 0xEDB88320, seed and result inverted), continuing
  * from crc (0 to start): the ICRC and the Ethernet FCS. */
