@@ -58,7 +58,8 @@ ADDED_LATER = (
     "first_phase",
     "protocol_events",
     "pcap_files",
-)  # Result.first_phase (issue 33), Result.protocol_events (35)
+    "pfc",
+)  # Result.first_phase (issue 33), Result.protocol_events, .pcap_files (35), FabricResult.pfc (36)
 
 
 def _walk(h: hashlib._Hash, value: object) -> None:

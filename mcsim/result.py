@@ -152,14 +152,23 @@ class FabricResult:
     # raw flows (simulate()): packets the hosts receive when none is lost; None for RDMA runs, whose
     # transport recovers what is lost
     expected_rx_packets: int | None = None
+    # Priority Flow Control (flow_control="pfc"): counter_names("pfc") -> per global port (pause frames
+    # sent and received, paused time, ingress drops, ...); None without PFC
+    pfc: dict[str, np.ndarray] | None = None
 
     def drops_by_cause(self) -> dict[str, int]:
-        """Dropped packets of the whole fabric by cause: tail, loss, chosen, link_down."""
-        return {cause: int(self.ports[name].sum()) for cause, name in DROP_CAUSES.items()}
+        """Dropped packets of the whole fabric by cause: tail, loss, chosen, link_down (and with PFC
+        pfc_ingress: over an ingress queue's headroom, counted at the port where they arrived)."""
+        out = {cause: int(self.ports[name].sum()) for cause, name in DROP_CAUSES.items()}
+        if self.pfc is not None:
+            out["pfc_ingress"] = int(self.pfc["ingress_drops"].sum())
+        return out
 
     def dropped_packets(self) -> np.ndarray:
-        """Per global port: packets it dropped or lost on its link, all causes."""
-        return sum((self.ports[name] for name in DROP_CAUSES.values()), np.zeros_like(self.port_node, np.uint64))
+        """Per global port: packets it dropped or lost on its link, all causes (a PFC ingress drop
+        counts at the port where the packet arrived)."""
+        out = sum((self.ports[name] for name in DROP_CAUSES.values()), np.zeros_like(self.port_node, np.uint64))
+        return out + self.pfc["ingress_drops"] if self.pfc is not None else out
 
     @property
     def finish_ps(self) -> int:

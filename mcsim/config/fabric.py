@@ -22,7 +22,8 @@ from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS
 
 # the C++ types FabricConfig sets attributes of: the Fabric, and the factories of its switches and ports
 FABRIC, SWITCH, PORT = "ns3::mcsim::Fabric", "ns3::mcsim::Switch", "ns3::mcsim::Port"
-FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy"}  # -> ns3::mcsim::FlowControl, by its checker's names
+# -> ns3::mcsim::FlowControl, by its checker's names
+FLOW_CONTROLS = {"lossless": "Lossless", "lossy": "Lossy", "pfc": "Pfc"}
 FORWARDINGS = {"cut_through": "CutThrough", "store_and_forward": "StoreAndForward"}  # -> ns3::mcsim::Forwarding
 DEFAULT_SWITCH_LATENCY_PS = 170_000  # SX6036 (mcsim/ns3_modules/fabric/doc/fabric.md, "Fabric")
 INFINIBAND_LRH_BYTES = 8  # what an InfiniBand switch routes by: the local route header (destination LID)
@@ -31,6 +32,11 @@ INFINIBAND_LRH_BYTES = 8  # what an InfiniBand switch routes by: the local route
 GROUP_FLAG = 0x80000000
 FABRIC_HEADER_BYTES = 16
 DEFAULT_BUFFER_BYTES = 256 * 1024  # Port::DEFAULT_BUFFER_BYTES (fabric/doc/fabric.md, "Fabric")
+# PFC (fabric/doc/fabric.md, "Priority Flow Control"): XON this far below XOFF, two 4 KiB frames
+# (Port::DEFAULT_PFC_RESUME_OFFSET_BYTES); an XOFF's pause time, the largest a PFC frame carries
+# (IEEE 802.1Qbb: 16 bits of 512-bit-time quanta), refreshed at half of it while in force
+DEFAULT_PFC_RESUME_OFFSET_BYTES = 2 * 4096
+PFC_MAX_QUANTA = 0xFFFF
 # ASSUMPTION: partial-sum buffer per switch (no published figure for the SHARP ASICs); 4 MiB holds
 # 1024 slots of 4 KiB, far more than a lossless tree needs to stream at line rate.
 DEFAULT_AGGREGATION_BUFFER_BYTES = 4 * 1024 * 1024
@@ -50,8 +56,22 @@ DEFAULT_REROUTE_DELAY_PS = 100_000_000_000  # 100 ms: trap, sweep, route computa
 class FabricConfig:
     """Fabric-wide settings; every size in bytes, every time in ps."""
 
-    # "lossless" (credits, never drops) or "lossy" (tail drop)
+    # "lossless" (credits, never drops), "lossy" (tail drop) or "pfc" (Priority Flow Control: each
+    # ingress queue pauses its upstream port above pfc_xoff_b, resumes it at pfc_xoff_b less
+    # pfc_resume_offset_b; no drop within its headroom)
     flow_control: str = field(default="lossless", metadata=sets(FABRIC, "FlowControl", FLOW_CONTROLS))
+    # PFC: an ingress queue's XOFF threshold; 0: its buffer (switch_buffer_b) less its headroom
+    pfc_xoff_b: int = field(default=0, metadata=sets(PORT, "PfcXoffBytes"))
+    pfc_resume_offset_b: int = field(
+        default=DEFAULT_PFC_RESUME_OFFSET_BYTES, metadata=sets(PORT, "PfcResumeOffsetBytes")
+    )
+    # PFC: bytes an ingress takes past XOFF (then it drops); 0: computed per link, what can still
+    # arrive: 2 x (largest frame + delay x data rate) + the PFC frame (fabric.md)
+    pfc_headroom_b: int = field(default=0, metadata=sets(PORT, "PfcHeadroomBytes"))
+    pfc_pause_quanta: int = field(default=PFC_MAX_QUANTA, metadata=sets(PORT, "PfcPauseQuanta"))
+    # PFC: the largest data packet (bytes beyond header_b) the headroom must take; set from the
+    # RDMA MTU for RDMA runs
+    pfc_max_frame_b: int = field(default=DEFAULT_MTU_BYTES + 64, metadata=sets(PORT, "PfcMaxFrameBytes"))
     # per switch port
     switch_buffer_b: int = field(default=DEFAULT_BUFFER_BYTES, metadata=sets(FABRIC, "SwitchBufferBytes"))
     # a host port's ingress buffer
@@ -89,7 +109,8 @@ class FabricConfig:
             routing_header_b=self.routing_header_b,
             aggregation_buffer_b=self.aggregation_buffer_b,
         )
-        names = ("header_b", "routing_header_b", "switch_latency_ps", "ecmp_seed", "seed")
+        names = ("header_b", "routing_header_b", "switch_latency_ps", "ecmp_seed", "seed", "pfc_xoff_b",
+                 "pfc_resume_offset_b", "pfc_headroom_b")  # fmt: skip
         for name in (*names, "aggregation_rate_bps", "aggregation_buffer_b", "aggregation_trees"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
@@ -97,6 +118,13 @@ class FabricConfig:
         for name in ("routing_header_b", "aggregation_trees"):
             if getattr(self, name) >= 2**32:
                 raise McsimError(f"FabricConfig: {name}={getattr(self, name)} must be < 2**32")
+        if not isinstance(self.pfc_pause_quanta, int) or not 2 <= self.pfc_pause_quanta <= PFC_MAX_QUANTA:
+            raise McsimError(
+                f"FabricConfig: pfc_pause_quanta={self.pfc_pause_quanta!r} must be an integer in 2..{PFC_MAX_QUANTA} "
+                "(quanta of 512 bit times: the pause time a PFC frame carries)"
+            )
+        if not isinstance(self.pfc_max_frame_b, int) or not 0 < self.pfc_max_frame_b < 2**32:
+            raise McsimError(f"FabricConfig: pfc_max_frame_b={self.pfc_max_frame_b!r} must be an integer in 1..2**32-1")
         if self.aggregation_rate_bps >= 2**64:
             raise McsimError(f"FabricConfig: aggregation_rate_bps={self.aggregation_rate_bps} must be < 2**64")
         if self.seed > MAX_SEED:

@@ -283,7 +283,11 @@ def fabric_config_for(rdma: RdmaConfig, config: FabricConfig | None, where: str 
     McsimError
         If a lossless buffer cannot hold one largest packet (the MTU and MAX_WIRE_HEADER_B).
     """
-    out = dataclasses.replace(config or FabricConfig(), header_b=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format])
+    out = dataclasses.replace(
+        config or FabricConfig(),
+        header_b=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format],
+        pfc_max_frame_b=rdma.mtu_b + MAX_WIRE_HEADER_B,
+    )
     check_lossless_buffers(where, out, rdma.mtu_b + MAX_WIRE_HEADER_B, "the MTU (mtu_b)")
     return out
 

@@ -71,6 +71,7 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_fabric_n_ports": (PTR,),
     "mcsim_fabric_unroutable_packets": (PTR,),
     "mcsim_fabric_port_counters": (PTR, U64_OUT, U64),
+    "mcsim_fabric_pfc_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_host_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_source_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_aggregation_counters": (PTR, U64_OUT, U64),

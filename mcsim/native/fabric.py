@@ -97,6 +97,7 @@ class BuiltFabric:
         self.reductions = reductions  # per reduction given to build(): its aggregation trees
         self.n_hosts = layout.hosts
         self.n_flows = 0
+        self.pfc = False  # the ports run Priority Flow Control (their PFC counters are read)
 
     def add_flows(self, flows: Sequence[Flow]) -> None:
         """Add raw traffic sources (checked by simulate())."""
@@ -135,6 +136,7 @@ class BuiltFabric:
             hosts=self._host_counters(),
             sources=read_counters("source", self.n_flows, partial(lib.mcsim_fabric_source_counters, fabric)),
             unroutable_packets=lib.mcsim_fabric_unroutable_packets(fabric),
+            pfc=read_counters("pfc", n_ports, partial(lib.mcsim_fabric_pfc_counters, fabric)) if self.pfc else None,
             end_ps=lib.mcsim_now_ps(),
             trees=self.trees,
             aggregation=(
@@ -201,7 +203,9 @@ def build(
             for i, tree in enumerate(reduction_trees):
                 for sw, own in tree.switch_ports.items():
                     lib.mcsim_fabric_set_multicast_ports(fabric, len(groups) + i, sw, u32(own), len(own))
-    return BuiltFabric(layout, fabric, [*start.trees, *reduction_trees], planned)
+    built = BuiltFabric(layout, fabric, [*start.trees, *reduction_trees], planned)
+    built.pfc = config.flow_control == "pfc"
+    return built
 
 
 def _configure(

@@ -21,9 +21,9 @@ from mcsim.config.collectives import (
     check_algorithm,
 )
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
-from mcsim.config.fabric import FORWARDINGS, FabricConfig
+from mcsim.config.fabric import FLOW_CONTROLS, FORWARDINGS, FabricConfig
 from mcsim.config.faults_file import load_faults
-from mcsim.config.rdma import PcapConfig, RdmaConfig
+from mcsim.config.rdma import WIRE_FORMATS, PcapConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
 from mcsim.result import Result
 from mcsim.runs import packet_trace
@@ -183,6 +183,8 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         "verify": args.verify,
         "loss": args.loss,
         "forwarding": args.forwarding,
+        "flow_control": args.flow_control,
+        "wire_format": args.wire_format,
         "mtu": args.mtu,
         "faults": load_faults(args.faults) if args.faults is not None else None,
         "rc": dataclasses.replace(
@@ -369,6 +371,19 @@ def _fabric_options(add: Add) -> None:
         choices=tuple(FORWARDINGS),
         default=FabricConfig().forwarding,
         help="switches send a packet on once its routing header (cut_through) or all of it is in",
+    )
+    add(
+        "--flow-control",
+        choices=tuple(FLOW_CONTROLS),
+        default=FabricConfig().flow_control,
+        help="lossless: InfiniBand credits; lossy: tail drop; pfc: Priority Flow Control (each ingress queue "
+        "pauses its upstream port; see The fabric model)",
+    )
+    add(
+        "--wire-format",
+        choices=tuple(WIRE_FORMATS),
+        default=RDMA_DEFAULTS.wire_format,
+        help="packets' headers and framing on the wire: native InfiniBand, or RoCEv2 (Ethernet, IPv4, UDP)",
     )
 
 

@@ -168,6 +168,12 @@ mcsim_fabric_port_counters(void* fabric, uint64_t* out, uint64_t n)
 }
 
 MCSIM_ABI int64_t
+mcsim_fabric_pfc_counters(void* fabric, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).GetPfcCounters(out, n); });
+}
+
+MCSIM_ABI int64_t
 mcsim_fabric_host_counters(void* fabric, uint64_t* out, uint64_t n)
 {
     return capi::Do([&] { capi::As<Fabric>(fabric).GetHostCounters(out, n); });

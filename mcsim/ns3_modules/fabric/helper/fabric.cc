@@ -44,6 +44,7 @@ struct SourceRow
 };
 
 const CounterTable g_portTable("port", CounterTable::Columns({}, Port::Counters::NAMES));
+const CounterTable g_pfcTable("pfc", CounterTable::Columns({}, PfcCounters::NAMES));
 const CounterTable g_hostTable("host", CounterTable::Columns({}, Host::Counters::NAMES));
 const CounterTable g_sourceTable("source", CounterTable::Columns({}, SourceRow::NAMES));
 const CounterTable g_aggregationTable("aggregation",
@@ -60,10 +61,16 @@ Fabric::GetTypeId()
             .AddConstructor<Fabric>()
             .AddAttribute(
                 "FlowControl",
-                "Flow control of every port: Lossless (credits) or Lossy (tail drop).",
+                "Flow control of every port: Lossless (credits), Lossy (tail drop) or Pfc "
+                "(Priority Flow Control: pause frames from each ingress queue).",
                 EnumValue(FlowControl::LOSSLESS),
                 MakeEnumAccessor<FlowControl>(&Fabric::m_mode),
-                MakeEnumChecker(FlowControl::LOSSLESS, "Lossless", FlowControl::LOSSY, "Lossy"))
+                MakeEnumChecker(FlowControl::LOSSLESS,
+                                "Lossless",
+                                FlowControl::LOSSY,
+                                "Lossy",
+                                FlowControl::PFC,
+                                "Pfc"))
             .AddAttribute("SwitchBufferBytes",
                           "Buffer per switch port in bytes: the output queue limit (Lossy) or the "
                           "ingress buffer its upstream holds credits for (Lossless).",
@@ -327,7 +334,8 @@ Fabric::CreateNodes()
         (*attached)[h] = node < m_nHosts ? HostAttachment{UINT32_MAX, 0}
                                          : HostAttachment{node - m_nHosts, peer - m_portBase[node]};
     }
-    const bool lossless = m_mode == FlowControl::LOSSLESS;
+    // a switch tells the upstream port when a packet leaves (credits, or a PFC ingress queue)
+    const bool lossless = m_mode != FlowControl::LOSSY;
     for (uint32_t n = 0; n + 1 < m_portBase.size(); ++n)
     {
         if (n < m_nHosts)
@@ -360,6 +368,7 @@ Fabric::ConnectPorts()
         PacketReceiver* receiver =
             peerNode < m_nHosts ? static_cast<PacketReceiver*>(PeekPointer(m_hosts[peerNode]))
                                 : PeekPointer(m_switches[peerNode - m_nHosts]);
+        m_ports[g]->SetReverse(PeekPointer(m_ports[peer]));
         m_ports[g]->Connect(receiver, peer - m_portBase[peerNode]);
     }
 }
@@ -547,6 +556,16 @@ Fabric::GetPortCounters(uint64_t* out, std::size_t n) const
     for (std::size_t i = 0; i < m_ports.size(); ++i)
     {
         m_ports[i]->GetCounters().CopyTo(out + i * Port::NUM_COUNTERS);
+    }
+}
+
+void
+Fabric::GetPfcCounters(uint64_t* out, std::size_t n) const
+{
+    CheckOutputSize("Fabric::GetPfcCounters", n, m_ports.size() * PfcCounters::COUNT);
+    for (std::size_t i = 0; i < m_ports.size(); ++i)
+    {
+        m_ports[i]->GetPfcCounters().CopyTo(out + i * PfcCounters::COUNT);
     }
 }
 

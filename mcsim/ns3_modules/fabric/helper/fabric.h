@@ -154,6 +154,8 @@ class Fabric : public Object
     void SetLinkDown(uint32_t node, uint32_t port, const int64_t* downUpPs, std::size_t n);
 
     /** out[port * Port::NUM_COUNTERS + field] = Port::Counters, for every global port. */
+    /** Every port's PfcCounters (n = GetNPorts() * PfcCounters::COUNT), port by port. */
+    void GetPfcCounters(uint64_t* out, std::size_t n) const;
     void GetPortCounters(uint64_t* out, std::size_t n) const;
     /** out[host * Host::NUM_COUNTERS + field] = Host::Counters. */
     void GetHostCounters(uint64_t* out, std::size_t n) const;

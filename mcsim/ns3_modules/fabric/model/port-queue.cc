@@ -11,7 +11,8 @@ namespace mcsim
 PortQueue::PortQueue()
     : m_waitingBytes(0),
       m_departed(0),
-      m_queuedBytes(0)
+      m_queuedBytes(0),
+      m_inFlightBytes(0)
 {
 }
 
@@ -44,6 +45,7 @@ PortQueue::Clear()
     m_waiting.clear();
     m_inFlight.clear();
     m_departed = 0;
+    m_inFlightBytes = 0;
 }
 
 } // namespace mcsim

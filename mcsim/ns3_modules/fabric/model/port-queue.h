@@ -73,6 +73,7 @@ class PortQueue
     {
         Release(now, delay);
         m_queuedBytes += packet.wireBytes;
+        m_inFlightBytes += packet.wireBytes;
         m_inFlight.push_back(std::move(packet));
         return m_queuedBytes + m_waitingBytes;
     }
@@ -81,6 +82,7 @@ class PortQueue
     InFlight PopArrival()
     {
         InFlight head = std::move(m_inFlight.front());
+        m_inFlightBytes -= head.wireBytes;
         if (m_departed > 0)
         {
             --m_departed;
@@ -91,6 +93,12 @@ class PortQueue
         }
         m_inFlight.pop_front();
         return head;
+    }
+
+    /** Wire bytes committed and not handed over yet. */
+    uint64_t InFlightBytes() const
+    {
+        return m_inFlightBytes;
     }
 
     bool HasInFlight() const
@@ -166,6 +174,7 @@ class PortQueue
     uint64_t m_waitingBytes;   //!< wire bytes of m_waiting
     std::size_t m_departed;    //!< the first m_departed packets in flight have departed ...
     uint64_t m_queuedBytes;    //!< ... and the others, with these wire bytes, are queued
+    uint64_t m_inFlightBytes;  //!< wire bytes of m_inFlight
 };
 
 inline uint64_t

@@ -62,10 +62,16 @@ Port::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute(
                 "FlowControl",
-                "LOSSLESS: credit-based, never drops; LOSSY: tail drop at BufferBytes.",
+                "LOSSLESS: credit-based, never drops; LOSSY: tail drop at BufferBytes; PFC: the "
+                "peer pauses this port when its ingress queue passes PfcXoffBytes.",
                 EnumValue(FlowControl::LOSSLESS),
                 MakeEnumAccessor<FlowControl>(&Port::m_mode),
-                MakeEnumChecker(FlowControl::LOSSLESS, "Lossless", FlowControl::LOSSY, "Lossy"))
+                MakeEnumChecker(FlowControl::LOSSLESS,
+                                "Lossless",
+                                FlowControl::LOSSY,
+                                "Lossy",
+                                FlowControl::PFC,
+                                "Pfc"))
             .AddAttribute("BufferBytes",
                           "Output buffer in bytes (LOSSY: a packet that does not fit is dropped).",
                           UintegerValue(DEFAULT_BUFFER_BYTES),
@@ -82,6 +88,40 @@ Port::GetTypeId()
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&Port::SetLossProbability, &Port::GetLossProbability),
                           MakeDoubleChecker<double>(0.0, std::nextafter(1.0, 0.0)))
+            .AddAttribute("PfcXoffBytes",
+                          "PFC: bytes in this port's ingress queue above which it pauses its peer "
+                          "(0: BufferBytes less the headroom).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&Port::SetPfc<uint64_t, &PfcState::xoffConfig>,
+                                               &Port::GetPfc<uint64_t, &PfcState::xoffConfig>),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PfcResumeOffsetBytes",
+                          "PFC: the ingress resumes its peer once it holds this many bytes less "
+                          "than PfcXoffBytes (XON).",
+                          UintegerValue(DEFAULT_PFC_RESUME_OFFSET_BYTES),
+                          MakeUintegerAccessor(&Port::SetPfc<uint64_t, &PfcState::resumeOffset>,
+                                               &Port::GetPfc<uint64_t, &PfcState::resumeOffset>),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PfcHeadroomBytes",
+                          "PFC: ingress bytes beyond PfcXoffBytes it takes (0: computed from the "
+                          "link's delay and rate and PfcMaxFrameBytes); past them it drops.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&Port::SetPfc<uint64_t, &PfcState::headroomBytes>,
+                                               &Port::GetPfc<uint64_t, &PfcState::headroomBytes>),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PfcPauseQuanta",
+                          "PFC: the pause time of an XOFF, in quanta of 512 bit times.",
+                          UintegerValue(pfc::MAX_QUANTA),
+                          MakeUintegerAccessor(&Port::SetPfc<uint32_t, &PfcState::quanta>,
+                                               &Port::GetPfc<uint32_t, &PfcState::quanta>),
+                          MakeUintegerChecker<uint32_t>(2, pfc::MAX_QUANTA))
+            .AddAttribute("PfcMaxFrameBytes",
+                          "PFC: the largest data packet's size in bytes (its HeaderBytes apart), "
+                          "for the computed headroom.",
+                          UintegerValue(4096 + 64),
+                          MakeUintegerAccessor(&Port::SetPfc<uint32_t, &PfcState::maxFrameBytes>,
+                                               &Port::GetPfc<uint32_t, &PfcState::maxFrameBytes>),
+                          MakeUintegerChecker<uint32_t>(1))
             .AddTraceSource("Tx",
                             "A packet was committed to the wire (its last bit leaves at the port's "
                             "busy-until time).",
@@ -119,7 +159,13 @@ Port::Port()
       m_node(0),
       m_index(0),
       m_creditEvent(Create<ReusableEvent<Port, &Port::CreditEvent>>(this)),
-      m_creditSource(EventClass::TRANSMIT)
+      m_creditSource(EventClass::TRANSMIT),
+      m_pfcWakeEvent(Create<ReusableEvent<Port, &Port::PfcWake>>(this)),
+      m_pfcFrameEvent(Create<ReusableEvent<Port, &Port::PfcFrameArrives>>(this)),
+      m_pfcRefreshEvent(Create<ReusableEvent<Port, &Port::PfcRefresh>>(this)),
+      m_pfcWakeSource(EventClass::TRANSMIT),
+      m_pfcFrameSource(EventClass::ARRIVAL),
+      m_pfcRefreshSource(EventClass::TIMER)
 {
 }
 
@@ -132,6 +178,10 @@ Port::DoDispose()
     m_peer = nullptr;
     m_creditEvent = nullptr;
     m_arrivalEvent = nullptr;
+    m_pfcWakeEvent = nullptr;
+    m_pfcFrameEvent = nullptr;
+    m_pfcRefreshEvent = nullptr;
+    m_pfc.reverse = nullptr;
     m_faults.Dispose();
     Object::DoDispose();
 }
@@ -147,8 +197,22 @@ Port::SetLocation(uint32_t node, uint32_t port)
 {
     m_node = node;
     m_index = port;
+    if (port >= pfc::UNIT)
+    {
+        throw std::invalid_argument("Port: node " + std::to_string(node) + " has more than " +
+                                    std::to_string(pfc::UNIT) + " ports");
+    }
     m_arrivalSource.Place(node, port);
     m_creditSource.Place(node, port);
+    m_pfcWakeSource.Place(node, pfc::UNIT + port);
+    m_pfcFrameSource.Place(node, pfc::UNIT + port);
+    m_pfcRefreshSource.Place(node, pfc::UNIT + port);
+}
+
+void
+Port::SetReverse(Port* reverse)
+{
+    m_pfc.reverse = reverse;
 }
 
 void
@@ -220,6 +284,24 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
     {
         throw std::invalid_argument("Port: DataRate must be > 0 bit/s");
     }
+    if (m_mode == FlowControl::PFC)
+    {
+        if (m_pfc.reverse == nullptr)
+        {
+            throw std::invalid_argument("Port: PFC needs the port at the far end (SetReverse)");
+        }
+        const uint64_t headroom = GetPfcHeadroomBytes();
+        if (m_pfc.xoffConfig == 0 && headroom >= m_bufferBytes)
+        {
+            throw std::invalid_argument(
+                "Port: node " + std::to_string(m_node) + " port " + std::to_string(m_index) +
+                ": a PFC ingress buffer of " + std::to_string(m_bufferBytes) +
+                " B does not hold its headroom of " + std::to_string(headroom) + " B");
+        }
+        m_pfc.xoffBytes = m_pfc.xoffConfig != 0 ? m_pfc.xoffConfig : m_bufferBytes - headroom;
+        m_pfc.xonBytes =
+            m_pfc.xoffBytes > m_pfc.resumeOffset ? m_pfc.xoffBytes - m_pfc.resumeOffset : 0;
+    }
     m_peer = peer;
     m_peerPort = peerPort;
     m_headTime =
@@ -270,7 +352,7 @@ Port::GetBusyUntil() const
 uint64_t
 Port::GetCreditsHeld() const
 {
-    if (m_mode == FlowControl::LOSSY)
+    if (m_mode != FlowControl::LOSSLESS)
     {
         return 0;
     }
@@ -308,6 +390,26 @@ Port::Send(const Ptr<Packet>& packet,
             return Time(-1);
         }
         return Commit(OwnedPacket(packet), fields, earliest, credit, now);
+    }
+    if (m_mode == FlowControl::PFC)
+    {
+        const Time start = std::max(earliest, std::max(now, m_busyUntil));
+        if (!m_queue.HasWaiting() && PfcMayStart(start, now))
+        {
+            return Commit(OwnedPacket(packet), fields, earliest, credit, now);
+        }
+        const bool head = !m_queue.HasWaiting();
+        const uint64_t occupancy =
+            m_queue.PushWaiting({OwnedPacket(packet), fields, earliest, credit, waker},
+                                wire,
+                                now,
+                                m_delay);
+        m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
+        if (head)
+        {
+            PfcDrain(); // posts its wake
+        }
+        return Time(-1);
     }
     Time ready;
     if (!m_queue.HasWaiting() && m_credit.Take(wire, now, m_delay, ready))
@@ -390,6 +492,11 @@ Port::ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes)
     {
         return;
     }
+    if (to->m_mode == FlowControl::PFC)
+    {
+        to->m_pfc.reverse->PfcIngressRelease(wireBytes); // it leaves the ingress queue now
+        return;
+    }
     // if both links are equally long, the credit reaches `to` just when this packet reaches the
     // next hop: should `to` wait for it, that arrival tells it (AttachCreditDue) and `to` needs
     // no event of its own (unless the next hop cuts through: it takes the packet earlier)
@@ -440,7 +547,8 @@ Port::Arrive()
     {
         head.creditDue->CreditDue();
     }
-    if (!(m_faulty && LoseAtArrival(packet, head.fields, head.arrival, index)))
+    if (!(m_faulty && LoseAtArrival(packet, head.fields, head.arrival, index)) &&
+        (m_mode != FlowControl::PFC || m_pfc.reverse->PfcIngressAdmit(head.wireBytes)))
     {
         if (!m_rxTrace.IsEmpty())
         {
@@ -475,8 +583,12 @@ Port::LoseAtArrival(const Ptr<Packet>& packet,
     {
         m_dropTrace(packet, fields, m_node, m_index, cause);
     }
-    // the peer would have freed its ingress buffer at once: its credit comes back (LOSSLESS)
-    ReturnCredit(arrival + m_delay, GetWireBytes(packet->GetSize()));
+    // the peer would have freed its ingress buffer at once: its credit comes back (LOSSLESS; a
+    // PFC ingress never took it)
+    if (m_mode == FlowControl::LOSSLESS)
+    {
+        ReturnCredit(arrival + m_delay, GetWireBytes(packet->GetSize()));
+    }
     return true;
 }
 
@@ -485,6 +597,11 @@ Port::ReturnCredit(Time at, uint32_t wireBytes)
 {
     if (m_mode == FlowControl::LOSSY)
     {
+        return;
+    }
+    if (m_mode == FlowControl::PFC)
+    {
+        m_pfc.reverse->PfcIngressRelease(wireBytes); // consumed or dropped where it arrived
         return;
     }
     AddPendingCredit(at, wireBytes, nullptr);

@@ -6,6 +6,7 @@
 #include "link-faults.h"
 #include "owned-packet.h"
 #include "packet-receiver.h"
+#include "pfc.h"
 #include "port-queue.h"
 
 #include "ns3/data-rate.h"
@@ -34,6 +35,7 @@ enum class FlowControl
 {
     LOSSLESS, //!< InfiniBand-style credits: a port sends only when the next hop has room
     LOSSY,    //!< tail drop when an output buffer is full
+    PFC,      //!< Priority Flow Control: a port's peer pauses it when its ingress queue fills
 };
 
 /** @brief Told when a packet that had to wait for credits starts its journey (a source). */
@@ -80,6 +82,8 @@ class Port : public Object
     static constexpr uint64_t DEFAULT_BUFFER_BYTES = 256 * 1024;
     /** "HeaderBytes": an InfiniBand RC packet's 26 header bytes less the FabricHeader's 16. */
     static constexpr uint32_t DEFAULT_HEADER_BYTES = 26 - FabricHeader::SERIALIZED_BYTES;
+    /** "PfcResumeOffsetBytes": two 4 KiB frames (fabric/doc/fabric.md, "Priority Flow Control"). */
+    static constexpr uint64_t DEFAULT_PFC_RESUME_OFFSET_BYTES = 2 * 4096;
 
     /**
      * Connect this port to the receiver at the far end of its link (a raw back-pointer: the
@@ -181,6 +185,11 @@ class Port : public Object
     static constexpr uint32_t NUM_COUNTERS = Counters::COUNT; //!< fields of Counters, in order
 
     const Counters& GetCounters() const;
+    /** The PFC counters (all 0 unless the FlowControl is PFC); a pause still in force counts its
+     * time to now. */
+    PfcCounters GetPfcCounters() const;
+    /** The ingress headroom in force (PFC): "PfcHeadroomBytes", or the one computed at Connect. */
+    uint64_t GetPfcHeadroomBytes() const;
 
     // Fabric setup (all of them before Connect).
     /** Where this port is: port `port` of node `node` (what its trace sources report, and the
@@ -189,6 +198,9 @@ class Port : public Object
     void SetFlowControl(FlowControl mode);
     void SetBufferBytes(uint64_t bytes);
     void SetCreditBytes(uint64_t bytes);
+    /** The port at the far end of this port's link (PFC: it sends what arrives here, and gets
+     * this port's PFC frames). */
+    void SetReverse(Port* reverse);
 
     // Faults (setup, before the run).
     /**
@@ -252,6 +264,28 @@ class Port : public Object
                        Time arrival,
                        uint64_t index);
 
+    // PFC (port-pfc.cc; fabric/doc/fabric.md, "Priority Flow Control")
+    /** Whether a data frame may be committed now to start at `start`. */
+    bool PfcMayStart(Time start, Time now) const;
+    /** Send what waits while PfcMayStart; else post a wake for when it may. */
+    void PfcDrain();
+    /** Post the transmit wake at `at` unless one runs by then. */
+    void PfcWakeAt(Time at);
+    void PfcWake();
+    /** A packet of `wire` bytes arrives on this port's link: whether the ingress takes it. */
+    bool PfcIngressAdmit(uint32_t wire);
+    /** A packet that arrived on this port's link was committed by its egress (or consumed). */
+    void PfcIngressRelease(uint32_t wire);
+    /** Send the peer a PFC frame with this pause time (0: XON) at the next frame boundary. */
+    void PfcSendFrame(uint32_t quanta);
+    /** A PFC frame from the peer will arrive at `arrival`. */
+    void PfcFrameOnItsWay(Time arrival, uint32_t quanta);
+    void PfcFrameArrives();
+    void PfcRefresh();
+    Time PfcQuantaTime(uint32_t quanta) const;
+    /** The headroom: what can still arrive once the ingress passes PfcXoffBytes. */
+    uint64_t PfcComputedHeadroom() const;
+
     static constexpr uint64_t NO_TX_CACHE = static_cast<uint64_t>(-1);
 
     /** Accessors of the attributes the serialization time depends on ("DataRate",
@@ -267,6 +301,19 @@ class Port : public Object
     T GetLine() const
     {
         return this->*Member;
+    }
+
+    /** Accessors of the PFC attributes ("PfcXoffBytes", ...). */
+    template <typename T, T PfcState::*Member>
+    void SetPfc(T value)
+    {
+        m_pfc.*Member = value;
+    }
+
+    template <typename T, T PfcState::*Member>
+    T GetPfc() const
+    {
+        return m_pfc.*Member;
     }
 
     // Hot: what every packet's Send, Commit and Arrive read and write, in the first cache lines
@@ -302,16 +349,23 @@ class Port : public Object
     TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t, DropCause>
         m_dropTrace; //!< "Drop"
 
-    uint32_t m_node;              //!< node of this port (traces)
-    uint32_t m_index;             //!< this port's number on its node (traces)
-    DataRate m_rate;              //!< "DataRate": signalling rate
-    uint32_t m_encodingDataBits;  //!< "EncodingDataBits"
-    uint32_t m_encodingLineBits;  //!< "EncodingLineBits"
-    uint64_t m_bufferBytes;       //!< "BufferBytes": output buffer (LOSSY)
-    uint64_t m_creditBytes;       //!< "CreditBytes": peer ingress buffer (LOSSLESS)
-    Ptr<EventImpl> m_creditEvent; //!< reused for every credit event (never cancelled)
-    EventSource m_creditSource;   //!< its order: (TRANSMIT, node, port)
-    LinkFaults m_faults;          //!< "LossProbability", chosen drops, down intervals
+    uint32_t m_node;                  //!< node of this port (traces)
+    uint32_t m_index;                 //!< this port's number on its node (traces)
+    DataRate m_rate;                  //!< "DataRate": signalling rate
+    uint32_t m_encodingDataBits;      //!< "EncodingDataBits"
+    uint32_t m_encodingLineBits;      //!< "EncodingLineBits"
+    uint64_t m_bufferBytes;           //!< "BufferBytes": output buffer (LOSSY)
+    uint64_t m_creditBytes;           //!< "CreditBytes": peer ingress buffer (LOSSLESS)
+    Ptr<EventImpl> m_creditEvent;     //!< reused for every credit event (never cancelled)
+    EventSource m_creditSource;       //!< its order: (TRANSMIT, node, port)
+    LinkFaults m_faults;              //!< "LossProbability", chosen drops, down intervals
+    PfcState m_pfc;                   //!< FlowControl::PFC
+    Ptr<EventImpl> m_pfcWakeEvent;    //!< a waiting data frame may start
+    Ptr<EventImpl> m_pfcFrameEvent;   //!< a PFC frame arrives here
+    Ptr<EventImpl> m_pfcRefreshEvent; //!< an XOFF in force is sent again
+    EventSource m_pfcWakeSource;      //!< (TRANSMIT, node, pfc::UNIT + port)
+    EventSource m_pfcFrameSource;     //!< (ARRIVAL, node, pfc::UNIT + port)
+    EventSource m_pfcRefreshSource;   //!< (TIMER, node, pfc::UNIT + port)
 };
 
 } // namespace mcsim

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Priority Flow Control of a Port (FlowControl::PFC): fabric/doc/fabric.md, "Priority Flow
+// Control".
+#include "port.h"
+
+#include "ns3/log.h"
+#include "ns3/mcsim/event-loop.h"
+#include "ns3/mcsim/line-time.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+namespace mcsim
+{
+
+NS_LOG_COMPONENT_DEFINE("McsimPfc");
+
+Time
+Port::PfcQuantaTime(uint32_t quanta) const
+{
+    // a quantum is 512 bit times at the data rate (the line code's bits are not the MAC's)
+    return LineTime(static_cast<uint64_t>(quanta) * pfc::QUANTUM_BITS / 8, GetDataRateBps(), 1, 1);
+}
+
+uint64_t
+Port::PfcComputedHeadroom() const
+{
+    // once the ingress passes XOFF: the frame this port is sending delays the PFC frame (one
+    // largest frame), the PFC frame's own wire time, its way to the peer (one delay), the frame the
+    // peer is sending when it arrives (one largest frame), and what is on the wire in between (the
+    // way back: one delay); both directions at this link's data rate
+    const uint64_t frame = m_pfc.maxFrameBytes + m_headerBytes;
+    const uint64_t delayBytes = static_cast<uint64_t>(
+        (static_cast<unsigned __int128>(m_delay.GetPicoSeconds()) * GetDataRateBps() +
+         8 * 1000000000000ULL - 1) /
+        (8 * 1000000000000ULL));
+    return 2 * frame + pfc::FRAME_BYTES + m_headerBytes + 2 * delayBytes;
+}
+
+uint64_t
+Port::GetPfcHeadroomBytes() const
+{
+    return m_pfc.headroomBytes != 0 ? m_pfc.headroomBytes : PfcComputedHeadroom();
+}
+
+PfcCounters
+Port::GetPfcCounters() const
+{
+    PfcCounters c = m_pfc.counters;
+    if (m_pfc.pausedSince != Time::Max())
+    {
+        // a pause in force counts to its end or to now, whichever comes first
+        const Time end = std::min(m_pfc.pausedUntil, mcsim::Now());
+        if (end > m_pfc.pausedSince)
+        {
+            c.pausedPs += static_cast<uint64_t>((end - m_pfc.pausedSince).GetPicoSeconds());
+        }
+    }
+    return c;
+}
+
+bool
+Port::PfcMayStart(Time start, Time now) const
+{
+    if (start < m_pfc.pausedUntil || start >= m_pfc.pendingPauseAt)
+    {
+        return false; // paused then, or an XOFF arrives first
+    }
+    if (start <= now)
+    {
+        return true;
+    }
+    // committed ahead, a frame must start before any PFC frame this port may have to send: none is
+    // due before what is on its way here could pass XOFF (see fabric.md)
+    const Port* peer = m_pfc.reverse;
+    return start <= now + m_delay && !m_pfc.xoffSent &&
+           m_pfc.ingressBytes + peer->m_queue.InFlightBytes() <= m_pfc.xoffBytes;
+}
+
+void
+Port::PfcDrain()
+{
+    const Time now = mcsim::Now();
+    while (m_queue.HasWaiting())
+    {
+        PortQueue::Waiting& front = m_queue.FrontWaiting();
+        const Time start = std::max(front.earliest, std::max(now, m_busyUntil));
+        if (!PfcMayStart(start, now))
+        {
+            // look again when it could start (or when the pause ends); an XOFF on its way here
+            // looks again when it arrives
+            const Time at = std::max(start, m_pfc.pausedUntil);
+            if (at < m_pfc.pendingPauseAt)
+            {
+                PfcWakeAt(at);
+            }
+            return;
+        }
+        const uint32_t wire = GetWireBytes(front.packet.Get()->GetSize());
+        PortQueue::Waiting w = m_queue.PopWaiting(wire);
+        const Time departure = Commit(std::move(w.packet), w.fields, w.earliest, w.credit, now);
+        if (w.waker != nullptr)
+        {
+            w.waker->Wake(departure);
+        }
+    }
+}
+
+void
+Port::PfcWakeAt(Time at)
+{
+    const Time now = mcsim::Now();
+    if (m_pfc.wakeAt >= now && m_pfc.wakeAt <= at)
+    {
+        return; // a wake runs by then (and looks again)
+    }
+    m_pfc.wakeAt = at;
+    mcsim::Post(at - now, m_pfcWakeEvent, m_pfcWakeSource);
+}
+
+void
+Port::PfcWake()
+{
+    if (mcsim::Now() >= m_pfc.wakeAt)
+    {
+        m_pfc.wakeAt = Time(-1);
+    }
+    PfcDrain();
+}
+
+bool
+Port::PfcIngressAdmit(uint32_t wire)
+{
+    if (m_pfc.ingressBytes + wire > m_pfc.xoffBytes + GetPfcHeadroomBytes())
+    {
+        m_pfc.counters.ingressDrops++;
+        NS_LOG_INFO("node " << m_node << " port " << m_index << ": ingress overflow, " << wire
+                            << " B dropped (" << m_pfc.ingressBytes << " B queued)");
+        return false;
+    }
+    m_pfc.ingressBytes += wire;
+    m_pfc.counters.maxIngressBytes = std::max(m_pfc.counters.maxIngressBytes, m_pfc.ingressBytes);
+    if (m_pfc.ingressBytes > m_pfc.xoffBytes && !m_pfc.xoffSent)
+    {
+        m_pfc.xoffSent = true;
+        PfcSendFrame(m_pfc.quanta);
+    }
+    return true;
+}
+
+void
+Port::PfcIngressRelease(uint32_t wire)
+{
+    NS_ASSERT_MSG(m_pfc.ingressBytes >= wire, "Port: PFC ingress released more than it holds");
+    m_pfc.ingressBytes -= wire;
+    if (m_pfc.xoffSent && m_pfc.ingressBytes <= m_pfc.xonBytes)
+    {
+        m_pfc.xoffSent = false;
+        PfcSendFrame(0);
+    }
+}
+
+void
+Port::PfcSendFrame(uint32_t quanta)
+{
+    // a MAC control frame goes at the next frame boundary, before any data frame that waits
+    const Time now = mcsim::Now();
+    const Time start = std::max(now, m_busyUntil);
+    const Time tx = GetTxTime(pfc::FRAME_BYTES);
+    m_busyUntil = start + tx;
+    m_pfc.counters.frameBusyPs += static_cast<uint64_t>(tx.GetPicoSeconds());
+    (quanta != 0 ? m_pfc.counters.pauseTx : m_pfc.counters.resumeTx)++;
+    m_pfc.reverse->PfcFrameOnItsWay(m_busyUntil + m_delay, quanta);
+    if (quanta != 0)
+    {
+        // refreshed while in force, before it expires (at half its pause time)
+        m_pfc.nextRefresh = start + PfcQuantaTime(quanta / 2);
+        mcsim::Post(m_pfc.nextRefresh - now, m_pfcRefreshEvent, m_pfcRefreshSource);
+    }
+}
+
+void
+Port::PfcRefresh()
+{
+    if (m_pfc.xoffSent && mcsim::Now() == m_pfc.nextRefresh)
+    {
+        PfcSendFrame(m_pfc.quanta);
+    }
+}
+
+void
+Port::PfcFrameOnItsWay(Time arrival, uint32_t quanta)
+{
+    if (quanta != 0)
+    {
+        m_pfc.pendingPauseAt = std::min(m_pfc.pendingPauseAt, arrival);
+    }
+    m_pfc.incoming.push_back({arrival, quanta});
+    if (m_pfc.incoming.size() == 1)
+    {
+        mcsim::Post(arrival - mcsim::Now(), m_pfcFrameEvent, m_pfcFrameSource);
+    }
+}
+
+void
+Port::PfcFrameArrives()
+{
+    const Time now = mcsim::Now();
+    const PfcFrame f = m_pfc.incoming.front();
+    m_pfc.incoming.pop_front();
+    m_pfc.pendingPauseAt = Time::Max();
+    for (std::size_t i = 0; i < m_pfc.incoming.size(); ++i)
+    {
+        if (m_pfc.incoming[i].quanta != 0)
+        {
+            m_pfc.pendingPauseAt = m_pfc.incoming[i].arrival;
+            break;
+        }
+    }
+    if (!m_pfc.incoming.empty())
+    {
+        mcsim::Post(m_pfc.incoming.front().arrival - now, m_pfcFrameEvent, m_pfcFrameSource);
+    }
+    // the pause in force so far ends now (a refresh starts a new one at once)
+    if (m_pfc.pausedSince != Time::Max())
+    {
+        const Time end = std::min(m_pfc.pausedUntil, now);
+        m_pfc.counters.pausedPs +=
+            static_cast<uint64_t>((end - m_pfc.pausedSince).GetPicoSeconds());
+        m_pfc.pausedSince = Time::Max();
+    }
+    if (f.quanta != 0)
+    {
+        m_pfc.counters.pauseRx++;
+        m_pfc.pausedSince = now;
+        m_pfc.pausedUntil = now + PfcQuantaTime(f.quanta);
+    }
+    else
+    {
+        m_pfc.counters.resumeRx++;
+        m_pfc.pausedUntil = now;
+    }
+    PfcDrain();
+}
+
+} // namespace mcsim
+} // namespace ns3
