@@ -276,10 +276,13 @@ class Scenario:
         """An in-network reduction needs a fabric that loses nothing, and its ids must fit."""
         if not self._innet:
             return
-        if self.fabric.flow_control != "lossless" or self.fabric.loss > 0 or self.faults is not None:
+        lossless = self.fabric.flow_control == "lossless" or (
+            self.fabric.flow_control == "pfc" and self.fabric.pfc_headroom_b == 0
+        )
+        if not lossless or self.fabric.loss > 0 or self.faults is not None:
             raise McsimError(
-                "Scenario: in-network reduction (innet) needs flow_control='lossless', loss=0 and no faults: "
-                "the switches' aggregation has no retransmission"
+                "Scenario: in-network reduction (innet) needs flow_control='lossless' (or 'pfc' with its computed "
+                "headroom), loss=0 and no faults: the switches' aggregation has no retransmission"
             )
         first = self._parts()[0]  # the scenario's in-network team, or else the overlap's Reduce-Scatter of n
         collective, n = (first.collective, first.bytes_per_rank_b) if first.algorithm == "innet" else ("", n)

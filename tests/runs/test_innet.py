@@ -222,9 +222,22 @@ def test_testbed_fsdp_pair_is_within_10_percent_of_pn_over_bw_and_1_8x_faster_th
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"flow_control": "lossy"}, r"innet\) needs flow_control='lossless', loss=0 and no faults"),
-        ({"loss": 1e-4}, r"needs flow_control='lossless', loss=0 and no faults"),
-        ({"faults": Faults(drops=[(0, 0, 0)])}, r"needs flow_control='lossless', loss=0 and no faults"),
+        (
+            {"flow_control": "lossy"},
+            r"innet\) needs flow_control='lossless' \(or 'pfc' with its computed headroom\), loss=0 and no faults",
+        ),
+        (
+            {"loss": 1e-4},
+            r"needs flow_control='lossless' \(or 'pfc' with its computed headroom\), loss=0 and no faults",
+        ),
+        (
+            {"fabric": FabricConfig(flow_control="pfc", pfc_headroom_b=4096)},
+            r"needs flow_control='lossless' \(or 'pfc' with its computed headroom\)",
+        ),
+        (
+            {"faults": Faults(drops=[(0, 0, 0)])},
+            r"needs flow_control='lossless' \(or 'pfc' with its computed headroom\), loss=0 and no faults",
+        ),
         ({"verify": True, "bytes_per_rank": 1002}, r"not a whole number of 32-bit integers"),
         (
             {"fabric": FabricConfig(aggregation_buffer_b=4 * MTU)},
@@ -234,11 +247,11 @@ def test_testbed_fsdp_pair_is_within_10_percent_of_pn_over_bw_and_1_8x_faster_th
         # the two-phase Allreduce's in-network Reduce-Scatter: the same needs
         (
             {"collective": "allreduce", "algorithm": "innet_mcast", "loss": 1e-4},
-            r"needs flow_control='lossless', loss=0 and no faults",
+            r"needs flow_control='lossless' \(or 'pfc' with its computed headroom\), loss=0 and no faults",
         ),
         (
             {"collective": "allreduce", "algorithm": "innet_mcast", "flow_control": "lossy"},
-            r"innet\) needs flow_control='lossless', loss=0 and no faults",
+            r"innet\) needs flow_control='lossless' \(or 'pfc' with its computed headroom\), loss=0 and no faults",
         ),
         (
             {"collective": "allreduce", "algorithm": "innet_mcast", "verify": True, "bytes_per_rank": 1002},
