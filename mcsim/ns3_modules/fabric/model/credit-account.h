@@ -25,6 +25,7 @@ struct SharedCredit
     uint32_t copiesLeft; //!< copies not yet departed
     Time latest;         //!< latest departure so far
     Port* latestPort;    //!< the port of that copy
+    Time latestStart;    //!< latest start so far (PFC: the packet leaves its ingress queue then)
 };
 
 /** @brief Where a packet's ingress buffer credit goes when it leaves; nothing by default. */

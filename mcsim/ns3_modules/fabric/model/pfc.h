@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <queue>
+#include <vector>
 
 namespace ns3
 {
@@ -61,6 +63,18 @@ struct PfcFrame
     uint32_t quanta; //!< 0: resume
 };
 
+/** A packet that leaves an ingress queue at a later time (its egress committed it ahead). */
+struct PfcRelease
+{
+    Time at;
+    uint32_t wire;
+
+    bool operator>(const PfcRelease& other) const
+    {
+        return at > other.at;
+    }
+};
+
 /**
  * @brief The PFC state of one port (FlowControl::PFC): the ingress queue of what arrives on its
  * link (and the frames it sends its peer about it), and the pause its peer put on its sending.
@@ -76,7 +90,12 @@ struct PfcState
     uint64_t xonBytes = 0;             //!< at or below it, resume the peer (set at Connect)
     uint32_t quanta = pfc::MAX_QUANTA; //!< "PfcPauseQuanta": the pause time of an XOFF
     uint32_t maxFrameBytes = 0;        //!< "PfcMaxFrameBytes": the largest data frame's size
-    uint64_t ingressBytes = 0;
+    uint64_t ingressBytes = 0;         //!< arrived and not released by the last release applied
+    /** packets whose egress committed them to start later: they leave the queue then; in time
+     * order as they come (mostly: one egress), the others in a heap */
+    Fifo<PfcRelease> inOrder;
+    std::priority_queue<PfcRelease, std::vector<PfcRelease>, std::greater<PfcRelease>> releases;
+    Time releaseCheckAt = Time(-1); //!< when the release check posted last runs
     bool xoffSent = false;
     Time nextRefresh; //!< when an XOFF still in force is sent again
     // the pause of this port's own sending

@@ -16,6 +16,11 @@ namespace mcsim
 
 NS_LOG_COMPONENT_DEFINE("McsimPfc");
 
+namespace
+{
+constexpr uint64_t PS_BITS_PER_BYTE = 8 * 1000000000000ULL; //!< ps x bit/s -> bytes
+} // namespace
+
 Time
 Port::PfcQuantaTime(uint32_t quanta) const
 {
@@ -61,7 +66,7 @@ Port::GetPfcCounters() const
 }
 
 bool
-Port::PfcMayStart(Time start, Time now) const
+Port::PfcMayStart(Time start, Time now, uint32_t wire) const
 {
     if (start < m_pfc.pausedUntil || start >= m_pfc.pendingPauseAt)
     {
@@ -71,11 +76,33 @@ Port::PfcMayStart(Time start, Time now) const
     {
         return true;
     }
-    // committed ahead, a frame must start before any PFC frame this port may have to send: none is
-    // due before what is on its way here could pass XOFF (see fabric.md)
+    // committed ahead (fabric.md, "Priority Flow Control"): no PFC frame of this port may fall due
+    // before the frame starts (it would wait behind it), nor may one of its peer's arrive first
+    if (m_pfc.xoffSent)
+    {
+        return false; // its XON may fall due at any release
+    }
     const Port* peer = m_pfc.reverse;
-    return start <= now + m_delay && !m_pfc.xoffSent &&
-           m_pfc.ingressBytes + peer->m_queue.InFlightBytes() <= m_pfc.xoffBytes;
+    // what can arrive here by `start`: the peer's frames on the wire, and what it starts a delay
+    // before (at most its data rate, in whole frames)
+    uint64_t arrivals = m_pfc.ingressBytes + peer->m_queue.InFlightBytes();
+    const Time ahead = start - now - m_delay;
+    if (ahead.IsStrictlyPositive())
+    {
+        arrivals += static_cast<uint64_t>(
+                        (static_cast<unsigned __int128>(ahead.GetPicoSeconds()) * GetDataRateBps() +
+                         PS_BITS_PER_BYTE - 1) /
+                        PS_BITS_PER_BYTE) +
+                    m_pfc.maxFrameBytes + m_headerBytes;
+    }
+    if (arrivals > m_pfc.xoffBytes)
+    {
+        return false;
+    }
+    // the peer pauses this port only once what this port sent passes its XOFF: a pause it has not
+    // sent yet arrives a delay later at the earliest
+    return start <= now + m_delay ||
+           peer->m_pfc.ingressBytes + m_queue.InFlightBytes() + wire <= peer->m_pfc.xoffBytes;
 }
 
 void
@@ -86,7 +113,8 @@ Port::PfcDrain()
     {
         PortQueue::Waiting& front = m_queue.FrontWaiting();
         const Time start = std::max(front.earliest, std::max(now, m_busyUntil));
-        if (!PfcMayStart(start, now))
+        const uint32_t wire = GetWireBytes(front.packet.Get()->GetSize());
+        if (!PfcMayStart(start, now, wire))
         {
             // look again when it could start (or when the pause ends); an XOFF on its way here
             // looks again when it arrives
@@ -97,7 +125,6 @@ Port::PfcDrain()
             }
             return;
         }
-        const uint32_t wire = GetWireBytes(front.packet.Get()->GetSize());
         PortQueue::Waiting w = m_queue.PopWaiting(wire);
         const Time departure = Commit(std::move(w.packet), w.fields, w.earliest, w.credit, now);
         if (w.waker != nullptr)
@@ -132,6 +159,7 @@ Port::PfcWake()
 bool
 Port::PfcIngressAdmit(uint32_t wire)
 {
+    PfcApplyReleases(mcsim::Now());
     if (m_pfc.ingressBytes + wire > m_pfc.xoffBytes + GetPfcHeadroomBytes())
     {
         m_pfc.counters.ingressDrops++;
@@ -145,19 +173,88 @@ Port::PfcIngressAdmit(uint32_t wire)
     {
         m_pfc.xoffSent = true;
         PfcSendFrame(m_pfc.quanta);
+        PfcPlanReleaseCheck();
     }
     return true;
 }
 
 void
-Port::PfcIngressRelease(uint32_t wire)
+Port::PfcIngressRelease(uint32_t wire, Time at)
 {
+    const Time now = mcsim::Now();
+    if (at > now)
+    {
+        if (m_pfc.inOrder.empty() || m_pfc.inOrder.back().at <= at)
+        {
+            m_pfc.inOrder.push_back({at, wire});
+        }
+        else
+        {
+            m_pfc.releases.push({at, wire});
+        }
+        if (m_pfc.xoffSent)
+        {
+            PfcPlanReleaseCheck();
+        }
+        return;
+    }
     NS_ASSERT_MSG(m_pfc.ingressBytes >= wire, "Port: PFC ingress released more than it holds");
     m_pfc.ingressBytes -= wire;
+    PfcApplyReleases(now);
+}
+
+void
+Port::PfcApplyReleases(Time now)
+{
+    while (!m_pfc.inOrder.empty() && m_pfc.inOrder.front().at <= now)
+    {
+        m_pfc.ingressBytes -= m_pfc.inOrder.front().wire;
+        m_pfc.inOrder.pop_front();
+    }
+    while (!m_pfc.releases.empty() && m_pfc.releases.top().at <= now)
+    {
+        m_pfc.ingressBytes -= m_pfc.releases.top().wire;
+        m_pfc.releases.pop();
+    }
     if (m_pfc.xoffSent && m_pfc.ingressBytes <= m_pfc.xonBytes)
     {
         m_pfc.xoffSent = false;
         PfcSendFrame(0);
+    }
+}
+
+void
+Port::PfcPlanReleaseCheck()
+{
+    if (m_pfc.releases.empty() && m_pfc.inOrder.empty())
+    {
+        return;
+    }
+    const Time now = mcsim::Now();
+    const Time at = m_pfc.releases.empty() ? m_pfc.inOrder.front().at
+                    : m_pfc.inOrder.empty()
+                        ? m_pfc.releases.top().at
+                        : std::min(m_pfc.inOrder.front().at, m_pfc.releases.top().at);
+    if (m_pfc.releaseCheckAt >= now && m_pfc.releaseCheckAt <= at)
+    {
+        return; // a check runs by then
+    }
+    m_pfc.releaseCheckAt = at;
+    mcsim::Post(at - now, m_pfcReleaseEvent, m_pfcWakeSource);
+}
+
+void
+Port::PfcReleaseCheck()
+{
+    const Time now = mcsim::Now();
+    if (now >= m_pfc.releaseCheckAt)
+    {
+        m_pfc.releaseCheckAt = Time(-1);
+    }
+    PfcApplyReleases(now);
+    if (m_pfc.xoffSent)
+    {
+        PfcPlanReleaseCheck();
     }
 }
 

@@ -163,6 +163,7 @@ Port::Port()
       m_pfcWakeEvent(Create<ReusableEvent<Port, &Port::PfcWake>>(this)),
       m_pfcFrameEvent(Create<ReusableEvent<Port, &Port::PfcFrameArrives>>(this)),
       m_pfcRefreshEvent(Create<ReusableEvent<Port, &Port::PfcRefresh>>(this)),
+      m_pfcReleaseEvent(Create<ReusableEvent<Port, &Port::PfcReleaseCheck>>(this)),
       m_pfcWakeSource(EventClass::TRANSMIT),
       m_pfcFrameSource(EventClass::ARRIVAL),
       m_pfcRefreshSource(EventClass::TIMER)
@@ -181,6 +182,7 @@ Port::DoDispose()
     m_pfcWakeEvent = nullptr;
     m_pfcFrameEvent = nullptr;
     m_pfcRefreshEvent = nullptr;
+    m_pfcReleaseEvent = nullptr;
     m_pfc.reverse = nullptr;
     m_faults.Dispose();
     Object::DoDispose();
@@ -394,7 +396,7 @@ Port::Send(const Ptr<Packet>& packet,
     if (m_mode == FlowControl::PFC)
     {
         const Time start = std::max(earliest, std::max(now, m_busyUntil));
-        if (!m_queue.HasWaiting() && PfcMayStart(start, now))
+        if (!m_queue.HasWaiting() && PfcMayStart(start, now, wire))
         {
             return Commit(OwnedPacket(packet), fields, earliest, credit, now);
         }
@@ -466,7 +468,7 @@ Port::Commit(OwnedPacket packet,
     }
     if (credit.to != nullptr)
     {
-        ReturnCreditFor(credit.to, m_busyUntil, credit.to->GetWireBytes(size));
+        ReturnCreditFor(credit.to, m_busyUntil, credit.to->GetWireBytes(size), start);
     }
     else if (credit.shared != nullptr)
     {
@@ -476,9 +478,10 @@ Port::Commit(OwnedPacket packet,
             s->latest = m_busyUntil;
             s->latestPort = this;
         }
+        s->latestStart = std::max(s->latestStart, start);
         if (--s->copiesLeft == 0)
         {
-            s->latestPort->ReturnCreditFor(s->to, s->latest, s->wireBytes);
+            s->latestPort->ReturnCreditFor(s->to, s->latest, s->wireBytes, s->latestStart);
             delete s;
         }
     }
@@ -486,7 +489,7 @@ Port::Commit(OwnedPacket packet,
 }
 
 void
-Port::ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes)
+Port::ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes, Time start)
 {
     if (to->m_mode == FlowControl::LOSSY)
     {
@@ -494,7 +497,7 @@ Port::ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes)
     }
     if (to->m_mode == FlowControl::PFC)
     {
-        to->m_pfc.reverse->PfcIngressRelease(wireBytes); // it leaves the ingress queue now
+        to->m_pfc.reverse->PfcIngressRelease(wireBytes, start); // it leaves the queue as it starts
         return;
     }
     // if both links are equally long, the credit reaches `to` just when this packet reaches the
@@ -601,7 +604,7 @@ Port::ReturnCredit(Time at, uint32_t wireBytes)
     }
     if (m_mode == FlowControl::PFC)
     {
-        m_pfc.reverse->PfcIngressRelease(wireBytes); // consumed or dropped where it arrived
+        m_pfc.reverse->PfcIngressRelease(wireBytes, mcsim::Now()); // consumed or dropped there
         return;
     }
     AddPendingCredit(at, wireBytes, nullptr);

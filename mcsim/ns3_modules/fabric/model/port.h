@@ -251,8 +251,9 @@ class Port : public Object
     /** The packet in flight handed over at `handover` calls to->CreditDue() then. */
     void AttachCreditDue(Time handover, Port* to);
     void CreditDue();
-    /** Return the ingress credit of a packet this port sends to `to`, at departure + to's delay. */
-    void ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes);
+    /** Return the ingress credit of a packet this port sends to `to`, at departure + to's delay
+     * (PFC: it leaves to's peer's ingress queue at its start). */
+    void ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes, Time start);
     /** Make sure the head waiting packet is told when its credits are there. */
     void ScheduleCreditEvent();
     /**
@@ -265,8 +266,8 @@ class Port : public Object
                        uint64_t index);
 
     // PFC (port-pfc.cc; fabric/doc/fabric.md, "Priority Flow Control")
-    /** Whether a data frame may be committed now to start at `start`. */
-    bool PfcMayStart(Time start, Time now) const;
+    /** Whether a data frame of `wire` bytes may be committed now to start at `start`. */
+    bool PfcMayStart(Time start, Time now, uint32_t wire) const;
     /** Send what waits while PfcMayStart; else post a wake for when it may. */
     void PfcDrain();
     /** Post the transmit wake at `at` unless one runs by then. */
@@ -274,8 +275,14 @@ class Port : public Object
     void PfcWake();
     /** A packet of `wire` bytes arrives on this port's link: whether the ingress takes it. */
     bool PfcIngressAdmit(uint32_t wire);
-    /** A packet that arrived on this port's link was committed by its egress (or consumed). */
-    void PfcIngressRelease(uint32_t wire);
+    /** A packet that arrived on this port's link leaves its ingress queue at `at` (its egress
+     * committed it to start then; or it was consumed or dropped: now). */
+    void PfcIngressRelease(uint32_t wire, Time at);
+    /** Take out of the ingress queue what has left it by now; XON if it is low enough. */
+    void PfcApplyReleases(Time now);
+    /** While the peer is paused: look again at the next release. */
+    void PfcPlanReleaseCheck();
+    void PfcReleaseCheck();
     /** Send the peer a PFC frame with this pause time (0: XON) at the next frame boundary. */
     void PfcSendFrame(uint32_t quanta);
     /** A PFC frame from the peer will arrive at `arrival`. */
@@ -363,6 +370,7 @@ class Port : public Object
     Ptr<EventImpl> m_pfcWakeEvent;    //!< a waiting data frame may start
     Ptr<EventImpl> m_pfcFrameEvent;   //!< a PFC frame arrives here
     Ptr<EventImpl> m_pfcRefreshEvent; //!< an XOFF in force is sent again
+    Ptr<EventImpl> m_pfcReleaseEvent; //!< a packet leaves the ingress queue of a pausing port
     EventSource m_pfcWakeSource;      //!< (TRANSMIT, node, pfc::UNIT + port)
     EventSource m_pfcFrameSource;     //!< (ARRIVAL, node, pfc::UNIT + port)
     EventSource m_pfcRefreshSource;   //!< (TIMER, node, pfc::UNIT + port)

@@ -253,8 +253,12 @@ Switch::Replicate(const Ptr<Packet>& packet,
     CreditReturn credit;
     if (upstream != nullptr)
     {
-        credit.shared =
-            new SharedCredit{upstream, upstream->GetWireBytes(size), copies, Time(0), nullptr};
+        credit.shared = new SharedCredit{upstream,
+                                         upstream->GetWireBytes(size),
+                                         copies,
+                                         Time(0),
+                                         nullptr,
+                                         Time(0)};
     }
     for (uint32_t p : *tree)
     {
