@@ -59,6 +59,7 @@ ADDED_LATER = (
     "protocol_events",
     "pcap_files",
     "pfc",
+    "pfc_deadlock",
 )  # Result.first_phase (issue 33), Result.protocol_events, .pcap_files (35), FabricResult.pfc (36)
 
 

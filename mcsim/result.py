@@ -155,6 +155,16 @@ class FabricResult:
     # Priority Flow Control (flow_control="pfc"): counter_names("pfc") -> per global port (pause frames
     # sent and received, paused time, ingress drops, ...); None without PFC
     pfc: dict[str, np.ndarray] | None = None
+    # PFC: the ports of the deadlock that stopped the run, as (node, port), each paused by the next's node
+    # and none moving (fabric.md, "Priority Flow Control"); () when none; None without PFC
+    pfc_deadlock: tuple[tuple[int, int], ...] | None = None
+
+    def pfc_deadlock_text(self) -> str:
+        """``"a PFC deadlock: ports 17:1 -> 18:2 -> 17:1 paused each other in a cycle"``, or "" if none."""
+        if not self.pfc_deadlock:
+            return ""
+        cycle = " -> ".join(f"{n}:{p}" for n, p in (*self.pfc_deadlock, self.pfc_deadlock[0]))
+        return f"a PFC deadlock: ports (node:port) {cycle} paused each other in a cycle, and the run was stopped"
 
     def drops_by_cause(self) -> dict[str, int]:
         """Dropped packets of the whole fabric by cause: tail, loss, chosen, link_down (and with PFC
@@ -175,6 +185,8 @@ class FabricResult:
         """Last bit of the last packet at any host. For raw flows that lost packets there is no
         finish: IncompleteRun, naming how many were lost and why (raw flows do not recover)."""
         received = int(self.hosts["rx_packets"].sum())
+        if self.pfc_deadlock:
+            raise IncompleteRun(f"the flows have no finish time: {self.pfc_deadlock_text()}")
         if self.expected_rx_packets is not None and received < self.expected_rx_packets:
             causes = ", ".join(f"{n} {cause}" for cause, n in self.drops_by_cause().items() if n)
             raise IncompleteRun(
@@ -282,9 +294,19 @@ def _no_known_cause(r: Result, rank: int) -> str | None:
     return NO_KNOWN_CAUSE_REASON
 
 
+def _pfc_deadlock(r: Result, rank: int) -> str | None:
+    return r.fabric.pfc_deadlock_text() or None
+
+
 # Why a rank did not finish, from the data in its Result: each function returns the reason or
 # None; the first that gives one wins and the last one always does. Add a cause before the last.
-UNFINISHED_REASONS: tuple[Callable[[Result, int], str | None], ...] = (_cut_off, _rc_error, _held_up, _no_known_cause)
+UNFINISHED_REASONS: tuple[Callable[[Result, int], str | None], ...] = (
+    _pfc_deadlock,
+    _cut_off,
+    _rc_error,
+    _held_up,
+    _no_known_cause,
+)
 
 
 @dataclass(frozen=True, slots=True, repr=False)

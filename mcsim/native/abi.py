@@ -38,7 +38,7 @@ I64, U32, U64, F64, PTR, TEXT = (
     ctypes.c_char_p,
 )
 U32S, U64S, I64S, F64S, U8S = (_array(t) for t in (np.uint32, np.uint64, np.int64, np.float64, np.uint8))
-U64_OUT, U8_OUT, I64_OUT = (_array(t, out=True) for t in (np.uint64, np.uint8, np.int64))
+U64_OUT, U8_OUT, I64_OUT, U32_OUT = (_array(t, out=True) for t in (np.uint64, np.uint8, np.int64, np.uint32))
 
 # name -> argument types; every function returns int64 (>= 0, or -1 with mcsim_last_text)
 SIGNATURES: dict[str, tuple[Any, ...]] = {
@@ -72,6 +72,8 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_fabric_unroutable_packets": (PTR,),
     "mcsim_fabric_port_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_pfc_counters": (PTR, U64_OUT, U64),
+    "mcsim_fabric_pfc_deadlock_length": (PTR,),
+    "mcsim_fabric_pfc_deadlock": (PTR, U32_OUT, U64),
     "mcsim_fabric_host_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_source_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_aggregation_counters": (PTR, U64_OUT, U64),

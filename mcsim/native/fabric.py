@@ -121,6 +121,12 @@ class BuiltFabric:
         """The "host" counters of every host, read in bulk (during or after the run)."""
         return read_counters("host", self.n_hosts, partial(self.lib.mcsim_fabric_host_counters, self.cxx))
 
+    def _pfc_deadlock(self) -> tuple[tuple[int, int], ...]:
+        """The ports of the PFC deadlock that stopped the run, as (node, port), each waiting on the next."""
+        out = np.zeros(2 * self.lib.mcsim_fabric_pfc_deadlock_length(self.cxx), dtype=np.uint32)
+        self.lib.mcsim_fabric_pfc_deadlock(self.cxx, out, out.size)
+        return tuple((int(out[i]), int(out[i + 1])) for i in range(0, out.size, 2))
+
     def collect(self) -> FabricResult:
         """Read every fabric counter (after the run, before the Simulation disposes the fabric)."""
         lib, fabric = self.lib, self.cxx
@@ -137,6 +143,7 @@ class BuiltFabric:
             sources=read_counters("source", self.n_flows, partial(lib.mcsim_fabric_source_counters, fabric)),
             unroutable_packets=lib.mcsim_fabric_unroutable_packets(fabric),
             pfc=read_counters("pfc", n_ports, partial(lib.mcsim_fabric_pfc_counters, fabric)) if self.pfc else None,
+            pfc_deadlock=self._pfc_deadlock() if self.pfc else None,
             end_ps=lib.mcsim_now_ps(),
             trees=self.trees,
             aggregation=(

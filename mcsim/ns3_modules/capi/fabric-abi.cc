@@ -167,6 +167,20 @@ mcsim_fabric_port_counters(void* fabric, uint64_t* out, uint64_t n)
     return capi::Do([&] { capi::As<Fabric>(fabric).GetPortCounters(out, n); });
 }
 
+/** Ports in the PFC deadlock that stopped the run (0: none). */
+MCSIM_ABI int64_t
+mcsim_fabric_pfc_deadlock_length(void* fabric)
+{
+    return capi::Call([&] { return capi::As<Fabric>(fabric).GetPfcDeadlockLength(); });
+}
+
+/** The PFC deadlock's ports: (node, port) pairs, each waiting on the next. */
+MCSIM_ABI int64_t
+mcsim_fabric_pfc_deadlock(void* fabric, uint32_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).GetPfcDeadlock(out, n); });
+}
+
 MCSIM_ABI int64_t
 mcsim_fabric_pfc_counters(void* fabric, uint64_t* out, uint64_t n)
 {

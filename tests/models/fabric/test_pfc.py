@@ -4,14 +4,20 @@ keeps its bottleneck busy; pause frames appear exactly on the congested ports, a
 ingress thresholds allow; the computed headroom takes every byte across link rates and cable lengths, and one
 frame less does not; RDMA collectives run byte-exact on a RoCEv2 fabric with PFC."""
 
+import networkx as nx
 import numpy as np
 import pytest
 
 from mcsim import topology
 from mcsim.config.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow
-from mcsim.errors import McsimError
+from mcsim.errors import IncompleteRun, McsimError
+from mcsim.native import fabric
+from mcsim.native.arrays import u32
+from mcsim.native.simulation import Simulation
+from mcsim.routing.layout import layout_of
 from mcsim.runs.flows import simulate
 from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.topology.physics import edge_attrs
 
 ETH_B = 20  # preamble, SFD and inter-frame gap: a RoCEv2 fabric's header_b
 MTU_B = 4096
@@ -49,6 +55,7 @@ def test_an_incast_drops_nothing_and_finishes_at_its_bottleneck_bound():
     g, flows, r = incast(15)
     packets = 15 * (1 << 20) // MTU_B
     assert sum(r.drops_by_cause().values()) == 0 and int(r.hosts["rx_packets"][0]) == packets
+    assert r.pfc_deadlock == ()
     bound_ps = packets * WIRE_B * 8 * 10**12 // (100 * 10**9)  # the receiver's link, busy all along
     assert bound_ps < int(r.hosts["last_arrival_ps"][0]) <= 1.01 * bound_ps
     lossy = simulate(g, flows, config=FabricConfig(flow_control="lossy", header_b=ETH_B))
@@ -115,6 +122,51 @@ def test_one_frame_less_headroom_drops():
     short = config(pfc_xoff_b=64 * 1024, pfc_headroom_b=headroom_b(rate, delay) - WIRE_B)
     r = simulate(g, flows, config=short)
     assert r.drops_by_cause()["pfc_ingress"] == int(r.pfc["ingress_drops"].sum()) > 0
+
+
+def ring_of_switches(n: int) -> nx.Graph:
+    """n switches in a ring (nodes n..2n-1), host i on switch n + i."""
+    g = nx.Graph()
+    g.add_nodes_from((h, {"role": "host", "tier": 0, "name": f"h{h}"}) for h in range(n))
+    g.add_nodes_from((n + s, {"role": "switch", "tier": 1, "name": f"s{s}"}) for s in range(n))
+    for i in range(n):
+        g.add_edge(i, n + i, **edge_attrs("ring", rate_bps=100 * 10**9, delay_ps=100_000))
+        g.add_edge(n + i, n + (i + 1) % n, **edge_attrs("ring", rate_bps=100 * 10**9, delay_ps=100_000))
+    return g
+
+
+def run_clockwise(n: int, flows: list[Flow]):
+    """Raw flows on a ring of n switches whose every route goes clockwise (as a routing loop under failure
+    can leave them): the flows' cyclic buffer dependency."""
+    layout = layout_of(ring_of_switches(n))
+    with Simulation() as sim:
+        fab = sim.own_fabric(fabric.build(layout, config=config()))
+        for k in range(n):
+            sw = n + k
+            cw = next(p for p, (nbr, _) in enumerate(layout.ports[sw]) if nbr == n + (k + 1) % n)
+            offsets = np.arange(n + 1, dtype=np.uint32)  # one candidate per destination's switch
+            fab.lib.mcsim_fabric_set_unicast_table(fab.cxx, sw, u32(offsets), offsets.size, u32([cw] * n), n)
+        fab.add_flows(flows)
+        sim.run()
+        return layout, fab.collect()
+
+
+def test_a_cyclic_dependency_is_reported_as_a_pfc_deadlock_with_its_ports():
+    # every host sends to the host two switches clockwise: each switch-to-switch link carries two flows, its
+    # ingress pauses the one before, and the transit packets wait on the next paused port: a cycle
+    n = 5
+    layout, r = run_clockwise(n, [Flow(src=i, dst=(i + 2) % n, size_b=8 << 20, flow_id=i) for i in range(n)])
+    clockwise = {(n + k, next(p for p, (nbr, _) in enumerate(layout.ports[n + k]) if nbr == n + (k + 1) % n))
+                 for k in range(n)}  # fmt: skip
+    assert r.pfc_deadlock is not None and set(r.pfc_deadlock) == clockwise and len(r.pfc_deadlock) == n
+    # in the order each waits on the next: the next port is on the node its link leads to
+    for (node, port), nxt in zip(r.pfc_deadlock, r.pfc_deadlock[1:] + r.pfc_deadlock[:1], strict=True):
+        assert layout.ports[node][port][0] == nxt[0]
+    with pytest.raises(IncompleteRun, match=r"a PFC deadlock: ports \(node:port\) 5:1 -> .* -> 5:1 paused each other"):
+        _ = r.finish_ps
+    # one flow alone on the same routes has no cycle: it finishes, and no deadlock is reported
+    _, alone = run_clockwise(n, [Flow(src=0, dst=2, size_b=8 << 20)])
+    assert alone.pfc_deadlock == () and int(alone.hosts["rx_packets"][2]) == (8 << 20) // MTU_B
 
 
 @pytest.mark.parametrize("algorithm", ["ring", "mcast"])

@@ -211,6 +211,12 @@ Fabric::Build(uint32_t nHosts,
     RequireEveryPortLinked();
     CreateNodes();
     ConnectPorts();
+    std::vector<std::vector<Port*>> byNode(m_portBase.size() - 1);
+    for (uint32_t g = 0; g < m_ports.size(); ++g)
+    {
+        byNode[NodeOf(g)].push_back(PeekPointer(m_ports[g]));
+    }
+    m_pfcWatchdog.SetPorts(std::move(byNode));
 }
 
 void
@@ -369,6 +375,7 @@ Fabric::ConnectPorts()
             peerNode < m_nHosts ? static_cast<PacketReceiver*>(PeekPointer(m_hosts[peerNode]))
                                 : PeekPointer(m_switches[peerNode - m_nHosts]);
         m_ports[g]->SetReverse(PeekPointer(m_ports[peer]));
+        m_ports[g]->SetPfcWatchdog(m_mode == FlowControl::PFC ? &m_pfcWatchdog : nullptr);
         m_ports[g]->Connect(receiver, peer - m_portBase[peerNode]);
     }
 }
@@ -567,6 +574,24 @@ Fabric::GetPfcCounters(uint64_t* out, std::size_t n) const
     {
         m_ports[i]->GetPfcCounters().CopyTo(out + i * PfcCounters::COUNT);
     }
+}
+
+void
+Fabric::GetPfcDeadlock(uint32_t* out, std::size_t n) const
+{
+    const auto& cycle = m_pfcWatchdog.GetCycle();
+    CheckOutputSize("Fabric::GetPfcDeadlock", n, 2 * cycle.size());
+    for (std::size_t i = 0; i < cycle.size(); ++i)
+    {
+        out[2 * i] = cycle[i].first;
+        out[2 * i + 1] = cycle[i].second;
+    }
+}
+
+uint32_t
+Fabric::GetPfcDeadlockLength() const
+{
+    return static_cast<uint32_t>(m_pfcWatchdog.GetCycle().size());
 }
 
 void

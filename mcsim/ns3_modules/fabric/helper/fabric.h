@@ -2,6 +2,7 @@
 #pragma once
 
 #include "host.h"
+#include "pfc-watchdog.h"
 #include "port.h"
 #include "switch.h"
 #include "traffic-source.h"
@@ -156,6 +157,10 @@ class Fabric : public Object
     /** out[port * Port::NUM_COUNTERS + field] = Port::Counters, for every global port. */
     /** Every port's PfcCounters (n = GetNPorts() * PfcCounters::COUNT), port by port. */
     void GetPfcCounters(uint64_t* out, std::size_t n) const;
+    /** The PFC deadlock found (it stopped the run): its ports as (node, port) pairs in out (n =
+     * 2 * GetPfcDeadlockLength()), each waiting on the next. */
+    void GetPfcDeadlock(uint32_t* out, std::size_t n) const;
+    uint32_t GetPfcDeadlockLength() const; //!< ports in the PFC deadlock found (0: none)
     void GetPortCounters(uint64_t* out, std::size_t n) const;
     /** out[host * Host::NUM_COUNTERS + field] = Host::Counters. */
     void GetHostCounters(uint64_t* out, std::size_t n) const;
@@ -223,6 +228,7 @@ class Fabric : public Object
     uint32_t m_nHosts;
     std::vector<Ptr<Host>> m_hosts;
     std::vector<Ptr<Switch>> m_switches;
+    PfcWatchdog m_pfcWatchdog;         //!< PFC: detects a deadlock
     std::vector<Ptr<Port>> m_ports;    //!< global port index -> port
     std::vector<uint32_t> m_portBase;  //!< node -> first global port index (+1 sentinel)
     std::vector<uint32_t> m_peerIndex; //!< global port -> global port at the link's far end

@@ -17,6 +17,7 @@ namespace mcsim
 {
 
 class Port;
+class PfcWatchdog;
 
 /**
  * Priority Flow Control (IEEE 802.1Qbb) constants. A PFC frame is a MAC control frame of 64 bytes
@@ -104,6 +105,8 @@ struct PfcState
     Time pendingPauseAt = Time::Max(); //!< the first XOFF on its way here
     Fifo<PfcFrame> incoming;           //!< PFC frames on their way here, by arrival
     Time wakeAt = Time(-1);            //!< when the last transmit wake posted runs
+    Time lastStart;                    //!< when its last data frame started
+    PfcWatchdog* watchdog = nullptr;   //!< told when an XOFF is sent again (the fabric's)
     PfcCounters counters;
 };
 

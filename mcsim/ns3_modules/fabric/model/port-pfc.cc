@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Priority Flow Control of a Port (FlowControl::PFC): fabric/doc/fabric.md, "Priority Flow
 // Control".
+#include "pfc-watchdog.h"
 #include "port.h"
 
 #include "ns3/log.h"
@@ -63,6 +64,37 @@ Port::GetPfcCounters() const
         }
     }
     return c;
+}
+
+bool
+Port::PfcStalled(Time now) const
+{
+    return m_mode == FlowControl::PFC && m_queue.HasWaiting() && now < m_pfc.pausedUntil &&
+           now - m_pfc.lastStart >= PfcQuantaTime(m_pfc.quanta / 2);
+}
+
+uint32_t
+Port::GetPfcPeerNode() const
+{
+    return m_pfc.reverse->m_node;
+}
+
+uint32_t
+Port::GetNode() const
+{
+    return m_node;
+}
+
+uint32_t
+Port::GetIndex() const
+{
+    return m_index;
+}
+
+void
+Port::SetPfcWatchdog(PfcWatchdog* watchdog)
+{
+    m_pfc.watchdog = watchdog;
 }
 
 bool
@@ -283,6 +315,10 @@ Port::PfcRefresh()
     if (m_pfc.xoffSent && mcsim::Now() == m_pfc.nextRefresh)
     {
         PfcSendFrame(m_pfc.quanta);
+        if (m_pfc.watchdog != nullptr)
+        {
+            m_pfc.watchdog->Check(); // paused this long: a cycle of paused ports?
+        }
     }
 }
 

@@ -447,6 +447,10 @@ Port::Commit(OwnedPacket packet,
     const Time tx = GetTxTime(size);
     const Time start = std::max(earliest, std::max(now, m_busyUntil)); // (no copies of Time)
     m_busyUntil = start + tx;
+    if (m_mode == FlowControl::PFC)
+    {
+        m_pfc.lastStart = start;
+    }
     m_counters.txPackets++;
     m_counters.txBytes += size;
     m_counters.txWireBytes += wire;

@@ -190,6 +190,15 @@ class Port : public Object
     PfcCounters GetPfcCounters() const;
     /** The ingress headroom in force (PFC): "PfcHeadroomBytes", or the one computed at Connect. */
     uint64_t GetPfcHeadroomBytes() const;
+    /** PFC: paused, with frames waiting, and no frame started for half a pause time (PfcWatchdog).
+     */
+    bool PfcStalled(Time now) const;
+    /** The node at the far end of this port's link (PFC: the one that pauses it). */
+    uint32_t GetPfcPeerNode() const;
+    uint32_t GetNode() const;  //!< SetLocation's node
+    uint32_t GetIndex() const; //!< SetLocation's port
+    /** PFC: the fabric's deadlock detector, told when this port sends an XOFF again. */
+    void SetPfcWatchdog(PfcWatchdog* watchdog);
 
     // Fabric setup (all of them before Connect).
     /** Where this port is: port `port` of node `node` (what its trace sources report, and the
