@@ -90,11 +90,12 @@ SCHEMA = "mcsim.Scenario/3"  # the "schema" of a canonical dict; a change of its
 
 
 @functools.lru_cache(maxsize=16)
-def _topology(topo: str | GraphTopology, rate: str | None = None) -> nx.Graph[Any]:
-    """The topology, every link at the nominal ``rate`` if given, shared by every Scenario that
-    names them: frozen (read-only); Scenario.graph() hands out copies."""
+def _topology(topo: str | GraphTopology, rate: str | None = None, ethernet: bool = False) -> nx.Graph[Any]:
+    """The topology, every link at the nominal ``rate`` if given (``ethernet``: its Ethernet physical layer),
+    shared by every Scenario that names them: frozen (read-only); Scenario.graph() hands out copies."""
     if rate is not None:
-        frozen: nx.Graph[Any] = nx.freeze(topology.with_link(_topology(topo), preset(parse_rate(rate))))
+        link = preset(parse_rate(rate), ethernet=ethernet)
+        frozen: nx.Graph[Any] = nx.freeze(topology.with_link(_topology(topo), link))
         return frozen
     given: nx.Graph[Any] = nx.freeze(topology.resolve(topo) if isinstance(topo, str) else topo.graph())
     return given
@@ -339,8 +340,9 @@ class Scenario:
         return self._graph().copy()
 
     def _graph(self) -> nx.Graph[Any]:
-        """The topology with the scenario's link rate, for reading only (shared)."""
-        return _topology(self.topology, self.rate)
+        """The topology with the scenario's link rate (on a RoCEv2 fabric its Ethernet physical layer), for reading
+        only (shared)."""
+        return _topology(self.topology, self.rate, self.rdma.wire_format == "rocev2")
 
     def _layout(self) -> Layout:
         """The Layout of :meth:`_graph`: validated and laid out once, kept by the shared graph."""

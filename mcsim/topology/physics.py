@@ -188,6 +188,40 @@ def _ib_preset(text: str) -> tuple[int, int, int]:
     return link.rate_bps, link.encoding_data_bits, link.encoding_line_bits
 
 
+# Ethernet physical layers by name: (lanes, lane bit/s, data bits, line bits). Each preset's line code is its
+# whole physical-layer overhead between the MAC's data rate and the signalling rate, as one ratio: 64b/66b
+# (100GBASE-R over 25.78125 Gbaud NRZ lanes; with RS(528,514) after 256b/257b transcoding the ratio is the
+# same, 257 x 528 / (256 x 514) = 33/32) or 256b/257b with RS(544,514) FEC (200G and faster, PAM4 lanes of
+# 53.125 or 106.25 Gbit/s, and 212.5 for 1.6TbE: 257/256 x 544/514 = 17/16, written 16b/17b). Sources: IEEE
+# 802.3 clauses 82 and 91 (100GBASE-R4), 802.3bs/cd/ck (200G, 400G), 802.3df (800G, eight 106.25 Gbit/s
+# lanes), 802.3dj (1.6T, eight 212.5 Gbit/s lanes; its optical PMDs' inner FEC is not modelled); the lane
+# rates as Intel's PAM4 and FEC application notes give them (AN 846). PCS alignment markers come out of idle
+# time and are not counted. What each packet adds on the wire is the wire format's: a RoCEv2 frame's
+# Ethernet, IPv4, UDP, BTH, ICRC and FCS bytes and 20 B of preamble, SFD and inter-frame gap
+# (mcsim.config.rdma.PHYSICAL_OVERHEAD_BYTES).
+ETHERNET_PHYS: dict[str, tuple[int, int, int, int]] = {
+    "100GbE": (4, 25_781_250_000, 64, 66),
+    "200GbE": (4, 53_125_000_000, 16, 17),
+    "400GbE": (8, 53_125_000_000, 16, 17),
+    "800GbE": (8, 106_250_000_000, 16, 17),
+    "1.6TbE": (8, 212_500_000_000, 16, 17),
+}
+
+
+def ethernet_link(name: str, *, delay_ps: int = DEFAULT_DELAY_PS) -> Link:
+    """The link of an Ethernet physical layer by its name in ETHERNET_PHYS: "400GbE" is 8 lanes of 53.125
+    Gbit/s with 256b/257b and RS(544,514) (425 Gbit/s signalling, 400 Gbit/s of data)."""
+    if name not in ETHERNET_PHYS:
+        raise McsimError(f"Ethernet link {name!r} is not one of {', '.join(ETHERNET_PHYS)}")
+    lanes, lane_bps, data_bits, line_bits = ETHERNET_PHYS[name]
+    return Link(rate_bps=lanes * lane_bps, encoding_data_bits=data_bits, encoding_line_bits=line_bits, delay_ps=delay_ps)
+
+
+# Ethernet generations by nominal (data) rate: what a RoCEv2 run's rate means (Scenario with wire_format rocev2).
+ETHERNET_PRESETS: dict[int, str] = {
+    lanes * lane_bps * data_bits // line_bits: name for name, (lanes, lane_bps, data_bits, line_bits) in ETHERNET_PHYS.items()
+}
+
 # InfiniBand generations by nominal rate: 56 Gbit/s is 4xFDR, 100 Gbit/s 4xEDR (IB_LANE_SPEEDS).
 LINK_PRESETS: dict[int, tuple[int, int, int]] = {  # nominal bit/s -> (rate_bps, data bits, line bits)
     56 * 10**9: _ib_preset("4xFDR"),
@@ -195,8 +229,11 @@ LINK_PRESETS: dict[int, tuple[int, int, int]] = {  # nominal bit/s -> (rate_bps,
 }
 
 
-def preset(nominal_bps: int, *, delay_ps: int = DEFAULT_DELAY_PS) -> Link:
-    """The link of a nominal rate: 56 Gbit/s is FDR (56.25 Gbit/s, 64b/66b), 100 EDR; others as given."""
+def preset(nominal_bps: int, *, delay_ps: int = DEFAULT_DELAY_PS, ethernet: bool = False) -> Link:
+    """The link of a nominal rate: 56 Gbit/s is FDR (56.25 Gbit/s, 64b/66b), 100 EDR; others as given. With
+    ``ethernet``, the Ethernet physical layer of that data rate (ETHERNET_PRESETS: 100GbE .. 1.6TbE) if any."""
+    if ethernet and nominal_bps in ETHERNET_PRESETS:
+        return ethernet_link(ETHERNET_PRESETS[nominal_bps], delay_ps=delay_ps)
     rate_bps, data_bits, line_bits = LINK_PRESETS.get(nominal_bps, (nominal_bps, 1, 1))
     return Link(rate_bps=rate_bps, encoding_data_bits=data_bits, encoding_line_bits=line_bits, delay_ps=delay_ps)
 

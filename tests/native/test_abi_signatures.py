@@ -29,6 +29,7 @@ C_TYPES = {
     "uint64_t*": "U64_OUT",
     "uint8_t*": "U8_OUT",
     "int64_t*": "I64_OUT",
+    "uint32_t*": "U32_OUT",
 }
 # return type -> the table of mcsim.native.abi that declares such functions (None: declared by native itself)
 RETURNS = {"int64_t": "int64", "void*": "handle", "const char*": None, "void": None}

@@ -102,3 +102,47 @@ def test_parse_encoding(text, bits):
 def test_bad_encoding_is_one_line(text):
     with pytest.raises(McsimError, match=rf"encoding='{text}' is not a line code"):
         parse_encoding(text)
+
+
+ETHERNET = {  # name -> (lanes x lane Gbit/s, the FEC's and line code's ratio): IEEE 802.3 as physics.py cites
+    "100GbE": (4 * Fraction("25.78125"), Fraction(64, 66)),
+    "200GbE": (4 * Fraction("53.125"), Fraction(256, 257) * Fraction(514, 544)),
+    "400GbE": (8 * Fraction("53.125"), Fraction(256, 257) * Fraction(514, 544)),
+    "800GbE": (8 * Fraction("106.25"), Fraction(256, 257) * Fraction(514, 544)),
+    "1.6TbE": (8 * Fraction("212.5"), Fraction(256, 257) * Fraction(514, 544)),
+}
+
+
+@pytest.mark.parametrize("name", ETHERNET)
+def test_ethernet_presets_carry_their_nominal_data_rate(name):
+    from mcsim.topology.physics import ETHERNET_PRESETS, ethernet_link
+
+    signalling_g, ratio = ETHERNET[name]
+    link = ethernet_link(name)
+    assert link.rate_bps == signalling_g * 10**9
+    assert Fraction(link.encoding_data_bits, link.encoding_line_bits) == ratio
+    nominal = int(signalling_g * ratio * 10**9)
+    assert link.data_rate_bps == nominal and ETHERNET_PRESETS[nominal] == name
+    assert preset(nominal, ethernet=True) == link
+    # a RoCEv2 packet of a 4 KiB payload: 62 B of headers and FCS and 20 B of preamble, SFD and gap
+    assert link.tx_ps(4096 + 82) == ceil(Fraction((4096 + 82) * 8 * PS_PER_S, nominal))
+
+
+def test_an_unknown_ethernet_link_is_one_line():
+    from mcsim.topology.physics import ethernet_link
+
+    with pytest.raises(McsimError, match=r"Ethernet link '300GbE' is not one of 100GbE, 200GbE"):
+        ethernet_link("300GbE")
+
+
+def test_a_rocev2_scenario_runs_on_the_ethernet_preset_of_its_rate():
+    from mcsim.runs.scenario_keywords import scenario_of
+    from mcsim.topology.physics import ethernet_link
+
+    sc = scenario_of(topology="fat-tree-k4", rate="400Gbps", wire_format="rocev2")
+    edge = next(iter(sc.graph().edges(data=True)))[2]
+    link = ethernet_link("400GbE")
+    assert (edge["rate_bps"], edge["encoding_data_bits"], edge["encoding_line_bits"]) == (
+        link.rate_bps, link.encoding_data_bits, link.encoding_line_bits
+    )  # fmt: skip
+    assert sc.data_rate_bps == 400 * 10**9
