@@ -214,12 +214,15 @@ def ethernet_link(name: str, *, delay_ps: int = DEFAULT_DELAY_PS) -> Link:
     if name not in ETHERNET_PHYS:
         raise McsimError(f"Ethernet link {name!r} is not one of {', '.join(ETHERNET_PHYS)}")
     lanes, lane_bps, data_bits, line_bits = ETHERNET_PHYS[name]
-    return Link(rate_bps=lanes * lane_bps, encoding_data_bits=data_bits, encoding_line_bits=line_bits, delay_ps=delay_ps)
+    return Link(
+        rate_bps=lanes * lane_bps, encoding_data_bits=data_bits, encoding_line_bits=line_bits, delay_ps=delay_ps
+    )
 
 
 # Ethernet generations by nominal (data) rate: what a RoCEv2 run's rate means (Scenario with wire_format rocev2).
 ETHERNET_PRESETS: dict[int, str] = {
-    lanes * lane_bps * data_bits // line_bits: name for name, (lanes, lane_bps, data_bits, line_bits) in ETHERNET_PHYS.items()
+    lanes * lane_bps * data_bits // line_bits: name
+    for name, (lanes, lane_bps, data_bits, line_bits) in ETHERNET_PHYS.items()
 }
 
 # InfiniBand generations by nominal rate: 56 Gbit/s is 4xFDR, 100 Gbit/s 4xEDR (IB_LANE_SPEEDS).
