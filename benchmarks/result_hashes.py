@@ -60,6 +60,7 @@ ADDED_LATER = (
     "pcap_files",
     "pfc",
     "pfc_deadlock",
+    "ecn",
 )  # Result.first_phase (issue 33), Result.protocol_events, .pcap_files (35), FabricResult.pfc (36)
 
 

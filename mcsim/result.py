@@ -158,6 +158,9 @@ class FabricResult:
     # PFC: the ports of the deadlock that stopped the run, as (node, port), each paused by the next's node
     # and none moving (fabric.md, "Priority Flow Control"); () when none; None without PFC
     pfc_deadlock: tuple[tuple[int, int], ...] | None = None
+    # ECN (FabricConfig.ecn): counter_names("ecn") -> per global port (ECN-capable packets its output queue
+    # took, those it marked CE, those a host's port made ECN-capable); None without ECN
+    ecn: dict[str, np.ndarray] | None = None
 
     def pfc_deadlock_text(self) -> str:
         """``"a PFC deadlock: ports 17:1 -> 18:2 -> 17:1 paused each other in a cycle"``, or "" if none."""

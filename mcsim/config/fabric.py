@@ -37,6 +37,7 @@ DEFAULT_BUFFER_BYTES = 256 * 1024  # Port::DEFAULT_BUFFER_BYTES (fabric/doc/fabr
 # (IEEE 802.1Qbb: 16 bits of 512-bit-time quanta), refreshed at half of it while in force
 DEFAULT_PFC_RESUME_OFFSET_BYTES = 2 * 4096
 PFC_MAX_QUANTA = 0xFFFF
+ECN_DEFAULT_PMAX = 0.01  # ecn::DEFAULT_PMAX (fabric/model/ecn.h): DCQCN's (SIGCOMM 2015, section 5.3)
 # ASSUMPTION: partial-sum buffer per switch (no published figure for the SHARP ASICs); 4 MiB holds
 # 1024 slots of 4 KiB, far more than a lossless tree needs to stream at line rate.
 DEFAULT_AGGREGATION_BUFFER_BYTES = 4 * 1024 * 1024
@@ -72,6 +73,14 @@ class FabricConfig:
     # PFC: the largest data packet (bytes beyond header_b) the headroom must take; set from the
     # RDMA MTU for RDMA runs
     pfc_max_frame_b: int = field(default=DEFAULT_MTU_BYTES + 64, metadata=sets(PORT, "PfcMaxFrameBytes"))
+    # ECN (fabric.md, "ECN"): switch ports RED-mark CE on ECN-capable packets as they join an output queue of
+    # more than ecn_kmin_b (probability ecn_pmax (q - Kmin) / (Kmax - Kmin), every packet from ecn_kmax_b on);
+    # hosts' ports send every packet ECT(0). Thresholds 0: DCQCN's 5 KB and 200 KB at 40 Gbit/s (SIGCOMM
+    # 2015, section 5.3), scaled with each port's data rate; Pmax 1 %, DCQCN's
+    ecn: bool = field(default=False, metadata=sets(FABRIC, "Ecn"))
+    ecn_kmin_b: int = field(default=0, metadata=sets(PORT, "EcnKminBytes"))
+    ecn_kmax_b: int = field(default=0, metadata=sets(PORT, "EcnKmaxBytes"))
+    ecn_pmax: float = field(default=ECN_DEFAULT_PMAX, metadata=sets(PORT, "EcnPmax"))
     # per switch port
     switch_buffer_b: int = field(default=DEFAULT_BUFFER_BYTES, metadata=sets(FABRIC, "SwitchBufferBytes"))
     # a host port's ingress buffer
@@ -110,7 +119,7 @@ class FabricConfig:
             aggregation_buffer_b=self.aggregation_buffer_b,
         )
         names = ("header_b", "routing_header_b", "switch_latency_ps", "ecmp_seed", "seed", "pfc_xoff_b",
-                 "pfc_resume_offset_b", "pfc_headroom_b")  # fmt: skip
+                 "pfc_resume_offset_b", "pfc_headroom_b", "ecn_kmin_b", "ecn_kmax_b")  # fmt: skip
         for name in (*names, "aggregation_rate_bps", "aggregation_buffer_b", "aggregation_trees"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
@@ -123,6 +132,12 @@ class FabricConfig:
                 f"FabricConfig: pfc_pause_quanta={self.pfc_pause_quanta!r} must be an integer in 2..{PFC_MAX_QUANTA} "
                 "(quanta of 512 bit times: the pause time a PFC frame carries)"
             )
+        if not isinstance(self.ecn, bool):
+            raise McsimError(f"FabricConfig: ecn={self.ecn!r} must be True or False")
+        if isinstance(self.ecn_pmax, bool) or not isinstance(self.ecn_pmax, Real) or not 0 <= self.ecn_pmax <= 1:
+            raise McsimError(f"FabricConfig: ecn_pmax={self.ecn_pmax!r} must be a probability in [0, 1]")
+        if 0 < self.ecn_kmax_b < self.ecn_kmin_b:
+            raise McsimError(f"FabricConfig: ecn_kmin_b={self.ecn_kmin_b} must be <= ecn_kmax_b={self.ecn_kmax_b}")
         if not isinstance(self.pfc_max_frame_b, int) or not 0 < self.pfc_max_frame_b < 2**32:
             raise McsimError(f"FabricConfig: pfc_max_frame_b={self.pfc_max_frame_b!r} must be an integer in 1..2**32-1")
         if self.aggregation_rate_bps >= 2**64:

@@ -98,6 +98,7 @@ class BuiltFabric:
         self.n_hosts = layout.hosts
         self.n_flows = 0
         self.pfc = False  # the ports run Priority Flow Control (their PFC counters are read)
+        self.ecn = False  # the switches' ports mark ECN (their ECN counters are read)
 
     def add_flows(self, flows: Sequence[Flow]) -> None:
         """Add raw traffic sources (checked by simulate())."""
@@ -144,6 +145,7 @@ class BuiltFabric:
             unroutable_packets=lib.mcsim_fabric_unroutable_packets(fabric),
             pfc=read_counters("pfc", n_ports, partial(lib.mcsim_fabric_pfc_counters, fabric)) if self.pfc else None,
             pfc_deadlock=self._pfc_deadlock() if self.pfc else None,
+            ecn=read_counters("ecn", n_ports, partial(lib.mcsim_fabric_ecn_counters, fabric)) if self.ecn else None,
             end_ps=lib.mcsim_now_ps(),
             trees=self.trees,
             aggregation=(
@@ -212,6 +214,7 @@ def build(
                     lib.mcsim_fabric_set_multicast_ports(fabric, len(groups) + i, sw, u32(own), len(own))
     built = BuiltFabric(layout, fabric, [*start.trees, *reduction_trees], planned)
     built.pfc = config.flow_control == "pfc"
+    built.ecn = config.ecn
     return built
 
 

@@ -2,6 +2,7 @@
 #include "fabric.h"
 
 #include "fabric-header.h"
+#include "mix.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
@@ -45,6 +46,7 @@ struct SourceRow
 
 const CounterTable g_portTable("port", CounterTable::Columns({}, Port::Counters::NAMES));
 const CounterTable g_pfcTable("pfc", CounterTable::Columns({}, PfcCounters::NAMES));
+const CounterTable g_ecnTable("ecn", CounterTable::Columns({}, EcnCounters::NAMES));
 const CounterTable g_hostTable("host", CounterTable::Columns({}, Host::Counters::NAMES));
 const CounterTable g_sourceTable("source", CounterTable::Columns({}, SourceRow::NAMES));
 const CounterTable g_aggregationTable("aggregation",
@@ -110,6 +112,13 @@ Fabric::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&Fabric::m_seed),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Ecn",
+                          "ECN: every switch port RED-marks the ECN-capable packets its output "
+                          "queue takes (EcnKminBytes, EcnKmaxBytes, EcnPmax), and the hosts' "
+                          "ports make every packet they send ECN-capable (ECT(0)).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&Fabric::m_ecn),
+                          MakeBooleanChecker())
             .AddAttribute("SumPayloads",
                           "Verify mode: every switch sums the 32-bit integers the contributions "
                           "of an in-network reduction carry (otherwise only their timing is "
@@ -124,6 +133,7 @@ Fabric::Fabric()
     : m_switchFactory(Switch::GetTypeId().GetName()),
       m_portFactory(Port::GetTypeId().GetName()),
       m_seed(1),
+      m_ecn(false),
       m_sumPayloads(false),
       m_firstStream(0),
       m_nHosts(0)
@@ -297,6 +307,11 @@ Fabric::WireLink(std::size_t i,
         port->SetBufferBytes(fromHost ? std::numeric_limits<uint64_t>::max() / 2 : m_switchBuffer);
         port->SetCreditBytes(peerNode < m_nHosts ? m_hostBuffer : m_switchBuffer);
         port->SetLocation(link[2 * side], link[2 * side + 1]);
+        // ECN: switches' ports mark, hosts' ports make what they send ECN-capable; each port's
+        // draws keyed by the seed and its place
+        port->SetEcn(m_ecn && !fromHost,
+                     m_ecn && fromHost,
+                     Mix(m_seed ^ Mix((uint64_t{link[2 * side]} << 32) | link[2 * side + 1])));
         const bool toSwitch = peerNode >= m_nHosts;
         port->SetCutThroughBytes(
             toSwitch && m_forwarding == Forwarding::CUT_THROUGH ? m_routingHeaderBytes : 0);
@@ -573,6 +588,16 @@ Fabric::GetPfcCounters(uint64_t* out, std::size_t n) const
     for (std::size_t i = 0; i < m_ports.size(); ++i)
     {
         m_ports[i]->GetPfcCounters().CopyTo(out + i * PfcCounters::COUNT);
+    }
+}
+
+void
+Fabric::GetEcnCounters(uint64_t* out, std::size_t n) const
+{
+    CheckOutputSize("Fabric::GetEcnCounters", n, m_ports.size() * EcnCounters::COUNT);
+    for (std::size_t i = 0; i < m_ports.size(); ++i)
+    {
+        m_ports[i]->GetEcnCounters().CopyTo(out + i * EcnCounters::COUNT);
     }
 }
 

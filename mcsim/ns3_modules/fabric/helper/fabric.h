@@ -161,6 +161,8 @@ class Fabric : public Object
      * 2 * GetPfcDeadlockLength()), each waiting on the next. */
     void GetPfcDeadlock(uint32_t* out, std::size_t n) const;
     uint32_t GetPfcDeadlockLength() const; //!< ports in the PFC deadlock found (0: none)
+    /** Every port's EcnCounters (n = GetNPorts() * EcnCounters::COUNT), port by port. */
+    void GetEcnCounters(uint64_t* out, std::size_t n) const;
     void GetPortCounters(uint64_t* out, std::size_t n) const;
     /** out[host * Host::NUM_COUNTERS + field] = Host::Counters. */
     void GetHostCounters(uint64_t* out, std::size_t n) const;
@@ -222,6 +224,7 @@ class Fabric : public Object
     Forwarding m_forwarding;       //!< "Forwarding"
     uint32_t m_routingHeaderBytes; //!< "RoutingHeaderBytes"
     uint64_t m_seed;               //!< "Seed": RngRun of the fault streams
+    bool m_ecn;                    //!< "Ecn"
     bool m_sumPayloads;            //!< "SumPayloads"
     int64_t m_firstStream;         //!< stream of global port 0's loss random variable
 

@@ -26,7 +26,12 @@ namespace mcsim
 class FabricHeader : public Header
 {
   public:
-    static constexpr uint32_t GROUP_FLAG = 0x80000000U;     //!< dst names a multicast group
+    static constexpr uint32_t GROUP_FLAG = 0x80000000U; //!< dst names a multicast group
+    // ECN codepoints (RFC 3168), as IP's two ECN bits carry them
+    static constexpr uint8_t ECN_NOT_ECT = 0;   //!< not ECN-capable
+    static constexpr uint8_t ECN_ECT0 = 2;      //!< ECN-capable, ECT(0)
+    static constexpr uint8_t ECN_CE = 3;        //!< congestion experienced
+    static constexpr uint32_t UPPER_BYTES = 23; //!< the UpperWords' bytes an upper layer may use
     static constexpr uint32_t AGGREGATE_FLAG = 0x40000000U; //!< dst names an aggregation tree
     static constexpr uint32_t SERIALIZED_BYTES = 16;        //!< wire size
 
@@ -58,6 +63,18 @@ class FabricHeader : public Header
         uint32_t flow;    //!< flow id for ECMP
         uint32_t seq;     //!< sequence number in the flow (0 on raw flows)
         UpperWords upper; //!< the upper layer's header (see UpperWords)
+
+        /** The packet's ECN codepoint (ECN_*), kept in the last byte of its UpperWords: the
+         * fabric's own (an upper layer uses at most the first 23 bytes). */
+        uint8_t GetEcn() const
+        {
+            return static_cast<uint8_t>(upper.word[2] >> 56);
+        }
+
+        void SetEcn(uint8_t ecn)
+        {
+            upper.word[2] = (upper.word[2] & ~(uint64_t{0xFF} << 56)) | (uint64_t{ecn} << 56);
+        }
 
         bool IsGroup() const
         {

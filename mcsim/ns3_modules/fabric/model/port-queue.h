@@ -95,6 +95,13 @@ class PortQueue
         return head;
     }
 
+    /** Wire bytes queued (committed and not departed by now) and waiting. */
+    uint64_t Occupancy(Time now, Time delay)
+    {
+        Release(now, delay);
+        return m_queuedBytes + m_waitingBytes;
+    }
+
     /** Wire bytes committed and not handed over yet. */
     uint64_t InFlightBytes() const
     {

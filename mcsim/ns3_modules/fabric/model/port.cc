@@ -122,6 +122,26 @@ Port::GetTypeId()
                           MakeUintegerAccessor(&Port::SetPfc<uint32_t, &PfcState::maxFrameBytes>,
                                                &Port::GetPfc<uint32_t, &PfcState::maxFrameBytes>),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("EcnKminBytes",
+                          "ECN: output queue bytes at and below which RED marks nothing (0: 5 KB "
+                          "at 40 Gbit/s, scaled with the data rate).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&Port::SetEcnField<uint64_t, &EcnState::kminConfig>,
+                                               &Port::GetEcnField<uint64_t, &EcnState::kminConfig>),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnKmaxBytes",
+                          "ECN: output queue bytes at and above which RED marks every packet (0: "
+                          "200 KB at 40 Gbit/s, scaled with the data rate).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&Port::SetEcnField<uint64_t, &EcnState::kmaxConfig>,
+                                               &Port::GetEcnField<uint64_t, &EcnState::kmaxConfig>),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnPmax",
+                          "ECN: RED's marking probability just below EcnKmaxBytes.",
+                          DoubleValue(ecn::DEFAULT_PMAX),
+                          MakeDoubleAccessor(&Port::SetEcnField<double, &EcnState::pmax>,
+                                             &Port::GetEcnField<double, &EcnState::pmax>),
+                          MakeDoubleChecker<double>(0.0, 1.0))
             .AddTraceSource("Tx",
                             "A packet was committed to the wire (its last bit leaves at the port's "
                             "busy-until time).",
@@ -304,6 +324,24 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
         m_pfc.xonBytes =
             m_pfc.xoffBytes > m_pfc.resumeOffset ? m_pfc.xoffBytes - m_pfc.resumeOffset : 0;
     }
+    if (m_ecn.mark)
+    {
+        const auto scaled = [this](uint64_t atReference) {
+            return static_cast<uint64_t>(
+                (static_cast<unsigned __int128>(atReference) * GetDataRateBps() +
+                 ecn::REFERENCE_BPS - 1) /
+                ecn::REFERENCE_BPS);
+        };
+        m_ecn.kmin =
+            m_ecn.kminConfig != 0 ? m_ecn.kminConfig : scaled(ecn::KMIN_BYTES_AT_REFERENCE);
+        m_ecn.kmax =
+            m_ecn.kmaxConfig != 0 ? m_ecn.kmaxConfig : scaled(ecn::KMAX_BYTES_AT_REFERENCE);
+        if (m_ecn.kmin > m_ecn.kmax)
+        {
+            throw std::invalid_argument("Port: EcnKminBytes=" + std::to_string(m_ecn.kmin) +
+                                        " must be <= EcnKmaxBytes=" + std::to_string(m_ecn.kmax));
+        }
+    }
     m_peer = peer;
     m_peerPort = peerPort;
     m_headTime =
@@ -368,11 +406,11 @@ Port::GetCounters() const
 }
 
 Time
-Port::Send(const Ptr<Packet>& packet,
-           const FabricHeader::Fields& fields,
-           Time earliest,
-           CreditReturn credit,
-           PortWaker* waker)
+Port::SendFields(const Ptr<Packet>& packet,
+                 const FabricHeader::Fields& fields,
+                 Time earliest,
+                 CreditReturn credit,
+                 PortWaker* waker)
 {
     NS_ASSERT_MSG(m_peer != nullptr, "Port::Send on an unconnected port");
     const uint32_t wire = GetWireBytes(packet->GetSize());

@@ -3,6 +3,7 @@
 
 #include "credit-account.h"
 #include "drop-cause.h"
+#include "ecn.h"
 #include "link-faults.h"
 #include "owned-packet.h"
 #include "packet-receiver.h"
@@ -105,7 +106,16 @@ class Port : public Object
               const FabricHeader::Fields& fields,
               Time earliest,
               CreditReturn credit,
-              PortWaker* waker);
+              PortWaker* waker)
+    {
+        if (!m_ecnOn)
+        {
+            return SendFields(packet, fields, earliest, credit, waker);
+        }
+        FabricHeader::Fields f = fields;
+        EcnStamp(f);
+        return SendFields(packet, f, earliest, credit, waker);
+    }
 
     /**
      * If the packet committed last is handed to the peer no later than its last bit leaves (a
@@ -210,6 +220,15 @@ class Port : public Object
     /** The port at the far end of this port's link (PFC: it sends what arrives here, and gets
      * this port's PFC frames). */
     void SetReverse(Port* reverse);
+    /**
+     * ECN (fabric.md, "ECN"): `mark`, RED-mark the ECN-capable packets its output queue takes (a
+     * switch's port); `stamp`, make the packets it sends ECN-capable, ECT(0) (a host's port);
+     * `seed` keys its marking draws. Setup, before Connect.
+     */
+    void SetEcn(bool mark, bool stamp, uint64_t seed);
+    const EcnCounters& GetEcnCounters() const;
+    uint64_t GetEcnKminBytes() const; //!< in force (after Connect)
+    uint64_t GetEcnKmaxBytes() const; //!< in force (after Connect)
 
     // Faults (setup, before the run).
     /**
@@ -243,6 +262,15 @@ class Port : public Object
     void DoDispose() override;
 
   private:
+    /** Send with the fields as they go on (ECN stamped or marked). */
+    Time SendFields(const Ptr<Packet>& packet,
+                    const FabricHeader::Fields& fields,
+                    Time earliest,
+                    CreditReturn credit,
+                    PortWaker* waker);
+    /** ECT(0) on a host's port; RED's draw on a switch's (its queue as the packet joins it). */
+    void EcnStamp(FabricHeader::Fields& f);
+
     /** Put the packet on the wire (this port now holds it until its arrival). */
     Time Commit(OwnedPacket packet,
                 const FabricHeader::Fields& fields,
@@ -319,6 +347,19 @@ class Port : public Object
         return this->*Member;
     }
 
+    /** Accessors of the ECN attributes ("EcnKminBytes", ...). */
+    template <typename T, T EcnState::*Member>
+    void SetEcnField(T value)
+    {
+        m_ecn.*Member = value;
+    }
+
+    template <typename T, T EcnState::*Member>
+    T GetEcnField() const
+    {
+        return m_ecn.*Member;
+    }
+
     /** Accessors of the PFC attributes ("PfcXoffBytes", ...). */
     template <typename T, T PfcState::*Member>
     void SetPfc(T value)
@@ -365,17 +406,19 @@ class Port : public Object
     TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t, DropCause>
         m_dropTrace; //!< "Drop"
 
-    uint32_t m_node;                  //!< node of this port (traces)
-    uint32_t m_index;                 //!< this port's number on its node (traces)
-    DataRate m_rate;                  //!< "DataRate": signalling rate
-    uint32_t m_encodingDataBits;      //!< "EncodingDataBits"
-    uint32_t m_encodingLineBits;      //!< "EncodingLineBits"
-    uint64_t m_bufferBytes;           //!< "BufferBytes": output buffer (LOSSY)
-    uint64_t m_creditBytes;           //!< "CreditBytes": peer ingress buffer (LOSSLESS)
-    Ptr<EventImpl> m_creditEvent;     //!< reused for every credit event (never cancelled)
-    EventSource m_creditSource;       //!< its order: (TRANSMIT, node, port)
-    LinkFaults m_faults;              //!< "LossProbability", chosen drops, down intervals
-    PfcState m_pfc;                   //!< FlowControl::PFC
+    uint32_t m_node;              //!< node of this port (traces)
+    uint32_t m_index;             //!< this port's number on its node (traces)
+    DataRate m_rate;              //!< "DataRate": signalling rate
+    uint32_t m_encodingDataBits;  //!< "EncodingDataBits"
+    uint32_t m_encodingLineBits;  //!< "EncodingLineBits"
+    uint64_t m_bufferBytes;       //!< "BufferBytes": output buffer (LOSSY)
+    uint64_t m_creditBytes;       //!< "CreditBytes": peer ingress buffer (LOSSLESS)
+    Ptr<EventImpl> m_creditEvent; //!< reused for every credit event (never cancelled)
+    EventSource m_creditSource;   //!< its order: (TRANSMIT, node, port)
+    LinkFaults m_faults;          //!< "LossProbability", chosen drops, down intervals
+    PfcState m_pfc;               //!< FlowControl::PFC
+    bool m_ecnOn = false;         //!< m_ecn.mark || m_ecn.stamp (Send\'s one branch)
+    EcnState m_ecn;
     Ptr<EventImpl> m_pfcWakeEvent;    //!< a waiting data frame may start
     Ptr<EventImpl> m_pfcFrameEvent;   //!< a PFC frame arrives here
     Ptr<EventImpl> m_pfcRefreshEvent; //!< an XOFF in force is sent again

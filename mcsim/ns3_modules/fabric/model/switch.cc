@@ -2,6 +2,7 @@
 #include "switch.h"
 
 #include "fabric-header.h"
+#include "mix.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
@@ -19,19 +20,6 @@ namespace mcsim
 
 NS_LOG_COMPONENT_DEFINE("McsimSwitch");
 NS_OBJECT_ENSURE_REGISTERED(Switch);
-
-namespace
-{
-/** splitmix64 finalizer: a fixed, portable integer hash (never std::hash). */
-uint64_t
-Mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-} // namespace
 
 TypeId
 Switch::GetTypeId()

@@ -100,7 +100,9 @@ PcapWriter::Attach(Ptr<Nic> nic)
     {
         throw std::invalid_argument("PcapWriter: a NIC of another wire format than the file's");
     }
-    nic->TraceConnectWithoutContext("Tx", MakeCallback(&PcapWriter::OnTx, this));
+    // out: as its host's port commits them to the wire (with the fields the wire carries: ECN);
+    // in: as the NIC takes them
+    nic->GetPort()->TraceConnectWithoutContext("Tx", MakeCallback(&PcapWriter::OnPort, this));
     nic->TraceConnectWithoutContext("Rx", MakeCallback(&PcapWriter::OnRx, this));
 }
 
@@ -109,15 +111,6 @@ PcapWriter::AttachPort(Ptr<Port> port, Ptr<Port> peer)
 {
     port->TraceConnectWithoutContext("Tx", MakeCallback(&PcapWriter::OnPort, this));
     peer->TraceConnectWithoutContext("Rx", MakeCallback(&PcapWriter::OnPort, this));
-}
-
-void
-PcapWriter::OnTx(Ptr<const Packet> packet,
-                 const FabricHeader::Fields& f,
-                 uint32_t /* host */,
-                 uint32_t qpn)
-{
-    Write(packet, f, qpn);
 }
 
 void

@@ -55,7 +55,6 @@ class PcapWriter : public Object
     void DoDispose() override;
 
   private:
-    void OnTx(Ptr<const Packet> packet, const FabricHeader::Fields& f, uint32_t host, uint32_t qpn);
     void OnRx(Ptr<const Packet> packet, const FabricHeader::Fields& f, uint32_t host, uint32_t qpn);
     void OnPort(Ptr<const Packet> packet,
                 const FabricHeader::Fields& f,

@@ -197,17 +197,20 @@ Ipv4Checksum(const uint8_t* header)
     return static_cast<uint16_t>(~sum);
 }
 
-/** Ethernet II, IPv4 (DF, TTL 64, ECN not-ECT: the fabric marks nothing) and UDP (checksum 0, as
+/** Ethernet II, IPv4 (DF, TTL 64, DSCP 0, the packet's ECN codepoint) and UDP (checksum 0, as
  * RoCEv2 sends it): udpBytes = the UDP header through the ICRC. */
 void
-PutEthIpUdp(std::vector<uint8_t>& out, const TransportHeader& h, uint32_t udpBytes, uint32_t flow)
+PutEthIpUdp(std::vector<uint8_t>& out,
+            const TransportHeader& h,
+            uint32_t udpBytes,
+            const FabricHeader::Fields& fields)
 {
     Put(out, Mac(h.dst), 6);
     Put(out, Mac(h.srcHost), 6);
     Put(out, ETHERTYPE_IPV4, 2);
     const std::size_t ip = out.size();
-    Put(out, 0x45, 1); // version 4, IHL 5
-    Put(out, 0, 1);    // DSCP 0, ECN 0
+    Put(out, 0x45, 1);            // version 4, IHL 5
+    Put(out, fields.GetEcn(), 1); // DSCP 0, ECN
     Put(out, wire::IPV4_BYTES + udpBytes, 2);
     Put(out, 0, 2); // identification
     Put(out, IPV4_DONT_FRAGMENT, 2);
@@ -219,7 +222,7 @@ PutEthIpUdp(std::vector<uint8_t>& out, const TransportHeader& h, uint32_t udpByt
     const uint16_t checksum = Ipv4Checksum(out.data() + ip);
     out[ip + 10] = static_cast<uint8_t>(checksum >> 8);
     out[ip + 11] = static_cast<uint8_t>(checksum);
-    Put(out, ROCEV2_SOURCE_PORT_BASE | (flow & 0x3FFF), 2);
+    Put(out, ROCEV2_SOURCE_PORT_BASE | (fields.flow & 0x3FFF), 2);
     Put(out, ROCEV2_UDP_PORT, 2);
     Put(out, udpBytes, 2);
     Put(out, 0, 2);
@@ -337,7 +340,7 @@ BuildWireFrame(WireFormat format,
     }
     else
     {
-        PutEthIpUdp(out, h, wire::UDP_BYTES + body, fields.flow);
+        PutEthIpUdp(out, h, wire::UDP_BYTES + body, fields);
         wireBytes = wire::ETH_BYTES + wire::IPV4_BYTES + wire::UDP_BYTES + body + wire::FCS_BYTES;
     }
     const std::size_t bth = out.size();

@@ -497,6 +497,12 @@ Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint
     PeekPointer(m_qps[qpn])->Receive(packet, h, payload);
 }
 
+Ptr<Port>
+Nic::GetPort() const
+{
+    return m_host->GetPort();
+}
+
 uint32_t
 Nic::GetHostId() const
 {

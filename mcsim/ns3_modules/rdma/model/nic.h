@@ -136,6 +136,7 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     void HandedOver() override;
 
     uint32_t GetHostId() const;
+    Ptr<Port> GetPort() const; //!< its host's port (what goes on the wire)
     uint32_t GetMtuBytes() const;
     WireFormat GetWireFormat() const;
     Ptr<CompletionProcessor> GetProcessor() const;

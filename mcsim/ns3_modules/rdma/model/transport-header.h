@@ -5,6 +5,7 @@
 
 #include "ns3/mcsim/fabric-header.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -89,7 +90,10 @@ struct TransportHeader
         uint8_t flags;
     };
 
+    // its fields (not its tail padding, which ToFields zeroes) leave the UpperWords' last byte to
+    // the fabric (its ECN codepoint: a new packet is not ECN-capable)
     static_assert(sizeof(Upper) <= sizeof(FabricHeader::UpperWords) &&
+                      offsetof(Upper, flags) + sizeof(uint8_t) <= FabricHeader::UPPER_BYTES &&
                       std::is_trivially_copyable_v<Upper>,
                   "the transport's fields must fit the fabric's UpperWords");
 };
