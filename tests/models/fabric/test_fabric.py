@@ -260,7 +260,10 @@ def test_sender_outside_its_group_is_rejected(testbed):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"flow_control": "lossles"}, r"unknown flow control 'lossles'; choose one of lossless, lossy; did you mean"),
+        (
+            {"flow_control": "lossles"},
+            r"unknown flow control 'lossles'; choose one of lossless, lossy, pfc; did you mean",
+        ),
         ({"switch_buffer_b": 0}, r"FabricConfig: switch_buffer_b=0 must be > 0"),
         ({"switch_latency_ps": -1}, r"FabricConfig: switch_latency_ps=-1 must be an integer >= 0"),
         ({"forwarding": "cut-through"}, r"unknown forwarding 'cut-through'; choose one of cut_through, store_and"),
