@@ -58,7 +58,7 @@ def test_a_factory_carries_every_kind_of_value(ns):
     [
         (
             {"FlowControl": "LOSSY"},
-            r"FabricConfig: FlowControl='LOSSY' is not one of Lossless, Lossy \(ns3::mcsim::FlowControl\)",
+            r"FabricConfig: FlowControl='LOSSY' is not one of Lossless, Lossy, Pfc \(ns3::mcsim::FlowControl\)",
         ),
         ({"SwitchBufferBytes": 0}, r"FabricConfig: SwitchBufferBytes=0 is refused by ns3::mcsim::Fabric"),
         ({"RoutingHeaderBytes": 2**33}, r"FabricConfig: RoutingHeaderBytes=8589934592 is refused .*uint32_t"),
