@@ -184,6 +184,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         "loss": args.loss,
         "forwarding": args.forwarding,
         "flow_control": args.flow_control,
+        "ecn": args.ecn,
         "wire_format": args.wire_format,
         "mtu": args.mtu,
         "faults": load_faults(args.faults) if args.faults is not None else None,
@@ -378,6 +379,12 @@ def _fabric_options(add: Add) -> None:
         default=FabricConfig().flow_control,
         help="lossless: InfiniBand credits; lossy: tail drop; pfc: Priority Flow Control (each ingress queue "
         "pauses its upstream port; see The fabric model)",
+    )
+    add(
+        "--ecn",
+        flag=True,
+        help="ECN: the hosts send ECN-capable packets and every switch port marks CE with RED on its output "
+        "queue (FabricConfig.ecn; see The fabric model)",
     )
     add(
         "--wire-format",

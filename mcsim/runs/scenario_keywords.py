@@ -27,6 +27,7 @@ SHORT_NAMES: dict[str, tuple[tuple[str, str], ...]] = {
     "processor": (("rdma", "processor"),),
     "rc": (("rdma", "rc"),),
     "flow_control": (("fabric", "flow_control"),),
+    "ecn": (("fabric", "ecn"),),
     "forwarding": (("fabric", "forwarding"),),
     "loss": (("fabric", "loss"),),
     "seed": (("fabric", "seed"), ("fabric", "ecmp_seed")),
@@ -67,6 +68,8 @@ def _check(short: dict[str, Any]) -> None:
             raise McsimError(f"Scenario: {name}={short[name]!r} must be a string")
     if "staging" in short:
         require_bool("Scenario", staging=short["staging"])
+    if "ecn" in short:
+        require_bool("Scenario", ecn=short["ecn"])
     if "rc" in short and not isinstance(short["rc"], RcConfig):
         raise McsimError(f"Scenario: rc={short['rc']!r} must be a mcsim.config.rdma.RcConfig")
     if "processor" in short and not is_processor_config(short["processor"]):

@@ -109,3 +109,15 @@ def test_bad_ecn_settings_are_one_line(kw, message):
     with pytest.raises(McsimError, match=message) as err:
         FabricConfig(**kw)
     assert "\n" not in str(err.value)
+
+
+def test_the_short_name_and_the_option_reach_the_fabric(capsys):
+    from mcsim.cli import main
+
+    sc = scenario_of(topology="fat-tree-k4", bytes_per_rank=4096, ecn=True, flow_control="pfc")
+    assert sc.fabric.ecn is True and sc.run().fabric.ecn is not None
+    with pytest.raises(McsimError, match=r"^Scenario: ecn='yes' must be True or False$") as err:
+        scenario_of(topology="fat-tree-k4", ecn="yes")
+    assert "\n" not in str(err.value)
+    argv = ["allgather", "--topology", "fat-tree-k4", "--size", "64KiB", "--ecn", "--format", "json"]
+    assert main(argv) == 0 and '"complete": true' in capsys.readouterr().out
