@@ -61,6 +61,7 @@ ADDED_LATER = (
     "pfc",
     "pfc_deadlock",
     "ecn",
+    "congestion",
 )  # Result.first_phase (issue 33), Result.protocol_events, .pcap_files (35), FabricResult.pfc (36)
 
 

@@ -335,6 +335,9 @@ class Result:
     pcap_files: tuple[tuple[str, int, int], ...] | None = None
     verified: bool | None = None  # verify mode: every byte of every output right (None: not checked)
     wrong_bytes: np.ndarray | None = None  # verify mode: per rank, bytes of its output that differ
+    # congestion control (RdmaConfig.congestion_control): counter_names("cc") per rank (CNPs its NIC sent and
+    # received, CE-marked packets its RC QPs got); None without
+    congestion: dict[str, np.ndarray] | None = None
     # per rank: when its host's only link went down for good (Faults.link_down ... FOREVER), NEVER: never
     link_down_for_good_ps: np.ndarray | None = None
 

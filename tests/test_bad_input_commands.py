@@ -103,6 +103,7 @@ CASES = {
     "pcap-folder-unmakeable": (["allgather", *FT4, "--pcap", "/proc/mcsim-pcap"], {}),
     "flow-control-unknown": (["allgather", *FT4, "--flow-control", "credits"], {}),
     "wire-format-unknown": (["allgather", *FT4, "--wire-format", "ethernet"], {}),
+    "congestion-control-unknown": (["allgather", *FT4, "--congestion-control", "hpcc"], {}),
     "pcap-ports-without-pcap": (["allgather", *FT4, "--pcap-ports", "16:0"], {}),
     "pcap-ports-not-node-port": (["allgather", *FT4, "--pcap", "tr", "--pcap-ports", "16"], {}),
     "pcap-ports-unknown-node-name": (["allgather", *FT4, "--pcap", "tr", "--pcap-ports", "spine9:0"], {}),

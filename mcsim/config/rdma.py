@@ -21,7 +21,11 @@ from mcsim.errors import McsimError, pick, require_bool, require_int, require_po
 # the C++ types RdmaConfig, RcConfig and HostCpuConfig set attributes of
 NIC, UD_QP, RC_QP, HOST_CPU = "ns3::mcsim::Nic", "ns3::mcsim::UdQp", "ns3::mcsim::RcQp", "ns3::mcsim::HostCpu"
 STACK = "ns3::mcsim::RdmaStack"
-WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}  # -> ns3::mcsim::WireFormat, by its checker's names
+WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
+CONGESTION_CONTROLS = {
+    "none": "None",
+    "dcqcn": "Dcqcn",
+}  # -> ns3::mcsim::CongestionControl  # -> ns3::mcsim::WireFormat, by its checker's names
 # who processes send completions -> ns3::mcsim::SendCompletions: nobody (the application hears of
 # each at once, free), a processor of their own (the SC'24 artifact's TX thread), or the receive one
 SEND_COMPLETIONS = {"free": "Free", "separate": "Separate", "shared": "Shared"}
@@ -148,6 +152,19 @@ class RdmaConfig:
     """NIC, queue-pair and host-CPU settings; sizes in bytes, times in ps, rates in bit/s."""
 
     wire_format: str = field(default="infiniband", metadata=sets(NIC, "WireFormat", WIRE_FORMATS))  # or "rocev2"
+    # the NICs' congestion control: "none" (every QP at the line rate) or "dcqcn" (it turns the fabric's ECN
+    # marking on); DCQCN's parameters as the paper (Zhu et al., SIGCOMM 2015) names them, its defaults
+    # (second-hand where the paper's text was not at hand: rdma.md, "DCQCN")
+    congestion_control: str = field(default="none", metadata=sets(NIC, "CongestionControl", CONGESTION_CONTROLS))
+    dcqcn_g: float = field(default=1 / 256, metadata=sets(NIC, "DcqcnG"))
+    dcqcn_alpha_timer_ps: int = field(default=55_000_000, metadata=sets(NIC, "DcqcnAlphaTimer"))  # K
+    dcqcn_rate_timer_ps: int = field(default=55_000_000, metadata=sets(NIC, "DcqcnRateTimer"))  # T
+    dcqcn_byte_counter_b: int = field(default=10_000_000, metadata=sets(NIC, "DcqcnByteCounter"))  # B
+    dcqcn_f: int = field(default=5, metadata=sets(NIC, "DcqcnF"))  # fast recovery steps
+    dcqcn_rai_bps: int = field(default=40_000_000, metadata=sets(NIC, "DcqcnRai"))
+    dcqcn_rhai_bps: int = field(default=200_000_000, metadata=sets(NIC, "DcqcnRhai"))
+    dcqcn_min_rate_bps: int = field(default=100_000_000, metadata=sets(NIC, "DcqcnMinRate"))
+    dcqcn_cnp_interval_ps: int = field(default=50_000_000, metadata=sets(NIC, "DcqcnCnpInterval"))  # N
     mtu_b: int = field(default=DEFAULT_MTU_BYTES, metadata=sets(NIC, "MtuBytes"))
     rc: RcConfig = dataclasses.field(default_factory=RcConfig)
     rq_depth: int = field(default=128, metadata=sets(UD_QP, "RqDepth"))  # UD receive buffers posted
@@ -174,6 +191,13 @@ class RdmaConfig:
 
     def __post_init__(self) -> None:
         pick("wire format", self.wire_format, WIRE_FORMATS)
+        pick("congestion control", self.congestion_control, CONGESTION_CONTROLS)
+        if isinstance(self.dcqcn_g, bool) or not isinstance(self.dcqcn_g, int | float) or not 0 < self.dcqcn_g <= 1:
+            raise McsimError(f"RdmaConfig: dcqcn_g={self.dcqcn_g!r} must be a number in (0, 1]")
+        for name in ("dcqcn_alpha_timer_ps", "dcqcn_rate_timer_ps", "dcqcn_byte_counter_b", "dcqcn_min_rate_bps"):
+            require_int("RdmaConfig", name, getattr(self, name), lo=1)
+        for name in ("dcqcn_f", "dcqcn_rai_bps", "dcqcn_rhai_bps", "dcqcn_cnp_interval_ps"):
+            require_int("RdmaConfig", name, getattr(self, name), lo=0)
         pick("send_completions", self.send_completions, SEND_COMPLETIONS)
         if self.mtu_b not in IB_MTUS:
             raise McsimError(f"RdmaConfig: mtu_b={self.mtu_b} is not an MTU; choose one of {IB_MTUS}")
@@ -283,10 +307,12 @@ def fabric_config_for(rdma: RdmaConfig, config: FabricConfig | None, where: str 
     McsimError
         If a lossless buffer cannot hold one largest packet (the MTU and MAX_WIRE_HEADER_B).
     """
+    base = config or FabricConfig()
     out = dataclasses.replace(
-        config or FabricConfig(),
+        base,
         header_b=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format],
         pfc_max_frame_b=rdma.mtu_b + MAX_WIRE_HEADER_B,
+        ecn=base.ecn or rdma.congestion_control == "dcqcn",  # DCQCN reacts to the switches' marks
     )
     check_lossless_buffers(where, out, rdma.mtu_b + MAX_WIRE_HEADER_B, "the MTU (mtu_b)")
     return out

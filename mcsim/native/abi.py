@@ -81,6 +81,7 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     # capi/rdma-abi.cc
     "mcsim_stack_setup": (PTR, PTR, PTR, PTR, PTR, PTR),
     "mcsim_stack_host_counters": (PTR, U64_OUT, U64),
+    "mcsim_stack_cc_counters": (PTR, U64_OUT, U64),
     "mcsim_stack_enable_memory": (PTR, U32, U64),
     "mcsim_stack_write_memory": (PTR, U32, U64, U8S, U64),
     "mcsim_stack_read_memory": (PTR, U32, U64, U8_OUT, U64),

@@ -84,6 +84,11 @@ def read_nic_counters(stack: abi.Handle, n_hosts: int) -> dict[str, np.ndarray]:
     return read_counters("nic", n_hosts, partial(runtime.load().mcsim_stack_host_counters, stack))
 
 
+def read_cc_counters(stack: abi.Handle, n_hosts: int) -> dict[str, np.ndarray]:
+    """The "cc" counters (congestion control: CNPs sent and received, CE marks) of every host's NIC."""
+    return read_counters("cc", n_hosts, partial(runtime.load().mcsim_stack_cc_counters, stack))
+
+
 def build_stack(fab: BuiltFabric, rdma: RdmaConfig) -> abi.Handle:
     """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host."""
     nic, rc, ud = factory_of(rdma, NIC), factory_of(rdma.rc, RC_QP), factory_of(rdma, UD_QP)

@@ -23,7 +23,7 @@ from mcsim.config.collectives import (
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
 from mcsim.config.fabric import FLOW_CONTROLS, FORWARDINGS, FabricConfig
 from mcsim.config.faults_file import load_faults
-from mcsim.config.rdma import WIRE_FORMATS, PcapConfig, RdmaConfig
+from mcsim.config.rdma import CONGESTION_CONTROLS, WIRE_FORMATS, PcapConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
 from mcsim.result import Result
 from mcsim.runs import packet_trace
@@ -185,6 +185,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         "forwarding": args.forwarding,
         "flow_control": args.flow_control,
         "ecn": args.ecn,
+        "congestion_control": args.congestion_control,
         "wire_format": args.wire_format,
         "mtu": args.mtu,
         "faults": load_faults(args.faults) if args.faults is not None else None,
@@ -385,6 +386,13 @@ def _fabric_options(add: Add) -> None:
         flag=True,
         help="ECN: the hosts send ECN-capable packets and every switch port marks CE with RED on its output "
         "queue (FabricConfig.ecn; see The fabric model)",
+    )
+    add(
+        "--congestion-control",
+        choices=tuple(CONGESTION_CONTROLS),
+        default=RDMA_DEFAULTS.congestion_control,
+        help="the NICs' congestion control: none, or dcqcn (CNPs for the switches' ECN marks, a rate per RC QP; "
+        "it turns --ecn on)",
     )
     add(
         "--wire-format",

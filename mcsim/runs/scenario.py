@@ -86,7 +86,7 @@ def artifact_protocol(rdma: RdmaConfig | None = None) -> dict[str, Any]:
 
 # the default of each collective tunable (roots, batch, root, endpoints, reduce_ps_per_byte) is TeamSpec's
 TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(TeamSpec)}
-SCHEMA = "mcsim.Scenario/3"  # the "schema" of a canonical dict; a change of its keys gets a new one
+SCHEMA = "mcsim.Scenario/4"  # the "schema" of a canonical dict; a change of its keys gets a new one
 
 
 @functools.lru_cache(maxsize=16)
@@ -524,6 +524,7 @@ class Scenario:
             stats = [collectives.team_stats(t) for t in teams]
             log = np.concatenate([collectives.team_events(t, i) for i, t in enumerate(teams)]) if events else None
             nic = rdma.read_nic_counters(stack, fab.n_hosts)
+            cc = rdma.read_cc_counters(stack, fab.n_hosts) if self.rdma.congestion_control != "none" else None
             fres = fab.collect()
             if expected is not None:
                 outputs = [rdma.read_memory(stack, h, expected.output_b) for h in hosts]
@@ -538,6 +539,8 @@ class Scenario:
             result = dataclasses.replace(result, protocol_events=log)
         if files is not None:
             result = dataclasses.replace(result, pcap_files=files)
+        if cc is not None:
+            result = dataclasses.replace(result, congestion={k: v[: len(hosts)] for k, v in cc.items()})
         if expected is not None:
             wrong = np.array([int(np.count_nonzero(out != expected.output(r))) for r, out in enumerate(outputs)])
             result = dataclasses.replace(result, verified=bool((wrong == 0).all()), wrong_bytes=wrong)

@@ -28,6 +28,7 @@ SHORT_NAMES: dict[str, tuple[tuple[str, str], ...]] = {
     "rc": (("rdma", "rc"),),
     "flow_control": (("fabric", "flow_control"),),
     "ecn": (("fabric", "ecn"),),
+    "congestion_control": (("rdma", "congestion_control"),),
     "forwarding": (("fabric", "forwarding"),),
     "loss": (("fabric", "loss"),),
     "seed": (("fabric", "seed"), ("fabric", "ecmp_seed")),
@@ -63,7 +64,7 @@ def _value(name: str, value: Any) -> Any:
 
 def _check(short: dict[str, Any]) -> None:
     """The short names' types and ranges, before any is compared with a config's field."""
-    for name in ("wire_format", "flow_control", "forwarding"):
+    for name in ("wire_format", "flow_control", "forwarding", "congestion_control"):
         if name in short and not isinstance(short[name], str):
             raise McsimError(f"Scenario: {name}={short[name]!r} must be a string")
     if "staging" in short:

@@ -16,7 +16,7 @@ from mcsim.runs.stream import two_hosts
 from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link
 
-TABLES = ("port", "pfc", "ecn", "host", "source", "aggregation", "rc_qp", "ud_qp", "nic", "rank", "dpa_thread")
+TABLES = ("port", "pfc", "ecn", "cc", "host", "source", "aggregation", "rc_qp", "ud_qp", "nic", "rank", "dpa_thread")
 LINK = Link(rate_bps=100 * 10**9, delay_ps=100_000)
 
 
@@ -45,7 +45,7 @@ def test_a_struct_table_has_one_column_per_field(table, struct):
 
 def test_unknown_table_is_one_line():
     with pytest.raises(
-        McsimError, match=r"^CounterTable: no table nope; known: aggregation, dpa_thread, ecn, host, "
+        McsimError, match=r"^CounterTable: no table nope; known: aggregation, cc, dpa_thread, ecn, host, "
     ) as info:
         runtime.counter_names("nope")
     assert "\n" not in str(info.value)

@@ -45,6 +45,12 @@ mcsim_stack_host_counters(void* stack, uint64_t* out, uint64_t n)
     return capi::Do([&] { capi::As<RdmaStack>(stack).GetHostCounters(out, n); });
 }
 
+MCSIM_ABI int64_t
+mcsim_stack_cc_counters(void* stack, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<RdmaStack>(stack).GetCcCounters(out, n); });
+}
+
 /** Verify mode: host's NIC gets `bytes` of real memory (Nic::EnableMemory). */
 MCSIM_ABI int64_t
 mcsim_stack_enable_memory(void* stack, uint32_t host, uint64_t bytes)

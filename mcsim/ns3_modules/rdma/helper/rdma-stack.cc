@@ -20,6 +20,7 @@ const CounterTable g_nicTable("nic",
                               CounterTable::Columns({},
                                                     Nic::Counters::NAMES,
                                                     {"completions", "cpu_busy_ps", "tx_busy_ps"}));
+const CounterTable g_ccTable("cc", CounterTable::Columns({}, CcCounters::NAMES));
 } // namespace
 
 TypeId
@@ -142,6 +143,16 @@ RdmaStack::GetHostCounters(uint64_t* out, std::size_t n) const
         next[1] = m_nics[h]->GetProcessor()->GetBusyPs();    // "cpu_busy_ps"
         const Ptr<CompletionProcessor> tx = m_nics[h]->GetTxProcessor();
         next[2] = tx ? tx->GetBusyPs() : 0; // "tx_busy_ps"
+    }
+}
+
+void
+RdmaStack::GetCcCounters(uint64_t* out, std::size_t n) const
+{
+    CheckOutputSize("RdmaStack::GetCcCounters", n, m_nics.size() * CcCounters::COUNT);
+    for (std::size_t h = 0; h < m_nics.size(); ++h)
+    {
+        m_nics[h]->GetCcCounters().CopyTo(out + CcCounters::COUNT * h);
     }
 }
 

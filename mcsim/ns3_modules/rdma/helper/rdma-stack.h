@@ -59,6 +59,8 @@ class RdmaStack : public Object
     /** out[host * HOST_COUNTERS]: Nic::Counters, completions processed, busy ps, and the
      * Separate send completion processor's busy ps (0 without one). */
     void GetHostCounters(uint64_t* out, std::size_t n) const;
+    /** Every NIC's CcCounters (congestion control), host by host. */
+    void GetCcCounters(uint64_t* out, std::size_t n) const;
 
   protected:
     void DoDispose() override;

@@ -15,6 +15,7 @@ namespace
 constexpr uint16_t MULTICAST_LID_BASE = 0xC000; //!< the first multicast LID (IBA 7.11.1)
 constexpr uint16_t TOP_UNICAST_LID = 0xBFFF;    //!< aggregation trees count down from it
 constexpr uint8_t BTH_OPCODE_UD_SEND_ONLY = 0x64;
+constexpr uint8_t BTH_OPCODE_CNP = 0x81; //!< RoCEv2's CNP (Annex A17.9.3)
 constexpr uint8_t AETH_ACK = 0x1F;       //!< ACK, credits invalid (no end-to-end credits)
 constexpr uint8_t AETH_NAK_PSN = 0x60;   //!< NAK: PSN sequence error
 constexpr uint8_t AETH_RNR_NAK = 0x20;   //!< RNR NAK (timer 0)
@@ -111,7 +112,8 @@ BthOpcode(Opcode op)
 {
     // the RC opcodes in mcsim's Opcode are in the specification's order, 0x00 (SEND_FIRST) ..
     // 0x11 (ACKNOWLEDGE); UD SEND_ONLY and SEND_ONLY_IMM are 0x64 and 0x65
-    return IsUd(op)
+    return IsCnp(op) ? BTH_OPCODE_CNP
+           : IsUd(op)
                ? static_cast<uint8_t>(BTH_OPCODE_UD_SEND_ONLY + (op == Opcode::UD_SEND_ONLY_IMM))
                : static_cast<uint8_t>(op);
 }
@@ -154,6 +156,11 @@ PutTransport(std::vector<uint8_t>& out, const TransportHeader& h, uint32_t srcQp
     if (HasImm(h.opcode))
     {
         Put(out, h.imm, 4);
+    }
+    if (IsCnp(h.opcode))
+    {
+        Put(out, 0, 8); // reserved
+        Put(out, 0, 8);
     }
 }
 

@@ -2,6 +2,7 @@
 #include "nic.h"
 
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/make-event.h"
@@ -94,7 +95,64 @@ Nic::GetTypeId()
                                           SendCompletions::SEPARATE,
                                           "Separate",
                                           SendCompletions::SHARED,
-                                          "Shared"));
+                                          "Shared"))
+            .AddAttribute(
+                "CongestionControl",
+                "None (every QP at the line rate) or Dcqcn (rdma.md, \"DCQCN\").",
+                EnumValue(CongestionControl::NONE),
+                MakeEnumAccessor<CongestionControl>(&Nic::m_congestionControl),
+                MakeEnumChecker(CongestionControl::NONE, "None", CongestionControl::DCQCN, "Dcqcn"))
+            .AddAttribute(
+                "DcqcnG",
+                "DCQCN's g, alpha's gain (firmware dce_tcp_g): 1/256 (DCQCN, SIGCOMM'15).",
+                DoubleValue(1.0 / 256),
+                MakeDoubleAccessor(&Nic::m_dcqcnG),
+                MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("DcqcnAlphaTimer",
+                          "DCQCN's K, alpha's update period (dce_tcp_rtt): 55 us (SIGCOMM'15).",
+                          TimeValue(MicroSeconds(55)),
+                          MakeTimeAccessor(&Nic::m_dcqcnAlphaTimer),
+                          MakeTimeChecker(PicoSeconds(1)))
+            .AddAttribute(
+                "DcqcnRateTimer",
+                "DCQCN's T, the rate increase timer (rpg_time_reset): 55 us (SIGCOMM'15).",
+                TimeValue(MicroSeconds(55)),
+                MakeTimeAccessor(&Nic::m_dcqcnRateTimer),
+                MakeTimeChecker(PicoSeconds(1)))
+            .AddAttribute("DcqcnByteCounter",
+                          "DCQCN's B, bytes sent per rate increase step (rpg_byte_reset): 10 MB "
+                          "(SIGCOMM'15).",
+                          UintegerValue(10000000),
+                          MakeUintegerAccessor(&Nic::m_dcqcnByteCounter),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("DcqcnF",
+                          "DCQCN's F, steps of fast recovery (rpg_threshold): 5 (SIGCOMM'15).",
+                          UintegerValue(5),
+                          MakeUintegerAccessor(&Nic::m_dcqcnF),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("DcqcnRai",
+                          "DCQCN's R_AI, the additive increase in bit/s (rpg_ai_rate): 40 Mbit/s "
+                          "(SIGCOMM'15).",
+                          UintegerValue(40000000),
+                          MakeUintegerAccessor(&Nic::m_dcqcnRai),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("DcqcnRhai",
+                          "DCQCN's R_HAI, the hyper increase in bit/s (rpg_hai_rate): 200 Mbit/s "
+                          "(the DCQCN authors' simulator, ns3-rdma).",
+                          UintegerValue(200000000),
+                          MakeUintegerAccessor(&Nic::m_dcqcnRhai),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("DcqcnMinRate",
+                          "DCQCN's lowest rate in bit/s (rpg_min_rate): 100 Mbit/s (ns3-rdma).",
+                          UintegerValue(100000000),
+                          MakeUintegerAccessor(&Nic::m_dcqcnMinRate),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("DcqcnCnpInterval",
+                          "DCQCN's N: at most one CNP per QP per N (min_time_between_cnps): 50 us "
+                          "(SIGCOMM'15).",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&Nic::m_dcqcnCnpInterval),
+                          MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -108,7 +166,9 @@ Nic::Nic()
       m_sendEvent(Create<ReusableEvent<Nic, &Nic::TrySend>>(this)),
       m_sendSource(EventClass::TRANSMIT),
       m_loopbackSource(EventClass::ARRIVAL),
-      m_blank(Create<BlankPackets>())
+      m_blank(Create<BlankPackets>()),
+      m_congestionControl(CongestionControl::NONE),
+      m_pacedEvent(Create<ReusableEvent<Nic, &Nic::PacedWake>>(this))
 {
 }
 
@@ -121,6 +181,7 @@ Nic::DoDispose()
     {
         qp->Dispose();
     }
+    m_pacedEvent = nullptr;
     m_qps.clear();
     m_work.clear();
     if (m_host)
@@ -378,6 +439,8 @@ Nic::PickQp()
     // round robin from m_rrNext: its QPs from there to the last, then from the first; a QP whose
     // work bit is clear has no packet (QueuePair::HasWork), so only those with the bit are asked
     const auto n = static_cast<uint32_t>(m_qps.size());
+    const Time now = mcsim::Now();
+    m_pacedEarliest = Time::Max();
     for (const auto& [begin, end] : {std::pair{m_rrNext, n}, std::pair{0U, m_rrNext}})
     {
         for (uint32_t q = NextWork(begin, end); q < end; q = NextWork(q + 1, end))
@@ -389,6 +452,11 @@ Nic::PickQp()
             }
             else if (qp->HasPacket())
             {
+                if (qp->nextSend > now) // paced (DCQCN): not before its rate allows
+                {
+                    m_pacedEarliest = std::min(m_pacedEarliest, qp->nextSend);
+                    continue;
+                }
                 return q;
             }
         }
@@ -399,11 +467,19 @@ Nic::PickQp()
 void
 Nic::TrySend()
 {
+    if (SendCnp())
+    {
+        return;
+    }
     const auto n = static_cast<uint32_t>(m_qps.size());
     const uint32_t q = PickQp();
     if (q == n)
     {
         m_idle = true;
+        if (m_pacedEarliest != Time::Max())
+        {
+            PacedWakeAt(m_pacedEarliest);
+        }
         return;
     }
     QueuePair* qp = PeekPointer(m_qps[q]);
@@ -416,6 +492,7 @@ Nic::TrySend()
         m_txTrace(out.packet, out.fields, m_host->GetId(), q);
     }
     const Time departure = m_host->Send(out.packet, out.fields, this);
+    Pace(qp, m_host->GetPort()->GetWireBytes(out.packet->GetSize()), out.payloadBytes);
     if (m_loopback && (out.fields.dst & FabricHeader::GROUP_FLAG) != 0)
     {
         const uint32_t g = out.fields.dst & ~FabricHeader::GROUP_FLAG;
@@ -492,6 +569,18 @@ Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint
         m_counters.unknownQp++;
         NS_LOG_INFO("host " << m_host->GetId() << ": packet for no QP (" << qpn << "), dropped");
         return;
+    }
+    if (m_congestionControl == CongestionControl::DCQCN)
+    {
+        if (IsCnp(h.opcode))
+        {
+            ReactToCnp(h);
+            return;
+        }
+        if (h.ecn == FabricHeader::ECN_CE && !multicast && !IsAck(h.opcode))
+        {
+            NotifyCongestion(qpn, h);
+        }
     }
     SetWork(qpn); // a packet in may give the QP work (an ACK, a response, a go-back)
     PeekPointer(m_qps[qpn])->Receive(packet, h, payload);

@@ -10,12 +10,14 @@
 #include "ns3/event-impl.h"
 #include "ns3/mcsim/counter-table.h"
 #include "ns3/mcsim/event-order.h"
+#include "ns3/mcsim/fifo.h"
 #include "ns3/mcsim/host.h"
 #include "ns3/mcsim/packet-receiver.h"
 #include "ns3/mcsim/port.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +32,28 @@ enum class SendCompletions
     FREE,     //!< none: the application hears of each at once, at no cost
     SEPARATE, //!< a completion processor of their own (the SC'24 artifact's TX thread)
     SHARED,   //!< the receive completions' processor, in one queue with them
+};
+
+/** @brief The NICs' congestion control. */
+enum class CongestionControl
+{
+    NONE,  //!< every QP sends at the line rate
+    DCQCN, //!< DCQCN (rdma.md, "DCQCN"): CNPs for CE marks, rate cut and recovery per RC QP
+};
+
+/** The fields of CcCounters, in order: X(member, initial, python_name). */
+#define MCSIM_CC_COUNTERS(X)                                                                       \
+    /* CNPs this NIC sent (its RC QPs got CE-marked packets) */                                    \
+    X(cnpTx, 0, "cnp_tx")                                                                          \
+    /* CNPs that arrived for its QPs (their rates cut) */                                          \
+    X(cnpRx, 0, "cnp_rx")                                                                          \
+    /* CE-marked packets its RC QPs got */                                                         \
+    X(ceRx, 0, "ce_rx")
+
+/** @brief A NIC's congestion control counters, read in bulk after the run (DCQCN only). */
+struct CcCounters
+{
+    MCSIM_COUNTERS(MCSIM_CC_COUNTERS)
 };
 
 /**
@@ -172,6 +196,7 @@ class Nic : public Object, public PacketReceiver, public PortWaker
 
     static constexpr uint32_t NUM_COUNTERS = Counters::COUNT;
     const Counters& GetCounters() const;
+    const CcCounters& GetCcCounters() const;
     /** An RC QP of this NIC retransmitted a packet / timed out / went to the error state. */
     void CountRetransmit();
     void CountRcTimeout();
@@ -181,6 +206,19 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     void DoDispose() override;
 
   private:
+    // DCQCN (nic-dcqcn.cc; rdma.md, "DCQCN")
+    /** A CE-marked packet arrived for RC QP qpn: a CNP to its sender, at most one per N. */
+    void NotifyCongestion(uint32_t qpn, const TransportHeader& h);
+    /** A CNP arrived: the QP's reaction point cuts its rate. */
+    void ReactToCnp(const TransportHeader& h);
+    /** Send the first waiting CNP if any: true if it did. */
+    bool SendCnp();
+    /** After sending qp's packet of `wire` bytes: its next one no sooner than its rate allows. */
+    void Pace(QueuePair* qp, uint32_t wireBytes, uint32_t payloadBytes);
+    /** Nothing to send now but a paced QP: look again when it may send. */
+    void PacedWakeAt(Time at);
+    void PacedWake();
+
     void TrySend();
     void Fetched(); //!< SendLatency after a post: the request is there, the arbiter looks
     /** MulticastLoopback: a multicast datagram it sent reaches its own QP in the group. */
@@ -220,7 +258,24 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
         m_txTrace; //!< "Tx"
     TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
-        m_rxTrace; //!< "Rx"
+        m_rxTrace;                         //!< "Rx"
+    CongestionControl m_congestionControl; //!< "CongestionControl"
+    double m_dcqcnG;                       //!< "DcqcnG"
+    Time m_dcqcnAlphaTimer;                //!< "DcqcnAlphaTimer"
+    Time m_dcqcnRateTimer;                 //!< "DcqcnRateTimer"
+    uint64_t m_dcqcnByteCounter;           //!< "DcqcnByteCounter"
+    uint32_t m_dcqcnF;                     //!< "DcqcnF"
+    uint64_t m_dcqcnRai;                   //!< "DcqcnRai"
+    uint64_t m_dcqcnRhai;                  //!< "DcqcnRhai"
+    uint64_t m_dcqcnMinRate;               //!< "DcqcnMinRate"
+    Time m_dcqcnCnpInterval;               //!< "DcqcnCnpInterval"
+    DcqcnParams m_dcqcn;                   //!< the above, as the reaction points read them
+    /** CNPs to send: (host, QP, flow), sent before any other packet */
+    Fifo<std::array<uint32_t, 3>> m_cnps;
+    Time m_pacedWakeAt = Time(-1); //!< when the paced wake posted last runs
+    Time m_pacedEarliest;          //!< PickQp: the first time a paced QP may send
+    Ptr<EventImpl> m_pacedEvent;
+    CcCounters m_ccCounters;
 };
 
 } // namespace mcsim

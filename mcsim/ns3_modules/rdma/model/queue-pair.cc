@@ -32,6 +32,10 @@ QueuePair::DoDispose()
 {
     m_nic = nullptr;
     m_owner = nullptr;
+    if (cc)
+    {
+        cc->Dispose();
+    }
     Object::DoDispose();
 }
 

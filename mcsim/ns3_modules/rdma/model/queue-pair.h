@@ -2,6 +2,7 @@
 #pragma once
 
 #include "completion-processor.h"
+#include "dcqcn.h"
 #include "transport-header.h"
 
 #include "ns3/mcsim/event-order.h"
@@ -10,6 +11,7 @@
 #include "ns3/packet.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace ns3
 {
@@ -73,6 +75,23 @@ class QueuePair : public Object, public CompletionSink
     virtual OutgoingPacket NextPacket() = 0;
     /** A packet for this QP arrived (the header is already parsed; the packet is read-only). */
     virtual void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) = 0;
+
+    /** The QP at the other end (an RC QP's: its host and QP number); false if it has none. */
+    virtual bool GetPeer(uint32_t& host, uint32_t& qpn) const
+    {
+        return false;
+    }
+
+    // Congestion control (rdma.md, "DCQCN"), the NIC's to use
+    Time nextSend;             //!< the NIC paces it: no packet before (its rate's gap)
+    Time lastCnp = Time(-1);   //!< the last CNP sent about its traffic (-1: none)
+    std::unique_ptr<Dcqcn> cc; //!< its reaction point, once a CNP came (DCQCN)
+
+    /** Its timers' order (a reaction point's timers are the QP's). */
+    EventSource& TimerSource()
+    {
+        return m_timerSource;
+    }
 
     /** A completion of this QP was processed: a send one tells the owner, a receive one goes on
      * to OnReceiveProcessed. */

@@ -529,5 +529,13 @@ RcQp::GetCounters() const
     return m_counters;
 }
 
+bool
+RcQp::GetPeer(uint32_t& host, uint32_t& qpn) const
+{
+    host = m_remoteHost;
+    qpn = m_remoteQpn;
+    return true;
+}
+
 } // namespace mcsim
 } // namespace ns3

@@ -69,6 +69,7 @@ class RcQp : public QueuePair
     bool HasWork() const override;
     OutgoingPacket NextPacket() override;
     void Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadBytes) override;
+    bool GetPeer(uint32_t& host, uint32_t& qpn) const override;
 
     /** The fields of RcQp::Counters, in order: X(member, initial, python_name). */
 #define MCSIM_RC_QP_COUNTERS(X)                                                                    \

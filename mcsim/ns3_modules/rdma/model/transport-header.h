@@ -42,6 +42,7 @@ struct TransportHeader
     uint32_t imm = 0;            //!< immediate data (opcodes with ImmDt)
     uint64_t remoteOffset = 0;   //!< RETH: offset in the responder's registered region
     uint32_t length = 0;         //!< RETH: bytes of the WRITE or READ
+    uint8_t ecn = 0;             //!< the packet's ECN codepoint as it arrived (FabricHeader's)
 
     /** The header as the fabric carries it. */
     FabricHeader::Fields ToFields() const
@@ -75,6 +76,7 @@ struct TransportHeader
         h.imm = u.imm;
         h.remoteOffset = u.remoteOffset;
         h.length = u.length;
+        h.ecn = f.GetEcn();
         return h;
     }
 

@@ -38,6 +38,7 @@ enum class Opcode : uint8_t
     ACK, //!< ACK or NAK (AETH syndrome in the flags)
     UD_SEND_ONLY,
     UD_SEND_ONLY_IMM,
+    CNP, //!< RoCEv2's congestion notification packet (0x81; Annex A17.9.3): DCQCN's
     COUNT
 };
 
@@ -74,6 +75,13 @@ constexpr bool
 IsUd(Opcode op)
 {
     return op == Opcode::UD_SEND_ONLY || op == Opcode::UD_SEND_ONLY_IMM;
+}
+
+/** @return true for a congestion notification packet */
+constexpr bool
+IsCnp(Opcode op)
+{
+    return op == Opcode::CNP;
 }
 
 /** @return true for an ACK or NAK */
@@ -154,6 +162,7 @@ constexpr uint32_t IMMDT_BYTES = 4;
 constexpr uint32_t DETH_BYTES = 8;
 constexpr uint32_t ICRC_BYTES = 4;
 constexpr uint32_t VCRC_BYTES = 2;
+constexpr uint32_t CNP_RESERVED_BYTES = 16; //!< a CNP's reserved bytes after its BTH
 // RoCEv2 (Annex A17): Ethernet II + IPv4 + UDP replace LRH/GRH; the Ethernet FCS replaces VCRC
 constexpr uint32_t ETH_BYTES = 14;
 constexpr uint32_t IPV4_BYTES = 20;
@@ -177,6 +186,7 @@ WireHeaderBytes(WireFormat format, Opcode op, bool multicast)
     bytes += HasAeth(op) ? AETH_BYTES : 0;
     bytes += HasImm(op) ? IMMDT_BYTES : 0;
     bytes += IsUd(op) ? DETH_BYTES : 0;
+    bytes += IsCnp(op) ? CNP_RESERVED_BYTES : 0;
     if (format == WireFormat::INFINIBAND)
     {
         return bytes + LRH_BYTES + VCRC_BYTES + (multicast ? GRH_BYTES : 0);
