@@ -5,20 +5,21 @@ neighbour job whose Alltoall makes incast and pauses?
 
 A fat tree of 16 hosts (k = 4, non-blocking, every link at the rate's Ethernet preset: 400GbE, 800GbE,
 1.6TbE), flow_control="pfc" with its defaults (each switch port's 256 KiB ingress buffer less its computed
-headroom as XOFF), wire_format="rocev2". The job under study has 8 ranks on every other host and runs one
-collective of --bytes-per-rank per rank: a ring or a multicast Allgather, or a ring or an in-network
+headroom as XOFF), wire_format="rocev2", and --congestion-control (default dcqcn: the switches mark ECN,
+the NICs' RC QPs react; datagrams are not rate-controlled). The job under study has 8 ranks on every other
+host and runs one collective of --bytes-per-rank per rank: a ring or a multicast Allgather, or a ring or an in-network
 Reduce-Scatter (the multicast and in-network ones receive their datagrams on the DPA). The neighbour (the
 other 8 hosts) runs Alltoalls of --neighbour-bytes per peer back to back for as long as the study's
 collective takes alone (times 3), every rank sending to every other at once: incast at each of its hosts.
 Per rate and collective it prints the collective's time alone and beside the neighbour, each over the bound
 N (P-1) / BW at the hosts' data rate (the same for both algorithms of a collective; the in-network
 Reduce-Scatter's own bound is P N / BW, P/(P-1) of it), and the time all ports spent paused with the
-neighbour (summed over the fabric's ports) and that of the study's own hosts. The ring Reduce-Scatter is
-bound by its hosts' summing (reduce_ps_per_byte), the same at every rate. ECN marking and DCQCN are not
-modelled yet: the fabric's only reaction to incast here is PFC.
+neighbour (summed over the fabric's ports) and that of the study's own hosts, and the CE marks the
+switches made with the neighbour. The ring Reduce-Scatter is bound by its hosts' summing
+(reduce_ps_per_byte), the same at every rate.
 
 Run: mcsim run scenarios/roce_fabric.py [--rates 400Gbps,800Gbps,1.6Tbps] [--bytes-per-rank 1MiB]
-     [--neighbour-bytes 256KiB]
+     [--neighbour-bytes 256KiB] [--congestion-control dcqcn|none]
 """
 
 import argparse
@@ -35,7 +36,7 @@ TOPOLOGY = "fat-tree-k4"
 STUDY = tuple(range(0, 16, 2))  # every other host: its rings and trees cross the neighbour's switches
 NEIGHBOUR = tuple(range(1, 16, 2))
 RUNS = (("allgather", "ring"), ("allgather", "mcast"), ("reduce_scatter", "ring"), ("reduce_scatter", "innet"))
-FABRIC = {"wire_format": "rocev2", "flow_control": "pfc"}
+FABRIC = {"wire_format": "rocev2", "flow_control": "pfc"}  # and the congestion control given
 TABLE = Table(
     [
         Column("rate", width=8, left=True),
@@ -47,15 +48,16 @@ TABLE = Table(
         Column("beside/bound", ".3f", 13),
         Column("paused_us", ".1f", 10),
         Column("study_paused_us", ".1f", 16),
+        Column("marks", "d", 8),
     ]
 )
 
 
-def run(rate: str, collective: str, algorithm: str, n: int, neighbour_b: int) -> dict[str, object]:
+def run(rate: str, collective: str, algorithm: str, n: int, neighbour_b: int, cc: str) -> dict[str, object]:
     # datagram receives (the multicast chunks, the switches' sums) on the DPA: a host CPU thread does not keep
     # up with them at these rates (the in-network Reduce-Scatter of 1 MiB at 1.6T loses sums to a full
     # receive queue on it)
-    options = dict(FABRIC, **(DPA_RECEIVE if algorithm in ("mcast", "innet") else {}))
+    options = dict(FABRIC, congestion_control=cc, **(DPA_RECEIVE if algorithm in ("mcast", "innet") else {}))
     step = Collective(label="C", collective=collective, algorithm=algorithm, bytes_per_rank=n)
     study = Job(name="study", hosts=STUDY, steps=(step,))
     alone = run_jobs([study], topology=TOPOLOGY, rate=rate, **options).jobs[0].iteration_ps
@@ -79,6 +81,7 @@ def run(rate: str, collective: str, algorithm: str, n: int, neighbour_b: int) ->
         "beside/bound": beside / bound_ps,
         "paused_us": int(paused.sum()) / 1e6 if paused is not None else 0.0,
         "study_paused_us": int(paused[hosts].sum()) / 1e6 if paused is not None else 0.0,
+        "marks": int(both.fabric.ecn["ce_marked"].sum()) if both.fabric.ecn is not None else 0,
     }
 
 
@@ -87,6 +90,7 @@ def main() -> int:
     parser.add_argument("--rates", default="400Gbps,800Gbps,1.6Tbps", help="link rates, comma-separated")
     parser.add_argument("--bytes-per-rank", default="1MiB", help="the study's collective, per rank")
     parser.add_argument("--neighbour-bytes", default="256KiB", help="the neighbour's Alltoall, per peer")
+    parser.add_argument("--congestion-control", choices=("dcqcn", "none"), default="dcqcn", help="the NICs'")
     args = parser.parse_args()
     rates = [r.strip() for r in args.rates.split(",")]
     for r in rates:
@@ -97,7 +101,8 @@ def main() -> int:
     for rate in rates:
         for collective, algorithm in RUNS:
             print(f"mcsim: {rate} {collective} {algorithm} ...", file=sys.stderr, flush=True)
-            print(TABLE.row(run(rate, collective, algorithm, n, neighbour_b)), flush=True)
+            row = run(rate, collective, algorithm, n, neighbour_b, args.congestion_control)
+            print(TABLE.row(row), flush=True)
     return 0
 
 
