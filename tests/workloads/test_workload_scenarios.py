@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The workload scenario scripts run and print what they say: scenarios/interjob.py (no bubble when the jobs
-share no link, one when they do) scenarios/fsdp_iteration.py (every pair's iteration at least its
+share no link, one when they do), scenarios/fsdp_iteration.py (every pair's iteration at least its
 compute) and scenarios/roce_fabric.py (every collective at or above its bound)."""
 
 import subprocess
