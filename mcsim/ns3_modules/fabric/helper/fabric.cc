@@ -41,12 +41,7 @@ Fabric::GetTypeId()
                 "(Priority Flow Control: pause frames from each ingress queue).",
                 EnumValue(FlowControl::LOSSLESS),
                 MakeEnumAccessor<FlowControl>(&Fabric::m_mode),
-                MakeEnumChecker(FlowControl::LOSSLESS,
-                                "Lossless",
-                                FlowControl::LOSSY,
-                                "Lossy",
-                                FlowControl::PFC,
-                                "Pfc"))
+                MakeFlowControlChecker())
             .AddAttribute("SwitchBufferBytes",
                           "Buffer per switch port in bytes: the output queue limit (Lossy) or the "
                           "ingress buffer its upstream holds credits for (Lossless).",

@@ -23,6 +23,17 @@ namespace mcsim
 NS_LOG_COMPONENT_DEFINE("McsimPort");
 NS_OBJECT_ENSURE_REGISTERED(Port);
 
+Ptr<const AttributeChecker>
+MakeFlowControlChecker()
+{
+    return MakeEnumChecker(FlowControl::LOSSLESS,
+                           "Lossless",
+                           FlowControl::LOSSY,
+                           "Lossy",
+                           FlowControl::PFC,
+                           "Pfc");
+}
+
 TypeId
 Port::GetTypeId()
 {
@@ -66,12 +77,7 @@ Port::GetTypeId()
                 "peer pauses this port when its ingress queue passes PfcXoffBytes.",
                 EnumValue(FlowControl::LOSSLESS),
                 MakeEnumAccessor<FlowControl>(&Port::m_mode),
-                MakeEnumChecker(FlowControl::LOSSLESS,
-                                "Lossless",
-                                FlowControl::LOSSY,
-                                "Lossy",
-                                FlowControl::PFC,
-                                "Pfc"))
+                MakeFlowControlChecker())
             .AddAttribute("BufferBytes",
                           "Output buffer in bytes (LOSSY: a packet that does not fit is dropped).",
                           UintegerValue(DEFAULT_BUFFER_BYTES),

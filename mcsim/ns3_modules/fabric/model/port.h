@@ -10,6 +10,7 @@
 #include "pfc.h"
 #include "port-queue.h"
 
+#include "ns3/attribute.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
@@ -38,6 +39,9 @@ enum class FlowControl
     LOSSY,    //!< tail drop when an output buffer is full
     PFC,      //!< Priority Flow Control: a port's peer pauses it when its ingress queue fills
 };
+
+/** The checker of a FlowControl attribute (Port's and Fabric's "FlowControl"): its names. */
+Ptr<const AttributeChecker> MakeFlowControlChecker();
 
 /** @brief Told when a packet that had to wait for credits starts its journey (a source). */
 class PortWaker
