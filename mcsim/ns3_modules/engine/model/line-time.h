@@ -25,5 +25,14 @@ LineTime(uint64_t bytes, uint64_t rateBps, uint32_t dataBits = 1, uint32_t lineB
     return PicoSeconds(static_cast<int64_t>((num + den - 1) / den));
 }
 
+/** LineTime's inverse: the bytes a line of `rateBps` bit/s (data rate) moves in `t`, rounded up. */
+inline uint64_t
+LineBytes(Time t, uint64_t rateBps)
+{
+    const unsigned __int128 num = static_cast<unsigned __int128>(t.GetPicoSeconds()) * rateBps;
+    const unsigned __int128 den = 8 * 1'000'000'000'000ULL;
+    return static_cast<uint64_t>((num + den - 1) / den);
+}
+
 } // namespace mcsim
 } // namespace ns3

@@ -4,6 +4,7 @@
 #include "ns3/mcsim/counter-table.h"
 #include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/fifo.h"
+#include "ns3/mcsim/planned-wake.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -96,7 +97,7 @@ struct PfcState
      * order as they come (mostly: one egress), the others in a heap */
     Fifo<PfcRelease> inOrder;
     std::priority_queue<PfcRelease, std::vector<PfcRelease>, std::greater<PfcRelease>> releases;
-    Time releaseCheckAt = Time(-1); //!< when the release check posted last runs
+    PlannedWake releaseCheck; //!< the release check's event
     bool xoffSent = false;
     Time nextRefresh; //!< when an XOFF still in force is sent again
     // the pause of this port's own sending
@@ -104,7 +105,7 @@ struct PfcState
     Time pausedSince = Time::Max();    //!< when the pause in force began (Max: none)
     Time pendingPauseAt = Time::Max(); //!< the first XOFF on its way here
     Fifo<PfcFrame> incoming;           //!< PFC frames on their way here, by arrival
-    Time wakeAt = Time(-1);            //!< when the last transmit wake posted runs
+    PlannedWake wake;                  //!< the transmit wake's event
     Time lastStart;                    //!< when its last data frame started
     PfcWatchdog* watchdog = nullptr;   //!< told when an XOFF is sent again (the fabric's)
     PfcCounters counters;

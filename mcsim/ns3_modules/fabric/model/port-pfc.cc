@@ -17,11 +17,6 @@ namespace mcsim
 
 NS_LOG_COMPONENT_DEFINE("McsimPfc");
 
-namespace
-{
-constexpr uint64_t PS_BITS_PER_BYTE = 8 * 1000000000000ULL; //!< ps x bit/s -> bytes
-} // namespace
-
 Time
 Port::PfcQuantaTime(uint32_t quanta) const
 {
@@ -37,10 +32,7 @@ Port::PfcComputedHeadroom() const
     // peer is sending when it arrives (one largest frame), and what is on the wire in between (the
     // way back: one delay); both directions at this link's data rate
     const uint64_t frame = m_pfc.maxFrameBytes + m_headerBytes;
-    const uint64_t delayBytes = static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(m_delay.GetPicoSeconds()) * GetDataRateBps() +
-         8 * 1000000000000ULL - 1) /
-        (8 * 1000000000000ULL));
+    const uint64_t delayBytes = LineBytes(m_delay, GetDataRateBps());
     return 2 * frame + pfc::FRAME_BYTES + m_headerBytes + 2 * delayBytes;
 }
 
@@ -121,11 +113,7 @@ Port::PfcMayStart(Time start, Time now, uint32_t wire) const
     const Time ahead = start - now - m_delay;
     if (ahead.IsStrictlyPositive())
     {
-        arrivals += static_cast<uint64_t>(
-                        (static_cast<unsigned __int128>(ahead.GetPicoSeconds()) * GetDataRateBps() +
-                         PS_BITS_PER_BYTE - 1) /
-                        PS_BITS_PER_BYTE) +
-                    m_pfc.maxFrameBytes + m_headerBytes;
+        arrivals += LineBytes(ahead, GetDataRateBps()) + m_pfc.maxFrameBytes + m_headerBytes;
     }
     if (arrivals > m_pfc.xoffBytes)
     {
@@ -170,21 +158,16 @@ void
 Port::PfcWakeAt(Time at)
 {
     const Time now = mcsim::Now();
-    if (m_pfc.wakeAt >= now && m_pfc.wakeAt <= at)
+    if (m_pfc.wake.Ask(at, now))
     {
-        return; // a wake runs by then (and looks again)
+        mcsim::Post(at - now, m_pfcWakeEvent, m_pfcWakeSource);
     }
-    m_pfc.wakeAt = at;
-    mcsim::Post(at - now, m_pfcWakeEvent, m_pfcWakeSource);
 }
 
 void
 Port::PfcWake()
 {
-    if (mcsim::Now() >= m_pfc.wakeAt)
-    {
-        m_pfc.wakeAt = Time(-1);
-    }
+    m_pfc.wake.Ran(mcsim::Now());
     PfcDrain();
 }
 
@@ -267,22 +250,17 @@ Port::PfcPlanReleaseCheck()
                     : m_pfc.inOrder.empty()
                         ? m_pfc.releases.top().at
                         : std::min(m_pfc.inOrder.front().at, m_pfc.releases.top().at);
-    if (m_pfc.releaseCheckAt >= now && m_pfc.releaseCheckAt <= at)
+    if (m_pfc.releaseCheck.Ask(at, now))
     {
-        return; // a check runs by then
+        mcsim::Post(at - now, m_pfcReleaseEvent, m_pfcWakeSource);
     }
-    m_pfc.releaseCheckAt = at;
-    mcsim::Post(at - now, m_pfcReleaseEvent, m_pfcWakeSource);
 }
 
 void
 Port::PfcReleaseCheck()
 {
     const Time now = mcsim::Now();
-    if (now >= m_pfc.releaseCheckAt)
-    {
-        m_pfc.releaseCheckAt = Time(-1);
-    }
+    m_pfc.releaseCheck.Ran(now);
     PfcApplyReleases(now);
     if (m_pfc.xoffSent)
     {

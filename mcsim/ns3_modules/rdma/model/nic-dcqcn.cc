@@ -116,21 +116,16 @@ void
 Nic::PacedWakeAt(Time at)
 {
     const Time now = mcsim::Now();
-    if (m_pacedWakeAt >= now && m_pacedWakeAt <= at)
+    if (m_pacedWake.Ask(at, now))
     {
-        return; // a wake runs by then
+        mcsim::Post(at - now, m_pacedEvent, m_sendSource);
     }
-    m_pacedWakeAt = at;
-    mcsim::Post(at - now, m_pacedEvent, m_sendSource);
 }
 
 void
 Nic::PacedWake()
 {
-    if (mcsim::Now() >= m_pacedWakeAt)
-    {
-        m_pacedWakeAt = Time(-1);
-    }
+    m_pacedWake.Ran(mcsim::Now());
     if (m_idle) // else the picks going on will come to the paced QPs
     {
         m_idle = false;

@@ -13,6 +13,7 @@
 #include "ns3/mcsim/fifo.h"
 #include "ns3/mcsim/host.h"
 #include "ns3/mcsim/packet-receiver.h"
+#include "ns3/mcsim/planned-wake.h"
 #include "ns3/mcsim/port.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -272,8 +273,8 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     DcqcnParams m_dcqcn;                   //!< the above, as the reaction points read them
     /** CNPs to send: (host, QP, flow), sent before any other packet */
     Fifo<std::array<uint32_t, 3>> m_cnps;
-    Time m_pacedWakeAt = Time(-1); //!< when the paced wake posted last runs
-    Time m_pacedEarliest;          //!< PickQp: the first time a paced QP may send
+    PlannedWake m_pacedWake; //!< the paced wake's event
+    Time m_pacedEarliest;    //!< PickQp: the first time a paced QP may send
     Ptr<EventImpl> m_pacedEvent;
     CcCounters m_ccCounters;
 };
