@@ -62,6 +62,7 @@ ADDED_LATER = (
     "pfc_deadlock",
     "ecn",
     "congestion",
+    "telemetry",
 )  # Result.first_phase (issue 33), Result.protocol_events, .pcap_files (35), FabricResult.pfc (36)
 
 

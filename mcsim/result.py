@@ -161,6 +161,9 @@ class FabricResult:
     # ECN (FabricConfig.ecn): counter_names("ecn") -> per global port (ECN-capable packets its output queue
     # took, those it marked CE, those a host's port made ECN-capable); None without ECN
     ecn: dict[str, np.ndarray] | None = None
+    # INT (HPCC, RdmaConfig.congestion_control="hpcc"): counter_names("int") -> per global port (hop records
+    # its switch added to packets, packets that had no room left for it); None without HPCC
+    telemetry: dict[str, np.ndarray] | None = None
 
     def pfc_deadlock_text(self) -> str:
         """``"a PFC deadlock: ports 17:1 -> 18:2 -> 17:1 paused each other in a cycle"``, or "" if none."""

@@ -17,15 +17,19 @@ from typing import ClassVar, Protocol
 from mcsim.config.fabric import DEFAULT_MTU_BYTES, FabricConfig, check_lossless_buffers
 from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, pick, require_bool, require_int, require_positive
+from mcsim.routing.layout import Layout
+from mcsim.topology.physics import Link
+from mcsim.topology.summary import diameter_hops
+from mcsim.units import MAX_SIMULATED_PS
 
 # the C++ types RdmaConfig, RcConfig and HostCpuConfig set attributes of
 NIC, UD_QP, RC_QP, HOST_CPU = "ns3::mcsim::Nic", "ns3::mcsim::UdQp", "ns3::mcsim::RcQp", "ns3::mcsim::HostCpu"
 STACK = "ns3::mcsim::RdmaStack"
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
-CONGESTION_CONTROLS = {
-    "none": "None",
-    "dcqcn": "Dcqcn",
-}  # -> ns3::mcsim::CongestionControl  # -> ns3::mcsim::WireFormat, by its checker's names
+CONGESTION_CONTROLS = {"none": "None", "dcqcn": "Dcqcn", "hpcc": "Hpcc"}  # -> ns3::mcsim::CongestionControl
+# HPCC's INT: the wire bytes it adds to each data packet of an HPCC QP and to its ACK (IntStore::HEADER_BYTES:
+# a 2-byte hop count and room for 5 records of 8 bytes, as the HPCC authors' simulator's IntHeader)
+INT_HEADER_B = 42
 # who processes send completions -> ns3::mcsim::SendCompletions: nobody (the application hears of
 # each at once, free), a processor of their own (the SC'24 artifact's TX thread), or the receive one
 SEND_COMPLETIONS = {"free": "Free", "separate": "Separate", "shared": "Shared"}
@@ -165,6 +169,13 @@ class RdmaConfig:
     dcqcn_rhai_bps: int = field(default=200_000_000, metadata=sets(NIC, "DcqcnRhai"))
     dcqcn_min_rate_bps: int = field(default=100_000_000, metadata=sets(NIC, "DcqcnMinRate"))
     dcqcn_cnp_interval_ps: int = field(default=50_000_000, metadata=sets(NIC, "DcqcnCnpInterval"))  # N
+    # HPCC's parameters as its paper (Li et al., SIGCOMM 2019) names them (rdma.md, "HPCC"): eta and maxStage
+    # the paper's; R_AI 0: the line rate / 2500 (the HPCC authors' simulator's runs: 10 Mbit/s per 25 Gbit/s);
+    # T 0: the fabric's base RTT (hpcc_base_rtt_ps in mcsim.native.rdma: its longest path, there and back)
+    hpcc_eta: float = field(default=0.95, metadata=sets(NIC, "HpccEta"))
+    hpcc_max_stage: int = field(default=5, metadata=sets(NIC, "HpccMaxStage"))
+    hpcc_rai_bps: int = field(default=0, metadata=sets(NIC, "HpccRai"))
+    hpcc_base_rtt_ps: int = field(default=0, metadata=sets(NIC, "HpccBaseRtt"))
     mtu_b: int = field(default=DEFAULT_MTU_BYTES, metadata=sets(NIC, "MtuBytes"))
     rc: RcConfig = dataclasses.field(default_factory=RcConfig)
     rq_depth: int = field(default=128, metadata=sets(UD_QP, "RqDepth"))  # UD receive buffers posted
@@ -198,6 +209,10 @@ class RdmaConfig:
             require_int("RdmaConfig", name, getattr(self, name), lo=1)
         for name in ("dcqcn_f", "dcqcn_rai_bps", "dcqcn_rhai_bps", "dcqcn_cnp_interval_ps"):
             require_int("RdmaConfig", name, getattr(self, name), lo=0)
+        if isinstance(self.hpcc_eta, bool) or not isinstance(self.hpcc_eta, int | float) or not 0 < self.hpcc_eta <= 1:
+            raise McsimError(f"RdmaConfig: hpcc_eta={self.hpcc_eta!r} must be a number in (0, 1]")
+        for name, hi in (("hpcc_max_stage", 2**32 - 1), ("hpcc_rai_bps", 2**64 - 1), ("hpcc_base_rtt_ps", MAX_SIMULATED_PS)):
+            require_int("RdmaConfig", name, getattr(self, name), lo=0, hi=hi)
         pick("send_completions", self.send_completions, SEND_COMPLETIONS)
         if self.mtu_b not in IB_MTUS:
             raise McsimError(f"RdmaConfig: mtu_b={self.mtu_b} is not an MTU; choose one of {IB_MTUS}")
@@ -366,3 +381,21 @@ class PcapConfig:
     def port_path(self, node: int, port: int) -> str:
         """The file of one port's frames."""
         return os.path.join(self.folder, f"node-{node}-port-{port}.pcap")
+
+
+def hpcc_base_rtt_ps(layout: Layout, fabric: FabricConfig, rdma: RdmaConfig) -> int:
+    """HPCC's T when ``rdma.hpcc_base_rtt_ps`` is 0: the fabric's largest base RTT, from a data packet's first
+    bit to the arrival of the ACK that covers it, on an idle fabric, as an upper bound.
+
+    On the longest host-to-host path (D links, ``diameter_hops``), every link at the slowest data rate and the
+    largest delay of the fabric, store and forward: D x (2 x delay + a full data packet's and an ACK's
+    serialization, each with MAX_WIRE_HEADER_B, the INT header and header_b) + 2 (D - 1) switch latencies (an
+    HPCC packet asks for its ACK: the responder does not wait for ack_interval of them).
+    """
+    links = [Link.from_edge(attrs) for _, _, attrs in layout.graph.edges(data=True)]
+    slowest = min(links, key=lambda link: link.data_rate_bps)
+    delay = max(link.delay_ps for link in links)
+    hops = diameter_hops(layout.graph)
+    data = slowest.tx_ps(rdma.mtu_b + MAX_WIRE_HEADER_B + INT_HEADER_B + fabric.header_b)
+    ack = slowest.tx_ps(MAX_WIRE_HEADER_B + INT_HEADER_B + fabric.header_b)
+    return hops * (2 * delay + data + ack) + 2 * (hops - 1) * fabric.switch_latency_ps

@@ -74,6 +74,7 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_fabric_pfc_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_pfc_deadlock_length": (PTR,),
     "mcsim_fabric_ecn_counters": (PTR, U64_OUT, U64),
+    "mcsim_fabric_int_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_pfc_deadlock": (PTR, U32_OUT, U64),
     "mcsim_fabric_host_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_source_counters": (PTR, U64_OUT, U64),

@@ -99,6 +99,8 @@ class BuiltFabric:
         self.n_flows = 0
         self.pfc = False  # the ports run Priority Flow Control (their PFC counters are read)
         self.ecn = False  # the switches' ports mark ECN (their ECN counters are read)
+        self.telemetry = False  # NICs ask for INT (HPCC: the ports' INT counters are read)
+        self.config = FabricConfig()  # the settings it was built with
 
     def add_flows(self, flows: Sequence[Flow]) -> None:
         """Add raw traffic sources (checked by simulate())."""
@@ -146,6 +148,9 @@ class BuiltFabric:
             pfc=read_counters("pfc", n_ports, partial(lib.mcsim_fabric_pfc_counters, fabric)) if self.pfc else None,
             pfc_deadlock=self._pfc_deadlock() if self.pfc else None,
             ecn=read_counters("ecn", n_ports, partial(lib.mcsim_fabric_ecn_counters, fabric)) if self.ecn else None,
+            telemetry=(
+                read_counters("int", n_ports, partial(lib.mcsim_fabric_int_counters, fabric)) if self.telemetry else None
+            ),
             end_ps=lib.mcsim_now_ps(),
             trees=self.trees,
             aggregation=(
@@ -215,6 +220,7 @@ def build(
     built = BuiltFabric(layout, fabric, [*start.trees, *reduction_trees], planned)
     built.pfc = config.flow_control == "pfc"
     built.ecn = config.ecn
+    built.config = config
     return built
 
 

@@ -11,13 +11,14 @@ processors' factories.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from functools import partial
 
 import numpy as np
 
 from mcsim.config.fabric import destination
-from mcsim.config.rdma import NIC, RC_QP, RC_VERBS, STACK, UD_QP, RcOp, RdmaConfig, UdStream
+from mcsim.config.rdma import NIC, RC_QP, RC_VERBS, STACK, UD_QP, RcOp, RdmaConfig, UdStream, hpcc_base_rtt_ps
 from mcsim.native import abi, runtime
 from mcsim.native.arrays import i64, read_counters, read_u64, u32, u64
 from mcsim.native.attributes import factory_of, set_attributes, set_attributes_of
@@ -90,7 +91,14 @@ def read_cc_counters(stack: abi.Handle, n_hosts: int) -> dict[str, np.ndarray]:
 
 
 def build_stack(fab: BuiltFabric, rdma: RdmaConfig) -> abi.Handle:
-    """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host."""
+    """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host.
+
+    HPCC: its base RTT, if 0, becomes the fabric's (hpcc_base_rtt_ps), and the fabric's INT counters are read.
+    """
+    if rdma.congestion_control == "hpcc":
+        if rdma.hpcc_base_rtt_ps == 0:
+            rdma = dataclasses.replace(rdma, hpcc_base_rtt_ps=hpcc_base_rtt_ps(fab.layout, fab.config, rdma))
+        fab.telemetry = True
     nic, rc, ud = factory_of(rdma, NIC), factory_of(rdma.rc, RC_QP), factory_of(rdma, UD_QP)
     processor = processor_factory(rdma.processor)
     stack = abi.Handle(fab.lib, STACK)

@@ -145,7 +145,7 @@ def cppyy_object(handle: Any) -> Any:
 def counter_names(table: str) -> tuple[str, ...]:
     """The column names of a C++ counter table, in the order its bulk reader writes them.
 
-    ``table`` is one that a reader registered: "port", "pfc", "ecn", "host", "source" (Fabric), "rc_qp",
+    ``table`` is one that a reader registered: "port", "pfc", "ecn", "int", "host", "source" (Fabric), "rc_qp",
     "ud_qp" (VerbsWorkload), "nic", "cc" (RdmaStack: congestion control), "rank" (CollectiveTeam),
     "dpa_thread" (Dpa). The names come from C++ (ns3::mcsim::CounterTable), generated with the counter
     structs' fields.

@@ -391,8 +391,8 @@ def _fabric_options(add: Add) -> None:
         "--congestion-control",
         choices=tuple(CONGESTION_CONTROLS),
         default=RDMA_DEFAULTS.congestion_control,
-        help="the NICs' congestion control: none, or dcqcn (CNPs for the switches' ECN marks, a rate per RC QP; "
-        "it turns --ecn on)",
+        help="the NICs' congestion control: none, dcqcn (CNPs for the switches' ECN marks, a rate per RC QP; "
+        "it turns --ecn on) or hpcc (a window and rate per RC QP from the switches' INT records)",
     )
     add(
         "--wire-format",

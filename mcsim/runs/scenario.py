@@ -86,7 +86,7 @@ def artifact_protocol(rdma: RdmaConfig | None = None) -> dict[str, Any]:
 
 # the default of each collective tunable (roots, batch, root, endpoints, reduce_ps_per_byte) is TeamSpec's
 TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(TeamSpec)}
-SCHEMA = "mcsim.Scenario/4"  # the "schema" of a canonical dict; a change of its keys gets a new one
+SCHEMA = "mcsim.Scenario/5"  # the "schema" of a canonical dict; a change of its keys gets a new one
 
 
 @functools.lru_cache(maxsize=16)
@@ -480,6 +480,11 @@ class Scenario:
             does not count the C++ packets and events in flight).
         """
         self.check_resources()
+        if pcap is not None and self.rdma.congestion_control == "hpcc":
+            raise McsimError(
+                "pcap: HPCC's INT header (42 B on each data packet and ACK) has no wire layout in mcsim's frames; "
+                "trace a run without congestion_control='hpcc'"
+            )
         try:
             return self._run(events, pcap)
         except MemoryError:

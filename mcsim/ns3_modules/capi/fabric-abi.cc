@@ -173,6 +173,12 @@ mcsim_fabric_ecn_counters(void* fabric, uint64_t* out, uint64_t n)
     return capi::Do([&] { capi::As<Fabric>(fabric).GetEcnCounters(out, n); });
 }
 
+MCSIM_ABI int64_t
+mcsim_fabric_int_counters(void* fabric, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).GetIntCounters(out, n); });
+}
+
 /** Ports in the PFC deadlock that stopped the run (0: none). */
 MCSIM_ABI int64_t
 mcsim_fabric_pfc_deadlock_length(void* fabric)

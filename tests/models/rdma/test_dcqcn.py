@@ -73,7 +73,7 @@ def test_cnps_go_to_the_senders_as_rocev2_frames(tmp_path):
 @pytest.mark.parametrize(
     ("kw", "message"),
     [
-        ({"congestion_control": "hpcc"}, r"unknown congestion control 'hpcc'; choose one of dcqcn, none"),
+        ({"congestion_control": "xcp"}, r"unknown congestion control 'xcp'; choose one of dcqcn, hpcc, none"),
         ({"dcqcn_g": 0}, r"dcqcn_g=0 must be a number in \(0, 1\]"),
         ({"dcqcn_g": True}, r"dcqcn_g=True must be a number"),
         ({"dcqcn_rate_timer_ps": 0}, r"dcqcn_rate_timer_ps=0 must be >= 1"),

@@ -31,6 +31,7 @@ struct SourceRow
 const CounterTable g_portTable("port", CounterTable::Columns({}, Port::Counters::NAMES));
 const CounterTable g_pfcTable("pfc", CounterTable::Columns({}, PfcCounters::NAMES));
 const CounterTable g_ecnTable("ecn", CounterTable::Columns({}, EcnCounters::NAMES));
+const CounterTable g_intTable("int", CounterTable::Columns({}, IntCounters::NAMES));
 const CounterTable g_hostTable("host", CounterTable::Columns({}, Host::Counters::NAMES));
 const CounterTable g_sourceTable("source", CounterTable::Columns({}, SourceRow::NAMES));
 const CounterTable g_aggregationTable("aggregation",
@@ -66,6 +67,22 @@ Fabric::GetEcnCounters(uint64_t* out, std::size_t n) const
     {
         m_ports[i]->GetEcnCounters().CopyTo(out + i * EcnCounters::COUNT);
     }
+}
+
+void
+Fabric::GetIntCounters(uint64_t* out, std::size_t n) const
+{
+    CheckOutputSize("Fabric::GetIntCounters", n, m_ports.size() * IntCounters::COUNT);
+    for (std::size_t i = 0; i < m_ports.size(); ++i)
+    {
+        m_ports[i]->GetIntCounters().CopyTo(out + i * IntCounters::COUNT);
+    }
+}
+
+IntStore*
+Fabric::GetIntStore()
+{
+    return &m_intStore;
 }
 
 void

@@ -281,6 +281,7 @@ Fabric::WireLink(std::size_t i,
         port->SetEcn(m_ecn && !fromHost,
                      m_ecn && fromHost,
                      Mix(m_seed ^ Mix((uint64_t{link[2 * side]} << 32) | link[2 * side + 1])));
+        port->SetIntStore(&m_intStore, !fromHost); // switches add INT hops, hosts read them
         const bool toSwitch = peerNode >= m_nHosts;
         port->SetCutThroughBytes(
             toSwitch && m_forwarding == Forwarding::CUT_THROUGH ? m_routingHeaderBytes : 0);

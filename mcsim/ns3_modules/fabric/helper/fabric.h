@@ -163,6 +163,10 @@ class Fabric : public Object
     uint32_t GetPfcDeadlockLength() const; //!< ports in the PFC deadlock found (0: none)
     /** Every port's EcnCounters (n = GetNPorts() * EcnCounters::COUNT), port by port. */
     void GetEcnCounters(uint64_t* out, std::size_t n) const;
+    /** Every port's IntCounters (n = GetNPorts() * IntCounters::COUNT), port by port. */
+    void GetIntCounters(uint64_t* out, std::size_t n) const;
+    /** The fabric's INT records (fabric.md, "INT"): its NICs take handles from it. */
+    IntStore* GetIntStore();
     void GetPortCounters(uint64_t* out, std::size_t n) const;
     /** out[host * Host::NUM_COUNTERS + field] = Host::Counters. */
     void GetHostCounters(uint64_t* out, std::size_t n) const;
@@ -232,6 +236,7 @@ class Fabric : public Object
     std::vector<Ptr<Host>> m_hosts;
     std::vector<Ptr<Switch>> m_switches;
     PfcWatchdog m_pfcWatchdog;         //!< PFC: detects a deadlock
+    IntStore m_intStore;               //!< INT records of the packets in flight
     std::vector<Ptr<Port>> m_ports;    //!< global port index -> port
     std::vector<uint32_t> m_portBase;  //!< node -> first global port index (+1 sentinel)
     std::vector<uint32_t> m_peerIndex; //!< global port -> global port at the link's far end

@@ -31,7 +31,12 @@ class FabricHeader : public Header
     static constexpr uint8_t ECN_NOT_ECT = 0;   //!< not ECN-capable
     static constexpr uint8_t ECN_ECT0 = 2;      //!< ECN-capable, ECT(0)
     static constexpr uint8_t ECN_CE = 3;        //!< congestion experienced
-    static constexpr uint32_t UPPER_BYTES = 23; //!< the UpperWords' bytes an upper layer may use
+    static constexpr uint32_t UPPER_BYTES = 20; //!< the UpperWords' bytes an upper layer may use
+    /** An INT handle's bits (IntStore): bytes 20..22 of the UpperWords. */
+    static constexpr uint32_t INT_HANDLE_BITS = 24;
+    /** A handle's top bit: the packet echoes INT collected by another (an ACK): no hop adds to it.
+     */
+    static constexpr uint32_t INT_ECHO = 1U << (INT_HANDLE_BITS - 1);
     static constexpr uint32_t AGGREGATE_FLAG = 0x40000000U; //!< dst names an aggregation tree
     static constexpr uint32_t SERIALIZED_BYTES = 16;        //!< wire size
 
@@ -65,7 +70,7 @@ class FabricHeader : public Header
         UpperWords upper; //!< the upper layer's header (see UpperWords)
 
         /** The packet's ECN codepoint (ECN_*), kept in the last byte of its UpperWords: the
-         * fabric's own (an upper layer uses at most the first 23 bytes). */
+         * fabric's own (an upper layer uses at most the first UPPER_BYTES). */
         uint8_t GetEcn() const
         {
             return static_cast<uint8_t>(upper.word[2] >> 56);
@@ -74,6 +79,19 @@ class FabricHeader : public Header
         void SetEcn(uint8_t ecn)
         {
             upper.word[2] = (upper.word[2] & ~(uint64_t{0xFF} << 56)) | (uint64_t{ecn} << 56);
+        }
+
+        /** The packet's INT handle (IntStore; 0: it carries no INT), kept in bytes 20..22 of
+         * its UpperWords: the fabric's own. */
+        uint32_t GetInt() const
+        {
+            return static_cast<uint32_t>(upper.word[2] >> 32) & ((1U << INT_HANDLE_BITS) - 1);
+        }
+
+        void SetInt(uint32_t handle)
+        {
+            const uint64_t mask = uint64_t{(1U << INT_HANDLE_BITS) - 1} << 32;
+            upper.word[2] = (upper.word[2] & ~mask) | (uint64_t{handle} << 32 & mask);
         }
 
         bool IsGroup() const

@@ -510,6 +510,10 @@ Port::Commit(OwnedPacket packet,
     const uint64_t occupancy =
         m_queue.Commit({handover, arrival, std::move(packet), fields, nullptr, wire}, now, m_delay);
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
+    if (m_intPush && fields.GetInt() != 0)
+    {
+        IntPush(fields, start, earliest, wire);
+    }
     if (m_queue.InFlightCount() == 1)
     {
         mcsim::Post(handover - now, m_arrivalEvent, m_arrivalSource);

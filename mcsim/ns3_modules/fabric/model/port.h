@@ -4,6 +4,7 @@
 #include "credit-account.h"
 #include "drop-cause.h"
 #include "ecn.h"
+#include "int-store.h"
 #include "link-faults.h"
 #include "owned-packet.h"
 #include "packet-receiver.h"
@@ -231,6 +232,13 @@ class Port : public Object
      */
     void SetEcn(bool mark, bool stamp, uint64_t seed);
     const EcnCounters& GetEcnCounters() const;
+    /**
+     * INT (fabric.md, "INT"): the fabric's records of the packets in flight; `push`, add this
+     * port's hop to every packet that asks for INT as it is committed (a switch's port). Setup.
+     */
+    void SetIntStore(IntStore* store, bool push);
+    IntStore* GetIntStore() const; //!< SetIntStore's (null before)
+    const IntCounters& GetIntCounters() const;
     uint64_t GetEcnKminBytes() const; //!< in force (after Connect)
     uint64_t GetEcnKmaxBytes() const; //!< in force (after Connect)
 
@@ -274,6 +282,9 @@ class Port : public Object
                     PortWaker* waker);
     /** ECT(0) on a host's port; RED's draw on a switch's (its queue as the packet joins it). */
     void EcnStamp(FabricHeader::Fields& f);
+    /** The packet of `wire` bytes committed to start at `start`, which it could have from
+     * `earliest`, asks for INT: add this port's hop. */
+    void IntPush(const FabricHeader::Fields& f, Time start, Time earliest, uint32_t wire);
 
     /** Put the packet on the wire (this port now holds it until its arrival). */
     Time Commit(OwnedPacket packet,
@@ -387,6 +398,7 @@ class Port : public Object
     FlowControl m_mode;         //!< "FlowControl"
     uint32_t m_headerBytes;     //!< "HeaderBytes": wire bytes per packet beyond its size
     bool m_faulty;              //!< m_faults.Any() (the hot path's one branch)
+    bool m_intPush = false;     //!< SetIntStore's push (Commit's one branch)
     uint32_t m_cutThroughBytes; //!< the peer acts on a packet after these bytes (0: the last bit)
     Time m_headTime;            //!< serialization of m_cutThroughBytes (set at Connect)
     Time m_delay;               //!< "Delay": propagation delay
@@ -423,6 +435,8 @@ class Port : public Object
     PfcState m_pfc;               //!< FlowControl::PFC
     bool m_ecnOn = false;         //!< m_ecn.mark || m_ecn.stamp (Send\'s one branch)
     EcnState m_ecn;
+    IntStore* m_intStore = nullptr; //!< not owned (the fabric's)
+    IntCounters m_intCounters;
     Ptr<EventImpl> m_pfcWakeEvent;    //!< a waiting data frame may start
     Ptr<EventImpl> m_pfcFrameEvent;   //!< a PFC frame arrives here
     Ptr<EventImpl> m_pfcRefreshEvent; //!< an XOFF in force is sent again

@@ -101,6 +101,11 @@ Nic::SendCnp()
 void
 Nic::Pace(QueuePair* qp, uint32_t wireBytes, uint32_t payloadBytes)
 {
+    if (qp->hpcc && qp->hpcc->Limited())
+    {
+        qp->nextSend = mcsim::Now() + LineTime(wireBytes, qp->hpcc->GetRateBps(), 1, 1);
+        return;
+    }
     if (!qp->cc)
     {
         return;

@@ -28,7 +28,7 @@ NS_OBJECT_ENSURE_REGISTERED(Nic);
 TypeId
 Nic::GetTypeId()
 {
-    static TypeId tid =
+    static TypeId tid = AddHpccAttributes(
         TypeId("ns3::mcsim::Nic")
             .SetParent<Object>()
             .SetGroupName("Mcsim")
@@ -98,10 +98,15 @@ Nic::GetTypeId()
                                           "Shared"))
             .AddAttribute(
                 "CongestionControl",
-                "None (every QP at the line rate) or Dcqcn (rdma.md, \"DCQCN\").",
+                "None (every QP at the line rate), Dcqcn or Hpcc (rdma.md, \"DCQCN\", \"HPCC\").",
                 EnumValue(CongestionControl::NONE),
                 MakeEnumAccessor<CongestionControl>(&Nic::m_congestionControl),
-                MakeEnumChecker(CongestionControl::NONE, "None", CongestionControl::DCQCN, "Dcqcn"))
+                MakeEnumChecker(CongestionControl::NONE,
+                                "None",
+                                CongestionControl::DCQCN,
+                                "Dcqcn",
+                                CongestionControl::HPCC,
+                                "Hpcc"))
             .AddAttribute(
                 "DcqcnG",
                 "DCQCN's g, alpha's gain (firmware dce_tcp_g): 1/256 (DCQCN, SIGCOMM'15).",
@@ -152,7 +157,7 @@ Nic::GetTypeId()
                           "(SIGCOMM'15).",
                           TimeValue(MicroSeconds(50)),
                           MakeTimeAccessor(&Nic::m_dcqcnCnpInterval),
-                          MakeTimeChecker(Time(0)));
+                          MakeTimeChecker(Time(0))));
     return tid;
 }
 
@@ -210,7 +215,12 @@ Nic::Attach(Ptr<Host> host,
         throw std::invalid_argument("Nic::Attach: a send completion processor is required with "
                                     "SendCompletions Separate, and only then");
     }
+    if (m_congestionControl == CongestionControl::HPCC && !m_hpccBaseRtt.IsStrictlyPositive())
+    {
+        throw std::invalid_argument("Nic::Attach: HPCC needs its base RTT (HpccBaseRtt > 0)");
+    }
     m_host = host;
+    m_intStore = host->GetPort()->GetIntStore();
     m_processor = processor;
     m_txProcessor = m_sendCompletions == SendCompletions::SHARED ? processor : txProcessor;
     host->SetUpperLayer(this);
@@ -286,7 +296,8 @@ Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data)
     // a contribution to an in-network reduction is as large as the sum it becomes
     const bool contribution = FabricHeader::IsAggregateDestination(h.dst);
     const bool multicast = ((contribution ? h.flow : h.dst) & FabricHeader::GROUP_FLAG) != 0;
-    const uint32_t size = payloadBytes + WireHeaderBytes(m_format, h.opcode, multicast);
+    const uint32_t size = payloadBytes + WireHeaderBytes(m_format, h.opcode, multicast) +
+                          (h.intHandle != 0 ? IntStore::HEADER_BYTES : 0);
     if (data == nullptr)
     {
         return {m_blank->Get(size), h.ToFields(), payloadBytes};
@@ -551,7 +562,8 @@ Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint
     }
     const TransportHeader h = TransportHeader::FromFields(fields);
     const bool multicast = (h.dst & FabricHeader::GROUP_FLAG) != 0;
-    const uint32_t payload = packet->GetSize() - WireHeaderBytes(m_format, h.opcode, multicast);
+    const uint32_t payload = packet->GetSize() - WireHeaderBytes(m_format, h.opcode, multicast) -
+                             (h.intHandle != 0 ? IntStore::HEADER_BYTES : 0);
     m_counters.rxPackets++;
     m_counters.rxPayload += payload;
     uint32_t qpn = h.dstQpn;

@@ -40,6 +40,7 @@ enum class CongestionControl
 {
     NONE,  //!< every QP sends at the line rate
     DCQCN, //!< DCQCN (rdma.md, "DCQCN"): CNPs for CE marks, rate cut and recovery per RC QP
+    HPCC,  //!< HPCC (rdma.md, "HPCC"): a window and rate per RC QP from the INT its ACKs bring
 };
 
 /** The fields of CcCounters, in order: X(member, initial, python_name). */
@@ -198,6 +199,16 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     static constexpr uint32_t NUM_COUNTERS = Counters::COUNT;
     const Counters& GetCounters() const;
     const CcCounters& GetCcCounters() const;
+
+    // HPCC (nic-hpcc.cc; rdma.md, "HPCC"), for its RC QPs
+    /** A data packet of qp asks for INT: its handle (0 unless the congestion control is HPCC;
+     * the QP gets its sender then). */
+    uint32_t TakeInt(QueuePair* qp);
+    /** An INT handle nobody will read (a newer packet's records replace it). */
+    void ReleaseInt(uint32_t handle);
+    /** An ACK for qp brought back the records of handle; ackedEnd: every PSN below it is
+     * acknowledged; nextPsn: one past the highest sent. Releases the handle. */
+    void HpccAck(QueuePair* qp, uint32_t handle, uint32_t ackedEnd, uint32_t nextPsn);
     /** An RC QP of this NIC retransmitted a packet / timed out / went to the error state. */
     void CountRetransmit();
     void CountRcTimeout();
@@ -207,6 +218,9 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     void DoDispose() override;
 
   private:
+    /** HPCC's attributes (nic-hpcc.cc), added to the NIC's TypeId. */
+    static TypeId AddHpccAttributes(TypeId tid);
+
     // DCQCN (nic-dcqcn.cc; rdma.md, "DCQCN")
     /** A CE-marked packet arrived for RC QP qpn: a CNP to its sender, at most one per N. */
     void NotifyCongestion(uint32_t qpn, const TransportHeader& h);
@@ -277,6 +291,12 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     Time m_pacedEarliest;    //!< PickQp: the first time a paced QP may send
     Ptr<EventImpl> m_pacedEvent;
     CcCounters m_ccCounters;
+    double m_hpccEta;               //!< "HpccEta"
+    uint32_t m_hpccStages;          //!< "HpccMaxStage"
+    uint64_t m_hpccRai;             //!< "HpccRai" (0: the line rate / 2500)
+    Time m_hpccBaseRtt;             //!< "HpccBaseRtt"
+    HpccParams m_hpcc;              //!< the above, as the senders read them
+    IntStore* m_intStore = nullptr; //!< the fabric's (at Attach)
 };
 
 } // namespace mcsim

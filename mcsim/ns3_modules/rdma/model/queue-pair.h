@@ -3,6 +3,7 @@
 
 #include "completion-processor.h"
 #include "dcqcn.h"
+#include "hpcc.h"
 #include "transport-header.h"
 
 #include "ns3/mcsim/event-order.h"
@@ -83,9 +84,10 @@ class QueuePair : public Object, public CompletionSink
     }
 
     // Congestion control (rdma.md, "DCQCN"), the NIC's to use
-    Time nextSend;             //!< the NIC paces it: no packet before (its rate's gap)
-    Time lastCnp = Time(-1);   //!< the last CNP sent about its traffic (-1: none)
-    std::unique_ptr<Dcqcn> cc; //!< its reaction point, once a CNP came (DCQCN)
+    Time nextSend;              //!< the NIC paces it: no packet before (its rate's gap)
+    Time lastCnp = Time(-1);    //!< the last CNP sent about its traffic (-1: none)
+    std::unique_ptr<Dcqcn> cc;  //!< its reaction point, once a CNP came (DCQCN)
+    std::unique_ptr<Hpcc> hpcc; //!< its sender's window and rate, from its first packet (HPCC)
 
     /** Its timers' order (a reaction point's timers are the QP's). */
     EventSource& TimerSource()

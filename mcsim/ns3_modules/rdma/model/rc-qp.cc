@@ -201,6 +201,10 @@ RcQp::HasPacket() const
     {
         return false;
     }
+    if (hpcc && uint64_t{m_txPsn - m_una} * m_nic->GetMtuBytes() >= hpcc->GetWindowBytes())
+    {
+        return false; // HPCC: its window is in flight (an ACK opens it)
+    }
     const Wqe& w = m_sq[FindWqe(m_txPsn)];
     return w.visible <= mcsim::Now() &&
            !(w.verb == Verb::READ && !w.readRequested && m_outstandingReads >= m_maxReads);
@@ -273,6 +277,14 @@ RcQp::NextRequesterPacket()
         h.remoteOffset = w.remoteOffset;
         h.length = static_cast<uint32_t>(std::min<uint64_t>(w.bytes, UINT32_MAX));
         h.flags = last ? TransportHeader::FLAG_ACK_REQUEST : 0;
+        h.intHandle = m_nic->TakeInt(this); // HPCC: the switches on its way add their records
+        if (h.intHandle != 0)
+        {
+            // HPCC: every packet asks for an ACK (the HPCC authors' simulator ACKs every packet):
+            // its records come back at once, and a window that shrinks below the packets in
+            // flight never waits on a responder that counts to AckInterval
+            h.flags |= TransportHeader::FLAG_ACK_REQUEST;
+        }
         m_txPsn = psn + 1;
         if (!send && m_nic->HasMemory())
         {
@@ -316,6 +328,11 @@ RcQp::HandleAck(const TransportHeader& h)
     // an ACK names the last PSN it acknowledges, a NAK the PSN the responder expects
     const uint32_t limit = nak ? h.psn : h.psn + 1;
     Acknowledge(limit);
+    if ((h.intHandle & FabricHeader::INT_ECHO) != 0)
+    {
+        m_nic->HpccAck(this, h.intHandle & ~FabricHeader::INT_ECHO, limit, m_sentEnd);
+        m_nic->Kick(m_qpn); // its window may have opened
+    }
     if (m_una < limit)
     {
         CheckImpliedNak(limit); // the responder is past a READ whose responses were lost

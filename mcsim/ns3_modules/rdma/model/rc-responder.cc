@@ -54,6 +54,9 @@ RcResponder::NextPacket()
         h.opcode = Opcode::ACK;
         h.psn = r.psn;
         h.flags = r.flags;
+        // HPCC: the newest data packet's INT records go back to the sender
+        h.intHandle = m_int != 0 ? (m_int | FabricHeader::INT_ECHO) : 0;
+        m_int = 0;
         m_responses.pop_front();
         m_qp->m_counters.acksSent++;
         return m_qp->Build(h, 0);
@@ -117,6 +120,14 @@ RcResponder::AbandonFrom(uint32_t psn)
 void
 RcResponder::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload)
 {
+    if (h.intHandle != 0) // HPCC: the next ACK brings the newest records back
+    {
+        if (m_int != 0)
+        {
+            m_qp->m_nic->ReleaseInt(m_int);
+        }
+        m_int = h.intHandle;
+    }
     if (h.psn != m_ePsn)
     {
         OutOfSequence(h);

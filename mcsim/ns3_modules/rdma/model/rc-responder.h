@@ -65,6 +65,7 @@ class RcResponder
     uint64_t m_msgBytes;  //!< bytes of the message being received
     uint64_t m_msgOffset; //!< its place in the region (a WRITE's RETH)
     uint32_t m_postedRecvs;
+    uint32_t m_int = 0; //!< HPCC: the newest data packet's INT handle, for the next ACK
     std::deque<Response> m_responses; //!< ACKs, NAKs and READ responses, in PSN order
 };
 

@@ -43,6 +43,7 @@ struct TransportHeader
     uint64_t remoteOffset = 0;   //!< RETH: offset in the responder's registered region
     uint32_t length = 0;         //!< RETH: bytes of the WRITE or READ
     uint8_t ecn = 0;             //!< the packet's ECN codepoint as it arrived (FabricHeader's)
+    uint32_t intHandle = 0;      //!< its INT records (IntStore; 0: none), FabricHeader's
 
     /** The header as the fabric carries it. */
     FabricHeader::Fields ToFields() const
@@ -57,6 +58,10 @@ struct TransportHeader
         u.flags = flags;
         FabricHeader::Fields f{srcHost, dst, flow, psn, {}};
         std::memcpy(&f.upper, &u, sizeof(u));
+        if (intHandle != 0)
+        {
+            f.SetInt(intHandle);
+        }
         return f;
     }
 
@@ -77,6 +82,7 @@ struct TransportHeader
         h.remoteOffset = u.remoteOffset;
         h.length = u.length;
         h.ecn = f.GetEcn();
+        h.intHandle = f.GetInt();
         return h;
     }
 
@@ -92,8 +98,8 @@ struct TransportHeader
         uint8_t flags;
     };
 
-    // its fields (not its tail padding, which ToFields zeroes) leave the UpperWords' last byte to
-    // the fabric (its ECN codepoint: a new packet is not ECN-capable)
+    // its fields (not its tail padding, which ToFields zeroes) leave the UpperWords' last four
+    // bytes to the fabric (its INT handle and ECN codepoint: a new packet is not ECN-capable)
     static_assert(sizeof(Upper) <= sizeof(FabricHeader::UpperWords) &&
                       offsetof(Upper, flags) + sizeof(uint8_t) <= FabricHeader::UPPER_BYTES &&
                       std::is_trivially_copyable_v<Upper>,
