@@ -27,7 +27,7 @@ NIC, UD_QP, RC_QP, HOST_CPU = "ns3::mcsim::Nic", "ns3::mcsim::UdQp", "ns3::mcsim
 STACK = "ns3::mcsim::RdmaStack"
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
 CONGESTION_CONTROLS = {"none": "None", "dcqcn": "Dcqcn", "hpcc": "Hpcc"}  # -> ns3::mcsim::CongestionControl
-# HPCC's INT: the wire bytes it adds to each data packet of an HPCC QP and to its ACK (IntStore::HEADER_BYTES:
+# shared with C++ (capi::Constants; tests/native/test_constants.py compares): HPCC's INT, the wire bytes it adds to each data packet of an HPCC QP and to its ACK (IntStore::HEADER_BYTES:
 # a 2-byte hop count and room for 5 records of 8 bytes, as the HPCC authors' simulator's IntHeader)
 INT_HEADER_B = 42
 # who processes send completions -> ns3::mcsim::SendCompletions: nobody (the application hears of
@@ -211,7 +211,11 @@ class RdmaConfig:
             require_int("RdmaConfig", name, getattr(self, name), lo=0)
         if isinstance(self.hpcc_eta, bool) or not isinstance(self.hpcc_eta, int | float) or not 0 < self.hpcc_eta <= 1:
             raise McsimError(f"RdmaConfig: hpcc_eta={self.hpcc_eta!r} must be a number in (0, 1]")
-        for name, hi in (("hpcc_max_stage", 2**32 - 1), ("hpcc_rai_bps", 2**64 - 1), ("hpcc_base_rtt_ps", MAX_SIMULATED_PS)):
+        for name, hi in (
+            ("hpcc_max_stage", 2**32 - 1),
+            ("hpcc_rai_bps", 2**64 - 1),
+            ("hpcc_base_rtt_ps", MAX_SIMULATED_PS),
+        ):
             require_int("RdmaConfig", name, getattr(self, name), lo=0, hi=hi)
         pick("send_completions", self.send_completions, SEND_COMPLETIONS)
         if self.mtu_b not in IB_MTUS:

@@ -149,7 +149,9 @@ class BuiltFabric:
             pfc_deadlock=self._pfc_deadlock() if self.pfc else None,
             ecn=read_counters("ecn", n_ports, partial(lib.mcsim_fabric_ecn_counters, fabric)) if self.ecn else None,
             telemetry=(
-                read_counters("int", n_ports, partial(lib.mcsim_fabric_int_counters, fabric)) if self.telemetry else None
+                read_counters("int", n_ports, partial(lib.mcsim_fabric_int_counters, fabric))
+                if self.telemetry
+                else None
             ),
             end_ps=lib.mcsim_now_ps(),
             trees=self.trees,

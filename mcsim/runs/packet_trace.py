@@ -38,6 +38,15 @@ def check_pcap(pcap: PcapConfig, n_hosts: int, ports_of: Sequence[int]) -> None:
         raise McsimError(f"pcap: folder {pcap.folder!r} is not writable")
 
 
+def check_traceable(congestion_control: str) -> None:
+    """One line if a run with this congestion control cannot be traced: HPCC's INT header has no wire layout."""
+    if congestion_control == "hpcc":
+        raise McsimError(
+            "pcap: HPCC's INT header (42 B on each data packet and ACK) has no wire layout in mcsim's frames; "
+            "trace a run without congestion_control='hpcc'"
+        )
+
+
 def ports_per_node(layout: Layout) -> list[int]:
     """How many ports each node of a fabric has (node order)."""
     return [int(n) for n in np.diff(layout.port_base)]

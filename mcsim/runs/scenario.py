@@ -480,11 +480,8 @@ class Scenario:
             does not count the C++ packets and events in flight).
         """
         self.check_resources()
-        if pcap is not None and self.rdma.congestion_control == "hpcc":
-            raise McsimError(
-                "pcap: HPCC's INT header (42 B on each data packet and ACK) has no wire layout in mcsim's frames; "
-                "trace a run without congestion_control='hpcc'"
-            )
+        if pcap is not None:
+            packet_trace.check_traceable(self.rdma.congestion_control)
         try:
             return self._run(events, pcap)
         except MemoryError:

@@ -16,7 +16,21 @@ from mcsim.runs.stream import two_hosts
 from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link
 
-TABLES = ("port", "pfc", "ecn", "int", "cc", "host", "source", "aggregation", "rc_qp", "ud_qp", "nic", "rank", "dpa_thread")
+TABLES = (
+    "port",
+    "pfc",
+    "ecn",
+    "int",
+    "cc",
+    "host",
+    "source",
+    "aggregation",
+    "rc_qp",
+    "ud_qp",
+    "nic",
+    "rank",
+    "dpa_thread",
+)
 LINK = Link(rate_bps=100 * 10**9, delay_ps=100_000)
 
 

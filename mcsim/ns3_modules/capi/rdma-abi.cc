@@ -19,6 +19,7 @@ namespace
 const capi::Constants g_rdmaConstants({
     {"NO_GROUP", VerbsWorkload::NO_GROUP},
     {"RETRY_FOREVER", RcQp::RETRY_FOREVER},
+    {"INT_HEADER_B", IntStore::HEADER_BYTES},
 });
 } // namespace
 

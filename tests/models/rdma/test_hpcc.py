@@ -50,7 +50,7 @@ def test_a_lone_flow_runs_at_eta_of_the_line_and_each_data_packet_carries_42_int
     g = star(2)
     plain, hpcc = writes(g, [(1, 0)], cc="none"), writes(g, [(1, 0)])
     packets = (4 << 20) // MTU_B
-    port = int(np.flatnonzero((hpcc.fabric.port_node == 1))[0])  # host 1's one port
+    port = int(np.flatnonzero(hpcc.fabric.port_node == 1)[0])  # host 1's one port
     wire = {k: int(r.fabric.ports["tx_wire_bytes"][port]) for k, r in (("none", plain), ("hpcc", hpcc))}
     assert wire["hpcc"] - wire["none"] == packets * INT_HEADER_B
     # HPCC holds the bottleneck at eta: its wire bytes at eta x B, plus the NIC's latency and one round trip
