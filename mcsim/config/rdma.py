@@ -27,8 +27,9 @@ NIC, UD_QP, RC_QP, HOST_CPU = "ns3::mcsim::Nic", "ns3::mcsim::UdQp", "ns3::mcsim
 STACK = "ns3::mcsim::RdmaStack"
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
 CONGESTION_CONTROLS = {"none": "None", "dcqcn": "Dcqcn", "hpcc": "Hpcc"}  # -> ns3::mcsim::CongestionControl
-# shared with C++ (capi::Constants; tests/native/test_constants.py compares): HPCC's INT, the wire bytes it adds to each data packet of an HPCC QP and to its ACK (IntStore::HEADER_BYTES:
-# a 2-byte hop count and room for 5 records of 8 bytes, as the HPCC authors' simulator's IntHeader)
+# shared with C++ (capi::Constants; tests/native/test_constants.py compares): HPCC's INT, the wire bytes it
+# adds to each data packet of an HPCC QP and to its ACK (IntStore::HEADER_BYTES: a 2-byte hop count and room
+# for 5 records of 8 bytes, as the HPCC authors' simulator's IntHeader)
 INT_HEADER_B = 42
 # who processes send completions -> ns3::mcsim::SendCompletions: nobody (the application hears of
 # each at once, free), a processor of their own (the SC'24 artifact's TX thread), or the receive one
