@@ -6,7 +6,8 @@ neighbour job whose Alltoall makes incast and pauses?
 A fat tree of 16 hosts (k = 4, non-blocking, every link at the rate's Ethernet preset: 400GbE, 800GbE,
 1.6TbE), flow_control="pfc" with its defaults (each switch port's 256 KiB ingress buffer less its computed
 headroom as XOFF), wire_format="rocev2", and --congestion-control (default dcqcn: the switches mark ECN,
-the NICs' RC QPs react; datagrams are not rate-controlled). The job under study has 8 ranks on every other
+the NICs' RC QPs react; hpcc: the switches add INT records, the RC QPs set window and rate from them;
+datagrams are not rate-controlled). The job under study has 8 ranks on every other
 host and runs one collective of --bytes-per-rank per rank: a ring or a multicast Allgather, or a ring or an in-network
 Reduce-Scatter (the multicast and in-network ones receive their datagrams on the DPA). The neighbour (the
 other 8 hosts) runs Alltoalls of --neighbour-bytes per peer back to back for as long as the study's
@@ -19,12 +20,13 @@ switches made with the neighbour. The ring Reduce-Scatter is bound by its hosts'
 (reduce_ps_per_byte), the same at every rate.
 
 Run: mcsim run scenarios/roce_fabric.py [--rates 400Gbps,800Gbps,1.6Tbps] [--bytes-per-rank 1MiB]
-     [--neighbour-bytes 256KiB] [--congestion-control dcqcn|none]
+     [--neighbour-bytes 256KiB] [--congestion-control dcqcn|hpcc|none]
 """
 
 import argparse
 import sys
 
+from mcsim.config.rdma import CONGESTION_CONTROLS
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.units import parse_rate, parse_size
 from mcsim.util.output import Column, Table
@@ -90,7 +92,7 @@ def main() -> int:
     parser.add_argument("--rates", default="400Gbps,800Gbps,1.6Tbps", help="link rates, comma-separated")
     parser.add_argument("--bytes-per-rank", default="1MiB", help="the study's collective, per rank")
     parser.add_argument("--neighbour-bytes", default="256KiB", help="the neighbour's Alltoall, per peer")
-    parser.add_argument("--congestion-control", choices=("dcqcn", "none"), default="dcqcn", help="the NICs'")
+    parser.add_argument("--congestion-control", choices=tuple(CONGESTION_CONTROLS), default="dcqcn", help="the NICs'")
     args = parser.parse_args()
     rates = [r.strip() for r in args.rates.split(",")]
     for r in rates:
