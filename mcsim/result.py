@@ -296,6 +296,19 @@ def _held_up(r: Result, rank: int) -> str | None:
     return held_up_reason(culprits) if culprits else None
 
 
+def receive_drops_reason(drops: int) -> str:
+    return (
+        f"did not receive its whole output, and its NIC dropped {drops} datagrams that found no posted receive "
+        "buffer (its receive completions were processed more slowly than they came: receive on the DPA, "
+        "RdmaConfig(processor=DpaConfig()), or raise RdmaConfig.rq_depth)"
+    )
+
+
+def _receive_drops(r: Result, rank: int) -> str | None:
+    drops = r.rank.get("receive_drops")
+    return receive_drops_reason(int(drops[rank])) if drops is not None and int(drops[rank]) > 0 else None
+
+
 def _no_known_cause(r: Result, rank: int) -> str | None:
     return NO_KNOWN_CAUSE_REASON
 
@@ -311,6 +324,7 @@ UNFINISHED_REASONS: tuple[Callable[[Result, int], str | None], ...] = (
     _cut_off,
     _rc_error,
     _held_up,
+    _receive_drops,
     _no_known_cause,
 )
 

@@ -21,6 +21,7 @@ from mcsim.result import (
     held_up_reason,
     incomplete_lines,
     ranks_text,
+    receive_drops_reason,
 )
 from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import scenario_of
@@ -94,6 +95,24 @@ def test_an_incomplete_run_names_the_ranks_and_why_instead_of_a_time():
     assert (
         r.incomplete_line() == f"INCOMPLETE: rank 0 of 4 did not finish: {held}; rank 2 of 4 did not finish: {RC_ERROR}"
     )
+
+
+def test_an_unfinished_rank_whose_nic_dropped_datagrams_says_so():
+    r = result([-1, 5_000_000, -1])
+    r.rank["receive_drops"] = np.array([3, 0, 0], dtype=np.uint64)
+    assert r.why_unfinished() == {0: receive_drops_reason(3), 2: MISSING}
+
+
+def test_an_in_network_reduce_scatter_whose_host_cpu_falls_behind_names_the_dropped_sums():
+    # 1.6 Tbit/s of sums at each host: its CPU thread's receive queue (rq_depth 128) overruns, and the
+    # switches' sums are not repaired: every rank is missing data, and its reason names the drops
+    r = scenario_of(topology="fat-tree-k4", collective="reduce_scatter", algorithm="innet", bytes_per_rank="1MiB",
+                    ranks=8, rate="1.6Tbps").run()  # fmt: skip
+    assert not r.complete
+    drops = r.rank["receive_drops"]
+    assert (drops > 0).all()
+    assert r.why_unfinished() == {rank: receive_drops_reason(int(drops[rank])) for rank in range(8)}
+    assert "receive on the DPA" in r.incomplete_line()
 
 
 def test_an_incomplete_summary_has_nan_never_a_plausible_number():
