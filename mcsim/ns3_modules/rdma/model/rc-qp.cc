@@ -203,6 +203,7 @@ RcQp::HasPacket() const
     }
     if (hpcc && uint64_t{m_txPsn - m_una} * m_nic->GetMtuBytes() >= hpcc->GetWindowBytes())
     {
+        m_windowShut = true;
         return false; // HPCC: its window is in flight (an ACK opens it)
     }
     const Wqe& w = m_sq[FindWqe(m_txPsn)];
@@ -331,7 +332,11 @@ RcQp::HandleAck(const TransportHeader& h)
     if ((h.intHandle & FabricHeader::INT_ECHO) != 0)
     {
         m_nic->HpccAck(this, h.intHandle & ~FabricHeader::INT_ECHO, limit, m_sentEnd);
-        m_nic->Kick(m_qpn); // its window may have opened
+        if (m_windowShut) // the arbiter skipped it for its window: it may have opened
+        {
+            m_windowShut = false;
+            m_nic->Kick(m_qpn);
+        }
     }
     if (m_una < limit)
     {

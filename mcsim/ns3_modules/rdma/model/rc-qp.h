@@ -177,6 +177,7 @@ class RcQp : public QueuePair
     uint32_t m_retriedAt;  //!< the PSN a NAK last sent the requester back to, + 1 (0: none)
     Time m_progressAt;     //!< the local ACK timer runs from here (last progress or retry)
     Time m_rnrUntil;
+    mutable bool m_windowShut = false; //!< HPCC: HasPacket found its window in flight
     bool m_error;
     /** the local ACK timer, at most one pending: it re-checks m_progressAt when it fires */
     ProtocolTimer<RcQp, &RcQp::OnTimeout> m_timer;
