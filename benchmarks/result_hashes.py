@@ -63,7 +63,8 @@ ADDED_LATER = (
     "ecn",
     "congestion",
     "telemetry",
-)  # Result.first_phase (issue 33), Result.protocol_events, .pcap_files (35), FabricResult.pfc (36)
+    "queue_trace",
+)  # Result.first_phase (issue 33), Result.protocol_events, .pcap_files (35), FabricResult.pfc (36), .queue_trace
 
 
 def _walk(h: hashlib._Hash, value: object) -> None:

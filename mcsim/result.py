@@ -134,6 +134,26 @@ DROP_CAUSES = {
 
 
 @dataclass(frozen=True, slots=True, repr=False)
+class QueueTrace:
+    """The output queues of some ports sampled during a run (mcsim.config.queue_trace.QueueTraceConfig): wire
+    bytes queued and waiting, as ECN's RED reads them, at 0, interval_ps, 2 interval_ps, ... to the run's end."""
+
+    ports: tuple[tuple[int, int], ...]  # (node, port), in the order traced
+    interval_ps: int
+    time_ps: np.ndarray  # int64 per sample kept
+    queue_b: np.ndarray  # int64, shape (ports, samples kept)
+    left_out: int  # samples per port past max_samples, not kept
+    ecn_kmin_b: np.ndarray  # per port: its RED thresholds in force (0 and 0: it marks nothing)
+    ecn_kmax_b: np.ndarray
+
+    def of(self, node: int, port: int) -> np.ndarray:
+        """One port's samples as rows (time_ps, queue_b): int64, shape (samples kept, 2)."""
+        if (node, port) not in self.ports:
+            raise McsimError(f"QueueTrace: port {node}:{port} was not traced; traced: {self.ports}")
+        return np.column_stack((self.time_ps, self.queue_b[self.ports.index((node, port))]))
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class FabricResult:
     """Counters of one run, as numpy arrays (uint64), plus the port -> (node, port) map."""
 
@@ -164,6 +184,7 @@ class FabricResult:
     # INT (HPCC, RdmaConfig.congestion_control="hpcc"): counter_names("int") -> per global port (hop records
     # its switch added to packets, packets that had no room left for it); None without HPCC
     telemetry: dict[str, np.ndarray] | None = None
+    queue_trace: QueueTrace | None = None  # the queues sampled (simulate, run_verbs, Scenario.run: queue_trace=)
 
     def pfc_deadlock_text(self) -> str:
         """``"a PFC deadlock: ports 17:1 -> 18:2 -> 17:1 paused each other in a cycle"``, or "" if none."""

@@ -72,6 +72,7 @@ def _files(tmp: Path) -> dict[str, str]:
 
 
 FT4 = ["--topology", "fat-tree-k4", "--size", "4KiB"]
+QT = ["--queue-trace", "q.csv", "--queue-ports", "16:0"]  # a queue trace of one port
 CASES = {
     "rate-overflow": (["allgather", *FT4, "--rate", "1e30Gbps"], {}),
     "stream-rate-overflow": (["stream", "--rate", "1e20Tbps"], {}),
@@ -112,6 +113,20 @@ CASES = {
     "pcap-ports-port-past-the-node": (["allgather", *FT4, "--pcap", "tr", "--pcap-ports", "edge0:4"], {}),
     "pcap-ports-twice": (["allgather", *FT4, "--pcap", "tr", "--pcap-ports", "16:0,edge0:0"], {}),
     "events-not-a-table": (["broadcast", *FT4, "--events", "e.pdf"], {}),
+    "queue-ports-without-queue-trace": (["allgather", *FT4, "--queue-ports", "16:0"], {}),
+    "queue-interval-without-queue-trace": (["allgather", *FT4, "--queue-interval", "1us"], {}),
+    "queue-trace-without-ports": (["allgather", *FT4, "--queue-trace", "q.csv"], {}),
+    "queue-trace-not-a-table": (["allgather", *FT4, "--queue-ports", "16:0", "--queue-trace", "q.pdf"], {}),
+    "queue-trace-unwritable": (["allgather", *FT4, "--queue-ports", "16:0", "--queue-trace", "/nonexistent/q.csv"], {}),
+    "queue-ports-not-node-port": (["allgather", *FT4, "--queue-trace", "q.csv", "--queue-ports", "16"], {}),
+    "queue-ports-unknown-node": (["allgather", *FT4, "--queue-trace", "q.csv", "--queue-ports", "spine9:0"], {}),
+    "queue-ports-node-past-the-topology": (["allgather", *FT4, "--queue-trace", "q.csv", "--queue-ports", "99:0"], {}),
+    "queue-ports-port-past-the-node": (["allgather", *FT4, "--queue-trace", "q.csv", "--queue-ports", "edge0:4"], {}),
+    "queue-ports-twice": (["allgather", *FT4, "--queue-trace", "q.csv", "--queue-ports", "16:0,edge0:0"], {}),
+    "queue-interval-zero": (["allgather", *FT4, *QT, "--queue-interval", "0ns"], {}),
+    "queue-interval-negative": (["allgather", *FT4, *QT, "--queue-interval=-1us"], {}),
+    "queue-interval-no-unit": (["allgather", *FT4, *QT, "--queue-interval", "5"], {}),
+    "queue-interval-past-the-clock": (["allgather", *FT4, *QT, "--queue-interval", "1e30s"], {}),
     "report-out-unwritable": (["report", "--quick", "-o", "/nonexistent/r.html"], {}),
     "workload-unknown-option": (["workload", "@workload-option.toml"], {}),
     "workload-bad-option-value": (["workload", "@workload-endpoints.toml"], {}),

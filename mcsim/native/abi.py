@@ -104,6 +104,12 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_pcap_attach": (PTR, PTR, U32),
     "mcsim_pcap_attach_port": (PTR, PTR, U32, U32),
     "mcsim_pcap_close": (PTR, U64_OUT, U64),
+    # capi/queue-sampler-abi.cc
+    "mcsim_queue_sampler_attach": (PTR, PTR, U32, U32),
+    "mcsim_queue_sampler_start": (PTR,),
+    "mcsim_queue_sampler_finish": (PTR, U64_OUT, U64),
+    "mcsim_queue_sampler_samples": (PTR, U64_OUT, U64),
+    "mcsim_queue_sampler_ecn_thresholds": (PTR, U64_OUT, U64),
     "mcsim_team_record_events": (PTR,),
     "mcsim_team_event_count": (PTR,),
     "mcsim_team_events": (PTR, I64_OUT, U64),

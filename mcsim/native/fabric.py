@@ -10,6 +10,7 @@ on a fabric built here.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -28,13 +29,16 @@ from mcsim.config.fabric import (
     Faults,
     Flow,
 )
+from mcsim.config.queue_trace import QUEUE_SAMPLER, QueueTraceConfig
 from mcsim.errors import McsimError
 from mcsim.native import abi, runtime
 from mcsim.native.arrays import i64, read_counters, u32, u64
 from mcsim.native.attributes import factory_of, set_attributes_of
-from mcsim.result import FabricResult
+from mcsim.result import FabricResult, QueueTrace
 from mcsim.routing import routes, subnet_manager
 from mcsim.routing.layout import Layout
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +105,7 @@ class BuiltFabric:
         self.ecn = False  # the switches' ports mark ECN (their ECN counters are read)
         self.telemetry = False  # NICs ask for INT (HPCC: the ports' INT counters are read)
         self.config = FabricConfig()  # the settings it was built with
+        self.sampler: tuple[abi.Handle, QueueTraceConfig] | None = None  # sample_queues()'s, read by collect()
 
     def add_flows(self, flows: Sequence[Flow]) -> None:
         """Add raw traffic sources (checked by simulate())."""
@@ -115,6 +120,49 @@ class BuiltFabric:
             len(flows),
         )
         self.n_flows += len(flows)
+
+    def sample_queues(self, config: QueueTraceConfig) -> abi.Handle:
+        """Sample the output queues of ``config``'s ports from time 0 (checked against the Layout first);
+        :meth:`collect` reads the trace. Before the run; the run's Simulation owns the C++ QueueSampler
+        returned (``sim.own_app``)."""
+        config.check(self.layout)
+        sampler = abi.Handle(self.lib, QUEUE_SAMPLER)
+        with runtime.disposed_on_error(sampler):
+            set_attributes_of(sampler, config)
+            for node, port in config.ports:
+                self.lib.mcsim_queue_sampler_attach(sampler, self.cxx, node, port)
+            self.lib.mcsim_queue_sampler_start(sampler)
+        self.sampler = (sampler, config)
+        return sampler
+
+    def _queue_trace(self) -> QueueTrace | None:
+        """The queue trace (after the run): the samples up to its end, in bulk."""
+        if self.sampler is None:
+            return None
+        sampler, config = self.sampler
+        counts = np.zeros(2, dtype=np.uint64)
+        self.lib.mcsim_queue_sampler_finish(sampler, counts, counts.size)
+        kept, left_out = int(counts[0]), int(counts[1])
+        queue = np.zeros(len(config.ports) * kept, dtype=np.uint64)
+        self.lib.mcsim_queue_sampler_samples(sampler, queue, queue.size)
+        ecn = np.zeros(2 * len(config.ports), dtype=np.uint64)
+        self.lib.mcsim_queue_sampler_ecn_thresholds(sampler, ecn, ecn.size)
+        if left_out:
+            log.warning(
+                "queue trace: %d samples per port past the first max_samples=%d were not kept; sample less often "
+                "(interval_ps, --queue-interval) or keep more (max_samples)",
+                left_out,
+                config.max_samples,
+            )
+        return QueueTrace(
+            ports=config.ports,
+            interval_ps=config.interval_ps,
+            time_ps=np.arange(kept, dtype=np.int64) * config.interval_ps,
+            queue_b=queue.astype(np.int64).reshape(len(config.ports), kept),
+            left_out=left_out,
+            ecn_kmin_b=ecn[0::2].astype(np.int64),
+            ecn_kmax_b=ecn[1::2].astype(np.int64),
+        )
 
     def delivered_packets(self) -> int:
         """Packets the hosts have received so far (for the progress line)."""
@@ -153,6 +201,7 @@ class BuiltFabric:
                 if self.telemetry
                 else None
             ),
+            queue_trace=self._queue_trace(),
             end_ps=lib.mcsim_now_ps(),
             trees=self.trees,
             aggregation=(

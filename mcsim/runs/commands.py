@@ -23,13 +23,14 @@ from mcsim.config.collectives import (
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
 from mcsim.config.fabric import FLOW_CONTROLS, FORWARDINGS, FabricConfig
 from mcsim.config.faults_file import load_faults
+from mcsim.config.queue_trace import DEFAULT_QUEUE_INTERVAL_PS, QueueTraceConfig
 from mcsim.config.rdma import CONGESTION_CONTROLS, WIRE_FORMATS, PcapConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
 from mcsim.result import Result
 from mcsim.runs import packet_trace
 from mcsim.runs.scenario import Scenario, artifact_protocol
 from mcsim.runs.scenario_keywords import scenario_of
-from mcsim.units import format_size
+from mcsim.units import format_size, format_time, parse_time
 from mcsim.util.options import DefaultsHelp, Given, GivenFlag, given, parse_hosts, parse_ports, typed, typed_option
 from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 
@@ -233,6 +234,8 @@ def _report(args: argparse.Namespace, scenarios: Sequence[Scenario], results: Se
         write_rows(args.out, [r.summary() for r in with_concurrent(results)])
     if args.events is not None:
         write_rows(args.events, [row for r in results for row in event_rows(r)])
+    if args.queue_trace is not None:
+        write_rows(args.queue_trace, [row for r in results for row in queue_rows(r)])
     for sc, r in zip(scenarios, results, strict=False):
         size = f"{r.bytes_per_rank_b} B per rank"
         if args.format != "table" and not r.complete:
@@ -269,19 +272,65 @@ def _pcaps(args: argparse.Namespace, scenarios: Sequence[Scenario]) -> list[Pcap
     return pcaps
 
 
-def _run_one(sc: Scenario, events: bool, pcap: PcapConfig | None) -> Result:
-    """One size's run, with its protocol events and packet trace if asked; a line per trace file on stderr."""
-    if not events and pcap is None:
+def _queue_trace(args: argparse.Namespace, scenarios: Sequence[Scenario]) -> QueueTraceConfig | None:
+    """The queue trace of every size (--queue-trace, --queue-ports, --queue-interval), checked with its file
+    before anything runs."""
+    if args.queue_trace is None:
+        for option in ("queue_ports", "queue_interval"):
+            if getattr(args, option) is not None:
+                raise McsimError(f"--{option.replace('_', '-')} goes with --queue-trace FILE (where the samples go)")
+        return None
+    if Path(args.queue_trace).suffix not in SUFFIXES:
+        raise McsimError(f"--queue-trace={args.queue_trace!r} must end in {', '.join(SUFFIXES)} (the file's format)")
+    check_writable(args.queue_trace, "--queue-trace")
+    if args.queue_ports is None:
+        raise McsimError("--queue-trace goes with --queue-ports NODE:PORT,... (the ports whose queues to sample)")
+    layout = scenarios[0]._layout()
+    interval_ps = DEFAULT_QUEUE_INTERVAL_PS
+    if args.queue_interval is not None:
+        interval_ps = parse_time(args.queue_interval, what="--queue-interval")
+        if interval_ps == 0:
+            raise McsimError(f"--queue-interval={args.queue_interval!r} must be > 0; e.g. 1us")
+    ports = parse_ports(args.queue_ports, layout.graph, "--queue-ports")
+    config = QueueTraceConfig(ports=ports, interval_ps=interval_ps)
+    config.check(layout)
+    return config
+
+
+def queue_rows(r: Result) -> list[dict[str, int]]:
+    """A run's queue trace as rows (--queue-trace): its size per rank, the port, each sample's time and bytes."""
+    trace = r.fabric.queue_trace
+    if trace is None:
+        return []
+    return [
+        {"bytes_per_rank_B": r.bytes_per_rank_b, "node": node, "port": port, "time_ps": int(t), "queue_b": int(q)}
+        for (node, port), queue in zip(trace.ports, trace.queue_b, strict=True)
+        for t, q in zip(trace.time_ps, queue, strict=True)
+    ]
+
+
+def _run_one(sc: Scenario, events: bool, pcap: PcapConfig | None, queue_trace: QueueTraceConfig | None) -> Result:
+    """One size's run, with its protocol events, packet trace and queue trace if asked; a line per trace on
+    stderr."""
+    if not events and pcap is None and queue_trace is None:
         return sc.run()
-    r = sc.run(events=events, pcap=pcap)
+    r = sc.run(events=events, pcap=pcap, queue_trace=queue_trace)
     for path, written, over in r.pcap_files or ():
         print(f"mcsim: pcap: {path}: {written} frames" + (f" ({over} over its caps)" if over else ""), file=sys.stderr)
+    if (trace := r.fabric.queue_trace) is not None:
+        left = f", {trace.left_out} more per port not kept" if trace.left_out else ""
+        print(
+            f"mcsim: queue trace: {sc.bytes_per_rank}: {len(trace.ports)} ports x {trace.time_ps.size} samples, "
+            f"every {format_time(trace.interval_ps)}{left}",
+            file=sys.stderr,
+        )
     return r
 
 
 def cmd_collective(args: argparse.Namespace) -> int:
     scenarios = _collective_scenarios(args)
     pcaps = _pcaps(args, scenarios)
+    queue_trace = _queue_trace(args, scenarios)
     results: list[Result] = []
     try:
         for sc in scenarios:
@@ -291,7 +340,7 @@ def cmd_collective(args: argparse.Namespace) -> int:
                 f"(<= {cost:.3g} packet-hops) ...",
                 file=sys.stderr,
             )
-            results.append(_run_one(sc, args.events is not None, pcaps[len(results)]))
+            results.append(_run_one(sc, args.events is not None, pcaps[len(results)], queue_trace))
     except KeyboardInterrupt as exc:  # keep the finished sizes: their rows, then the interrupted line
         _report(args, scenarios, results)
         written = f" and in {args.out}" if args.out is not None else ""
@@ -498,6 +547,26 @@ def _output_options(add: Add) -> None:
         metavar="PORTS",
         help="switch (or host) ports to trace, as NODE:PORT,...: a node's number or name, its port's number "
         "(`mcsim topo show` lists them); each to DIR/node-<n>-port-<p>.pcap, the frames it sends and receives",
+    )
+    add(
+        "--queue-trace",
+        default=None,
+        metavar="FILE",
+        help="sample the output queues of --queue-ports every --queue-interval and write the samples to FILE "
+        "(.csv, .json or .jsonl): bytes_per_rank_B, node, port, time_ps, queue_b (wire bytes queued and waiting, "
+        "as ECN marking reads them); sampling changes no result",
+    )
+    add(
+        "--queue-ports",
+        default=None,
+        metavar="PORTS",
+        help="ports whose output queues --queue-trace samples, as NODE:PORT,... (as --pcap-ports)",
+    )
+    add(
+        "--queue-interval",
+        default=None,
+        metavar="TIME",
+        help=f"time between two samples of --queue-trace (default: {format_time(DEFAULT_QUEUE_INTERVAL_PS)})",
     )
     add(
         "--events",

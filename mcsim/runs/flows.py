@@ -13,6 +13,7 @@ from typing import Any
 import networkx as nx
 
 from mcsim.config.fabric import FabricConfig, Faults, Flow, check_flows
+from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.errors import McsimError
 from mcsim.native import fabric
 from mcsim.native.simulation import Simulation
@@ -27,13 +28,15 @@ def simulate(
     groups: Sequence[Sequence[int]] = (),
     config: FabricConfig | None = None,
     faults: Faults | None = None,
+    queue_trace: QueueTraceConfig | None = None,
 ) -> FabricResult:
     """Build the fabric of ``g``, run raw ``flows`` to completion, and return every counter.
 
     ``g`` is a topology (:mod:`mcsim.topology`) or its Layout; it is laid out here, once.
 
     A flow with ``group=i`` multicasts to ``groups[i]`` (the sender must be a member; every other
-    member receives one copy). See :func:`mcsim.native.fabric.build` for the other parameters.
+    member receives one copy). With ``queue_trace``, the output queues of its ports are sampled
+    (``FabricResult.queue_trace``). See :func:`mcsim.native.fabric.build` for the other parameters.
 
     Raises
     ------
@@ -50,5 +53,7 @@ def simulate(
     with Simulation() as sim:
         fab = sim.own_fabric(fabric.build(layout, groups=groups, config=config, faults=faults))
         fab.add_flows(flows)
+        if queue_trace is not None:
+            sim.own_app(fab.sample_queues(queue_trace))
         sim.run()
         return replace(fab.collect(), expected_rx_packets=expected)

@@ -30,6 +30,7 @@ from mcsim.config.collectives import (
 )
 from mcsim.config.fabric import FABRIC, FabricConfig, Faults
 from mcsim.config.ns3_attributes import sets
+from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import (
     ENDPOINTS_WHY,
     MAX_ENDPOINTS,
@@ -467,10 +468,13 @@ class Scenario:
             endpoints=self.endpoints,
         )
 
-    def run(self, *, events: bool = False, pcap: PcapConfig | None = None) -> Result:
+    def run(
+        self, *, events: bool = False, pcap: PcapConfig | None = None, queue_trace: QueueTraceConfig | None = None
+    ) -> Result:
         """Simulate the collective; every rank's output is checked chunk by chunk (its bitmap). With
         ``events``, every rank records its protocol events (:meth:`Result.events`); with ``pcap``, the
-        frames of its hosts go to pcap files (``Result.pcap_files``).
+        frames of its hosts go to pcap files (``Result.pcap_files``); with ``queue_trace``, the output
+        queues of its ports are sampled (``Result.fabric.queue_trace``).
 
         Raises
         ------
@@ -483,7 +487,7 @@ class Scenario:
         if pcap is not None:
             packet_trace.check_traceable(self.rdma.congestion_control)
         try:
-            return self._run(events, pcap)
+            return self._run(events, pcap, queue_trace)
         except MemoryError:
             need = sum(cost.memory_parts_b(self._shape()).values()) / 2**30
             raise McsimError(
@@ -492,7 +496,7 @@ class Scenario:
                 + (", or verify=False" if self.verify else "")
             ) from None
 
-    def _run(self, events: bool, pcap: PcapConfig | None = None) -> Result:
+    def _run(self, events: bool, pcap: PcapConfig | None = None, queue_trace: QueueTraceConfig | None = None) -> Result:
         hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
         groups = [list(hosts)] * self.endpoints if self._mcast else []
         reductions = [list(hosts)] if self._innet else []
@@ -521,6 +525,8 @@ class Scenario:
                 if events:
                     collectives.record_events(teams[-1])
             writers = packet_trace.open_writers(sim, stack, fab.cxx, pcap, layout) if pcap is not None else []
+            if queue_trace is not None:
+                sim.own_app(fab.sample_queues(queue_trace))
             sim.run()
             files = packet_trace.close_writers(writers) if pcap is not None else None
             stats = [collectives.team_stats(t) for t in teams]

@@ -15,6 +15,7 @@ from typing import Any
 import networkx as nx
 
 from mcsim.config.fabric import FabricConfig
+from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import RcOp, RdmaConfig, UdStream, check_workload, fabric_config_for
 from mcsim.errors import McsimError
 from mcsim.native import fabric
@@ -32,6 +33,7 @@ def run_verbs(
     groups: Sequence[Sequence[int]] = (),
     rdma: RdmaConfig | None = None,
     config: FabricConfig | None = None,
+    queue_trace: QueueTraceConfig | None = None,
     **fabric_options: Any,
 ) -> VerbsResult:
     """Run RC operations and UD streams on the fabric of ``g``; return times and counters.
@@ -50,6 +52,8 @@ def run_verbs(
     config
         Fabric settings; its header_b is replaced by the wire format's physical-layer
         overhead (0 for InfiniBand, 20 for RoCEv2), since the NIC sends real headers.
+    queue_trace
+        Sample the output queues of these ports (``VerbsResult.fabric.queue_trace``).
     fabric_options
         Passed on to mcsim.native.fabric.build (e.g. faults=...).
     """
@@ -63,5 +67,7 @@ def run_verbs(
         fab = sim.own_fabric(fabric.build(layout, groups=groups, config=config, **fabric_options))
         stack = sim.own_stack(build_stack(fab, rdma))
         work = sim.own_app(verbs_workload(stack, groups, rc_ops, ud_streams))
+        if queue_trace is not None:
+            sim.own_app(fab.sample_queues(queue_trace))
         sim.run()
         return collect_verbs(work, stack, fab, len(rc_ops))

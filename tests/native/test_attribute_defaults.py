@@ -14,6 +14,7 @@ from mcsim.config.collectives import ALGORITHMS, RING_CHUNK_B, TeamSpec
 from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import FabricConfig
 from mcsim.config.ns3_attributes import attribute_of, attributes_of, type_ids_of
+from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import HostCpuConfig, RcConfig, RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.native import runtime
@@ -29,12 +30,17 @@ def _team(type_id: str) -> TeamSpec:
 
 # each config at its defaults, per TypeId its fields set (a TeamSpec has no default collective: each
 # rank application's own, the first pair of ALGORITHMS that names it; the CollectiveTeam's, the first)
+CONFIGS = (
+    Scenario(),
+    FabricConfig(),
+    RdmaConfig(),
+    RcConfig(),
+    HostCpuConfig(),
+    DpaConfig(),
+    QueueTraceConfig(ports=((0, 0),)),
+)
 DEFAULTS = [
-    *(
-        (cfg, tid)
-        for cfg in (Scenario(), FabricConfig(), RdmaConfig(), RcConfig(), HostCpuConfig(), DpaConfig())
-        for tid in type_ids_of(type(cfg))
-    ),
+    *((cfg, tid) for cfg in CONFIGS for tid in type_ids_of(type(cfg))),
     *((_team(tid), tid) for tid in type_ids_of(TeamSpec)),
 ]
 
@@ -69,7 +75,7 @@ def test_a_python_default_is_the_cpp_attributes_initial_value(ns, config, type_i
 
 
 def test_every_field_names_an_attribute_its_type_has(ns):
-    for cls in (Scenario, FabricConfig, RdmaConfig, RcConfig, HostCpuConfig, DpaConfig, TeamSpec):
+    for cls in (Scenario, FabricConfig, RdmaConfig, RcConfig, HostCpuConfig, DpaConfig, TeamSpec, QueueTraceConfig):
         for f in dataclasses.fields(cls):
             attribute = attribute_of(f)
             for type_id in attribute.type_ids if attribute is not None else ():

@@ -7,6 +7,7 @@
 #include "ns3/assert.h"
 
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace ns3
@@ -48,7 +49,9 @@ EventLoop::EventLoop()
       m_mainThread(std::this_thread::get_id()),
       m_plan(EventClass::CONTROL),
       m_lastDeferredTs(0),
-      m_catchingUp(false)
+      m_catchingUp(false),
+      m_watcher(nullptr),
+      m_lookTs(Watcher::NO_LOOK)
 {
     m_plan.Place(0, unit::PLAN);
 }
@@ -73,6 +76,8 @@ EventLoop::DoDispose()
         DropQueued();
     }
     m_deferred.Clear();
+    m_watcher = nullptr;
+    m_lookTs = Watcher::NO_LOOK;
     m_events = nullptr;
     m_wheel = nullptr;
     SimulatorImpl::DoDispose();
@@ -92,6 +97,8 @@ EventLoop::Destroy()
     }
     DropQueued();
     m_deferred.Clear();
+    m_watcher = nullptr;
+    m_lookTs = Watcher::NO_LOOK;
     if (s_current == this) // Simulator::Destroy(): no longer the simulator
     {
         s_current = nullptr;
@@ -201,6 +208,10 @@ EventLoop::ProcessOneEvent()
     const QueuedEvent next = m_wheel != nullptr ? m_wheel->WheelScheduler::RemoveNextQueued()
                                                 : QueuedEvent::Of(m_events->RemoveNext());
     NS_ASSERT(next.ts >= m_currentTs);
+    if (next.ts > m_lookTs) [[unlikely]]
+    {
+        LookBefore(next.ts); // every event up to the looks has run, none after them
+    }
     m_unscheduledEvents--;
     m_eventCount++;
     // an event posted for the current time stamp may have a lower key than one already run
@@ -242,6 +253,34 @@ EventLoop::FinishDeferred()
         m_deferred.CatchUpAll(UINT64_MAX, UINT64_MAX);
     }
     m_currentTs = std::max(last, m_lastDeferredTs);
+}
+
+void
+EventLoop::Watch(Watcher* w, uint64_t firstTs)
+{
+    if (m_watcher != nullptr && m_watcher != w)
+    {
+        throw std::invalid_argument("mcsim::EventLoop::Watch: another watcher is set (one at a "
+                                    "time)");
+    }
+    if (firstTs < m_currentTs)
+    {
+        throw std::invalid_argument("mcsim::EventLoop::Watch: a first look at " +
+                                    std::to_string(firstTs) + " ps is in the past (now " +
+                                    std::to_string(m_currentTs) + " ps)");
+    }
+    m_watcher = w;
+    m_lookTs = firstTs;
+}
+
+void
+EventLoop::Unwatch(Watcher* w)
+{
+    if (m_watcher == w)
+    {
+        m_watcher = nullptr;
+        m_lookTs = Watcher::NO_LOOK;
+    }
 }
 
 bool

@@ -3,6 +3,7 @@
 
 #include "deferred-work.h"
 #include "event-order.h"
+#include "watcher.h"
 
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
@@ -132,6 +133,23 @@ class EventLoop final : public SimulatorImpl
         return m_currentTs;
     }
 
+    /**
+     * Call w->Look(ts) at ts = firstTs and then at each time stamp it returns, once every event
+     * up to ts has run and before any later one (engine.md, "Watchers"); and up to the clock's
+     * time when asked (LookUntilNow). One watcher at a time.
+     * @throws std::invalid_argument if another watcher is set
+     */
+    void Watch(Watcher* w, uint64_t firstTs);
+
+    /** w goes away: never call it again (no-op if it is not the one watching). */
+    void Unwatch(Watcher* w);
+
+    /** Give the watcher its looks at every time stamp up to Now() (the run is over, or stopped). */
+    void LookUntilNow()
+    {
+        LookBefore(m_currentTs + 1);
+    }
+
     /** Schedule(delay, event) without an EventId; takes a reference to event. */
     void Post(const Time& delay, EventImpl* event)
     {
@@ -153,6 +171,15 @@ class EventLoop final : public SimulatorImpl
     void DoDispose() override;
 
   private:
+    /** The watcher's looks at every time stamp before ts. */
+    void LookBefore(uint64_t ts)
+    {
+        while (m_lookTs < ts)
+        {
+            m_lookTs = m_watcher->Look(m_lookTs);
+        }
+    }
+
     /** Queue event at time stamp ts with the next uid (past the clock's limit: stop the run). */
     void Insert(uint64_t ts, uint32_t context, EventImpl* event);
     /** Queue event at ts with a source's order key and sequence number (no uid). */
@@ -213,6 +240,8 @@ class EventLoop final : public SimulatorImpl
     DeferredWorks m_deferred;           //!< works with deferred items left
     uint64_t m_lastDeferredTs;          //!< the latest time stamp a deferred item ran at
     bool m_catchingUp;                  //!< deferred items are running: posting is a bug
+    Watcher* m_watcher;                 //!< see Watch() (null: none) ...
+    uint64_t m_lookTs;                  //!< ... and its next look (Watcher::NO_LOOK: none)
 };
 
 /** Simulator::Now() (Now()'s path when the simulator is not an EventLoop; out of line). */

@@ -464,6 +464,7 @@ class EngineTestSuite : public TestSuite
         AddTestCase(new EventLoopOrderTestCase, Duration::QUICK);
         AddTestCase(new EventLoopNotCurrentTestCase, Duration::QUICK);
         AddTestCase(MakeCanonicalOrderTestCase(), Duration::QUICK);
+        AddTestCase(MakeWatchTestCase(), Duration::QUICK);
         AddTestCase(MakeProtocolTimerTestCase(), Duration::QUICK);
         AddTestCase(MakeDeferredWorkTestCase(), Duration::QUICK);
     }

@@ -5,6 +5,7 @@
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/protocol-timer.h"
+#include "ns3/mcsim/watcher.h"
 #include "ns3/object-factory.h"
 #include "ns3/simulator.h"
 
@@ -13,6 +14,7 @@
 #include <random>
 #include <set>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -64,12 +66,17 @@ class SourcedProgram
         }
     }
 
-    /** Run on the EventLoop; the initial events are posted in an order set by `shuffle`. */
-    std::vector<uint64_t> RunOnLoop()
+    /** Run on the EventLoop (with a watcher looking from time 0, if given); the initial events
+     * are posted in an order set by `shuffle`. */
+    std::vector<uint64_t> RunOnLoop(Watcher* watcher = nullptr)
     {
         Simulator::Destroy();
         Simulator::SetImplementation(CreateObject<EventLoop>());
         Simulator::SetScheduler(ObjectFactory("ns3::mcsim::WheelScheduler"));
+        if (watcher != nullptr)
+        {
+            EventLoop::Current()->Watch(watcher, 0);
+        }
         m_onLoop = true;
         // the sources take turns at random (`shuffle`), each posting its events in their order
         // (a source's post count is its own order, the rule's last key)
@@ -90,7 +97,16 @@ class SourcedProgram
             bySource[s].pop_back();
         }
         Simulator::Run();
+        EventLoop::Current()->LookUntilNow();
+        endTs = static_cast<uint64_t>(Simulator::Now().GetPicoSeconds());
+        events = Simulator::GetEventCount();
         Simulator::Destroy();
+        return m_log;
+    }
+
+    /** The log so far: (time stamp, label) per event run. */
+    const std::vector<uint64_t>& Log() const
+    {
         return m_log;
     }
 
@@ -112,8 +128,10 @@ class SourcedProgram
         return m_log;
     }
 
-    uint64_t ties = 0; //!< events at the time stamp of the one before
-    uint64_t late = 0; //!< events posted at the current time stamp with a smaller key
+    uint64_t ties = 0;   //!< events at the time stamp of the one before
+    uint64_t late = 0;   //!< events posted at the current time stamp with a smaller key
+    uint64_t endTs = 0;  //!< RunOnLoop: the clock when the run ended
+    uint64_t events = 0; //!< RunOnLoop: events run
 
   private:
     static constexpr uint64_t LIMIT = 50000;
@@ -207,6 +225,73 @@ class CanonicalOrderTestCase : public TestCase
     }
 };
 
+/** Records each look: its time stamp and how many entries the program's log had then. */
+class LookRecorder : public Watcher
+{
+  public:
+    LookRecorder(const SourcedProgram* program, uint64_t interval)
+        : m_program(program),
+          m_interval(interval)
+    {
+    }
+
+    uint64_t Look(uint64_t ts) override
+    {
+        looks.emplace_back(ts, m_program->Log().size());
+        return ts + m_interval;
+    }
+
+    std::vector<std::pair<uint64_t, std::size_t>> looks;
+
+  private:
+    const SourcedProgram* m_program;
+    uint64_t m_interval;
+};
+
+class WatchTestCase : public TestCase
+{
+  public:
+    WatchTestCase()
+        : TestCase("A Watcher looks between the events at its time stamps, and changes nothing")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (uint64_t seed : {1, 2})
+        {
+            SourcedProgram plain(seed, 1);
+            const std::vector<uint64_t> expected = plain.RunOnLoop();
+            SourcedProgram watched(seed, 1);
+            LookRecorder recorder(&watched, 777);
+            const std::vector<uint64_t> got = watched.RunOnLoop(&recorder);
+            // the same events, in the same order, ending at the same time: no event of its own
+            NS_TEST_ASSERT_MSG_EQ(FirstDifference(got, expected), got.size(), "same log");
+            NS_TEST_ASSERT_MSG_EQ(got.size(), expected.size(), "same log length");
+            NS_TEST_ASSERT_MSG_EQ(watched.events, plain.events, "no event added");
+            NS_TEST_ASSERT_MSG_EQ(watched.endTs, plain.endTs, "the run ends when it did");
+            // a look at 0, 777, 1554, ... up to the end; each after every event up to its time
+            // stamp and before every later one
+            const auto& looks = recorder.looks;
+            NS_TEST_ASSERT_MSG_EQ(looks.size(), plain.endTs / 777 + 1, "one look per interval");
+            for (std::size_t i = 0; i < looks.size(); ++i)
+            {
+                const auto [ts, logged] = looks[i];
+                const bool afterEarlier = logged == 0 || got[logged - 2] <= ts;
+                const bool beforeLater = logged == got.size() || got[logged] > ts;
+                NS_TEST_ASSERT_MSG_EQ(ts, 777 * i, "look " << i << "'s time stamp");
+                NS_TEST_ASSERT_MSG_EQ(afterEarlier,
+                                      true,
+                                      "look " << i << " comes after the events up to it");
+                NS_TEST_ASSERT_MSG_EQ(beforeLater,
+                                      true,
+                                      "look " << i << " comes before the later events");
+            }
+        }
+    }
+};
+
 /** Counts its timer's expiries. */
 class TimerOwner
 {
@@ -272,6 +357,12 @@ TestCase*
 MakeCanonicalOrderTestCase()
 {
     return new CanonicalOrderTestCase;
+}
+
+TestCase*
+MakeWatchTestCase()
+{
+    return new WatchTestCase;
 }
 
 TestCase*

@@ -26,6 +26,10 @@ FirstDifference(const std::vector<uint64_t>& got, const std::vector<uint64_t>& e
  * caller owns it, as AddTestCase does. */
 TestCase* MakeCanonicalOrderTestCase();
 
+/** A Watcher's looks come between the events at their time stamps, and add no event
+ * (event-order-test.cc). */
+TestCase* MakeWatchTestCase();
+
 /** ProtocolTimer does what an EventId's Schedule, Cancel and IsPending do (event-order-test.cc). */
 TestCase* MakeProtocolTimerTestCase();
 

@@ -43,6 +43,12 @@ Port::GetEcnKmaxBytes() const
     return m_ecn.kmax;
 }
 
+uint64_t
+Port::GetQueueBytesAt(Time at) const
+{
+    return m_queue.OccupancyAt(at, m_delay);
+}
+
 void
 Port::EcnStamp(FabricHeader::Fields& f)
 {

@@ -102,6 +102,22 @@ class PortQueue
         return m_queuedBytes + m_waitingBytes;
     }
 
+    /**
+     * Occupancy(at, delay), changing nothing (a reader between events: a queue trace); `at` no
+     * earlier than any time the queue was asked at before.
+     */
+    uint64_t OccupancyAt(Time at, Time delay) const
+    {
+        uint64_t departed = 0;
+        for (std::size_t i = m_departed;
+             i < m_inFlight.size() && m_inFlight[i].arrival - delay <= at;
+             ++i)
+        {
+            departed += m_inFlight[i].wireBytes;
+        }
+        return m_queuedBytes - departed + m_waitingBytes;
+    }
+
     /** Wire bytes committed and not handed over yet. */
     uint64_t InFlightBytes() const
     {

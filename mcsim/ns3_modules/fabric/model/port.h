@@ -241,6 +241,9 @@ class Port : public Object
     const IntCounters& GetIntCounters() const;
     uint64_t GetEcnKminBytes() const; //!< in force (after Connect)
     uint64_t GetEcnKmaxBytes() const; //!< in force (after Connect)
+    /** The output queue's wire bytes at `at` as RED reads them (queued and waiting), changing
+     * nothing: `at` between the last event run and the next (a Watcher's look). */
+    uint64_t GetQueueBytesAt(Time at) const;
 
     // Faults (setup, before the run).
     /**
