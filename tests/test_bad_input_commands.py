@@ -127,6 +127,8 @@ CASES = {
     "queue-interval-negative": (["allgather", *FT4, *QT, "--queue-interval=-1us"], {}),
     "queue-interval-no-unit": (["allgather", *FT4, *QT, "--queue-interval", "5"], {}),
     "queue-interval-past-the-clock": (["allgather", *FT4, *QT, "--queue-interval", "1e30s"], {}),
+    "dcqcn-preset-without-dcqcn": (["allgather", *FT4, "--dcqcn-preset", "nvidia"], {}),
+    "dcqcn-preset-unknown": (["allgather", *FT4, "--congestion-control", "dcqcn", "--dcqcn-preset", "cx7"], {}),
     "report-out-unwritable": (["report", "--quick", "-o", "/nonexistent/r.html"], {}),
     "workload-unknown-option": (["workload", "@workload-option.toml"], {}),
     "workload-bad-option-value": (["workload", "@workload-endpoints.toml"], {}),

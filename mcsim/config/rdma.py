@@ -170,6 +170,9 @@ class RdmaConfig:
     dcqcn_rhai_bps: int = field(default=200_000_000, metadata=sets(NIC, "DcqcnRhai"))
     dcqcn_min_rate_bps: int = field(default=100_000_000, metadata=sets(NIC, "DcqcnMinRate"))
     dcqcn_cnp_interval_ps: int = field(default=50_000_000, metadata=sets(NIC, "DcqcnCnpInterval"))  # N
+    # at most one rate cut per QP per period, a CNP within it cutting at its end (firmware
+    # rate_reduce_monitor_period); 0: every CNP cuts at once (the paper). Presets: mcsim.config.dcqcn
+    dcqcn_rate_reduce_period_ps: int = field(default=0, metadata=sets(NIC, "DcqcnRateReducePeriod"))
     # HPCC's parameters as its paper (Li et al., SIGCOMM 2019) names them (rdma.md, "HPCC"): eta and maxStage
     # the paper's; R_AI 0: the line rate / 2500 (the HPCC authors' simulator's runs: 10 Mbit/s per 25 Gbit/s);
     # T 0: the fabric's base RTT (hpcc_base_rtt_ps in mcsim.native.rdma: its longest path, there and back)
@@ -208,7 +211,14 @@ class RdmaConfig:
             raise McsimError(f"RdmaConfig: dcqcn_g={self.dcqcn_g!r} must be a number in (0, 1]")
         for name in ("dcqcn_alpha_timer_ps", "dcqcn_rate_timer_ps", "dcqcn_byte_counter_b", "dcqcn_min_rate_bps"):
             require_int("RdmaConfig", name, getattr(self, name), lo=1)
-        for name in ("dcqcn_f", "dcqcn_rai_bps", "dcqcn_rhai_bps", "dcqcn_cnp_interval_ps"):
+        at_least_0 = (
+            "dcqcn_f",
+            "dcqcn_rai_bps",
+            "dcqcn_rhai_bps",
+            "dcqcn_cnp_interval_ps",
+            "dcqcn_rate_reduce_period_ps",
+        )
+        for name in at_least_0:
             require_int("RdmaConfig", name, getattr(self, name), lo=0)
         if isinstance(self.hpcc_eta, bool) or not isinstance(self.hpcc_eta, int | float) or not 0 < self.hpcc_eta <= 1:
             raise McsimError(f"RdmaConfig: hpcc_eta={self.hpcc_eta!r} must be a number in (0, 1]")

@@ -20,6 +20,7 @@ from mcsim.config.collectives import (
     RC_PIPELINES,
     check_algorithm,
 )
+from mcsim.config.dcqcn import DCQCN_PRESETS, dcqcn_preset
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
 from mcsim.config.fabric import FLOW_CONTROLS, FORWARDINGS, FabricConfig
 from mcsim.config.faults_file import load_faults
@@ -196,6 +197,12 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
     }
     if args.artifact_protocol:  # its timeout rule is --timeout-scale's default, 5
         common |= {k: v for k, v in artifact_protocol().items() if k != "timeout_scale"}
+    if args.dcqcn_preset is not None:
+        if args.congestion_control != "dcqcn":
+            raise McsimError(
+                f"--dcqcn-preset={args.dcqcn_preset!r} sets DCQCN's parameters; give --congestion-control dcqcn"
+            )
+        common["rdma"] = dataclasses.replace(common.get("rdma", RDMA_DEFAULTS), **dcqcn_preset(args.dcqcn_preset))
     # the options given only (None: the Scenario's default)
     given = {
         "timeout_scale": args.timeout_scale,
@@ -443,6 +450,13 @@ def _fabric_options(add: Add) -> None:
         default=RDMA_DEFAULTS.congestion_control,
         help="the NICs' congestion control: none, dcqcn (CNPs for the switches' ECN marks, a rate per RC QP; "
         "it turns --ecn on) or hpcc (a window and rate per RC QP from the switches' INT records)",
+    )
+    add(
+        "--dcqcn-preset",
+        choices=tuple(DCQCN_PRESETS),
+        default=None,
+        help="dcqcn: its parameters as the DCQCN paper sets them (RdmaConfig's defaults) or as NVIDIA's ConnectX "
+        "firmware does (mcsim.config.dcqcn)",
     )
     add(
         "--wire-format",

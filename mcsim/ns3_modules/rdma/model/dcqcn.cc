@@ -18,6 +18,7 @@ Dcqcn::Dcqcn(const DcqcnParams* params, uint64_t lineBps, EventSource* source)
       m_rt(lineBps),
       m_alphaEvent(Create<ReusableEvent<Dcqcn, &Dcqcn::AlphaTimer>>(this)),
       m_rateEvent(Create<ReusableEvent<Dcqcn, &Dcqcn::RateTimer>>(this)),
+      m_cutEvent(Create<ReusableEvent<Dcqcn, &Dcqcn::HeldCut>>(this)),
       m_source(source)
 {
 }
@@ -27,18 +28,44 @@ Dcqcn::Dispose()
 {
     m_alphaEvent = nullptr;
     m_rateEvent = nullptr;
+    m_cutEvent = nullptr;
 }
 
 void
 Dcqcn::OnCnp()
 {
     const Time now = mcsim::Now();
-    // the cut: Rt = Rc, Rc = Rc (1 - alpha / 2), alpha = (1 - g) alpha + g
+    m_cnpSinceAlpha = true;
+    if (!m_cutAt.IsNegative() && now < m_cutAt + m_params->reducePeriod)
+    {
+        // one cut per reduce period (firmware rate_reduce_monitor_period): this CNP's comes at its
+        // end, with any other CNP's of the period
+        if (!m_cutHeld)
+        {
+            m_cutHeld = true;
+            mcsim::Post(m_cutAt + m_params->reducePeriod - now, m_cutEvent, *m_source);
+        }
+        return;
+    }
+    Cut(now);
+}
+
+void
+Dcqcn::HeldCut()
+{
+    m_cutHeld = false;
+    Cut(mcsim::Now());
+}
+
+void
+Dcqcn::Cut(Time now)
+{
+    // Rt = Rc, Rc = Rc (1 - alpha / 2), alpha = (1 - g) alpha + g
+    m_cutAt = now;
     m_rt = m_rc;
     m_rc = std::max(m_params->minBps,
                     static_cast<uint64_t>(static_cast<double>(m_rc) * (1.0 - m_alpha / 2)));
     m_alpha = (1 - m_params->g) * m_alpha + m_params->g;
-    m_cnpSinceAlpha = true;
     m_timeStage = 0;
     m_byteStage = 0;
     m_bytes = 0;

@@ -29,13 +29,15 @@ struct DcqcnParams
     uint64_t haiBps = 200000000;     //!< "DcqcnRhai": R_HAI (rpg_hai_rate)
     uint64_t minBps = 100000000;     //!< "DcqcnMinRate": the lowest rate (rpg_min_rate)
     Time cnpInterval;                //!< "DcqcnCnpInterval": N, at most one CNP per QP per N
+    Time reducePeriod; //!< "DcqcnRateReducePeriod": one cut per period (0: one per CNP)
 };
 
 /**
  * @brief DCQCN's reaction point for one QP: its current rate Rc (the NIC paces the QP to it), its
- * target rate Rt and alpha; a CNP cuts the rate, the alpha timer decays alpha, the rate timer and
- * the byte counter raise the rate back (fast recovery, then additive, then hyper increase). At the
- * line rate it is idle: no timer runs.
+ * target rate Rt and alpha; a CNP cuts the rate (at most once per reduce period: one within it
+ * cuts at its end), the alpha timer decays alpha, the rate timer and the byte counter raise the
+ * rate back (fast recovery, then additive, then hyper increase). At the line rate it is idle: no
+ * timer runs.
  */
 class Dcqcn
 {
@@ -58,6 +60,10 @@ class Dcqcn
     void Dispose();              //!< drop its events (the QP goes)
 
   private:
+    /** Rt = Rc, Rc = Rc (1 - alpha / 2), alpha up; the increase starts over. */
+    void Cut(Time now);
+    /** The end of a reduce period in which a CNP came after the cut. */
+    void HeldCut();
     void AlphaTimer();
     void RateTimer();
     /** One step of increase: timer or byte counter stage grew. */
@@ -74,8 +80,11 @@ class Dcqcn
     uint64_t m_bytes = 0;      //!< bytes sent since the byte counter's last step
     Time m_alphaAt = Time(-1); //!< when the alpha timer in force runs (-1: none)
     Time m_rateAt = Time(-1);  //!< when the rate timer in force runs (-1: none)
+    Time m_cutAt = Time(-1);   //!< the last cut (-1: none)
+    bool m_cutHeld = false;    //!< a CNP came within the reduce period: the cut at its end
     Ptr<EventImpl> m_alphaEvent;
     Ptr<EventImpl> m_rateEvent;
+    Ptr<EventImpl> m_cutEvent; //!< HeldCut
     EventSource* m_source;
 };
 

@@ -65,7 +65,8 @@ Nic::ReactToCnp(const TransportHeader& h)
                               m_dcqcnRai,
                               m_dcqcnRhai,
                               m_dcqcnMinRate,
-                              m_dcqcnCnpInterval};
+                              m_dcqcnCnpInterval,
+                              m_dcqcnRateReducePeriod};
         qp->cc = std::make_unique<Dcqcn>(&m_dcqcn,
                                          m_host->GetPort()->GetDataRateBps(),
                                          &qp->TimerSource());

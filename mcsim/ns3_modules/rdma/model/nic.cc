@@ -157,6 +157,13 @@ Nic::GetTypeId()
                           "(SIGCOMM'15).",
                           TimeValue(MicroSeconds(50)),
                           MakeTimeAccessor(&Nic::m_dcqcnCnpInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("DcqcnRateReducePeriod",
+                          "DCQCN: at most one rate cut per QP per this period; a CNP within it "
+                          "cuts at its end (firmware rate_reduce_monitor_period: 4 us, NVIDIA "
+                          "DOCA). 0: every CNP cuts at once, the paper's reaction point.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&Nic::m_dcqcnRateReducePeriod),
                           MakeTimeChecker(Time(0))));
     return tid;
 }

@@ -284,6 +284,7 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     uint64_t m_dcqcnRhai;                  //!< "DcqcnRhai"
     uint64_t m_dcqcnMinRate;               //!< "DcqcnMinRate"
     Time m_dcqcnCnpInterval;               //!< "DcqcnCnpInterval"
+    Time m_dcqcnRateReducePeriod;          //!< "DcqcnRateReducePeriod"
     DcqcnParams m_dcqcn;                   //!< the above, as the reaction points read them
     /** CNPs to send: (host, QP, flow), sent before any other packet */
     Fifo<std::array<uint32_t, 3>> m_cnps;
