@@ -4,9 +4,11 @@
 // their QPs to their rates.
 #include "nic.h"
 
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/line-time.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -14,6 +16,68 @@ namespace mcsim
 {
 
 NS_LOG_COMPONENT_DEFINE("McsimDcqcn");
+
+TypeId
+Nic::AddDcqcnAttributes(TypeId tid)
+{
+    return tid
+        .AddAttribute("DcqcnG",
+                      "DCQCN's g, alpha's gain (firmware dce_tcp_g): 1/256 (DCQCN, SIGCOMM'15).",
+                      DoubleValue(1.0 / 256),
+                      MakeDoubleAccessor(&Nic::m_dcqcnG),
+                      MakeDoubleChecker<double>(0.0, 1.0))
+        .AddAttribute("DcqcnAlphaTimer",
+                      "DCQCN's K, alpha's update period (dce_tcp_rtt): 55 us (SIGCOMM'15).",
+                      TimeValue(MicroSeconds(55)),
+                      MakeTimeAccessor(&Nic::m_dcqcnAlphaTimer),
+                      MakeTimeChecker(PicoSeconds(1)))
+        .AddAttribute("DcqcnRateTimer",
+                      "DCQCN's T, the rate increase timer (rpg_time_reset): 55 us (SIGCOMM'15).",
+                      TimeValue(MicroSeconds(55)),
+                      MakeTimeAccessor(&Nic::m_dcqcnRateTimer),
+                      MakeTimeChecker(PicoSeconds(1)))
+        .AddAttribute("DcqcnByteCounter",
+                      "DCQCN's B, bytes sent per rate increase step (rpg_byte_reset): 10 MB "
+                      "(SIGCOMM'15).",
+                      UintegerValue(10000000),
+                      MakeUintegerAccessor(&Nic::m_dcqcnByteCounter),
+                      MakeUintegerChecker<uint64_t>(1))
+        .AddAttribute("DcqcnF",
+                      "DCQCN's F, steps of fast recovery (rpg_threshold): 5 (SIGCOMM'15).",
+                      UintegerValue(5),
+                      MakeUintegerAccessor(&Nic::m_dcqcnF),
+                      MakeUintegerChecker<uint32_t>())
+        .AddAttribute("DcqcnRai",
+                      "DCQCN's R_AI, the additive increase in bit/s (rpg_ai_rate): 40 Mbit/s "
+                      "(SIGCOMM'15).",
+                      UintegerValue(40000000),
+                      MakeUintegerAccessor(&Nic::m_dcqcnRai),
+                      MakeUintegerChecker<uint64_t>())
+        .AddAttribute("DcqcnRhai",
+                      "DCQCN's R_HAI, the hyper increase in bit/s (rpg_hai_rate): 200 Mbit/s "
+                      "(the DCQCN authors' simulator, ns3-rdma).",
+                      UintegerValue(200000000),
+                      MakeUintegerAccessor(&Nic::m_dcqcnRhai),
+                      MakeUintegerChecker<uint64_t>())
+        .AddAttribute("DcqcnMinRate",
+                      "DCQCN's lowest rate in bit/s (rpg_min_rate): 100 Mbit/s (ns3-rdma).",
+                      UintegerValue(100000000),
+                      MakeUintegerAccessor(&Nic::m_dcqcnMinRate),
+                      MakeUintegerChecker<uint64_t>(1))
+        .AddAttribute("DcqcnCnpInterval",
+                      "DCQCN's N: at most one CNP per QP per N (min_time_between_cnps): 50 us "
+                      "(SIGCOMM'15).",
+                      TimeValue(MicroSeconds(50)),
+                      MakeTimeAccessor(&Nic::m_dcqcnCnpInterval),
+                      MakeTimeChecker(Time(0)))
+        .AddAttribute("DcqcnRateReducePeriod",
+                      "DCQCN: at most one rate cut per QP per this period; a CNP within it "
+                      "cuts at its end (firmware rate_reduce_monitor_period: 4 us, NVIDIA "
+                      "DOCA). 0: every CNP cuts at once, the paper's reaction point.",
+                      TimeValue(Time(0)),
+                      MakeTimeAccessor(&Nic::m_dcqcnRateReducePeriod),
+                      MakeTimeChecker(Time(0)));
+}
 
 const CcCounters&
 Nic::GetCcCounters() const

@@ -220,6 +220,8 @@ class Nic : public Object, public PacketReceiver, public PortWaker
   private:
     /** HPCC's attributes (nic-hpcc.cc), added to the NIC's TypeId. */
     static TypeId AddHpccAttributes(TypeId tid);
+    /** DCQCN's attributes (nic-dcqcn.cc), added to the NIC's TypeId. */
+    static TypeId AddDcqcnAttributes(TypeId tid);
 
     // DCQCN (nic-dcqcn.cc; rdma.md, "DCQCN")
     /** A CE-marked packet arrived for RC QP qpn: a CNP to its sender, at most one per N. */
