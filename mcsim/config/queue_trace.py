@@ -57,10 +57,5 @@ class QueueTraceConfig:
 
     def check(self, layout: Layout) -> None:
         """Raise McsimError (one line) for a port the topology of ``layout`` does not have."""
-        nodes = len(layout.ports)
         for node, port in self.ports:
-            where = f"queue trace: port {node}:{port}"
-            if node not in layout.ports:
-                raise McsimError(f"{where}: node {node} is not a node of the topology (0..{nodes - 1})")
-            if port >= len(layout.ports[node]):
-                raise McsimError(f"{where}: node {node} has ports 0..{len(layout.ports[node]) - 1}")
+            layout.check_port("queue trace", node, port)

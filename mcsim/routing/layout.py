@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import networkx as nx
 import numpy as np
 
+from mcsim.errors import McsimError
 from mcsim.topology.rules import host_count, validate
 
 PortMap = Mapping[int, Sequence[tuple[int, int]]]  # node -> [(neighbour, link_index) per port]
@@ -130,6 +131,16 @@ class Layout:
     def port_index(self, node: int, port: int) -> int:
         """The global index of ``node``'s ``port``."""
         return int(self.port_base[node]) + port
+
+    def check_port(self, what: str, node: int, port: int) -> None:
+        """Raise McsimError (one line: ``"<what>: port <node>:<port>: ..."``) unless ``node`` exists and has
+        ``port``."""
+        if node not in self.ports:
+            raise McsimError(
+                f"{what}: port {node}:{port}: node {node} is not a node of the topology (0..{len(self.ports) - 1})"
+            )
+        if port >= len(self.ports[node]):
+            raise McsimError(f"{what}: port {node}:{port}: node {node} has ports 0..{len(self.ports[node]) - 1}")
 
     def port_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per global port: its node, its number on the node, and the global port at the far end

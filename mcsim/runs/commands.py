@@ -275,7 +275,7 @@ def _pcaps(args: argparse.Namespace, scenarios: Sequence[Scenario]) -> list[Pcap
     ]
     for pcap in pcaps:  # its folders made (or one line) before anything runs
         if pcap is not None:
-            packet_trace.check_pcap(pcap, layout.hosts, packet_trace.ports_per_node(layout))
+            packet_trace.check_pcap(pcap, layout)
     return pcaps
 
 

@@ -8,8 +8,6 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from mcsim.config.rdma import PcapConfig
 from mcsim.errors import McsimError
 from mcsim.native import rdma
@@ -17,19 +15,14 @@ from mcsim.native.simulation import Simulation
 from mcsim.routing.layout import Layout
 
 
-def check_pcap(pcap: PcapConfig, n_hosts: int, ports_of: Sequence[int]) -> None:
-    """Its hosts and ports exist (``ports_of[node]``: the node's ports) and its folder can take the files (made
-    if missing): one line if not."""
-    bad = [h for h in pcap.hosts if h >= n_hosts]
+def check_pcap(pcap: PcapConfig, layout: Layout) -> None:
+    """Its hosts and ports exist in the fabric of ``layout`` and its folder can take the files (made if
+    missing): one line if not."""
+    bad = [h for h in pcap.hosts if h >= layout.hosts]
     if bad:
-        raise McsimError(f"pcap: host {bad[0]} is not a host of the topology (0..{n_hosts - 1})")
+        raise McsimError(f"pcap: host {bad[0]} is not a host of the topology (0..{layout.hosts - 1})")
     for node, port in pcap.ports:
-        if node >= len(ports_of):
-            raise McsimError(
-                f"pcap: port {node}:{port}: node {node} is not a node of the topology (0..{len(ports_of) - 1})"
-            )
-        if port >= ports_of[node]:
-            raise McsimError(f"pcap: port {node}:{port}: node {node} has ports 0..{ports_of[node] - 1}")
+        layout.check_port("pcap", node, port)
     try:
         os.makedirs(pcap.folder, exist_ok=True)
     except OSError as exc:
@@ -47,14 +40,9 @@ def check_traceable(congestion_control: str) -> None:
         )
 
 
-def ports_per_node(layout: Layout) -> list[int]:
-    """How many ports each node of a fabric has (node order)."""
-    return [int(n) for n in np.diff(layout.port_base)]
-
-
 def open_writers(sim: Simulation, stack: Any, fabric: Any, pcap: PcapConfig, layout: Layout) -> list[tuple[str, Any]]:
     """A writer per host and per port (owned by the simulation), checked first: (its file, the writer)."""
-    check_pcap(pcap, layout.hosts, ports_per_node(layout))
+    check_pcap(pcap, layout)
     files: list[tuple[str, tuple[Sequence[int], Sequence[tuple[int, int]]]]] = [
         (pcap.path(h), ((h,), ())) for h in pcap.hosts
     ] + [(pcap.port_path(n, p), ((), ((n, p),))) for n, p in pcap.ports]

@@ -78,7 +78,7 @@ class IntStore
             m_stacks[h].hops = 0;
             return h;
         }
-        if (m_stacks.size() >= (uint64_t{1} << (FabricHeader::INT_HANDLE_BITS - 1)))
+        if (m_stacks.size() >= FabricHeader::INT_ECHO) // the handles below the echo bit are taken
         {
             throw std::runtime_error("IntStore: more packets carry INT at once than handles exist");
         }

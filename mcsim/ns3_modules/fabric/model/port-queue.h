@@ -109,12 +109,7 @@ class PortQueue
     uint64_t OccupancyAt(Time at, Time delay) const
     {
         uint64_t departed = 0;
-        for (std::size_t i = m_departed;
-             i < m_inFlight.size() && m_inFlight[i].arrival - delay <= at;
-             ++i)
-        {
-            departed += m_inFlight[i].wireBytes;
-        }
+        DepartedBy(at, delay, departed);
         return m_queuedBytes - departed + m_waitingBytes;
     }
 
@@ -184,12 +179,22 @@ class PortQueue
     /** Count the packets in flight that have departed by now out of the queued bytes. */
     void Release(Time now, Time delay)
     {
-        // departures are in commit order, at arrival - delay
-        while (m_departed < m_inFlight.size() && m_inFlight[m_departed].arrival - delay <= now)
+        uint64_t departed = 0;
+        m_departed = DepartedBy(now, delay, departed);
+        m_queuedBytes -= departed;
+    }
+
+    /** The packets in flight that have departed by `at`: one past the last of them (from
+     * m_departed), their wire bytes added to `bytes`. Departures are in commit order, at
+     * arrival - delay. */
+    std::size_t DepartedBy(Time at, Time delay, uint64_t& bytes) const
+    {
+        std::size_t i = m_departed;
+        for (; i < m_inFlight.size() && m_inFlight[i].arrival - delay <= at; ++i)
         {
-            m_queuedBytes -= m_inFlight[m_departed].wireBytes;
-            ++m_departed;
+            bytes += m_inFlight[i].wireBytes;
         }
+        return i;
     }
 
     Fifo<InFlight> m_inFlight; //!< committed, FIFO by arrival (and so by handover)
