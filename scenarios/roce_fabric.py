@@ -12,20 +12,23 @@ host and runs one collective of --bytes-per-rank per rank: a ring or a multicast
 Reduce-Scatter (the multicast and in-network ones receive their datagrams on the DPA). The neighbour (the
 other 8 hosts) runs Alltoalls of --neighbour-bytes per peer back to back for as long as the study's
 collective takes alone (times 3), every rank sending to every other at once: incast at each of its hosts.
+With --neighbour-class lossy its hosts send in PFC's lossy class (FabricConfig.lossy_hosts; fabric.md,
+"Traffic classes"): no pause holds its packets, the switches tail-drop them, its RC QPs retransmit.
 Per rate and collective it prints the collective's time alone and beside the neighbour, each over the bound
 N (P-1) / BW at the hosts' data rate (the same for both algorithms of a collective; the in-network
 Reduce-Scatter's own bound is P N / BW, P/(P-1) of it), and the time all ports spent paused with the
 neighbour (summed over the fabric's ports) and that of the study's own hosts, and the CE marks the
-switches made with the neighbour. The ring Reduce-Scatter is bound by its hosts' summing
+switches made with the neighbour, and the packets they tail-dropped (the lossy class's). The ring Reduce-Scatter is bound by its hosts' summing
 (reduce_ps_per_byte), the same at every rate.
 
 Run: mcsim run scenarios/roce_fabric.py [--rates 400Gbps,800Gbps,1.6Tbps] [--bytes-per-rank 1MiB]
-     [--neighbour-bytes 256KiB] [--congestion-control dcqcn|hpcc|none]
+     [--neighbour-bytes 256KiB] [--congestion-control dcqcn|hpcc|none] [--neighbour-class lossless|lossy]
 """
 
 import argparse
 import sys
 
+from mcsim.config.fabric import FabricConfig
 from mcsim.config.rdma import CONGESTION_CONTROLS
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.units import parse_rate, parse_size
@@ -51,15 +54,20 @@ TABLE = Table(
         Column("paused_us", ".1f", 10),
         Column("study_paused_us", ".1f", 16),
         Column("marks", "d", 8),
+        Column("drops", "d", 7),
     ]
 )
 
 
-def run(rate: str, collective: str, algorithm: str, n: int, neighbour_b: int, cc: str) -> dict[str, object]:
+def run(  # noqa: PLR0913 (the table's row: its settings)
+    rate: str, collective: str, algorithm: str, n: int, neighbour_b: int, cc: str, lossy: bool
+) -> dict[str, object]:
     # datagram receives (the multicast chunks, the switches' sums) on the DPA: a host CPU thread does not keep
     # up with them at these rates (the in-network Reduce-Scatter of 1 MiB at 1.6T loses sums to a full
     # receive queue on it)
     options = dict(FABRIC, congestion_control=cc, **(DPA_RECEIVE if algorithm in ("mcast", "innet") else {}))
+    if lossy:
+        options["fabric"] = FabricConfig(flow_control=FABRIC["flow_control"], lossy_hosts=NEIGHBOUR)
     step = Collective(label="C", collective=collective, algorithm=algorithm, bytes_per_rank=n)
     study = Job(name="study", hosts=STUDY, steps=(step,))
     alone = run_jobs([study], topology=TOPOLOGY, rate=rate, **options).jobs[0].iteration_ps
@@ -84,6 +92,7 @@ def run(rate: str, collective: str, algorithm: str, n: int, neighbour_b: int, cc
         "paused_us": int(paused.sum()) / 1e6 if paused is not None else 0.0,
         "study_paused_us": int(paused[hosts].sum()) / 1e6 if paused is not None else 0.0,
         "marks": int(both.fabric.ecn["ce_marked"].sum()) if both.fabric.ecn is not None else 0,
+        "drops": both.fabric.drops_by_cause()["tail"],
     }
 
 
@@ -93,6 +102,9 @@ def main() -> int:
     parser.add_argument("--bytes-per-rank", default="1MiB", help="the study's collective, per rank")
     parser.add_argument("--neighbour-bytes", default="256KiB", help="the neighbour's Alltoall, per peer")
     parser.add_argument("--congestion-control", choices=tuple(CONGESTION_CONTROLS), default="dcqcn", help="the NICs'")
+    parser.add_argument(
+        "--neighbour-class", choices=("lossless", "lossy"), default="lossless", help="the neighbour's PFC class"
+    )
     args = parser.parse_args()
     rates = [r.strip() for r in args.rates.split(",")]
     for r in rates:
@@ -103,7 +115,8 @@ def main() -> int:
     for rate in rates:
         for collective, algorithm in RUNS:
             print(f"mcsim: {rate} {collective} {algorithm} ...", file=sys.stderr, flush=True)
-            row = run(rate, collective, algorithm, n, neighbour_b, args.congestion_control)
+            lossy = args.neighbour_class == "lossy"
+            row = run(rate, collective, algorithm, n, neighbour_b, args.congestion_control, lossy)
             print(TABLE.row(row), flush=True)
     return 0
 

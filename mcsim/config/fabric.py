@@ -104,6 +104,10 @@ class FabricConfig:
         default=DEFAULT_AGGREGATION_BUFFER_BYTES, metadata=sets(FABRIC, "AggregationBufferBytes")
     )
     aggregation_trees: int = 0  # trees per reduction, one from each best root; 0: from every one
+    # PFC's traffic classes (fabric.md, "Traffic classes"): these hosts send every packet in the lossy class
+    # (DSCP CS1), which no pause holds and which holds no PFC ingress; a switch's port tail-drops it beyond
+    # switch_buffer_b of it. Every other packet is in the lossless class. Sorted, each host once.
+    lossy_hosts: tuple[int, ...] = ()
     loss: float = 0.0  # probability that a packet is lost on a link, every link and direction
     # seed of the random faults: the same seed loses the same packets
     seed: int = field(default=1, metadata=sets(FABRIC, "Seed"))
@@ -145,6 +149,22 @@ class FabricConfig:
         if self.seed > MAX_SEED:
             raise McsimError(f"FabricConfig: seed={self.seed} must be < 2**64")
         _check_probability("FabricConfig", "loss", self.loss)
+        _check_lossy_hosts(self)
+
+
+def _check_lossy_hosts(cfg: FabricConfig) -> None:
+    """lossy_hosts: host ids (each once, stored sorted) on a PFC fabric."""
+    hosts = cfg.lossy_hosts
+    if not isinstance(hosts, tuple | list) or not all(is_integer(h) and 0 <= h <= MAX_NODE_ID for h in hosts):
+        raise McsimError(f"FabricConfig: lossy_hosts={hosts!r} must be host ids (integers >= 0)")
+    if len(set(hosts)) != len(hosts):
+        raise McsimError(f"FabricConfig: lossy_hosts names host {next(h for h in hosts if hosts.count(h) > 1)} twice")
+    if hosts and cfg.flow_control != "pfc":
+        raise McsimError(
+            f"FabricConfig: lossy_hosts needs flow_control='pfc' (its lossless and lossy classes); with "
+            f"{cfg.flow_control!r} every packet is {'lossy' if cfg.flow_control == 'lossy' else 'lossless'}"
+        )
+    object.__setattr__(cfg, "lossy_hosts", tuple(sorted(int(h) for h in hosts)))
 
 
 def _check_probability(where: str, name: str, p: object) -> None:

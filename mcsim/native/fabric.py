@@ -308,6 +308,11 @@ def _configure(
     for reroute in reroutes:
         _set_routes(lib, fabric, switches, reroute.routes, reroute.at_ps)
     _set_faults(lib, fabric, layout, config, faults)
+    if config.lossy_hosts:
+        bad = next((h for h in config.lossy_hosts if h >= layout.hosts), None)
+        if bad is not None:
+            raise McsimError(f"FabricConfig: lossy_hosts: {bad} is not a host (hosts are 0..{layout.hosts - 1})")
+        lib.mcsim_fabric_set_lossy_hosts(fabric, u32(config.lossy_hosts), len(config.lossy_hosts))
 
 
 def _set_routes(

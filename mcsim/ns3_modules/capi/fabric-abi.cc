@@ -114,6 +114,12 @@ mcsim_fabric_set_loss_probabilities(void* fabric, const double* probability, uin
 }
 
 MCSIM_ABI int64_t
+mcsim_fabric_set_lossy_hosts(void* fabric, const uint32_t* hosts, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).SetLossyHosts(hosts, n); });
+}
+
+MCSIM_ABI int64_t
 mcsim_fabric_set_chosen_drops(void* fabric,
                               uint32_t node,
                               uint32_t port,

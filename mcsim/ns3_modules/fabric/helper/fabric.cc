@@ -497,6 +497,31 @@ Fabric::SetLossProbabilities(const double* probability, std::size_t n)
     AssignStreams(m_firstStream);
 }
 
+void
+Fabric::SetLossyHosts(const uint32_t* hosts, std::size_t n)
+{
+    if (n != 0 && m_mode != FlowControl::PFC)
+    {
+        throw std::invalid_argument("Fabric::SetLossyHosts: a lossy traffic class needs the "
+                                    "FlowControl PFC (its other classes are lossless)");
+    }
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        if (hosts[i] >= m_nHosts)
+        {
+            throw std::invalid_argument("Fabric::SetLossyHosts: node " + std::to_string(hosts[i]) +
+                                        " is not a host (0.." + std::to_string(m_nHosts) + ")");
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        for (uint32_t g = m_portBase[hosts[i]]; g < m_portBase[hosts[i] + 1]; ++g)
+        {
+            m_ports[g]->SetLossyClass(true);
+        }
+    }
+}
+
 int64_t
 Fabric::AssignStreams(int64_t stream)
 {

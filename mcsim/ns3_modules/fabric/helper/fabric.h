@@ -140,6 +140,13 @@ class Fabric : public Object
      */
     void SetLossProbabilities(const double* probability, std::size_t n);
     /**
+     * The n hosts send every packet in the lossy traffic class (fabric.md, "Traffic classes"):
+     * no pause holds it, its packets hold no PFC ingress, a switch's port tail-drops them beyond
+     * its BufferBytes of them. Setup, after Build.
+     * @throws std::invalid_argument unless the FlowControl is PFC and every id is a host's
+     */
+    void SetLossyHosts(const uint32_t* hosts, std::size_t n);
+    /**
      * Give port g's loss random variable stream `stream + g`, drawn with RngSeed 1 and RngRun
      * Seed whatever the global RngSeedManager says (it is left as it was): the losses depend only
      * on Seed, the stream numbers and the traffic. Ports given a loss later use the same base.

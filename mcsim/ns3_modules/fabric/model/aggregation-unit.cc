@@ -88,7 +88,7 @@ AggregationUnit::Sum(Tree& t,
     m_aluBusyUntil = done;
     m_counters.aluBusyPs += static_cast<uint64_t>(work.GetPicoSeconds());
     m_counters.contributions++;
-    m_owner->Consumed(inPort, packet, done);
+    m_owner->Consumed(inPort, packet, fields, done);
 
     Slot& slot = t.slots[fields.seq % t.slots.size()];
     if (slot.seq != fields.seq)

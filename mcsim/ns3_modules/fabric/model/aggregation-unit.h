@@ -22,9 +22,12 @@ class AggregationOwner
 {
   public:
     virtual ~AggregationOwner() = default;
-    /** A contribution that came in on inPort has been summed at `at`: its ingress buffer is free.
-     */
-    virtual void Consumed(uint32_t inPort, const Ptr<Packet>& packet, Time at) = 0;
+    /** A contribution that came in on inPort (with these fields) has been summed at `at`: its
+     * ingress buffer is free. */
+    virtual void Consumed(uint32_t inPort,
+                          const Ptr<Packet>& packet,
+                          const FabricHeader::Fields& fields,
+                          Time at) = 0;
     /**
      * A sum is complete at `ready`: send it to `parent` (a port), or, at the root (parent ==
      * AggregationUnit::ROOT), to fields.dst (a host, or a group).

@@ -28,9 +28,12 @@ class FabricHeader : public Header
   public:
     static constexpr uint32_t GROUP_FLAG = 0x80000000U; //!< dst names a multicast group
     // ECN codepoints (RFC 3168), as IP's two ECN bits carry them
-    static constexpr uint8_t ECN_NOT_ECT = 0;   //!< not ECN-capable
-    static constexpr uint8_t ECN_ECT0 = 2;      //!< ECN-capable, ECT(0)
-    static constexpr uint8_t ECN_CE = 3;        //!< congestion experienced
+    static constexpr uint8_t ECN_NOT_ECT = 0; //!< not ECN-capable
+    static constexpr uint8_t ECN_ECT0 = 2;    //!< ECN-capable, ECT(0)
+    static constexpr uint8_t ECN_CE = 3;      //!< congestion experienced
+    /** The lossy traffic class's DSCP (class selector CS1); every other packet's is 0, the
+     * lossless class's (fabric.md, "Traffic classes"). */
+    static constexpr uint8_t DSCP_LOSSY = 8;
     static constexpr uint32_t UPPER_BYTES = 20; //!< the UpperWords' bytes an upper layer may use
     /** An INT handle's bits (IntStore): bytes 20..22 of the UpperWords. */
     static constexpr uint32_t INT_HANDLE_BITS = 24;
@@ -69,16 +72,35 @@ class FabricHeader : public Header
         uint32_t seq;     //!< sequence number in the flow (0 on raw flows)
         UpperWords upper; //!< the upper layer's header (see UpperWords)
 
-        /** The packet's ECN codepoint (ECN_*), kept in the last byte of its UpperWords: the
-         * fabric's own (an upper layer uses at most the first UPPER_BYTES). */
-        uint8_t GetEcn() const
+        /** The packet's IP traffic-class byte, DSCP << 2 | ECN, kept in the last byte of its
+         * UpperWords: the fabric's own (an upper layer uses at most the first UPPER_BYTES). */
+        uint8_t GetTos() const
         {
             return static_cast<uint8_t>(upper.word[2] >> 56);
         }
 
+        /** The packet's ECN codepoint (ECN_*): the low two bits of its traffic-class byte. */
+        uint8_t GetEcn() const
+        {
+            return GetTos() & 3;
+        }
+
         void SetEcn(uint8_t ecn)
         {
-            upper.word[2] = (upper.word[2] & ~(uint64_t{0xFF} << 56)) | (uint64_t{ecn} << 56);
+            upper.word[2] = (upper.word[2] & ~(uint64_t{3} << 56)) | (uint64_t{ecn & 3U} << 56);
+        }
+
+        /** Whether the packet is in the lossy traffic class (its DSCP is DSCP_LOSSY). */
+        bool IsLossy() const
+        {
+            return GetTos() >> 2 == DSCP_LOSSY;
+        }
+
+        /** Put the packet in the lossy traffic class (a host's port that sends in it). */
+        void SetLossy()
+        {
+            upper.word[2] =
+                (upper.word[2] & ~(uint64_t{0xFC} << 56)) | (uint64_t{DSCP_LOSSY} << 2 << 56);
         }
 
         /** The packet's INT handle (IntStore; 0: it carries no INT), kept in bytes 20..22 of

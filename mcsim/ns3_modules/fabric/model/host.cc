@@ -62,7 +62,7 @@ Host::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uin
     m_counters.lastArrivalPs = nowPs;
     m_counters.rxPackets++;
     m_counters.rxBytes += packet->GetSize();
-    if (m_upstream != nullptr)
+    if (m_upstream != nullptr && !fields.IsLossy()) // the lossy class holds no ingress (PFC)
     {
         m_upstream->ReturnCredit(now + m_upstream->GetDelay(),
                                  m_upstream->GetWireBytes(packet->GetSize()));

@@ -61,7 +61,7 @@ Port::GetPfcCounters() const
 bool
 Port::PfcStalled(Time now) const
 {
-    return m_mode == FlowControl::PFC && m_queue.HasWaiting() && now < m_pfc.pausedUntil &&
+    return m_mode == FlowControl::PFC && m_queue.HasWaiting(false) && now < m_pfc.pausedUntil &&
            now - m_pfc.lastStart >= PfcQuantaTime(m_pfc.quanta / 2);
 }
 
@@ -89,10 +89,17 @@ Port::SetPfcWatchdog(PfcWatchdog* watchdog)
     m_pfc.watchdog = watchdog;
 }
 
-bool
-Port::PfcMayStart(Time start, Time now, uint32_t wire) const
+void
+Port::SetLossyClass(bool lossy)
 {
-    if (start < m_pfc.pausedUntil || start >= m_pfc.pendingPauseAt)
+    m_lossyClass = lossy;
+    m_rewrite = m_ecn.mark || m_ecn.stamp || lossy;
+}
+
+bool
+Port::PfcMayStart(Time start, Time now, uint32_t wire, bool lossy) const
+{
+    if (!lossy && (start < m_pfc.pausedUntil || start >= m_pfc.pendingPauseAt))
     {
         return false; // paused then, or an XOFF arrives first
     }
@@ -120,8 +127,8 @@ Port::PfcMayStart(Time start, Time now, uint32_t wire) const
         return false;
     }
     // the peer pauses this port only once what this port sent passes its XOFF: a pause it has not
-    // sent yet arrives a delay later at the earliest
-    return start <= now + m_delay ||
+    // sent yet arrives a delay later at the earliest (no pause holds the lossy class)
+    return lossy || start <= now + m_delay ||
            peer->m_pfc.ingressBytes + m_queue.InFlightBytes() + wire <= peer->m_pfc.xoffBytes;
 }
 
@@ -129,29 +136,47 @@ void
 Port::PfcDrain()
 {
     const Time now = mcsim::Now();
-    while (m_queue.HasWaiting())
+    Time wake = Time::Max();
+    // the head of the lossless class first, then the lossy class's: strict priority among what
+    // waits (fabric.md, "Traffic classes")
+    while (PfcDrainOne(false, now, wake) || PfcDrainOne(true, now, wake))
     {
-        PortQueue::Waiting& front = m_queue.FrontWaiting();
-        const Time start = std::max(front.earliest, std::max(now, m_busyUntil));
-        const uint32_t wire = GetWireBytes(front.packet.Get()->GetSize());
-        if (!PfcMayStart(start, now, wire))
-        {
-            // look again when it could start (or when the pause ends); an XOFF on its way here
-            // looks again when it arrives
-            const Time at = std::max(start, m_pfc.pausedUntil);
-            if (at < m_pfc.pendingPauseAt)
-            {
-                PfcWakeAt(at);
-            }
-            return;
-        }
-        PortQueue::Waiting w = m_queue.PopWaiting(wire);
-        const Time departure = Commit(std::move(w.packet), w.fields, w.earliest, w.credit, now);
-        if (w.waker != nullptr)
-        {
-            w.waker->Wake(departure);
-        }
+        wake = Time::Max(); // after a start, each class's wake anew
     }
+    if (wake != Time::Max())
+    {
+        PfcWakeAt(wake);
+    }
+}
+
+bool
+Port::PfcDrainOne(bool lossy, Time now, Time& wake)
+{
+    if (!m_queue.HasWaiting(lossy))
+    {
+        return false;
+    }
+    PortQueue::Waiting& front = m_queue.FrontWaiting(lossy);
+    const Time start = std::max(front.earliest, std::max(now, m_busyUntil));
+    const uint32_t wire = GetWireBytes(front.packet.Get()->GetSize());
+    if (!PfcMayStart(start, now, wire, lossy))
+    {
+        // look again when it could start (or when the pause ends); an XOFF on its way here looks
+        // again when it arrives
+        const Time at = lossy ? start : std::max(start, m_pfc.pausedUntil);
+        if (lossy || at < m_pfc.pendingPauseAt)
+        {
+            wake = std::min(wake, at);
+        }
+        return false;
+    }
+    PortQueue::Waiting w = m_queue.PopWaiting(wire, lossy);
+    const Time departure = Commit(std::move(w.packet), w.fields, w.earliest, w.credit, now);
+    if (w.waker != nullptr)
+    {
+        w.waker->Wake(departure);
+    }
+    return true;
 }
 
 void

@@ -42,7 +42,8 @@ PortQueue::AttachCreditDue(Time handover, Port* to)
 void
 PortQueue::Clear()
 {
-    m_waiting.clear();
+    m_waiting[0].clear();
+    m_waiting[1].clear();
     m_inFlight.clear();
     m_departed = 0;
     m_inFlightBytes = 0;

@@ -21,8 +21,9 @@ class Port;
 class PortWaker;
 
 /**
- * @brief The output queue of one port: packets waiting for credits (FIFO), then committed
- * packets in flight (FIFO by arrival) until they are handed to the peer.
+ * @brief The output queue of one port: packets waiting for credits or a pause's end (FIFO per
+ * traffic class: the lossless class's and the lossy class's), then committed packets in flight
+ * (FIFO by arrival) until they are handed to the peer.
  *
  * A committed packet departs (its last bit leaves) one link delay before it arrives; the queue
  * counts the wire bytes of the committed packets that have not departed yet lazily, when asked
@@ -73,6 +74,10 @@ class PortQueue
     {
         Release(now, delay);
         m_queuedBytes += packet.wireBytes;
+        if (packet.fields.IsLossy())
+        {
+            m_lossyQueuedBytes += packet.wireBytes;
+        }
         m_inFlightBytes += packet.wireBytes;
         m_inFlight.push_back(std::move(packet));
         return m_queuedBytes + m_waitingBytes;
@@ -90,6 +95,10 @@ class PortQueue
         else
         {
             m_queuedBytes -= head.wireBytes; // it departed, uncounted yet
+            if (head.fields.IsLossy())
+            {
+                m_lossyQueuedBytes -= head.wireBytes;
+            }
         }
         m_inFlight.pop_front();
         return head;
@@ -102,6 +111,13 @@ class PortQueue
         return m_queuedBytes + m_waitingBytes;
     }
 
+    /** Wire bytes of the lossy class queued (committed and not departed by now) and waiting. */
+    uint64_t LossyOccupancy(Time now, Time delay)
+    {
+        Release(now, delay);
+        return m_lossyQueuedBytes + m_lossyWaitingBytes;
+    }
+
     /**
      * Occupancy(at, delay), changing nothing (a reader between events: a queue trace); `at` no
      * earlier than any time the queue was asked at before.
@@ -109,7 +125,8 @@ class PortQueue
     uint64_t OccupancyAt(Time at, Time delay) const
     {
         uint64_t departed = 0;
-        DepartedBy(at, delay, departed);
+        uint64_t lossy = 0;
+        DepartedBy(at, delay, departed, lossy);
         return m_queuedBytes - departed + m_waitingBytes;
     }
 
@@ -147,28 +164,34 @@ class PortQueue
      */
     void AttachCreditDue(Time handover, Port* to);
 
-    bool HasWaiting() const
+    /** Whether a packet of the class waits (the lossless class: the only one with credits). */
+    bool HasWaiting(bool lossy = false) const
     {
-        return !m_waiting.empty();
+        return !m_waiting[lossy].empty();
     }
 
-    Waiting& FrontWaiting()
+    Waiting& FrontWaiting(bool lossy = false)
     {
-        return m_waiting.front();
+        return m_waiting[lossy].front();
     }
 
     /**
-     * Append a packet blocked on credits, of wireBytes on the wire.
+     * Append a packet blocked on credits or a pause (of its class: fields.IsLossy()), of
+     * wireBytes on the wire.
      * @return the occupancy: wire bytes queued (not departed by now) plus waiting
      */
     uint64_t PushWaiting(Waiting packet, uint32_t wireBytes, Time now, Time delay);
 
-    /** Remove the first waiting packet, of wireBytes on the wire. */
-    Waiting PopWaiting(uint32_t wireBytes)
+    /** Remove the first waiting packet of the class, of wireBytes on the wire. */
+    Waiting PopWaiting(uint32_t wireBytes, bool lossy = false)
     {
         m_waitingBytes -= wireBytes;
-        Waiting head = std::move(m_waiting.front());
-        m_waiting.pop_front();
+        if (lossy)
+        {
+            m_lossyWaitingBytes -= wireBytes;
+        }
+        Waiting head = std::move(m_waiting[lossy].front());
+        m_waiting[lossy].pop_front();
         return head;
     }
 
@@ -180,36 +203,49 @@ class PortQueue
     void Release(Time now, Time delay)
     {
         uint64_t departed = 0;
-        m_departed = DepartedBy(now, delay, departed);
+        uint64_t lossy = 0;
+        m_departed = DepartedBy(now, delay, departed, lossy);
         m_queuedBytes -= departed;
+        m_lossyQueuedBytes -= lossy;
     }
 
     /** The packets in flight that have departed by `at`: one past the last of them (from
-     * m_departed), their wire bytes added to `bytes`. Departures are in commit order, at
-     * arrival - delay. */
-    std::size_t DepartedBy(Time at, Time delay, uint64_t& bytes) const
+     * m_departed), their wire bytes added to `bytes` (and those of the lossy class also to
+     * `lossy`). Departures are in commit order, at arrival - delay. */
+    std::size_t DepartedBy(Time at, Time delay, uint64_t& bytes, uint64_t& lossy) const
     {
         std::size_t i = m_departed;
         for (; i < m_inFlight.size() && m_inFlight[i].arrival - delay <= at; ++i)
         {
             bytes += m_inFlight[i].wireBytes;
+            if (m_inFlight[i].fields.IsLossy())
+            {
+                lossy += m_inFlight[i].wireBytes;
+            }
         }
         return i;
     }
 
-    Fifo<InFlight> m_inFlight; //!< committed, FIFO by arrival (and so by handover)
-    Fifo<Waiting> m_waiting;   //!< blocked on credits, FIFO
-    uint64_t m_waitingBytes;   //!< wire bytes of m_waiting
-    std::size_t m_departed;    //!< the first m_departed packets in flight have departed ...
-    uint64_t m_queuedBytes;    //!< ... and the others, with these wire bytes, are queued
-    uint64_t m_inFlightBytes;  //!< wire bytes of m_inFlight
+    Fifo<InFlight> m_inFlight;        //!< committed, FIFO by arrival (and so by handover)
+    Fifo<Waiting> m_waiting[2];       //!< blocked, FIFO per class: [0] lossless, [1] lossy
+    uint64_t m_waitingBytes;          //!< wire bytes of m_waiting, both classes
+    std::size_t m_departed;           //!< the first m_departed packets in flight have departed ...
+    uint64_t m_queuedBytes;           //!< ... and the others, with these wire bytes, are queued
+    uint64_t m_inFlightBytes;         //!< wire bytes of m_inFlight
+    uint64_t m_lossyQueuedBytes = 0;  //!< of m_queuedBytes, the lossy class's
+    uint64_t m_lossyWaitingBytes = 0; //!< of m_waitingBytes, the lossy class's
 };
 
 inline uint64_t
 PortQueue::PushWaiting(Waiting packet, uint32_t wireBytes, Time now, Time delay)
 {
-    m_waiting.push_back(std::move(packet));
+    const bool lossy = packet.fields.IsLossy();
+    m_waiting[lossy].push_back(std::move(packet));
     m_waitingBytes += wireBytes;
+    if (lossy)
+    {
+        m_lossyWaitingBytes += wireBytes;
+    }
     Release(now, delay);
     return m_queuedBytes + m_waitingBytes;
 }

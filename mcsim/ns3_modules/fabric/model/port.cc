@@ -423,28 +423,26 @@ Port::SendFields(const Ptr<Packet>& packet,
     const Time now = mcsim::Now();
     if (m_mode == FlowControl::LOSSY)
     {
-        if (m_queue.QueuedBytes(now, m_delay) + wire > m_bufferBytes)
+        if (TailDrops(packet, fields, wire, m_queue.QueuedBytes(now, m_delay)))
         {
-            m_counters.dropPackets++;
-            m_counters.dropBytes += wire;
-            NS_LOG_INFO("node " << m_node << " port " << m_index << ": tail drop of " << wire
-                                << " B (buffer " << m_bufferBytes << " B full)");
-            if (!m_dropTrace.IsEmpty())
-            {
-                m_dropTrace(packet, fields, m_node, m_index, DropCause::TAIL);
-            }
             return Time(-1);
         }
         return Commit(OwnedPacket(packet), fields, earliest, credit, now);
     }
     if (m_mode == FlowControl::PFC)
     {
+        // the lossy class: no pause holds it, and its own share of the buffer is all it has
+        const bool lossy = fields.IsLossy();
+        if (lossy && TailDrops(packet, fields, wire, m_queue.LossyOccupancy(now, m_delay)))
+        {
+            return Time(-1);
+        }
         const Time start = std::max(earliest, std::max(now, m_busyUntil));
-        if (!m_queue.HasWaiting() && PfcMayStart(start, now, wire))
+        if (!m_queue.HasWaiting(lossy) && PfcMayStart(start, now, wire, lossy))
         {
             return Commit(OwnedPacket(packet), fields, earliest, credit, now);
         }
-        const bool head = !m_queue.HasWaiting();
+        const bool head = !m_queue.HasWaiting(lossy);
         const uint64_t occupancy =
             m_queue.PushWaiting({OwnedPacket(packet), fields, earliest, credit, waker},
                                 wire,
@@ -477,6 +475,27 @@ Port::SendFields(const Ptr<Packet>& packet,
         ScheduleCreditEvent();
     }
     return Time(-1);
+}
+
+bool
+Port::TailDrops(const Ptr<Packet>& packet,
+                const FabricHeader::Fields& fields,
+                uint32_t wire,
+                uint64_t queued)
+{
+    if (queued + wire <= m_bufferBytes)
+    {
+        return false;
+    }
+    m_counters.dropPackets++;
+    m_counters.dropBytes += wire;
+    NS_LOG_INFO("node " << m_node << " port " << m_index << ": tail drop of " << wire
+                        << " B (buffer " << m_bufferBytes << " B full)");
+    if (!m_dropTrace.IsEmpty())
+    {
+        m_dropTrace(packet, fields, m_node, m_index, DropCause::TAIL);
+    }
+    return true;
 }
 
 Time
@@ -577,7 +596,8 @@ Port::Arrive()
         head.creditDue->CreditDue();
     }
     if (!(m_faulty && LoseAtArrival(packet, head.fields, head.arrival, index)) &&
-        (m_mode != FlowControl::PFC || m_pfc.reverse->PfcIngressAdmit(head.wireBytes)))
+        (m_mode != FlowControl::PFC || head.fields.IsLossy() ||
+         m_pfc.reverse->PfcIngressAdmit(head.wireBytes)))
     {
         if (!m_rxTrace.IsEmpty())
         {

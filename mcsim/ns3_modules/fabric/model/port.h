@@ -113,11 +113,15 @@ class Port : public Object
               CreditReturn credit,
               PortWaker* waker)
     {
-        if (!m_ecnOn)
+        if (!m_rewrite)
         {
             return SendFields(packet, fields, earliest, credit, waker);
         }
         FabricHeader::Fields f = fields;
+        if (m_lossyClass)
+        {
+            f.SetLossy();
+        }
         EcnStamp(f);
         return SendFields(packet, f, earliest, credit, waker);
     }
@@ -214,6 +218,9 @@ class Port : public Object
     uint32_t GetIndex() const; //!< SetLocation's port
     /** PFC: the fabric's deadlock detector, told when this port sends an XOFF again. */
     void SetPfcWatchdog(PfcWatchdog* watchdog);
+    /** PFC: every packet this port sends goes in the lossy traffic class (a host's port; fabric.md,
+     * "Traffic classes"). Setup, before the run. */
+    void SetLossyClass(bool lossy);
 
     // Fabric setup (all of them before Connect).
     /** Where this port is: port `port` of node `node` (what its trace sources report, and the
@@ -277,12 +284,18 @@ class Port : public Object
     void DoDispose() override;
 
   private:
-    /** Send with the fields as they go on (ECN stamped or marked). */
+    /** Send with the fields as they go on (in its class, ECN stamped or marked). */
     Time SendFields(const Ptr<Packet>& packet,
                     const FabricHeader::Fields& fields,
                     Time earliest,
                     CreditReturn credit,
                     PortWaker* waker);
+    /** Whether a packet of `wire` bytes overflows BufferBytes beside `queued`: if so, drop it
+     * (counted and traced as a tail drop). */
+    bool TailDrops(const Ptr<Packet>& packet,
+                   const FabricHeader::Fields& fields,
+                   uint32_t wire,
+                   uint64_t queued);
     /** ECT(0) on a host's port; RED's draw on a switch's (its queue as the packet joins it). */
     void EcnStamp(FabricHeader::Fields& f);
     /** The packet of `wire` bytes committed to start at `start`, which it could have from
@@ -321,10 +334,15 @@ class Port : public Object
                        uint64_t index);
 
     // PFC (port-pfc.cc; fabric/doc/fabric.md, "Priority Flow Control")
-    /** Whether a data frame of `wire` bytes may be committed now to start at `start`. */
-    bool PfcMayStart(Time start, Time now, uint32_t wire) const;
-    /** Send what waits while PfcMayStart; else post a wake for when it may. */
+    /** Whether a data frame of `wire` bytes may be committed now to start at `start` (a frame of
+     * the lossy class: no pause holds it). */
+    bool PfcMayStart(Time start, Time now, uint32_t wire, bool lossy) const;
+    /** Send what waits while PfcMayStart, the lossless class first; else post a wake for when a
+     * frame may. */
     void PfcDrain();
+    /** Start the head of a class's waiting packets if it may; else bring `wake` down to when it
+     * should be looked at again (none while an XOFF is on its way: its arrival looks). */
+    bool PfcDrainOne(bool lossy, Time now, Time& wake);
     /** Post the transmit wake at `at` unless one runs by then. */
     void PfcWakeAt(Time at);
     void PfcWake();
@@ -436,7 +454,8 @@ class Port : public Object
     EventSource m_creditSource;   //!< its order: (TRANSMIT, node, port)
     LinkFaults m_faults;          //!< "LossProbability", chosen drops, down intervals
     PfcState m_pfc;               //!< FlowControl::PFC
-    bool m_ecnOn = false;         //!< m_ecn.mark || m_ecn.stamp (Send\'s one branch)
+    bool m_rewrite = false;    //!< ECN on, or m_lossyClass: the fields change (Send's one branch)
+    bool m_lossyClass = false; //!< SetLossyClass
     EcnState m_ecn;
     IntStore* m_intStore = nullptr; //!< not owned (the fabric's)
     IntCounters m_intCounters;

@@ -175,7 +175,8 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
     const Time lastBit = now + in->GetHandoverLead(size); // now, unless it cuts through
     const Time earliest = now + m_latency;
     const Time tail = lastBit + m_latency;
-    Port* upstream = m_lossless ? in : nullptr;
+    // the port whose credit or PFC ingress the packet holds (the lossy class's hold neither)
+    Port* upstream = m_lossless && !h.IsLossy() ? in : nullptr;
     if (h.IsAggregate())
     {
         if (m_aggregation != nullptr && m_aggregation->HasTree(h.GetTree()))
@@ -335,9 +336,12 @@ Switch::GetAggregationCounters() const
 }
 
 void
-Switch::Consumed(uint32_t inPort, const Ptr<Packet>& packet, Time at)
+Switch::Consumed(uint32_t inPort,
+                 const Ptr<Packet>& packet,
+                 const FabricHeader::Fields& fields,
+                 Time at)
 {
-    ReleaseIngress(m_lossless ? m_upstream[inPort] : nullptr, packet, at);
+    ReleaseIngress(m_lossless && !fields.IsLossy() ? m_upstream[inPort] : nullptr, packet, at);
 }
 
 void

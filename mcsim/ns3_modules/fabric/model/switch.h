@@ -110,7 +110,10 @@ class Switch : public Object, public PacketReceiver, private AggregationOwner
     std::string Where() const;
     /** The output port toward host h.dst (a flow keeps one ECMP candidate); false: no route. */
     bool RouteUnicast(const FabricHeader::Fields& h, uint32_t& port) const;
-    void Consumed(uint32_t inPort, const Ptr<Packet>& packet, Time at) override;
+    void Consumed(uint32_t inPort,
+                  const Ptr<Packet>& packet,
+                  const FabricHeader::Fields& fields,
+                  Time at) override;
     void Emit(const Ptr<Packet>& packet,
               const FabricHeader::Fields& fields,
               uint32_t parent,

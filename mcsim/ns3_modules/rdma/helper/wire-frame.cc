@@ -204,7 +204,7 @@ Ipv4Checksum(const uint8_t* header)
     return static_cast<uint16_t>(~sum);
 }
 
-/** Ethernet II, IPv4 (DF, TTL 64, DSCP 0, the packet's ECN codepoint) and UDP (checksum 0, as
+/** Ethernet II, IPv4 (DF, TTL 64, the packet's DSCP and ECN codepoint) and UDP (checksum 0, as
  * RoCEv2 sends it): udpBytes = the UDP header through the ICRC. */
 void
 PutEthIpUdp(std::vector<uint8_t>& out,
@@ -217,7 +217,7 @@ PutEthIpUdp(std::vector<uint8_t>& out,
     Put(out, ETHERTYPE_IPV4, 2);
     const std::size_t ip = out.size();
     Put(out, 0x45, 1);            // version 4, IHL 5
-    Put(out, fields.GetEcn(), 1); // DSCP 0, ECN
+    Put(out, fields.GetTos(), 1); // DSCP (0, or the lossy class's), ECN
     Put(out, wire::IPV4_BYTES + udpBytes, 2);
     Put(out, 0, 2); // identification
     Put(out, IPV4_DONT_FRAGMENT, 2);
