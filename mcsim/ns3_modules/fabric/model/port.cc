@@ -79,7 +79,8 @@ Port::GetTypeId()
                 MakeEnumAccessor<FlowControl>(&Port::m_mode),
                 MakeFlowControlChecker())
             .AddAttribute("BufferBytes",
-                          "Output buffer in bytes (LOSSY: a packet that does not fit is dropped).",
+                          "Output buffer in bytes (LOSSY: a packet that does not fit is dropped; "
+                          "PFC: the ingress buffer, and the lossy class's share of the output).",
                           UintegerValue(DEFAULT_BUFFER_BYTES),
                           MakeUintegerAccessor(&Port::m_bufferBytes),
                           MakeUintegerChecker<uint64_t>(1))
@@ -159,7 +160,8 @@ Port::GetTypeId()
                             "ns3::mcsim::Port::PacketTracedCallback")
             .AddTraceSource(
                 "Drop",
-                "A packet was tail-dropped (LOSSY) or lost on the wire, with its cause.",
+                "A packet was tail-dropped (LOSSY, or PFC's lossy class) or lost on the wire, with "
+                "its cause.",
                 MakeTraceSourceAccessor(&Port::m_dropTrace),
                 "ns3::mcsim::Port::DropTracedCallback");
     return tid;

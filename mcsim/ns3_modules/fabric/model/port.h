@@ -178,7 +178,7 @@ class Port : public Object
     X(txBytes, 0, "tx_bytes")                                                                      \
     /* bytes on the wire */                                                                        \
     X(txWireBytes, 0, "tx_wire_bytes")                                                             \
-    /* tail drops (LOSSY) */                                                                       \
+    /* tail drops (LOSSY; PFC: of the lossy class) */                                              \
     X(dropPackets, 0, "drop_packets")                                                              \
     /* bytes tail-dropped */                                                                       \
     X(dropBytes, 0, "drop_bytes")                                                                  \
