@@ -70,6 +70,7 @@ struct PfcRelease
 {
     Time at;
     uint32_t wire;
+    uint64_t through = 0; //!< in PfcState::inOrder: the bytes pushed there, this one's included
 
     bool operator>(const PfcRelease& other) const
     {
@@ -90,12 +91,16 @@ struct PfcState
     uint64_t headroomBytes = 0;        //!< "PfcHeadroomBytes" (0: computed)
     uint64_t xoffBytes = 0;            //!< above it, pause the peer (set at Connect)
     uint64_t xonBytes = 0;             //!< at or below it, resume the peer (set at Connect)
+    uint64_t dropAbove = 0;            //!< xoffBytes + the headroom in force (set at Connect)
+    uint64_t dataRateBps = 0;          //!< the port's GetDataRateBps() (set at Connect)
     uint32_t quanta = pfc::MAX_QUANTA; //!< "PfcPauseQuanta": the pause time of an XOFF
     uint32_t maxFrameBytes = 0;        //!< "PfcMaxFrameBytes": the largest data frame's size
     uint64_t ingressBytes = 0;         //!< arrived and not released by the last release applied
     /** packets whose egress committed them to start later: they leave the queue then; in time
      * order as they come (mostly: one egress), the others in a heap */
     Fifo<PfcRelease> inOrder;
+    uint64_t inOrderPushed = 0; //!< bytes ever pushed to inOrder
+    uint64_t inOrderPopped = 0; //!< bytes ever taken out of it
     std::priority_queue<PfcRelease, std::vector<PfcRelease>, std::greater<PfcRelease>> releases;
     PlannedWake releaseCheck; //!< the release check's event
     bool xoffSent = false;

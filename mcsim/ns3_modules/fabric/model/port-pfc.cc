@@ -109,22 +109,30 @@ Port::PfcMayStart(Time start, Time now, uint32_t wire, bool lossy) const
     }
     // committed ahead (fabric.md, "Priority Flow Control"): no PFC frame of this port may fall due
     // before the frame starts (it would wait behind it), nor may one of its peer's arrive first
+    const Port* peer = m_pfc.reverse;
     if (m_pfc.xoffSent)
     {
-        return false; // its XON may fall due at any release
+        // its XON falls due once the ingress queue is down to XON: not by `start` while more than
+        // XON is still to leave after it (whatever else leaves, that stays); nor its refresh
+        if (start >= m_pfc.nextRefresh || PfcReleasedAfter(start) <= m_pfc.xonBytes)
+        {
+            return false;
+        }
     }
-    const Port* peer = m_pfc.reverse;
-    // what can arrive here by `start`: the peer's frames on the wire, and what it starts a delay
-    // before (at most its data rate, in whole frames)
-    uint64_t arrivals = m_pfc.ingressBytes + peer->m_queue.InFlightBytes();
-    const Time ahead = start - now - m_delay;
-    if (ahead.IsStrictlyPositive())
+    else
     {
-        arrivals += LineBytes(ahead, GetDataRateBps()) + m_pfc.maxFrameBytes + m_headerBytes;
-    }
-    if (arrivals > m_pfc.xoffBytes)
-    {
-        return false;
+        // what can arrive here by `start`: the peer's frames on the wire, and what it starts a
+        // delay before (at most its data rate, in whole frames)
+        uint64_t arrivals = m_pfc.ingressBytes + peer->m_queue.InFlightBytes();
+        const Time ahead = start - now - m_delay;
+        if (ahead.IsStrictlyPositive())
+        {
+            arrivals += LineBytes(ahead, m_pfc.dataRateBps) + m_pfc.maxFrameBytes + m_headerBytes;
+        }
+        if (arrivals > m_pfc.xoffBytes)
+        {
+            return false;
+        }
     }
     // the peer pauses this port only once what this port sent passes its XOFF: a pause it has not
     // sent yet arrives a delay later at the earliest (no pause holds the lossy class)
@@ -143,10 +151,7 @@ Port::PfcDrain()
     {
         wake = Time::Max(); // after a start, each class's wake anew
     }
-    if (wake != Time::Max())
-    {
-        PfcWakeAt(wake);
-    }
+    PfcWakeAt(wake);
 }
 
 bool
@@ -161,13 +166,7 @@ Port::PfcDrainOne(bool lossy, Time now, Time& wake)
     const uint32_t wire = GetWireBytes(front.packet.Get()->GetSize());
     if (!PfcMayStart(start, now, wire, lossy))
     {
-        // look again when it could start (or when the pause ends); an XOFF on its way here looks
-        // again when it arrives
-        const Time at = lossy ? start : std::max(start, m_pfc.pausedUntil);
-        if (lossy || at < m_pfc.pendingPauseAt)
-        {
-            wake = std::min(wake, at);
-        }
+        wake = std::min(wake, PfcLookAgain(start, lossy));
         return false;
     }
     PortQueue::Waiting w = m_queue.PopWaiting(wire, lossy);
@@ -179,9 +178,26 @@ Port::PfcDrainOne(bool lossy, Time now, Time& wake)
     return true;
 }
 
+Time
+Port::PfcLookAgain(Time start, bool lossy) const
+{
+    // when it could start (or when the pause ends); an XOFF on its way here looks again when it
+    // arrives
+    if (lossy)
+    {
+        return start;
+    }
+    const Time at = std::max(start, m_pfc.pausedUntil);
+    return at < m_pfc.pendingPauseAt ? at : Time::Max();
+}
+
 void
 Port::PfcWakeAt(Time at)
 {
+    if (at == Time::Max())
+    {
+        return;
+    }
     const Time now = mcsim::Now();
     if (m_pfc.wake.Ask(at, now))
     {
@@ -200,7 +216,7 @@ bool
 Port::PfcIngressAdmit(uint32_t wire)
 {
     PfcApplyReleases(mcsim::Now());
-    if (m_pfc.ingressBytes + wire > m_pfc.xoffBytes + GetPfcHeadroomBytes())
+    if (m_pfc.ingressBytes + wire > m_pfc.dropAbove)
     {
         m_pfc.counters.ingressDrops++;
         NS_LOG_INFO("node " << m_node << " port " << m_index << ": ingress overflow, " << wire
@@ -226,7 +242,8 @@ Port::PfcIngressRelease(uint32_t wire, Time at)
     {
         if (m_pfc.inOrder.empty() || m_pfc.inOrder.back().at <= at)
         {
-            m_pfc.inOrder.push_back({at, wire});
+            m_pfc.inOrderPushed += wire;
+            m_pfc.inOrder.push_back({at, wire, m_pfc.inOrderPushed});
         }
         else
         {
@@ -249,6 +266,7 @@ Port::PfcApplyReleases(Time now)
     while (!m_pfc.inOrder.empty() && m_pfc.inOrder.front().at <= now)
     {
         m_pfc.ingressBytes -= m_pfc.inOrder.front().wire;
+        m_pfc.inOrderPopped += m_pfc.inOrder.front().wire;
         m_pfc.inOrder.pop_front();
     }
     while (!m_pfc.releases.empty() && m_pfc.releases.top().at <= now)
@@ -263,18 +281,79 @@ Port::PfcApplyReleases(Time now)
     }
 }
 
+uint64_t
+Port::PfcReleasedAfter(Time at) const
+{
+    // the first release after `at` (times in inOrder never decrease: binary search)
+    const Fifo<PfcRelease>& q = m_pfc.inOrder;
+    std::size_t lo = 0;
+    std::size_t hi = q.size();
+    while (lo < hi)
+    {
+        const std::size_t mid = (lo + hi) / 2;
+        if (q[mid].at <= at)
+        {
+            lo = mid + 1;
+        }
+        else
+        {
+            hi = mid;
+        }
+    }
+    return lo == q.size() ? 0 : m_pfc.inOrderPushed - (q[lo].through - q[lo].wire);
+}
+
+Time
+Port::PfcXonCheckTime() const
+{
+    Time at = m_pfc.releases.empty() ? Time::Max() : m_pfc.releases.top().at;
+    const Fifo<PfcRelease>& q = m_pfc.inOrder;
+    if (q.empty())
+    {
+        return at;
+    }
+    // the first release in time order through which the queue has released `need` bytes
+    const uint64_t need =
+        m_pfc.ingressBytes > m_pfc.xonBytes ? m_pfc.ingressBytes - m_pfc.xonBytes : 0;
+    if (q[q.size() - 1].through - m_pfc.inOrderPopped < need)
+    {
+        return at; // the releases in time order do not bring it down to XON
+    }
+    std::size_t lo = 0;
+    std::size_t hi = q.size() - 1;
+    while (lo < hi)
+    {
+        const std::size_t mid = (lo + hi) / 2;
+        if (q[mid].through - m_pfc.inOrderPopped < need)
+        {
+            lo = mid + 1;
+        }
+        else
+        {
+            hi = mid;
+        }
+    }
+    return std::min(at, q[lo].at);
+}
+
 void
 Port::PfcPlanReleaseCheck()
 {
-    if (m_pfc.releases.empty() && m_pfc.inOrder.empty())
+    const Time now = mcsim::Now();
+    Time at = PfcXonCheckTime();
+    if (at <= now) // releases due and not applied bring it down to XON: now
+    {
+        PfcApplyReleases(now);
+        if (!m_pfc.xoffSent)
+        {
+            return;
+        }
+        at = PfcXonCheckTime();
+    }
+    if (at == Time::Max())
     {
         return;
     }
-    const Time now = mcsim::Now();
-    const Time at = m_pfc.releases.empty() ? m_pfc.inOrder.front().at
-                    : m_pfc.inOrder.empty()
-                        ? m_pfc.releases.top().at
-                        : std::min(m_pfc.inOrder.front().at, m_pfc.releases.top().at);
     if (m_pfc.releaseCheck.Ask(at, now))
     {
         mcsim::Post(at - now, m_pfcReleaseEvent, m_pfcWakeSource);

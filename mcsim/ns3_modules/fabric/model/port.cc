@@ -331,6 +331,8 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
         m_pfc.xoffBytes = m_pfc.xoffConfig != 0 ? m_pfc.xoffConfig : m_bufferBytes - headroom;
         m_pfc.xonBytes =
             m_pfc.xoffBytes > m_pfc.resumeOffset ? m_pfc.xoffBytes - m_pfc.resumeOffset : 0;
+        m_pfc.dropAbove = m_pfc.xoffBytes + headroom;
+        m_pfc.dataRateBps = GetDataRateBps();
     }
     if (m_ecn.mark)
     {
@@ -451,9 +453,13 @@ Port::SendFields(const Ptr<Packet>& packet,
                                 now,
                                 m_delay);
         m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
-        if (head)
+        if (head && m_queue.HasWaiting(!lossy))
         {
-            PfcDrain(); // posts its wake
+            PfcDrain(); // the other class's head may go now; posts the wakes
+        }
+        else if (head)
+        {
+            PfcWakeAt(PfcLookAgain(start, lossy)); // it may not start now: nothing else changed
         }
         return Time(-1);
     }

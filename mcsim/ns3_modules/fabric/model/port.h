@@ -343,7 +343,10 @@ class Port : public Object
     /** Start the head of a class's waiting packets if it may; else bring `wake` down to when it
      * should be looked at again (none while an XOFF is on its way: its arrival looks). */
     bool PfcDrainOne(bool lossy, Time now, Time& wake);
-    /** Post the transmit wake at `at` unless one runs by then. */
+    /** When to look again at a frame of the class that may not start now and could from `start`:
+     * then, or when the pause ends; Max while an XON is on its way (its arrival looks). */
+    Time PfcLookAgain(Time start, bool lossy) const;
+    /** Post the transmit wake at `at` unless one runs by then (none for Max). */
     void PfcWakeAt(Time at);
     void PfcWake();
     /** A packet of `wire` bytes arrives on this port's link: whether the ingress takes it. */
@@ -353,8 +356,13 @@ class Port : public Object
     void PfcIngressRelease(uint32_t wire, Time at);
     /** Take out of the ingress queue what has left it by now; XON if it is low enough. */
     void PfcApplyReleases(Time now);
-    /** While the peer is paused: look again at the next release. */
+    /** While the peer is paused: look again when its XON may fall due (PfcXonCheckTime). */
     void PfcPlanReleaseCheck();
+    /** When the XON may fall due: at the first release in time order (inOrder) that brings the
+     * ingress queue down to XON, or the first out-of-order one's, if earlier (Max: none). */
+    Time PfcXonCheckTime() const;
+    /** The bytes of the releases in time order (inOrder) that leave after `at`. */
+    uint64_t PfcReleasedAfter(Time at) const;
     void PfcReleaseCheck();
     /** Send the peer a PFC frame with this pause time (0: XON) at the next frame boundary. */
     void PfcSendFrame(uint32_t quanta);
