@@ -12,6 +12,16 @@ namespace ns3
 namespace mcsim
 {
 
+uint64_t
+Port::GetCreditsHeld() const
+{
+    if (m_mode != FlowControl::LOSSLESS)
+    {
+        return 0;
+    }
+    return m_credit.Held();
+}
+
 void
 Port::ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes, Time start)
 {

@@ -265,39 +265,6 @@ Port::SetCreditBytes(uint64_t bytes)
 }
 
 void
-Port::SetLossProbability(double p)
-{
-    m_faults.SetLossProbability(p);
-    m_faulty = m_faults.Any();
-}
-
-double
-Port::GetLossProbability() const
-{
-    return m_faults.GetLossProbability();
-}
-
-int64_t
-Port::AssignStreams(int64_t stream)
-{
-    return m_faults.AssignStreams(stream);
-}
-
-void
-Port::SetChosenDrops(const uint64_t* indexes, std::size_t n)
-{
-    m_faults.SetChosenDrops(indexes, n);
-    m_faulty = m_faults.Any();
-}
-
-void
-Port::SetDownIntervals(const int64_t* downUpPs, std::size_t n)
-{
-    m_faults.SetDownIntervals(downUpPs, n);
-    m_faulty = m_faults.Any();
-}
-
-void
 Port::Connect(PacketReceiver* peer, uint32_t peerPort)
 {
     if (peer == nullptr)
@@ -397,16 +364,6 @@ Time
 Port::GetBusyUntil() const
 {
     return m_busyUntil;
-}
-
-uint64_t
-Port::GetCreditsHeld() const
-{
-    if (m_mode != FlowControl::LOSSLESS)
-    {
-        return 0;
-    }
-    return m_credit.Held();
 }
 
 const Port::Counters&
