@@ -17,9 +17,9 @@ With --neighbour-class lossy its hosts send in PFC's lossy class (FabricConfig.l
 Per rate and collective it prints the collective's time alone and beside the neighbour, each over the bound
 N (P-1) / BW at the hosts' data rate (the same for both algorithms of a collective; the in-network
 Reduce-Scatter's own bound is P N / BW, P/(P-1) of it), and the time all ports spent paused with the
-neighbour (summed over the fabric's ports) and that of the study's own hosts, and the CE marks the
-switches made with the neighbour, and the packets they tail-dropped (the lossy class's). The ring Reduce-Scatter is bound by its hosts' summing
-(reduce_ps_per_byte), the same at every rate.
+neighbour (summed over the fabric's ports) and that of the study's own hosts, the CE marks the switches
+made with the neighbour, and the packets they tail-dropped (the lossy class's). The ring Reduce-Scatter is
+bound by its hosts' summing (reduce_ps_per_byte), the same at every rate.
 
 Run: mcsim run scenarios/roce_fabric.py [--rates 400Gbps,800Gbps,1.6Tbps] [--bytes-per-rank 1MiB]
      [--neighbour-bytes 256KiB] [--congestion-control dcqcn|hpcc|none] [--neighbour-class lossless|lossy]
@@ -59,7 +59,7 @@ TABLE = Table(
 )
 
 
-def run(  # noqa: PLR0913 (the table's row: its settings)
+def run(
     rate: str, collective: str, algorithm: str, n: int, neighbour_b: int, cc: str, lossy: bool
 ) -> dict[str, object]:
     # datagram receives (the multicast chunks, the switches' sums) on the DPA: a host CPU thread does not keep
