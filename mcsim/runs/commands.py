@@ -217,6 +217,13 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         "processor": None if args.processor == "host" else DpaConfig(threads=args.threads or DpaConfig().threads),
     }
     common |= {k: v for k, v in given.items() if v is not None}
+    if args.lossy_hosts is not None:
+        if args.flow_control != "pfc":
+            raise McsimError(
+                f"--lossy-hosts={args.lossy_hosts!r} puts hosts in PFC's lossy class; give --flow-control pfc"
+            )
+        hosts = scenario_of(**common)._layout().hosts
+        common["lossy_hosts"] = parse_hosts(args.lossy_hosts, hosts, "--lossy-hosts")
     scenarios = [scenario_of(bytes_per_rank=size, **common) for size in _sizes(args)]
     for sc in scenarios:
         sc.check_resources()
@@ -437,6 +444,13 @@ def _fabric_options(add: Add) -> None:
         default=FabricConfig().flow_control,
         help="lossless: InfiniBand credits; lossy: tail drop; pfc: Priority Flow Control (each ingress queue "
         "pauses its upstream port; see The fabric model)",
+    )
+    add(
+        "--lossy-hosts",
+        default=None,
+        metavar="HOSTS",
+        help="pfc: these hosts (0,3,5, 0-15 or all) send in PFC's lossy class: never paused, tail-dropped "
+        "(FabricConfig.lossy_hosts; see The fabric model)",
     )
     add(
         "--ecn",

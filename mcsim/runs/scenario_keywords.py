@@ -28,6 +28,7 @@ SHORT_NAMES: dict[str, tuple[tuple[str, str], ...]] = {
     "rc": (("rdma", "rc"),),
     "flow_control": (("fabric", "flow_control"),),
     "ecn": (("fabric", "ecn"),),
+    "lossy_hosts": (("fabric", "lossy_hosts"),),
     "congestion_control": (("rdma", "congestion_control"),),
     "forwarding": (("fabric", "forwarding"),),
     "loss": (("fabric", "loss"),),

@@ -4,6 +4,7 @@ pause holds only the lossless class, so a lossy flow behind a paused port passes
 (the victim of head-of-line blocking); the lossy class takes no PFC ingress and is tail-dropped, the lossless
 class beside it never is; RDMA collectives in the lossy class repair their drops byte-exact."""
 
+import json
 import shutil
 import subprocess
 
@@ -177,3 +178,31 @@ def test_rocev2_frames_carry_their_class_as_dscp(tmp_path):
     by_src = {src: {(dscp, ecn) for s, dscp, ecn in rows if s == src} for src, _, _ in rows}
     assert by_src["10.0.0.4"] == {("0", "2")}  # host 3: lossless, ECT(0)
     assert by_src["10.0.0.2"] == {("8", "2")}  # host 1: lossy (its ACKs), ECT(0)
+
+
+def test_the_option_puts_hosts_in_the_lossy_class(capsys):
+    from mcsim.cli import main
+
+    # the option reaches the fabric: the multicast Allgather in the lossy class is byte-exact and takes another
+    # time than paused by PFC (the API's figures, which the tests above explain)
+    argv = ["allgather", "--topology", "fat-tree-k4", "--algorithm", "mcast", "--size", "256KiB", "--verify",
+            "--flow-control", "pfc", "--wire-format", "rocev2", "--format", "json"]  # fmt: skip
+    times = {}
+    for lossy in ((), ("--lossy-hosts", "all")):
+        assert main([*argv, *lossy]) == 0
+        out = capsys.readouterr()
+        assert "every byte of every output is right" in out.err
+        times[lossy] = json.loads(out.out)["time_us"]
+    api = {
+        hosts: scenario_of(
+            topology="fat-tree-k4", algorithm="mcast", bytes_per_rank=256 * 1024, wire_format="rocev2",
+            fabric=FabricConfig(flow_control="pfc", lossy_hosts=hosts),
+        ).run().finish_ps.max() / 1e6
+        for hosts in ((), tuple(range(16)))
+    }  # fmt: skip
+    assert times[()] == pytest.approx(api[()]) and times[("--lossy-hosts", "all")] == pytest.approx(
+        api[tuple(range(16))]
+    )
+    assert api[()] != api[tuple(range(16))]
+    assert main(["allgather", "--topology", "fat-tree-k4", "--lossy-hosts", "0-3"]) == 2
+    assert "--lossy-hosts='0-3' puts hosts in PFC's lossy class; give --flow-control pfc" in capsys.readouterr().err
