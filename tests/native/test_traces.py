@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Trace sources of ports and NICs, counted by C++ sinks against closed forms."""
+"""Trace sources of ports and NICs, counted by C++ sinks against closed forms and the bulk counters."""
 
 import networkx as nx
 
 from mcsim import topology
+from mcsim.config.fabric import FabricConfig, Flow
 from mcsim.config.rdma import RdmaConfig, fabric_config_for
 from mcsim.native import abi, fabric, rdma, runtime
 from mcsim.native.arrays import i64, u32
@@ -40,6 +41,14 @@ struct TraceCounts {
         p->TraceConnectWithoutContext("Tx", ns3::MakeCallback(&TraceCounts::PortTx, this));
         p->TraceConnectWithoutContext("Rx", ns3::MakeCallback(&TraceCounts::PortRx, this));
         p->TraceConnectWithoutContext("Drop", ns3::MakeCallback(&TraceCounts::PortDrop, this));
+    }
+    /** PFC frames sent and arrived, and of those the XOFFs (a pause time > 0) and the sum of their quanta. */
+    uint64_t pfcTx = 0, pfcRx = 0, xoffTx = 0, xoffRx = 0, quantaTx = 0;
+    void PfcTx(uint32_t, uint32_t, uint32_t quanta) { pfcTx++; xoffTx += quanta != 0; quantaTx += quanta; }
+    void PfcRx(uint32_t, uint32_t, uint32_t quanta) { pfcRx++; xoffRx += quanta != 0; }
+    void Pfc(ns3::Ptr<ns3::mcsim::Port> p) {
+        p->TraceConnectWithoutContext("PfcTx", ns3::MakeCallback(&TraceCounts::PfcTx, this));
+        p->TraceConnectWithoutContext("PfcRx", ns3::MakeCallback(&TraceCounts::PfcRx, this));
     }
     void Nic(ns3::Ptr<ns3::mcsim::Nic> n) {
         n->TraceConnectWithoutContext("Tx", ns3::MakeCallback(&TraceCounts::NicTx, this));
@@ -84,3 +93,27 @@ def test_ud_stream_fires_one_port_tx_per_packet_and_hop():
     assert (c.nicTx, c.nicRx, c.nicRxDatagrams) == (count, count, count)
     assert c.nicRxImmSum == count * (count - 1) // 2  # datagram k carries immediate k
     assert (c.portTx, c.portRx, c.portDrop) == (count * hops, count * hops, 0)
+
+
+def test_pfc_frames_fire_their_trace_sources_as_the_counters_count_them():
+    # a 15:1 incast on one switch with PFC: every PFC frame a port sends fires PfcTx once, and once it arrives
+    # PfcRx at its peer; the XOFFs carry the configured pause time
+    g = topology.leaf_spine(1, 0, 16, rate_bps=100 * 10**9, delay_ps=100_000)
+    config = FabricConfig(flow_control="pfc", header_b=20)
+    with Simulation() as sim:
+        fab = sim.own_fabric(fabric.build(layout_of(g), config=config))
+        cppyy = runtime.cppyy_module()
+        if not hasattr(cppyy.gbl, "mcsim_test"):
+            cppyy.cppdef(SINKS)
+        counts = cppyy.gbl.mcsim_test.TraceCounts()
+        view = runtime.cppyy_object(fab.cxx)
+        for p in range(view.GetNPorts()):
+            counts.Pfc(view.GetPort(p))
+        fab.add_flows([Flow(src=s, dst=0, size_b=1 << 20, flow_id=s) for s in range(1, 16)])
+        sim.run()
+        r = fab.collect()
+    pfc = r.pfc
+    sent, arrived = int((pfc["pause_tx"] + pfc["resume_tx"]).sum()), int((pfc["pause_rx"] + pfc["resume_rx"]).sum())
+    assert counts.pfcTx == sent > 0 and counts.pfcRx == arrived == sent
+    assert counts.xoffTx == int(pfc["pause_tx"].sum()) == counts.xoffRx
+    assert counts.quantaTx == counts.xoffTx * config.pfc_pause_quanta

@@ -7,6 +7,8 @@
 #include "ns3/log.h"
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/line-time.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 
@@ -16,6 +18,56 @@ namespace mcsim
 {
 
 NS_LOG_COMPONENT_DEFINE("McsimPfc");
+
+TypeId
+Port::AddPfcAttributes(TypeId tid)
+{
+    return tid
+        .AddAttribute("PfcXoffBytes",
+                      "PFC: bytes in this port's ingress queue above which it pauses its peer "
+                      "(0: BufferBytes less the headroom).",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&Port::SetPfc<uint64_t, &PfcState::xoffConfig>,
+                                           &Port::GetPfc<uint64_t, &PfcState::xoffConfig>),
+                      MakeUintegerChecker<uint64_t>())
+        .AddAttribute("PfcResumeOffsetBytes",
+                      "PFC: the ingress resumes its peer once it holds this many bytes less "
+                      "than PfcXoffBytes (XON).",
+                      UintegerValue(DEFAULT_PFC_RESUME_OFFSET_BYTES),
+                      MakeUintegerAccessor(&Port::SetPfc<uint64_t, &PfcState::resumeOffset>,
+                                           &Port::GetPfc<uint64_t, &PfcState::resumeOffset>),
+                      MakeUintegerChecker<uint64_t>())
+        .AddAttribute("PfcHeadroomBytes",
+                      "PFC: ingress bytes beyond PfcXoffBytes it takes (0: computed from the "
+                      "link's delay and rate and PfcMaxFrameBytes); past them it drops.",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&Port::SetPfc<uint64_t, &PfcState::headroomBytes>,
+                                           &Port::GetPfc<uint64_t, &PfcState::headroomBytes>),
+                      MakeUintegerChecker<uint64_t>())
+        .AddAttribute("PfcPauseQuanta",
+                      "PFC: the pause time of an XOFF, in quanta of 512 bit times.",
+                      UintegerValue(pfc::MAX_QUANTA),
+                      MakeUintegerAccessor(&Port::SetPfc<uint32_t, &PfcState::quanta>,
+                                           &Port::GetPfc<uint32_t, &PfcState::quanta>),
+                      MakeUintegerChecker<uint32_t>(2, pfc::MAX_QUANTA))
+        .AddAttribute("PfcMaxFrameBytes",
+                      "PFC: the largest data packet's size in bytes (its HeaderBytes apart), "
+                      "for the computed headroom.",
+                      UintegerValue(4096 + 64),
+                      MakeUintegerAccessor(&Port::SetPfc<uint32_t, &PfcState::maxFrameBytes>,
+                                           &Port::GetPfc<uint32_t, &PfcState::maxFrameBytes>),
+                      MakeUintegerChecker<uint32_t>(1))
+        .AddTraceSource("PfcTx",
+                        "PFC: this port sends its peer a PFC frame (it starts at the port's next "
+                        "frame boundary): node, port, its pause time in quanta (0: XON).",
+                        MakeTraceSourceAccessor(&Port::m_pfcTxTrace),
+                        "ns3::mcsim::Port::PfcTracedCallback")
+        .AddTraceSource("PfcRx",
+                        "PFC: a PFC frame from the peer arrived at this port and acts: node, port, "
+                        "its pause time in quanta (0: XON).",
+                        MakeTraceSourceAccessor(&Port::m_pfcRxTrace),
+                        "ns3::mcsim::Port::PfcTracedCallback");
+}
 
 Time
 Port::PfcQuantaTime(uint32_t quanta) const
@@ -382,6 +434,7 @@ Port::PfcSendFrame(uint32_t quanta)
     m_busyUntil = start + tx;
     m_pfc.counters.frameBusyPs += static_cast<uint64_t>(tx.GetPicoSeconds());
     (quanta != 0 ? m_pfc.counters.pauseTx : m_pfc.counters.resumeTx)++;
+    m_pfcTxTrace(m_node, m_index, quanta);
     m_pfc.reverse->PfcFrameOnItsWay(m_busyUntil + m_delay, quanta);
     if (quanta != 0)
     {
@@ -445,6 +498,7 @@ Port::PfcFrameArrives()
             static_cast<uint64_t>((end - m_pfc.pausedSince).GetPicoSeconds());
         m_pfc.pausedSince = Time::Max();
     }
+    m_pfcRxTrace(m_node, m_index, f.quanta);
     if (f.quanta != 0)
     {
         m_pfc.counters.pauseRx++;

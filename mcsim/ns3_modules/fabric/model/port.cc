@@ -38,97 +38,70 @@ TypeId
 Port::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::mcsim::Port")
-            .SetParent<Object>()
-            .SetGroupName("Mcsim")
-            .AddConstructor<Port>()
-            .AddAttribute("DataRate",
-                          "Signalling rate of the link in bit/s, before line encoding.",
-                          DataRateValue(DataRate("56Gbps")),
-                          MakeDataRateAccessor(&Port::SetLine<DataRate, &Port::m_rate>,
-                                               &Port::GetLine<DataRate, &Port::m_rate>),
-                          MakeDataRateChecker())
-            .AddAttribute("EncodingDataBits",
-                          "Data bits per line code word (64 for 64b/66b; 1 and 1 for none).",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&Port::SetLine<uint32_t, &Port::m_encodingDataBits>,
-                                               &Port::GetLine<uint32_t, &Port::m_encodingDataBits>),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("EncodingLineBits",
-                          "Line bits per code word (66 for 64b/66b); >= EncodingDataBits.",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&Port::SetLine<uint32_t, &Port::m_encodingLineBits>,
-                                               &Port::GetLine<uint32_t, &Port::m_encodingLineBits>),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("HeaderBytes",
-                          "Bytes each packet occupies on the wire beyond its size, in bytes.",
-                          UintegerValue(DEFAULT_HEADER_BYTES),
-                          MakeUintegerAccessor(&Port::SetLine<uint32_t, &Port::m_headerBytes>,
-                                               &Port::GetLine<uint32_t, &Port::m_headerBytes>),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("Delay",
-                          "Propagation delay of the link, from last bit sent to last bit received.",
-                          TimeValue(NanoSeconds(100)),
-                          MakeTimeAccessor(&Port::m_delay),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute(
-                "FlowControl",
-                "LOSSLESS: credit-based, never drops; LOSSY: tail drop at BufferBytes; PFC: the "
-                "peer pauses this port when its ingress queue passes PfcXoffBytes.",
-                EnumValue(FlowControl::LOSSLESS),
-                MakeEnumAccessor<FlowControl>(&Port::m_mode),
-                MakeFlowControlChecker())
-            .AddAttribute("BufferBytes",
-                          "Output buffer in bytes (LOSSY: a packet that does not fit is dropped; "
-                          "PFC: the ingress buffer, and the lossy class's share of the output).",
-                          UintegerValue(DEFAULT_BUFFER_BYTES),
-                          MakeUintegerAccessor(&Port::m_bufferBytes),
-                          MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("CreditBytes",
-                          "The peer's ingress buffer for this link in bytes (LOSSLESS credits).",
-                          UintegerValue(DEFAULT_BUFFER_BYTES),
-                          MakeUintegerAccessor(&Port::m_creditBytes),
-                          MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("LossProbability",
-                          "Probability in [0, 1) that a packet sent on this port is lost on the "
-                          "wire (it occupies the link, then is discarded at its arrival).",
-                          DoubleValue(0.0),
-                          MakeDoubleAccessor(&Port::SetLossProbability, &Port::GetLossProbability),
-                          MakeDoubleChecker<double>(0.0, std::nextafter(1.0, 0.0)))
-            .AddAttribute("PfcXoffBytes",
-                          "PFC: bytes in this port's ingress queue above which it pauses its peer "
-                          "(0: BufferBytes less the headroom).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&Port::SetPfc<uint64_t, &PfcState::xoffConfig>,
-                                               &Port::GetPfc<uint64_t, &PfcState::xoffConfig>),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("PfcResumeOffsetBytes",
-                          "PFC: the ingress resumes its peer once it holds this many bytes less "
-                          "than PfcXoffBytes (XON).",
-                          UintegerValue(DEFAULT_PFC_RESUME_OFFSET_BYTES),
-                          MakeUintegerAccessor(&Port::SetPfc<uint64_t, &PfcState::resumeOffset>,
-                                               &Port::GetPfc<uint64_t, &PfcState::resumeOffset>),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("PfcHeadroomBytes",
-                          "PFC: ingress bytes beyond PfcXoffBytes it takes (0: computed from the "
-                          "link's delay and rate and PfcMaxFrameBytes); past them it drops.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&Port::SetPfc<uint64_t, &PfcState::headroomBytes>,
-                                               &Port::GetPfc<uint64_t, &PfcState::headroomBytes>),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("PfcPauseQuanta",
-                          "PFC: the pause time of an XOFF, in quanta of 512 bit times.",
-                          UintegerValue(pfc::MAX_QUANTA),
-                          MakeUintegerAccessor(&Port::SetPfc<uint32_t, &PfcState::quanta>,
-                                               &Port::GetPfc<uint32_t, &PfcState::quanta>),
-                          MakeUintegerChecker<uint32_t>(2, pfc::MAX_QUANTA))
-            .AddAttribute("PfcMaxFrameBytes",
-                          "PFC: the largest data packet's size in bytes (its HeaderBytes apart), "
-                          "for the computed headroom.",
-                          UintegerValue(4096 + 64),
-                          MakeUintegerAccessor(&Port::SetPfc<uint32_t, &PfcState::maxFrameBytes>,
-                                               &Port::GetPfc<uint32_t, &PfcState::maxFrameBytes>),
-                          MakeUintegerChecker<uint32_t>(1))
+        AddPfcAttributes(
+            TypeId("ns3::mcsim::Port")
+                .SetParent<Object>()
+                .SetGroupName("Mcsim")
+                .AddConstructor<Port>()
+                .AddAttribute("DataRate",
+                              "Signalling rate of the link in bit/s, before line encoding.",
+                              DataRateValue(DataRate("56Gbps")),
+                              MakeDataRateAccessor(&Port::SetLine<DataRate, &Port::m_rate>,
+                                                   &Port::GetLine<DataRate, &Port::m_rate>),
+                              MakeDataRateChecker())
+                .AddAttribute(
+                    "EncodingDataBits",
+                    "Data bits per line code word (64 for 64b/66b; 1 and 1 for none).",
+                    UintegerValue(1),
+                    MakeUintegerAccessor(&Port::SetLine<uint32_t, &Port::m_encodingDataBits>,
+                                         &Port::GetLine<uint32_t, &Port::m_encodingDataBits>),
+                    MakeUintegerChecker<uint32_t>(1))
+                .AddAttribute(
+                    "EncodingLineBits",
+                    "Line bits per code word (66 for 64b/66b); >= EncodingDataBits.",
+                    UintegerValue(1),
+                    MakeUintegerAccessor(&Port::SetLine<uint32_t, &Port::m_encodingLineBits>,
+                                         &Port::GetLine<uint32_t, &Port::m_encodingLineBits>),
+                    MakeUintegerChecker<uint32_t>(1))
+                .AddAttribute("HeaderBytes",
+                              "Bytes each packet occupies on the wire beyond its size, in bytes.",
+                              UintegerValue(DEFAULT_HEADER_BYTES),
+                              MakeUintegerAccessor(&Port::SetLine<uint32_t, &Port::m_headerBytes>,
+                                                   &Port::GetLine<uint32_t, &Port::m_headerBytes>),
+                              MakeUintegerChecker<uint32_t>())
+                .AddAttribute(
+                    "Delay",
+                    "Propagation delay of the link, from last bit sent to last bit received.",
+                    TimeValue(NanoSeconds(100)),
+                    MakeTimeAccessor(&Port::m_delay),
+                    MakeTimeChecker(Time(0)))
+                .AddAttribute("FlowControl",
+                              "LOSSLESS: credit-based, never drops; LOSSY: tail drop at "
+                              "BufferBytes; PFC: the "
+                              "peer pauses this port when its ingress queue passes PfcXoffBytes.",
+                              EnumValue(FlowControl::LOSSLESS),
+                              MakeEnumAccessor<FlowControl>(&Port::m_mode),
+                              MakeFlowControlChecker())
+                .AddAttribute(
+                    "BufferBytes",
+                    "Output buffer in bytes (LOSSY: a packet that does not fit is dropped; "
+                    "PFC: the ingress buffer, and the lossy class's share of the output).",
+                    UintegerValue(DEFAULT_BUFFER_BYTES),
+                    MakeUintegerAccessor(&Port::m_bufferBytes),
+                    MakeUintegerChecker<uint64_t>(1))
+                .AddAttribute(
+                    "CreditBytes",
+                    "The peer's ingress buffer for this link in bytes (LOSSLESS credits).",
+                    UintegerValue(DEFAULT_BUFFER_BYTES),
+                    MakeUintegerAccessor(&Port::m_creditBytes),
+                    MakeUintegerChecker<uint64_t>(1))
+                .AddAttribute(
+                    "LossProbability",
+                    "Probability in [0, 1) that a packet sent on this port is lost on the "
+                    "wire (it occupies the link, then is discarded at its arrival).",
+                    DoubleValue(0.0),
+                    MakeDoubleAccessor(&Port::SetLossProbability, &Port::GetLossProbability),
+                    MakeDoubleChecker<double>(0.0, std::nextafter(1.0, 0.0))))
             .AddAttribute("EcnKminBytes",
                           "ECN: output queue bytes at and below which RED marks nothing (0: 5 KB "
                           "at 40 Gbit/s, scaled with the data rate).",

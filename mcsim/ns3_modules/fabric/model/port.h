@@ -75,6 +75,8 @@ class Port : public Object
                                          const FabricHeader::Fields& fields,
                                          uint32_t node,
                                          uint32_t port);
+    /** Signature of the "PfcTx" and "PfcRx" trace sources: node, port, pause time in quanta. */
+    typedef void (*PfcTracedCallback)(uint32_t node, uint32_t port, uint32_t quanta);
     /** Signature of the "Drop" trace source. */
     typedef void (*DropTracedCallback)(Ptr<const Packet> packet,
                                        const FabricHeader::Fields& fields,
@@ -371,6 +373,8 @@ class Port : public Object
     void PfcFrameArrives();
     void PfcRefresh();
     Time PfcQuantaTime(uint32_t quanta) const;
+    /** GetTypeId's PFC attributes ("PfcXoffBytes", ...) and trace sources ("PfcTx", "PfcRx"). */
+    static TypeId AddPfcAttributes(TypeId tid);
     /** The headroom: what can still arrive once the ingress passes PfcXoffBytes. */
     uint64_t PfcComputedHeadroom() const;
 
@@ -474,6 +478,8 @@ class Port : public Object
     EventSource m_pfcWakeSource;      //!< (TRANSMIT, node, pfc::UNIT + port)
     EventSource m_pfcFrameSource;     //!< (ARRIVAL, node, pfc::UNIT + port)
     EventSource m_pfcRefreshSource;   //!< (TIMER, node, pfc::UNIT + port)
+    TracedCallback<uint32_t, uint32_t, uint32_t> m_pfcTxTrace; //!< "PfcTx"
+    TracedCallback<uint32_t, uint32_t, uint32_t> m_pfcRxTrace; //!< "PfcRx"
 };
 
 } // namespace mcsim
