@@ -28,11 +28,11 @@ from mcsim.config.queue_trace import DEFAULT_QUEUE_INTERVAL_PS, QueueTraceConfig
 from mcsim.config.rdma import CONGESTION_CONTROLS, WIRE_FORMATS, PcapConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
 from mcsim.result import Result
-from mcsim.runs import packet_trace
 from mcsim.runs.scenario import Scenario, artifact_protocol
 from mcsim.runs.scenario_keywords import scenario_of
-from mcsim.units import format_size, format_time, parse_time
-from mcsim.util.options import DefaultsHelp, Given, GivenFlag, given, parse_hosts, parse_ports, typed, typed_option
+from mcsim.runs.trace_outputs import event_rows, pcaps_of, queue_rows, queue_trace_of
+from mcsim.units import format_size, format_time
+from mcsim.util.options import DefaultsHelp, Given, GivenFlag, given, parse_hosts, typed, typed_option
 from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
 
 RESULT_TABLE = Table(  # nccl-tests' columns first (its size and count: Result.summary), then mcsim's
@@ -230,13 +230,6 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
     return scenarios
 
 
-def event_rows(r: Result) -> list[dict[str, Any]]:
-    """A run's protocol events as rows (--events): its size per rank, then each event's fields."""
-    ev = r.events()
-    names = ev.dtype.names or ()
-    return [{"bytes_per_rank_B": r.bytes_per_rank_b, **{k: e[k].item() for k in names}} for e in ev]
-
-
 def _report(args: argparse.Namespace, scenarios: Sequence[Scenario], results: Sequence[Result]) -> None:
     """The rows of the finished runs (stdout and --out), then on stderr: incomplete runs (when the
     table did not say so), verify mode's verdict per run, and a note where RC timeouts may have
@@ -261,68 +254,6 @@ def _report(args: argparse.Namespace, scenarios: Sequence[Scenario], results: Se
             print(f"mcsim: note: {size}: {note}", file=sys.stderr)
 
 
-def _pcaps(args: argparse.Namespace, scenarios: Sequence[Scenario]) -> list[PcapConfig | None]:
-    """Per size, its packet trace (--pcap, --pcap-hosts, --pcap-ports): a folder of its own when there are
-    several sizes."""
-    if args.pcap is None:
-        for option in ("pcap_hosts", "pcap_ports"):
-            if getattr(args, option) is not None:
-                raise McsimError(f"--{option.replace('_', '-')} goes with --pcap DIR (the folder of the traces)")
-        return [None] * len(scenarios)
-    packet_trace.check_traceable(scenarios[0].rdma.congestion_control)
-    layout = scenarios[0]._layout()
-    ports = parse_ports(args.pcap_ports, layout.graph) if args.pcap_ports is not None else ()
-    hosts = parse_hosts(args.pcap_hosts or "0", layout.hosts, "--pcap-hosts") if args.pcap_hosts or not ports else ()
-    folder = Path(args.pcap)
-    pcaps: list[PcapConfig | None] = [
-        PcapConfig(
-            folder=str(folder / f"{sc.bytes_per_rank_b}B" if len(scenarios) > 1 else folder), hosts=hosts, ports=ports
-        )
-        for sc in scenarios
-    ]
-    for pcap in pcaps:  # its folders made (or one line) before anything runs
-        if pcap is not None:
-            packet_trace.check_pcap(pcap, layout)
-    return pcaps
-
-
-def _queue_trace(args: argparse.Namespace, scenarios: Sequence[Scenario]) -> QueueTraceConfig | None:
-    """The queue trace of every size (--queue-trace, --queue-ports, --queue-interval), checked with its file
-    before anything runs."""
-    if args.queue_trace is None:
-        for option in ("queue_ports", "queue_interval"):
-            if getattr(args, option) is not None:
-                raise McsimError(f"--{option.replace('_', '-')} goes with --queue-trace FILE (where the samples go)")
-        return None
-    if Path(args.queue_trace).suffix not in SUFFIXES:
-        raise McsimError(f"--queue-trace={args.queue_trace!r} must end in {', '.join(SUFFIXES)} (the file's format)")
-    check_writable(args.queue_trace, "--queue-trace")
-    if args.queue_ports is None:
-        raise McsimError("--queue-trace goes with --queue-ports NODE:PORT,... (the ports whose queues to sample)")
-    layout = scenarios[0]._layout()
-    interval_ps = DEFAULT_QUEUE_INTERVAL_PS
-    if args.queue_interval is not None:
-        interval_ps = parse_time(args.queue_interval, what="--queue-interval")
-        if interval_ps == 0:
-            raise McsimError(f"--queue-interval={args.queue_interval!r} must be > 0; e.g. 1us")
-    ports = parse_ports(args.queue_ports, layout.graph, "--queue-ports")
-    config = QueueTraceConfig(ports=ports, interval_ps=interval_ps)
-    config.check(layout)
-    return config
-
-
-def queue_rows(r: Result) -> list[dict[str, int]]:
-    """A run's queue trace as rows (--queue-trace): its size per rank, the port, each sample's time and bytes."""
-    trace = r.fabric.queue_trace
-    if trace is None:
-        return []
-    return [
-        {"bytes_per_rank_B": r.bytes_per_rank_b, "node": node, "port": port, "time_ps": int(t), "queue_b": int(q)}
-        for (node, port), queue in zip(trace.ports, trace.queue_b, strict=True)
-        for t, q in zip(trace.time_ps, queue, strict=True)
-    ]
-
-
 def _run_one(sc: Scenario, events: bool, pcap: PcapConfig | None, queue_trace: QueueTraceConfig | None) -> Result:
     """One size's run, with its protocol events, packet trace and queue trace if asked; a line per trace on
     stderr."""
@@ -343,8 +274,8 @@ def _run_one(sc: Scenario, events: bool, pcap: PcapConfig | None, queue_trace: Q
 
 def cmd_collective(args: argparse.Namespace) -> int:
     scenarios = _collective_scenarios(args)
-    pcaps = _pcaps(args, scenarios)
-    queue_trace = _queue_trace(args, scenarios)
+    pcaps = pcaps_of(args, scenarios)
+    queue_trace = queue_trace_of(args, scenarios)
     results: list[Result] = []
     try:
         for sc in scenarios:
