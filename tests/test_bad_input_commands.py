@@ -104,6 +104,11 @@ CASES = {
     "pcap-folder-unmakeable": (["allgather", *FT4, "--pcap", "/proc/mcsim-pcap"], {}),
     "flow-control-unknown": (["allgather", *FT4, "--flow-control", "credits"], {}),
     "lossy-hosts-without-pfc": (["allgather", *FT4, "--lossy-hosts", "0-3"], {}),
+    "lossy-datagrams-without-pfc": (["allgather", *FT4, "--lossy-datagrams"], {}),
+    "lossy-datagrams-of-a-ring": (
+        ["allgather", *FT4, "--algorithm", "ring", "--flow-control", "pfc", "--lossy-datagrams"],
+        {},
+    ),
     "lossy-hosts-past-the-topology": (["allgather", *FT4, "--flow-control", "pfc", "--lossy-hosts", "0-99"], {}),
     "lossy-hosts-not-hosts": (["reduce-scatter", *FT4, "--flow-control", "pfc", "--lossy-hosts", "edge0"], {}),
     "wire-format-unknown": (["allgather", *FT4, "--wire-format", "ethernet"], {}),

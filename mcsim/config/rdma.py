@@ -185,6 +185,9 @@ class RdmaConfig:
     rq_depth: int = field(default=128, metadata=sets(UD_QP, "RqDepth"))  # UD receive buffers posted
     # UD payloads land in staging buffers and are copied to their place
     staging: bool = field(default=True, metadata=sets(UD_QP, "Staging"))
+    # UD datagrams (the multicast's chunks, the in-network reductions' contributions) go in PFC's lossy class
+    # (fabric.md, "Traffic classes"): never paused, tail-dropped; RC traffic stays lossless. A PFC fabric only
+    ud_lossy: bool = field(default=False, metadata=sets(UD_QP, "LossyClass"))
     # registered memory per host (WRITE/READ targets)
     region_b: int = field(default=1 << 30, metadata=sets(STACK, "RegionBytes"))
     # NIC latency (README, "The RDMA transport"): post -> first byte on the wire, last byte in -> completion
@@ -238,7 +241,12 @@ class RdmaConfig:
             require_int("RdmaConfig", name, getattr(self, name), lo=0)
         if not isinstance(self.rc, RcConfig):
             raise McsimError(f"RdmaConfig: rc={self.rc!r} must be an RcConfig")
-        require_bool("RdmaConfig", multicast_loopback=self.multicast_loopback, pick_at_handover=self.pick_at_handover)
+        require_bool(
+            "RdmaConfig",
+            multicast_loopback=self.multicast_loopback,
+            pick_at_handover=self.pick_at_handover,
+            ud_lossy=self.ud_lossy,
+        )
         if not is_processor_config(self.processor):
             raise McsimError(
                 f"RdmaConfig: processor={self.processor!r} is not a completion processor config; use HostCpuConfig()"
@@ -335,9 +343,15 @@ def fabric_config_for(rdma: RdmaConfig, config: FabricConfig | None, where: str 
     Raises
     ------
     McsimError
-        If a lossless buffer cannot hold one largest packet (the MTU and MAX_WIRE_HEADER_B).
+        If a lossless buffer cannot hold one largest packet (the MTU and MAX_WIRE_HEADER_B), or ud_lossy
+        is set on a fabric without PFC.
     """
     base = config or FabricConfig()
+    if rdma.ud_lossy and base.flow_control != "pfc":
+        raise McsimError(
+            f"{where}: ud_lossy=True puts datagrams in PFC's lossy class; give FabricConfig(flow_control='pfc') "
+            f"(not {base.flow_control!r})"
+        )
     out = dataclasses.replace(
         base,
         header_b=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format],

@@ -165,6 +165,11 @@ def _refuse_unread_receive(args: argparse.Namespace) -> None:
         raise McsimError(f"{args.command}: --overlap is for allgather (FSDP's Allgather || Reduce-Scatter)")
     if args.overlap_algorithm is not None and args.overlap is None:
         raise McsimError("--overlap-algorithm goes with --overlap reduce_scatter")
+    if args.lossy_datagrams and args.flow_control != "pfc":
+        raise McsimError("--lossy-datagrams puts datagrams in PFC's lossy class; give --flow-control pfc")
+    if args.lossy_datagrams and args.algorithm not in UD_ALGORITHMS and args.overlap_algorithm != "innet":
+        udp = ", ".join(UD_ALGORITHMS)
+        raise McsimError(f"--lossy-datagrams is for datagrams ({udp}); {args.algorithm} sends none")
 
 
 def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
@@ -203,6 +208,8 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
                 f"--dcqcn-preset={args.dcqcn_preset!r} sets DCQCN's parameters; give --congestion-control dcqcn"
             )
         common["rdma"] = dataclasses.replace(common.get("rdma", RDMA_DEFAULTS), **dcqcn_preset(args.dcqcn_preset))
+    if args.lossy_datagrams:
+        common["rdma"] = dataclasses.replace(common.get("rdma", RDMA_DEFAULTS), ud_lossy=True)
     # the options given only (None: the Scenario's default)
     given = {
         "timeout_scale": args.timeout_scale,
@@ -382,6 +389,12 @@ def _fabric_options(add: Add) -> None:
         metavar="HOSTS",
         help="pfc: these hosts (0,3,5, 0-15 or all) send in PFC's lossy class: never paused, tail-dropped "
         "(FabricConfig.lossy_hosts; see The fabric model)",
+    )
+    add(
+        "--lossy-datagrams",
+        flag=True,
+        help="pfc: the UD datagrams (the multicast's chunks, the in-network contributions) go in PFC's lossy class, "
+        "RC stays lossless (RdmaConfig.ud_lossy; see The fabric model)",
     )
     add(
         "--ecn",

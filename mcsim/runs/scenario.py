@@ -87,7 +87,7 @@ def artifact_protocol(rdma: RdmaConfig | None = None) -> dict[str, Any]:
 
 # the default of each collective tunable (roots, batch, root, endpoints, reduce_ps_per_byte) is TeamSpec's
 TEAM_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(TeamSpec)}
-SCHEMA = "mcsim.Scenario/7"  # the "schema" of a canonical dict; a change of its keys gets a new one
+SCHEMA = "mcsim.Scenario/8"  # the "schema" of a canonical dict; a change of its keys gets a new one
 
 
 @functools.lru_cache(maxsize=16)

@@ -276,7 +276,7 @@ def _canonical() -> dict:
             r"^unknown key of Scenario.from_dict 'name'; choose one of algorithm, barriers, batch, batching",
         ),
         ({k: v for k, v in _canonical().items() if k != "rdma"}, r"^Scenario.from_dict: missing 'rdma'"),
-        (_canonical() | {"schema": "other/2"}, r"^Scenario.from_dict: schema='other/2' is not 'mcsim.Scenario/7'"),
+        (_canonical() | {"schema": "other/2"}, r"^Scenario.from_dict: schema='other/2' is not 'mcsim.Scenario/8'"),
         (_canonical() | {"bytes_per_rank_b": "1MiB"}, r"^Scenario.from_dict: bytes_per_rank_b='1MiB' must be an"),
         (_canonical() | {"roots": 99}, r"^Scenario: roots=99 must be 1..16 \(the ranks\)$"),
         (

@@ -13,7 +13,7 @@ import pytest
 
 from mcsim import topology
 from mcsim.config.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow
-from mcsim.config.rdma import PcapConfig
+from mcsim.config.rdma import PcapConfig, RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.runs.flows import simulate
 from mcsim.runs.scenario_keywords import scenario_of
@@ -206,3 +206,54 @@ def test_the_option_puts_hosts_in_the_lossy_class(capsys):
     assert api[()] != api[tuple(range(16))]
     assert main(["allgather", "--topology", "fat-tree-k4", "--lossy-hosts", "0-3"]) == 2
     assert "--lossy-hosts='0-3' puts hosts in PFC's lossy class; give --flow-control pfc" in capsys.readouterr().err
+
+
+def mcast_allgather(ud_lossy: bool, algorithm: str = "mcast"):
+    fab = FabricConfig(flow_control="pfc", switch_buffer_b=32 * 1024)
+    return scenario_of(
+        topology="fat-tree-k4", collective="allgather", algorithm=algorithm, bytes_per_rank=512 * 1024,
+        fabric=fab, wire_format="rocev2", rdma=RdmaConfig(ud_lossy=ud_lossy), verify=True,
+    ).run()  # fmt: skip
+
+
+def test_lossy_datagrams_beside_lossless_rc():
+    # RdmaConfig(ud_lossy=True): the multicast's datagrams in the lossy class, its READ repair (RC) lossless. The
+    # datagrams are dropped where they paused the fabric; no RC packet is ever lost (no retransmission, no
+    # timeout), and the READs repair every gap
+    lossy, paused = mcast_allgather(True), mcast_allgather(False)
+    assert lossy.verified and paused.verified
+    assert lossy.fabric.drops_by_cause()["tail"] > 0 == paused.fabric.drops_by_cause()["tail"]
+    assert int(lossy.nic["retransmits"].sum()) == 0 and int(lossy.nic["rc_timeouts"].sum()) == 0
+    assert lossy.summary()["repair_reads"] > 0 == paused.summary()["repair_reads"]
+    assert int(lossy.fabric.pfc["pause_tx"].sum()) < int(paused.fabric.pfc["pause_tx"].sum())
+    # a ring sends no datagram: the setting changes nothing
+    assert (mcast_allgather(True, "ring").finish_ps == mcast_allgather(False, "ring").finish_ps).all()
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"fabric": FabricConfig()}, r"ud_lossy=True puts datagrams in PFC's lossy class; .* \(not 'lossless'\)"),
+        ({"fabric": FabricConfig(flow_control="lossy")}, r"\(not 'lossy'\)"),
+    ],
+)
+def test_lossy_datagrams_without_pfc_are_one_line(kw, message):
+    with pytest.raises(McsimError, match=message) as err:
+        scenario_of(topology="fat-tree-k4", rdma=RdmaConfig(ud_lossy=True), **kw)
+    assert "\n" not in str(err.value)
+    with pytest.raises(McsimError, match=r"ud_lossy=1 must be True or False"):
+        RdmaConfig(ud_lossy=1)
+
+
+def test_the_option_puts_datagrams_in_the_lossy_class(capsys):
+    from mcsim.cli import main
+
+    argv = ["allgather", "--topology", "fat-tree-k4", "--algorithm", "mcast", "--size", "256KiB", "--flow-control",
+            "pfc", "--wire-format", "rocev2", "--lossy-datagrams", "--format", "json"]  # fmt: skip
+    assert main(argv) == 0
+    time_us = json.loads(capsys.readouterr().out)["time_us"]
+    api = scenario_of(
+        topology="fat-tree-k4", algorithm="mcast", bytes_per_rank=256 * 1024, wire_format="rocev2",
+        fabric=FabricConfig(flow_control="pfc"), rdma=RdmaConfig(ud_lossy=True),
+    ).run()  # fmt: skip
+    assert time_us == pytest.approx(api.finish_ps.max() / 1e6)

@@ -176,11 +176,11 @@ class PortQueue
     }
 
     /**
-     * Append a packet blocked on credits or a pause (of its class: fields.IsLossy()), of
-     * wireBytes on the wire.
+     * Append a packet blocked on credits or a pause to its class's waiting packets (`lossy`:
+     * the lossy class's, PFC only), of wireBytes on the wire.
      * @return the occupancy: wire bytes queued (not departed by now) plus waiting
      */
-    uint64_t PushWaiting(Waiting packet, uint32_t wireBytes, Time now, Time delay);
+    uint64_t PushWaiting(Waiting packet, uint32_t wireBytes, Time now, Time delay, bool lossy);
 
     /** Remove the first waiting packet of the class, of wireBytes on the wire. */
     Waiting PopWaiting(uint32_t wireBytes, bool lossy = false)
@@ -237,9 +237,8 @@ class PortQueue
 };
 
 inline uint64_t
-PortQueue::PushWaiting(Waiting packet, uint32_t wireBytes, Time now, Time delay)
+PortQueue::PushWaiting(Waiting packet, uint32_t wireBytes, Time now, Time delay, bool lossy)
 {
-    const bool lossy = packet.fields.IsLossy();
     m_waiting[lossy].push_back(std::move(packet));
     m_waitingBytes += wireBytes;
     if (lossy)

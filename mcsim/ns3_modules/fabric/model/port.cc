@@ -381,7 +381,8 @@ Port::SendFields(const Ptr<Packet>& packet,
             m_queue.PushWaiting({OwnedPacket(packet), fields, earliest, credit, waker},
                                 wire,
                                 now,
-                                m_delay);
+                                m_delay,
+                                lossy);
         m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
         if (head && m_queue.HasWaiting(!lossy))
         {
@@ -403,7 +404,8 @@ Port::SendFields(const Ptr<Packet>& packet,
         m_queue.PushWaiting({OwnedPacket(packet), fields, earliest, credit, waker},
                             wire,
                             now,
-                            m_delay);
+                            m_delay,
+                            false);
     m_counters.creditStalls++;
     m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
     if (head)

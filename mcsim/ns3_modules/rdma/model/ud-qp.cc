@@ -40,6 +40,12 @@ UdQp::GetTypeId()
                           "the completion processor (else zero copy).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&UdQp::m_staging),
+                          MakeBooleanChecker())
+            .AddAttribute("LossyClass",
+                          "Its datagrams go in PFC's lossy traffic class (a PFC fabric only; "
+                          "fabric.md, \"Traffic classes\"): never paused, tail-dropped.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&UdQp::m_lossyClass),
                           MakeBooleanChecker());
     return tid;
 }
@@ -146,6 +152,10 @@ UdQp::NextPacket()
                               ? m_nic->Memory(static_cast<uint64_t>(d.localOffset), d.bytes)
                               : nullptr;
     OutgoingPacket p = m_nic->MakePacket(h, d.bytes, data);
+    if (m_lossyClass)
+    {
+        p.fields.SetLossy();
+    }
     CompleteSend(d.wrId, d.signalled); // a UD send completes when it leaves
     return p;
 }

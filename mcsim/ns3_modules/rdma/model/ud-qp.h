@@ -121,8 +121,9 @@ class UdQp : public QueuePair
     /** Check a datagram's size (1..MTU) before it is posted. */
     void CheckPost(uint32_t bytes) const;
 
-    uint32_t m_rqDepth; //!< "RqDepth"
-    bool m_staging;     //!< "Staging"
+    uint32_t m_rqDepth;        //!< "RqDepth"
+    bool m_staging;            //!< "Staging"
+    bool m_lossyClass = false; //!< "LossyClass"
     uint32_t m_posted;
     bool m_started;
     std::deque<Datagram> m_sq;
