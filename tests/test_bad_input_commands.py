@@ -105,6 +105,10 @@ CASES = {
     "flow-control-unknown": (["allgather", *FT4, "--flow-control", "credits"], {}),
     "lossy-hosts-without-pfc": (["allgather", *FT4, "--lossy-hosts", "0-3"], {}),
     "lossy-datagrams-without-pfc": (["allgather", *FT4, "--lossy-datagrams"], {}),
+    "lossy-datagrams-of-innet": (
+        ["reduce-scatter", *FT4, "--algorithm", "innet", "--flow-control", "pfc", "--lossy-datagrams"],
+        {},
+    ),
     "lossy-datagrams-of-a-ring": (
         ["allgather", *FT4, "--algorithm", "ring", "--flow-control", "pfc", "--lossy-datagrams"],
         {},

@@ -185,8 +185,9 @@ class RdmaConfig:
     rq_depth: int = field(default=128, metadata=sets(UD_QP, "RqDepth"))  # UD receive buffers posted
     # UD payloads land in staging buffers and are copied to their place
     staging: bool = field(default=True, metadata=sets(UD_QP, "Staging"))
-    # UD datagrams (the multicast's chunks, the in-network reductions' contributions) go in PFC's lossy class
-    # (fabric.md, "Traffic classes"): never paused, tail-dropped; RC traffic stays lossless. A PFC fabric only
+    # UD datagrams to hosts and groups (the multicast's chunks) go in PFC's lossy class (fabric.md, "Traffic
+    # classes"): never paused, tail-dropped. RC traffic (the multicast's READ repair) and the in-network
+    # reductions' contributions (nothing repairs a lost one) stay lossless. A PFC fabric only
     ud_lossy: bool = field(default=False, metadata=sets(UD_QP, "LossyClass"))
     # registered memory per host (WRITE/READ targets)
     region_b: int = field(default=1 << 30, metadata=sets(STACK, "RegionBytes"))

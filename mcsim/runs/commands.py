@@ -167,9 +167,12 @@ def _refuse_unread_receive(args: argparse.Namespace) -> None:
         raise McsimError("--overlap-algorithm goes with --overlap reduce_scatter")
     if args.lossy_datagrams and args.flow_control != "pfc":
         raise McsimError("--lossy-datagrams puts datagrams in PFC's lossy class; give --flow-control pfc")
-    if args.lossy_datagrams and args.algorithm not in UD_ALGORITHMS and args.overlap_algorithm != "innet":
-        udp = ", ".join(UD_ALGORITHMS)
-        raise McsimError(f"--lossy-datagrams is for datagrams ({udp}); {args.algorithm} sends none")
+    if args.lossy_datagrams and args.algorithm not in MCAST_ALGORITHMS:
+        mcast = ", ".join(MCAST_ALGORITHMS)
+        raise McsimError(
+            f"--lossy-datagrams is for the multicast's datagrams ({mcast}); {args.algorithm} multicasts none "
+            "(the in-network reductions' contributions stay lossless: nothing repairs a lost one)"
+        )
 
 
 def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
@@ -393,8 +396,8 @@ def _fabric_options(add: Add) -> None:
     add(
         "--lossy-datagrams",
         flag=True,
-        help="pfc: the UD datagrams (the multicast's chunks, the in-network contributions) go in PFC's lossy class, "
-        "RC stays lossless (RdmaConfig.ud_lossy; see The fabric model)",
+        help="pfc: the multicast's datagrams go in PFC's lossy class, its RC repair and the in-network "
+        "contributions stay lossless (RdmaConfig.ud_lossy; see The fabric model)",
     )
     add(
         "--ecn",

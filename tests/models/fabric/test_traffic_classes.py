@@ -230,6 +230,21 @@ def test_lossy_datagrams_beside_lossless_rc():
     assert (mcast_allgather(True, "ring").finish_ps == mcast_allgather(False, "ring").finish_ps).all()
 
 
+def test_in_network_contributions_stay_lossless():
+    # nothing repairs a lost contribution (the reduction would never end): with ud_lossy the in-network
+    # Reduce-Scatter's contributions, and the sums made of them, stay lossless: the same run to the ps
+    def run(ud_lossy: bool):
+        return scenario_of(
+            topology="fat-tree-k4", collective="reduce_scatter", algorithm="innet", bytes_per_rank=512 * 1024,
+            fabric=FabricConfig(flow_control="pfc", switch_buffer_b=32 * 1024), wire_format="rocev2",
+            rdma=RdmaConfig(ud_lossy=ud_lossy), verify=True,
+        ).run()  # fmt: skip
+
+    lossy, lossless = run(True), run(False)
+    assert lossy.verified and (lossy.finish_ps == lossless.finish_ps).all()
+    assert lossy.fabric.drops_by_cause()["tail"] == 0
+
+
 @pytest.mark.parametrize(
     ("kw", "message"),
     [

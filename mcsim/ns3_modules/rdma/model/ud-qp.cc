@@ -41,12 +41,14 @@ UdQp::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&UdQp::m_staging),
                           MakeBooleanChecker())
-            .AddAttribute("LossyClass",
-                          "Its datagrams go in PFC's lossy traffic class (a PFC fabric only; "
-                          "fabric.md, \"Traffic classes\"): never paused, tail-dropped.",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&UdQp::m_lossyClass),
-                          MakeBooleanChecker());
+            .AddAttribute(
+                "LossyClass",
+                "Its datagrams to hosts and groups go in PFC's lossy traffic class (a PFC "
+                "fabric only; fabric.md, \"Traffic classes\"): never paused, tail-dropped. "
+                "Contributions to an in-network reduction stay lossless.",
+                BooleanValue(false),
+                MakeBooleanAccessor(&UdQp::m_lossyClass),
+                MakeBooleanChecker());
     return tid;
 }
 
@@ -152,7 +154,7 @@ UdQp::NextPacket()
                               ? m_nic->Memory(static_cast<uint64_t>(d.localOffset), d.bytes)
                               : nullptr;
     OutgoingPacket p = m_nic->MakePacket(h, d.bytes, data);
-    if (m_lossyClass)
+    if (m_lossyClass && !contribution) // a lost contribution has no repair: it stays lossless
     {
         p.fields.SetLossy();
     }
