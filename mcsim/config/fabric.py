@@ -105,7 +105,7 @@ class FabricConfig:
     )
     aggregation_trees: int = 0  # trees per reduction, one from each best root; 0: from every one
     # PFC's traffic classes (fabric.md, "Traffic classes"): these hosts send every packet in the lossy class
-    # (DSCP CS1), which no pause holds and which holds no PFC ingress; a switch's port tail-drops it beyond
+    # (DSCP CS1) but their in-network reductions' contributions (nothing repairs a lost one), which no pause holds and which holds no PFC ingress; a switch's port tail-drops it beyond
     # switch_buffer_b of it. Every other packet is in the lossless class. Sorted, each host once.
     lossy_hosts: tuple[int, ...] = ()
     loss: float = 0.0  # probability that a packet is lost on a link, every link and direction

@@ -17,6 +17,9 @@ from mcsim.config.rdma import PcapConfig, RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.runs.flows import simulate
 from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.workloads.job import Collective, Job
+from mcsim.workloads.run import DPA_RECEIVE, run_jobs
+from mcsim.workloads.training import background_job
 
 ETH_B = 20  # preamble, SFD and inter-frame gap
 MTU_B = 4096
@@ -272,3 +275,20 @@ def test_the_option_puts_datagrams_in_the_lossy_class(capsys):
         fabric=FabricConfig(flow_control="pfc"), rdma=RdmaConfig(ud_lossy=True),
     ).run()  # fmt: skip
     assert time_us == pytest.approx(api.finish_ps.max() / 1e6)
+
+
+def test_a_lossy_hosts_in_network_reduction_keeps_its_contributions_lossless():
+    # every host lossy at 1.6T: an in-network Reduce-Scatter on every other host beside an Alltoall on the rest.
+    # The Alltoall's packets are dropped; the reduction's contributions (and so its sums) stay lossless, so it
+    # ends (with lost contributions it never would: nothing repairs one)
+    rs = Collective(label="RS", collective="reduce_scatter", algorithm="innet", bytes_per_rank=1 << 20)
+    study = Job(name="study", hosts=tuple(range(0, 16, 2)), steps=(rs,))
+    neighbour = background_job(
+        "neighbour", tuple(range(1, 16, 2)), load=1.0, data_rate_bps=1600 * 10**9, bytes_per_peer=256 * 1024,
+        duration_ps=300_000_000,
+    )  # fmt: skip
+    fab = FabricConfig(flow_control="pfc", lossy_hosts=tuple(range(16)))
+    both = run_jobs([study, neighbour], topology="fat-tree-k4", rate="1.6Tbps", wire_format="rocev2", fabric=fab,
+                    **DPA_RECEIVE)  # fmt: skip
+    assert both.fabric.drops_by_cause()["tail"] > 0
+    assert both.job("study").iteration_ps > 0

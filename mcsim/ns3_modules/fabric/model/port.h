@@ -120,7 +120,7 @@ class Port : public Object
             return SendFields(packet, fields, earliest, credit, waker);
         }
         FabricHeader::Fields f = fields;
-        if (m_lossyClass)
+        if (m_lossyClass && !f.IsAggregate()) // nothing repairs a lost contribution: lossless
         {
             f.SetLossy();
         }
@@ -220,8 +220,8 @@ class Port : public Object
     uint32_t GetIndex() const; //!< SetLocation's port
     /** PFC: the fabric's deadlock detector, told when this port sends an XOFF again. */
     void SetPfcWatchdog(PfcWatchdog* watchdog);
-    /** PFC: every packet this port sends goes in the lossy traffic class (a host's port; fabric.md,
-     * "Traffic classes"). Setup, before the run. */
+    /** PFC: every packet this port sends goes in the lossy traffic class but contributions to an
+     * in-network reduction (a host's port; fabric.md, "Traffic classes"). Setup, before the run. */
     void SetLossyClass(bool lossy);
 
     // Fabric setup (all of them before Connect).
