@@ -105,8 +105,9 @@ class FabricConfig:
     )
     aggregation_trees: int = 0  # trees per reduction, one from each best root; 0: from every one
     # PFC's traffic classes (fabric.md, "Traffic classes"): these hosts send every packet in the lossy class
-    # (DSCP CS1) but their in-network reductions' contributions (nothing repairs a lost one), which no pause holds and which holds no PFC ingress; a switch's port tail-drops it beyond
-    # switch_buffer_b of it. Every other packet is in the lossless class. Sorted, each host once.
+    # (DSCP CS1), which no pause holds and which holds no PFC ingress; a switch's port tail-drops it beyond
+    # switch_buffer_b of it. Every other packet is in the lossless class, and so are these hosts' in-network
+    # reductions' contributions (nothing repairs a lost one). Sorted, each host once.
     lossy_hosts: tuple[int, ...] = ()
     loss: float = 0.0  # probability that a packet is lost on a link, every link and direction
     # seed of the random faults: the same seed loses the same packets
