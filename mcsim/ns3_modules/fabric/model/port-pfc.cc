@@ -355,57 +355,21 @@ Port::PfcReleasedAfter(Time at) const
     return lo == q.size() ? 0 : m_pfc.inOrderPushed - (q[lo].through - q[lo].wire);
 }
 
-Time
-Port::PfcXonCheckTime() const
-{
-    Time at = m_pfc.releases.empty() ? Time::Max() : m_pfc.releases.top().at;
-    const Fifo<PfcRelease>& q = m_pfc.inOrder;
-    if (q.empty())
-    {
-        return at;
-    }
-    // the first release in time order through which the queue has released `need` bytes
-    const uint64_t need =
-        m_pfc.ingressBytes > m_pfc.xonBytes ? m_pfc.ingressBytes - m_pfc.xonBytes : 0;
-    if (q[q.size() - 1].through - m_pfc.inOrderPopped < need)
-    {
-        return at; // the releases in time order do not bring it down to XON
-    }
-    std::size_t lo = 0;
-    std::size_t hi = q.size() - 1;
-    while (lo < hi)
-    {
-        const std::size_t mid = (lo + hi) / 2;
-        if (q[mid].through - m_pfc.inOrderPopped < need)
-        {
-            lo = mid + 1;
-        }
-        else
-        {
-            hi = mid;
-        }
-    }
-    return std::min(at, q[lo].at);
-}
-
 void
 Port::PfcPlanReleaseCheck()
 {
-    const Time now = mcsim::Now();
-    Time at = PfcXonCheckTime();
-    if (at <= now) // releases due and not applied bring it down to XON: now
-    {
-        PfcApplyReleases(now);
-        if (!m_pfc.xoffSent)
-        {
-            return;
-        }
-        at = PfcXonCheckTime();
-    }
-    if (at == Time::Max())
+    // a check at every pending release: its XON goes at the first that brings the queue to XON
+    // (one check at that release alone would be enough, but its event would take another place
+    // among the events at its time, and results would change)
+    if (m_pfc.releases.empty() && m_pfc.inOrder.empty())
     {
         return;
     }
+    const Time now = mcsim::Now();
+    const Time at = m_pfc.releases.empty() ? m_pfc.inOrder.front().at
+                    : m_pfc.inOrder.empty()
+                        ? m_pfc.releases.top().at
+                        : std::min(m_pfc.inOrder.front().at, m_pfc.releases.top().at);
     if (m_pfc.releaseCheck.Ask(at, now))
     {
         mcsim::Post(at - now, m_pfcReleaseEvent, m_pfcWakeSource);

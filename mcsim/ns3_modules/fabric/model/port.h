@@ -358,11 +358,8 @@ class Port : public Object
     void PfcIngressRelease(uint32_t wire, Time at);
     /** Take out of the ingress queue what has left it by now; XON if it is low enough. */
     void PfcApplyReleases(Time now);
-    /** While the peer is paused: look again when its XON may fall due (PfcXonCheckTime). */
+    /** While the peer is paused: look again at the next release. */
     void PfcPlanReleaseCheck();
-    /** When the XON may fall due: at the first release in time order (inOrder) that brings the
-     * ingress queue down to XON, or the first out-of-order one's, if earlier (Max: none). */
-    Time PfcXonCheckTime() const;
     /** The bytes of the releases in time order (inOrder) that leave after `at`. */
     uint64_t PfcReleasedAfter(Time at) const;
     void PfcReleaseCheck();
