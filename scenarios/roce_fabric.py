@@ -13,7 +13,9 @@ Reduce-Scatter (the multicast and in-network ones receive their datagrams on the
 other 8 hosts) runs Alltoalls of --neighbour-bytes per peer back to back for as long as the study's
 collective takes alone (times 3), every rank sending to every other at once: incast at each of its hosts.
 With --neighbour-class lossy its hosts send in PFC's lossy class (FabricConfig.lossy_hosts; fabric.md,
-"Traffic classes"): no pause holds its packets, the switches tail-drop them, its RC QPs retransmit.
+"Traffic classes"): no pause holds its packets, the switches tail-drop them, its RC QPs retransmit. With
+--datagram-class lossy the study's multicast datagrams go in it (RdmaConfig.ud_lossy), its READ repair and the
+in-network contributions staying lossless.
 Per rate and collective it prints the collective's time alone and beside the neighbour, each over the bound
 N (P-1) / BW at the hosts' data rate (the same for both algorithms of a collective; the in-network
 Reduce-Scatter's own bound is P N / BW, P/(P-1) of it), and the time all ports spent paused with the
@@ -23,13 +25,14 @@ bound by its hosts' summing (reduce_ps_per_byte), the same at every rate.
 
 Run: mcsim run scenarios/roce_fabric.py [--rates 400Gbps,800Gbps,1.6Tbps] [--bytes-per-rank 1MiB]
      [--neighbour-bytes 256KiB] [--congestion-control dcqcn|hpcc|none] [--neighbour-class lossless|lossy]
+     [--datagram-class lossless|lossy]
 """
 
 import argparse
 import sys
 
 from mcsim.config.fabric import FabricConfig
-from mcsim.config.rdma import CONGESTION_CONTROLS
+from mcsim.config.rdma import CONGESTION_CONTROLS, RdmaConfig
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.units import parse_rate, parse_size
 from mcsim.util.output import Column, Table
@@ -60,7 +63,7 @@ TABLE = Table(
 
 
 def run(
-    rate: str, collective: str, algorithm: str, n: int, neighbour_b: int, cc: str, lossy: bool
+    rate: str, collective: str, algorithm: str, n: int, neighbour_b: int, cc: str, lossy: bool, ud_lossy: bool
 ) -> dict[str, object]:
     # datagram receives (the multicast chunks, the switches' sums) on the DPA: a host CPU thread does not keep
     # up with them at these rates (the in-network Reduce-Scatter of 1 MiB at 1.6T loses sums to a full
@@ -68,6 +71,8 @@ def run(
     options = dict(FABRIC, congestion_control=cc, **(DPA_RECEIVE if algorithm in ("mcast", "innet") else {}))
     if lossy:
         options["fabric"] = FabricConfig(flow_control=FABRIC["flow_control"], lossy_hosts=NEIGHBOUR)
+    if ud_lossy:
+        options["rdma"] = RdmaConfig(ud_lossy=True)
     step = Collective(label="C", collective=collective, algorithm=algorithm, bytes_per_rank=n)
     study = Job(name="study", hosts=STUDY, steps=(step,))
     alone = run_jobs([study], topology=TOPOLOGY, rate=rate, **options).jobs[0].iteration_ps
@@ -105,6 +110,12 @@ def main() -> int:
     parser.add_argument(
         "--neighbour-class", choices=("lossless", "lossy"), default="lossless", help="the neighbour's PFC class"
     )
+    parser.add_argument(
+        "--datagram-class",
+        choices=("lossless", "lossy"),
+        default="lossless",
+        help="the PFC class of the study's multicast datagrams",
+    )
     args = parser.parse_args()
     rates = [r.strip() for r in args.rates.split(",")]
     for r in rates:
@@ -115,8 +126,8 @@ def main() -> int:
     for rate in rates:
         for collective, algorithm in RUNS:
             print(f"mcsim: {rate} {collective} {algorithm} ...", file=sys.stderr, flush=True)
-            lossy = args.neighbour_class == "lossy"
-            row = run(rate, collective, algorithm, n, neighbour_b, args.congestion_control, lossy)
+            lossy, ud_lossy = args.neighbour_class == "lossy", args.datagram_class == "lossy"
+            row = run(rate, collective, algorithm, n, neighbour_b, args.congestion_control, lossy, ud_lossy)
             print(TABLE.row(row), flush=True)
     return 0
 
