@@ -70,7 +70,6 @@ struct PfcRelease
 {
     Time at;
     uint32_t wire;
-    uint64_t through = 0; //!< in PfcState::inOrder: the bytes pushed there, this one's included
 
     bool operator>(const PfcRelease& other) const
     {
@@ -99,8 +98,6 @@ struct PfcState
     /** packets whose egress committed them to start later: they leave the queue then; in time
      * order as they come (mostly: one egress), the others in a heap */
     Fifo<PfcRelease> inOrder;
-    uint64_t inOrderPushed = 0; //!< bytes ever pushed to inOrder
-    uint64_t inOrderPopped = 0; //!< bytes ever taken out of it
     std::priority_queue<PfcRelease, std::vector<PfcRelease>, std::greater<PfcRelease>> releases;
     PlannedWake releaseCheck; //!< the release check's event
     bool xoffSent = false;

@@ -161,30 +161,22 @@ Port::PfcMayStart(Time start, Time now, uint32_t wire, bool lossy) const
     }
     // committed ahead (fabric.md, "Priority Flow Control"): no PFC frame of this port may fall due
     // before the frame starts (it would wait behind it), nor may one of its peer's arrive first
-    const Port* peer = m_pfc.reverse;
     if (m_pfc.xoffSent)
     {
-        // its XON falls due once the ingress queue is down to XON: not by `start` while more than
-        // XON is still to leave after it (whatever else leaves, that stays); nor its refresh
-        if (start >= m_pfc.nextRefresh || PfcReleasedAfter(start) <= m_pfc.xonBytes)
-        {
-            return false;
-        }
+        return false; // its XON may fall due at any release
     }
-    else
+    const Port* peer = m_pfc.reverse;
+    // what can arrive here by `start`: the peer's frames on the wire, and what it starts a delay
+    // before (at most its data rate, in whole frames)
+    uint64_t arrivals = m_pfc.ingressBytes + peer->m_queue.InFlightBytes();
+    const Time ahead = start - now - m_delay;
+    if (ahead.IsStrictlyPositive())
     {
-        // what can arrive here by `start`: the peer's frames on the wire, and what it starts a
-        // delay before (at most its data rate, in whole frames)
-        uint64_t arrivals = m_pfc.ingressBytes + peer->m_queue.InFlightBytes();
-        const Time ahead = start - now - m_delay;
-        if (ahead.IsStrictlyPositive())
-        {
-            arrivals += LineBytes(ahead, m_pfc.dataRateBps) + m_pfc.maxFrameBytes + m_headerBytes;
-        }
-        if (arrivals > m_pfc.xoffBytes)
-        {
-            return false;
-        }
+        arrivals += LineBytes(ahead, m_pfc.dataRateBps) + m_pfc.maxFrameBytes + m_headerBytes;
+    }
+    if (arrivals > m_pfc.xoffBytes)
+    {
+        return false;
     }
     // the peer pauses this port only once what this port sent passes its XOFF: a pause it has not
     // sent yet arrives a delay later at the earliest (no pause holds the lossy class)
@@ -294,8 +286,7 @@ Port::PfcIngressRelease(uint32_t wire, Time at)
     {
         if (m_pfc.inOrder.empty() || m_pfc.inOrder.back().at <= at)
         {
-            m_pfc.inOrderPushed += wire;
-            m_pfc.inOrder.push_back({at, wire, m_pfc.inOrderPushed});
+            m_pfc.inOrder.push_back({at, wire});
         }
         else
         {
@@ -318,7 +309,6 @@ Port::PfcApplyReleases(Time now)
     while (!m_pfc.inOrder.empty() && m_pfc.inOrder.front().at <= now)
     {
         m_pfc.ingressBytes -= m_pfc.inOrder.front().wire;
-        m_pfc.inOrderPopped += m_pfc.inOrder.front().wire;
         m_pfc.inOrder.pop_front();
     }
     while (!m_pfc.releases.empty() && m_pfc.releases.top().at <= now)
@@ -331,28 +321,6 @@ Port::PfcApplyReleases(Time now)
         m_pfc.xoffSent = false;
         PfcSendFrame(0);
     }
-}
-
-uint64_t
-Port::PfcReleasedAfter(Time at) const
-{
-    // the first release after `at` (times in inOrder never decrease: binary search)
-    const Fifo<PfcRelease>& q = m_pfc.inOrder;
-    std::size_t lo = 0;
-    std::size_t hi = q.size();
-    while (lo < hi)
-    {
-        const std::size_t mid = (lo + hi) / 2;
-        if (q[mid].at <= at)
-        {
-            lo = mid + 1;
-        }
-        else
-        {
-            hi = mid;
-        }
-    }
-    return lo == q.size() ? 0 : m_pfc.inOrderPushed - (q[lo].through - q[lo].wire);
 }
 
 void

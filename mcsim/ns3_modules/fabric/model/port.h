@@ -360,8 +360,6 @@ class Port : public Object
     void PfcApplyReleases(Time now);
     /** While the peer is paused: look again at the next release. */
     void PfcPlanReleaseCheck();
-    /** The bytes of the releases in time order (inOrder) that leave after `at`. */
-    uint64_t PfcReleasedAfter(Time at) const;
     void PfcReleaseCheck();
     /** Send the peer a PFC frame with this pause time (0: XON) at the next frame boundary. */
     void PfcSendFrame(uint32_t quanta);
