@@ -44,6 +44,7 @@ PortQueue::Clear()
 {
     m_waiting[0].clear();
     m_waiting[1].clear();
+    m_lossyInFlight.clear();
     m_inFlight.clear();
     m_departed = 0;
     m_inFlightBytes = 0;

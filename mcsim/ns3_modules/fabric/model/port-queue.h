@@ -76,7 +76,7 @@ class PortQueue
         m_queuedBytes += packet.wireBytes;
         if (packet.fields.IsLossy())
         {
-            m_lossyQueuedBytes += packet.wireBytes;
+            LossyCommitted(packet.arrival, packet.wireBytes);
         }
         m_inFlightBytes += packet.wireBytes;
         m_inFlight.push_back(std::move(packet));
@@ -97,7 +97,7 @@ class PortQueue
             m_queuedBytes -= head.wireBytes; // it departed, uncounted yet
             if (head.fields.IsLossy())
             {
-                m_lossyQueuedBytes -= head.wireBytes;
+                LossyHandedOver(head.arrival);
             }
         }
         m_inFlight.pop_front();
@@ -114,7 +114,13 @@ class PortQueue
     /** Wire bytes of the lossy class queued (committed and not departed by now) and waiting. */
     uint64_t LossyOccupancy(Time now, Time delay)
     {
-        Release(now, delay);
+        // its departures counted apart from the others' (Release): the lossy class's accounting
+        // costs the rest nothing on their way
+        while (!m_lossyInFlight.empty() && m_lossyInFlight.front().arrival - delay <= now)
+        {
+            m_lossyQueuedBytes -= m_lossyInFlight.front().wireBytes;
+            m_lossyInFlight.pop_front();
+        }
         return m_lossyQueuedBytes + m_lossyWaitingBytes;
     }
 
@@ -125,8 +131,7 @@ class PortQueue
     uint64_t OccupancyAt(Time at, Time delay) const
     {
         uint64_t departed = 0;
-        uint64_t lossy = 0;
-        DepartedBy(at, delay, departed, lossy);
+        DepartedBy(at, delay, departed);
         return m_queuedBytes - departed + m_waitingBytes;
     }
 
@@ -200,40 +205,60 @@ class PortQueue
 
   private:
     /** Count the packets in flight that have departed by now out of the queued bytes. */
-    void Release(Time now, Time delay)
+    [[gnu::always_inline]] void Release(Time now, Time delay)
     {
         uint64_t departed = 0;
-        uint64_t lossy = 0;
-        m_departed = DepartedBy(now, delay, departed, lossy);
+        m_departed = DepartedBy(now, delay, departed);
         m_queuedBytes -= departed;
-        m_lossyQueuedBytes -= lossy;
     }
 
     /** The packets in flight that have departed by `at`: one past the last of them (from
-     * m_departed), their wire bytes added to `bytes` (and those of the lossy class also to
-     * `lossy`). Departures are in commit order, at arrival - delay. */
-    std::size_t DepartedBy(Time at, Time delay, uint64_t& bytes, uint64_t& lossy) const
+     * m_departed), their wire bytes added to `bytes`. Departures are in commit order, at
+     * arrival - delay. */
+    std::size_t DepartedBy(Time at, Time delay, uint64_t& bytes) const
     {
         std::size_t i = m_departed;
         for (; i < m_inFlight.size() && m_inFlight[i].arrival - delay <= at; ++i)
         {
             bytes += m_inFlight[i].wireBytes;
-            if (m_inFlight[i].fields.IsLossy())
-            {
-                lossy += m_inFlight[i].wireBytes;
-            }
         }
         return i;
     }
 
-    Fifo<InFlight> m_inFlight;        //!< committed, FIFO by arrival (and so by handover)
-    Fifo<Waiting> m_waiting[2];       //!< blocked, FIFO per class: [0] lossless, [1] lossy
-    uint64_t m_waitingBytes;          //!< wire bytes of m_waiting, both classes
-    std::size_t m_departed;           //!< the first m_departed packets in flight have departed ...
-    uint64_t m_queuedBytes;           //!< ... and the others, with these wire bytes, are queued
-    uint64_t m_inFlightBytes;         //!< wire bytes of m_inFlight
-    uint64_t m_lossyQueuedBytes = 0;  //!< of m_queuedBytes, the lossy class's
-    uint64_t m_lossyWaitingBytes = 0; //!< of m_waitingBytes, the lossy class's
+    /** A lossy-class packet committed and not yet counted as departed. */
+    struct LossyInFlight
+    {
+        Time arrival; //!< its InFlight's (it departs at arrival - delay)
+        uint32_t wireBytes;
+    };
+
+    /** A lossy packet was committed (out of line: the hot path keeps only its test). */
+    [[gnu::noinline]] void LossyCommitted(Time arrival, uint32_t wireBytes)
+    {
+        m_lossyInFlight.push_back({arrival, wireBytes});
+        m_lossyQueuedBytes += wireBytes;
+    }
+
+    /** The lossy packet in flight that arrives at `arrival` was handed over before it was counted
+     * as departed (a cut-through peer's): it leaves the queue now, as Release's count does. */
+    [[gnu::noinline]] void LossyHandedOver(Time arrival)
+    {
+        if (!m_lossyInFlight.empty() && m_lossyInFlight.front().arrival == arrival)
+        {
+            m_lossyQueuedBytes -= m_lossyInFlight.front().wireBytes;
+            m_lossyInFlight.pop_front();
+        }
+    }
+
+    Fifo<InFlight> m_inFlight;  //!< committed, FIFO by arrival (and so by handover)
+    Fifo<Waiting> m_waiting[2]; //!< blocked, FIFO per class: [0] lossless, [1] lossy
+    uint64_t m_waitingBytes;    //!< wire bytes of m_waiting, both classes
+    std::size_t m_departed;     //!< the first m_departed packets in flight have departed ...
+    uint64_t m_queuedBytes;     //!< ... and the others, with these wire bytes, are queued
+    uint64_t m_inFlightBytes;   //!< wire bytes of m_inFlight
+    Fifo<LossyInFlight> m_lossyInFlight; //!< the lossy class's committed, by arrival ...
+    uint64_t m_lossyQueuedBytes = 0;     //!< ... and their wire bytes
+    uint64_t m_lossyWaitingBytes = 0;    //!< of m_waitingBytes, the lossy class's
 };
 
 inline uint64_t
