@@ -96,9 +96,15 @@ class FabricHeader : public Header
             return GetTos() >> 2 == DSCP_LOSSY;
         }
 
-        /** Put the packet in the lossy traffic class (a host's port that sends in it). */
+        /** Put the packet in the lossy traffic class (a host's port, or a UD QP, that sends in it),
+         * unless it is a contribution to an in-network reduction: nothing repairs a lost one, so
+         * it stays lossless. */
         void SetLossy()
         {
+            if (IsAggregate())
+            {
+                return;
+            }
             upper.word[2] =
                 (upper.word[2] & ~(uint64_t{0xFC} << 56)) | (uint64_t{DSCP_LOSSY} << 2 << 56);
         }

@@ -22,7 +22,7 @@ Port::SetEcn(bool mark, bool stamp, uint64_t seed)
     m_ecn.mark = mark;
     m_ecn.stamp = stamp;
     m_ecn.seed = seed;
-    m_rewrite = mark || stamp || m_lossyClass;
+    UpdateRewrite();
 }
 
 const EcnCounters&

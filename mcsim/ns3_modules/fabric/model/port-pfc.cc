@@ -145,7 +145,7 @@ void
 Port::SetLossyClass(bool lossy)
 {
     m_lossyClass = lossy;
-    m_rewrite = m_ecn.mark || m_ecn.stamp || lossy;
+    UpdateRewrite();
 }
 
 bool

@@ -120,7 +120,7 @@ class Port : public Object
             return SendFields(packet, fields, earliest, credit, waker);
         }
         FabricHeader::Fields f = fields;
-        if (m_lossyClass && !f.IsAggregate()) // nothing repairs a lost contribution: lossless
+        if (m_lossyClass)
         {
             f.SetLossy();
         }
@@ -220,8 +220,9 @@ class Port : public Object
     uint32_t GetIndex() const; //!< SetLocation's port
     /** PFC: the fabric's deadlock detector, told when this port sends an XOFF again. */
     void SetPfcWatchdog(PfcWatchdog* watchdog);
-    /** PFC: every packet this port sends goes in the lossy traffic class but contributions to an
-     * in-network reduction (a host's port; fabric.md, "Traffic classes"). Setup, before the run. */
+    /** PFC: every packet this port sends goes in the lossy traffic class (Fields::SetLossy: but
+     * contributions to an in-network reduction; a host's port; fabric.md, "Traffic classes").
+     * Setup, before the run. */
     void SetLossyClass(bool lossy);
 
     // Fabric setup (all of them before Connect).
@@ -286,6 +287,12 @@ class Port : public Object
     void DoDispose() override;
 
   private:
+    /** m_rewrite from what changes the fields (SetEcn, SetLossyClass). */
+    void UpdateRewrite()
+    {
+        m_rewrite = m_ecn.mark || m_ecn.stamp || m_lossyClass;
+    }
+
     /** Send with the fields as they go on (in its class, ECN stamped or marked). */
     Time SendFields(const Ptr<Packet>& packet,
                     const FabricHeader::Fields& fields,
@@ -346,7 +353,7 @@ class Port : public Object
      * should be looked at again (none while an XOFF is on its way: its arrival looks). */
     bool PfcDrainOne(bool lossy, Time now, Time& wake);
     /** When to look again at a frame of the class that may not start now and could from `start`:
-     * then, or when the pause ends; Max while an XON is on its way (its arrival looks). */
+     * then, or when the pause ends; Max while an XOFF is on its way (its arrival looks). */
     Time PfcLookAgain(Time start, bool lossy) const;
     /** Post the transmit wake at `at` unless one runs by then (none for Max). */
     void PfcWakeAt(Time at);

@@ -175,8 +175,7 @@ Switch::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& h, uint32
     const Time lastBit = now + in->GetHandoverLead(size); // now, unless it cuts through
     const Time earliest = now + m_latency;
     const Time tail = lastBit + m_latency;
-    // the port whose credit or PFC ingress the packet holds (the lossy class's hold neither)
-    Port* upstream = m_lossless && !h.IsLossy() ? in : nullptr;
+    Port* upstream = IngressHolder(inPort, h);
     if (h.IsAggregate())
     {
         if (m_aggregation != nullptr && m_aggregation->HasTree(h.GetTree()))
@@ -341,7 +340,7 @@ Switch::Consumed(uint32_t inPort,
                  const FabricHeader::Fields& fields,
                  Time at)
 {
-    ReleaseIngress(m_lossless && !fields.IsLossy() ? m_upstream[inPort] : nullptr, packet, at);
+    ReleaseIngress(IngressHolder(inPort, fields), packet, at);
 }
 
 void
@@ -384,6 +383,13 @@ Switch::Emit(const Ptr<Packet>& packet,
     m_counters.unroutable++;
     NS_LOG_INFO("switch " << m_id << ": no route for the sum of aggregation tree "
                           << fields.GetTree() << ", dropped");
+}
+
+Port*
+Switch::IngressHolder(uint32_t inPort, const FabricHeader::Fields& fields) const
+{
+    // a lossy fabric holds nothing; on PFC the lossy class holds no ingress
+    return m_lossless && !fields.IsLossy() ? m_upstream[inPort] : nullptr;
 }
 
 void

@@ -129,6 +129,8 @@ class Switch : public Object, public PacketReceiver, private AggregationOwner
                    Time lastBit);
     /** A packet that goes nowhere frees its ingress buffer when its last bit is in (LOSSLESS). */
     void ReleaseIngress(Port* upstream, const Ptr<Packet>& packet, Time lastBit);
+    /** The port whose credit or PFC ingress a packet that came in on inPort holds (null: none). */
+    Port* IngressHolder(uint32_t inPort, const FabricHeader::Fields& fields) const;
 
     /**
      * When a packet may start on port out: `earliest` (Latency after the switch got it), and, if

@@ -154,7 +154,7 @@ UdQp::NextPacket()
                               ? m_nic->Memory(static_cast<uint64_t>(d.localOffset), d.bytes)
                               : nullptr;
     OutgoingPacket p = m_nic->MakePacket(h, d.bytes, data);
-    if (m_lossyClass && !contribution) // a lost contribution has no repair: it stays lossless
+    if (m_lossyClass)
     {
         p.fields.SetLossy();
     }
