@@ -112,11 +112,12 @@ def test_the_lossy_class_has_its_own_share_of_the_buffer():
     assert drops <= SIZE_B // MTU_B - (buffer_b // WIRE_B - 1)
 
 
-def allgather(algorithm: str, lossy: tuple[int, ...]):
+def small_buffers(algorithm: str, lossy: tuple[int, ...] = (), ud_lossy: bool = False, collective: str = "allgather"):
+    """A collective of 512 KiB per rank on fat-tree-k4 with PFC and 32 KiB switch buffers, RoCEv2, verified."""
     fab = FabricConfig(flow_control="pfc", switch_buffer_b=32 * 1024, lossy_hosts=lossy)
     return scenario_of(
-        topology="fat-tree-k4", collective="allgather", algorithm=algorithm, bytes_per_rank=512 * 1024,
-        fabric=fab, wire_format="rocev2", verify=True,
+        topology="fat-tree-k4", collective=collective, algorithm=algorithm, bytes_per_rank=512 * 1024,
+        fabric=fab, wire_format="rocev2", rdma=RdmaConfig(ud_lossy=ud_lossy), verify=True,
     ).run()  # fmt: skip
 
 
@@ -124,10 +125,10 @@ def test_allgathers_in_the_lossy_class_are_byte_exact():
     # every rank lossy, on small switch buffers. The ring congests no port: the class changes nothing. The
     # multicast's 15:1 incast at every host overflows them: its datagrams are dropped where the lossless class
     # paused, and the READ repair makes it byte-exact
-    ring = allgather("ring", tuple(range(16)))
+    ring = small_buffers("ring", tuple(range(16)))
     assert ring.verified and sum(ring.fabric.drops_by_cause().values()) == 0
-    assert (ring.finish_ps == allgather("ring", ()).finish_ps).all()
-    mcast, paused = allgather("mcast", tuple(range(16))), allgather("mcast", ())
+    assert (ring.finish_ps == small_buffers("ring").finish_ps).all()
+    mcast, paused = small_buffers("mcast", tuple(range(16))), small_buffers("mcast")
     assert mcast.verified and paused.verified
     assert mcast.fabric.drops_by_cause()["tail"] > 0 == sum(paused.fabric.drops_by_cause().values())
     assert int(mcast.fabric.pfc["pause_tx"].sum()) == 0 < int(paused.fabric.pfc["pause_tx"].sum())
@@ -211,39 +212,25 @@ def test_the_option_puts_hosts_in_the_lossy_class(capsys):
     assert "--lossy-hosts='0-3' puts hosts in PFC's lossy class; give --flow-control pfc" in capsys.readouterr().err
 
 
-def mcast_allgather(ud_lossy: bool, algorithm: str = "mcast"):
-    fab = FabricConfig(flow_control="pfc", switch_buffer_b=32 * 1024)
-    return scenario_of(
-        topology="fat-tree-k4", collective="allgather", algorithm=algorithm, bytes_per_rank=512 * 1024,
-        fabric=fab, wire_format="rocev2", rdma=RdmaConfig(ud_lossy=ud_lossy), verify=True,
-    ).run()  # fmt: skip
-
-
 def test_lossy_datagrams_beside_lossless_rc():
     # RdmaConfig(ud_lossy=True): the multicast's datagrams in the lossy class, its READ repair (RC) lossless. The
     # datagrams are dropped where they paused the fabric; no RC packet is ever lost (no retransmission, no
     # timeout), and the READs repair every gap
-    lossy, paused = mcast_allgather(True), mcast_allgather(False)
+    lossy, paused = small_buffers("mcast", ud_lossy=True), small_buffers("mcast")
     assert lossy.verified and paused.verified
     assert lossy.fabric.drops_by_cause()["tail"] > 0 == paused.fabric.drops_by_cause()["tail"]
     assert int(lossy.nic["retransmits"].sum()) == 0 and int(lossy.nic["rc_timeouts"].sum()) == 0
     assert lossy.summary()["repair_reads"] > 0 == paused.summary()["repair_reads"]
     assert int(lossy.fabric.pfc["pause_tx"].sum()) < int(paused.fabric.pfc["pause_tx"].sum())
     # a ring sends no datagram: the setting changes nothing
-    assert (mcast_allgather(True, "ring").finish_ps == mcast_allgather(False, "ring").finish_ps).all()
+    assert (small_buffers("ring", ud_lossy=True).finish_ps == small_buffers("ring").finish_ps).all()
 
 
 def test_in_network_contributions_stay_lossless():
     # nothing repairs a lost contribution (the reduction would never end): with ud_lossy the in-network
     # Reduce-Scatter's contributions, and the sums made of them, stay lossless: the same run to the ps
-    def run(ud_lossy: bool):
-        return scenario_of(
-            topology="fat-tree-k4", collective="reduce_scatter", algorithm="innet", bytes_per_rank=512 * 1024,
-            fabric=FabricConfig(flow_control="pfc", switch_buffer_b=32 * 1024), wire_format="rocev2",
-            rdma=RdmaConfig(ud_lossy=ud_lossy), verify=True,
-        ).run()  # fmt: skip
-
-    lossy, lossless = run(True), run(False)
+    lossy = small_buffers("innet", ud_lossy=True, collective="reduce_scatter")
+    lossless = small_buffers("innet", collective="reduce_scatter")
     assert lossy.verified and (lossy.finish_ps == lossless.finish_ps).all()
     assert lossy.fabric.drops_by_cause()["tail"] == 0
 
