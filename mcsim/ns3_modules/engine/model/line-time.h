@@ -34,5 +34,14 @@ LineBytes(Time t, uint64_t rateBps)
     return static_cast<uint64_t>((num + den - 1) / den);
 }
 
+/** LineBytes(PicoSeconds(ps), rateBps) > bytes, without its division (a hot path's test):
+ * ceil(x / D) > B holds exactly when x > B D. */
+inline bool
+LineBytesExceed(uint64_t ps, uint64_t rateBps, uint64_t bytes)
+{
+    return static_cast<unsigned __int128>(ps) * rateBps >
+           static_cast<unsigned __int128>(bytes) * (8 * 1'000'000'000'000ULL);
+}
+
 } // namespace mcsim
 } // namespace ns3

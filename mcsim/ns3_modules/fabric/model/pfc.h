@@ -92,6 +92,9 @@ struct PfcState
     uint64_t xonBytes = 0;             //!< at or below it, resume the peer (set at Connect)
     uint64_t dropAbove = 0;            //!< xoffBytes + the headroom in force (set at Connect)
     uint64_t dataRateBps = 0;          //!< the port's GetDataRateBps() (set at Connect)
+    Time frameTx;                      //!< a PFC frame's wire time (set at Connect)
+    Time pauseTime;                    //!< the pause time of `quanta` (set at Connect)
+    Time refreshAfter;                 //!< an XOFF's refresh interval: half of it (set at Connect)
     uint32_t quanta = pfc::MAX_QUANTA; //!< "PfcPauseQuanta": the pause time of an XOFF
     uint32_t maxFrameBytes = 0;        //!< "PfcMaxFrameBytes": the largest data frame's size
     uint64_t ingressBytes = 0;         //!< arrived and not released by the last release applied
@@ -99,9 +102,12 @@ struct PfcState
      * order as they come (mostly: one egress), the others in a heap */
     Fifo<PfcRelease> inOrder;
     std::priority_queue<PfcRelease, std::vector<PfcRelease>, std::greater<PfcRelease>> releases;
+    Time nextRelease =
+        Time::Max();          //!< the first of them (Max: none): a look costs no load of theirs
     PlannedWake releaseCheck; //!< the release check's event
     bool xoffSent = false;
-    Time nextRefresh; //!< when an XOFF still in force is sent again
+    Time nextRefresh;              //!< when an XOFF still in force is sent again
+    Time refreshPosted = Time(-1); //!< when the refresh event posted last runs (-1: none pending)
     // the pause of this port's own sending
     Time pausedUntil;                  //!< no data frame starts before (a pause's end)
     Time pausedSince = Time::Max();    //!< when the pause in force began (Max: none)

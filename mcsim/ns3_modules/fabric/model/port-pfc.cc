@@ -114,7 +114,7 @@ bool
 Port::PfcStalled(Time now) const
 {
     return m_mode == FlowControl::PFC && m_queue.HasWaiting(false) && now < m_pfc.pausedUntil &&
-           now - m_pfc.lastStart >= PfcQuantaTime(m_pfc.quanta / 2);
+           now - m_pfc.lastStart >= m_pfc.refreshAfter;
 }
 
 uint32_t
@@ -167,20 +167,27 @@ Port::PfcMayStart(Time start, Time now, uint32_t wire, bool lossy) const
     }
     const Port* peer = m_pfc.reverse;
     // what can arrive here by `start`: the peer's frames on the wire, and what it starts a delay
-    // before (at most its data rate, in whole frames)
+    // before (at most its data rate, in whole frames); in time steps, which are ps (no Time
+    // temporaries on this path)
     uint64_t arrivals = m_pfc.ingressBytes + peer->m_queue.InFlightBytes();
-    const Time ahead = start - now - m_delay;
-    if (ahead.IsStrictlyPositive())
+    const int64_t ahead = start.GetTimeStep() - now.GetTimeStep() - m_delay.GetTimeStep();
+    if (ahead > 0)
     {
-        arrivals += LineBytes(ahead, m_pfc.dataRateBps) + m_pfc.maxFrameBytes + m_headerBytes;
+        arrivals += m_pfc.maxFrameBytes + m_headerBytes;
+        if (arrivals > m_pfc.xoffBytes || LineBytesExceed(static_cast<uint64_t>(ahead),
+                                                          m_pfc.dataRateBps,
+                                                          m_pfc.xoffBytes - arrivals))
+        {
+            return false;
+        }
     }
-    if (arrivals > m_pfc.xoffBytes)
+    else if (arrivals > m_pfc.xoffBytes)
     {
         return false;
     }
     // the peer pauses this port only once what this port sent passes its XOFF: a pause it has not
     // sent yet arrives a delay later at the earliest (no pause holds the lossy class)
-    return lossy || start <= now + m_delay ||
+    return lossy || ahead <= 0 ||
            peer->m_pfc.ingressBytes + m_queue.InFlightBytes() + wire <= peer->m_pfc.xoffBytes;
 }
 
@@ -292,6 +299,7 @@ Port::PfcIngressRelease(uint32_t wire, Time at)
         {
             m_pfc.releases.push({at, wire});
         }
+        m_pfc.nextRelease = std::min(m_pfc.nextRelease, at);
         if (m_pfc.xoffSent)
         {
             PfcPlanReleaseCheck();
@@ -306,6 +314,20 @@ Port::PfcIngressRelease(uint32_t wire, Time at)
 void
 Port::PfcApplyReleases(Time now)
 {
+    if (now >= m_pfc.nextRelease)
+    {
+        PfcTakeReleases(now);
+    }
+    if (m_pfc.xoffSent && m_pfc.ingressBytes <= m_pfc.xonBytes)
+    {
+        m_pfc.xoffSent = false;
+        PfcSendFrame(0);
+    }
+}
+
+void
+Port::PfcTakeReleases(Time now)
+{
     while (!m_pfc.inOrder.empty() && m_pfc.inOrder.front().at <= now)
     {
         m_pfc.ingressBytes -= m_pfc.inOrder.front().wire;
@@ -316,10 +338,10 @@ Port::PfcApplyReleases(Time now)
         m_pfc.ingressBytes -= m_pfc.releases.top().wire;
         m_pfc.releases.pop();
     }
-    if (m_pfc.xoffSent && m_pfc.ingressBytes <= m_pfc.xonBytes)
+    m_pfc.nextRelease = m_pfc.inOrder.empty() ? Time::Max() : m_pfc.inOrder.front().at;
+    if (!m_pfc.releases.empty())
     {
-        m_pfc.xoffSent = false;
-        PfcSendFrame(0);
+        m_pfc.nextRelease = std::min(m_pfc.nextRelease, m_pfc.releases.top().at);
     }
 }
 
@@ -329,15 +351,12 @@ Port::PfcPlanReleaseCheck()
     // a check at every pending release: its XON goes at the first that brings the queue to XON
     // (one check at that release alone would be enough, but its event would take another place
     // among the events at its time, and results would change)
-    if (m_pfc.releases.empty() && m_pfc.inOrder.empty())
+    const Time at = m_pfc.nextRelease;
+    if (at == Time::Max())
     {
         return;
     }
     const Time now = mcsim::Now();
-    const Time at = m_pfc.releases.empty() ? m_pfc.inOrder.front().at
-                    : m_pfc.inOrder.empty()
-                        ? m_pfc.releases.top().at
-                        : std::min(m_pfc.inOrder.front().at, m_pfc.releases.top().at);
     if (m_pfc.releaseCheck.Ask(at, now))
     {
         mcsim::Post(at - now, m_pfcReleaseEvent, m_pfcWakeSource);
@@ -362,30 +381,48 @@ Port::PfcSendFrame(uint32_t quanta)
     // a MAC control frame goes at the next frame boundary, before any data frame that waits
     const Time now = mcsim::Now();
     const Time start = std::max(now, m_busyUntil);
-    const Time tx = GetTxTime(pfc::FRAME_BYTES);
-    m_busyUntil = start + tx;
-    m_pfc.counters.frameBusyPs += static_cast<uint64_t>(tx.GetPicoSeconds());
+    m_busyUntil = start + m_pfc.frameTx;
+    m_pfc.counters.frameBusyPs += static_cast<uint64_t>(m_pfc.frameTx.GetPicoSeconds());
     (quanta != 0 ? m_pfc.counters.pauseTx : m_pfc.counters.resumeTx)++;
     m_pfcTxTrace(m_node, m_index, quanta);
     m_pfc.reverse->PfcFrameOnItsWay(m_busyUntil + m_delay, quanta);
     if (quanta != 0)
     {
-        // refreshed while in force, before it expires (at half its pause time)
-        m_pfc.nextRefresh = start + PfcQuantaTime(quanta / 2);
-        mcsim::Post(m_pfc.nextRefresh - now, m_pfcRefreshEvent, m_pfcRefreshSource);
+        // refreshed while in force, before it expires (at half its pause time); a refresh event
+        // pending for earlier looks again then (one event per refresh, not one per XOFF)
+        m_pfc.nextRefresh = start + m_pfc.refreshAfter;
+        if (m_pfc.refreshPosted < now)
+        {
+            PfcPostRefresh(now);
+        }
     }
+}
+
+void
+Port::PfcPostRefresh(Time now)
+{
+    m_pfc.refreshPosted = m_pfc.nextRefresh;
+    mcsim::Post(m_pfc.nextRefresh - now, m_pfcRefreshEvent, m_pfcRefreshSource);
 }
 
 void
 Port::PfcRefresh()
 {
-    if (m_pfc.xoffSent && mcsim::Now() == m_pfc.nextRefresh)
+    const Time now = mcsim::Now();
+    m_pfc.refreshPosted = Time(-1);
+    if (!m_pfc.xoffSent)
     {
-        PfcSendFrame(m_pfc.quanta);
-        if (m_pfc.watchdog != nullptr)
-        {
-            m_pfc.watchdog->Check(); // paused this long: a cycle of paused ports?
-        }
+        return; // resumed: the next XOFF posts its own
+    }
+    if (now < m_pfc.nextRefresh)
+    {
+        PfcPostRefresh(now); // an XOFF sent since: its refresh
+        return;
+    }
+    PfcSendFrame(m_pfc.quanta);
+    if (m_pfc.watchdog != nullptr)
+    {
+        m_pfc.watchdog->Check(); // paused this long: a cycle of paused ports?
     }
 }
 
@@ -435,7 +472,8 @@ Port::PfcFrameArrives()
     {
         m_pfc.counters.pauseRx++;
         m_pfc.pausedSince = now;
-        m_pfc.pausedUntil = now + PfcQuantaTime(f.quanta);
+        m_pfc.pausedUntil =
+            now + (f.quanta == m_pfc.quanta ? m_pfc.pauseTime : PfcQuantaTime(f.quanta));
     }
     else
     {

@@ -273,6 +273,9 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
             m_pfc.xoffBytes > m_pfc.resumeOffset ? m_pfc.xoffBytes - m_pfc.resumeOffset : 0;
         m_pfc.dropAbove = m_pfc.xoffBytes + headroom;
         m_pfc.dataRateBps = GetDataRateBps();
+        m_pfc.frameTx = GetTxTime(pfc::FRAME_BYTES);
+        m_pfc.pauseTime = PfcQuantaTime(m_pfc.quanta);
+        m_pfc.refreshAfter = PfcQuantaTime(m_pfc.quanta / 2);
     }
     if (m_ecn.mark)
     {
@@ -457,7 +460,7 @@ Port::Commit(OwnedPacket packet,
     m_counters.txPackets++;
     m_counters.txBytes += size;
     m_counters.txWireBytes += wire;
-    m_counters.busyPs += static_cast<uint64_t>(tx.GetPicoSeconds());
+    m_counters.busyPs += static_cast<uint64_t>(tx.GetTimeStep()); // a time step is a ps
     if (!m_txTrace.IsEmpty())
     {
         m_txTrace(Ptr<const Packet>(packet.Get()), fields, m_node, m_index);

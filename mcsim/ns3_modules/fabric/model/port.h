@@ -365,6 +365,8 @@ class Port : public Object
     void PfcIngressRelease(uint32_t wire, Time at);
     /** Take out of the ingress queue what has left it by now; XON if it is low enough. */
     void PfcApplyReleases(Time now);
+    /** PfcApplyReleases's walk: what has left by now, out (some has). */
+    void PfcTakeReleases(Time now);
     /** While the peer is paused: look again at the next release. */
     void PfcPlanReleaseCheck();
     void PfcReleaseCheck();
@@ -374,6 +376,8 @@ class Port : public Object
     void PfcFrameOnItsWay(Time arrival, uint32_t quanta);
     void PfcFrameArrives();
     void PfcRefresh();
+    /** Post the refresh event for nextRefresh. */
+    void PfcPostRefresh(Time now);
     Time PfcQuantaTime(uint32_t quanta) const;
     /** GetTypeId's PFC attributes ("PfcXoffBytes", ...) and trace sources ("PfcTx", "PfcRx"). */
     static TypeId AddPfcAttributes(TypeId tid);
