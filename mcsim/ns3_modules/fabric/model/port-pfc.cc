@@ -98,6 +98,7 @@ PfcCounters
 Port::GetPfcCounters() const
 {
     PfcCounters c = m_pfc.counters;
+    c.maxIngressBytes = m_pfc.maxIngressBytes;
     if (m_pfc.pausedSince != Time::Max())
     {
         // a pause in force counts to its end or to now, whichever comes first
@@ -275,7 +276,7 @@ Port::PfcIngressAdmit(uint32_t wire)
         return false;
     }
     m_pfc.ingressBytes += wire;
-    m_pfc.counters.maxIngressBytes = std::max(m_pfc.counters.maxIngressBytes, m_pfc.ingressBytes);
+    m_pfc.maxIngressBytes = std::max(m_pfc.maxIngressBytes, m_pfc.ingressBytes);
     if (m_pfc.ingressBytes > m_pfc.xoffBytes && !m_pfc.xoffSent)
     {
         m_pfc.xoffSent = true;

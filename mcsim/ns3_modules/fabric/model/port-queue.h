@@ -217,8 +217,11 @@ class PortQueue
      * arrival - delay. */
     std::size_t DepartedBy(Time at, Time delay, uint64_t& bytes) const
     {
+        // a packet has departed by `at` when arrival - delay <= at (in time steps: no Time
+        // temporaries in the loop)
+        const int64_t by = at.GetTimeStep() + delay.GetTimeStep();
         std::size_t i = m_departed;
-        for (; i < m_inFlight.size() && m_inFlight[i].arrival - delay <= at; ++i)
+        for (; i < m_inFlight.size() && m_inFlight[i].arrival.GetTimeStep() <= by; ++i)
         {
             bytes += m_inFlight[i].wireBytes;
         }
