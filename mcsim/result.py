@@ -23,93 +23,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from mcsim.bounds import bound_b, lacking_b, output_b
 from mcsim.errors import IncompleteRun, McsimError
 from mcsim.units import PS_PER_S, format_size, format_time
-
-# collectives whose output is one buffer of N bytes (the root's, or the sum); the others' is P shards
-ONE_BUFFER = ("broadcast", "allreduce", "reduce")
-
-
-def output_b(collective: str, bytes_per_rank_b: int, ranks: int) -> int:
-    """Each rank's output buffer, nccl-tests' size: P shards of N (Allgather, Reduce-Scatter: its input,
-    its block summed in place; Alltoall: its send buffer) or one buffer of N (Broadcast, Allreduce,
-    Reduce)."""
-    return bytes_per_rank_b * (1 if collective in ONE_BUFFER else ranks)
-
-
-def lacking_b(collective: str, bytes_per_rank_b: int, ranks: int) -> int:
-    """Bytes each rank must receive through its link: N(P-1), or N for a Broadcast, an Allreduce or a
-    Reduce (the sum of the others' buffers is one buffer); N(P-1)/BW is the receive bound."""
-    return bytes_per_rank_b * (1 if collective in ONE_BUFFER else ranks - 1)
-
-
-def binary_tree_buffers(ranks: int) -> int:
-    """Buffers the busiest rank of the binary tree Allreduce (C++ TreeAllreduce: place v's children are
-    2v+1 and 2v+2) receives: its children's partial sums, and the sum from its parent (not the root)."""
-    children = [sum(1 for c in (2 * v + 1, 2 * v + 2) if c < ranks) for v in range(min(ranks, 3))]
-    return max(children[0], *(k + 1 for k in children[1:]))
-
-
-def tree_halves(bytes_per_rank_b: int) -> tuple[int, int]:
-    """A double tree's halves of N: the first ceil(E/2) of its E elements (4 bytes when N is a multiple of 4,
-    else bytes), then the rest (0 bytes when E is 1)."""
-    granule = 4 if bytes_per_rank_b % 4 == 0 else 1
-    first = -(-(bytes_per_rank_b // granule) // 2) * granule
-    return first, bytes_per_rank_b - first
-
-
-def in_order_degrees(ranks: int) -> list[int]:
-    """Per rank, its children and parent in the first tree of NCCL's double binary tree (C++
-    TreeAllreduce::InOrder: rank r hangs below r with its lowest set bit cleared and the next one set, or
-    only cleared where that is past the last rank)."""
-    degree = [0] * ranks
-    for r in range(1, ranks):
-        low = r & -r
-        up = (r ^ low) | (low << 1)
-        degree[r] += 1
-        degree[up if up < ranks else r ^ low] += 1
-    return degree
-
-
-def double_tree_bound_b(bytes_per_rank_b: int, ranks: int) -> int:
-    """The bytes the busiest rank of the double binary tree Allreduce receives: per tree, its half from
-    each child (up) and from its parent (down); the second tree is the first's mirror (P even: rank
-    P-1-r's place) or shifted by one (P odd: rank r-1's place)."""
-    first, second = tree_halves(bytes_per_rank_b)
-    d = in_order_degrees(ranks)
-    other = [d[ranks - 1 - r] if ranks % 2 == 0 else d[(r - 1) % ranks] for r in range(ranks)]
-    return max(d[r] * first + other[r] * second for r in range(ranks))
-
-
-def bound_b(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) -> float:
-    """Bytes the algorithm must move through the busiest rank's link, its bound's numerator:
-
-    - 2N(P-1)/P for an Allreduce summed by the hosts (each rank receives the others' shares of its block,
-      then the other blocks' sums: no host-based Allreduce receives less, Patarasuk and Yuan, JPDC 2009),
-      ring_mcast's too (each of its phases receives N(P-1)/P);
-    - the most a rank of a tree Allreduce receives: :func:`binary_tree_buffers` (3 N from P = 5 on), or
-      :func:`double_tree_bound_b` (2N for even P from 4 on);
-    - ceil(log2 P) N for the binomial Broadcast and Reduce (the root sends the buffer to, or receives it
-      from, that many children through its link);
-    - P N for the in-network Reduce-Scatter (a rank sends its P blocks of N, its own too: the switches sum
-      them all); N(2P-1)/P for the in-network Reduce-Scatter then multicast Allgather (every rank sends its
-      N to the switches, then receives the P-1 other sums of N/P: the second phase starts when the first
-      has ended);
-    - else :func:`lacking_b` (an in-network Allreduce receives the sum, N)."""
-    if collective == "allreduce" and algorithm == "tree":
-        return binary_tree_buffers(ranks) * bytes_per_rank_b
-    if collective == "allreduce" and algorithm == "double_tree":
-        return double_tree_bound_b(bytes_per_rank_b, ranks)
-    if collective == "allreduce" and algorithm == "innet_mcast":  # N out, then N(P-1)/P in: one after the other
-        return bytes_per_rank_b * (2 * ranks - 1) / ranks
-    if collective == "reduce_scatter" and algorithm == "innet":  # all P blocks go out to the switches
-        return bytes_per_rank_b * ranks
-    if collective == "allreduce" and algorithm != "innet":
-        return 2 * bytes_per_rank_b * (ranks - 1) / ranks
-    if collective in ("broadcast", "reduce") and algorithm == "binomial":
-        return (ranks - 1).bit_length() * bytes_per_rank_b
-    return lacking_b(collective, bytes_per_rank_b, ranks)
-
 
 if TYPE_CHECKING:
     from mcsim.routing.routes import MulticastTree
@@ -502,7 +418,7 @@ class Result:
 
     @property
     def bound_ps(self) -> float:
-        """The algorithm's bound (:func:`bound_b` through one link): the receive bound, or 2N(P-1)/(P BW)
+        """The algorithm's bound (:func:`mcsim.bounds.bound_b` through one link): the receive bound, or 2N(P-1)/(P BW)
         for a host-based Allreduce; what "x bound" divides by."""
         return (
             bound_b(self.collective, self.algorithm, self.bytes_per_rank_b, self.ranks)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mcsim.bounds import tree_halves
 from mcsim.config.fabric import DEFAULT_MTU_BYTES
 from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, pick
-from mcsim.result import tree_halves
 
 RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_chunk's default)
 # the C++ rank applications, every one (RANKS) and each by name

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from mcsim.bounds import lacking_b
 from mcsim.config.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError, pick
 from mcsim.reference.claims import DPA_HALF_THREADS, FDR, INPUT_KINDS, QUICK_TOPOLOGY, TESTBED, Claim, select
-from mcsim.result import lacking_b
 from mcsim.sweep.executors import check_workers
 from mcsim.units import PS_PER_S, format_rate, parse_rate
 from mcsim.util.output import Column, Table, check_writable

@@ -16,6 +16,7 @@ import networkx as nx
 import numpy as np
 
 from mcsim import topology
+from mcsim.bounds import lacking_b, output_b
 from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
 from mcsim.config.collectives import (
@@ -47,7 +48,7 @@ from mcsim.native import collectives, fabric, rdma
 from mcsim.native.attributes import set_attributes_of
 from mcsim.native.fabric import Reduction
 from mcsim.native.simulation import Simulation
-from mcsim.result import Result, lacking_b, output_b
+from mcsim.result import Result
 from mcsim.routing.layout import Layout, layout_of
 from mcsim.runs import cost, packet_trace, scenario_layout, team_results
 from mcsim.runs.verify import Expected

@@ -8,10 +8,10 @@ testbed's 188 ranks and the lossy runs: test_tree_allreduce.py, beside the singl
 import numpy as np
 import pytest
 
+from mcsim.bounds import double_tree_bound_b, in_order_degrees, tree_halves
 from mcsim.config.collectives import HOST_REDUCE_PS_PER_BYTE, TeamSpec
 from mcsim.config.rdma import HostCpuConfig
 from mcsim.errors import McsimError
-from mcsim.result import double_tree_bound_b, in_order_degrees, tree_halves
 from mcsim.runs.scenario import Scenario
 
 

@@ -3,9 +3,9 @@
 
 import pytest
 
+from mcsim.bounds import binary_tree_buffers
 from mcsim.config.collectives import HOST_REDUCE_PS_PER_BYTE
 from mcsim.config.rdma import HostCpuConfig
-from mcsim.result import binary_tree_buffers
 from mcsim.runs.scenario import Scenario
 
 
