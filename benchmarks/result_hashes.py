@@ -46,6 +46,7 @@ from mcsim import (
     simulate,
     topology,
 )
+from mcsim.errors import McsimError
 
 try:
     from mcsim.runs.scenario import artifact_protocol
@@ -195,6 +196,13 @@ def _roce_ring_beside_alltoall() -> object:
     )
 
 
+def _raw_incast_pfc() -> object:
+    """A 15:1 incast of 1 MiB flows on one 100G switch with PFC (64 KiB XOFF): pauses, refreshes and XONs."""
+    g = topology.leaf_spine(1, 0, 16, rate_bps=100 * 10**9, delay_ps=100_000)
+    flows = [Flow(src=s, dst=0, size_b=1 << 20, flow_id=s) for s in range(1, 16)]
+    return simulate(g, flows, config=FabricConfig(flow_control="pfc", header_b=20, pfc_xoff_b=64 << 10))
+
+
 def _mcast_lossy_class() -> object:
     """A multicast Allgather on PFC with every other host in the lossy class and its datagrams lossy."""
     return Scenario(
@@ -253,9 +261,22 @@ SCENARIOS: dict[str, Callable[[], object]] = {
     "dpa saturate staging": lambda: saturate(DpaConfig(), path="staging", completions=4000),
     "ft4 ring AG beside Alltoall 400G pfc dcqcn": _roce_ring_beside_alltoall,
     "ft4 mcast pfc lossy class 256KiB verify": _mcast_lossy_class,
+    "raw incast 15:1 pfc 100G": _raw_incast_pfc,
+    "ft4 mcast 1MiB pfc hpcc": lambda: Scenario(
+        topology="fat-tree-k4",
+        algorithm="mcast",
+        bytes_per_rank="1MiB",
+        fabric=FabricConfig(flow_control="pfc"),
+        rdma=RdmaConfig(wire_format="rocev2", congestion_control="hpcc"),
+    ).run(),
 }
 # the scenarios a commit before their features cannot run (it prints that, not a hash)
-NEWER = ("ft4 ring AG beside Alltoall 400G pfc dcqcn", "ft4 mcast pfc lossy class 256KiB verify")
+NEWER = (
+    "ft4 ring AG beside Alltoall 400G pfc dcqcn",
+    "ft4 mcast pfc lossy class 256KiB verify",
+    "raw incast 15:1 pfc 100G",
+    "ft4 mcast 1MiB pfc hpcc",
+)
 
 
 def main() -> int:
@@ -278,7 +299,7 @@ def main() -> int:
         t0 = time.perf_counter()
         try:
             result = SCENARIOS[name]()
-        except (ImportError, TypeError) as exc:
+        except (ImportError, TypeError, McsimError) as exc:
             if name not in NEWER:
                 raise
             print(f"{'-' * 16}  {name}  (not in this commit: {type(exc).__name__}: {exc})", flush=True)
