@@ -116,7 +116,8 @@ class PortQueue
     {
         // its departures counted apart from the others' (Release): the lossy class's accounting
         // costs the rest nothing on their way
-        while (!m_lossyInFlight.empty() && m_lossyInFlight.front().arrival - delay <= now)
+        const int64_t by = DepartedArrival(now, delay);
+        while (!m_lossyInFlight.empty() && m_lossyInFlight.front().arrival.GetTimeStep() <= by)
         {
             m_lossyQueuedBytes -= m_lossyInFlight.front().wireBytes;
             m_lossyInFlight.pop_front();
@@ -212,14 +213,19 @@ class PortQueue
         m_queuedBytes -= departed;
     }
 
+    /** A packet in flight has departed by `at` when its arrival, in time steps, is at most this:
+     * it departs at arrival - delay (the loops compare time steps: no Time temporaries). */
+    static int64_t DepartedArrival(Time at, Time delay)
+    {
+        return at.GetTimeStep() + delay.GetTimeStep();
+    }
+
     /** The packets in flight that have departed by `at`: one past the last of them (from
      * m_departed), their wire bytes added to `bytes`. Departures are in commit order, at
      * arrival - delay. */
     std::size_t DepartedBy(Time at, Time delay, uint64_t& bytes) const
     {
-        // a packet has departed by `at` when arrival - delay <= at (in time steps: no Time
-        // temporaries in the loop)
-        const int64_t by = at.GetTimeStep() + delay.GetTimeStep();
+        const int64_t by = DepartedArrival(at, delay);
         std::size_t i = m_departed;
         for (; i < m_inFlight.size() && m_inFlight[i].arrival.GetTimeStep() <= by; ++i)
         {
