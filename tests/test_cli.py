@@ -122,6 +122,17 @@ def test_run_the_main_scenario(capsys):
         (["stream", "--rat", "1G"], "mcsim: error: unrecognized arguments: --rat 1G (see mcsim stream --help)\n"),
         ([], "mcsim: error: the following arguments are required: command (see mcsim --help)\n"),
         (["allgather", "--ranks", "4.5"], "mcsim: error: argument --ranks: invalid int value: '4.5' (see mcsim allg"),
+        (  # issue 49: a value that starts with '-' is read as an option; the line says how to give it
+            ["stream", "--delay", "-1ns"],
+            "mcsim: error: argument --delay: expected one argument; give its value, after '=' if it starts with '-' "
+            "(--delay=VALUE) (see mcsim stream --help)\n",
+        ),
+        (
+            ["stream", "--rate", "-5Gbps"],
+            "mcsim: error: argument --signalling-rate/--rate: expected one argument; give its value, after '=' if it "
+            "starts with '-' (--signalling-rate=VALUE)",
+        ),
+        (["run", "/tmp"], "mcsim: error: run: '/tmp' is a folder; run takes a Python script (or a folder with a "),
         (["allgather", "--retry-cnt", "8"], "mcsim: error: --retry-cnt='8' must be 0..7 (the InfiniBand retry_cnt) or"),
         (
             ["allgather", "--ack-timeout-exp", "32"],
@@ -153,6 +164,12 @@ def test_an_argparse_error_names_the_subcommand(capsys):
         main(["topo", "show"])
     assert info.value.code == 2
     assert capsys.readouterr().err.endswith("(see mcsim topo show --help)\n")
+
+
+def test_run_takes_a_folder_with_a_main_py_as_python_does(tmp_path, capsys):
+    (tmp_path / "__main__.py").write_text("print('from the folder')\n")
+    assert main(["run", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "from the folder\n"
 
 
 def test_run_prints_the_message_a_script_exits_with(tmp_path, capsys):
