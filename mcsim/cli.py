@@ -287,12 +287,15 @@ INTERRUPTED_EXIT = 128 + signal.SIGINT  # 130: Ctrl-C
 STDOUT_CLOSED = "stdout is closed (>&-); give the command somewhere to write, e.g. >/dev/null"
 
 
-def _stdout_closed() -> bool:
-    """The process started with no stdout (``>&-``): Python's sys.stdout is None, or fd 1 is not open."""
-    if sys.stdout is None:
+STDERR_CLOSED = "stderr is closed (2>&-); give the command somewhere to write its errors and progress, e.g. 2>/dev/null"
+
+
+def _closed(stream: Any) -> bool:
+    """A standard stream the process started without (``>&-``): Python's is None, or its fd is not open."""
+    if stream is None:
         return True
     try:
-        fd = sys.stdout.fileno()
+        fd = stream.fileno()
     except (OSError, ValueError, AttributeError):  # a stream without a file descriptor (a test's capture)
         return False
     try:
@@ -316,8 +319,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     (one line on stderr: also a stdout that is closed, full or cannot encode a name); 130 Ctrl-C (one line
     saying how far it got); 141 (128 + SIGPIPE, as a tool killed by it) when stdout's reader has gone, e.g.
     ``mcsim topo show X | head -1``."""
-    if _stdout_closed():  # before any work: a file opened later would take fd 1 (and whatever C++ prints)
-        print(f"mcsim: error: {STDOUT_CLOSED}", file=sys.stderr)
+    # before any work: a file opened later would take fd 1 or 2 (and whatever C++ prints there)
+    if _closed(sys.stdout):
+        print(f"mcsim: error: {STDOUT_CLOSED}", file=sys.stderr)  # nowhere if stderr is closed too: exit 2 says it
+        return 2
+    if _closed(sys.stderr):  # the one line goes where the output would have
+        print(f"mcsim: error: {STDERR_CLOSED}", file=sys.stdout)
         return 2
     stdout, sys.stdout = sys.stdout, GuardedStdout(sys.stdout)
     args: argparse.Namespace | None = None

@@ -94,6 +94,26 @@ def test_a_closed_stdout_is_one_line_before_any_work(case, tmp_path):
     assert proc.stderr.count("\n") == 1  # refused before any work: not even a progress line
 
 
+@pytest.mark.parametrize("case", list(COMMANDS))
+def test_a_closed_stderr_is_one_line_on_stdout_before_any_work(case, tmp_path):
+    _setup(case, tmp_path)
+    proc = subprocess.run(
+        [*MCSIM, *COMMANDS[case]],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=ENV,
+        timeout=300,
+        preexec_fn=lambda: os.close(2),  # as the shell's 2>&-
+    )
+    assert proc.returncode == 2, (proc.returncode, proc.stdout[-3000:])
+    assert proc.stdout == (
+        "mcsim: error: stderr is closed (2>&-); give the command somewhere to write its errors and progress, "
+        "e.g. 2>/dev/null\n"
+    )
+
+
 PRINTS = [case for case in COMMANDS if case != "sweep"]  # sweep writes its store and stderr only: it succeeds
 
 

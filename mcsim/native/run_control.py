@@ -66,7 +66,8 @@ def last_run() -> RunRecord | None:
 
 
 def _progress_enabled() -> bool:
-    return os.environ.get("MCSIM_PROGRESS", "1") != "0"
+    """Progress lines unless MCSIM_PROGRESS=0, or the process has no stderr (closed: ``2>&-``)."""
+    return os.environ.get("MCSIM_PROGRESS", "1") != "0" and sys.stderr is not None
 
 
 def run_to_end(lib: Any, packets: Callable[[], int] | None = None) -> None:
@@ -79,7 +80,7 @@ def run_to_end(lib: Any, packets: Callable[[], int] | None = None) -> None:
     global _last
     start, cpu0 = time.monotonic(), time.process_time()
     events0 = lib.mcsim_events_run()
-    tty = sys.stderr.isatty()
+    tty = sys.stderr is not None and sys.stderr.isatty()
     shown = 0.0  # when the last progress line was shown
     try:
         while not lib.mcsim_run_for(SLICE_S):

@@ -60,3 +60,12 @@ def test_a_collective_command_shows_the_share_of_its_bound(monkeypatch, capsys):
 def test_the_bound_known_before_the_run_is_the_result_s():
     sc = scenario_of(topology="fat-tree-k4", collective="allreduce", algorithm="ring", bytes_per_rank="16KiB")
     assert bound_ps(sc) == sc.run().bound_ps
+
+
+def test_a_run_in_a_process_without_stderr_shows_no_progress_and_runs(monkeypatch):
+    """A script started with 2>&- (sys.stderr is None) ran into an AttributeError in the progress line."""
+    monkeypatch.setattr(run_control, "SLICE_S", 0.0)
+    monkeypatch.setattr(run_control, "QUIET_S", 0.0)
+    monkeypatch.setattr("sys.stderr", None)
+    r = scenario_of(topology="fat-tree-k4", bytes_per_rank="64KiB").run()
+    assert r.complete
