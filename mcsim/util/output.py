@@ -176,13 +176,14 @@ class GuardedStdout:
 
     def write(self, text: str) -> int:
         try:
-            return int(self.stream.write(text))
+            written = self.stream.write(text)
         except UnicodeEncodeError as exc:
             raise encoding_error(exc) from None
         except BrokenPipeError:
             raise
         except OSError as exc:
             raise StdoutError(f"cannot write to stdout ({exc.strerror or exc})") from None
+        return len(text) if written is None else int(written)
 
     def flush(self) -> None:
         try:
