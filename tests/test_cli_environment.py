@@ -174,12 +174,18 @@ def _as_a_shell_starts_it() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
 
 
-def _interrupted(argv: list[str], after_ms: int, tmp: Path) -> subprocess.CompletedProcess[str]:
+# the installed `mcsim` command: what pip's console script does (mcsim.cli:main, no mcsim.__main__)
+CONSOLE_SCRIPT = [sys.executable, "-c", "import sys; from mcsim.cli import main; sys.exit(main())"]
+
+
+def _interrupted(
+    argv: list[str], after_ms: int, tmp: Path, mcsim: list[str] = MCSIM
+) -> subprocess.CompletedProcess[str]:
     """The command, sent SIGINT ``after_ms`` after it started; again (later, from the fourth try) while the
     signal lands in Python's own start-up (a loaded machine takes longer to get through it), before mcsim runs."""
     for attempt in range(8):
         proc = subprocess.Popen(
-            [*MCSIM, *argv],
+            [*mcsim, *argv],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -206,7 +212,23 @@ LONG = {  # commands that take longer than the last moment (a command that has e
 @pytest.mark.parametrize("case", list(LONG))
 def test_ctrl_c_in_the_first_half_second_is_one_line_and_130(case, after_ms, tmp_path):
     _files(tmp_path)
-    proc = _interrupted(LONG[case], after_ms, tmp_path)
+    _is_one_line_and_130(_interrupted(LONG[case], after_ms, tmp_path))
+
+
+@pytest.mark.parametrize("after_ms", EARLY_MS)
+def test_ctrl_c_in_the_first_half_second_of_the_console_script_too(after_ms, tmp_path):
+    _is_one_line_and_130(_interrupted(LONG["allgather"], after_ms, tmp_path, CONSOLE_SCRIPT))
+
+
+# mcsim/__init__.py runs before any guard (python -m mcsim and the console script import the package first); while
+# it imports typing at start-up (~10 ms), a Ctrl-C there is a traceback: an expected failure until it stops (issue 49)
+INIT = HERE.parent / "mcsim" / "__init__.py"
+INIT_IMPORTS_TYPING = "\nfrom typing import" in INIT.read_text(encoding="utf-8")
+
+
+def _is_one_line_and_130(proc: subprocess.CompletedProcess[str]) -> None:
+    if INIT_IMPORTS_TYPING and "Traceback" in proc.stderr and f'{INIT}", line' in proc.stderr:
+        pytest.xfail("Ctrl-C landed in mcsim/__init__.py's import of typing, before any guard")
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     # 130 (128 + SIGINT), or killed by SIGINT itself before Python installed its handler (a shell shows 130 too)
     assert proc.returncode in (130, -signal.SIGINT), (proc.returncode, proc.stderr[-3000:])
