@@ -7,34 +7,39 @@ Exit codes: 0 ok, 1 a run failed its own check, 2 bad input or environment (one 
 
 from __future__ import annotations
 
-import argparse
-import importlib.metadata
-import os
-import platform
-import runpy
-import signal
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
-import mcsim
-from mcsim import topology
-from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
-from mcsim.errors import McsimError, require_positive
-from mcsim.native import library
-from mcsim.reference import commands as compare_commands
-from mcsim.report import commands as report_commands
-from mcsim.runs import commands as collective_commands
-from mcsim.runs.stream import expected_finish_ps, stream
-from mcsim.sweep import commands as sweep_commands
-from mcsim.topology import commands as topology_commands
-from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
-from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_time, parse_rate, parse_size, parse_time
-from mcsim.util import package_data
-from mcsim.util.options import DefaultsHelp, Given, Parser, parse_hosts, refuse_repeats, typed_option
-from mcsim.util.output import Column, Table, check_writable
-from mcsim.workloads import command as workload_command
+try:  # Ctrl-C while the commands load (numpy, networkx: the first half second) is one line, as later
+    import argparse
+    import importlib.metadata
+    import os
+    import platform
+    import runpy
+    import signal
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any
+
+    import mcsim
+    from mcsim import topology
+    from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
+    from mcsim.errors import McsimError, require_positive
+    from mcsim.native import library, run_control
+    from mcsim.reference import commands as compare_commands
+    from mcsim.report import commands as report_commands
+    from mcsim.runs import commands as collective_commands
+    from mcsim.runs.stream import MAX_HEADER_B, MAX_MTU_B, check_packet, expected_finish_ps, stream
+    from mcsim.sweep import commands as sweep_commands
+    from mcsim.topology import commands as topology_commands
+    from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
+    from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_time, parse_rate, parse_size, parse_time
+    from mcsim.util import package_data
+    from mcsim.util.options import DefaultsHelp, Given, Parser, parse_hosts, refuse_repeats, typed_option
+    from mcsim.util.output import Column, GuardedStdout, StdoutError, Table, check_writable
+    from mcsim.workloads import command as workload_command
+except KeyboardInterrupt:
+    sys.stderr.write("mcsim: interrupted\n")
+    raise SystemExit(130) from None
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -97,7 +102,12 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     script = Path(args.script)
-    if not script.is_file():
+    if script.is_dir() and not (script / "__main__.py").is_file():  # runpy runs a folder by its __main__.py
+        raise McsimError(
+            f"run: {str(script)!r} is a folder; run takes a Python script (or a folder with a __main__.py), "
+            "e.g. mcsim run scenarios/link_stream.py"
+        )
+    if not script.exists():
         raise McsimError(f"run: script {str(script)!r} does not exist")
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.argv = [str(script), *args.script_args]
@@ -134,17 +144,20 @@ def cmd_stream(args: argparse.Namespace) -> int:
         encoding_line_bits=line_bits,
         delay_ps=parse_time(args.delay, what=typed_option(args, "delay")),
     )
-    header_b = parse_size(args.header_bytes, what=typed_option(args, "header_bytes"))
+    header_option, mtu_option = typed_option(args, "header_bytes"), typed_option(args, "mtu")
+    header_b = parse_size(args.header_bytes, what=header_option)
     size_b = parse_size(args.size, what=typed_option(args, "size"))
-    mtu_b = parse_size(args.mtu, what=typed_option(args, "mtu"))
+    mtu_b = parse_size(args.mtu, what=mtu_option)
     require_positive("stream", size_b=size_b, mtu_b=mtu_b)
+    check_packet(mtu_b, header_b, mtu=f"{mtu_option}={args.mtu!r}", header=f"{header_option}={args.header_bytes!r}")
     bound_ps = expected_finish_ps(link, size_b, mtu_b, header_b)
     if bound_ps > MAX_SIMULATED_PS:  # the simulated clock would wrap: refuse before the run
         raise McsimError(
             f"stream: {rate_option}={args.signalling_rate!r} takes {format_time(bound_ps)} for --size={args.size!r} "
             f"(--delay={args.delay!r}), past {CLOCK_LIMIT}; give a higher rate, a smaller size or a shorter delay"
         )
-    result = stream(link, size_b, mtu_b=mtu_b, header_b=header_b)
+    with run_control.against_bound(bound_ps):  # the progress line: the share of the closed form done, an ETA
+        result = stream(link, size_b, mtu_b=mtu_b, header_b=header_b)
     print(STREAM_TABLE.header())
     row = {
         "size_B": result.size_b,
@@ -255,47 +268,110 @@ def _stream_parser(sub: Any) -> None:
         "--header-bytes",
         action=Given,
         default=str(DEFAULT_HEADER_BYTES),
-        help="wire bytes per packet beyond the payload and the 16-byte fabric header (IB RC: 10)",
+        help=f"wire bytes per packet beyond the payload and the 16-byte fabric header (IB RC: 10; at most "
+        f"{MAX_HEADER_B}, an RDMA packet's most in either wire format)",
     )
     p.add_argument("--delay", action=Given, default=format_time(DEFAULT_DELAY_PS), help="propagation delay")
     p.add_argument("--size", action=Given, default="64MiB", help="payload bytes to send")
-    p.add_argument("--mtu", action=Given, default=f"{DEFAULT_MTU_BYTES}", help="payload bytes per packet")
+    p.add_argument(
+        "--mtu",
+        action=Given,
+        default=f"{DEFAULT_MTU_BYTES}",
+        help=f"payload bytes per packet, at most {MAX_MTU_B} (InfiniBand's largest MTU)",
+    )
     p.set_defaults(func=cmd_stream, parser=p, simulates=True)
 
 
 SIGPIPE_EXIT = 128 + signal.SIGPIPE  # 141: the status of a process that SIGPIPE ended
+INTERRUPTED_EXIT = 128 + signal.SIGINT  # 130: Ctrl-C
+STDOUT_CLOSED = "stdout is closed (>&-); give the command somewhere to write, e.g. >/dev/null"
+
+
+STDERR_CLOSED = "stderr is closed (2>&-); give the command somewhere to write its errors and progress, e.g. 2>/dev/null"
+
+
+def _closed(stream: Any) -> bool:
+    """A standard stream the process started without (``>&-``): Python's is None, or its fd is not open."""
+    if stream is None:
+        return True
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # a stream without a file descriptor (a test's capture)
+        return False
+    try:
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
+
+
+def _discard_stdout() -> None:
+    """Send the rest of stdout nowhere: what is still buffered would fail again when Python flushes it at exit."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):
+        return
+    os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. Exit codes: 0 ok; 1 a run failed its own check; 2 bad input or environment
-    (one line on stderr); 130 Ctrl-C (one line saying how far it got); 141 (128 + SIGPIPE, as a
-    tool killed by it) when stdout's reader has gone, e.g. ``mcsim topo show X | head -1``."""
-    args, extra = build_parser().parse_known_args(argv)
-    if extra:  # the subcommand's parser names itself in the hint ("see mcsim allgather --help")
-        args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    (one line on stderr: also a stdout that is closed, full or cannot encode a name); 130 Ctrl-C (one line
+    saying how far it got); 141 (128 + SIGPIPE, as a tool killed by it) when stdout's reader has gone, e.g.
+    ``mcsim topo show X | head -1``."""
+    # before any work: a file opened later would take fd 1 or 2 (and whatever C++ prints there)
+    if _closed(sys.stdout):
+        print(f"mcsim: error: {STDOUT_CLOSED}", file=sys.stderr)  # nowhere if stderr is closed too: exit 2 says it
+        return 2
+    if _closed(sys.stderr):  # the one line goes where the output would have
+        print(f"mcsim: error: {STDERR_CLOSED}", file=sys.stdout)
+        return 2
+    stdout, sys.stdout = sys.stdout, GuardedStdout(sys.stdout)
+    args: argparse.Namespace | None = None
     try:
-        refuse_repeats(args)
-        if getattr(args, "simulates", False):  # a bad cache folder or toolchain: one line before any work
-            library.check_environment()
-        status = int(args.func(args))
-        sys.stdout.flush()  # a reader that has gone shows here, not in the interpreter's exit
-        return status
+        args = _parse(argv)
+        return _run(args)
+    except StdoutError as exc:  # stdout full, or a name its encoding lacks: one line
+        if exc.refused:
+            _discard_stdout()
+        print(f"mcsim: error: {exc}", file=sys.stderr)
+        return 2
     except McsimError as exc:  # bad input or environment: one line; real bugs keep their traceback
         print(f"mcsim: error: {exc}", file=sys.stderr)
         return 2
     except MemoryError:  # a Python allocation failed (Scenario.run says more): one line, not a traceback
+        command = getattr(args, "command", "mcsim")
         print(
-            f"mcsim: error: {args.command}: out of memory (a Python allocation failed); see Scenario.estimate()",
+            f"mcsim: error: {command}: out of memory (a Python allocation failed); see Scenario.estimate()",
             file=sys.stderr,
         )
         return 2
     except KeyboardInterrupt as exc:  # Ctrl-C: mcsim.errors.Interrupted says how far the run got
         print(f"mcsim: {str(exc) or 'interrupted'}", file=sys.stderr)
-        return 130
+        return INTERRUPTED_EXIT
     except BrokenPipeError:  # the reader of stdout has gone: stop quietly, as command-line tools do
-        # the rest of stdout would fail again when Python flushes it at exit: send it nowhere
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_stdout()
         return SIGPIPE_EXIT
+    finally:
+        sys.stdout = stdout
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command and its options (a bad one: argparse's one line, exit 2)."""
+    args, extra = build_parser().parse_known_args(argv)
+    if extra:  # the subcommand's parser names itself in the hint ("see mcsim allgather --help")
+        args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command (main's handlers turn what it raises into one line)."""
+    refuse_repeats(args)
+    if getattr(args, "simulates", False):  # a bad cache folder or toolchain: one line before any work
+        library.check_environment()
+    status = int(args.func(args))
+    sys.stdout.flush()  # a reader that has gone, or a full device, shows here, not in the interpreter's exit
+    return status
 
 
 if __name__ == "__main__":

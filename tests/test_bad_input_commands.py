@@ -68,6 +68,10 @@ def _files(tmp: Path) -> dict[str, str]:
     binary.write_bytes(bytes(range(256)) * 8)
     paths["binary"] = str(binary)
     paths["man"] = str(Path(__file__).parent / "topology" / "data" / "ibnetdiscover-man-example.topo")
+    (tmp / "ib.graphml").write_text(Path(paths["man"]).read_text())  # an ibnetdiscover file with -o's suffix
+    paths["ib.graphml"] = str(tmp / "ib.graphml")
+    (tmp / "alias.csv").symlink_to(tmp / "target.csv")  # another name of target.csv (which does not exist yet)
+    paths["alias.csv"] = str(tmp / "alias.csv")
     return paths
 
 
@@ -168,6 +172,19 @@ CASES = {
     "ibnetdiscover-unknown-root": (["topo", "import", "ibnetdiscover", "@man", "--root", "S-99"], {}),
     "ibnetdiscover-out-toml": (["topo", "import", "ibnetdiscover", "@man", "-o", "x.toml"], {}),
     "ibnetdiscover-out-unwritable": (["topo", "import", "ibnetdiscover", "@man", "-o", "/nonexistent/x.graphml"], {}),
+    # two outputs of one command naming one file (the second would overwrite the first), however spelt
+    "out-and-events-one-file": (["allgather", *FT4, "--out", "x.csv", "--events", "x.csv"], {}),
+    "out-and-events-dot-slash": (["broadcast", *FT4, "--out", "./x.csv", "--events", "x.csv"], {}),
+    "out-and-events-symlink": (["allreduce", *FT4, "--out", "@alias.csv", "--events", "target.csv"], {}),
+    "out-and-queue-trace-one-file": (["allgather", *FT4, *QT, "--out", "q.csv"], {}),
+    "events-and-queue-trace-one-file": (["reduce-scatter", *FT4, *QT, "--events", "./q.csv"], {}),
+    "out-and-pcap-one-path": (["allgather", *FT4, "--out", "x.csv", "--pcap", "x.csv"], {}),
+    "ibnetdiscover-out-is-the-input": (["topo", "import", "ibnetdiscover", "@ib.graphml", "-o", "./ib.graphml"], {}),
+    "report-pdf": (["report", "--quick", "--figures", "dpa-threads", "-o", "r.pdf"], {}),
+    # an int option at 0 or below, where it means nothing
+    "threads-0": (["allgather", *FT4, "--processor", "dpa", "--threads", "0"], {}),
+    "stream-mtu-past-4096": (["stream", "--mtu", "5000"], {}),
+    "stream-header-bytes-huge": (["stream", "--header-bytes", "1MiB"], {}),
 }
 
 

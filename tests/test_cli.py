@@ -122,6 +122,17 @@ def test_run_the_main_scenario(capsys):
         (["stream", "--rat", "1G"], "mcsim: error: unrecognized arguments: --rat 1G (see mcsim stream --help)\n"),
         ([], "mcsim: error: the following arguments are required: command (see mcsim --help)\n"),
         (["allgather", "--ranks", "4.5"], "mcsim: error: argument --ranks: invalid int value: '4.5' (see mcsim allg"),
+        (  # issue 49: a value that starts with '-' is read as an option; the line says how to give it
+            ["stream", "--delay", "-1ns"],
+            "mcsim: error: argument --delay: expected one argument; give its value, after '=' if it starts with '-' "
+            "(--delay=VALUE) (see mcsim stream --help)\n",
+        ),
+        (
+            ["stream", "--rate", "-5Gbps"],
+            "mcsim: error: argument --signalling-rate/--rate: expected one argument; give its value, after '=' if it "
+            "starts with '-' (--signalling-rate=VALUE)",
+        ),
+        (["run", "/tmp"], "mcsim: error: run: '/tmp' is a folder; run takes a Python script (or a folder with a "),
         (["allgather", "--retry-cnt", "8"], "mcsim: error: --retry-cnt='8' must be 0..7 (the InfiniBand retry_cnt) or"),
         (
             ["allgather", "--ack-timeout-exp", "32"],
@@ -153,6 +164,12 @@ def test_an_argparse_error_names_the_subcommand(capsys):
         main(["topo", "show"])
     assert info.value.code == 2
     assert capsys.readouterr().err.endswith("(see mcsim topo show --help)\n")
+
+
+def test_run_takes_a_folder_with_a_main_py_as_python_does(tmp_path, capsys):
+    (tmp_path / "__main__.py").write_text("print('from the folder')\n")
+    assert main(["run", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "from the folder\n"
 
 
 def test_run_prints_the_message_a_script_exits_with(tmp_path, capsys):
@@ -425,6 +442,39 @@ BAD_INPUT = [
     (["broadcast", "--out", "/no/such/x.json"], r"--out='/no/such/x.json': folder '/no/such' does not exist"),
     (["allgather", "--out", "/tmp"], r"--out='/tmp' must end in .csv, .json, .jsonl \(the file's format\)"),
     (["allgather", "--faults", "/no/such.toml"], r"faults file '/no/such.toml' does not exist"),
+    # issue 49: two outputs naming one file, however spelt; an int option at 0; a folder to run; stream's limits
+    (
+        ["allgather", "--out", "/tmp/mcsim-d.csv", "--events", "/tmp/./mcsim-d.csv"],
+        r"allgather: --out='/tmp/mcsim-d\.csv' and --events='/tmp/\./mcsim-d\.csv' name one file "
+        r"\(/tmp/mcsim-d\.csv\); give each output a file of its own",
+    ),
+    (
+        ["broadcast", "--pcap", "/tmp/mcsim-d.csv", "--queue-trace", "/tmp/mcsim-d.csv", "--queue-ports", "16:0"],
+        r"broadcast: --queue-trace='/tmp/mcsim-d\.csv' and --pcap='/tmp/mcsim-d\.csv' name one file "
+        r"\(/tmp/mcsim-d\.csv\); give each output a file of its own",
+    ),
+    (["allgather", "--processor", "dpa", "--threads", "0"], r"DpaConfig: threads=0 must be >= 1; the DPA has .*"),
+    (
+        ["run", "/tmp"],
+        r"run: '/tmp' is a folder; run takes a Python script \(or a folder with a __main__\.py\), e\.g\. "
+        r"mcsim run scenarios/link_stream\.py",
+    ),
+    (
+        ["stream", "--mtu", "1MiB"],
+        r"stream: --mtu='1MiB' is 1048576 B, past the largest MTU, 4096 B \(InfiniBand's largest: IB_MTUS in "
+        r"mcsim\.config\.rdma\); give at most 4KiB",
+    ),
+    (
+        ["stream", "--header-bytes", "1MiB"],
+        r"stream: --header-bytes='1MiB' is 1048576 B, past the most a packet carries beyond its payload and the "
+        r"16-byte fabric header, 106 B \(MAX_WIRE_HEADER_B 86 in mcsim\.config\.rdma, and RoCE's 20 bytes of "
+        r"preamble and gap\)",
+    ),
+    (
+        ["report", "-o", "/tmp/mcsim-r.pdf"],
+        r"report: -o='/tmp/mcsim-r\.pdf' must end in \.html \(the report is one HTML page; a browser prints it "
+        r"as a PDF\)",
+    ),
 ]
 
 

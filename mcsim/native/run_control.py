@@ -6,7 +6,10 @@ few thousand events and stops the slice when its time is up, so Python regains c
 times a second without any per-event callback, and the events run in the same order as in one
 Simulator::Run() (the results do not depend on the slicing). Between slices Python notices Ctrl-C
 (raising :class:`mcsim.errors.Interrupted` with how far the run got) and, for runs longer than a
-few seconds, shows a progress line: simulated time, events, and packets delivered.
+few seconds, shows a progress line: simulated time, events, and packets delivered; when the caller
+told what the run is measured against (:func:`against_bound`: a collective's bound, known before it
+runs), the share of that bound simulated so far and the wall time left if the run ends at it (an
+estimate: runs take longer than their bound, lossy ones much longer).
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +43,20 @@ class RunRecord:
 
 
 _last: RunRecord | None = None
+_bound_ps: float | None = None  # what the runs under against_bound() are measured against (None: nothing)
+
+
+@contextmanager
+def against_bound(bound_ps: float | None) -> Iterator[None]:
+    """Within the block, the progress line of a run also shows the share of ``bound_ps`` (simulated ps: a
+    collective's bound, Result.bound_ps, known before the run) simulated so far and an ETA if the run ends
+    at its bound. None, or not positive and finite: no share."""
+    global _bound_ps
+    saved, _bound_ps = _bound_ps, bound_ps if bound_ps is not None and 0 < bound_ps < float("inf") else None
+    try:
+        yield
+    finally:
+        _bound_ps = saved
 
 
 def last_run() -> RunRecord | None:
@@ -48,7 +66,8 @@ def last_run() -> RunRecord | None:
 
 
 def _progress_enabled() -> bool:
-    return os.environ.get("MCSIM_PROGRESS", "1") != "0"
+    """Progress lines unless MCSIM_PROGRESS=0, or the process has no stderr (closed: ``2>&-``)."""
+    return os.environ.get("MCSIM_PROGRESS", "1") != "0" and sys.stderr is not None
 
 
 def run_to_end(lib: Any, packets: Callable[[], int] | None = None) -> None:
@@ -61,7 +80,7 @@ def run_to_end(lib: Any, packets: Callable[[], int] | None = None) -> None:
     global _last
     start, cpu0 = time.monotonic(), time.process_time()
     events0 = lib.mcsim_events_run()
-    tty = sys.stderr.isatty()
+    tty = sys.stderr is not None and sys.stderr.isatty()
     shown = 0.0  # when the last progress line was shown
     try:
         while not lib.mcsim_run_for(SLICE_S):
@@ -82,10 +101,23 @@ def run_to_end(lib: Any, packets: Callable[[], int] | None = None) -> None:
             sys.stderr.flush()
 
 
+def share_text(now_ps: float, bound_ps: float | None, elapsed_s: float) -> str:
+    """`` (41 % of the bound 30.000 us, about 6 s left if it ends there)`` after the simulated time; past
+    the bound, ``(150 % of the bound 30.000 us: past it)``; nothing without a bound or before any time passed."""
+    if bound_ps is None or now_ps <= 0:
+        return ""
+    share = now_ps / bound_ps
+    head = f" ({share:.0%} of the bound {bound_ps / 1e6:.3f} us"
+    if share >= 1:
+        return f"{head}: past it)"
+    return f"{head}, about {elapsed_s * (1 / share - 1):.0f} s left if it ends there)"
+
+
 def _state(lib: Any, events0: int, elapsed: float, packets: Callable[[], int] | None) -> str:
     events = lib.mcsim_events_run() - events0
+    now_ps = lib.mcsim_now_ps()
     text = (
-        f"simulated {lib.mcsim_now_ps() / 1e6:.3f} us in {elapsed:.1f} s, "
+        f"simulated {now_ps / 1e6:.3f} us{share_text(now_ps, _bound_ps, elapsed)} in {elapsed:.1f} s, "
         f"{events / 1e6:.2f} M events ({events / max(elapsed, 1e-9) / 1e6:.2f} M/s)"
     )
     if packets is not None:

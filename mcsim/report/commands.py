@@ -11,6 +11,8 @@ from typing import Any
 from mcsim.errors import McsimError
 from mcsim.reference.commands import add_profile, check_workers_option, id_list
 
+PAGE_SUFFIXES = (".html", ".htm")  # what -o may end in: the page is HTML (an HTML file's suffixes)
+
 
 def add_parser(sub: Any) -> None:
     """Add ``report`` to the mcsim command's subparsers."""
@@ -22,7 +24,7 @@ def add_parser(sub: Any) -> None:
         "[--profile P]",
     )
     p.add_argument("--store", default="compare.sqlite", help="the sweep store of the runs (default compare.sqlite)")
-    p.add_argument("-o", "--out", default="report.html", help="the page to write (default report.html)")
+    p.add_argument("-o", "--out", default="report.html", help="the page to write, .html (default report.html)")
     p.add_argument("--quick", action="store_true", help="smaller runs (16 ranks on fat-tree-k4 instead of 188)")
     p.add_argument("--figures", help="only these figures (comma-separated ids, e.g. busbw-vs-size,dpa-threads)")
     p.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
@@ -34,7 +36,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from mcsim.reference.compare import Progress, check_profile
     from mcsim.report.figures import check_figures
     from mcsim.report.page import report
-    from mcsim.util.output import check_writable
+    from mcsim.util.output import check_writable, same_path
 
     ids = id_list(args.figures, "report", "--figures")
     check_figures(ids)
@@ -42,8 +44,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     check_profile(args.profile, "report", "--profile")
     out = check_writable(args.out, "report: -o")
     store = check_writable(args.store, "report: --store")
-    if out.resolve() == store.resolve():
+    if same_path(out, store):
         raise McsimError(f"report: -o={args.out!r} is the --store; the page would overwrite the runs")
+    if out.suffix.lower() not in PAGE_SUFFIXES:  # r.pdf would hold HTML: no PDF writer is a dependency
+        raise McsimError(
+            f"report: -o={args.out!r} must end in .html (the report is one HTML page; a browser prints it as a PDF)"
+        )
     written = report(
         out,
         store=store,

@@ -18,7 +18,7 @@ from mcsim.reference.claims import DPA_HALF, FDR
 from mcsim.reference.compare import DEFAULT_PROFILE, Progress, runs_text
 from mcsim.report.collective_figures import allreduce, allreduce_spec, broadcast_vs_p, broadcast_vs_p_spec
 from mcsim.report.panel import COLORS, Panel, Runs, new_figure, rows_by, svg_of, topology_for
-from mcsim.report.workload_figures import fsdp_timeline
+from mcsim.report.workload_figures import PAIRS, fsdp_timeline
 from mcsim.sweep.spec import SweepSpec
 from mcsim.units import format_rate, format_size, parse_rate
 
@@ -391,10 +391,16 @@ Builder = Callable[[bool, Runs], Panel]
 
 
 class Figure(NamedTuple):
-    """A figure of the report: how to build it and the sweeps it runs (none: a closed form)."""
+    """A figure of the report: how to build it, the sweeps it runs (none: a closed form, unless ``simulated``
+    says what it simulates outside a sweep, not stored)."""
 
     build: Builder
     specs: Callable[[bool], tuple[SweepSpec, ...]]
+    simulated: str = ""
+
+    def runs_text(self, quick: bool, store: Path) -> str:
+        """Its progress line's account of its runs: the sweeps' (stored or to simulate), or what it simulates."""
+        return self.simulated or runs_text(self.specs(quick), store)
 
 
 FIGURES: dict[str, Figure] = {
@@ -405,7 +411,7 @@ FIGURES: dict[str, Figure] = {
     "ag-rs": Figure(ag_rs, lambda quick: (ag_rs_spec(quick), ag_rs_innet_spec(quick))),
     "bcast-vs-p": Figure(broadcast_vs_p, lambda quick: (broadcast_vs_p_spec(quick),)),
     "allreduce": Figure(allreduce, lambda quick: (allreduce_spec(quick),)),
-    "fsdp-timeline": Figure(fsdp_timeline, lambda quick: ()),
+    "fsdp-timeline": Figure(fsdp_timeline, lambda quick: (), f"{len(PAIRS)} workload runs, simulated (not stored)"),
 }
 
 
@@ -439,6 +445,6 @@ def panels(
     made = []
     for i, fid in enumerate(chosen, 1):
         if progress is not None:
-            progress.line(f"figure [{i}/{len(chosen)}] {fid}: {runs_text(FIGURES[fid].specs(quick), store)}")
+            progress.line(f"figure [{i}/{len(chosen)}] {fid}: {FIGURES[fid].runs_text(quick, store)}")
         made.append(FIGURES[fid].build(quick, runs))
     return made

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mcsim.bounds import bound_b
 from mcsim.config.collectives import (
     EVERY_ALGORITHM,
     INNET_ALGORITHMS,
@@ -27,13 +28,14 @@ from mcsim.config.faults_file import load_faults
 from mcsim.config.queue_trace import DEFAULT_QUEUE_INTERVAL_PS, QueueTraceConfig
 from mcsim.config.rdma import CONGESTION_CONTROLS, WIRE_FORMATS, PcapConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
+from mcsim.native import run_control
 from mcsim.result import Result
 from mcsim.runs.scenario import Scenario, artifact_protocol
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.runs.trace_outputs import event_rows, pcaps_of, queue_rows, queue_trace_of
-from mcsim.units import format_size, format_time
+from mcsim.units import PS_PER_S, format_size, format_time
 from mcsim.util.options import DefaultsHelp, Given, GivenFlag, given, parse_hosts, typed, typed_option
-from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
+from mcsim.util.output import SUFFIXES, Column, Table, check_distinct, check_writable, rows_text, write_rows
 
 RESULT_TABLE = Table(  # nccl-tests' columns first (its size and count: Result.summary), then mcsim's
     [
@@ -175,9 +177,21 @@ def _refuse_unread_receive(args: argparse.Namespace) -> None:
         )
 
 
+def _dpa(threads: int | None) -> DpaConfig:
+    """--processor dpa: the DPA with --threads threads (DpaConfig checks them: 0 is no thread), else its default."""
+    return DpaConfig() if threads is None else DpaConfig(threads=threads)
+
+
 def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
     """One Scenario per --bytes-per-rank size, every option (and --out, --faults) checked before anything runs."""
     _refuse_unread(args)
+    outputs = (
+        ("--out", args.out),
+        ("--events", args.events),
+        ("--queue-trace", args.queue_trace),
+        ("--pcap", args.pcap),
+    )
+    check_distinct(args.command, outputs)
     for option, path in (("--out", args.out), ("--events", args.events)):
         if path is not None:
             if Path(path).suffix not in SUFFIXES:
@@ -224,7 +238,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         "overlap": args.overlap,
         "overlap_algorithm": args.overlap_algorithm,
         "staging": None if args.receive_path is None else RECEIVE_PATHS[args.receive_path],
-        "processor": None if args.processor == "host" else DpaConfig(threads=args.threads or DpaConfig().threads),
+        "processor": None if args.processor == "host" else _dpa(args.threads),
     }
     common |= {k: v for k, v in given.items() if v is not None}
     if args.lossy_hosts is not None:
@@ -246,13 +260,14 @@ def _report(args: argparse.Namespace, scenarios: Sequence[Scenario], results: Se
     held a run up."""
     if not results:
         return
-    print_results(results, args.format)
+    # the files first: a stdout that cannot take the rows (full, closed, another encoding) loses none of them
     if args.out is not None:
         write_rows(args.out, [r.summary() for r in with_concurrent(results)])
     if args.events is not None:
         write_rows(args.events, [row for r in results for row in event_rows(r)])
     if args.queue_trace is not None:
         write_rows(args.queue_trace, [row for r in results for row in queue_rows(r)])
+    print_results(results, args.format)
     for sc, r in zip(scenarios, results, strict=False):
         size = f"{r.bytes_per_rank_b} B per rank"
         if args.format != "table" and not r.complete:
@@ -282,6 +297,19 @@ def _run_one(sc: Scenario, events: bool, pcap: PcapConfig | None, queue_trace: Q
     return r
 
 
+def bound_ps(sc: Scenario) -> float:
+    """The run's bound in simulated ps, known before it runs (what its Result.bound_ps will be)."""
+    return bound_b(sc.collective, sc.algorithm, sc.bytes_per_rank_b, sc.n_ranks) * 8 * PS_PER_S / sc.data_rate_bps
+
+
+def start_line(args: argparse.Namespace, sc: Scenario) -> str:
+    """``allgather mcast 4KiB on fat-tree-k4 (<= 560 packet-hops) ...``: the estimate left out where it
+    is unknown (Scenario.estimate() counts no packet of the algorithm: 0)."""
+    hops = sc.estimate()["packets"]
+    estimate = f" (<= {hops:.3g} packet-hops)" if hops > 0 else ""
+    return f"{args.command} {args.algorithm} {sc.bytes_per_rank} on {args.topology}{estimate} ..."
+
+
 def cmd_collective(args: argparse.Namespace) -> int:
     scenarios = _collective_scenarios(args)
     pcaps = pcaps_of(args, scenarios)
@@ -289,13 +317,9 @@ def cmd_collective(args: argparse.Namespace) -> int:
     results: list[Result] = []
     try:
         for sc in scenarios:
-            cost = sc.estimate()["packets"]
-            print(
-                f"mcsim: {args.command} {args.algorithm} {sc.bytes_per_rank} on {args.topology} "
-                f"(<= {cost:.3g} packet-hops) ...",
-                file=sys.stderr,
-            )
-            results.append(_run_one(sc, args.events is not None, pcaps[len(results)], queue_trace))
+            print(f"mcsim: {start_line(args, sc)}", file=sys.stderr)
+            with run_control.against_bound(bound_ps(sc)):  # the progress line's share done and its ETA
+                results.append(_run_one(sc, args.events is not None, pcaps[len(results)], queue_trace))
     except KeyboardInterrupt as exc:  # keep the finished sizes: their rows, then the interrupted line
         _report(args, scenarios, results)
         written = f" and in {args.out}" if args.out is not None else ""

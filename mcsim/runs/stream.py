@@ -13,11 +13,17 @@ from typing import Any
 import networkx as nx
 
 from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES, FABRIC_HEADER_BYTES, FabricConfig, Flow
-from mcsim.errors import require_positive
+from mcsim.config.rdma import IB_MTUS, MAX_WIRE_HEADER_B, PHYSICAL_OVERHEAD_BYTES
+from mcsim.errors import McsimError, is_integer, require_positive
 from mcsim.runs.flows import simulate
 from mcsim.topology.builders import leaf_spine
 from mcsim.topology.physics import Link
-from mcsim.units import PS_PER_S
+from mcsim.units import PS_PER_S, format_size
+
+MAX_MTU_B = max(IB_MTUS)  # InfiniBand's largest MTU, 4096 B (RoCE's RDMA MTU is the same)
+# the most wire bytes a packet carries beyond its payload and the fabric header: an RDMA packet's headers and
+# trailers in either wire format (86 B), and RoCE's preamble, SFD and inter-frame gap (20 B)
+MAX_HEADER_B = MAX_WIRE_HEADER_B + max(PHYSICAL_OVERHEAD_BYTES.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +48,25 @@ def expected_finish_ps(link: Link, size_b: int, mtu_b: int, header_b: int) -> in
     """Closed form of :func:`stream`: back-to-back packets of mtu_b (the last one the remainder), each
     with the 16-byte FabricHeader and header_b on the wire, plus one delay."""
     return link.expected_finish_ps(size_b, mtu_b=mtu_b, overhead_b=FABRIC_HEADER_BYTES + header_b)
+
+
+def check_packet(mtu_b: int, header_b: int, *, mtu: str = "", header: str = "") -> None:
+    """A stream's packet: ``mtu_b`` payload bytes of at most the largest MTU, ``header_b`` of at most
+    :data:`MAX_HEADER_B`; else one McsimError line. ``mtu``, ``header``: the options as the user gave them
+    (``--mtu='1MiB'``; default: the API's names)."""
+    require_positive("stream", mtu_b=mtu_b)
+    if mtu_b > MAX_MTU_B:
+        raise McsimError(
+            f"stream: {mtu or f'mtu_b={mtu_b}'} is {mtu_b} B, past the largest MTU, {MAX_MTU_B} B (InfiniBand's "
+            f"largest: IB_MTUS in mcsim.config.rdma); give at most {format_size(MAX_MTU_B)}"
+        )
+    if is_integer(header_b) and header_b > MAX_HEADER_B:  # its type and sign: FabricConfig's checks
+        raise McsimError(
+            f"stream: {header or f'header_b={header_b}'} is {header_b} B, past the most a packet carries beyond "
+            f"its payload and the {FABRIC_HEADER_BYTES}-byte fabric header, {MAX_HEADER_B} B (MAX_WIRE_HEADER_B "
+            f"{MAX_WIRE_HEADER_B} in mcsim.config.rdma, and RoCE's {max(PHYSICAL_OVERHEAD_BYTES.values())} bytes of "
+            "preamble and gap)"
+        )
 
 
 def two_hosts(link: Link) -> nx.Graph[Any]:
@@ -70,8 +95,10 @@ def star(hosts: int, link: Link) -> nx.Graph[Any]:
 def stream(
     link: Link, size_b: int, *, mtu_b: int = DEFAULT_MTU_BYTES, header_b: int = DEFAULT_HEADER_BYTES
 ) -> StreamResult:
-    """Send ``size_b`` payload bytes from host 0 to host 1 over ``link``; return what happened."""
+    """Send ``size_b`` payload bytes from host 0 to host 1 over ``link``; return what happened. Packets carry
+    at most ``mtu_b`` payload bytes (at most :data:`MAX_MTU_B`) and ``header_b`` more (at most :data:`MAX_HEADER_B`)."""
     require_positive("stream", size_b=size_b, mtu_b=mtu_b)
+    check_packet(mtu_b, header_b)
     r = simulate(
         two_hosts(link),
         [Flow(src=0, dst=1, size_b=size_b, mtu_b=mtu_b)],

@@ -13,7 +13,7 @@ from mcsim.topology.files import write_topology_file
 from mcsim.topology.ibnetdiscover import read_ibnetdiscover
 from mcsim.topology.summary import format_summary
 from mcsim.util import toml_text
-from mcsim.util.output import check_writable
+from mcsim.util.output import check_distinct, check_writable
 
 IMPORT_FORMATS = ("ibnetdiscover",)
 
@@ -27,6 +27,7 @@ def cmd_topo_import(args: argparse.Namespace) -> int:
                 f"topo import: -o {toml_text.shown_path(args.out)} must end in .graphml (a .toml topology names "
                 "a builder, and an imported fabric has none)"
             )
+        check_distinct("topo import", (("FILE", args.file), ("-o", args.out)), "-o would overwrite the file read")
         check_writable(args.out, "topo import: -o")
     imported = read_ibnetdiscover(args.file, roots=args.root)
     if args.out is not None:

@@ -12,6 +12,8 @@ from typing import Any, NoReturn
 from mcsim.errors import McsimError
 
 HOST_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")  # a host or a range of hosts, ends included
+# argparse's error for an option whose value starts with '-' (--delay -1ns: it takes -1ns for an option)
+NO_VALUE = re.compile(r"^argument (-[^/ :]+)(?:/\S+)?: expected one argument$")
 
 
 class Parser(argparse.ArgumentParser):
@@ -27,6 +29,9 @@ class Parser(argparse.ArgumentParser):
         self.register("action", "store_true", GivenFlag)
 
     def error(self, message: str) -> NoReturn:
+        m = NO_VALUE.match(message)
+        if m is not None:  # the value may be there, read as an option: say how to give it
+            message += f"; give its value, after '=' if it starts with '-' ({m[1]}=VALUE)"
         self.exit(2, f"mcsim: error: {message} (see {self.prog} --help)\n")
 
 

@@ -146,6 +146,86 @@ def check_writable(path: str | os.PathLike[str], what: str) -> Path:
     return target
 
 
+class StdoutError(McsimError):
+    """stdout cannot take a command's output: full, or an encoding without one of its characters
+    (``refused``: the device refused bytes, which stay buffered and would fail again at exit)."""
+
+    def __init__(self, text: str, *, refused: bool = True) -> None:
+        super().__init__(text)
+        self.refused = refused
+
+
+def encoding_error(exc: UnicodeEncodeError) -> StdoutError:
+    """The one line for a character stdout's encoding lacks (a non-ASCII job name in the C locale)."""
+    char = exc.object[exc.start : exc.start + 1]
+    return StdoutError(
+        f"stdout's encoding, {exc.encoding}, cannot write {char!a} (U+{ord(char):04X}); "
+        "set PYTHONIOENCODING=utf-8 or a UTF-8 locale (e.g. LC_ALL=C.UTF-8)",
+        refused=False,
+    )
+
+
+class GuardedStdout:
+    """stdout whose failures are one :class:`StdoutError` line instead of a traceback: a write or flush
+    that the device refuses (/dev/full: "No space left on device") and a character its encoding lacks.
+    A reader that has gone stays a BrokenPipeError (the CLI's exit 141). Anything else goes to the
+    stream it guards."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            written = self.stream.write(text)
+        except UnicodeEncodeError as exc:
+            raise encoding_error(exc) from None
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StdoutError(f"cannot write to stdout ({exc.strerror or exc})") from None
+        return len(text) if written is None else int(written)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StdoutError(f"cannot write to stdout ({exc.strerror or exc})") from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def same_path(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """``a`` and ``b`` name one file: the same path once symlinks, ``.`` and ``..`` are resolved
+    (``./x.csv`` and ``x.csv``, a symlink and its target), or two hard links of one existing file."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet: not one file
+        return False
+
+
+def check_distinct(
+    where: str,
+    outputs: Sequence[tuple[str, str | os.PathLike[str] | None]],
+    hint: str = "give each output a file of its own",
+) -> None:
+    """Raise McsimError if two of a command's ``outputs`` ((option, path); a path of None: not given)
+    name one file, however spelt (:func:`same_path`): the second written would overwrite the first (or
+    an output the input it reads: ``hint`` says so). Commands call it before any work, beside
+    :func:`check_writable`."""
+    given = [(option, path) for option, path in outputs if path is not None]
+    for i, (first, a) in enumerate(given):
+        for second, b in given[i + 1 :]:
+            if same_path(a, b):
+                raise McsimError(
+                    f"{where}: {first}={str(a)!r} and {second}={str(b)!r} name one file ({os.path.realpath(a)}); {hint}"
+                )
+
+
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder, then rename it over
     ``path`` (atomic on POSIX): readers see the old file or the whole new one."""

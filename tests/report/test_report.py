@@ -186,6 +186,7 @@ def test_progress_lines_name_each_figure_and_claim(made):
     assert all(f"[{i}/{n}]" in line for i, line in enumerate(figs, 1))
     assert figs[0] == f"mcsim report: figure [1/{n}] busbw-vs-size: 10 runs: 0 from the store, 10 to simulate"
     assert figs[3].endswith("dpa-threads: closed form, nothing to simulate")
+    assert figs[7].endswith("fsdp-timeline: 2 workload runs, simulated (not stored)")  # not "closed form"
     assert [line.split("] ")[1].split(":")[0] for line in claims] == [c.id for c in CLAIMS]
     assert lines[-1].startswith(f"mcsim report: {len(CLAIMS)} claims: ")
     assert len(lines) == n + len(CLAIMS) + 1  # one line each, no per-run lines
@@ -380,6 +381,10 @@ BAD_OPTIONS = [
     (["--store", "{tmp}/nope/s.sqlite"], r"report: --store='.*/nope/s.sqlite': folder '.*/nope' does not exist"),
     (["--store", "/proc/s.sqlite"], r"report: --store='/proc/s.sqlite' cannot be written"),
     (["--store", "{tmp}/same", "-o", "{tmp}/same"], r"report: -o='.*/same' is the --store; the page would overwrite"),
+    (["--store", "{tmp}/s.html", "-o", "{tmp}/./s.html"], r"report: -o='.*/\./s\.html' is the --store; the page "),
+    # issue 49: the page is HTML, whatever -o ends in (r.pdf held HTML)
+    (["-o", "{tmp}/r.pdf"], r"report: -o='.*/r\.pdf' must end in \.html \(the report is one HTML page; a browser "),
+    (["-o", "{tmp}/r"], r"report: -o='.*/r' must end in \.html"),
 ]
 
 
@@ -392,3 +397,11 @@ def test_bad_report_options_are_one_error_line_before_any_work(args, message, tm
     assert out == "" and err.count("\n") == 1 and err.startswith("mcsim: error: "), err
     assert re.search(message, err), err
     assert list(tmp_path.iterdir()) == []  # no page, no store: nothing ran
+
+
+def test_a_figure_that_simulates_outside_a_sweep_is_not_called_a_closed_form(tmp_path):
+    """fsdp-timeline runs two workloads (no sweep): its progress line says simulated, dpa-threads' closed form."""
+    assert figures.FIGURES["fsdp-timeline"].runs_text(True, tmp_path / "s.sqlite") == (
+        "2 workload runs, simulated (not stored)"
+    )
+    assert figures.FIGURES["dpa-threads"].runs_text(True, tmp_path / "s.sqlite") == "closed form, nothing to simulate"

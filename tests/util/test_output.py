@@ -12,7 +12,20 @@ import pytest
 
 from mcsim.cli import main
 from mcsim.errors import McsimError
-from mcsim.util.output import Column, Table, check_writable, csv_text, json_text, jsonl_text, rows_text, write_rows
+from mcsim.util.output import (
+    Column,
+    GuardedStdout,
+    StdoutError,
+    Table,
+    check_distinct,
+    check_writable,
+    csv_text,
+    json_text,
+    jsonl_text,
+    rows_text,
+    same_path,
+    write_rows,
+)
 
 ROWS = [
     {"size_B": 4096, "time_us": 1.5, "complete": True, "verified": None},
@@ -130,3 +143,72 @@ def test_a_folder_where_no_file_can_be_made_is_refused(tmp_path):
 
 def test_a_writable_path_is_returned(tmp_path):
     assert check_writable(tmp_path / "x.csv", "--out") == tmp_path / "x.csv"
+
+
+def _spellings(tmp):
+    """Pairs of paths naming one file, as a user may spell them."""
+    (tmp / "sub").mkdir()
+    (tmp / "alias.csv").symlink_to(tmp / "x.csv")  # a symlink to a file not yet written
+    (tmp / "y.csv").write_text("")
+    os.link(tmp / "y.csv", tmp / "hard.csv")  # two names of one existing file
+    return {
+        "same": (tmp / "x.csv", tmp / "x.csv"),
+        "dot-slash": (f"{tmp}/./x.csv", tmp / "x.csv"),
+        "dot-dot": (tmp / "sub" / ".." / "x.csv", tmp / "x.csv"),
+        "symlink": (tmp / "alias.csv", tmp / "x.csv"),
+        "hard-link": (tmp / "hard.csv", tmp / "y.csv"),
+    }
+
+
+@pytest.mark.parametrize("case", ["same", "dot-slash", "dot-dot", "symlink", "hard-link"])
+def test_two_outputs_naming_one_file_are_refused_however_spelt(tmp_path, case):
+    a, b = _spellings(tmp_path)[case]
+    outputs = [("--out", str(a)), ("--pcap", None), ("--events", str(b))]
+    with pytest.raises(McsimError, match=r"^cmd: --out='.*' and --events='.*' name one file \(.*\); give each output "):
+        check_distinct("cmd", outputs)
+
+
+def test_outputs_naming_different_files_are_accepted(tmp_path):
+    (tmp_path / "y.csv").write_text("")
+    check_distinct("cmd", [("--out", str(tmp_path / "x.csv")), ("--events", str(tmp_path / "y.csv")), ("-o", None)])
+    assert not same_path(tmp_path / "x.csv", tmp_path / "X.csv")
+
+
+class _Refusing(io.StringIO):
+    """A stream whose device refuses writes or flushes with ``error``."""
+
+    def __init__(self, error):
+        super().__init__()
+        self.error = error
+
+    def write(self, text):
+        raise self.error
+
+    def flush(self):
+        raise self.error
+
+
+GUARDED = [  # (the stream under the guard, what a write raises: an exception type, and the line's pattern)
+    (_Refusing(OSError(28, "No space left on device")), StdoutError, r"^cannot write to stdout \(No space left on "),
+    (_Refusing(OSError(5, "Input/output error")), StdoutError, r"^cannot write to stdout \(Input/output error\)$"),
+    (_Refusing(BrokenPipeError(32, "Broken pipe")), BrokenPipeError, r"Broken pipe"),  # the CLI's exit 141
+    (
+        io.TextIOWrapper(io.BytesIO(), encoding="latin-1"),
+        StdoutError,
+        r"^stdout's encoding, latin-1, cannot write '\\u5927' \(U\+5927\); set PYTHONIOENCODING=utf-8 or a UTF-8 ",
+    ),
+]
+
+
+@pytest.mark.parametrize(("stream", "raised", "message"), GUARDED)
+def test_a_stdout_that_cannot_take_the_output_is_one_line(stream, raised, message):
+    with pytest.raises(raised, match=message):
+        GuardedStdout(stream).write("name: \u5927\n")
+
+
+def test_the_guard_passes_everything_else_to_its_stream():
+    stream = io.StringIO()
+    guarded = GuardedStdout(stream)
+    assert guarded.write("row\n") == 4
+    guarded.flush()
+    assert stream.getvalue() == "row\n" and guarded.getvalue() == "row\n" and not guarded.isatty()

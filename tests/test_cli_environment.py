@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Every command in an environment that cannot take its output, through the real command in a fresh process:
+stdout closed (``>&-``), stdout on a full device (/dev/full), stdout in a locale that is not UTF-8, and Ctrl-C in
+the first half second (while the command still imports). Each is one line on stderr and no traceback: exit 2 (a bad
+environment), 130 (Ctrl-C); a reader of stdout that has gone stays 141 (tests/test_bad_input_commands.py)."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+IB_MAN = str(HERE / "topology" / "data" / "ibnetdiscover-man-example.topo")
+FT4 = ["--topology", "fat-tree-k4", "--size", "4KiB"]
+SWEEP = 'name = "tiny"\n[base]\ntopology = "fat-tree-k4"\nbytes_per_rank = "4KiB"\n'
+WORKLOAD = (
+    'topology = "fat-tree-k4"\n[[jobs]]\nname = "NAME"\nranks = 4\nkind = "fsdp"\nlayers = 1\n'
+    'bytes_per_layer = "4KiB"\nforward = "1us"\nbackward = "1us"\n'
+)
+TOPOLOGY = 'name = "NAME"\n[builder]\nname = "fat_tree"\nk = 4\nrate = "56.25Gbps"\ndelay = "100ns"\n'
+SCRIPT = "print('a line from a script')\n"
+
+
+def _files(tmp: Path, name: str = "a") -> None:
+    """The files the commands read, in tmp (the job's and the topology's name: ``name``)."""
+    (tmp / "tiny.toml").write_text(SWEEP)
+    (tmp / "workload.toml").write_text(WORKLOAD.replace("NAME", name), encoding="utf-8")
+    (tmp / "topo.toml").write_text(TOPOLOGY.replace("NAME", name), encoding="utf-8")
+    (tmp / "script.py").write_text(SCRIPT)
+
+
+# every command, as a run that succeeds when stdout can take its output (cheap: a small run, a closed form)
+COMMANDS = {
+    "build": ["build"],
+    "info": ["info"],
+    "run": ["run", "script.py"],
+    "allgather": ["allgather", *FT4],
+    "broadcast": ["broadcast", *FT4],
+    "reduce-scatter": ["reduce-scatter", *FT4],
+    "allreduce": ["allreduce", *FT4],
+    "alltoall": ["alltoall", *FT4],
+    "reduce": ["reduce", *FT4],
+    "stream": ["stream", "--size", "64KiB"],
+    "topo-show": ["topo", "show", "fat-tree-k4"],
+    "topo-draw": ["topo", "draw", "fat-tree-k4", "-o", "f.svg"],
+    "topo-import": ["topo", "import", "ibnetdiscover", IB_MAN],
+    "sweep": ["sweep", "tiny.toml", "--store", "s.sqlite", "--no-progress"],
+    "sweep-show": ["sweep", "show", "s.sqlite"],
+    "compare": ["compare", "--quick", "--only", "dpa-1/16"],
+    "report": ["report", "--quick", "--figures", "dpa-threads", "-o", "r.html"],
+    "workload": ["workload", "workload.toml"],
+}
+# what a command needs done first (sweep show: a store to show)
+SETUP = {"sweep-show": ["sweep", "tiny.toml", "--store", "s.sqlite", "--no-progress"]}
+MCSIM = [sys.executable, "-m", "mcsim"]
+ENV = os.environ | {"MCSIM_PROGRESS": "0"}
+
+
+def _setup(case: str, tmp: Path, name: str = "a") -> None:
+    _files(tmp, name)
+    if case in SETUP:
+        subprocess.run([*MCSIM, *SETUP[case]], cwd=tmp, env=ENV, check=True, capture_output=True, timeout=300)
+
+
+def _one_error_line(proc: subprocess.CompletedProcess[str], message: str) -> None:
+    """Exit 2 and exactly one stderr line (after any progress lines "mcsim: ..." that are not errors), the error."""
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr[-3000:]
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-3000:])
+    # progress lines ("mcsim: sweep ...", "mcsim report: figure ...") may come first; one line is an error
+    errors = [line for line in proc.stderr.splitlines() if not line.startswith("mcsim") or "error:" in line]
+    assert len(errors) == 1, proc.stderr[-3000:]
+    assert re.fullmatch(f"mcsim: error: {message}", errors[0]), errors[0]
+
+
+@pytest.mark.parametrize("case", list(COMMANDS))
+def test_a_closed_stdout_is_one_line_before_any_work(case, tmp_path):
+    _setup(case, tmp_path)
+    proc = subprocess.run(
+        [*MCSIM, *COMMANDS[case]],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=ENV,
+        timeout=300,
+        preexec_fn=lambda: os.close(1),  # as the shell's >&-
+    )
+    _one_error_line(proc, r"stdout is closed \(>&-\); give the command somewhere to write, e.g\. >/dev/null")
+    assert proc.stderr.count("\n") == 1  # refused before any work: not even a progress line
+
+
+@pytest.mark.parametrize("case", list(COMMANDS))
+def test_a_closed_stderr_is_one_line_on_stdout_before_any_work(case, tmp_path):
+    _setup(case, tmp_path)
+    proc = subprocess.run(
+        [*MCSIM, *COMMANDS[case]],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=ENV,
+        timeout=300,
+        preexec_fn=lambda: os.close(2),  # as the shell's 2>&-
+    )
+    assert proc.returncode == 2, (proc.returncode, proc.stdout[-3000:])
+    assert proc.stdout == (
+        "mcsim: error: stderr is closed (2>&-); give the command somewhere to write its errors and progress, "
+        "e.g. 2>/dev/null\n"
+    )
+
+
+PRINTS = [case for case in COMMANDS if case != "sweep"]  # sweep writes its store and stderr only: it succeeds
+
+
+@pytest.mark.parametrize("case", PRINTS)
+def test_stdout_on_a_full_device_is_one_line(case, tmp_path):
+    _setup(case, tmp_path)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [*MCSIM, *COMMANDS[case]],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env=ENV,
+            timeout=300,
+        )
+    _one_error_line(proc, r"cannot write to stdout \(No space left on device\)")
+
+
+NAMED = {  # a command that prints a name from a file: the workload's job, the topology's name
+    "workload": ["workload", "workload.toml"],
+    "topo-show": ["topo", "show", "topo.toml"],
+}
+
+
+@pytest.mark.parametrize("case", list(NAMED))
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_name_stdout_cannot_encode_is_one_line(case, encoding, tmp_path):
+    _setup(case, tmp_path, name="\u5927\u89c4\u6a21-job")  # not in ASCII nor in Latin-1
+    # the C locale without Python's UTF-8 mode: stdout is ASCII; a Latin-1 stdout as an ISO-8859-1 locale gives it
+    env = ENV | {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    env.pop("PYTHONIOENCODING", None)
+    if encoding == "latin-1":
+        env["PYTHONIOENCODING"] = "latin-1"
+    proc = subprocess.run([*MCSIM, *NAMED[case]], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    _one_error_line(
+        proc,
+        r"stdout's encoding, (ascii|latin-1), cannot write '\\u5927' \(U\+5927\); set PYTHONIOENCODING=utf-8 or a "
+        r"UTF-8 locale \(e\.g\. LC_ALL=C\.UTF-8\)",
+    )
+
+
+EARLY_MS = (0, 50, 100, 200, 400)  # Ctrl-C this long after the process started: while it imports, or runs
+# Python's own start-up, before any of mcsim's code runs (site: a .pth file such as an editable install's): tried again
+STARTUP = ("init_import_site", "Error processing line")
+
+
+def _in_python_start_up(err: str) -> bool:
+    """The signal landed before any of mcsim's code ran: site's start-up, or runpy before it imports mcsim
+    (a traceback without a frame of mcsim's files)."""
+    return any(mark in err for mark in STARTUP) or ("Traceback" in err and f"{os.sep}mcsim{os.sep}" not in err)
+
+
+def _as_a_shell_starts_it() -> None:
+    """In the child: SIGINT at its default and not blocked, as a user's shell starts a process (the test
+    process's libraries may have changed both, and a child inherits them)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+
+
+# the installed `mcsim` command: what pip's console script does (mcsim.cli:main, no mcsim.__main__)
+CONSOLE_SCRIPT = [sys.executable, "-c", "import sys; from mcsim.cli import main; sys.exit(main())"]
+
+
+def _interrupted(
+    argv: list[str], after_ms: int, tmp: Path, mcsim: list[str] = MCSIM
+) -> subprocess.CompletedProcess[str]:
+    """The command, sent SIGINT ``after_ms`` after it started; again (later, from the fourth try) while the
+    signal lands in Python's own start-up (a loaded machine takes longer to get through it), before mcsim runs."""
+    for attempt in range(8):
+        proc = subprocess.Popen(
+            [*mcsim, *argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp,
+            preexec_fn=_as_a_shell_starts_it,
+        )
+        time.sleep((after_ms + 20 * max(0, attempt - 2)) / 1000)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+        if not _in_python_start_up(err):
+            break
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+LONG = {  # commands that take longer than the last moment (a command that has ended is not interrupted)
+    "allgather": ["allgather", "--topology", "fat-tree-k4", "--size", "1MiB"],
+    "sweep": ["sweep", "tiny.toml", "--store", "s.sqlite"],
+    "compare": ["compare", "--quick", "--store", "c.sqlite"],
+    "report": ["report", "--quick", "-o", "r.html", "--store", "c.sqlite"],
+}
+
+
+@pytest.mark.parametrize("after_ms", EARLY_MS)
+@pytest.mark.parametrize("case", list(LONG))
+def test_ctrl_c_in_the_first_half_second_is_one_line_and_130(case, after_ms, tmp_path):
+    _files(tmp_path)
+    _is_one_line_and_130(_interrupted(LONG[case], after_ms, tmp_path))
+
+
+@pytest.mark.parametrize("after_ms", EARLY_MS)
+def test_ctrl_c_in_the_first_half_second_of_the_console_script_too(after_ms, tmp_path):
+    _is_one_line_and_130(_interrupted(LONG["allgather"], after_ms, tmp_path, CONSOLE_SCRIPT))
+
+
+# mcsim/__init__.py runs before any guard (python -m mcsim and the console script import the package first); while
+# it imports typing at start-up (~10 ms), a Ctrl-C there is a traceback: an expected failure until it stops (issue 49)
+INIT = HERE.parent / "mcsim" / "__init__.py"
+INIT_IMPORTS_TYPING = "\nfrom typing import" in INIT.read_text(encoding="utf-8")
+
+
+def _is_one_line_and_130(proc: subprocess.CompletedProcess[str]) -> None:
+    if INIT_IMPORTS_TYPING and "Traceback" in proc.stderr and f'{INIT}", line' in proc.stderr:
+        pytest.xfail("Ctrl-C landed in mcsim/__init__.py's import of typing, before any guard")
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    # 130 (128 + SIGINT), or killed by SIGINT itself before Python installed its handler (a shell shows 130 too)
+    assert proc.returncode in (130, -signal.SIGINT), (proc.returncode, proc.stderr[-3000:])
+    lines = proc.stderr.splitlines()
+    if proc.returncode == 130:
+        assert lines[-1].startswith("mcsim: interrupted"), proc.stderr
+        assert all(line.startswith("mcsim: ") for line in lines), proc.stderr
