@@ -29,6 +29,7 @@ from mcsim.runs.keyword_tables import known
 from mcsim.sweep.outcome import COMPLETE
 from mcsim.util import toml_text
 from mcsim.workloads.workload_file import (
+    FAULTS,
     JOB_KEYS,
     KINDS,
     RUN_OPTIONS,
@@ -62,9 +63,14 @@ def traces_from_folder(value: object, folder: Path) -> object:
 
 
 def resolve_paths(data: dict[str, Any], folder: Path) -> None:
-    """A workload's relative file paths (its topology file, its jobs' traces) as paths from ``folder``, in place."""
+    """A workload's relative file paths (its topology file, its jobs' traces) as paths from ``folder``, in place;
+    its [options] faults file as its table (read now: its content, not its name, enters each run's key)."""
     if "topology" in data:
         data["topology"] = topology_from_folder(data["topology"], folder)
+    options = data.get(OPTIONS)
+    if isinstance(options, dict) and isinstance(options.get(FAULTS), str):
+        path = str(from_folder(options[FAULTS], folder))
+        options[FAULTS] = toml_text.read_document(path, f"faults file {toml_text.shown_path(path)}")
     tables = data.get(JOBS)
     for table in tables if isinstance(tables, list) else []:
         if isinstance(table, dict) and "traces" in table:
@@ -184,8 +190,10 @@ class WorkloadRun:
 
 
 def _digest(path: Path) -> str:
+    """sha256 of a file, read 1 MiB at a time (a trace may be large)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
     except OSError as exc:
         raise McsimError(f"{WHERE}: cannot read {str(path)!r} ({exc.strerror})") from None
 
