@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +59,7 @@ from mcsim.workloads.run import STEP_FIELDS, WorkloadResult, checked_run, run_jo
 from mcsim.workloads.training import BACKGROUND_BYTES, background_job, data_parallel_job, fsdp_job
 
 PLACEMENTS = ("contiguous", "interleaved", "random")  # or hosts = [...]
+SCENARIO = "Scenario: "  # how a Scenario's checks start their line (a class a workload file's user never wrote)
 FAULTS = "faults"  # [options] faults: a faults file or a table in its format (mcsim.config.faults_file)
 TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology.files.resolve decides
 TOP_KEYS = ("topology", "rate", "seed", "options", "jobs")
@@ -116,14 +119,31 @@ class Workload:
     jobs: tuple[Job, ...]
     notes: tuple[str, ...] = ()
     options: dict[str, Any] = dataclasses.field(default_factory=dict)  # run_jobs' options: [options]
+    where: str = "workload"  # how its messages name it: its file
 
     def check(self) -> None:
-        """What running it checks before any C++ object exists (mcsim.workloads.run.checked_run): one line."""
-        checked_run(self.jobs, topology=self.topology, rate=self.rate, seed=self.seed, **self.options)
+        """What running it checks before any C++ object exists (mcsim.workloads.run.checked_run): one line, in
+        the file's words (its key, or its [options] key, where the check is a Scenario's)."""
+        with users_words(self.where, self.options):
+            checked_run(self.jobs, topology=self.topology, rate=self.rate, seed=self.seed, **self.options)
 
     def run(self) -> WorkloadResult:
         """Run its jobs on its fabric (mcsim.workloads.run.run_jobs) with its options."""
         return run_jobs(self.jobs, topology=self.topology, rate=self.rate, seed=self.seed, **self.options)
+
+
+@contextmanager
+def users_words(where: str, options: dict[str, Any]) -> Iterator[None]:
+    """A Scenario's check's line ("Scenario: endpoints=0 must be ...") as the file's key says it: "<where>: [options]
+    endpoints=0 must be ..." (or "<where>: rate=..." for a top-level key)."""
+    try:
+        yield
+    except McsimError as exc:
+        text = str(exc)
+        if not text.startswith(SCENARIO):
+            raise
+        key = text.removeprefix(SCENARIO).partition("=")[0]
+        raise McsimError(f"{where}: {'[options] ' if key in options else ''}{text.removeprefix(SCENARIO)}") from None
 
 
 def from_folder(value: object, folder: Path) -> object:
@@ -304,7 +324,10 @@ def workload_of(data: dict[str, Any], where: str, folder: Path | None = None) ->
     tables = data.get("jobs")
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
         raise McsimError(f"{where}: needs [[jobs]] tables, one per job")
-    g = topologies.resolve(topo)
+    try:
+        g = topologies.resolve(topo)
+    except McsimError as exc:
+        raise McsimError(f"{where}: {exc}") from None
     free = list(range(topologies.host_count(g)))
     jobs: list[Job] = []
     notes = []
@@ -320,7 +343,9 @@ def workload_of(data: dict[str, Any], where: str, folder: Path | None = None) ->
                 f"{at}: the jobs hold {steps} steps together; a workload's jobs hold at most {MAX_JOB_STEPS} "
                 "together, as a job's (mcsim.workloads.job.MAX_JOB_STEPS)"
             )
-    return Workload(topology=topo, rate=rate, seed=seed, jobs=tuple(jobs), notes=tuple(notes), options=options)
+    return Workload(
+        topology=topo, rate=rate, seed=seed, jobs=tuple(jobs), notes=tuple(notes), options=options, where=where
+    )
 
 
 def _job(
@@ -352,7 +377,9 @@ def _job(
         if dropped:
             notes.append(f"job {name!r}: {dropped} dependencies on nodes its trace does not hold were dropped")
     elif kind == "background":
-        job = _background(at, name, chosen, table, _data_rate_bps(topo, rate), seed)
+        with users_words(where, {}):
+            rate_bps = _data_rate_bps(topo, rate)
+        job = _background(at, name, chosen, table, rate_bps, seed)
     else:
         job = _training(at, name, chosen, kind, table)
     return dataclasses.replace(job, compute_units=units), notes

@@ -294,6 +294,19 @@ FILES = {
         lambda t: _doc() | {"options": {"faults": 5}},
         r"^w: \[options\] faults: faults=5 must be a faults file \(its path\) or a table in its format, e\.g\. ",
     ),
+    "rate-past-the-largest": (
+        lambda t: _doc() | {"rate": "1e30Gbps"},
+        r"^w: rate='1e30Gbps' is more than 1000Tbps \(1 Pbit/s, mcsim's largest rate\)$",
+    ),
+    "background-rate-past-the-largest": (
+        lambda t: _doc(kind="background") | {"rate": "1e30Gbps"},
+        r"^w: rate='1e30Gbps' is more than 1000Tbps",
+    ),
+    "option-in-the-file-s-words": (
+        lambda t: _doc() | {"options": {"endpoints": 0}},
+        r"^w: \[options\] endpoints=0 must be 1\.\.16383: ",
+    ),
+    "topology-unknown": (lambda t: _doc() | {"topology": "nope"}, r"^w: unknown topology 'nope'; choose one of "),
     "comm-size-nan": (
         _nan_trace,
         r"^.*t\.0\.et: node 1 \(x\): comm_size=nan must be a whole number 0\.\.4611686018427387904 " + SIZE + "$",
@@ -305,7 +318,7 @@ FILES = {
 def test_a_bad_workload_file_is_one_line(case, tmp_path):
     make, message = FILES[case]
     with pytest.raises(McsimError, match=message) as err:
-        workload_of(make(tmp_path), "w", tmp_path)
+        workload_of(make(tmp_path), "w", tmp_path).check()  # what a run checks before any C++ exists
     assert "\n" not in str(err.value)
 
 
@@ -455,6 +468,7 @@ COMMAND_FILES = {
     "sweep-ranks.toml": 'name = "s"\nworkload = "base.toml"\n[axes]\n"jobs.a.ranks" = [4, 8]\n',
     "sweep-hosts.toml": 'name = "s"\nworkload = "base.toml"\n[axes]\n"jobs.a.hosts" = ["0-3"]\n',
     "sweep-layers.toml": 'name = "s"\nworkload = "base.toml"\n[axes]\n"jobs.a.layers" = [100000000]\n',
+    "sweep-endpoints.toml": 'name = "s"\nworkload = "base.toml"\n[axes]\n"options.endpoints" = [0]\n',
     "sweep-faults.toml": 'name = "s"\nworkload = "base.toml"\n[axes]\n"options.faults" = [{reroute_delay = "1x"}]\n',
 }
 COMMANDS = {
@@ -486,6 +500,11 @@ COMMANDS = {
         ["sweep", "sweep-layers.toml", "--dry-run"],
         r"^sweep 's' run 0 \(jobs\.a\.layers=100000000\):"
         r" job 'a': layers=100000000 makes 500000000 steps",
+    ),
+    "sweep-endpoints": (
+        ["sweep", "sweep-endpoints.toml", "--dry-run"],
+        r"^sweep 's' run 0 \(options\.endpoints=0\): "
+        r"workload: \[options\] endpoints=0 must be 1\.\.16383",
     ),
     "sweep-faults": (
         ["sweep", "sweep-faults.toml", "--dry-run"],
