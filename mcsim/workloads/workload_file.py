@@ -59,8 +59,10 @@ from mcsim.workloads.run import STEP_FIELDS, WorkloadResult, checked_run, run_jo
 from mcsim.workloads.training import BACKGROUND_BYTES, background_job, data_parallel_job, fsdp_job
 
 PLACEMENTS = ("contiguous", "interleaved", "random")  # or hosts = [...]
-SCENARIO = "Scenario: "  # how a Scenario's checks start their line (a class a workload file's user never wrote)
 FAULTS = "faults"  # [options] faults: a faults file or a table in its format (mcsim.config.faults_file)
+# how a Scenario's and a Faults' checks start their line (classes a workload file's user never wrote) -> the
+# [options] key they check (None: the key the line names)
+CLASS_PREFIXES = {"Scenario: ": None, "Faults: ": FAULTS}
 TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology.files.resolve decides
 TOP_KEYS = ("topology", "rate", "seed", "options", "jobs")
 # [options]: Scenario keywords for the whole run (its fabric and every collective step), configs as tables
@@ -134,16 +136,19 @@ class Workload:
 
 @contextmanager
 def users_words(where: str, options: dict[str, Any]) -> Iterator[None]:
-    """A Scenario's check's line ("Scenario: endpoints=0 must be ...") as the file's key says it: "<where>: [options]
-    endpoints=0 must be ..." (or "<where>: rate=..." for a top-level key)."""
+    """A Scenario's or a Faults' check's line ("Scenario: endpoints=0 must be ...") as the file's key says it:
+    "<where>: [options] endpoints=0 must be ..." ("<where>: rate=..." for a top-level key)."""
     try:
         yield
     except McsimError as exc:
         text = str(exc)
-        if not text.startswith(SCENARIO):
+        head = next((h for h in CLASS_PREFIXES if text.startswith(h)), None)
+        if head is None:
             raise
-        key = text.removeprefix(SCENARIO).partition("=")[0]
-        raise McsimError(f"{where}: {'[options] ' if key in options else ''}{text.removeprefix(SCENARIO)}") from None
+        rest = text.removeprefix(head)
+        key = CLASS_PREFIXES[head] or rest.partition("=")[0]
+        said = f"[options] {key}: {rest}" if CLASS_PREFIXES[head] else f"[options] {rest}" if key in options else rest
+        raise McsimError(f"{where}: {said}") from None
 
 
 def from_folder(value: object, folder: Path) -> object:
@@ -246,6 +251,9 @@ def _chakra(where: str, name: str, hosts: tuple[int, ...], table: dict[str, Any]
     """A Chakra job: its trace files (relative to the workload file's folder) and algorithms."""
     files = trace_files(table.get("traces"), len(hosts), folder, where)
     algorithms = {c: table.get(c, a) for c, a in DEFAULT_ALGORITHMS.items()}
+    for c, a in algorithms.items():
+        if not isinstance(a, str):
+            raise McsimError(f"{where}: {c}={a!r} must be a string, e.g. {DEFAULT_ALGORITHMS[c]!r}")
     return chakra_job(name, hosts, files, algorithms)
 
 
@@ -406,7 +414,10 @@ def faults_of(value: object, folder: Path) -> Faults:
     if isinstance(value, str):
         return load_faults(str(from_folder(value, folder)))
     if isinstance(value, dict):
-        return Faults(**faults_from_toml(value))
+        try:
+            return Faults(**faults_from_toml(value))
+        except McsimError as exc:  # said under "[options] faults: " (as a file's: under its name)
+            raise McsimError(str(exc).removeprefix("Faults: ")) from None
     raise McsimError(
         f"faults={_short(value)} must be a faults file (its path) or a table in its format, e.g. "
         f"faults = {{ {EXAMPLES['link_down']} }}"

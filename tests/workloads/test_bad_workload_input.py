@@ -307,6 +307,18 @@ FILES = {
         r"^w: \[options\] endpoints=0 must be 1\.\.16383: ",
     ),
     "topology-unknown": (lambda t: _doc() | {"topology": "nope"}, r"^w: unknown topology 'nope'; choose one of "),
+    "faults-not-an-edge": (
+        lambda t: _doc() | {"options": {"faults": {"link_down": [{"u": 0, "v": 9, "down": "1us", "up": "forever"}]}}},
+        r"^w: \[options\] faults: link_down\[0\]=\(0, 9, 1000000, None\): \(0, 9\) is not an edge of fat-tree-k4",
+    ),
+    "faults-not-a-probability": (
+        lambda t: _doc() | {"options": {"faults": {"link_loss": [{"u": 0, "v": 16, "p": 1.5}]}}},
+        r"^w: \[options\] faults: link_loss\[\(0, 16\)\]: p=1\.5 must be a probability >= 0 and < 1",
+    ),
+    "chakra-algorithm-not-a-string": (
+        lambda t: _chakra([str(DATA / "chakra-feeder.0.et.gz")] * 2, allreduce=5),
+        r"^w: jobs\[0\]: allreduce=5 must be a string, e\.g\. 'ring'$",
+    ),
     "comm-size-nan": (
         _nan_trace,
         r"^.*t\.0\.et: node 1 \(x\): comm_size=nan must be a whole number 0\.\.4611686018427387904 " + SIZE + "$",
