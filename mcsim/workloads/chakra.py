@@ -58,6 +58,16 @@ MAX_TRACE_NODES = 2 * MAX_JOB_STEPS
 TRACE_NODES_LIMIT = (
     f"a job's traces hold at most {MAX_TRACE_NODES} nodes together (mcsim.workloads.chakra.MAX_TRACE_NODES)"
 )
+# The dependencies a job's traces hold together: 50 a node at MAX_TRACE_NODES (the real PyTorch trace's
+# average), 8 B each as read (200 MB), so that a compressible file of 1-byte dependencies cannot grow past that.
+MAX_TRACE_DEPS = 50 * MAX_TRACE_NODES
+TRACE_DEPS_LIMIT = (
+    f"a job's traces hold at most {MAX_TRACE_DEPS} dependencies together (mcsim.workloads.chakra.MAX_TRACE_DEPS)"
+)
+# One node's message: 16 MiB, 10,000x the real trace's largest nodes (~1.5 KB, 270 dependencies); protobuf
+# holds its packed dependencies at 8 B each as it parses it (128 MB at most for 1-byte ones).
+MAX_NODE_BYTES = 16 << 20
+NODE_BYTES_LIMIT = f"a trace's node holds at most {MAX_NODE_BYTES} B (16 MiB) (mcsim.workloads.chakra.MAX_NODE_BYTES)"
 CHUNK_B = 1 << 20  # a trace file is read 1 MiB at a time
 GZIP_MAGIC = b"\x1f\x8b"
 INT64 = (-(2**63), 2**63 - 1, " (int64)")
@@ -215,8 +225,8 @@ def messages(path: str | Path, where: str) -> Iterator[bytes]:
             size, start = head
             yield bytes(buf[start : start + size])
             at = start + size
-        if head is not None and head[0] > MAX_TRACE_BYTES:
-            raise McsimError(f"{where}: a message of {head[0]} B; {TRACE_BYTES_LIMIT}")
+        if head is not None and head[0] > MAX_NODE_BYTES:
+            raise McsimError(f"{where}: a message of {head[0]} B; {NODE_BYTES_LIMIT}")
         del buf[:at]
     if buf:
         head = _varint(buf, 0, where)
@@ -244,10 +254,10 @@ def version_of(metadata: Any) -> str:
     return ""
 
 
-def read_trace(path: str | Path, max_nodes: int = MAX_TRACE_NODES) -> Trace:
-    """One rank's trace from its file (at most ``max_nodes`` nodes: what is left of its job's
-    MAX_TRACE_NODES); McsimError (one line naming the file) for a file that is not one, a schema version this
-    reader does not know, a number out of its range, or a file past the limits."""
+def read_trace(path: str | Path, max_nodes: int = MAX_TRACE_NODES, max_deps: int = MAX_TRACE_DEPS) -> Trace:
+    """One rank's trace from its file (at most ``max_nodes`` nodes and ``max_deps`` dependencies: what is left of
+    its job's MAX_TRACE_NODES and MAX_TRACE_DEPS); McsimError (one line naming the file) for a file that is not
+    one, a schema version this reader does not know, a number out of its range, or a file past the limits."""
     from google.protobuf.message import DecodeError
 
     where = str(path)
@@ -257,6 +267,7 @@ def read_trace(path: str | Path, max_nodes: int = MAX_TRACE_NODES) -> Trace:
     if first is None:
         raise McsimError(f"{where}: not a Chakra trace (empty)")
     nodes: list[Node] = []
+    deps = 0
     try:
         metadata = metadata_cls.FromString(first)
         for raw in stream:
@@ -264,6 +275,10 @@ def read_trace(path: str | Path, max_nodes: int = MAX_TRACE_NODES) -> Trace:
                 before = "" if max_nodes == MAX_TRACE_NODES else " (with its job's traces before it)"
                 raise McsimError(f"{where}: holds more than {max_nodes} nodes{before}; {TRACE_NODES_LIMIT}")
             nodes.append(_checked(node_cls.FromString(raw), where))
+            deps += len(nodes[-1].data_deps)
+            if deps > max_deps:
+                before = "" if max_deps == MAX_TRACE_DEPS else " (with its job's traces before it)"
+                raise McsimError(f"{where}: holds more than {max_deps} dependencies{before}; {TRACE_DEPS_LIMIT}")
     except DecodeError as exc:
         raise McsimError(f"{where}: not a Chakra trace ({exc})") from None
     version = version_of(metadata)
@@ -404,8 +419,11 @@ def chakra_job(
         raise McsimError(f"job {name!r}: {len(traces)} trace files for {len(hosts)} ranks; give one per rank")
     algos = DEFAULT_ALGORITHMS | (algorithms or {})
     read: list[Trace] = []
+    nodes = deps = 0
     for t in traces:
-        read.append(read_trace(t, MAX_TRACE_NODES - sum(len(r.nodes) for r in read)))
+        read.append(read_trace(t, MAX_TRACE_NODES - nodes, MAX_TRACE_DEPS - deps))
+        nodes += len(read[-1].nodes)
+        deps += sum(len(n.data_deps) for n in read[-1].nodes)
     for r, trace in enumerate(read):
         if len({node.id for node in trace.nodes}) != len(trace.nodes):
             raise McsimError(f"job {name!r}: {traces[r]}: a node id appears twice")

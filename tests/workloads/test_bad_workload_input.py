@@ -358,6 +358,19 @@ def _gzip_of_big_nodes(path: Path, count: int) -> Path:
     return path
 
 
+def _gzip_of_dependencies(path: Path, count: int) -> Path:
+    """A gzip trace of ``count`` nodes, each of 1,000,000 dependencies on node 1 (1 byte each, packed)."""
+    _, node_cls = message_classes()
+    node = node_cls(id=2, name="d", type=4)
+    node.data_deps.extend([1] * 1_000_000)
+    raw = node.SerializeToString()
+    with gzip.open(path, "wb") as f:
+        f.write(b"\x00")
+        for _ in range(count):
+            f.write(_varint(len(raw)) + raw)
+    return path
+
+
 def _corrupt_deflate(path: Path) -> Path:
     path.write_bytes(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + b"\xff\xfe\xfd" * 50)
     return path
@@ -392,7 +405,11 @@ TRACES = {
     ),
     "a-message-past-the-limit": (
         lambda t: (t / "long.et").write_bytes(b"\x00" + _varint(1 << 40)) and t / "long.et",
-        r"^.*long\.et: a message of 1099511627776 B; a trace file holds at most 268435456 B",
+        r"^.*long\.et: a message of 1099511627776 B; a trace's node holds at most 16777216 B \(16 MiB\)",
+    ),
+    "gzip-of-1-byte-dependencies": (
+        lambda t: _gzip_of_dependencies(t / "deps.et.gz", 30),
+        r"^.*deps\.et\.gz: holds more than 25000000 dependencies; a job's traces hold at most 25000000 dependencies",
     ),
     "comm-size-inf": (
         lambda t: _trace(t / "i.et", [COLL | {"attr": {"comm_type": 0, "comm_size": math.inf}}]),
