@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -60,9 +61,8 @@ from mcsim.workloads.training import BACKGROUND_BYTES, background_job, data_para
 
 PLACEMENTS = ("contiguous", "interleaved", "random")  # or hosts = [...]
 FAULTS = "faults"  # [options] faults: a faults file or a table in its format (mcsim.config.faults_file)
-# how a Scenario's and a Faults' checks start their line (classes a workload file's user never wrote) -> the
-# [options] key they check (None: the key the line names)
-CLASS_PREFIXES = {"Scenario: ": None, "Faults: ": FAULTS}
+# how a Scenario's, a config's and a Faults' checks start their line (classes a workload file's user never wrote)
+CLASS_PREFIX = re.compile(r"^(Scenario|Faults|[A-Z][A-Za-z]*Config): ")
 TOPOLOGY_SUFFIXES = (".toml", ".graphml")  # with "/": a file path, as mcsim.topology.files.resolve decides
 TOP_KEYS = ("topology", "rate", "seed", "options", "jobs")
 # [options]: Scenario keywords for the whole run (its fabric and every collective step), configs as tables
@@ -136,18 +136,24 @@ class Workload:
 
 @contextmanager
 def users_words(where: str, options: dict[str, Any]) -> Iterator[None]:
-    """A Scenario's or a Faults' check's line ("Scenario: endpoints=0 must be ...") as the file's key says it:
-    "<where>: [options] endpoints=0 must be ..." ("<where>: rate=..." for a top-level key)."""
+    """A Scenario's, a config's or a Faults' check's line ("Scenario: endpoints=0 must be ...") as the file's key
+    says it: "<where>: [options] endpoints=0 must be ..." ("<where>: rate=..." for a top-level key; a config's
+    field that is no key of [options] keeps its class: "<where>: [options] FabricConfig: ...")."""
     try:
         yield
     except McsimError as exc:
         text = str(exc)
-        head = next((h for h in CLASS_PREFIXES if text.startswith(h)), None)
+        head = CLASS_PREFIX.match(text)
         if head is None:
             raise
-        rest = text.removeprefix(head)
-        key = CLASS_PREFIXES[head] or rest.partition("=")[0]
-        said = f"[options] {key}: {rest}" if CLASS_PREFIXES[head] else f"[options] {rest}" if key in options else rest
+        rest = text[head.end() :]
+        key = rest.partition("=")[0]
+        if head[1] == "Faults":
+            said = f"[options] {FAULTS}: {rest}"
+        elif key in options:
+            said = f"[options] {rest}"
+        else:
+            said = rest if head[1] == "Scenario" else f"[options] {text}"
         raise McsimError(f"{where}: {said}") from None
 
 

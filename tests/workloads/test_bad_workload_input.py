@@ -306,6 +306,14 @@ FILES = {
         lambda t: _doc() | {"options": {"endpoints": 0}},
         r"^w: \[options\] endpoints=0 must be 1\.\.16383: ",
     ),
+    "option-hosts-a-string": (
+        lambda t: _doc() | {"options": {"lossy_hosts": "0-3"}},
+        r"^w: \[options\] lossy_hosts='0-3' must be host ids \(integers >= 0\)$",
+    ),
+    "option-roots-a-string": (
+        lambda t: _doc() | {"options": {"roots": "01"}},
+        r"^w: \[options\] roots='01' must be an integer ",
+    ),
     "topology-unknown": (lambda t: _doc() | {"topology": "nope"}, r"^w: unknown topology 'nope'; choose one of "),
     "faults-not-an-edge": (
         lambda t: _doc() | {"options": {"faults": {"link_down": [{"u": 0, "v": 9, "down": "1us", "up": "forever"}]}}},
