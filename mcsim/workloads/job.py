@@ -6,7 +6,7 @@ McsimError line each)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from mcsim.errors import McsimError, is_integer, require_int
@@ -155,6 +155,11 @@ class Job:
                     lo=0,
                     hi=len(self.hosts) - 1,
                 )
+            if isinstance(step.after, str | bytes) or not isinstance(step.after, tuple | list):
+                raise McsimError(
+                    f"{where}: step {i} ({step.label}): after={_short(step.after)} must be a tuple of the indices of "
+                    "the steps it waits for, e.g. (0,)"
+                )
             late = [a for a in step.after if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a < i]
             if late:
                 raise McsimError(
@@ -248,8 +253,17 @@ def job_of_graph(
 ) -> Job:
     """A Job from a graph of named steps (each with the names it waits for), its steps in a dependency
     order (Kahn's, ties in the order given); a cycle or a name that is no step is one McsimError line."""
+    if not isinstance(nodes, Mapping):
+        raise McsimError(f"job {name!r}: nodes={_short(nodes)} must be a dict {{key: (step, (keys it waits for))}}")
     if len(nodes) > MAX_JOB_STEPS:
         raise McsimError(f"job {name!r}: holds {len(nodes)} steps; {STEPS_LIMIT}")
+    for key, node in nodes.items():
+        if not (isinstance(node, tuple | list) and len(node) == 2):
+            raise McsimError(f"job {name!r}: step {key!r} is {_short(node)}; give (step, (the keys it waits for, ...))")
+        if isinstance(node[1], str | bytes):
+            raise McsimError(
+                f"job {name!r}: step {key!r} waits for {node[1]!r}, a string; give a tuple of keys, e.g. ({node[1]!r},)"
+            )
     order: list[str] = []
     waiting = {key: len(set(deps)) for key, (_, deps) in nodes.items()}
     dependents: dict[str, list[str]] = {key: [] for key in nodes}

@@ -16,7 +16,7 @@ import pytest
 from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
 from mcsim.workloads.chakra import chakra_job, message_classes
-from mcsim.workloads.job import Collective, Compute, Job, Message, Transfer
+from mcsim.workloads.job import Collective, Compute, Job, Message, Transfer, job_of_graph
 from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
 from mcsim.workloads.workload_file import read_workload, workload_of
 
@@ -71,6 +71,22 @@ API = {
     "compute-units-past-uint32": (
         lambda: Job(name="j", hosts=H2, steps=(_c(duration_ps=1),), compute_units=2**32),
         r"^job 'j': compute_units=4294967296 must be 0\.\.4294967295 \(uint32 in C\+\+\)$",
+    ),
+    "after-an-int": (
+        lambda: _job(_c(duration_ps=1), _c(duration_ps=1, after=0)),
+        r"^job 'j': step 1 \(c\): after=0 must be a tuple of the indices of the steps it waits for, e\.g\. \(0,\)$",
+    ),
+    "graph-not-a-dict": (
+        lambda: job_of_graph("j", H2, [_c(duration_ps=1)]),
+        r"^job 'j': nodes=\[Compute\(.*must be a dict \{key: \(step, \(keys it waits for\)\)\}$",
+    ),
+    "graph-deps-a-string": (
+        lambda: job_of_graph("j", H2, {"a": (_c(duration_ps=1), ()), "bc": (_c(duration_ps=1), "a")}),
+        r"^job 'j': step 'bc' waits for 'a', a string; give a tuple of keys, e\.g\. \('a',\)$",
+    ),
+    "graph-node-not-a-pair": (
+        lambda: job_of_graph("j", H2, {"a": _c(duration_ps=1)}),
+        r"^job 'j': step 'a' is Compute\(.*; give \(step, \(the keys it waits for, \.\.\.\)\)$",
     ),
     "job-of-too-many-steps": (
         lambda: _job(*(_c(duration_ps=1),) * 250_001),
