@@ -7,7 +7,9 @@ A workload base is ``workload = "file.toml"`` or a ``[workload]`` table with a w
 (topology, rate, seed, ``[[workload.jobs]]``); the table may start from a file, ``file = "w.toml"``,
 its keys replacing the file's (``jobs`` as a whole). An axis is a top-level field (``rate``,
 ``topology``, ``seed``), a run option (``"options.endpoints"``, ``"options.processor"``: a keyword of the
-workload's ``[options]``) or one key of one job, named by the job's name: ``"jobs.train.allgather"``.
+workload's ``[options]``) or one key of one job, named by the job's name: ``"jobs.train.allgather"``. A
+bad value from an axis is the line the workload file's reader gives for it, after the run's label. An
+``[options] faults`` file is read into the base (its content, not its name, enters each run's key).
 """
 
 from __future__ import annotations

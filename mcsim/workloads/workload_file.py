@@ -27,8 +27,11 @@ example is the format's core (a test reads it as written here)::
 
 Jobs are placed in the file's order, each on hosts no earlier job has: ``contiguous`` the lowest free
 hosts, ``interleaved`` one free host of each leaf switch in turn (leaf by leaf, lowest first),
-``random`` a sample of the free hosts drawn with the seed, or ``hosts = [...]`` exactly those. An
-unknown key, kind or placement is one line naming it.
+``random`` a sample of the free hosts drawn with the seed, or ``hosts = [...]`` exactly those (``ranks``, if
+given too, must be their count). ``[options] faults`` takes what ``--faults FILE.toml`` takes: a faults file
+(relative to this file) or a table in its format (mcsim.config.faults_file: times with units, "forever"). An
+unknown key, kind or placement is one line naming it; so is a job past the steps a job may hold
+(mcsim.workloads.job.MAX_JOB_STEPS, also the jobs' together), estimated before any is built.
 """
 
 from __future__ import annotations
@@ -86,7 +89,8 @@ DATA_PARALLEL_KEYS = {
     "allreduce": "ring",
 }
 # a Chakra trace per rank: traces = [files] (one per rank) or "prefix" (files prefix.0.et, prefix.1.et, ...,
-# as ASTRA-sim names them), relative to the workload file; each collective's algorithm by its name
+# as ASTRA-sim names them, or gzipped prefix.0.et.gz, ...), relative to the workload file; each collective's
+# algorithm by its name
 CHAKRA_KEYS: dict[str, Any] = {"traces": None, **DEFAULT_ALGORITHMS}
 TRACE_SUFFIXES = (".et", ".et.gz")  # a prefix's rank r: prefix.r.et, else prefix.r.et.gz (tests/workloads/data)
 # background traffic: rounds of an Alltoall or a permutation (a random derangement per round, drawn with the
