@@ -400,7 +400,9 @@ def _job(
         job = _background(at, name, chosen, table, rate_bps, seed)
     else:
         job = _training(at, name, chosen, kind, table)
-    return dataclasses.replace(job, compute_units=units), notes
+    return (
+        job if units == job.compute_units else dataclasses.replace(job, compute_units=units)
+    ), notes  # replace checks again
 
 
 def _options(where: str, table: object, folder: Path) -> dict[str, Any]:
