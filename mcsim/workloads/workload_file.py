@@ -400,9 +400,9 @@ def _job(
         job = _background(at, name, chosen, table, rate_bps, seed)
     else:
         job = _training(at, name, chosen, kind, table)
-    return (
-        job if units == job.compute_units else dataclasses.replace(job, compute_units=units)
-    ), notes  # replace checks again
+    if units != job.compute_units:  # a replaced Job checks every step again: only when it changes
+        job = dataclasses.replace(job, compute_units=units)
+    return job, notes
 
 
 def _options(where: str, table: object, folder: Path) -> dict[str, Any]:
