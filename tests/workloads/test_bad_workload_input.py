@@ -15,6 +15,7 @@ import pytest
 
 from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
+from mcsim.sweep import SweepSpec
 from mcsim.workloads.chakra import chakra_job, message_classes
 from mcsim.workloads.job import Collective, Compute, Job, Message, Transfer, job_of_graph
 from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
@@ -493,12 +494,28 @@ def test_a_traces_prefix_finds_the_gzipped_traces_mcsim_ships(tmp_path):
 
 
 def test_options_faults_take_the_faults_file_format(tmp_path):
-    link_down = [{"u": 16, "v": 20, "down": "20us", "up": "forever"}]
-    (tmp_path / "f.toml").write_text('link_down = [{u = 16, v = 20, down = "20us", up = "forever"}]\n')
-    expected = Faults(link_down=[(16, 20, 20_000_000, None)])
+    link_down = [{"u": 16, "v": 24, "down": "20us", "up": "forever"}]
+    (tmp_path / "f.toml").write_text('link_down = [{u = 16, v = 24, down = "20us", up = "forever"}]\n')
+    expected = Faults(link_down=[(16, 24, 20_000_000, None)])
     for faults in ("f.toml", {"link_down": link_down}):
         w = workload_of(_doc() | {"options": {"faults": faults}}, "w", tmp_path)
         assert w.options["faults"] == expected
+        w.check()  # an edge of the fabric
+
+
+def test_a_sweep_reads_a_workload_s_faults_file_into_its_base(tmp_path):
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "f.toml").write_text('link_down = [{u = 16, v = 24, down = "20us", up = "forever"}]\n')
+    (tmp_path / "w" / "w.toml").write_text(
+        f'topology = "fat-tree-k4"\n[options]\nfaults = "f.toml"\n[[jobs]]\n{FSDP_KEYS}name = "a"\nranks = 4\n'
+    )
+    (tmp_path / "s.toml").write_text('name = "s"\nworkload = "w/w.toml"\n[axes]\nseed = [1, 2]\n')
+    runs = SweepSpec.from_toml(tmp_path / "s.toml").runs()
+    for run in runs:  # relative to the workload file; its content in the run's data (so in its key)
+        assert run.workload.data["options"]["faults"] == {
+            "link_down": [{"u": 16, "v": 24, "down": "20us", "up": "forever"}]
+        }
+        assert run.workload.workload.options["faults"] == Faults(link_down=[(16, 24, 20_000_000, None)])
 
 
 # ---- the commands --------------------------------------------------------------------------------------------
