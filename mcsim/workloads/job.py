@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from mcsim.errors import McsimError, is_integer, require_int
@@ -193,9 +194,10 @@ def _check_duration(where: str, i: int, step: Compute, ranks: int) -> None:
 
 
 def host_tuple(where: str, hosts: object) -> tuple[int, ...]:
-    """A job's hosts as a tuple of ints (a list or a range too); one line for a string or a value not a host
-    number, which would otherwise be read letter by letter or fail in arithmetic."""
-    if isinstance(hosts, str | bytes) or not isinstance(hosts, Iterable):
+    """A job's hosts as a tuple of ints (a list, a range or an array too); one line for a string, a set (rank i is
+    on hosts[i]: they have an order) or a value not a host number, which would otherwise be read letter by letter
+    or fail in arithmetic."""
+    if isinstance(hosts, str | bytes | AbstractSet | Mapping) or not isinstance(hosts, Iterable):
         raise McsimError(f"{where}: hosts={_short(hosts)} must be {HOSTS_RULE}")
     out = tuple(hosts)
     if not all(is_integer(h) and h >= 0 for h in out):

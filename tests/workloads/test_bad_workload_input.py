@@ -64,6 +64,7 @@ API = {
         lambda: _job(_c(duration_ps=1), hosts=([0], [1])),
         r"^job 'j': hosts=\(\[0\], \[1\]\) must be a tuple of host numbers \(integers >= 0\)",
     ),
+    "hosts-a-set": (lambda: _job(_c(duration_ps=1), hosts={0, 1}), r"^job 'j': hosts=\{0, 1\} must be a tuple of host"),
     "hosts-negative": (lambda: _job(_c(duration_ps=1), hosts=(0, -1)), r"^job 'j': hosts=\(0, -1\) must be a tuple"),
     "generator-hosts-a-string": (
         lambda: fsdp_job("f", "0123", layers=1, **TRAINING),
