@@ -42,7 +42,17 @@ from typing import Any, BinaryIO
 
 from mcsim.errors import McsimError
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, MAX_SIZE_B
-from mcsim.workloads.job import MAX_JOB_STEPS, Collective, Compute, Job, Message, Step, Transfer, job_of_graph
+from mcsim.workloads.job import (
+    MAX_JOB_STEPS,
+    Collective,
+    Compute,
+    Job,
+    Message,
+    Step,
+    Transfer,
+    job_of_graph,
+    shown,
+)
 
 PS_PER_US = 1_000_000
 MAX_DURATION_US = MAX_SIMULATED_PS // PS_PER_US  # a COMP node's duration_micros: within the simulated clock
@@ -306,7 +316,7 @@ def _checked(node: Any, where: str) -> Node:
     """The Node of a parsed message, its numbers in range: its duration within the simulated clock, its
     attributes' numbers whole, finite and within their ranges (a NaN or 1e300 size is one line, not a
     traceback or an overflow)."""
-    what = f"{where}: node {node.id} ({node.name or 'unnamed'})"
+    what = f"{where}: node {node.id} ({_shown(node.name)})"
     if node.duration_micros > MAX_DURATION_US:
         raise McsimError(f"{what}: duration_micros={node.duration_micros} must be 0..{MAX_DURATION_US} ({CLOCK_LIMIT})")
     attrs: dict[str, int] = {}
@@ -327,6 +337,11 @@ def _checked(node: Any, where: str) -> Node:
     )
 
 
+def _shown(name: str) -> str:
+    """A node's name as a message shows it (mcsim.workloads.job.shown: cut), or "unnamed"."""
+    return shown(name) if name else "unnamed"
+
+
 def _attr(node: Node, name: str) -> int | None:
     return node.attrs.get(name)
 
@@ -341,7 +356,7 @@ def _shape(node: Node) -> tuple[Any, ...]:
 
 def _p2p_side(node: Node, rank: int, ranks: int, where: str) -> tuple[tuple[int, int, int], int]:
     """A send's or a receive's (sender, receiver, tag) and bytes, checked."""
-    what = f"{where}: rank {rank}'s node {node.id} ({node.name or 'unnamed'})"
+    what = f"{where}: rank {rank}'s node {node.id} ({_shown(node.name)})"
     send = node.type == COMM_SEND_NODE
     peer, size, tag = _attr(node, "comm_dst" if send else "comm_src"), _attr(node, "comm_size"), _attr(node, "comm_tag")
     if peer is None or not 0 <= peer < ranks or peer == rank:
@@ -384,7 +399,7 @@ def _pairs(read: Sequence[Trace], where: str) -> list[tuple[int, Any, int, Any, 
 
 def _step(node: Node, durations: tuple[int, ...], ranks: int, algorithms: dict[str, str], where: str) -> Step:
     label = node.name or f"node {node.id}"
-    what = f"{where}: node {node.id} ({label})"
+    what = f"{where}: node {node.id} ({_shown(label)})"
     if _attr(node, "is_cpu_op") == 1:
         return Compute(label=label, duration_ps=0)
     if node.type == COMP_NODE or node.type in ZERO_TIME_NODES:

@@ -23,6 +23,7 @@ MAX_JOB_STEPS = 250_000
 MAX_JOB_MESSAGES = 1_000_000
 STEPS_LIMIT = f"a job holds at most {MAX_JOB_STEPS} steps (mcsim.workloads.job.MAX_JOB_STEPS)"
 MESSAGES_LIMIT = f"a job holds at most {MAX_JOB_MESSAGES} messages (mcsim.workloads.job.MAX_JOB_MESSAGES)"
+MAX_SHOWN_LABEL = 120  # characters of a step's label a message shows
 MAX_COMPUTE_UNITS = 2**32 - 1  # uint32 in C++ (the Job's ComputeUnits attribute)
 HOSTS_RULE = "a tuple of host numbers (integers >= 0), e.g. (0, 1, 2, 3)"
 
@@ -150,7 +151,7 @@ class Job:
                 raise McsimError(f"{where}: step {i} is {step!r}, not a Compute, a Collective or a Transfer")
             if getattr(step, "rank", None) is not None:
                 require_int(
-                    f"{where}: step {i} ({step.label})",
+                    f"{where}: step {i} ({shown(step.label)})",
                     "rank",
                     getattr(step, "rank", None),
                     lo=0,
@@ -158,38 +159,38 @@ class Job:
                 )
             if isinstance(step.after, str | bytes) or not isinstance(step.after, tuple | list):
                 raise McsimError(
-                    f"{where}: step {i} ({step.label}): after={_short(step.after)} must be a tuple of the indices of "
-                    "the steps it waits for, e.g. (0,)"
+                    f"{where}: step {i} ({shown(step.label)}): after={_short(step.after)} must be a tuple of the "
+                    "indices of the steps it waits for, e.g. (0,)"
                 )
             late = [a for a in step.after if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a < i]
             if late:
                 raise McsimError(
-                    f"{where}: step {i} ({step.label}) waits for {late[0]!r}; a step waits only for earlier "
+                    f"{where}: step {i} ({shown(step.label)}) waits for {late[0]!r}; a step waits only for earlier "
                     "steps (their indices), so the steps have no cycle"
                 )
             if isinstance(step, Compute):
                 _check_duration(where, i, step, len(self.hosts))
             if isinstance(step, Collective):
-                parse_size(step.bytes_per_rank, what=f"{where}: step {i} ({step.label}): bytes_per_rank")
+                parse_size(step.bytes_per_rank, what=f"{where}: step {i} ({shown(step.label)}): bytes_per_rank")
             other = next((a for a in step.after if holds_on(step, self.steps[a]) == -1), None)
             if other is not None:
                 raise McsimError(
-                    f"{where}: step {i} ({step.label}), rank {getattr(step, 'rank', None)}'s own, waits for step "
-                    f"{other}, rank {getattr(self.steps[other], 'rank', None)}'s own"
+                    f"{where}: step {i} ({shown(step.label)}), rank {getattr(step, 'rank', None)}'s own, waits for "
+                    f"step {other}, rank {getattr(self.steps[other], 'rank', None)}'s own"
                 )
             if isinstance(step, Transfer):
-                _check_messages(f"{where}: step {i} ({step.label})", step, self.steps, len(self.hosts))
+                _check_messages(f"{where}: step {i} ({shown(step.label)})", step, self.steps, len(self.hosts))
 
 
 def _check_duration(where: str, i: int, step: Compute, ranks: int) -> None:
     d = step.duration_ps
     each = d if isinstance(d, tuple) else (d,)
     if isinstance(d, tuple) and len(d) != ranks:
-        raise McsimError(f"{where}: step {i} ({step.label}) has {len(d)} durations for {ranks} ranks")
+        raise McsimError(f"{where}: step {i} ({shown(step.label)}) has {len(d)} durations for {ranks} ranks")
     if not all(is_integer(x) and 0 <= x <= MAX_SIMULATED_PS for x in each):
         raise McsimError(
-            f"{where}: step {i} ({step.label}) lasts {d!r} ps; give an int 0..{MAX_SIMULATED_PS} ({CLOCK_LIMIT}), or "
-            "one per rank"
+            f"{where}: step {i} ({shown(step.label)}) lasts {_short(d)} ps; give an int 0..{MAX_SIMULATED_PS} "
+            f"({CLOCK_LIMIT}), or one per rank"
         )
 
 
@@ -203,6 +204,13 @@ def host_tuple(where: str, hosts: object) -> tuple[int, ...]:
     if not all(is_integer(h) and h >= 0 for h in out):
         raise McsimError(f"{where}: hosts={_short(hosts)} must be {HOSTS_RULE}")
     return tuple(int(h) for h in out)
+
+
+def shown(label: object) -> str:
+    """A step's label as a message shows it: cut at MAX_SHOWN_LABEL characters (a trace's node may be named with
+    megabytes)."""
+    text = str(label)
+    return text if len(text) <= MAX_SHOWN_LABEL else f"{text[: MAX_SHOWN_LABEL - 3]}..."
 
 
 def _short(value: object) -> str:

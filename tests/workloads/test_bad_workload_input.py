@@ -64,6 +64,10 @@ API = {
         lambda: _job(_c(duration_ps=1), hosts=([0], [1])),
         r"^job 'j': hosts=\(\[0\], \[1\]\) must be a tuple of host numbers \(integers >= 0\)",
     ),
+    "label-and-durations-cut": (
+        lambda: _job(Compute(label="x" * 10**6, duration_ps=(1, -1) * 500), hosts=tuple(range(1000))),
+        r"^job 'j': step 0 \(x{117}\.\.\.\) lasts \(1, -1, [-1, ]+\.\.\. ps; give an int ",
+    ),
     "hosts-a-set": (lambda: _job(_c(duration_ps=1), hosts={0, 1}), r"^job 'j': hosts=\{0, 1\} must be a tuple of host"),
     "hosts-negative": (lambda: _job(_c(duration_ps=1), hosts=(0, -1)), r"^job 'j': hosts=\(0, -1\) must be a tuple"),
     "generator-hosts-a-string": (
@@ -436,6 +440,10 @@ TRACES = {
     "gzip-of-1-byte-dependencies": (
         lambda t: _gzip_of_dependencies(t / "deps.et.gz", 30),
         r"^.*deps\.et\.gz: holds more than 25000000 dependencies; a job's traces hold at most 25000000 dependencies",
+    ),
+    "long-name-cut": (
+        lambda t: _trace(t / "n.et", [COLL | {"name": "n" * 100_000, "attr": {"comm_type": 0, "comm_size": math.nan}}]),
+        r"^.*n\.et: node 2 \(n{117}\.\.\.\): comm_size=nan must be a whole number",
     ),
     "comm-size-inf": (
         lambda t: _trace(t / "i.et", [COLL | {"attr": {"comm_type": 0, "comm_size": math.inf}}]),
