@@ -64,15 +64,24 @@ def traces_from_folder(value: object, folder: Path) -> object:
     return [from_folder(v, folder) for v in value] if isinstance(value, list) else from_folder(value, folder)
 
 
+def faults_from_folder(value: object, folder: Path) -> object:
+    """An [options] faults value as a run's data holds it: a faults file (relative to ``folder``) as its table,
+    read now, so that its content, not its name, enters each run's key (a table as it is). For an axis
+    ``options.faults`` too (its files relative to the spec's folder)."""
+    if not isinstance(value, str):
+        return value
+    path = str(from_folder(value, folder))
+    return toml_text.read_document(path, f"faults file {toml_text.shown_path(path)}")
+
+
 def resolve_paths(data: dict[str, Any], folder: Path) -> None:
     """A workload's relative file paths (its topology file, its jobs' traces) as paths from ``folder``, in place;
     its [options] faults file as its table (read now: its content, not its name, enters each run's key)."""
     if "topology" in data:
         data["topology"] = topology_from_folder(data["topology"], folder)
     options = data.get(OPTIONS)
-    if isinstance(options, dict) and isinstance(options.get(FAULTS), str):
-        path = str(from_folder(options[FAULTS], folder))
-        options[FAULTS] = toml_text.read_document(path, f"faults file {toml_text.shown_path(path)}")
+    if isinstance(options, dict) and FAULTS in options:
+        options[FAULTS] = faults_from_folder(options[FAULTS], folder)
     tables = data.get(JOBS)
     for table in tables if isinstance(tables, list) else []:
         if isinstance(table, dict) and "traces" in table:
