@@ -320,8 +320,10 @@ def _checked(node: Any, where: str) -> Node:
     if node.duration_micros > MAX_DURATION_US:
         raise McsimError(f"{what}: duration_micros={node.duration_micros} must be 0..{MAX_DURATION_US} ({CLOCK_LIMIT})")
     attrs: dict[str, int] = {}
+    seen = set()
     for a in node.attr:
-        if a.name in ATTR_LIMITS and a.name not in attrs:  # the first of a name counts
+        if a.name in ATTR_LIMITS and a.name not in seen:  # the first of a name counts
+            seen.add(a.name)
             kind = a.WhichOneof("value")
             value = getattr(a, kind) if kind else None
             if not isinstance(value, int | float):
