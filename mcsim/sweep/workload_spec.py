@@ -7,7 +7,9 @@ A workload base is ``workload = "file.toml"`` or a ``[workload]`` table with a w
 (topology, rate, seed, ``[[workload.jobs]]``); the table may start from a file, ``file = "w.toml"``,
 its keys replacing the file's (``jobs`` as a whole). An axis is a top-level field (``rate``,
 ``topology``, ``seed``), a run option (``"options.endpoints"``, ``"options.processor"``: a keyword of the
-workload's ``[options]``) or one key of one job, named by the job's name: ``"jobs.train.allgather"``.
+workload's ``[options]``) or one key of one job, named by the job's name: ``"jobs.train.allgather"``. A
+bad value from an axis is the line the workload file's reader gives for it, after the run's label. An
+``[options] faults`` file is read into the base (its content, not its name, enters each run's key).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from mcsim.runs.keyword_tables import known
 from mcsim.sweep.outcome import COMPLETE
 from mcsim.util import toml_text
 from mcsim.workloads.workload_file import (
+    FAULTS,
     JOB_KEYS,
     KINDS,
     RUN_OPTIONS,
@@ -61,10 +64,24 @@ def traces_from_folder(value: object, folder: Path) -> object:
     return [from_folder(v, folder) for v in value] if isinstance(value, list) else from_folder(value, folder)
 
 
+def faults_from_folder(value: object, folder: Path) -> object:
+    """An [options] faults value as a run's data holds it: a faults file (relative to ``folder``) as its table,
+    read now, so that its content, not its name, enters each run's key (a table as it is). For an axis
+    ``options.faults`` too (its files relative to the spec's folder)."""
+    if not isinstance(value, str):
+        return value
+    path = str(from_folder(value, folder))
+    return toml_text.read_document(path, f"faults file {toml_text.shown_path(path)}")
+
+
 def resolve_paths(data: dict[str, Any], folder: Path) -> None:
-    """A workload's relative file paths (its topology file, its jobs' traces) as paths from ``folder``, in place."""
+    """A workload's relative file paths (its topology file, its jobs' traces) as paths from ``folder``, in place;
+    its [options] faults file as its table (read now: its content, not its name, enters each run's key)."""
     if "topology" in data:
         data["topology"] = topology_from_folder(data["topology"], folder)
+    options = data.get(OPTIONS)
+    if isinstance(options, dict) and FAULTS in options:
+        options[FAULTS] = faults_from_folder(options[FAULTS], folder)
     tables = data.get(JOBS)
     for table in tables if isinstance(tables, list) else []:
         if isinstance(table, dict) and "traces" in table:
@@ -184,8 +201,10 @@ class WorkloadRun:
 
 
 def _digest(path: Path) -> str:
+    """sha256 of a file, read 1 MiB at a time (a trace may be large)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
     except OSError as exc:
         raise McsimError(f"{WHERE}: cannot read {str(path)!r} ({exc.strerror})") from None
 

@@ -30,17 +30,66 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import math
+import zlib
+from array import array
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from mcsim.errors import McsimError
-from mcsim.workloads.job import Collective, Compute, Job, Message, Step, Transfer, job_of_graph
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, MAX_SIZE_B
+from mcsim.workloads.job import (
+    MAX_JOB_STEPS,
+    Collective,
+    Compute,
+    Job,
+    Message,
+    Step,
+    Transfer,
+    job_of_graph,
+    shown,
+)
 
 PS_PER_US = 1_000_000
+MAX_DURATION_US = MAX_SIMULATED_PS // PS_PER_US  # a COMP node's duration_micros: within the simulated clock
+# What one trace file may hold decompressed (read as a stream, CHUNK_B at a time, never whole): 256 MiB, ~330,000
+# nodes of the real PyTorch trace in tests/workloads/data (813 B a node), more than MAX_TRACE_NODES; a gzip bomb
+# stops there (or at the nodes' limit first: 64 MB of zeros in 65 KB are 64 million empty messages).
+MAX_TRACE_BYTES = 256 << 20
+TRACE_BYTES_LIMIT = f"a trace file holds at most {MAX_TRACE_BYTES} B (256 MiB) (mcsim.workloads.chakra.MAX_TRACE_BYTES)"
+# The nodes a job's trace files hold together (every rank's trace is read): a node read costs ~1 KB and ~30 us
+# here (the real PyTorch trace's, ~50 dependencies each; measured reading it 50 times), so ~0.5 GB and ~15 s at
+# most; twice a job's steps: 5 ranks of a big 100,000-node trace, 136 ranks of the real 3,664-node one.
+MAX_TRACE_NODES = 2 * MAX_JOB_STEPS
+TRACE_NODES_LIMIT = (
+    f"a job's traces hold at most {MAX_TRACE_NODES} nodes together (mcsim.workloads.chakra.MAX_TRACE_NODES)"
+)
+# The dependencies a job's traces hold together: 50 a node at MAX_TRACE_NODES (the real PyTorch trace's
+# average), 8 B each as read (200 MB), so that a compressible file of 1-byte dependencies cannot grow past that.
+MAX_TRACE_DEPS = 50 * MAX_TRACE_NODES
+TRACE_DEPS_LIMIT = (
+    f"a job's traces hold at most {MAX_TRACE_DEPS} dependencies together (mcsim.workloads.chakra.MAX_TRACE_DEPS)"
+)
+# One node's message: 16 MiB, 10,000x the real trace's largest nodes (~1.5 KB, 270 dependencies); protobuf
+# holds its packed dependencies at 8 B each as it parses it (128 MB at most for 1-byte ones).
+MAX_NODE_BYTES = 16 << 20
+NODE_BYTES_LIMIT = f"a trace's node holds at most {MAX_NODE_BYTES} B (16 MiB) (mcsim.workloads.chakra.MAX_NODE_BYTES)"
+CHUNK_B = 1 << 20  # a trace file is read 1 MiB at a time
+GZIP_MAGIC = b"\x1f\x8b"
+INT64 = (-(2**63), 2**63 - 1, " (int64)")
+# the attributes mcsim reads as numbers -> (lowest, highest, why): each checked before any arithmetic
+ATTR_LIMITS = {
+    "comm_size": (0, MAX_SIZE_B, " (2^62 B, mcsim's largest size)"),
+    "comm_type": INT64,
+    "comm_src": INT64,
+    "comm_dst": INT64,
+    "comm_tag": INT64,
+    "is_cpu_op": INT64,
+}
 # node types (et_def.proto NodeType)
 NODE_TYPES = {
     0: "INVALID_NODE",
@@ -136,11 +185,12 @@ def message_classes() -> tuple[Any, Any]:
     )
 
 
-def _varint(data: bytes, at: int, where: str) -> tuple[int, int]:
+def _varint(data: bytes | bytearray, at: int, where: str) -> tuple[int, int] | None:
+    """The varint at ``at`` and the offset after it; None if ``data`` ends inside it."""
     value = shift = 0
     while True:
         if at >= len(data):
-            raise McsimError(f"{where}: not a Chakra trace (a length runs past the end of the file)")
+            return None
         byte = data[at]
         value |= (byte & 0x7F) << shift
         at += 1
@@ -151,24 +201,56 @@ def _varint(data: bytes, at: int, where: str) -> tuple[int, int]:
             raise McsimError(f"{where}: not a Chakra trace (a length is longer than 64 bits at byte {at})")
 
 
-def messages(data: bytes, where: str) -> list[bytes]:
-    """The delimited stream's messages (each after its length as a varint)."""
-    out, at = [], 0
-    while at < len(data):
-        size, at = _varint(data, at, where)
-        if at + size > len(data):
-            raise McsimError(f"{where}: not a Chakra trace (a message of {size} B runs past the end of the file)")
-        out.append(data[at : at + size])
-        at += size
-    return out
+def _chunks(path: str | Path, where: str) -> Iterator[bytes]:
+    """The file's bytes (through gzip when it starts with gzip's magic), CHUNK_B at a time, at most
+    MAX_TRACE_BYTES in all; one line for a file that cannot be read, a broken gzip stream or a file past the
+    limit."""
+    total = 0
+    try:
+        with open(path, "rb") as raw:
+            f: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if raw.read(2) == GZIP_MAGIC else raw  # type: ignore[assignment]
+            raw.seek(0)
+            while chunk := f.read(CHUNK_B):
+                total += len(chunk)
+                if total > MAX_TRACE_BYTES:
+                    raise McsimError(f"{where}: holds more than {MAX_TRACE_BYTES} B decompressed; {TRACE_BYTES_LIMIT}")
+                yield chunk
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise McsimError(f"{where}: not a Chakra trace (a broken gzip stream: {exc})") from None
+    except FileNotFoundError:
+        raise McsimError(f"{where}: cannot be read (no such file)") from None
+    except IsADirectoryError:
+        raise McsimError(f"{where}: cannot be read (a folder, not a trace file)") from None
+    except OSError as exc:
+        raise McsimError(f"{where}: cannot be read ({exc.strerror or exc})") from None
+
+
+def messages(path: str | Path, where: str) -> Iterator[bytes]:
+    """The delimited stream's messages (each after its length as a varint), read as they arrive."""
+    buf = bytearray()
+    for chunk in _chunks(path, where):
+        buf += chunk
+        at = 0
+        while (head := _varint(buf, at, where)) is not None and head[1] + head[0] <= len(buf):
+            size, start = head
+            yield bytes(buf[start : start + size])
+            at = start + size
+        if head is not None and head[0] > MAX_NODE_BYTES:
+            raise McsimError(f"{where}: a message of {head[0]} B; {NODE_BYTES_LIMIT}")
+        del buf[:at]
+    if buf:
+        head = _varint(buf, 0, where)
+        if head is None:
+            raise McsimError(f"{where}: not a Chakra trace (a length runs past the end of the file)")
+        raise McsimError(f"{where}: not a Chakra trace (a message of {head[0]} B runs past the end of the file)")
 
 
 @dataclass(frozen=True, slots=True)
 class Trace:
-    """One rank's trace: its schema version and its nodes (the protobuf Node messages)."""
+    """One rank's trace: its schema version and its nodes."""
 
     version: str
-    nodes: tuple[Any, ...]
+    nodes: tuple[Node, ...]
 
 
 def version_of(metadata: Any) -> str:
@@ -182,25 +264,31 @@ def version_of(metadata: Any) -> str:
     return ""
 
 
-def read_trace(path: str | Path) -> Trace:
-    """One rank's trace from its file; McsimError (one line) for a file that is not one, or a schema
-    version this reader does not know."""
+def read_trace(path: str | Path, max_nodes: int = MAX_TRACE_NODES, max_deps: int = MAX_TRACE_DEPS) -> Trace:
+    """One rank's trace from its file (at most ``max_nodes`` nodes and ``max_deps`` dependencies: what is left of
+    its job's MAX_TRACE_NODES and MAX_TRACE_DEPS); McsimError (one line naming the file) for a file that is not
+    one, a schema version this reader does not know, a number out of its range, or a file past the limits."""
     from google.protobuf.message import DecodeError
 
     where = str(path)
-    try:
-        data = Path(path).read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-    except (OSError, EOFError) as exc:
-        raise McsimError(f"{where}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
     metadata_cls, node_cls = message_classes()
-    raw = messages(data, where)
-    if not raw:
+    stream = messages(path, where)
+    first = next(stream, None)
+    if first is None:
         raise McsimError(f"{where}: not a Chakra trace (empty)")
+    nodes: list[Node] = []
+    deps = 0
     try:
-        metadata = metadata_cls.FromString(raw[0])
-        nodes = tuple(node_cls.FromString(m) for m in raw[1:])
+        metadata = metadata_cls.FromString(first)
+        for raw in stream:
+            if len(nodes) == max_nodes:
+                before = "" if max_nodes == MAX_TRACE_NODES else " (with its job's traces before it)"
+                raise McsimError(f"{where}: holds more than {max_nodes} nodes{before}; {TRACE_NODES_LIMIT}")
+            nodes.append(_checked(node_cls.FromString(raw), where))
+            deps += len(nodes[-1].data_deps)
+            if deps > max_deps:
+                before = "" if max_deps == MAX_TRACE_DEPS else " (with its job's traces before it)"
+                raise McsimError(f"{where}: holds more than {max_deps} dependencies{before}; {TRACE_DEPS_LIMIT}")
     except DecodeError as exc:
         raise McsimError(f"{where}: not a Chakra trace ({exc})") from None
     version = version_of(metadata)
@@ -208,19 +296,59 @@ def read_trace(path: str | Path) -> Trace:
         raise McsimError(
             f"{where}: Chakra schema version {version!r}, which this reader cannot read (it reads 0.0.4 and 1.x)"
         )
-    return Trace(version, nodes)
+    return Trace(version, tuple(nodes))
 
 
-def _attr(node: Any, name: str) -> int | None:
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A trace node as mcsim reads it: the fields it uses and its numeric attributes (ATTR_LIMITS), checked;
+    a fraction of the protobuf message's memory (~4 KB each as parsed)."""
+
+    id: int
+    name: str
+    type: int
+    data_deps: array[int]  # uint64: 8 B a dependency (a PyTorch trace's node has ~50)
+    duration_micros: int
+    attrs: dict[str, int]
+
+
+def _checked(node: Any, where: str) -> Node:
+    """The Node of a parsed message, its numbers in range: its duration within the simulated clock, its
+    attributes' numbers whole, finite and within their ranges (a NaN or 1e300 size is one line, not a
+    traceback or an overflow)."""
+    what = f"{where}: node {node.id} ({_shown(node.name)})"
+    if node.duration_micros > MAX_DURATION_US:
+        raise McsimError(f"{what}: duration_micros={node.duration_micros} must be 0..{MAX_DURATION_US} ({CLOCK_LIMIT})")
+    attrs: dict[str, int] = {}
+    seen = set()
     for a in node.attr:
-        if a.name == name:
+        if a.name in ATTR_LIMITS and a.name not in seen:  # the first of a name counts
+            seen.add(a.name)
             kind = a.WhichOneof("value")
             value = getattr(a, kind) if kind else None
-            return int(value) if isinstance(value, int | float) else None
-    return None
+            if not isinstance(value, int | float):
+                continue  # a string or bytes: no number (as if it were not given)
+            lo, hi, why = ATTR_LIMITS[a.name]
+            if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+                raise McsimError(f"{what}: {a.name}={value!r} must be a whole number {lo}..{hi}{why}")
+            if not lo <= value <= hi:
+                raise McsimError(f"{what}: {a.name}={value!r} must be {lo}..{hi}{why}")
+            attrs[a.name] = int(value)
+    return Node(
+        int(node.id), str(node.name), int(node.type), array("Q", node.data_deps), int(node.duration_micros), attrs
+    )
 
 
-def _shape(node: Any) -> tuple[Any, ...]:
+def _shown(name: str) -> str:
+    """A node's name as a message shows it (mcsim.workloads.job.shown: cut), or "unnamed"."""
+    return shown(name) if name else "unnamed"
+
+
+def _attr(node: Node, name: str) -> int | None:
+    return node.attrs.get(name)
+
+
+def _shape(node: Node) -> tuple[Any, ...]:
     """What must be the same on every rank: id, type (a send or a receive: point-to-point), dependencies,
     collective and size (a point-to-point node's are its own)."""
     if node.type in (COMM_SEND_NODE, COMM_RECV_NODE):
@@ -228,9 +356,9 @@ def _shape(node: Any) -> tuple[Any, ...]:
     return node.id, node.type, tuple(node.data_deps), _attr(node, "comm_type"), _attr(node, "comm_size")
 
 
-def _p2p_side(node: Any, rank: int, ranks: int, where: str) -> tuple[tuple[int, int, int], int]:
+def _p2p_side(node: Node, rank: int, ranks: int, where: str) -> tuple[tuple[int, int, int], int]:
     """A send's or a receive's (sender, receiver, tag) and bytes, checked."""
-    what = f"{where}: rank {rank}'s node {node.id} ({node.name or 'unnamed'})"
+    what = f"{where}: rank {rank}'s node {node.id} ({_shown(node.name)})"
     send = node.type == COMM_SEND_NODE
     peer, size, tag = _attr(node, "comm_dst" if send else "comm_src"), _attr(node, "comm_size"), _attr(node, "comm_tag")
     if peer is None or not 0 <= peer < ranks or peer == rank:
@@ -271,9 +399,9 @@ def _pairs(read: Sequence[Trace], where: str) -> list[tuple[int, Any, int, Any, 
     return out
 
 
-def _step(node: Any, durations: tuple[int, ...], ranks: int, algorithms: dict[str, str], where: str) -> Step:
+def _step(node: Node, durations: tuple[int, ...], ranks: int, algorithms: dict[str, str], where: str) -> Step:
     label = node.name or f"node {node.id}"
-    what = f"{where}: node {node.id} ({label})"
+    what = f"{where}: node {node.id} ({_shown(label)})"
     if _attr(node, "is_cpu_op") == 1:
         return Compute(label=label, duration_ps=0)
     if node.type == COMP_NODE or node.type in ZERO_TIME_NODES:
@@ -302,10 +430,17 @@ def chakra_job(
     trace does not hold); ``algorithms`` picks each collective's algorithm (default: DEFAULT_ALGORITHMS).
     Traces of one graph (every rank the same nodes, dependencies and collectives) are one graph of steps;
     else each rank's nodes are its own steps and only the collectives are the job's (see _per_rank)."""
+    if isinstance(traces, str | bytes | Path) or not isinstance(traces, Sequence):
+        raise McsimError(f"job {name!r}: traces={traces!r} must be a list of trace files, one per rank")
     if len(traces) != len(hosts):
         raise McsimError(f"job {name!r}: {len(traces)} trace files for {len(hosts)} ranks; give one per rank")
     algos = DEFAULT_ALGORITHMS | (algorithms or {})
-    read = [read_trace(t) for t in traces]
+    read: list[Trace] = []
+    nodes = deps = 0
+    for t in traces:
+        read.append(read_trace(t, MAX_TRACE_NODES - nodes, MAX_TRACE_DEPS - deps))
+        nodes += len(read[-1].nodes)
+        deps += sum(len(n.data_deps) for n in read[-1].nodes)
     for r, trace in enumerate(read):
         if len({node.id for node in trace.nodes}) != len(trace.nodes):
             raise McsimError(f"job {name!r}: {traces[r]}: a node id appears twice")
@@ -315,7 +450,7 @@ def chakra_job(
     return _per_rank(name, hosts, read, algos, traces)
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: Node, b: Node) -> bool:
     return _shape(a) == _shape(b)
 
 

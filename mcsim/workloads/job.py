@@ -6,10 +6,36 @@ McsimError line each)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from mcsim.errors import McsimError, require_int
-from mcsim.units import parse_size
+from mcsim.errors import McsimError, is_integer, require_int
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, parse_size
+
+# What a job may hold, so that no file or call makes mcsim plan without bound before its first line. Planning
+# costs ~15 us and ~1.6 KB a step here (fsdp_job of 100,000 steps: 1.5 s; then run_jobs' checks ~75 us a step
+# and 164 MB in all), so a job at the limit is planned in ~25 s and ~400 MB. Real jobs are far smaller: one FSDP
+# iteration of a 70B model on 80 layers is ~400 steps, a big Chakra trace ~100,000 nodes.
+MAX_JOB_STEPS = 250_000
+# A message is a step's share of planning too (a permutation round holds one per rank): 4x the steps' limit,
+# ~100 B each in Python.
+MAX_JOB_MESSAGES = 1_000_000
+STEPS_LIMIT = f"a job holds at most {MAX_JOB_STEPS} steps (mcsim.workloads.job.MAX_JOB_STEPS)"
+MESSAGES_LIMIT = f"a job holds at most {MAX_JOB_MESSAGES} messages (mcsim.workloads.job.MAX_JOB_MESSAGES)"
+MAX_SHOWN_LABEL = 120  # characters of a step's label a message shows
+MAX_COMPUTE_UNITS = 2**32 - 1  # uint32 in C++ (the Job's ComputeUnits attribute)
+HOSTS_RULE = "a tuple of host numbers (integers >= 0), e.g. (0, 1, 2, 3)"
+
+
+def check_step_count(where: str, name: str, value: object, steps: int, messages: int = 0, per: str = "") -> None:
+    """Refuse what ``name=value`` makes: ``steps`` steps (and ``messages`` messages) past the job's limits, one
+    line with the estimate (``per``: how it follows, e.g. "5 per layer") and the limit; before any is built."""
+    how = f" ({per})" if per else ""
+    if steps > MAX_JOB_STEPS:
+        raise McsimError(f"{where}: {name}={value!r} makes {steps} steps{how}; {STEPS_LIMIT}")
+    if messages > MAX_JOB_MESSAGES:
+        raise McsimError(f"{where}: {name}={value!r} makes {messages} messages{how}; {MESSAGES_LIMIT}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,9 +133,15 @@ class Job:
 
     def __post_init__(self) -> None:
         where = f"job {self.name!r}"
-        require_int(where, "compute_units", self.compute_units, lo=0)
+        object.__setattr__(self, "hosts", host_tuple(where, self.hosts))
+        require_int(where, "compute_units", self.compute_units, lo=0, hi=MAX_COMPUTE_UNITS, why=" (uint32 in C++)")
         if not self.steps:
             raise McsimError(f"{where}: has no step")
+        if len(self.steps) > MAX_JOB_STEPS:
+            raise McsimError(f"{where}: holds {len(self.steps)} steps; {STEPS_LIMIT}")
+        messages = sum(len(s.messages) for s in self.steps if isinstance(s, Transfer) and isinstance(s.messages, tuple))
+        if messages > MAX_JOB_MESSAGES:
+            raise McsimError(f"{where}: holds {messages} messages; {MESSAGES_LIMIT}")
         if len(self.hosts) < 2:
             raise McsimError(f"{where}: has {len(self.hosts)} host; a job needs 2")
         if len(set(self.hosts)) != len(self.hosts):
@@ -119,37 +151,72 @@ class Job:
                 raise McsimError(f"{where}: step {i} is {step!r}, not a Compute, a Collective or a Transfer")
             if getattr(step, "rank", None) is not None:
                 require_int(
-                    f"{where}: step {i} ({step.label})",
+                    f"{where}: step {i} ({shown(step.label)})",
                     "rank",
                     getattr(step, "rank", None),
                     lo=0,
                     hi=len(self.hosts) - 1,
                 )
+            if isinstance(step.after, str | bytes) or not isinstance(step.after, tuple | list):
+                raise McsimError(
+                    f"{where}: step {i} ({shown(step.label)}): after={_short(step.after)} must be a tuple of the "
+                    "indices of the steps it waits for, e.g. (0,)"
+                )
             late = [a for a in step.after if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a < i]
             if late:
                 raise McsimError(
-                    f"{where}: step {i} ({step.label}) waits for {late[0]!r}; a step waits only for earlier "
+                    f"{where}: step {i} ({shown(step.label)}) waits for {late[0]!r}; a step waits only for earlier "
                     "steps (their indices), so the steps have no cycle"
                 )
             if isinstance(step, Compute):
                 _check_duration(where, i, step, len(self.hosts))
+            if isinstance(step, Collective):
+                parse_size(step.bytes_per_rank, what=f"{where}: step {i} ({shown(step.label)}): bytes_per_rank")
             other = next((a for a in step.after if holds_on(step, self.steps[a]) == -1), None)
             if other is not None:
                 raise McsimError(
-                    f"{where}: step {i} ({step.label}), rank {getattr(step, 'rank', None)}'s own, waits for step "
-                    f"{other}, rank {getattr(self.steps[other], 'rank', None)}'s own"
+                    f"{where}: step {i} ({shown(step.label)}), rank {getattr(step, 'rank', None)}'s own, waits for "
+                    f"step {other}, rank {getattr(self.steps[other], 'rank', None)}'s own"
                 )
             if isinstance(step, Transfer):
-                _check_messages(f"{where}: step {i} ({step.label})", step, self.steps, len(self.hosts))
+                _check_messages(f"{where}: step {i} ({shown(step.label)})", step, self.steps, len(self.hosts))
 
 
 def _check_duration(where: str, i: int, step: Compute, ranks: int) -> None:
     d = step.duration_ps
     each = d if isinstance(d, tuple) else (d,)
     if isinstance(d, tuple) and len(d) != ranks:
-        raise McsimError(f"{where}: step {i} ({step.label}) has {len(d)} durations for {ranks} ranks")
-    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in each):
-        raise McsimError(f"{where}: step {i} ({step.label}) lasts {d!r} ps; give an int >= 0 (or one per rank)")
+        raise McsimError(f"{where}: step {i} ({shown(step.label)}) has {len(d)} durations for {ranks} ranks")
+    if not all(is_integer(x) and 0 <= x <= MAX_SIMULATED_PS for x in each):
+        raise McsimError(
+            f"{where}: step {i} ({shown(step.label)}) lasts {_short(d)} ps; give an int 0..{MAX_SIMULATED_PS} "
+            f"({CLOCK_LIMIT}), or one per rank"
+        )
+
+
+def host_tuple(where: str, hosts: object) -> tuple[int, ...]:
+    """A job's hosts as a tuple of ints (a list, a range or an array too); one line for a string, a set (rank i is
+    on hosts[i]: they have an order) or a value not a host number, which would otherwise be read letter by letter
+    or fail in arithmetic."""
+    if isinstance(hosts, str | bytes | AbstractSet | Mapping) or not isinstance(hosts, Iterable):
+        raise McsimError(f"{where}: hosts={_short(hosts)} must be {HOSTS_RULE}")
+    out = tuple(hosts)
+    if not all(is_integer(h) and h >= 0 for h in out):
+        raise McsimError(f"{where}: hosts={_short(hosts)} must be {HOSTS_RULE}")
+    return tuple(int(h) for h in out)
+
+
+def shown(label: object) -> str:
+    """A step's label as a message shows it: cut at MAX_SHOWN_LABEL characters (a trace's node may be named with
+    megabytes)."""
+    text = str(label)
+    return text if len(text) <= MAX_SHOWN_LABEL else f"{text[: MAX_SHOWN_LABEL - 3]}..."
+
+
+def _short(value: object) -> str:
+    """A value as a message shows it: its repr, cut at 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _check_messages(where: str, step: Transfer, steps: tuple[Step, ...], ranks: int) -> None:
@@ -160,7 +227,7 @@ def _check_messages(where: str, step: Transfer, steps: tuple[Step, ...], ranks: 
             require_int(f"{where}: a message", name, getattr(m, name), lo=0, hi=ranks - 1)
         if m.src == m.dst:
             raise McsimError(f"{where}: a message from rank {m.src} to itself; a message goes to another rank")
-        if parse_size(m.nbytes) < 1:
+        if parse_size(m.nbytes, what=f"{where}: a message's nbytes") < 1:
             raise McsimError(f"{where}: a message of {m.nbytes!r} bytes; give >= 1")
         into = m.into
         bad = into is not None and (not isinstance(into, int) or isinstance(into, bool) or not 0 <= into < len(steps))
@@ -196,6 +263,17 @@ def job_of_graph(
 ) -> Job:
     """A Job from a graph of named steps (each with the names it waits for), its steps in a dependency
     order (Kahn's, ties in the order given); a cycle or a name that is no step is one McsimError line."""
+    if not isinstance(nodes, Mapping):
+        raise McsimError(f"job {name!r}: nodes={_short(nodes)} must be a dict {{key: (step, (keys it waits for))}}")
+    if len(nodes) > MAX_JOB_STEPS:
+        raise McsimError(f"job {name!r}: holds {len(nodes)} steps; {STEPS_LIMIT}")
+    for key, node in nodes.items():
+        if not (isinstance(node, tuple | list) and len(node) == 2):
+            raise McsimError(f"job {name!r}: step {key!r} is {_short(node)}; give (step, (the keys it waits for, ...))")
+        if isinstance(node[1], str | bytes):
+            raise McsimError(
+                f"job {name!r}: step {key!r} waits for {node[1]!r}, a string; give a tuple of keys, e.g. ({node[1]!r},)"
+            )
     order: list[str] = []
     waiting = {key: len(set(deps)) for key, (_, deps) in nodes.items()}
     dependents: dict[str, list[str]] = {key: [] for key in nodes}

@@ -6,17 +6,28 @@ data-parallel one (Allreduces of gradient buckets overlapping the backward); and
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mcsim.errors import McsimError, pick, require_int
-from mcsim.units import PS_PER_S
-from mcsim.workloads.job import Collective, Compute, Job, Message, Step, Transfer, job_of_graph
+from mcsim.units import CLOCK_LIMIT, MAX_RATE_BPS, MAX_SIMULATED_PS, MAX_SIZE_B, PS_PER_S
+from mcsim.workloads.job import Collective, Compute, Job, Message, Step, Transfer, check_step_count, job_of_graph
+
+SIZE_LIMIT = " (2^62 B, mcsim's largest size)"
+RATE_LIMIT = " (1 Pbit/s, mcsim's largest rate)"
 
 
 def _check(name: str, **values: object) -> None:
-    """A training job's layers and bytes per layer (>= 1) and compute times (>= 0): one line for the first wrong."""
+    """A training job's layers (>= 1), bytes per layer (1..2^62) and compute times (0..the clock's limit): one
+    line for the first wrong."""
     for what, value in values.items():
-        require_int(f"job {name!r}", what, value, lo=0 if what.endswith("_ps") else 1)
+        if what.endswith("_ps"):
+            require_int(f"job {name!r}", what, value, lo=0, hi=MAX_SIMULATED_PS, why=f" ({CLOCK_LIMIT})")
+        elif what.startswith("bytes"):
+            require_int(f"job {name!r}", what, value, lo=1, hi=MAX_SIZE_B, why=SIZE_LIMIT)
+        else:
+            require_int(f"job {name!r}", what, value, lo=1)
 
 
 def fsdp_job(
@@ -42,6 +53,7 @@ def fsdp_job(
     """
     _check(name, layers=layers, bytes_per_layer=bytes_per_layer, forward_ps=forward_ps, backward_ps=backward_ps)
     require_int(f"job {name!r}", "prefetch", prefetch, lo=0)
+    check_step_count(f"job {name!r}", "layers", layers, 5 * layers, per="5 per layer")
     if len(hosts) < 2:
         raise McsimError(f"job {name!r}: has {len(hosts)} host; a job needs 2")
     shard = -(-bytes_per_layer // len(hosts))
@@ -88,6 +100,8 @@ def data_parallel_job(
     on one stream), overlapping the backward of the layers below."""
     _check(name, layers=layers, bytes_per_layer=bytes_per_layer, forward_ps=forward_ps, backward_ps=backward_ps)
     require_int(f"job {name!r}", "bucket_layers", bucket_layers, lo=1)
+    steps = 2 * layers + -(-layers // bucket_layers)
+    check_step_count(f"job {name!r}", "layers", layers, steps, per="2 per layer and 1 per bucket")
     nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
     previous: tuple[str, ...] = ()
     for layer in range(layers):
@@ -127,6 +141,25 @@ def derangement(n: int, rng: np.random.Generator) -> tuple[int, ...]:
             return tuple(int(x) for x in p)
 
 
+def _gap_ps(where: str, load: float, bound_ps: int) -> int:
+    """A round's idle gap, bound x (1/load - 1), at most the simulated clock's limit (a load near 0 would make
+    it past any clock, or overflow)."""
+    gap = bound_ps * (1 / load - 1)  # a float: inf past the largest, never an OverflowError
+    if not gap <= MAX_SIMULATED_PS:
+        lowest = bound_ps / (bound_ps + MAX_SIMULATED_PS)
+        raise McsimError(
+            f"{where}: load={load!r} makes each idle gap {gap:.3g} ps, more than {MAX_SIMULATED_PS} ({CLOCK_LIMIT}); "
+            f"give load >= {_up(lowest)}"
+        )
+    return round(gap)
+
+
+def _up(x: float) -> str:
+    """``x`` to 3 significant digits, rounded up (a load at least that keeps the gap within the clock)."""
+    exp = math.floor(math.log10(x)) - 2
+    return f"{math.ceil(x / 10.0**exp) * 10.0**exp:.3g}"
+
+
 def background_job(
     name: str,
     hosts: tuple[int, ...],
@@ -150,19 +183,26 @@ def background_job(
     load lasts that long on an idle fabric, ceil(duration / (bound + gap)); neither: one round."""
     where = f"job {name!r}"
     pick(f"pattern of {where}", pattern, {p: p for p in BACKGROUND_PATTERNS})
-    require_int(where, "bytes_per_peer", bytes_per_peer, lo=1)
+    require_int(where, "bytes_per_peer", bytes_per_peer, lo=1, hi=MAX_SIZE_B, why=SIZE_LIMIT)
+    require_int(where, "data_rate_bps", data_rate_bps, lo=1, hi=MAX_RATE_BPS, why=RATE_LIMIT)
     require_int(where, "seed", seed, lo=0)
     if isinstance(load, bool) or not isinstance(load, int | float) or not 0 < load <= 1:
         raise McsimError(f"{where}: load={load!r} must be a number in (0, 1]: the share of each rank's link offered")
     peers = len(hosts) - 1 if pattern == "alltoall" else 1
     bound_ps = peers * bytes_per_peer * 8 * PS_PER_S // data_rate_bps
-    gap_ps = round(bound_ps * (1 / load - 1))
+    gap_ps = _gap_ps(where, load, bound_ps)
     if rounds is not None and duration_ps is not None:
         raise McsimError(f"{where}: give rounds or a duration, not both")
+    # a round's steps: the round and its gap; a permutation round's messages: one per rank
+    messages = len(hosts) if pattern == "permutation" else 0
     if duration_ps is not None:
-        require_int(where, "duration_ps", duration_ps, lo=1)
-        rounds = max(1, -(-duration_ps // (bound_ps + gap_ps)))
+        require_int(where, "duration_ps", duration_ps, lo=1, hi=MAX_SIMULATED_PS, why=f" ({CLOCK_LIMIT})")
+        rounds = max(1, -(-duration_ps // max(1, bound_ps + gap_ps)))  # a round of 0 ps (1 B at 1 Pbit/s): 1 ps
+        per = f"{rounds} rounds of {bound_ps + gap_ps} ps"
+        check_step_count(where, "duration_ps", duration_ps, 2 * rounds, messages * rounds, per)
     rounds = require_int(where, "rounds", 1 if rounds is None else rounds, lo=1)
+    per = f"2 steps and {messages} messages a round" if messages else "2 steps a round"
+    check_step_count(where, "rounds", rounds, 2 * rounds, messages * rounds, per)
     rng = np.random.default_rng(seed)
     nodes: dict[str, tuple[Step, tuple[str, ...]]] = {}
     for i in range(rounds):
