@@ -16,7 +16,7 @@ from typing import Any
 from mcsim.errors import McsimError
 from mcsim.sweep import runner, workload_spec
 from mcsim.sweep.executors import check_workers
-from mcsim.sweep.outcome import CORRUPT, INCOMPLETE, OK, state
+from mcsim.sweep.outcome import CORRUPT, INCOMPLETE, OK, state, why_incomplete
 from mcsim.sweep.spec import SweepSpec
 from mcsim.sweep.store import Store, show_rows
 from mcsim.units import parse_time
@@ -27,7 +27,7 @@ SHOW = "show"
 # `mcsim sweep show` as a table: the columns a reader compares first (csv/json: every metric)
 SHOW_TABLE = Table(
     [
-        Column("status", width=7, left=True),
+        Column("status", width=len(INCOMPLETE), left=True),
         Column("time_us", ".3f", 12),
         Column("time_over_bound", ".3f"),
         Column("busbw_GBps", ".3f", 11),
@@ -191,7 +191,14 @@ def _workload_table(rows: list[dict[str, Any]]) -> Table:
     and label."""
     jobs = dict.fromkeys(name for r in rows for name in workload_spec.job_names(r))
     times = [Column(f"{job}.{figure}", ".2f") for job in jobs for figure in workload_spec.TIMES]
-    return Table([Column("status", width=7, left=True), *times, Column("wall_s", ".1f", 7), Column("label", left=True)])
+    return Table(
+        [
+            Column("status", width=len(INCOMPLETE), left=True),
+            *times,
+            Column("wall_s", ".1f", 7),
+            Column("label", left=True),
+        ]
+    )
 
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
@@ -205,12 +212,12 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
         print(table.header())
         for r in mine:
             line = table.row(r) if workload else table.row(_table_cells(r))
-            if r["status"] != OK:
-                line += f"  {r['error']}"
-            elif state(OK, r) == INCOMPLETE and workload:
-                line += f"  INCOMPLETE: {workload_spec.unfinished(r)}"
-            elif state(OK, r) == INCOMPLETE:
+            if r["status"] == INCOMPLETE and workload:
+                line += f"  INCOMPLETE: {why_incomplete(r) or workload_spec.unfinished(r)}"
+            elif r["status"] == INCOMPLETE:
                 line += f"  INCOMPLETE: {r.get('unfinished_ranks')} ranks did not finish"
+            elif r["status"] != OK:
+                line += f"  {r['error']}"
             print(line)
 
 
@@ -225,7 +232,11 @@ def cmd_show(args: argparse.Namespace) -> int:
             raise McsimError(
                 f"sweep show: --sweep={args.sweep!r} is not in store {args.store_path!r}; its sweeps: {known}"
             )
-    rows = show_rows(args.store_path, args.sweep)
+    # a stored OK run whose metrics say some rank or job never finished is shown as incomplete, in every format
+    rows = [
+        {**r, "status": state(OK, r) if r["status"] == OK else r["status"]}
+        for r in show_rows(args.store_path, args.sweep)
+    ]
     fmt = args.format or "table"
     if not rows:
         which = f"sweep {args.sweep!r}" if args.sweep else "any sweep"

@@ -37,7 +37,7 @@ from mcsim.errors import McsimError
 from mcsim.native import library
 from mcsim.runs.scenario import Scenario
 from mcsim.sweep.executors import DaskExecutor, Executor, LocalPool
-from mcsim.sweep.outcome import COMPLETE, CORRUPT, FAILED, INCOMPLETE, OK, Task
+from mcsim.sweep.outcome import COMPLETE, CORRUPT, FAILED, INCOMPLETE, OK, Task, why_incomplete
 from mcsim.sweep.progress import Progress
 from mcsim.sweep.spec import Run, SweepSpec
 from mcsim.sweep.store import KEYS_PER_QUERY, Store
@@ -253,8 +253,8 @@ def why_no_time(row: dict[str, Any]) -> str:
     never ended``)."""
     if row["status"] != OK:
         return f"{str(row['status']).upper()}: {str(row['error']).splitlines()[0]}"
-    if row.get(JOB_COUNT) is not None:
-        return f"INCOMPLETE: {unfinished(row)}"
+    if row.get(JOB_COUNT) is not None:  # its jobs, each with why (a row stored before they said why: which)
+        return f"INCOMPLETE: {why_incomplete(row) or unfinished(row)}"
     return f"INCOMPLETE: {row.get('unfinished_ranks')} of {row.get('ranks')} ranks did not finish"
 
 
