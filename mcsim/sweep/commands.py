@@ -261,7 +261,7 @@ def _dry_run(spec: SweepSpec, store_path: Path, retry_failed: bool) -> int:
         dry = runner.DryRun(spec, store, retry_failed=retry_failed)
         for i, row in enumerate(dry.rows()):
             text = rows_text([row], "csv")
-            print(text if i == 0 else text.partition("\n")[2], end="")  # the header once
+            print(text if i == 0 else text.partition("\n")[2], end="", flush=True)  # the header once
     sys.stdout.flush()
     for line in dry.corrupt:
         print(f"mcsim: {line}", file=sys.stderr)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import itertools
 import json
 import os
 import sys
@@ -239,6 +238,21 @@ class SweepReport:
         return text
 
 
+def _built(runs: Iterator[Run], n: int) -> list[Any]:
+    """The next ``n`` runs (fewer at the end), each built as it is reached; a bad one's McsimError ends the list
+    as its last item, after the runs built before it."""
+    out: list[Any] = []
+    for _ in range(n):
+        try:
+            out.append(next(runs))
+        except StopIteration:
+            break
+        except McsimError as exc:
+            out.append(exc)
+            break
+    return out
+
+
 SHOWN = 5  # a report's line names at most this many incomplete (and failed) runs
 
 
@@ -374,7 +388,10 @@ class DryRun:
         vers = versions()
         seen: dict[str, str] = {}
         runs = self.spec.iter_runs()
-        while chunk := list(itertools.islice(runs, KEYS_PER_QUERY)):
+        size = 1  # the first run is listed as soon as it is built, then chunks double up to one query's keys
+        while chunk := _built(runs, size):
+            size = min(2 * size, KEYS_PER_QUERY)
+            bad = chunk.pop() if isinstance(chunk[-1], McsimError) else None
             keys = [key_of(r, vers) for r in chunk]
             for r, key in zip(chunk, keys, strict=True):
                 _distinct(self.spec, seen, key, r.label)
@@ -385,6 +402,8 @@ class DryRun:
                 if what == CORRUPT and self.store is not None:
                     self.corrupt.append(f"{self.store.corrupt_line(key, r.label, why)}; a run replaces it")
                 yield {"run": r.index, "label": r.label, "status": what, "key": key[:12]}
+            if bad is not None:  # the runs before it are listed; a bad run is still one line
+                raise bad
 
     def line(self, store_path: Path) -> str:
         """``sweep 'x': 6 runs: 4 stored ok, 0 stored incomplete, 0 stored failed, 1 stored corrupt,
