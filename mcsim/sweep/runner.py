@@ -36,7 +36,7 @@ from mcsim.errors import McsimError
 from mcsim.native import library
 from mcsim.runs.scenario import Scenario
 from mcsim.sweep.executors import DaskExecutor, Executor, LocalPool
-from mcsim.sweep.outcome import COMPLETE, CORRUPT, FAILED, INCOMPLETE, OK, Task, why_incomplete
+from mcsim.sweep.outcome import COMPLETE, CORRUPT, FAILED, INCOMPLETE, OK, Task, state, why_incomplete
 from mcsim.sweep.progress import Progress
 from mcsim.sweep.spec import Run, SweepSpec
 from mcsim.sweep.store import KEYS_PER_QUERY, Store
@@ -205,14 +205,16 @@ class SweepReport:
         return not self.failed and not self.incomplete
 
     def rows(self) -> list[dict[str, Any]]:
-        """The sweep's runs as stored, in expansion order: label, status, error, the axis values,
-        then the metrics (Result.record() plus wall_s, peak_rss_b; none for a failed run)."""
+        """The sweep's runs as stored, in expansion order: label, status (ok, incomplete: stored ok but some rank
+        or job never finished, failed), error, the axis values, then the metrics (Result.record() plus wall_s,
+        peak_rss_b; none for a failed run)."""
         with Store(self.store, create=False) as db:
             stored = {r["key"]: r for r in db.rows(self.name, arrays=False)}
         out = []
         for key, params in zip(self.keys, self.params, strict=True):
             r = stored[key]
-            head = {"label": r["label"], "status": r["status"], "error": r["error"]}
+            status = state(OK, r["metrics"]) if r["status"] == OK else r["status"]
+            head = {"label": r["label"], "status": status, "error": r["error"]}
             out.append({**head, **params, **(r["metrics"] or {})})
         return out
 
@@ -263,9 +265,9 @@ def has_time(row: dict[str, Any]) -> bool:
 
 def why_no_time(row: dict[str, Any]) -> str:
     """A row without a time: ``FAILED: <first line>``, ``CORRUPT: <which column>`` or
-    ``INCOMPLETE: n of P ranks did not finish`` (a workload's run: ``INCOMPLETE: job 'a' has a step that
-    never ended``)."""
-    if row["status"] != OK:
+    ``INCOMPLETE: n of P ranks did not finish`` (a workload's run: ``INCOMPLETE: job 'a': step 3 (AG F1): ...``,
+    each job's why; a row stored before jobs said why: ``job 'a' has a step that never ended``)."""
+    if row["status"] not in (OK, INCOMPLETE):
         return f"{str(row['status']).upper()}: {str(row['error']).splitlines()[0]}"
     if row.get(JOB_COUNT) is not None:  # its jobs, each with why (a row stored before they said why: which)
         return f"INCOMPLETE: {why_incomplete(row) or unfinished(row)}"

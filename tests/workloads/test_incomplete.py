@@ -185,3 +185,16 @@ def test_a_workload_sweep_shows_incomplete_runs_as_incomplete(tmp_path):
     assert [(r["status"], r["a.why_incomplete"]) for r in rows] == [("incomplete", WHY_1BPS)] * 2
     as_csv = _mcsim("sweep", "show", "inc.sqlite", "--format", "csv", cwd=tmp_path)
     assert [r["status"] for r in csv.DictReader(io.StringIO(as_csv.stdout))] == ["incomplete"] * 2
+
+
+def test_the_sweep_api_says_incomplete_and_why(tmp_path):
+    """run_sweep's report: each row's status incomplete, and timed_rows' reason is each job's why."""
+    from mcsim.sweep import SweepSpec, run_sweep
+
+    (tmp_path / "w.toml").write_text(WORKLOAD_1BPS)
+    spec = SweepSpec(name="inc", workload=str(tmp_path / "w.toml"), axes={"seed": [1, 2]})
+    report = run_sweep(spec, tmp_path / "s.sqlite", workers=1, progress=False)
+    assert report.incomplete == ["seed=1", "seed=2"] and not report.all_ok
+    assert [r["status"] for r in report.rows()] == ["incomplete", "incomplete"]
+    timed, untimed = report.timed_rows()
+    assert timed == [] and untimed == [f"seed={s}: INCOMPLETE: job 'a': {WHY_1BPS}" for s in (1, 2)]
