@@ -20,7 +20,8 @@ from mcsim.bounds import lacking_b
 from mcsim.config.collectives import TeamSpec
 from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import Faults
-from mcsim.errors import IncompleteRun, McsimError
+from mcsim.config.rdma import MAX_MESSAGE_B
+from mcsim.errors import IncompleteRun, McsimError, require_int
 from mcsim.native import collectives, fabric, jobs, rdma
 from mcsim.native.attributes import set_attributes_of
 from mcsim.native.simulation import Simulation
@@ -29,7 +30,7 @@ from mcsim.runs import team_results
 from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate
-from mcsim.workloads.job import Collective, Compute, Job, Transfer, check_jobs, holds_on, present
+from mcsim.workloads.job import Collective, Compute, Job, Message, Transfer, check_jobs, holds_on, present
 
 # the options of a run whose multicast receives on the paper's engine: the BlueField-3 DPA, 16 threads, one UD
 # endpoint each, datagrams in place (zero copy); run_jobs(..., **DPA_RECEIVE)
@@ -183,7 +184,7 @@ def _stuck_step(r: JobResult, s: int) -> str:
         return _grouped({k: f"did not finish: {reasons.get(k, NO_KNOWN_CAUSE_REASON)}" for k in ranks}, p)
     if isinstance(step, Compute):
         return _grouped({k: _compute_wait(r, s, k) for k in ranks}, p)
-    return _grouped({k: _messages_wait(r, s, k) for k in ranks}, p)
+    return _grouped(_transfer_waits(r, s, ranks), p)
 
 
 def _compute_wait(r: JobResult, s: int, rank: int) -> str:
@@ -198,10 +199,6 @@ def _compute_wait(r: JobResult, s: int, rank: int) -> str:
     return f"wait{{s}} for a compute unit{by}"
 
 
-def _count_messages(n: int) -> str:
-    return "message" if n == 1 else f"{n} messages"
-
-
 def _message_rows(job: Job) -> list[tuple[int, int, int, int]]:
     """Every Transfer step's messages in build order: (its step, src, the step it arrives in, dst)."""
     return [
@@ -212,25 +209,33 @@ def _message_rows(job: Job) -> list[tuple[int, int, int, int]]:
     ]
 
 
-def _messages_wait(r: JobResult, s: int, rank: int) -> str:
-    """A transfer step's rank: the messages it still waits for (out: acknowledged, in: arrived) and the cause
-    its NIC or a peer's link shows."""
-    states = r.unfinished.message_states if r.unfinished is not None else np.zeros(0, dtype=np.uint8)
-    out, into = [], []
-    for i, (src_step, src, dst_step, dst) in enumerate(_message_rows(r.job)):
-        done = int(states[i]) if i < states.size else 0
-        if (src_step, src) == (s, rank) and not done & jobs.ACKED:
-            out.append(dst)
-        if (dst_step, dst) == (s, rank) and not done & jobs.ARRIVED:
-            into.append(src)
-    waits = []
-    if out:
-        waits.append(f"its {_count_messages(len(out))} to {ranks_text(sorted(set(out)))} to be acknowledged")
-    if into:
-        waits.append(f"{'a message' if len(into) == 1 else 'messages'} from {ranks_text(sorted(set(into)))}")
-    what = f"wait{{s}} for {' and '.join(waits)}" if waits else "did not end (its messages are all done)"
-    cause = _transfer_cause(r, rank, sorted(set(out + into)))
-    return f"{what}: {cause}" if cause else what
+def _transfer_waits(r: JobResult, s: int, ranks: list[int]) -> dict[int, str]:
+    """A transfer step's ranks: the messages each still waits for (out: acknowledged, in: arrived), and the
+    cause its NIC or a peer's link shows (one pass over the job's messages)."""
+    rows = np.array(_message_rows(r.job), dtype=np.int64).reshape(-1, 4)
+    states = r.unfinished.message_states if r.unfinished is not None else np.zeros(len(rows), dtype=np.uint8)
+    out: dict[int, list[int]] = {}
+    into: dict[int, list[int]] = {}
+    for src, dst in rows[(rows[:, 0] == s) & (states & jobs.ACKED == 0)][:, [1, 3]].tolist():
+        out.setdefault(src, []).append(dst)
+    for src, dst in rows[(rows[:, 2] == s) & (states & jobs.ARRIVED == 0)][:, [1, 3]].tolist():
+        into.setdefault(dst, []).append(src)
+    by_rank = {}
+    for rank in ranks:
+        to, of = out.get(rank, []), into.get(rank, [])
+        waits = (
+            [
+                f"its {'message' if len(to) == 1 else f'{len(to)} messages'} to {ranks_text(sorted(set(to)))} "
+                "to be acknowledged"
+            ]
+            if to
+            else []
+        )
+        waits += [f"{'a message' if len(of) == 1 else 'messages'} from {ranks_text(sorted(set(of)))}"] if of else []
+        what = f"wait{{s}} for {' and '.join(waits)}" if waits else "did not end (its messages are all done)"
+        cause = _transfer_cause(r, rank, sorted(set(to + of)))
+        by_rank[rank] = f"{what}: {cause}" if cause else what
+    return by_rank
 
 
 def _transfer_cause(r: JobResult, rank: int, peers: list[int]) -> str | None:
@@ -297,7 +302,7 @@ def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> _Plan:
     for j, job in enumerate(jobs_):
         for s, step in enumerate(job.steps):
             if isinstance(step, Transfer):
-                plan.region_b = max(plan.region_b, *(m.bytes_b for m in step.messages), 1)
+                plan.region_b = max(plan.region_b, *(_message_b(job, s, m) for m in step.messages), 1)
             if not isinstance(step, Collective):
                 continue
             key = (step.collective, step.algorithm, step.bytes_per_rank, len(job.hosts))
@@ -314,6 +319,21 @@ def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> _Plan:
             if sc._innet:
                 plan.reductions.append(list(job.hosts))
     return plan
+
+
+MAX_COMPUTE_UNITS = 2**32 - 1  # a rank's compute units (C++ Job's "ComputeUnits": uint32_t)
+UNITS_WHY = " (compute steps a rank runs at once, 0: no limit; a 32-bit count)"
+
+
+def _message_b(job: Job, s: int, m: Message) -> int:
+    """A Transfer step's message's bytes: one RDMA WRITE, at most the largest InfiniBand message."""
+    if m.bytes_b > MAX_MESSAGE_B:
+        raise McsimError(
+            f"job {job.name!r}: step {s} ({job.steps[s].label}): a message of {m.bytes_b} B from rank {m.src} to rank "
+            f"{m.dst} is more than {MAX_MESSAGE_B} B, the largest InfiniBand message (one RDMA WRITE); send it as "
+            "several messages"
+        )
+    return m.bytes_b
 
 
 # a NIC's queue pairs: at most 65535 (C++ Nic::AddQp; the QP number is 16 bits of the transport header)
@@ -465,6 +485,7 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
     base = scenario_of(topology=topology, rate=rate, ranks=2, algorithm="ring", bytes_per_rank=4, **options)
     check_jobs(jobs_, topologies.host_count(base._base_graph()))
     for job in jobs_:  # before each step's Scenario is made: a team has two RC QPs per rank at least
+        require_int(f"job {job.name!r}", "compute_units", job.compute_units, lo=0, hi=MAX_COMPUTE_UNITS, why=UNITS_WHY)
         check_qps(job, lambda s: RING_QPS)
     plan = _plan(base, jobs_)
     for j, job in enumerate(jobs_):

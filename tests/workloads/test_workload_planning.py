@@ -77,6 +77,13 @@ CASES = [
         r"raise the rate$",
     ),
     (
+        "message-past-the-largest-infiniband-message",
+        (Transfer(label="send", messages=(Message(0, 1, "1KiB"), Message(2, 3, "3GiB"))),),
+        "100Gbps",
+        r"^job 'j': step 0 \(send\): a message of 3221225472 B from rank 2 to rank 3 is more than 2147483648 B, the "
+        r"largest InfiniBand message \(one RDMA WRITE\); send it as several messages$",
+    ),
+    (
         "queue-pairs-of-many-collective-steps",
         tuple(ag(f"AG {i}", "4KiB") for i in range(33000)),
         "100Gbps",
@@ -116,6 +123,17 @@ def test_a_workload_that_cannot_run_is_refused_at_planning(steps, rate, line):
         checked_run((job,), topology="fat-tree-k4", rate=rate)
     with pytest.raises(McsimError, match=line):  # run_jobs checks the same before any C++ object exists
         run_jobs([job], topology="fat-tree-k4", rate=rate)
+
+
+def test_compute_units_past_a_32_bit_count_are_refused_in_the_users_words():
+    """Not "ComputeUnits=... is refused by ns3::mcsim::Job" from C++ after the fabric is built."""
+    job = Job(name="j", hosts=HOSTS, steps=(Compute(label="F", duration_ps=1),), compute_units=2**40)
+    line = (
+        r"^job 'j': compute_units=1099511627776 must be 0\.\.4294967295 \(compute steps a rank runs at once, 0: no "
+        r"limit; a 32-bit count\)$"
+    )
+    with pytest.raises(McsimError, match=line):
+        run_jobs([job], topology="fat-tree-k4")
 
 
 def test_the_queue_pair_limit_is_found_at_once():
