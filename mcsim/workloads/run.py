@@ -491,6 +491,14 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
     for j, job in enumerate(jobs_):
         check_qps(job, lambda s, j=j: team_qps(plan.specs[j, s][0]))  # type: ignore[misc]
         check_clock(job, j, plan, base.data_rate_bps)
+    if plan.reductions:  # every in-network step's trees share the switches' buffers (fabric.build checks it late)
+        try:
+            fabric._plan_reductions(base._layout(), plan.reductions, len(plan.groups), base.fabric, base.rdma.mtu_b)
+        except McsimError as exc:
+            raise McsimError(
+                f"workload: its in-network steps' aggregation trees (each step its own): "
+                f"{str(exc).removeprefix('FabricConfig: ')}, or give fewer in-network steps"
+            ) from None
     return base, plan
 
 

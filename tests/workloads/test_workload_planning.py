@@ -184,6 +184,19 @@ FILE_CASES = [
 ]
 
 
+FILE_CASES.append(
+    (
+        "innet-steps-past-the-switches-aggregation-buffers",
+        "100Gbps",
+        "fsdp",
+        'layers = 600\nbytes_per_layer = "4KiB"\nforward = "1us"\nbackward = "1us"\nreduce_scatter = "innet"',
+        r"workload: its in-network steps' aggregation trees \(each step its own\): aggregation_buffer_b=4194304 holds "
+        r"0 slots of 4096 B for each of the 1200 aggregation trees of switch 16; it needs >= 2 \(raise it to >= "
+        r"9830400\), or give fewer in-network steps",
+    )
+)
+
+
 @pytest.mark.parametrize(("rate", "kind", "keys", "line"), [c[1:] for c in FILE_CASES], ids=[c[0] for c in FILE_CASES])
 def test_the_workload_command_refuses_it_in_one_line(tmp_path, rate, kind, keys, line):
     (tmp_path / "w.toml").write_text(WORKLOAD.format(rate=rate, kind=kind, keys=keys))
