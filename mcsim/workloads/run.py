@@ -27,6 +27,7 @@ from mcsim.native.attributes import set_attributes_of
 from mcsim.native.simulation import Simulation
 from mcsim.result import NO_KNOWN_CAUSE_REASON, RC_ERROR_REASON, FabricResult, Result, cut_off_reason, ranks_text
 from mcsim.runs import team_results
+from mcsim.runs.keyword_tables import KEYWORDS, known
 from mcsim.runs.scenario import Scenario
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate
@@ -482,7 +483,12 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
     own = sorted(set(options) & set(STEP_FIELDS))
     if own:
         raise McsimError(f"run_jobs: {own[0]}= is each collective step's own; not an option of the run")
-    base = scenario_of(topology=topology, rate=rate, ranks=2, algorithm="ring", bytes_per_rank=4, **options)
+    for key in options:  # a misspelt option: one line with the nearest, not Scenario's TypeError
+        known("run option", key, [k for k in KEYWORDS if k not in (*STEP_FIELDS, "topology", "rate")], "run_jobs")
+    try:  # on every host: an option bound by the ranks (root, roots) is checked on each step's own
+        base = scenario_of(topology=topology, rate=rate, ranks=None, algorithm="ring", bytes_per_rank=4, **options)
+    except McsimError as exc:
+        raise McsimError(f"workload: {str(exc).removeprefix('Scenario: ')}") from None
     check_jobs(jobs_, topologies.host_count(base._base_graph()))
     for job in jobs_:  # before each step's Scenario is made: a team has two RC QPs per rank at least
         require_int(f"job {job.name!r}", "compute_units", job.compute_units, lo=0, hi=MAX_COMPUTE_UNITS, why=UNITS_WHY)

@@ -276,3 +276,36 @@ def test_a_setup_error_from_cpp_reaches_the_user_without_internal_names(text, wo
     from mcsim.workloads.run import users_words
 
     assert users_words(text) == words
+
+
+def bcast(**kw) -> Job:
+    step = Collective(label="B", collective="broadcast", algorithm="binomial", bytes_per_rank="4KiB")
+    return Job(name="j", hosts=HOSTS, **kw, steps=(step,))
+
+
+# (case, run_jobs' options, the one line)
+OPTION_CASES = [
+    ("root-past-the-steps-ranks", {"root": 7}, r"^job 'j': step 0 \(B\): root=7 must be 0\.\.3 \(a rank\)$"),
+    (
+        "a-misspelt-option-is-no-type-error",
+        {"aggregation_trees": 64},
+        r"^run_jobs: unknown run option 'aggregation_trees'; choose one of barriers, batch, ",
+    ),
+    (
+        "an-options-range-without-scenarios-name",
+        {"endpoints": 20000},
+        r"^workload: endpoints=20000 must be 1\.\.16383: each endpoint is one UD QP per rank in a multicast group",
+    ),
+]
+
+
+@pytest.mark.parametrize(("options", "line"), [c[1:] for c in OPTION_CASES], ids=[c[0] for c in OPTION_CASES])
+def test_a_bad_run_option_is_one_line_in_the_users_words(options, line):
+    with pytest.raises(McsimError, match=line):
+        checked_run((bcast(),), topology="fat-tree-k4", rate=None, **options)
+
+
+def test_root_is_checked_against_each_steps_ranks_not_two():
+    """root=3 on a 4-rank Broadcast is a rank (it was refused: 'Scenario: root=3 must be 0..1')."""
+    _, plan = checked_run((bcast(),), topology="fat-tree-k4", rate=None, root=3)
+    assert plan.specs[0, 0][0].root == 3
