@@ -198,3 +198,16 @@ def test_the_sweep_api_says_incomplete_and_why(tmp_path):
     assert [r["status"] for r in report.rows()] == ["incomplete", "incomplete"]
     timed, untimed = report.timed_rows()
     assert timed == [] and untimed == [f"seed={s}: INCOMPLETE: job 'a': {WHY_1BPS}" for s in (1, 2)]
+
+
+def test_the_timeline_figure_hatches_the_step_that_never_ended(tmp_path):
+    """--timeline t.svg of an incomplete run: the step that never ended is drawn (hatched, to the run's end),
+    and the title says which job is incomplete."""
+    pytest.importorskip("matplotlib")
+    from mcsim.workloads.figure import timeline_svg
+
+    steps = (send(Message(0, 3, 4096)), Compute(label="C", duration_ps=10, after=(0,)))
+    result = run_jobs([Job(name="j", hosts=HOSTS, steps=steps)], topology="fat-tree-k4", faults=cut(3))
+    svg = timeline_svg(result)
+    assert "INCOMPLETE: j (hatched: a step that never ended)" in svg
+    assert svg.count("<pattern") == 2  # the transfer, and the compute ranks 0 and 3 never began
