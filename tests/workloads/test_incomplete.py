@@ -211,3 +211,16 @@ def test_the_timeline_figure_hatches_the_step_that_never_ended(tmp_path):
     svg = timeline_svg(result)
     assert "INCOMPLETE: j (hatched: a step that never ended)" in svg
     assert svg.count("<pattern") == 2  # the transfer, and the compute ranks 0 and 3 never began
+
+
+def test_a_scenario_sweeps_incomplete_run_is_shown_as_incomplete(tmp_path):
+    """The same status column for a collective's run in which some rank never finished (it said ok)."""
+    spec = 'name = "lossy"\n[base]\ntopology = "fat-tree-k4"\nbytes_per_rank = "4KiB"\nrc = { retry_cnt = 0 }\n'
+    (tmp_path / "s.toml").write_text(spec + "[axes]\nloss = [0, 0.2]\n")
+    assert _mcsim("sweep", "s.toml", "--workers", "1", cwd=tmp_path).returncode == 1
+    table = _mcsim("sweep", "show", "lossy.sqlite", cwd=tmp_path).stdout.splitlines()
+    assert table[2].startswith("ok ") and re.match(
+        r"incomplete +None .* INCOMPLETE: \d+ ranks did not finish$", table[3]
+    )
+    as_json = _mcsim("sweep", "show", "lossy.sqlite", "--format", "json", cwd=tmp_path).stdout.splitlines()
+    assert [json.loads(line)["status"] for line in as_json] == ["ok", "incomplete"]
