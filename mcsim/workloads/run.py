@@ -169,7 +169,7 @@ def _grouped(by_rank: dict[int, str], ranks: int) -> str:
     for rank, what in by_rank.items():
         groups.setdefault(what, []).append(rank)
     return "; ".join(
-        f"{ranks_text(rs)} of {ranks} {what.format(s='s' if len(rs) == 1 else '')}" for what, rs in groups.items()
+        f"{ranks_text(rs)} of {ranks} {what.replace('{s}', 's' if len(rs) == 1 else '')}" for what, rs in groups.items()
     )
 
 
