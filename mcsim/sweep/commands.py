@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import importlib
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -269,6 +270,24 @@ def _dry_run(spec: SweepSpec, store_path: Path, retry_failed: bool) -> int:
     return 0
 
 
+BUILDING_NOTE_S = 2.0  # building a spec's runs for longer says so on stderr, then every BUILDING_EVERY_S
+BUILDING_EVERY_S = 30.0
+
+
+def _built_runs(spec: SweepSpec) -> list[Any]:
+    """Every run of the spec, built and checked before any starts (spec.runs()); when that takes a while (a
+    workload's runs: each its jobs' steps), a line on stderr says so, then how far it got."""
+    n, runs = spec.check_size(), []
+    start = noted = time.monotonic()
+    for run in spec.iter_runs():
+        runs.append(run)
+        now = time.monotonic()
+        if now - noted >= (BUILDING_NOTE_S if noted == start else BUILDING_EVERY_S):
+            print(f"mcsim: sweep {spec.name!r}: built and checked {len(runs)} of {n} runs ...", file=sys.stderr)
+            noted = now
+    return runs
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Run a spec (or list it: --dry-run); exit 0 if every run is ok, 1 if one is incomplete or failed."""
     if args.spec == SHOW:
@@ -278,7 +297,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     store_path = Path(args.store) if args.store else runner.default_store(spec)
     if args.dry_run:
         return _dry_run(spec, store_path, args.retry_failed)
-    runs = spec.runs()  # a bad spec (or one too large) fails here, before the store is touched
+    runs = _built_runs(spec)  # a bad spec (or one too large) fails here, before the store is touched
     with Store(store_path) as store:
         the_plan = runner.plan(spec, store, retry_failed=args.retry_failed, runs=runs)
         for task in the_plan.todo:

@@ -97,3 +97,23 @@ def test_a_workload_sweep_that_cannot_work_is_refused_in_one_line(tmp_path: Path
     assert not (tmp_path / "s.sqlite").exists()  # nothing ran, no store made
     if dry:  # the runs before it were listed as they were built
         assert p.stdout.splitlines()[0] == "run,label,status,key" and p.stdout.splitlines()[1].startswith("0,")
+
+
+def test_a_sweep_whose_runs_take_long_to_build_says_so_before_it_refuses_a_bad_one(tmp_path, monkeypatch, capsys):
+    """Building and checking every run before the first starts (a workload's: each its jobs' steps) says how
+    far it got once it takes BUILDING_NOTE_S (here 0: each run); a bad run is still refused before the store."""
+    from mcsim.cli import main
+    from mcsim.sweep import commands
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(commands, "BUILDING_NOTE_S", 0.0)
+    monkeypatch.setattr(commands, "BUILDING_EVERY_S", 0.0)
+    (tmp_path / "w.toml").write_text(WORKLOAD_TOML)
+    (tmp_path / "s.toml").write_text(
+        'name = "s"\nworkload = "w.toml"\n[axes]\n"jobs.train.allgather" = ["ring", "x"]\n'
+    )
+    assert main(["sweep", "s.toml", "--workers", "1"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "mcsim: sweep 's': built and checked 1 of 2 runs ..."
+    assert err[1].startswith("mcsim: error: sweep 's' run 1 (jobs.train.allgather=x): ") and len(err) == 2
+    assert not (tmp_path / "s.sqlite").exists()
