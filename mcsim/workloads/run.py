@@ -251,9 +251,8 @@ def _transfer_cause(r: JobResult, rank: int, peers: list[int]) -> str | None:
             return reason if k == rank else f"rank {k}'s {reason.removeprefix('its ')}"
     if errors is not None and int(errors[rank]) > 0:
         return RC_ERROR_REASON
-    if errors is not None and any(int(errors[k]) > 0 for k in peers):
-        return f"the NIC of a rank it exchanges with: {RC_ERROR_REASON}"
-    return None
+    failed = [k for k in peers if errors is not None and int(errors[k]) > 0]
+    return RC_ERROR_REASON.replace("its NIC", f"rank {failed[0]}'s NIC") if failed else None
 
 
 @dataclass(frozen=True, slots=True)

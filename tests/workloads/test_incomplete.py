@@ -98,6 +98,22 @@ def test_an_incomplete_job_names_the_step_the_ranks_and_what_they_wait_for(steps
         _ = r.iteration_ps
 
 
+def test_a_message_whose_senders_queue_pair_failed_names_the_sender():
+    """Host 0's first packet lost, no RC retry: its QP fails; rank 1 waits for what rank 0's NIC never delivered."""
+    from mcsim.config.rdma import RcConfig
+
+    steps = (send(Message(0, 1, 4096)),)
+    faults = Faults(drops=((0, 0, 0),))
+    (r,) = run_jobs(
+        [Job(name="j", hosts=HOSTS, steps=steps)], topology="fat-tree-k4", faults=faults, rc=RcConfig(retry_cnt=0)
+    ).jobs
+    assert r.why_incomplete() == (
+        f"step 0 (send): rank 0 of 4 waits for its message to rank 1 to be acknowledged: {RC_ERROR}; rank 1 of 4 "
+        "waits for a message from rank 0: an RC queue pair of rank 0's NIC exhausted its retries (RcConfig.retry_cnt) "
+        "and went to the error state"
+    )
+
+
 def test_a_complete_job_has_no_why():
     (r,) = run_jobs([Job(name="j", hosts=HOSTS, steps=(ag(),))], topology="fat-tree-k4", rate="100Gbps").jobs
     assert r.complete and r.why_incomplete() == "" and r.summary()["why_incomplete"] is None
