@@ -224,14 +224,8 @@ def _transfer_waits(r: JobResult, s: int, ranks: list[int]) -> dict[int, str]:
     by_rank = {}
     for rank in ranks:
         to, of = out.get(rank, []), into.get(rank, [])
-        waits = (
-            [
-                f"its {'message' if len(to) == 1 else f'{len(to)} messages'} to {ranks_text(sorted(set(to)))} "
-                "to be acknowledged"
-            ]
-            if to
-            else []
-        )
+        mine = "its message" if len(to) == 1 else f"its {len(to)} messages"
+        waits = [f"{mine} to {ranks_text(sorted(set(to)))} to be acknowledged"] if to else []
         waits += [f"{'a message' if len(of) == 1 else 'messages'} from {ranks_text(sorted(set(of)))}"] if of else []
         what = f"wait{{s}} for {' and '.join(waits)}" if waits else "did not end (its messages are all done)"
         cause = _transfer_cause(r, rank, sorted(set(to + of)))
@@ -424,13 +418,9 @@ def _own_ps(job: Job, j: int, s: int, plan: _Plan, rate_bps: int) -> float:
 
 def _check_chain(job: Job, s: int, latest: float, rate_bps: int) -> None:
     if latest > MAX_SIMULATED_PS:
-        raise _past_clock(
-            job,
-            s,
-            f"the steps up to it take at least {latest / PS_PER_S:.4g} s one after another (compute, and each "
-            f"collective's and message's data at {format_rate(rate_bps)})",
-            "give the job fewer or shorter steps, or raise the rate",
-        )
+        chain = f"the steps up to it take at least {latest / PS_PER_S:.4g} s one after another (compute, and each"
+        data = f"collective's and message's data at {format_rate(rate_bps)})"
+        raise _past_clock(job, s, f"{chain} {data}", "give the job fewer or shorter steps, or raise the rate")
 
 
 def _check_chain_per_rank(job: Job, j: int, plan: _Plan, rate_bps: int) -> None:
@@ -454,13 +444,9 @@ def _check_chain_per_rank(job: Job, j: int, plan: _Plan, rate_bps: int) -> None:
             for m in step.messages:
                 took = m.bytes_b * 8 * PS_PER_S / rate_bps
                 if took > MAX_SIMULATED_PS:
-                    raise _past_clock(
-                        job,
-                        s,
-                        f"a message of {m.bytes_b} B from rank {m.src} to rank {m.dst} takes at least "
-                        f"{took / PS_PER_S:.4g} s at {format_rate(rate_bps)}",
-                        "raise the rate or send fewer bytes",
-                    )
+                    what = f"a message of {m.bytes_b} B from rank {m.src} to rank {m.dst} takes at least"
+                    at = f"{took / PS_PER_S:.4g} s at {format_rate(rate_bps)}"
+                    raise _past_clock(job, s, f"{what} {at}", "raise the rate or send fewer bytes")
                 into = s if m.into is None else int(m.into)
                 end[s, m.src] = max(end[s, m.src], ready[m.src] + took)
                 floor[into, m.dst] = max(floor[into, m.dst], ready[m.src] + took)
