@@ -122,6 +122,7 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_job_messages": (PTR, PTR, U32S, U32S, U64S, U64),
     "mcsim_job_start": (PTR, I64),
     "mcsim_job_timeline": (PTR, I64_OUT, U64),
+    "mcsim_job_message_states": (PTR, U8_OUT, U64),
     # capi/dpa-abi.cc
     "mcsim_source_setup": (PTR, PTR),
     "mcsim_source_start": (PTR, U32, U32, U32, U32, I64),

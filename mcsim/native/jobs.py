@@ -80,3 +80,15 @@ def timeline(job: abi.Handle, steps: int, ranks: int) -> np.ndarray:
     out = np.empty(steps * ranks * TIMES, dtype=np.int64)
     runtime.load().mcsim_job_timeline(job, out, out.size)
     return out.reshape(steps, ranks, TIMES)
+
+
+ACKED, ARRIVED = 1, 2  # a message's state bits after the run (C++ Job::ACKED, Job::ARRIVED)
+
+
+def message_states(job: abi.Handle, n: int) -> np.ndarray:
+    """Each of the job's ``n`` messages' state after the run (uint8, in build_job's order): ACKED (its
+    sender had its acknowledgement), ARRIVED (its receiver had it); 0: neither."""
+    out = np.zeros(n, dtype=np.uint8)
+    if n:
+        runtime.load().mcsim_job_message_states(job, out, out.size)
+    return out

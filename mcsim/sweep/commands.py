@@ -10,13 +10,14 @@ import argparse
 import contextlib
 import importlib
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from mcsim.errors import McsimError
 from mcsim.sweep import runner, workload_spec
 from mcsim.sweep.executors import check_workers
-from mcsim.sweep.outcome import CORRUPT, INCOMPLETE, OK, state
+from mcsim.sweep.outcome import CORRUPT, INCOMPLETE, OK, state, why_incomplete
 from mcsim.sweep.spec import SweepSpec
 from mcsim.sweep.store import Store, show_rows
 from mcsim.units import parse_time
@@ -27,7 +28,7 @@ SHOW = "show"
 # `mcsim sweep show` as a table: the columns a reader compares first (csv/json: every metric)
 SHOW_TABLE = Table(
     [
-        Column("status", width=7, left=True),
+        Column("status", width=len(INCOMPLETE), left=True),
         Column("time_us", ".3f", 12),
         Column("time_over_bound", ".3f"),
         Column("busbw_GBps", ".3f", 11),
@@ -191,7 +192,14 @@ def _workload_table(rows: list[dict[str, Any]]) -> Table:
     and label."""
     jobs = dict.fromkeys(name for r in rows for name in workload_spec.job_names(r))
     times = [Column(f"{job}.{figure}", ".2f") for job in jobs for figure in workload_spec.TIMES]
-    return Table([Column("status", width=7, left=True), *times, Column("wall_s", ".1f", 7), Column("label", left=True)])
+    return Table(
+        [
+            Column("status", width=len(INCOMPLETE), left=True),
+            *times,
+            Column("wall_s", ".1f", 7),
+            Column("label", left=True),
+        ]
+    )
 
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
@@ -205,12 +213,12 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
         print(table.header())
         for r in mine:
             line = table.row(r) if workload else table.row(_table_cells(r))
-            if r["status"] != OK:
-                line += f"  {r['error']}"
-            elif state(OK, r) == INCOMPLETE and workload:
-                line += f"  INCOMPLETE: {workload_spec.unfinished(r)}"
-            elif state(OK, r) == INCOMPLETE:
+            if r["status"] == INCOMPLETE and workload:
+                line += f"  INCOMPLETE: {why_incomplete(r) or workload_spec.unfinished(r)}"
+            elif r["status"] == INCOMPLETE:
                 line += f"  INCOMPLETE: {r.get('unfinished_ranks')} ranks did not finish"
+            elif r["status"] != OK:
+                line += f"  {r['error']}"
             print(line)
 
 
@@ -225,7 +233,11 @@ def cmd_show(args: argparse.Namespace) -> int:
             raise McsimError(
                 f"sweep show: --sweep={args.sweep!r} is not in store {args.store_path!r}; its sweeps: {known}"
             )
-    rows = show_rows(args.store_path, args.sweep)
+    # a stored OK run whose metrics say some rank or job never finished is shown as incomplete, in every format
+    rows = [
+        {**r, "status": state(OK, r) if r["status"] == OK else r["status"]}
+        for r in show_rows(args.store_path, args.sweep)
+    ]
     fmt = args.format or "table"
     if not rows:
         which = f"sweep {args.sweep!r}" if args.sweep else "any sweep"
@@ -250,12 +262,30 @@ def _dry_run(spec: SweepSpec, store_path: Path, retry_failed: bool) -> int:
         dry = runner.DryRun(spec, store, retry_failed=retry_failed)
         for i, row in enumerate(dry.rows()):
             text = rows_text([row], "csv")
-            print(text if i == 0 else text.partition("\n")[2], end="")  # the header once
+            print(text if i == 0 else text.partition("\n")[2], end="", flush=True)  # the header once
     sys.stdout.flush()
     for line in dry.corrupt:
         print(f"mcsim: {line}", file=sys.stderr)
     print(f"mcsim: {dry.line(store_path)}", file=sys.stderr)
     return 0
+
+
+BUILDING_NOTE_S = 2.0  # building a spec's runs for longer says so on stderr, then every BUILDING_EVERY_S
+BUILDING_EVERY_S = 30.0
+
+
+def _built_runs(spec: SweepSpec) -> list[Any]:
+    """Every run of the spec, built and checked before any starts (spec.runs()); when that takes a while (a
+    workload's runs: each its jobs' steps), a line on stderr says so, then how far it got."""
+    n, runs = spec.check_size(), []
+    start = noted = time.monotonic()
+    for run in spec.iter_runs():
+        runs.append(run)
+        now = time.monotonic()
+        if now - noted >= (BUILDING_NOTE_S if noted == start else BUILDING_EVERY_S):
+            print(f"mcsim: sweep {spec.name!r}: built and checked {len(runs)} of {n} runs ...", file=sys.stderr)
+            noted = now
+    return runs
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -267,7 +297,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     store_path = Path(args.store) if args.store else runner.default_store(spec)
     if args.dry_run:
         return _dry_run(spec, store_path, args.retry_failed)
-    runs = spec.runs()  # a bad spec (or one too large) fails here, before the store is touched
+    runs = _built_runs(spec)  # a bad spec (or one too large) fails here, before the store is touched
     with Store(store_path) as store:
         the_plan = runner.plan(spec, store, retry_failed=args.retry_failed, runs=runs)
         for task in the_plan.todo:

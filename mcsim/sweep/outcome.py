@@ -18,6 +18,8 @@ INCOMPLETE = "incomplete"
 CORRUPT = "corrupt"
 COMPLETE = "complete"  # the metric (Result.record()) that says every rank finished
 COMPLETE_METRICS = (COMPLETE, "concurrent_complete")  # ... and the overlapped collective's (Scenario.overlap)
+# a workload run's metric per job, "<job>.why_incomplete": why the job did not finish (JobResult.summary)
+WHY_INCOMPLETE = "why_incomplete"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,3 +75,11 @@ def failed(
         started=started,
         ended=ended,
     )
+
+
+def why_incomplete(metrics: dict[str, Any]) -> str | None:
+    """An incomplete workload run's jobs, each with why it did not finish (``job 'a': step 3 (AG F1): ...``),
+    from its ``<job>.why_incomplete`` metrics; None for a Scenario's run (or a workload's stored without them)."""
+    suffix = f".{WHY_INCOMPLETE}"
+    whys = [f"job {k.removesuffix(suffix)!r}: {v}" for k, v in metrics.items() if k.endswith(suffix) and v]
+    return "; ".join(whys) or None

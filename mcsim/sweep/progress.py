@@ -5,7 +5,8 @@ tqdm bar on a terminal; otherwise one plain line per finished run, for logs and 
 
     [12/72] ok rate=56Gbps algorithm=ring 2.1 s | ok 10, incomplete 1, failed 1, running 2, ETA 1m40s
     [13/72] INCOMPLETE loss=0.2 seed=1 0.1 s: 6 of 16 ranks did not finish | ok 10, incomplete 2, ...
-    [14/72] FAILED rate=1.6Tbps algorithm=ring 0.4 s: worker process died (signal 6, SIGABRT) ... | ...
+    [14/72] INCOMPLETE rate=1Mbps 0.3 s: job 'train': step 0 (AG F0): ranks 0, 1, 2, 3 of 4 did not ... | ...
+    [15/72] FAILED rate=1.6Tbps algorithm=ring 0.4 s: worker process died (signal 6, SIGABRT) ... | ...
 
 The ETA is the runs still to do times the mean time between finished runs of this session (so it
 counts every worker), unknown (``?``) until one has finished.
@@ -18,7 +19,7 @@ from time import monotonic
 from typing import Any, TextIO
 
 from mcsim.errors import require_int
-from mcsim.sweep.outcome import FAILED, INCOMPLETE, OK, Outcome, Task, state
+from mcsim.sweep.outcome import FAILED, INCOMPLETE, OK, Outcome, Task, state, why_incomplete
 
 
 def eta_text(seconds: float | None) -> str:
@@ -93,7 +94,8 @@ class Progress:
             text += f": {first_line(outcome.error)}"
         elif what == INCOMPLETE:
             m = outcome.metrics or {}
-            text += f": {m.get('unfinished_ranks', '?')} of {m.get('ranks', '?')} ranks did not finish"
+            ranks = f"{m.get('unfinished_ranks', '?')} of {m.get('ranks', '?')} ranks did not finish"
+            text += f": {why_incomplete(m) or ranks}"  # a workload's: its jobs, each with why
         status = what if what == OK else what.upper()
         if self._bar is None:
             line = f"[{self.done}/{self.total}] {status} {text} | {self._counts()}, ETA {eta_text(self.eta_s())}"

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import itertools
 import json
 import os
 import sys
@@ -37,7 +36,7 @@ from mcsim.errors import McsimError
 from mcsim.native import library
 from mcsim.runs.scenario import Scenario
 from mcsim.sweep.executors import DaskExecutor, Executor, LocalPool
-from mcsim.sweep.outcome import COMPLETE, CORRUPT, FAILED, INCOMPLETE, OK, Task
+from mcsim.sweep.outcome import COMPLETE, CORRUPT, FAILED, INCOMPLETE, OK, Task, state, why_incomplete
 from mcsim.sweep.progress import Progress
 from mcsim.sweep.spec import Run, SweepSpec
 from mcsim.sweep.store import KEYS_PER_QUERY, Store
@@ -206,14 +205,16 @@ class SweepReport:
         return not self.failed and not self.incomplete
 
     def rows(self) -> list[dict[str, Any]]:
-        """The sweep's runs as stored, in expansion order: label, status, error, the axis values,
-        then the metrics (Result.record() plus wall_s, peak_rss_b; none for a failed run)."""
+        """The sweep's runs as stored, in expansion order: label, status (ok, incomplete: stored ok but some rank
+        or job never finished, failed), error, the axis values, then the metrics (Result.record() plus wall_s,
+        peak_rss_b; none for a failed run)."""
         with Store(self.store, create=False) as db:
             stored = {r["key"]: r for r in db.rows(self.name, arrays=False)}
         out = []
         for key, params in zip(self.keys, self.params, strict=True):
             r = stored[key]
-            head = {"label": r["label"], "status": r["status"], "error": r["error"]}
+            status = state(OK, r["metrics"]) if r["status"] == OK else r["status"]
+            head = {"label": r["label"], "status": status, "error": r["error"]}
             out.append({**head, **params, **(r["metrics"] or {})})
         return out
 
@@ -239,6 +240,21 @@ class SweepReport:
         return text
 
 
+def _built(runs: Iterator[Run], n: int) -> list[Any]:
+    """The next ``n`` runs (fewer at the end), each built as it is reached; a bad one's McsimError ends the list
+    as its last item, after the runs built before it."""
+    out: list[Any] = []
+    for _ in range(n):
+        try:
+            out.append(next(runs))
+        except StopIteration:
+            break
+        except McsimError as exc:
+            out.append(exc)
+            break
+    return out
+
+
 SHOWN = 5  # a report's line names at most this many incomplete (and failed) runs
 
 
@@ -249,12 +265,12 @@ def has_time(row: dict[str, Any]) -> bool:
 
 def why_no_time(row: dict[str, Any]) -> str:
     """A row without a time: ``FAILED: <first line>``, ``CORRUPT: <which column>`` or
-    ``INCOMPLETE: n of P ranks did not finish`` (a workload's run: ``INCOMPLETE: job 'a' has a step that
-    never ended``)."""
-    if row["status"] != OK:
+    ``INCOMPLETE: n of P ranks did not finish`` (a workload's run: ``INCOMPLETE: job 'a': step 3 (AG F1): ...``,
+    each job's why; a row stored before jobs said why: ``job 'a' has a step that never ended``)."""
+    if row["status"] not in (OK, INCOMPLETE):
         return f"{str(row['status']).upper()}: {str(row['error']).splitlines()[0]}"
-    if row.get(JOB_COUNT) is not None:
-        return f"INCOMPLETE: {unfinished(row)}"
+    if row.get(JOB_COUNT) is not None:  # its jobs, each with why (a row stored before they said why: which)
+        return f"INCOMPLETE: {why_incomplete(row) or unfinished(row)}"
     return f"INCOMPLETE: {row.get('unfinished_ranks')} of {row.get('ranks')} ranks did not finish"
 
 
@@ -374,7 +390,10 @@ class DryRun:
         vers = versions()
         seen: dict[str, str] = {}
         runs = self.spec.iter_runs()
-        while chunk := list(itertools.islice(runs, KEYS_PER_QUERY)):
+        size = 1  # the first run is listed as soon as it is built, then chunks double up to one query's keys
+        while chunk := _built(runs, size):
+            size = min(2 * size, KEYS_PER_QUERY)
+            bad = chunk.pop() if isinstance(chunk[-1], McsimError) else None
             keys = [key_of(r, vers) for r in chunk]
             for r, key in zip(chunk, keys, strict=True):
                 _distinct(self.spec, seen, key, r.label)
@@ -385,6 +404,8 @@ class DryRun:
                 if what == CORRUPT and self.store is not None:
                     self.corrupt.append(f"{self.store.corrupt_line(key, r.label, why)}; a run replaces it")
                 yield {"run": r.index, "label": r.label, "status": what, "key": key[:12]}
+            if bad is not None:  # the runs before it are listed; a bad run is still one line
+                raise bad
 
     def line(self, store_path: Path) -> str:
         """``sweep 'x': 6 runs: 4 stored ok, 0 stored incomplete, 0 stored failed, 1 stored corrupt,

@@ -49,10 +49,13 @@ def cmd_workload(args: argparse.Namespace) -> int:
     if args.format == "table":
         print(JOB_TABLE.header().rstrip())
         for j, row in zip(result.jobs, rows, strict=True):
-            text = JOB_TABLE.row(row) if j.complete else JOB_TABLE.note(row["name"], "INCOMPLETE: a step never ended")
+            text = JOB_TABLE.row(row) if j.complete else JOB_TABLE.note(row["name"], j.incomplete_line())
             print(text.rstrip())
     else:
         print(rows_text(rows, "jsonl" if args.format == "json" else args.format), end="")
+        for j in result.jobs:  # the table says it in the job's row
+            if not j.complete:
+                print(f"mcsim: job {j.job.name!r}: {j.incomplete_line()}", file=sys.stderr)
     if args.out is not None:
         write_rows(args.out, rows)
     if args.timeline is not None and Path(args.timeline).suffix == FIGURE_SUFFIX:
@@ -67,7 +70,7 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "workload",
         help="run a workload file's jobs (FSDP iterations, ...) on one fabric; print one row per job (exit 1 if "
-        "a step never ended)",
+        "a step never ended: its row says which, on which ranks, and what they wait for)",
     )
     p.add_argument("file", metavar="FILE.toml", help="the workload: topology, rate, seed and [[jobs]]")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="stdout format")

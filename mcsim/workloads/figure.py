@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The timeline figure of a workload run (``mcsim workload FILE.toml --timeline timeline.svg``): per job a
 lane of compute, one per collective it runs and one of transfers, each step a bar from its first rank's
-start to its last rank's end."""
+start to its last rank's end (a step that never ended: hatched, to the run's last time)."""
 
 from __future__ import annotations
 
@@ -48,22 +48,30 @@ def timeline_svg(result: WorkloadResult) -> str:
     lanes = _lanes(result)
     row = {lane: len(lanes) - 1 - i for i, lane in enumerate(lanes)}
     fig, ax = new_figure(9.0, 1.2 + 0.45 * len(lanes))
+    last = max(int(result.fabric.end_ps), *(int(jr.timeline.max()) for jr in result.jobs))  # the run's last time
     for j, jr in enumerate(result.jobs):
         for s, step in enumerate(jr.job.steps):
             ranks = [r for r in range(len(jr.job.hosts)) if present(step, r)]
-            start, end = int(jr.timeline[s, ranks, 1].min()), int(jr.timeline[s, ranks, 2].max())
-            if start < 0 or end < 0:
+            starts, ends = jr.timeline[s, ranks, 1], jr.timeline[s, ranks, 2]
+            if (starts < 0).all():
                 continue
+            start, ended = int(starts[starts >= 0].min()), bool((ends >= 0).all())
+            end = int(ends.max()) if ended else last  # a step that never ended: hatched, to the run's last time
             kind = _kind(step)
             ax.broken_barh(
                 [(start / 1e6, (end - start) / 1e6)],
                 (row[j, kind] - 0.4, 0.8),
                 color=STEP_COLORS.get(kind, OTHER_COLOR),
-                edgecolor="white",
+                edgecolor="white" if ended else "black",
                 linewidth=0.5,
+                hatch=None if ended else "//",
+                alpha=1.0 if ended else 0.5,
             )
     ax.set_yticks(range(len(lanes)), [f"{result.jobs[j].job.name}: {k.replace('_', '-')}" for j, k in reversed(lanes)])
     ax.set_xlabel("time (us)")
+    unfinished = [jr.job.name for jr in result.jobs if not jr.complete]
+    if unfinished:  # the table's row says why
+        ax.set_title(f"INCOMPLETE: {', '.join(unfinished)} (hatched: a step that never ended)", fontsize=9)
     return svg_of(fig)
 
 

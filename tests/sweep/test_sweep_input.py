@@ -147,8 +147,12 @@ def test_bad_input_is_one_line_and_exit_2_before_any_work(cli_dir, capsys, argv,
         code = main(["sweep", *shlex.split(argv)])
     code = argparse_exit.value.code if argparse_exit is not None else code
     out, err = capsys.readouterr()
-    assert code == 2 and out == ""
+    assert code == 2
     assert len(err.splitlines()) == 1 and err.startswith("mcsim: error: "), err
+    if out:  # a dry run lists the runs before a bad one as it builds them (streamed), never one after it
+        bad = re.search(r" run (\d+) \(", err)
+        assert "--dry-run" in argv and bad is not None and out.splitlines()[0] == "run,label,status,key", out
+        assert [int(line.split(",")[0]) for line in out.splitlines()[1:]] == list(range(int(bad.group(1))))
     assert re.search(match, err.removeprefix("mcsim: error: ").removesuffix("\n").split(" (see mcsim")[0]), err
     after = {p.name: p.read_bytes() for p in cli_dir.iterdir() if p.is_file()}
     assert after == before  # nothing written, no store made
@@ -159,7 +163,7 @@ def test_bad_input_is_one_line_and_exit_2_before_any_work(cli_dir, capsys, argv,
 
 
 def test_the_dry_run_lists_runs_as_they_are_built(monkeypatch):
-    """The first rows come after one chunk of runs is built, not the whole product."""
+    """The first rows come as their runs are built, not after the whole product (nor a whole chunk)."""
     built = []
     real = spec_module._scenario
     monkeypatch.setattr(spec_module, "_scenario", lambda *a: built.append(1) or real(*a))
@@ -167,7 +171,7 @@ def test_the_dry_run_lists_runs_as_they_are_built(monkeypatch):
     dry = runner.DryRun(spec, None)
     first = list(itertools.islice(dry.rows(), 3))
     assert [(r["run"], r["label"], r["status"]) for r in first] == [(i, f"seed={i}", "missing") for i in range(3)]
-    assert len(built) == KEYS_PER_QUERY < MAX_RUNS
+    assert len(built) == 3 < KEYS_PER_QUERY  # chunks of 1, then 2: the first row as soon as its run is built
 
 
 def test_a_dry_run_prints_one_csv_header_across_chunks(tmp_path, capsys, monkeypatch):

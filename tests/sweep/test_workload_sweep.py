@@ -275,7 +275,7 @@ def test_show_names_the_jobs_of_an_incomplete_run(tmp_path, capsys):
         assert store.status(["k"]) == {"k": "incomplete"}
     assert main(["sweep", "show", str(tmp_path / "s.sqlite")]) == 0
     line = capsys.readouterr().out.splitlines()[2]
-    assert line.split()[:5] == ["ok", "None", "None", "12.50", "2.50"]
+    assert line.split()[:5] == ["incomplete", "None", "None", "12.50", "2.50"]  # its status: what it is
     assert line.endswith("INCOMPLETE: job 'a' has a step that never ended")
     assert runner.why_no_time({"status": OK, **metrics}) == "INCOMPLETE: job 'a' has a step that never ended"
 

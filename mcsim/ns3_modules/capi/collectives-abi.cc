@@ -132,3 +132,10 @@ mcsim_job_timeline(void* job, int64_t* out, uint64_t n)
 {
     return capi::Do([&] { capi::As<Job>(job).GetTimeline(out, n); });
 }
+
+/** out[i]: message i's state after the run (bit 1: acknowledged at its sender, bit 2: arrived). */
+MCSIM_ABI int64_t
+mcsim_job_message_states(void* job, uint8_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Job>(job).GetMessageStates(out, n); });
+}

@@ -338,13 +338,17 @@ Job::Transfer(uint32_t step, uint32_t rank)
 void
 Job::OnSendComplete(uint32_t /* host */, uint32_t /* qpn */, uint64_t wrId)
 {
-    Arrived(m_messages.at(wrId).from);
+    Message& m = m_messages.at(wrId);
+    m.done |= ACKED;
+    Arrived(m.from);
 }
 
 void
 Job::OnReceive(uint32_t /* host */, const Completion& c)
 {
-    Arrived(m_messages.at(c.imm).to);
+    Message& m = m_messages.at(c.imm);
+    m.done |= ARRIVED;
+    Arrived(m.to);
 }
 
 void
@@ -398,6 +402,15 @@ Job::GetTimeline(int64_t* out, std::size_t n) const
 {
     CheckOutputSize("Job::GetTimeline", n, m_times.size());
     std::copy(m_times.begin(), m_times.end(), out);
+}
+
+void
+Job::GetMessageStates(uint8_t* out, std::size_t n) const
+{
+    CheckOutputSize("Job::GetMessageStates", n, m_messages.size());
+    std::transform(m_messages.begin(), m_messages.end(), out, [](const Message& m) {
+        return m.done;
+    });
 }
 
 } // namespace mcsim

@@ -79,6 +79,12 @@ class Job : public Object, public QpOwner
     static constexpr std::size_t TIMES = 3;
     /** out[(step * ranks + rank) * TIMES + k]: ready, start and end in ps (-1: never). */
     void GetTimeline(int64_t* out, std::size_t n) const;
+    /** A message's state bits: acknowledged at its sender, arrived at its receiver. */
+    static constexpr uint8_t ACKED = 1;
+    static constexpr uint8_t ARRIVED = 2;
+    /** out[i]: message i's state bits (ACKED, ARRIVED; 0: neither), in AddMessages' order; read
+     * after the run (n: the messages given). */
+    void GetMessageStates(uint8_t* out, std::size_t n) const;
 
     void OnSendComplete(uint32_t host, uint32_t qpn, uint64_t wrId) override;
     void OnReceive(uint32_t host, const Completion& c) override;
@@ -97,10 +103,11 @@ class Job : public Object, public QpOwner
 
     struct Message
     {
-        uint32_t from;  //!< its sender's (step, rank): step * ranks + rank
-        uint32_t to;    //!< its receiver's
-        uint64_t bytes; //!< payload
-        Ptr<RcQp> qp;   //!< the sender's QP to the receiver
+        uint32_t from;    //!< its sender's (step, rank): step * ranks + rank
+        uint32_t to;      //!< its receiver's
+        uint64_t bytes;   //!< payload
+        Ptr<RcQp> qp;     //!< the sender's QP to the receiver
+        uint8_t done = 0; //!< ACKED, ARRIVED: what has happened to it (read after the run)
     };
 
     struct Step
