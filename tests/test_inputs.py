@@ -230,7 +230,7 @@ def test_run_verbs_refuses_a_lossless_buffer_below_one_packet_before_cxx(monkeyp
         verbs.run_verbs(
             two_hosts(Link(rate_bps=10**9)),
             rc_ops=[RcOp(src=0, dst=1, verb="write", size_b=4096)],
-            config=FabricConfig(switch_buffer_b=100),
+            fabric=FabricConfig(switch_buffer_b=100),
         )
 
 

@@ -352,6 +352,24 @@ def destination(dst: int | None, group: int | None) -> int:
     return dst
 
 
+# keywords of the run functions (simulate, run_verbs) that have a new name: old -> new. ``fabric=`` is what
+# Scenario calls the fabric's settings; simulate and run_verbs called them ``config=`` before issue 49
+RENAMED_KEYWORDS = {"config": "fabric"}
+
+
+def check_renamed(where: str, given: Mapping[str, object], known: Sequence[str] = ()) -> None:
+    """Raise McsimError (one line) for a keyword of ``given`` (the ``**`` of ``where``) that ``where`` does not
+    take: an old name with its new one, or any other unless in ``known``."""
+    for name in given:
+        if name in RENAMED_KEYWORDS:
+            new = RENAMED_KEYWORDS[name]
+            raise McsimError(
+                f"{where}: {name}= is now called {new}= (as Scenario calls it); pass {new}=FabricConfig(...)"
+            )
+        if name not in known:
+            raise McsimError(f"{where}: unknown keyword {name}=")
+
+
 def check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: FabricConfig) -> None:
     n_hosts = layout.hosts
     if not flows:
