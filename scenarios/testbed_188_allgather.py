@@ -16,12 +16,12 @@ ranks at 56 Gbit/s).
 Run: mcsim run scenarios/testbed_188_allgather.py [--sizes 4KiB,64KiB,1MiB] [--ranks 188] [--store F]
 """
 
-import argparse
 import sys
 
 from mcsim.reference.compare import claims_of, evaluate, exit_status, table_text
 from mcsim.sweep import SweepSpec, has_time, run_sweep, why_no_time
 from mcsim.units import format_size, parse_size
+from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
 
 DEFAULT_SIZES = "4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,8MiB"
@@ -42,7 +42,7 @@ TABLE = Table(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"bytes per rank (default {DEFAULT_SIZES})")
     parser.add_argument("--ranks", type=int, default=None, help="ranks (default: all 188)")
     parser.add_argument("--rate", default="56Gbps", help="link rate (default 56Gbps: FDR)")

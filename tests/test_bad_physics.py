@@ -38,3 +38,163 @@ def test_the_run_functions_take_fabric_and_refuse_config_with_a_hint(monkeypatch
     monkeypatch.setattr(verbs, "Simulation", None)
     with pytest.raises(McsimError, match=message):
         call()
+
+
+# ---------------------------------------------------------------------------------------------
+# physics that cannot work: refused with the bound and its source, on every path that builds a run
+
+CLOCK = r"must be <= 4611686018427387904 \(2\^62 ps = 53\.4 days, the simulated clock's limit\)$"
+PBPS = r"must be <= 1000000000000000 \(1 Pbit/s, mcsim's largest rate\)$"
+FT4 = {"topology": "fat-tree-k4"}
+PFC = {"flow_control": "pfc"}
+# fat-tree-k4 at 56G (FDR, 54.545 Gbit/s of data) and 100 ns: 2 x (4096 + 86) B frames + a 64 B PFC frame +
+# 2 x ceil(100 ns x 54.545 Gbit/s / 8) = 2 x 682 B: 9792 B (Port::PfcComputedHeadroom, fabric.md)
+HEADROOM = (
+    r"is less than what can still arrive at a PFC ingress once it pauses its peer on link 0-16 \(54\.545Gbps of "
+    r"data, 100ns\): 2 x 4182 B frames \+ a 64 B PFC frame \+ a link delay of bytes each way = 9792 B \(fabric\.md, "
+    r"\"Priority Flow Control\"\), so the lossless class would drop; give >= 9792, or 0 \(computed per link\)$"
+)
+HPCC = {"wire_format": "rocev2", "congestion_control": "hpcc"}
+
+
+def _scenario(**kw):
+    from mcsim.runs.scenario import Scenario
+
+    return lambda: Scenario(**FT4, **kw)
+
+
+def _rdma(**kw):
+    from mcsim.config.rdma import RdmaConfig
+
+    return lambda: RdmaConfig(**kw)
+
+
+def _verbs(rdma=None, fabric=None):
+    from mcsim import topology
+    from mcsim.config.rdma import RdmaConfig
+
+    g = topology.resolve("fat-tree-k4")
+    op = [RcOp(src=0, dst=15, verb="write", size_b=1)]
+    return lambda: verbs.run_verbs(g, rc_ops=op, rdma=RdmaConfig(**(rdma or {})), fabric=FabricConfig(**(fabric or {})))
+
+
+def _keyword(name, table):
+    from mcsim.runs.keyword_tables import value_of
+
+    return lambda: value_of(name, table)
+
+
+def _physics_cases():
+    from mcsim.config.dpa import DpaConfig
+    from mcsim.config.rdma import HostCpuConfig, RdmaConfig, UdStream
+    from mcsim.units import MAX_SIMULATED_PS
+
+    past = MAX_SIMULATED_PS + 1
+    big = 10**15 + 1
+    ft4 = None  # noqa: F841 (the topology comes from _scenario and _verbs)
+    rows = [
+        # a PFC headroom below one frame plus the round trip: the lossless class would drop
+        (
+            _scenario(fabric=FabricConfig(**PFC, pfc_headroom_b=9791)),
+            rf"^Scenario: fabric\.pfc_headroom_b=9791 {HEADROOM}",
+        ),
+        (_verbs(fabric=dict(**PFC, pfc_headroom_b=1)), rf"^run_verbs: pfc_headroom_b=1 {HEADROOM}"),
+        # a switch buffer that holds no headroom (XOFF computed from it): C++ threw after the fabric existed
+        (
+            _scenario(fabric=FabricConfig(**PFC, switch_buffer_b=9792)),
+            r"^Scenario: a PFC ingress buffer of 9792 B does not hold its headroom of 9792 B on link 0-16 "
+            r"\(fabric\.switch_buffer_b; XOFF is the buffer less the headroom when pfc_xoff_b=0\); raise "
+            r"switch_buffer_b above 9792 or give pfc_xoff_b$",
+        ),
+        # an HPCC base RTT whose window holds less than one byte: its QPs sent nothing, the run never ended
+        (
+            _scenario(rdma=RdmaConfig(**HPCC, hpcc_base_rtt_ps=100)),
+            r"^Scenario: rdma\.hpcc_base_rtt_ps=100 gives HPCC a window of less than 1 B at 54\.545Gbps \(W_init = "
+            r"line rate x T: HPCC, SIGCOMM 2019; rdma\.md, \"HPCC\"\): its QPs would send nothing and the run would "
+            r"never end; give >= 147 \(147ps\), or 0 \(the fabric's base RTT\)$",
+        ),
+        (_verbs(rdma=dict(**HPCC, hpcc_base_rtt_ps=146)), r"^run_verbs: hpcc_base_rtt_ps=146 gives HPCC a window"),
+        # an additive increase above the line rate: W_AI past W_init, the window's ceiling
+        (
+            _scenario(rdma=RdmaConfig(**HPCC, hpcc_rai_bps=54_545_454_546)),
+            r"^Scenario: rdma\.hpcc_rai_bps=54545454546 is above the hosts' line rate 54\.545Gbps: HPCC's additive "
+            r"increase W_AI = R_AI x T would pass its largest window W_init = line rate x T \(HPCC, SIGCOMM 2019; "
+            r"rdma\.md, \"HPCC\"\); give <= 54545454545, or 0 \(the line rate / 2500\)$",
+        ),
+        (_keyword("rdma", {**HPCC, "hpcc_base_rtt_ps": past}), rf"^RdmaConfig: hpcc_base_rtt_ps={past} {CLOCK}"),
+    ]
+    # every time field past the simulated clock (and the timers at 0), every rate past 1 Pbit/s
+    for name in ("dcqcn_alpha_timer_ps", "dcqcn_rate_timer_ps"):
+        rows.append((_rdma(**{name: past}), rf"^RdmaConfig: {name}={past} {CLOCK}"))
+        rows.append((_rdma(**{name: 0}), rf"^RdmaConfig: {name}=0 must be >= 1$"))
+    for name in ("dcqcn_cnp_interval_ps", "dcqcn_rate_reduce_period_ps", "send_latency_ps", "receive_latency_ps"):
+        rows.append((_rdma(**{name: past}), rf"^RdmaConfig: {name}={past} {CLOCK}"))
+        rows.append((_rdma(**{name: -1}), rf"^RdmaConfig: {name}=-1 must be >= 0$"))
+    for name in ("dcqcn_rai_bps", "dcqcn_rhai_bps", "dcqcn_min_rate_bps", "hpcc_rai_bps"):
+        rows.append((_rdma(**{name: big}), rf"^RdmaConfig: {name}={big} {PBPS}"))
+    rows += [
+        (_rdma(dcqcn_min_rate_bps=0), r"^RdmaConfig: dcqcn_min_rate_bps=0 must be >= 1$"),
+        (_keyword("rdma", {"send_latency_ps": past}), rf"^RdmaConfig: send_latency_ps={past} {CLOCK}"),
+        (_keyword("fabric", {"switch_latency_ps": past}), rf"^FabricConfig: switch_latency_ps={past} {CLOCK}"),
+        (lambda: FabricConfig(switch_latency_ps=-1), r"^FabricConfig: switch_latency_ps=-1 must be an integer >= 0$"),
+        (lambda: FabricConfig(aggregation_rate_bps=big), rf"^FabricConfig: aggregation_rate_bps={big} {PBPS}"),
+        (lambda: HostCpuConfig(completion_ps=past), rf"^HostCpuConfig: completion_ps={past} {CLOCK}"),
+        (lambda: HostCpuConfig(memcpy_bps=big), rf"^HostCpuConfig: memcpy_bps={big} {PBPS}"),
+        (lambda: HostCpuConfig(memcpy_bps=0), r"^HostCpuConfig: memcpy_bps=0 must be >= 1$"),
+        (lambda: RcOp(src=0, dst=1, verb="read", size_b=1, start_ps=past), rf"^RcOp: start_ps={past} {CLOCK}"),
+        (lambda: UdStream(src=0, dst=1, size_b=1, count=1, start_ps=past), rf"^UdStream: start_ps={past} {CLOCK}"),
+        (lambda: DpaConfig(loopback_bps=big), rf"^DpaConfig: loopback_bps={big} {PBPS}"),
+        (
+            lambda: DpaConfig(clock_hz=1, staging_cycles=4_700_000),
+            r"^DpaConfig: staging_cycles=4700000 at clock_hz=1 is 4\.7e\+06 s per completion, past 2\^62 ps = 53\.4 "
+            r"days, the simulated clock's limit$",
+        ),
+        (
+            lambda: DpaConfig(zero_copy_cycles=2**32),
+            r"^DpaConfig: zero_copy_cycles=4294967296 must be 0\.\.4294967295 ",
+        ),
+        (lambda: DpaConfig(cores=4097), r"^DpaConfig: cores=4097 must be 1\.\.4096 \(Dpa's Cores and ThreadsPerCore "),
+        (
+            lambda: DpaConfig(issue_share=1e-12),
+            r"^DpaConfig: issue_share=1e-12 must be >= 1e-09 \(Dpa's IssueShare checker\)$",
+        ),
+    ]
+    return rows
+
+
+def _flow_cases():
+    from mcsim import topology
+    from mcsim.units import MAX_SIMULATED_PS
+
+    g = topology.resolve("fat-tree-k4")
+    past = MAX_SIMULATED_PS + 1
+    return [
+        (
+            lambda: flows.simulate(g, [Flow(src=0, dst=1, size_b=1)], fabric=FabricConfig(**PFC, pfc_headroom_b=9)),
+            r"^simulate: pfc_headroom_b=9 is less than what can still arrive at a PFC ingress once it pauses its peer "
+            r"on link 0-16 \(54\.545Gbps of data, 100ns\): 2 x 4170 B frames",
+        ),
+        (
+            lambda: flows.simulate(g, [Flow(src=0, dst=1, size_b=1, start_ps=past)]),
+            rf"^flow 0: start_ps={past} {CLOCK}",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(("make", "message"), [*_physics_cases(), *_flow_cases()])
+def test_physics_that_cannot_work_is_one_line_before_the_run(monkeypatch, make, message):
+    monkeypatch.setattr(flows, "Simulation", None)  # a call would fail: the check comes first
+    monkeypatch.setattr(verbs, "Simulation", None)
+    with pytest.raises(McsimError, match=message) as info:
+        make()
+    assert "\n" not in str(info.value)
+
+
+def test_the_bounds_themselves_are_accepted():
+    from mcsim.config.rdma import RdmaConfig
+    from mcsim.runs.scenario import Scenario
+    from mcsim.units import MAX_SIMULATED_PS
+
+    Scenario(**FT4, fabric=FabricConfig(**PFC, pfc_headroom_b=9792, switch_buffer_b=9793))
+    Scenario(**FT4, rdma=RdmaConfig(**HPCC, hpcc_base_rtt_ps=147, hpcc_rai_bps=54_545_454_545))
+    RdmaConfig(send_latency_ps=MAX_SIMULATED_PS, dcqcn_rate_timer_ps=MAX_SIMULATED_PS, dcqcn_rai_bps=10**15)

@@ -18,7 +18,16 @@ from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, is_integer, pick, require_positive
 from mcsim.result import NEVER
 from mcsim.routing.layout import Layout
-from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS
+from mcsim.topology.physics import Link
+from mcsim.units import (
+    CLOCK_LIMIT,
+    MAX_SIMULATED_PS,
+    PS_PER_S,
+    format_rate,
+    format_time,
+    require_rate_bps,
+    require_time_ps,
+)
 
 # the C++ types FabricConfig sets attributes of: the Fabric, and the factories of its switches and ports
 FABRIC, SWITCH, PORT = "ns3::mcsim::Fabric", "ns3::mcsim::Switch", "ns3::mcsim::Port"
@@ -37,6 +46,7 @@ DEFAULT_BUFFER_BYTES = 256 * 1024  # Port::DEFAULT_BUFFER_BYTES (fabric/doc/fabr
 # (IEEE 802.1Qbb: 16 bits of 512-bit-time quanta), refreshed at half of it while in force
 DEFAULT_PFC_RESUME_OFFSET_BYTES = 2 * 4096
 PFC_MAX_QUANTA = 0xFFFF
+PFC_FRAME_BYTES = 64  # pfc::FRAME_BYTES (fabric/model/pfc.h): a PFC frame, destination address to FCS
 ECN_DEFAULT_PMAX = 0.01  # ecn::DEFAULT_PMAX (fabric/model/ecn.h): DCQCN's (SIGCOMM 2015, section 5.3)
 # ASSUMPTION: partial-sum buffer per switch (no published figure for the SHARP ASICs); 4 MiB holds
 # 1024 slots of 4 KiB, far more than a lossless tree needs to stream at line rate.
@@ -145,8 +155,8 @@ class FabricConfig:
             raise McsimError(f"FabricConfig: ecn_kmin_b={self.ecn_kmin_b} must be <= ecn_kmax_b={self.ecn_kmax_b}")
         if not isinstance(self.pfc_max_frame_b, int) or not 0 < self.pfc_max_frame_b < 2**32:
             raise McsimError(f"FabricConfig: pfc_max_frame_b={self.pfc_max_frame_b!r} must be an integer in 1..2**32-1")
-        if self.aggregation_rate_bps >= 2**64:
-            raise McsimError(f"FabricConfig: aggregation_rate_bps={self.aggregation_rate_bps} must be < 2**64")
+        require_time_ps("FabricConfig", "switch_latency_ps", self.switch_latency_ps)
+        require_rate_bps("FabricConfig", "aggregation_rate_bps", self.aggregation_rate_bps, lo=0)
         if self.seed > MAX_SEED:
             raise McsimError(f"FabricConfig: seed={self.seed} must be < 2**64")
         _check_probability("FabricConfig", "loss", self.loss)
@@ -387,8 +397,7 @@ def check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: Fa
         if f.group is not None and not 0 <= f.group < n_groups:
             raise McsimError(f"{where}: group={f.group} is not one of the {n_groups} groups given")
         require_positive(where, size_b=f.size_b, mtu_b=f.mtu_b)
-        if f.start_ps < 0:
-            raise McsimError(f"{where}: start_ps={f.start_ps} must be >= 0")
+        require_time_ps(where, "start_ps", f.start_ps)
         check_lossless_buffers(where, config, f.mtu_b + FABRIC_HEADER_BYTES, "mtu_b")
 
 
@@ -406,3 +415,46 @@ def check_lossless_buffers(where: str, config: FabricConfig, packet_b: int, lowe
                 f"{where}: a {wire} B packet does not fit a lossless buffer of {size} B ({name}); a lossless "
                 f"buffer holds at least one largest packet: raise {name} to >= {wire} or lower {lower}"
             )
+
+
+def pfc_headroom_b(config: FabricConfig, link: Link) -> int:
+    """What can still arrive at a PFC ingress of ``link`` once it passes XOFF, when nothing leaves it: the
+    headroom the model computes when ``pfc_headroom_b`` is 0 (Port::PfcComputedHeadroom; fabric.md, "Priority
+    Flow Control"). The frame this port is sending delays the PFC frame, then the PFC frame's wire time, the
+    frame the peer is sending when it arrives, and a link delay of bytes each way: 2 x (pfc_max_frame_b +
+    header_b) + (PFC_FRAME_BYTES + header_b) + 2 x ceil(delay x data rate / 8)."""
+    frame = config.pfc_max_frame_b + config.header_b
+    delay_b = -(-link.delay_ps * link.data_rate_bps // (8 * PS_PER_S))
+    return 2 * frame + PFC_FRAME_BYTES + config.header_b + 2 * delay_b
+
+
+def check_pfc(where: str, config: FabricConfig, layout: Layout, prefix: str = "") -> None:
+    """Raise McsimError (one line) for PFC settings the links of ``layout`` cannot work with: a headroom given
+    below what can still arrive once an ingress pauses its peer (the lossless class would drop), or a switch
+    port's buffer (switch_buffer_b) that does not hold the headroom in force when XOFF is computed from it
+    (pfc_xoff_b 0). ``prefix`` names the config as the caller took it ("fabric.")."""
+    if config.flow_control != "pfc":
+        return
+    g, hosts = layout.graph, layout.hosts
+    links = [(pfc_headroom_b(config, Link.from_edge(a)), u, v, Link.from_edge(a)) for u, v, a in g.edges(data=True)]
+    need, u, v, link = max(links, key=lambda row: row[0])  # the first link of the largest headroom
+    given = config.pfc_headroom_b
+    if 0 < given < need:
+        frame = config.pfc_max_frame_b + config.header_b
+        raise McsimError(
+            f"{where}: {prefix}pfc_headroom_b={given} is less than what can still arrive at a PFC ingress once it "
+            f"pauses its peer on link {u}-{v} ({format_rate(link.data_rate_bps)} of data, "
+            f"{format_time(link.delay_ps)}): 2 x {frame} B frames + a {PFC_FRAME_BYTES + config.header_b} B PFC "
+            f'frame + a link delay of bytes each way = {need} B (fabric.md, "Priority Flow Control"), so the '
+            f"lossless class would drop; give >= {need}, or 0 (computed per link)"
+        )
+    if config.pfc_xoff_b == 0:
+        switch_links = [(u, v, a) for u, v, a in g.edges(data=True) if u >= hosts or v >= hosts]
+        for u, v, attrs in switch_links:
+            headroom = given or pfc_headroom_b(config, Link.from_edge(attrs))
+            if headroom >= config.switch_buffer_b:
+                raise McsimError(
+                    f"{where}: a PFC ingress buffer of {config.switch_buffer_b} B does not hold its headroom of "
+                    f"{headroom} B on link {u}-{v} ({prefix}switch_buffer_b; XOFF is the buffer less the headroom when "
+                    f"pfc_xoff_b=0); raise switch_buffer_b above {headroom} or give pfc_xoff_b"
+                )

@@ -20,7 +20,7 @@ from mcsim.errors import McsimError, pick, require_bool, require_int, require_po
 from mcsim.routing.layout import Layout
 from mcsim.topology.physics import Link
 from mcsim.topology.summary import diameter_hops
-from mcsim.units import MAX_SIMULATED_PS
+from mcsim.units import PS_PER_S, format_rate, format_time, require_rate_bps, require_time_ps
 
 # the C++ types RdmaConfig, RcConfig and HostCpuConfig set attributes of
 NIC, UD_QP, RC_QP, HOST_CPU = "ns3::mcsim::Nic", "ns3::mcsim::UdQp", "ns3::mcsim::RcQp", "ns3::mcsim::HostCpu"
@@ -109,8 +109,8 @@ class HostCpuConfig:
     defer_completions: bool = field(default=True, metadata=sets(HOST_CPU, "DeferCompletions"))
 
     def __post_init__(self) -> None:
-        require_int("HostCpuConfig", "completion_ps", self.completion_ps, lo=0)
-        require_positive("HostCpuConfig", memcpy_bps=self.memcpy_bps)
+        require_time_ps("HostCpuConfig", "completion_ps", self.completion_ps)
+        require_rate_bps("HostCpuConfig", "memcpy_bps", self.memcpy_bps, lo=1)
         require_bool("HostCpuConfig", defer_completions=self.defer_completions)
 
 
@@ -213,33 +213,27 @@ class RdmaConfig:
         pick("congestion control", self.congestion_control, CONGESTION_CONTROLS)
         if isinstance(self.dcqcn_g, bool) or not isinstance(self.dcqcn_g, int | float) or not 0 < self.dcqcn_g <= 1:
             raise McsimError(f"RdmaConfig: dcqcn_g={self.dcqcn_g!r} must be a number in (0, 1]")
-        for name in ("dcqcn_alpha_timer_ps", "dcqcn_rate_timer_ps", "dcqcn_byte_counter_b", "dcqcn_min_rate_bps"):
-            require_int("RdmaConfig", name, getattr(self, name), lo=1)
-        at_least_0 = (
-            "dcqcn_f",
-            "dcqcn_rai_bps",
-            "dcqcn_rhai_bps",
-            "dcqcn_cnp_interval_ps",
-            "dcqcn_rate_reduce_period_ps",
-        )
-        for name in at_least_0:
-            require_int("RdmaConfig", name, getattr(self, name), lo=0)
+        require_int("RdmaConfig", "dcqcn_byte_counter_b", self.dcqcn_byte_counter_b, lo=1)
+        require_int("RdmaConfig", "dcqcn_f", self.dcqcn_f, lo=0)
+        # DCQCN's timers run (0 would fire for ever at one instant), its intervals may be 0 (none); every time
+        # within the simulated clock, every rate within mcsim's largest
+        for name in ("dcqcn_alpha_timer_ps", "dcqcn_rate_timer_ps"):
+            require_time_ps("RdmaConfig", name, getattr(self, name), lo=1)
+        for name in ("dcqcn_cnp_interval_ps", "dcqcn_rate_reduce_period_ps", "send_latency_ps", "receive_latency_ps"):
+            require_time_ps("RdmaConfig", name, getattr(self, name))
+        require_rate_bps("RdmaConfig", "dcqcn_min_rate_bps", self.dcqcn_min_rate_bps, lo=1)
+        for name in ("dcqcn_rai_bps", "dcqcn_rhai_bps", "hpcc_rai_bps"):
+            require_rate_bps("RdmaConfig", name, getattr(self, name), lo=0)
         if isinstance(self.hpcc_eta, bool) or not isinstance(self.hpcc_eta, int | float) or not 0 < self.hpcc_eta <= 1:
             raise McsimError(f"RdmaConfig: hpcc_eta={self.hpcc_eta!r} must be a number in (0, 1]")
-        for name, hi in (
-            ("hpcc_max_stage", 2**32 - 1),
-            ("hpcc_rai_bps", 2**64 - 1),
-            ("hpcc_base_rtt_ps", MAX_SIMULATED_PS),
-        ):
-            require_int("RdmaConfig", name, getattr(self, name), lo=0, hi=hi)
+        require_int("RdmaConfig", "hpcc_max_stage", self.hpcc_max_stage, lo=0, hi=2**32 - 1)
+        require_time_ps("RdmaConfig", "hpcc_base_rtt_ps", self.hpcc_base_rtt_ps)
         pick("send_completions", self.send_completions, SEND_COMPLETIONS)
         if self.mtu_b not in IB_MTUS:
             raise McsimError(f"RdmaConfig: mtu_b={self.mtu_b} is not an MTU; choose one of {IB_MTUS}")
         if isinstance(self.rq_depth, int) and self.rq_depth < 1:
             raise McsimError(f"RdmaConfig: rq_depth={self.rq_depth} must be >= 1 (a UD QP needs posted buffers)")
         require_positive("RdmaConfig", rq_depth=self.rq_depth, region_b=self.region_b)
-        for name in ("send_latency_ps", "receive_latency_ps"):
-            require_int("RdmaConfig", name, getattr(self, name), lo=0)
         if not isinstance(self.rc, RcConfig):
             raise McsimError(f"RdmaConfig: rc={self.rc!r} must be an RcConfig")
         require_bool(
@@ -268,8 +262,9 @@ class RcOp:
         """Types and signs now (a 4096.5-byte READ is an error, not a 4096-byte one); the hosts and
         the region are checked against the fabric by run_verbs."""
         pick("RC verb", self.verb, RC_VERBS)
-        for name, lo in (("src", 0), ("dst", 0), ("size_b", 1), ("start_ps", 0)):
+        for name, lo in (("src", 0), ("dst", 0), ("size_b", 1)):
             require_int("RcOp", name, getattr(self, name), lo=lo)
+        require_time_ps("RcOp", "start_ps", self.start_ps)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -285,8 +280,9 @@ class UdStream:
 
     def __post_init__(self) -> None:
         """Types and signs now; the hosts, the group and the MTU are checked by run_verbs."""
-        for name, lo in (("src", 0), ("size_b", 1), ("count", 1), ("start_ps", 0)):
+        for name, lo in (("src", 0), ("size_b", 1), ("count", 1)):
             require_int("UdStream", name, getattr(self, name), lo=lo)
+        require_time_ps("UdStream", "start_ps", self.start_ps)
         for name in ("dst", "group"):
             if getattr(self, name) is not None:
                 require_int("UdStream", name, getattr(self, name), lo=0)
@@ -429,3 +425,30 @@ def hpcc_base_rtt_ps(layout: Layout, fabric: FabricConfig, rdma: RdmaConfig) -> 
     data = slowest.tx_ps(rdma.mtu_b + MAX_WIRE_HEADER_B + INT_HEADER_B + fabric.header_b)
     ack = slowest.tx_ps(MAX_WIRE_HEADER_B + INT_HEADER_B + fabric.header_b)
     return hops * (2 * delay + data + ack) + 2 * (hops - 1) * fabric.switch_latency_ps
+
+
+def check_hpcc_window(where: str, layout: Layout, rdma: RdmaConfig, prefix: str = "") -> None:
+    """Raise McsimError (one line) for HPCC parameters its sender cannot work with (Hpcc in rdma/model/hpcc.cc;
+    rdma.md, "HPCC"), at the slowest host's line rate B: a window W_init = B x T (``hpcc_base_rtt_ps``) under one
+    byte (an RC QP sends while its bytes in flight are below the window, rc-qp.cc: it would send nothing and the
+    run would never end; a window under one packet still lets one packet fly per round trip), or an additive
+    increase R_AI (``hpcc_rai_bps``) above B (W_AI = R_AI x T would pass W_init, the window's ceiling). T 0 is
+    computed from the fabric (mcsim.native.rdma: its longest path, there and back); R_AI 0 is B / 2500."""
+    if rdma.congestion_control != "hpcc":
+        return
+    g = layout.graph
+    rate = min(Link.from_edge(g.edges[h, next(iter(g.neighbors(h)))]).data_rate_bps for h in range(layout.hosts))
+    if rdma.hpcc_rai_bps > rate:
+        raise McsimError(
+            f"{where}: {prefix}hpcc_rai_bps={rdma.hpcc_rai_bps} is above the hosts' line rate {format_rate(rate)}: "
+            "HPCC's additive increase W_AI = R_AI x T would pass its largest window W_init = line rate x T (HPCC, "
+            f'SIGCOMM 2019; rdma.md, "HPCC"); give <= {rate}, or 0 (the line rate / 2500)'
+        )
+    t_ps = rdma.hpcc_base_rtt_ps
+    if 0 < t_ps and rate * t_ps < 8 * PS_PER_S:
+        least_ps = -(-8 * PS_PER_S // rate)
+        raise McsimError(
+            f"{where}: {prefix}hpcc_base_rtt_ps={t_ps} gives HPCC a window of less than 1 B at {format_rate(rate)} "
+            f'(W_init = line rate x T: HPCC, SIGCOMM 2019; rdma.md, "HPCC"): its QPs would send nothing and the run '
+            f"would never end; give >= {least_ps} ({format_time(least_ps)}), or 0 (the fabric's base RTT)"
+        )

@@ -12,7 +12,7 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim.config.fabric import FabricConfig, Faults, Flow, check_flows, check_renamed
+from mcsim.config.fabric import FabricConfig, Faults, Flow, check_flows, check_pfc, check_renamed
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.errors import McsimError
 from mcsim.native import fabric as native_fabric
@@ -50,6 +50,7 @@ def simulate(
     config = fabric or FabricConfig()
     layout = layout_of(g)
     check_flows(layout, flows, len(groups), config)
+    check_pfc("simulate", config, layout)
     for i, f in enumerate(flows):
         if f.group is not None and f.src not in groups[f.group]:
             raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")

@@ -23,13 +23,14 @@ from mcsim.config.collectives import (
     INNET_ALGORITHMS,
     MCAST_ALGORITHMS,
     RING_CHUNK_B,
+    ROOTED_COLLECTIVES,
     Part,
     TeamSpec,
     check_algorithm,
     parts_of,
     ring_blocks,
 )
-from mcsim.config.fabric import FABRIC, FabricConfig, Faults
+from mcsim.config.fabric import FABRIC, FabricConfig, Faults, check_pfc
 from mcsim.config.ns3_attributes import sets
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import (
@@ -41,6 +42,7 @@ from mcsim.config.rdma import (
     RING_MAX_CHUNKS,
     PcapConfig,
     RdmaConfig,
+    check_hpcc_window,
     fabric_config_for,
 )
 from mcsim.errors import McsimError, as_int, pick, require_bool, require_int
@@ -236,11 +238,14 @@ class Scenario:
         scenario_layout.check_tagged_ids(self, p, n, ring_chunk)
         self._check_timeout()
         self._check_modes(n)
+        check_pfc("Scenario", self.fabric, self._layout(), "fabric.")
+        check_hpcc_window("Scenario", self._layout(), rdma_cfg, "rdma.")
 
     def _check_modes(self, n: int) -> None:
         """The choices (batching, overlap, verify) and what they need."""
         pick("overlap_algorithm", self.overlap_algorithm, {"ring": None, "innet": None})
         pick("batching", self.batching, BATCHINGS)
+        self._check_unread()
         if self.overlap is not None:
             pick("overlap", self.overlap, {"reduce_scatter": None})
             if self.collective != "allgather":
@@ -260,6 +265,21 @@ class Scenario:
                 )
         if self.faults is not None:
             self.faults.check(self._layout())
+
+    def _check_unread(self) -> None:
+        """Fields the run would not read, given a value: refused as the CLI refuses their options. (The multicast
+        protocol's own fields, endpoints, batch, ..., are run options a workload and a sweep give every collective
+        of a run: not refused here.)"""
+        if self.root != TEAM_DEFAULTS["root"] and self.collective not in ROOTED_COLLECTIVES:
+            raise McsimError(
+                f"Scenario: root={self.root} is for collective='broadcast' and 'reduce' (the rank that sends or gets "
+                f"the buffer); collective={self.collective!r} has no root"
+            )
+        if self.overlap is None and self.overlap_algorithm != "ring":
+            raise McsimError(
+                f"Scenario: overlap_algorithm={self.overlap_algorithm!r} is the algorithm of overlap='reduce_scatter'; "
+                "give overlap='reduce_scatter' or leave overlap_algorithm out"
+            )
 
     @property
     def _innet(self) -> bool:
