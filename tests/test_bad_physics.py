@@ -123,20 +123,16 @@ def _physics_cases():
         ),
         (_keyword("rdma", {**HPCC, "hpcc_base_rtt_ps": past}), rf"^RdmaConfig: hpcc_base_rtt_ps={past} {CLOCK}"),
     ]
-    # every time field past the simulated clock (and the timers at 0), every rate past 1 Pbit/s
+    # every time field past the simulated clock, every rate past 1 Pbit/s (signs and zeros: tests/models)
     for name in ("dcqcn_alpha_timer_ps", "dcqcn_rate_timer_ps"):
         rows.append((_rdma(**{name: past}), rf"^RdmaConfig: {name}={past} {CLOCK}"))
-        rows.append((_rdma(**{name: 0}), rf"^RdmaConfig: {name}=0 must be >= 1$"))
     for name in ("dcqcn_cnp_interval_ps", "dcqcn_rate_reduce_period_ps", "send_latency_ps", "receive_latency_ps"):
         rows.append((_rdma(**{name: past}), rf"^RdmaConfig: {name}={past} {CLOCK}"))
-        rows.append((_rdma(**{name: -1}), rf"^RdmaConfig: {name}=-1 must be >= 0$"))
     for name in ("dcqcn_rai_bps", "dcqcn_rhai_bps", "dcqcn_min_rate_bps", "hpcc_rai_bps"):
         rows.append((_rdma(**{name: big}), rf"^RdmaConfig: {name}={big} {PBPS}"))
     rows += [
-        (_rdma(dcqcn_min_rate_bps=0), r"^RdmaConfig: dcqcn_min_rate_bps=0 must be >= 1$"),
         (_keyword("rdma", {"send_latency_ps": past}), rf"^RdmaConfig: send_latency_ps={past} {CLOCK}"),
         (_keyword("fabric", {"switch_latency_ps": past}), rf"^FabricConfig: switch_latency_ps={past} {CLOCK}"),
-        (lambda: FabricConfig(switch_latency_ps=-1), r"^FabricConfig: switch_latency_ps=-1 must be an integer >= 0$"),
         (lambda: FabricConfig(aggregation_rate_bps=big), rf"^FabricConfig: aggregation_rate_bps={big} {PBPS}"),
         (lambda: HostCpuConfig(completion_ps=past), rf"^HostCpuConfig: completion_ps={past} {CLOCK}"),
         (lambda: HostCpuConfig(memcpy_bps=big), rf"^HostCpuConfig: memcpy_bps={big} {PBPS}"),
