@@ -194,3 +194,78 @@ def test_the_bounds_themselves_are_accepted():
     Scenario(**FT4, fabric=FabricConfig(**PFC, pfc_headroom_b=9792, switch_buffer_b=9793))
     Scenario(**FT4, rdma=RdmaConfig(**HPCC, hpcc_base_rtt_ps=147, hpcc_rai_bps=54_545_454_545))
     RdmaConfig(send_latency_ps=MAX_SIMULATED_PS, dcqcn_rate_timer_ps=MAX_SIMULATED_PS, dcqcn_rai_bps=10**15)
+
+
+# ---------------------------------------------------------------------------------------------
+# the run functions' arguments of a wrong type (a traceback, or passed on to C++, before issue 49)
+
+
+def _sim(flows=None, **kw):
+    from mcsim import topology
+
+    return lambda: flows_module_simulate(topology.resolve("fat-tree-k4"), flows, **kw)
+
+
+def flows_module_simulate(g, flow_list, **kw):
+    return flows.simulate(g, [Flow(src=0, dst=1, size_b=10)] if flow_list is None else flow_list, **kw)
+
+
+def _rv(**kw):
+    from mcsim import topology
+
+    kw.setdefault("rc_ops", [RcOp(verb="write", src=0, dst=1, size_b=10)])
+    return lambda: verbs.run_verbs(topology.resolve("fat-tree-k4"), **kw)
+
+
+def _wrong_type_cases():
+    from mcsim.config.fabric import Faults
+    from mcsim.config.rdma import UdStream
+
+    hosts = r"must be a list of hosts \(hosts are 0\.\.15\)$"
+    return [
+        (lambda: Flow(src="0", dst=1, size_b=10), r"^Flow: src='0' must be an integer$"),
+        (lambda: Flow(src=0, dst=1.5, size_b=10), r"^Flow: dst=1\.5 must be an integer or None$"),
+        (lambda: Flow(src=0, dst=1, size_b=1.5), r"^Flow: size_b=1\.5 must be an integer$"),
+        (lambda: Flow(src=0, dst=1, size_b=10, flow_id=None), r"^Flow: flow_id=None must be an integer$"),
+        (lambda: Flow(src=0, dst=1, size_b=10, flow_id=-1), r"^Flow: flow_id=-1 must be >= 0$"),
+        (lambda: Flow(src=0, dst=1, size_b=10, flow_id=2**32), r"^Flow: flow_id=4294967296 must be <= 4294967295 "),
+        (
+            lambda: Flow(src=0, dst=1, size_b=2**70),
+            r"^Flow: size_b=1180591620717411303424 must be <= 4611686018427387904 ",
+        ),
+        (
+            lambda: UdStream(src=0, dst=1, size_b=1, count=2**32),
+            r"^UdStream: count=4294967296 must be 1\.\.4294967295 ",
+        ),
+        (
+            lambda: RcOp(verb="send", src=0, dst=1, size_b=2**31 + 1),
+            r"^RcOp: size_b=2147483649 must be 1\.\.2147483648 \(2 GiB: the largest InfiniBand message\)$",
+        ),
+        (lambda: Faults(drops=3), r"^Faults: drops=3 must be a list of \(node, port, index\) entries$"),
+        (lambda: Faults(link_down="0 16"), r"^Faults: link_down='0 16' must be a list of \(u, v, down_ps, up_ps\) "),
+        (
+            _sim(groups="01"),
+            r"^simulate: groups='01' must be a list of groups, each a list of hosts, e\.g\. \[\[0, 1, 2\]\]$",
+        ),
+        (_sim(groups=[[0, "x"]]), rf"^simulate: groups\[0\]=\[0, 'x'\] {hosts}"),
+        (_sim(groups=[[0, 99]]), rf"^simulate: groups\[0\]=\[0, 99\] {hosts}"),
+        (_sim(groups=[[0, 1, 0]]), r"^simulate: groups\[0\]=\[0, 1, 0\] names a host twice$"),
+        (_sim(flows="ab"), r"^simulate: flows='ab' must be a list of Flow$"),
+        (_sim(fabric="x"), r"^simulate: fabric='x' must be a FabricConfig or None$"),
+        (_sim(faults="x"), r"^simulate: faults='x' must be a Faults or None$"),
+        (_sim(queue_trace="x"), r"^simulate: queue_trace='x' must be a QueueTraceConfig or None$"),
+        (_rv(groups="01"), r"^run_verbs: groups='01' must be a list of groups"),
+        (_rv(rc_ops="ab"), r"^run_verbs: rc_ops='ab' must be a list of RcOp$"),
+        (_rv(ud_streams=[1]), r"^run_verbs: ud_streams=\[1\] must be a list of UdStream$"),
+        (_rv(rdma="x"), r"^run_verbs: rdma='x' must be a RdmaConfig or None$"),
+        (_rv(fabric="x"), r"^run_verbs: fabric='x' must be a FabricConfig or None$"),
+    ]
+
+
+@pytest.mark.parametrize(("make", "message"), _wrong_type_cases())
+def test_the_run_functions_arguments_of_a_wrong_type_are_one_line(monkeypatch, make, message):
+    monkeypatch.setattr(flows, "Simulation", None)  # a call would fail: the check comes first
+    monkeypatch.setattr(verbs, "Simulation", None)
+    with pytest.raises(McsimError, match=message) as info:
+        make()
+    assert "\n" not in str(info.value)

@@ -31,6 +31,11 @@ REPO = Path(__file__).resolve().parents[1]
         ("interjob.py", ["--layers", "0"], r"--layers=0 must be >= 1 \(see interjob\.py --help\)"),
         ("fsdp_ag_rs.py", ["--reduce-ps-per-byte", "-1"], r"--reduce-ps-per-byte=-1 must be >= 0 "),
         ("testbed_188_allgather.py", ["--rat", "5"], r"unrecognized arguments: --rat 5 "),  # no abbreviations
+        (
+            "testbed_188_allgather.py",
+            ["--full", "--sizes", "4KiB"],
+            r"--full is the sizes 4KiB,16KiB,64KiB,256KiB,1MiB,4MiB,8MiB; give --full or --sizes, not both ",
+        ),
         ("roce_fabric.py", ["--congestion-control", "x"], r"argument --congestion-control: invalid choice: 'x' "),
         ("link_speed_sweep.py", ["--sizes", "1KiB"], r"unrecognized arguments: --sizes 1KiB "),
     ],

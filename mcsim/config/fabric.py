@@ -22,6 +22,7 @@ from mcsim.topology.physics import Link
 from mcsim.units import (
     CLOCK_LIMIT,
     MAX_SIMULATED_PS,
+    MAX_SIZE_B,
     PS_PER_S,
     format_rate,
     format_time,
@@ -225,6 +226,10 @@ class Faults:
         if not isinstance(self.link_loss, Mapping):
             raise McsimError(f"Faults: link_loss={self.link_loss!r} must be a dict {{(u, v): p}}")
         object.__setattr__(self, "link_loss", dict(self.link_loss))
+        for name, fields in (("drops", "(node, port, index)"), ("link_down", "(u, v, down_ps, up_ps)")):
+            rows = getattr(self, name)
+            if isinstance(rows, str | bytes) or not isinstance(rows, Sequence):  # a string's letters are no rows
+                raise McsimError(f"Faults: {name}={rows!r} must be a list of {fields} entries")
         object.__setattr__(self, "drops", tuple(_row("drops", i, r, 3) for i, r in enumerate(self.drops)))
         object.__setattr__(self, "link_down", tuple(_row("link_down", i, r, 4) for i, r in enumerate(self.link_down)))
         for edge, p in self.link_loss.items():
@@ -342,6 +347,24 @@ class Flow:
     start_ps: int = 0
     flow_id: int = 0  # ECMP hash input: flows with different ids may take different paths
 
+    def __post_init__(self) -> None:
+        """Types now, and what crosses the C ABI (src, dst, group, mtu_b, flow_id as uint32); the hosts, the
+        group and the buffers are checked against the fabric by simulate()."""
+        for name in ("src", "size_b", "dst", "group", "mtu_b", "start_ps", "flow_id"):
+            value = getattr(self, name)
+            if not (is_integer(value) or (value is None and name in ("dst", "group"))):
+                raise McsimError(
+                    f"Flow: {name}={value!r} must be an integer" + (" or None" * (name in ("dst", "group")))
+                )
+        for name in ("src", "dst", "group", "mtu_b", "flow_id"):
+            value = getattr(self, name)
+            if value is not None and value > MAX_NODE_ID:
+                raise McsimError(f"Flow: {name}={value} must be <= {MAX_NODE_ID} (uint32 in C++)")
+        if self.flow_id < 0:
+            raise McsimError(f"Flow: flow_id={self.flow_id} must be >= 0")
+        if self.size_b > MAX_SIZE_B:
+            raise McsimError(f"Flow: size_b={self.size_b} must be <= {MAX_SIZE_B} (2^62 B, mcsim's largest size)")
+
     @property
     def destination(self) -> int:
         """The FabricHeader destination: the host, or the group with GROUP_FLAG set."""
@@ -378,6 +401,42 @@ def check_renamed(where: str, given: Mapping[str, object], known: Sequence[str] 
             )
         if name not in known:
             raise McsimError(f"{where}: unknown keyword {name}=")
+
+
+def check_run_arguments(where: str, **values: tuple[object, type]) -> None:
+    """Raise McsimError (one line) for the first argument of a run function (simulate, run_verbs) that is not of
+    its type (None: the default) or, for a tuple type's name ending in "s", not a list of that type."""
+    for name, (value, cls) in values.items():
+        if value is None:
+            continue
+        if name in RUN_LISTS:
+            if (
+                isinstance(value, str | bytes)
+                or not isinstance(value, Sequence)
+                or not all(isinstance(x, cls) for x in value)
+            ):
+                raise McsimError(f"{where}: {name}={value!r} must be a list of {cls.__name__}")
+        elif not isinstance(value, cls):
+            raise McsimError(f"{where}: {name}={value!r} must be a {cls.__name__} or None")
+
+
+RUN_LISTS = ("flows", "rc_ops", "ud_streams")  # the run functions' arguments that are lists of one type
+
+
+def check_groups(where: str, groups: object, n_hosts: int) -> None:
+    """Raise McsimError (one line) unless ``groups`` is a list of multicast groups, each a list of distinct hosts
+    (a string's letters are no hosts)."""
+    if isinstance(groups, str | bytes) or not isinstance(groups, Sequence):
+        raise McsimError(f"{where}: groups={groups!r} must be a list of groups, each a list of hosts, e.g. [[0, 1, 2]]")
+    for i, members in enumerate(groups):
+        if (
+            isinstance(members, str | bytes)
+            or not isinstance(members, Sequence)
+            or not all(is_integer(h) and 0 <= h < n_hosts for h in members)
+        ):
+            raise McsimError(f"{where}: groups[{i}]={members!r} must be a list of hosts (hosts are 0..{n_hosts - 1})")
+        if len(set(members)) != len(members):
+            raise McsimError(f"{where}: groups[{i}]={list(members)!r} names a host twice")
 
 
 def check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: FabricConfig) -> None:

@@ -262,8 +262,11 @@ class RcOp:
         """Types and signs now (a 4096.5-byte READ is an error, not a 4096-byte one); the hosts and
         the region are checked against the fabric by run_verbs."""
         pick("RC verb", self.verb, RC_VERBS)
-        for name, lo in (("src", 0), ("dst", 0), ("size_b", 1)):
+        for name, lo in (("src", 0), ("dst", 0)):
             require_int("RcOp", name, getattr(self, name), lo=lo)
+        require_int(
+            "RcOp", "size_b", self.size_b, lo=1, hi=MAX_MESSAGE_B, why=" (2 GiB: the largest InfiniBand message)"
+        )
         require_time_ps("RcOp", "start_ps", self.start_ps)
 
 
@@ -280,8 +283,9 @@ class UdStream:
 
     def __post_init__(self) -> None:
         """Types and signs now; the hosts, the group and the MTU are checked by run_verbs."""
-        for name, lo in (("src", 0), ("size_b", 1), ("count", 1)):
+        for name, lo in (("src", 0), ("size_b", 1)):
             require_int("UdStream", name, getattr(self, name), lo=lo)
+        require_int("UdStream", "count", self.count, lo=1, hi=2**32 - 1, why=" (uint32 in C++)")
         require_time_ps("UdStream", "start_ps", self.start_ps)
         for name in ("dst", "group"):
             if getattr(self, name) is not None:

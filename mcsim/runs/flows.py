@@ -12,7 +12,16 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim.config.fabric import FabricConfig, Faults, Flow, check_flows, check_pfc, check_renamed
+from mcsim.config.fabric import (
+    FabricConfig,
+    Faults,
+    Flow,
+    check_flows,
+    check_groups,
+    check_pfc,
+    check_renamed,
+    check_run_arguments,
+)
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.errors import McsimError
 from mcsim.native import fabric as native_fabric
@@ -47,8 +56,16 @@ def simulate(
         ``fabric=``) with a hint.
     """
     check_renamed("simulate", renamed)
+    check_run_arguments(
+        "simulate",
+        flows=(flows, Flow),
+        fabric=(fabric, FabricConfig),
+        faults=(faults, Faults),
+        queue_trace=(queue_trace, QueueTraceConfig),
+    )
     config = fabric or FabricConfig()
     layout = layout_of(g)
+    check_groups("simulate", groups, layout.hosts)
     check_flows(layout, flows, len(groups), config)
     check_pfc("simulate", config, layout)
     for i, f in enumerate(flows):

@@ -14,7 +14,14 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim.config.fabric import RENAMED_KEYWORDS, FabricConfig, check_pfc, check_renamed
+from mcsim.config.fabric import (
+    RENAMED_KEYWORDS,
+    FabricConfig,
+    check_groups,
+    check_pfc,
+    check_renamed,
+    check_run_arguments,
+)
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import RcOp, RdmaConfig, UdStream, check_hpcc_window, check_workload, fabric_config_for
 from mcsim.errors import McsimError
@@ -59,10 +66,19 @@ def run_verbs(
         Passed on to mcsim.native.fabric.build (e.g. faults=...).
     """
     check_renamed("run_verbs", {k: v for k, v in fabric_options.items() if k in RENAMED_KEYWORDS})
+    check_run_arguments(
+        "run_verbs",
+        rc_ops=(rc_ops, RcOp),
+        ud_streams=(ud_streams, UdStream),
+        rdma=(rdma, RdmaConfig),
+        fabric=(fabric, FabricConfig),
+        queue_trace=(queue_trace, QueueTraceConfig),
+    )
     rdma = rdma or RdmaConfig()
     if not rc_ops and not ud_streams:
         raise McsimError("run_verbs: no RC ops and no UD streams given")
     layout = layout_of(g)
+    check_groups("run_verbs", groups, layout.hosts)
     check_workload(layout.hosts, rc_ops, ud_streams, groups, rdma)
     config = fabric_config_for(rdma, fabric, "run_verbs")
     check_pfc("run_verbs", config, layout)
