@@ -60,6 +60,7 @@ ENDPOINTS_WHY = (
     f"{MAX_ENDPOINTS} multicast LIDs (a NIC has 65535 QPs)"
 )
 MAX_MESSAGE_B = 2**31  # the largest InfiniBand message (one RDMA WRITE): 2 GiB
+MAX_U32 = 2**32 - 1  # what crosses the C ABI as uint32 (a UD stream's datagram count)
 MCAST_MAX_CHUNKS = 2**24 - 1  # the multicast chunk id is 24 bits of the UD immediate
 RING_MAX_CHUNKS = 2**32 - 1  # the ring chunk id is the WRITE's 32-bit immediate
 MAX_PSNS = 2**32 - 1  # packets one RC QP may send: its 32-bit PSNs must not wrap within a run
@@ -264,9 +265,10 @@ class RcOp:
         pick("RC verb", self.verb, RC_VERBS)
         for name, lo in (("src", 0), ("dst", 0)):
             require_int("RcOp", name, getattr(self, name), lo=lo)
-        require_int(
-            "RcOp", "size_b", self.size_b, lo=1, hi=MAX_MESSAGE_B, why=" (2 GiB: the largest InfiniBand message)"
-        )
+        if require_int("RcOp", "size_b", self.size_b, lo=1) > MAX_MESSAGE_B:
+            raise McsimError(
+                f"RcOp: size_b={self.size_b} must be <= {MAX_MESSAGE_B} (2 GiB: the largest InfiniBand message)"
+            )
         require_time_ps("RcOp", "start_ps", self.start_ps)
 
 
@@ -285,7 +287,8 @@ class UdStream:
         """Types and signs now; the hosts, the group and the MTU are checked by run_verbs."""
         for name, lo in (("src", 0), ("size_b", 1)):
             require_int("UdStream", name, getattr(self, name), lo=lo)
-        require_int("UdStream", "count", self.count, lo=1, hi=2**32 - 1, why=" (uint32 in C++)")
+        if require_int("UdStream", "count", self.count, lo=1) > MAX_U32:
+            raise McsimError(f"UdStream: count={self.count} must be <= {MAX_U32} (uint32 in C++)")
         require_time_ps("UdStream", "start_ps", self.start_ps)
         for name in ("dst", "group"):
             if getattr(self, name) is not None:
