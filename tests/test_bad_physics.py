@@ -269,3 +269,57 @@ def test_the_run_functions_arguments_of_a_wrong_type_are_one_line(monkeypatch, m
     with pytest.raises(McsimError, match=message) as info:
         make()
     assert "\n" not in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# the same checks through the commands that read text files (a sweep spec, a workload file): one line, exit 2
+
+SWEEP = 'name = "x"\n[base]\ntopology = "fat-tree-k4"\nbytes_per_rank = "4KiB"\n'
+WORKLOAD = 'topology = "fat-tree-k4"\n{options}\n[[jobs]]\nname = "a"\nranks = 4\nkind = "background"\nload = 1\n'
+
+
+@pytest.mark.parametrize(
+    ("command", "text", "message"),
+    [
+        (
+            ["sweep", "@", "--dry-run", "--store", "s.sqlite"],
+            SWEEP + '[base.fabric]\nflow_control = "pfc"\npfc_headroom_b = 1000\n',
+            r"sweep 'x' run 0 \(\): Scenario: fabric\.pfc_headroom_b=1000 is less than what can still arrive",
+        ),
+        (
+            ["sweep", "@", "--dry-run", "--store", "s.sqlite"],
+            SWEEP + '[base.rdma]\nwire_format = "rocev2"\ncongestion_control = "hpcc"\nhpcc_base_rtt_ps = 100\n',
+            r"sweep 'x' run 0 \(\): Scenario: rdma\.hpcc_base_rtt_ps=100 gives HPCC a window of less than 1 B",
+        ),
+        (
+            ["workload", "@"],
+            WORKLOAD.format(options="[options.rdma]\nsend_latency_ps = 9223372036854775807"),
+            r"w\.toml: \[options\] rdma: RdmaConfig: send_latency_ps=9223372036854775807 must be <= "
+            r"4611686018427387904 \(2\^62 ps",
+        ),
+        (
+            ["workload", "@"],
+            WORKLOAD.format(options='[options.fabric]\nflow_control = "pfc"\npfc_headroom_b = 10'),
+            r"Scenario: fabric\.pfc_headroom_b=10 is less than what can still arrive at a PFC ingress",
+        ),
+    ],
+)
+def test_the_commands_that_read_files_refuse_the_same_physics(tmp_path, command, text, message):
+    import os
+    import re
+    import subprocess
+    import sys
+
+    (tmp_path / "w.toml").write_text(text)
+    argv = ["w.toml" if a == "@" else a for a in command]
+    run = subprocess.run(
+        [sys.executable, "-m", "mcsim", *argv],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=dict(os.environ),
+        timeout=120,
+    )
+    lines = run.stderr.splitlines()
+    assert run.returncode == 2 and len(lines) == 1, run.stderr
+    assert re.match(rf"^mcsim: error: {message}", lines[0]), lines[0]
