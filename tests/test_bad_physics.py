@@ -2,6 +2,8 @@
 """Issue 49: physics that cannot work, fields a collective does not read, and the run functions' keyword names:
 each refused before any C++ exists, one McsimError line with the bound it violates and its source."""
 
+import math
+
 import pytest
 
 from mcsim.config.fabric import FabricConfig, Flow
@@ -148,6 +150,12 @@ def _physics_cases():
         (
             lambda: DpaConfig(zero_copy_cycles=2**32),
             r"^DpaConfig: zero_copy_cycles=4294967296 must be 0\.\.4294967295 ",
+        ),
+        (lambda: DpaConfig(core_contention=math.inf), r"^DpaConfig: core_contention=inf must be finite \(the share "),
+        (
+            lambda: DpaConfig(core_contention=1e300),
+            r"^DpaConfig: core_contention=1e\+300 and issue_share=0\.0625 make a completion take up to 2\.25e\+307 ps "
+            r"\(every core busy, 16 threads on one\), past 2\^62 ps = 53\.4 days, the simulated clock's limit$",
         ),
         (lambda: DpaConfig(cores=4097), r"^DpaConfig: cores=4097 must be 1\.\.4096 \(Dpa's Cores and ThreadsPerCore "),
         (

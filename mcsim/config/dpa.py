@@ -98,6 +98,22 @@ class DpaConfig:
             raise McsimError(
                 f"{where}: core_contention={self.core_contention!r} must be >= 0; 0 makes cores independent"
             )
+        if self.core_contention == math.inf:
+            raise McsimError(f"{where}: core_contention=inf must be finite (the share of a completion per busy core)")
+        slowest = self._slowest_completion_ps()
+        if slowest > MAX_SIMULATED_PS:
+            raise McsimError(
+                f"{where}: core_contention={self.core_contention!r} and issue_share={self.issue_share!r} make a "
+                f"completion take up to {slowest:.3g} ps (every core busy, {min(self.threads, self.threads_per_core)} "
+                f"threads on one), past {CLOCK_LIMIT}"
+            )
+
+    def _slowest_completion_ps(self) -> float:
+        """The longest a completion can take under the sharing model: the costlier path, as many threads busy on
+        its core as one holds, every core busy (as service_ps, in floating point: no rounding, no overflow)."""
+        on_core = min(self.threads, self.threads_per_core)
+        lone_ps = max(self.zero_copy_cycles, self.staging_cycles) * 1e12 / self.clock_hz
+        return lone_ps * (1.0 + self.core_contention * (self.cores - 1)) / self.sharing_factor(on_core)
 
     def core_of(self, thread: int) -> int:
         """The core thread ``thread`` runs on."""
