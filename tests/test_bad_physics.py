@@ -7,7 +7,7 @@ import math
 import pytest
 
 from mcsim.config.fabric import FabricConfig, Flow
-from mcsim.config.rdma import RcOp
+from mcsim.config.rdma import RcConfig, RcOp
 from mcsim.errors import McsimError
 from mcsim.runs import flows, verbs
 from mcsim.runs.stream import two_hosts
@@ -267,6 +267,10 @@ def _wrong_type_cases():
         (_rv(ud_streams=[1]), r"^run_verbs: ud_streams=\[1\] must be a list of UdStream$"),
         (_rv(rdma="x"), r"^run_verbs: rdma='x' must be a RdmaConfig or None$"),
         (_rv(fabric="x"), r"^run_verbs: fabric='x' must be a FabricConfig or None$"),
+        (_rv(rdma=_rdma(rq_depth=10**6)()), r"^run_verbs: rdma\.rq_depth=1000000 must be 1\.\.32768 \(a ConnectX "),
+        (_rdma(rq_depth=8.5), r"^RdmaConfig: rq_depth=8\.5 must be an integer$"),
+        (_rdma(region_b=4096.5), r"^RdmaConfig: region_b=4096\.5 must be an integer$"),
+        (lambda: RcConfig(ack_interval=1.5), r"^RcConfig: ack_interval=1\.5 must be an integer$"),
     ]
 
 

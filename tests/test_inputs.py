@@ -438,7 +438,9 @@ def test_a_graph_handed_out_by_a_scenario_is_the_callers_own():
     # with a rate, the re-rated topology is shared too, and handed out as a copy as well
     fast = Scenario(topology="fat-tree-k4", rate="400Gbps", bytes_per_rank="4KiB")
     fast.graph().edges[first]["rate_bps"] = 1
-    assert Scenario(topology="fat-tree-k4", rate="400Gbps").graph().edges[first]["rate_bps"] == 400 * 10**9
+    # 400 Gbit/s InfiniBand is 4xNDR: 425 Gbit/s signalling with 16b/17b (the lane table), 400 of data
+    rerated = Scenario(topology="fat-tree-k4", rate="400Gbps")
+    assert rerated.graph().edges[first]["rate_bps"] == 425 * 10**9 and rerated.data_rate_bps == 400 * 10**9
 
 
 def test_numpy_integers_are_integers_and_are_stored_as_python_ints():

@@ -16,7 +16,7 @@ from typing import ClassVar, Protocol
 
 from mcsim.config.fabric import DEFAULT_MTU_BYTES, FabricConfig, check_lossless_buffers
 from mcsim.config.ns3_attributes import sets
-from mcsim.errors import McsimError, pick, require_bool, require_int, require_positive
+from mcsim.errors import McsimError, pick, require_bool, require_int, require_integer, require_positive
 from mcsim.routing.layout import Layout
 from mcsim.topology.physics import Link
 from mcsim.topology.summary import diameter_hops
@@ -140,6 +140,7 @@ class RcConfig:
     max_outstanding_reads: int = field(default=16, metadata=sets(RC_QP, "MaxOutstandingReads"))
 
     def __post_init__(self) -> None:
+        require_integer("RcConfig", ack_interval=self.ack_interval, max_outstanding_reads=self.max_outstanding_reads)
         require_positive("RcConfig", ack_interval=self.ack_interval, max_outstanding_reads=self.max_outstanding_reads)
         for name, top in (("ack_timeout_exp", 31), ("retry_cnt", 7), ("rnr_retry", 7), ("min_rnr_timer", 31)):
             value = getattr(self, name)
@@ -235,6 +236,7 @@ class RdmaConfig:
         if isinstance(self.rq_depth, int) and self.rq_depth < 1:
             raise McsimError(f"RdmaConfig: rq_depth={self.rq_depth} must be >= 1 (a UD QP needs posted buffers)")
         require_positive("RdmaConfig", rq_depth=self.rq_depth, region_b=self.region_b)
+        require_integer("RdmaConfig", rq_depth=self.rq_depth, region_b=self.region_b)  # 8.5 buffers are none
         if not isinstance(self.rc, RcConfig):
             raise McsimError(f"RdmaConfig: rc={self.rc!r} must be an RcConfig")
         require_bool(
@@ -302,7 +304,9 @@ def check_workload(
     groups: Sequence[Sequence[int]],
     cfg: RdmaConfig,
 ) -> None:
-    """Raise McsimError (one line) for an op or stream that does not fit ``n_hosts`` hosts, ``groups`` or ``cfg``."""
+    """Raise McsimError (one line) for an op or stream that does not fit ``n_hosts`` hosts, ``groups`` or ``cfg``
+    (and for a receive queue deeper than a ConnectX queue, which Scenario checks for its runs)."""
+    require_int("run_verbs", "rdma.rq_depth", cfg.rq_depth, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
 
     def host(where: str, name: str, h: int) -> None:
         if not isinstance(h, int) or not 0 <= h < n_hosts:
