@@ -514,3 +514,21 @@ def test_the_cli_refuses_a_bad_faults_file_with_exit_2_and_one_line(tmp_path, ca
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert re.match(r"^mcsim: error: " + stderr, err)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "unread"),
+    [
+        ({"algorithm": "ring", "endpoints": 4, "roots": 4, "ring_chunk": "8KiB"}, ("roots", "endpoints")),
+        ({"algorithm": "mcast", "ring_chunk": "8KiB", "reduce_ps_per_byte": 1}, ("ring_chunk", "reduce_ps_per_byte")),
+        ({"collective": "broadcast", "roots": 4, "root": 3}, ("roots",)),
+        ({"collective": "allreduce", "algorithm": "ring_mcast", "roots": 4, "ring_chunk": "8KiB"}, ()),
+        ({"collective": "allreduce", "algorithm": "innet", "batch": 8, "timeout_scale": 2}, ("timeout_scale",)),
+        ({"overlap": "reduce_scatter", "overlap_algorithm": "innet", "reduce_ps_per_byte": 3}, ("reduce_ps_per_byte",)),
+        ({"overlap": "reduce_scatter", "reduce_ps_per_byte": 3, "ring_chunk": "64KiB"}, ()),
+    ],
+)
+def test_unread_names_the_tunables_given_that_the_run_does_not_read(kwargs, unread):
+    # root and overlap_algorithm among them are refused (above); the others are run options a workload or a sweep
+    # gives every collective of a run, and Scenario.unread() names them
+    assert Scenario(topology="fat-tree-k4", **kwargs).unread() == unread

@@ -23,7 +23,6 @@ from mcsim.config.collectives import (
     INNET_ALGORITHMS,
     MCAST_ALGORITHMS,
     RING_CHUNK_B,
-    ROOTED_COLLECTIVES,
     Part,
     TeamSpec,
     check_algorithm,
@@ -245,7 +244,7 @@ class Scenario:
         """The choices (batching, overlap, verify) and what they need."""
         pick("overlap_algorithm", self.overlap_algorithm, {"ring": None, "innet": None})
         pick("batching", self.batching, BATCHINGS)
-        self._check_unread()
+        scenario_layout.refuse_unread(self.unread(), self.root, self.collective, self.overlap_algorithm)
         if self.overlap is not None:
             pick("overlap", self.overlap, {"reduce_scatter": None})
             if self.collective != "allgather":
@@ -266,20 +265,13 @@ class Scenario:
         if self.faults is not None:
             self.faults.check(self._layout())
 
-    def _check_unread(self) -> None:
-        """Fields the run would not read, given a value: refused as the CLI refuses their options. (The multicast
-        protocol's own fields, endpoints, batch, ..., are run options a workload and a sweep give every collective
-        of a run: not refused here.)"""
-        if self.root != TEAM_DEFAULTS["root"] and self.collective not in ROOTED_COLLECTIVES:
-            raise McsimError(
-                f"Scenario: root={self.root} is for collective='broadcast' and 'reduce' (the rank that sends or gets "
-                f"the buffer); collective={self.collective!r} has no root"
-            )
-        if self.overlap is None and self.overlap_algorithm != "ring":
-            raise McsimError(
-                f"Scenario: overlap_algorithm={self.overlap_algorithm!r} is the algorithm of overlap='reduce_scatter'; "
-                "give overlap='reduce_scatter' or leave overlap_algorithm out"
-            )
+    def unread(self) -> tuple[str, ...]:
+        """The tunables given other values than their defaults that this run does not read (e.g. endpoints with
+        the ring algorithm): scenario_layout.read_tunables."""
+        reads = scenario_layout.read_tunables(self._parts(), self.collective, self.overlap, self.overlap_algorithm)
+        defaults = {**FIELD_DEFAULTS, "ring_chunk": RING_CHUNK_B}
+        given = {**{n: getattr(self, n) for n in scenario_layout.TUNABLES}, "ring_chunk": self.ring_chunk_b}
+        return tuple(n for n in scenario_layout.TUNABLES if n not in reads and given[n] != defaults[n])
 
     @property
     def _innet(self) -> bool:
@@ -626,5 +618,6 @@ class Scenario:
         return hash(self.to_json())
 
 
+FIELD_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Scenario)}
 # the canonical dict's keys: the schema and every field's (sizes and rates in the units their keys name)
 CANONICAL_KEYS = tuple(sorted(("schema", *codec.plain_keys(Scenario))))
