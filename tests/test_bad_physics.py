@@ -108,12 +108,13 @@ def _physics_cases():
             r"\(fabric\.switch_buffer_b; XOFF is the buffer less the headroom when pfc_xoff_b=0\); raise "
             r"switch_buffer_b above 9792 or give pfc_xoff_b$",
         ),
-        # an HPCC base RTT whose window holds less than one byte: its QPs sent nothing, the run never ended
+        # an HPCC base RTT whose window holds less than one byte: its QPs sent nothing (an ACK timeout, then
+        # the QP failed; with retry_cnt=None the run never ended)
         (
             _scenario(rdma=RdmaConfig(**HPCC, hpcc_base_rtt_ps=100)),
             r"^Scenario: rdma\.hpcc_base_rtt_ps=100 gives HPCC a window of less than 1 B at 54\.545Gbps \(W_init = "
-            r"line rate x T: HPCC, SIGCOMM 2019; rdma\.md, \"HPCC\"\): its QPs would send nothing and the run would "
-            r"never end; give >= 147 \(147ps\), or 0 \(the fabric's base RTT\)$",
+            r"line rate x T: HPCC, SIGCOMM 2019; rdma\.md, \"HPCC\"\): its QPs would send nothing and no RC transfer "
+            r"would complete; give >= 147 \(147ps\), or 0 \(the fabric's base RTT\)$",
         ),
         (_verbs(rdma=dict(**HPCC, hpcc_base_rtt_ps=146)), r"^run_verbs: hpcc_base_rtt_ps=146 gives HPCC a window"),
         # an additive increase above the line rate: W_AI past W_init, the window's ceiling

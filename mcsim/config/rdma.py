@@ -441,8 +441,9 @@ def hpcc_base_rtt_ps(layout: Layout, fabric: FabricConfig, rdma: RdmaConfig) -> 
 def check_hpcc_window(where: str, layout: Layout, rdma: RdmaConfig, prefix: str = "") -> None:
     """Raise McsimError (one line) for HPCC parameters its sender cannot work with (Hpcc in rdma/model/hpcc.cc;
     rdma.md, "HPCC"), at the slowest host's line rate B: a window W_init = B x T (``hpcc_base_rtt_ps``) under one
-    byte (an RC QP sends while its bytes in flight are below the window, rc-qp.cc: it would send nothing and the
-    run would never end; a window under one packet still lets one packet fly per round trip), or an additive
+    byte (an RC QP sends while its bytes in flight are below the window, rc-qp.cc: it would send nothing, its
+    transfers would never complete, and with retry_cnt=None the run would never end; a window under one packet
+    still lets one packet fly per round trip), or an additive
     increase R_AI (``hpcc_rai_bps``) above B (W_AI = R_AI x T would pass W_init, the window's ceiling). T 0 is
     computed from the fabric (mcsim.native.rdma: its longest path, there and back); R_AI 0 is B / 2500."""
     if rdma.congestion_control != "hpcc":
@@ -460,6 +461,6 @@ def check_hpcc_window(where: str, layout: Layout, rdma: RdmaConfig, prefix: str 
         least_ps = -(-8 * PS_PER_S // rate)
         raise McsimError(
             f"{where}: {prefix}hpcc_base_rtt_ps={t_ps} gives HPCC a window of less than 1 B at {format_rate(rate)} "
-            f'(W_init = line rate x T: HPCC, SIGCOMM 2019; rdma.md, "HPCC"): its QPs would send nothing and the run '
-            f"would never end; give >= {least_ps} ({format_time(least_ps)}), or 0 (the fabric's base RTT)"
+            f'(W_init = line rate x T: HPCC, SIGCOMM 2019; rdma.md, "HPCC"): its QPs would send nothing and no RC '
+            f"transfer would complete; give >= {least_ps} ({format_time(least_ps)}), or 0 (the fabric's base RTT)"
         )
