@@ -117,6 +117,16 @@ def _physics_cases():
             r"would complete; give >= 147 \(147ps\), or 0 \(the fabric's base RTT\)$",
         ),
         (_verbs(rdma=dict(**HPCC, hpcc_base_rtt_ps=146)), r"^run_verbs: hpcc_base_rtt_ps=146 gives HPCC a window"),
+        # DCQCN's floor above the line rate: a cut would raise a QP's rate past its link
+        (
+            _scenario(rdma=RdmaConfig(congestion_control="dcqcn", dcqcn_min_rate_bps=54_545_454_546)),
+            r"^Scenario: rdma\.dcqcn_min_rate_bps=54545454546 is above the hosts' line rate 54\.545Gbps: DCQCN's rate "
+            r"cut would raise a QP past its link \(Rc = max\(min rate, cut\); rdma\.md, \"DCQCN\"\); give <= 54545454545$",
+        ),
+        (
+            _verbs(rdma=dict(congestion_control="dcqcn", dcqcn_min_rate_bps=10**12)),
+            r"^run_verbs: dcqcn_min_rate_bps=1000000000000 is above the hosts' line rate",
+        ),
         # an additive increase above the line rate: W_AI past W_init, the window's ceiling
         (
             _scenario(rdma=RdmaConfig(**HPCC, hpcc_rai_bps=54_545_454_546)),

@@ -438,18 +438,31 @@ def hpcc_base_rtt_ps(layout: Layout, fabric: FabricConfig, rdma: RdmaConfig) -> 
     return hops * (2 * delay + data + ack) + 2 * (hops - 1) * fabric.switch_latency_ps
 
 
-def check_hpcc_window(where: str, layout: Layout, rdma: RdmaConfig, prefix: str = "") -> None:
+def check_congestion_control(where: str, layout: Layout, rdma: RdmaConfig, prefix: str = "") -> None:
+    """Raise McsimError (one line) for congestion control parameters that cannot work at the slowest host's line
+    rate B: DCQCN's floor (``dcqcn_min_rate_bps``) above B, where a cut would raise a QP's rate past its link
+    (Dcqcn in rdma/model/dcqcn.cc: Rc = max(min rate, the cut rate)); and HPCC's (check_hpcc_window)."""
+    g = layout.graph
+    rate = min(Link.from_edge(g.edges[h, next(iter(g.neighbors(h)))]).data_rate_bps for h in range(layout.hosts))
+    if rdma.congestion_control == "dcqcn" and rdma.dcqcn_min_rate_bps > rate:
+        raise McsimError(
+            f"{where}: {prefix}dcqcn_min_rate_bps={rdma.dcqcn_min_rate_bps} is above the hosts' line rate "
+            f"{format_rate(rate)}: DCQCN's rate cut would raise a QP past its link (Rc = max(min rate, cut); rdma.md, "
+            f'"DCQCN"); give <= {rate}'
+        )
+    check_hpcc_window(where, rate, rdma, prefix)
+
+
+def check_hpcc_window(where: str, rate: int, rdma: RdmaConfig, prefix: str = "") -> None:
     """Raise McsimError (one line) for HPCC parameters its sender cannot work with (Hpcc in rdma/model/hpcc.cc;
-    rdma.md, "HPCC"), at the slowest host's line rate B: a window W_init = B x T (``hpcc_base_rtt_ps``) under one
-    byte (an RC QP sends while its bytes in flight are below the window, rc-qp.cc: it would send nothing, its
+    rdma.md, "HPCC"), at the slowest host's line rate B (``rate``): a window W_init = B x T (``hpcc_base_rtt_ps``)
+    under one byte (an RC QP sends while its bytes in flight are below the window, rc-qp.cc: it would send nothing, its
     transfers would never complete, and with retry_cnt=None the run would never end; a window under one packet
     still lets one packet fly per round trip), or an additive
     increase R_AI (``hpcc_rai_bps``) above B (W_AI = R_AI x T would pass W_init, the window's ceiling). T 0 is
     computed from the fabric (mcsim.native.rdma: its longest path, there and back); R_AI 0 is B / 2500."""
     if rdma.congestion_control != "hpcc":
         return
-    g = layout.graph
-    rate = min(Link.from_edge(g.edges[h, next(iter(g.neighbors(h)))]).data_rate_bps for h in range(layout.hosts))
     if rdma.hpcc_rai_bps > rate:
         raise McsimError(
             f"{where}: {prefix}hpcc_rai_bps={rdma.hpcc_rai_bps} is above the hosts' line rate {format_rate(rate)}: "

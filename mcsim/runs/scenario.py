@@ -41,7 +41,7 @@ from mcsim.config.rdma import (
     RING_MAX_CHUNKS,
     PcapConfig,
     RdmaConfig,
-    check_hpcc_window,
+    check_congestion_control,
     fabric_config_for,
 )
 from mcsim.errors import McsimError, as_int, pick, require_bool, require_int
@@ -238,7 +238,7 @@ class Scenario:
         self._check_timeout()
         self._check_modes(n)
         check_pfc("Scenario", self.fabric, self._layout(), "fabric.")
-        check_hpcc_window("Scenario", self._layout(), rdma_cfg, "rdma.")
+        check_congestion_control("Scenario", self._layout(), rdma_cfg, "rdma.")
 
     def _check_modes(self, n: int) -> None:
         """The choices (batching, overlap, verify) and what they need."""

@@ -23,7 +23,7 @@ from mcsim.config.fabric import (
     check_run_arguments,
 )
 from mcsim.config.queue_trace import QueueTraceConfig
-from mcsim.config.rdma import RcOp, RdmaConfig, UdStream, check_hpcc_window, check_workload, fabric_config_for
+from mcsim.config.rdma import RcOp, RdmaConfig, UdStream, check_congestion_control, check_workload, fabric_config_for
 from mcsim.errors import McsimError
 from mcsim.native import fabric as native_fabric
 from mcsim.native.rdma import build_stack, collect_verbs, verbs_workload
@@ -82,7 +82,7 @@ def run_verbs(
     check_workload(layout.hosts, rc_ops, ud_streams, groups, rdma)
     config = fabric_config_for(rdma, fabric, "run_verbs")
     check_pfc("run_verbs", config, layout)
-    check_hpcc_window("run_verbs", layout, rdma)
+    check_congestion_control("run_verbs", layout, rdma)
     with Simulation() as sim:
         fab = sim.own_fabric(native_fabric.build(layout, groups=groups, config=config, **fabric_options))
         stack = sim.own_stack(build_stack(fab, rdma))
