@@ -121,7 +121,8 @@ def _physics_cases():
         (
             _scenario(rdma=RdmaConfig(congestion_control="dcqcn", dcqcn_min_rate_bps=54_545_454_546)),
             r"^Scenario: rdma\.dcqcn_min_rate_bps=54545454546 is above the hosts' line rate 54\.545Gbps: DCQCN's rate "
-            r"cut would raise a QP past its link \(Rc = max\(min rate, cut\); rdma\.md, \"DCQCN\"\); give <= 54545454545$",
+            r"cut would raise a QP past its link \(Rc = max\(min rate, cut\); rdma\.md, \"DCQCN\"\); give <= "
+            r"54545454545$",
         ),
         (
             _verbs(rdma=dict(congestion_control="dcqcn", dcqcn_min_rate_bps=10**12)),
