@@ -237,8 +237,10 @@ class Scenario:
         scenario_layout.check_tagged_ids(self, p, n, ring_chunk)
         self._check_timeout()
         self._check_modes(n)
-        check_pfc("Scenario", self.fabric, self._layout(), "fabric.")
-        check_congestion_control("Scenario", self._layout(), rdma_cfg, "rdma.")
+        if self.fabric.flow_control == "pfc":  # (the layout only where a check needs it: a sweep plans many)
+            check_pfc("Scenario", self.fabric, self._layout(), "fabric.")
+        if rdma_cfg.congestion_control != "none":
+            check_congestion_control("Scenario", self._layout(), rdma_cfg, "rdma.")
 
     def _check_modes(self, n: int) -> None:
         """The choices (batching, overlap, verify) and what they need."""
