@@ -324,7 +324,8 @@ WORKLOAD = 'topology = "fat-tree-k4"\n{options}\n[[jobs]]\nname = "a"\nranks = 4
         (
             ["workload", "@"],
             WORKLOAD.format(options='[options.fabric]\nflow_control = "pfc"\npfc_headroom_b = 10'),
-            r"Scenario: fabric\.pfc_headroom_b=10 is less than what can still arrive at a PFC ingress",
+            # the workload file's name once mcsim.workloads.workload_file says it (wt-a), Scenario's before
+            r"(?:Scenario|w\.toml): fabric\.pfc_headroom_b=10 is less than what can still arrive at a PFC ingress",
         ),
     ],
 )
