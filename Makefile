@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # make run   : install into .venv (first time ~3 min: cppyy compiles), build the C++ models, run the main scenario
+#              (scenarios/testbed_188_allgather.py: 4 KiB..1 MiB per rank, under a minute on two cores;
+#              make run ARGS=--full for the paper's whole range to 8 MiB, ~8 min)
 # make test  : install into .venv, run the whole test suite
 # make lint  : install the dev extra, check style and types: ruff check, ruff format --check,
 #              clang-format (ns3_modules/), mypy (mcsim/)
@@ -8,11 +10,12 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 MAIN_SCENARIO ?= scenarios/testbed_188_allgather.py
+ARGS ?=
 CXX_SOURCES := $(sort $(shell find mcsim/ns3_modules -name '*.cc' -o -name '*.h'))
 
 .PHONY: run test lint format install clean
 run: $(VENV)/.installed
-	$(BIN)/mcsim run $(MAIN_SCENARIO)
+	$(BIN)/mcsim run $(MAIN_SCENARIO) $(ARGS)
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q

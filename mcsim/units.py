@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from mcsim.errors import McsimError
+from mcsim.errors import McsimError, require_int
 
 PS_PER_S = 10**12  # picoseconds per second: simulated time's resolution
 # The simulated clock's limit. ns-3's Time in ps is a signed 64-bit integer (2^63 ps = 106.8 days);
@@ -28,6 +28,28 @@ CLOCK_LIMIT = "2^62 ps = 53.4 days, the simulated clock's limit"
 # its ports' rates; 1 Pbit/s is 625x the fastest link generation (1.6T).
 MAX_RATE_BPS = 10**15
 MAX_SIZE_B = 2**62  # 4 EiB
+
+RATE_LIMIT = "1 Pbit/s, mcsim's largest rate"
+
+
+def require_time_ps(where: str, name: str, value: object, *, lo: int = 0) -> int:
+    """``value`` if it is an integer time in ps, lo..MAX_SIMULATED_PS; else one McsimError line: "must be [an
+    integer] >= lo" (mcsim.errors.require_int), or "must be <= MAX_SIMULATED_PS" naming the clock's limit (a time
+    past it never comes, and the clock plus it would pass ns-3's 64-bit Time)."""
+    ps = require_int(where, name, value, lo=lo)
+    if ps > MAX_SIMULATED_PS:
+        raise McsimError(f"{where}: {name}={ps} must be <= {MAX_SIMULATED_PS} ({CLOCK_LIMIT})")
+    return ps
+
+
+def require_rate_bps(where: str, name: str, value: object, *, lo: int = 1) -> int:
+    """``value`` if it is an integer rate in bit/s, lo..MAX_RATE_BPS; else one McsimError line, as
+    :func:`require_time_ps`."""
+    bps = require_int(where, name, value, lo=lo)
+    if bps > MAX_RATE_BPS:
+        raise McsimError(f"{where}: {name}={bps} must be <= {MAX_RATE_BPS} ({RATE_LIMIT})")
+    return bps
+
 
 _NUMBER = re.compile(r"^\s*(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exp>[+-]?[0-9]+))?\s*(?P<unit>\S*)\s*$")
 
@@ -61,7 +83,7 @@ _RATE = _Quantity(
     kind="rate",
     base="bit/s",
     limit=MAX_RATE_BPS,
-    why="1 Pbit/s, mcsim's largest rate",
+    why=RATE_LIMIT,
     suffixes=_rate_suffixes(),
     display=(("Tbps", 10**12), ("Gbps", 10**9), ("Mbps", 10**6), ("Kbps", 10**3), ("bps", 1)),
     bare_ok=False,

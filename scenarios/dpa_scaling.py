@@ -23,7 +23,6 @@ Run: mcsim run scenarios/dpa_scaling.py [--quick] [--no-sim] [--profile sc24|sdr
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import sys
@@ -35,6 +34,7 @@ from mcsim.config.rdma import HostCpuConfig
 from mcsim.reference.claims import BY_ID
 from mcsim.runs.dpa import receive_stream
 from mcsim.units import format_rate, parse_rate
+from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
 
 RATES = ("200Gbps", "400Gbps", "800Gbps", "1.6Tbps")
@@ -210,7 +210,7 @@ def print_claims(table: dict, rates: tuple[str, ...], cfg: DpaConfig, profile: s
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="rates 400G and 1.6T, chunks 1 KiB and 4 KiB only")
     parser.add_argument("--no-sim", action="store_true", help="closed forms only")
     parser.add_argument(
@@ -223,6 +223,8 @@ def main() -> int:
         help="the DPA's calibration (mcsim/config/dpa.py): sc24 (default) or sdr-rdma",
     )
     args = parser.parse_args()
+    if args.max_datagrams < 1:
+        parser.error(f"--max-datagrams={args.max_datagrams} must be >= 1 (the most datagrams of one simulated burst)")
     rates = QUICK_RATES if args.quick else RATES
     chunks = QUICK_CHUNKS_B if args.quick else CHUNKS_B
     cfg, host = dpa.profile(args.profile), HostCpuConfig()

@@ -12,11 +12,11 @@ in-network RS can approach PN/BW: the "up to 2x AG+RS" of the SC'24 slides.
 Run: mcsim run scenarios/fsdp_ag_rs.py [--topology fat-tree-k4] [--sizes 256KiB,1MiB] [--rate 56Gbps]
 """
 
-import argparse
 import sys
 
 from mcsim.result import incomplete_lines
 from mcsim.runs.scenario import Scenario
+from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
 
 # the pairs, in the order main() runs them: (algorithm of the AG, algorithm of the RS)
@@ -34,12 +34,14 @@ TABLE = Table(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--topology", default="fat-tree-k4", help="topology (default fat-tree-k4)")
     parser.add_argument("--sizes", default="256KiB,1MiB", help="bytes per rank (default 256KiB,1MiB)")
     parser.add_argument("--rate", default="56Gbps", help="link rate (default 56Gbps: FDR)")
     parser.add_argument("--reduce-ps-per-byte", type=int, default=0, help="ring RS reduction cost (default 0 ps/B)")
     args = parser.parse_args()
+    if args.reduce_ps_per_byte < 0:
+        parser.error(f"--reduce-ps-per-byte={args.reduce_ps_per_byte} must be >= 0 (ps per byte summed)")
 
     print(
         f"FSDP AG || RS on {args.topology} at {args.rate}: each pair's time in us (the later finish); "

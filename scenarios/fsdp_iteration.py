@@ -18,10 +18,10 @@ Run: mcsim run scenarios/fsdp_iteration.py [--quick] [--layers 8] [--bytes-per-l
      [--forward 200us] [--backward 400us] [--prefetch 1]
 """
 
-import argparse
 import sys
 
 from mcsim.units import parse_size, parse_time
+from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
 from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import fsdp_job
@@ -44,7 +44,7 @@ TABLE = Table(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fat-tree-k4 (16 ranks) at 56 and 400 Gbit/s")
     parser.add_argument("--layers", type=int, default=8)
     parser.add_argument("--bytes-per-layer", default="16MiB", help="parameters per layer, all ranks together")
@@ -52,6 +52,9 @@ def main() -> int:
     parser.add_argument("--backward", default="400us", help="backward compute per layer")
     parser.add_argument("--prefetch", type=int, default=1, help="Allgathers that may run ahead")
     args = parser.parse_args()
+    for option, value, least in (("--layers", args.layers, 1), ("--prefetch", args.prefetch, 0)):
+        if value < least:
+            parser.error(f"{option}={value} must be >= {least}")
     kw = {
         "layers": args.layers,
         "bytes_per_layer": parse_size(args.bytes_per_layer, what="--bytes-per-layer"),

@@ -17,13 +17,13 @@ Run: mcsim run scenarios/interjob.py [--rate 100Gbps] [--layers 4] [--bytes-per-
      [--forward 100us] [--backward 200us]
 """
 
-import argparse
 import itertools
 import sys
 
 from mcsim import topology
 from mcsim.runs.scenario import Scenario
 from mcsim.units import parse_rate, parse_size, parse_time
+from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
 from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import background_job, fsdp_job
@@ -43,13 +43,15 @@ TABLE = Table(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--rate", default="100Gbps", help="every link's rate")
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--bytes-per-layer", default="4MiB")
     parser.add_argument("--forward", default="100us")
     parser.add_argument("--backward", default="200us")
     args = parser.parse_args()
+    if args.layers < 1:
+        parser.error(f"--layers={args.layers} must be >= 1")
     g = topology.leaf_spine(4, 2, 4, rate_bps=parse_rate(args.rate, what="--rate"), delay_ps=100_000)
     g.graph.update(name="leaf-spine 4x4, 2 spines (2:1)")
     kw = {

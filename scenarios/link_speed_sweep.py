@@ -14,10 +14,10 @@ reuses what is stored.
 Run: mcsim run scenarios/link_speed_sweep.py [--size 256KiB] [--ranks 188] [--store F]
 """
 
-import argparse
 import sys
 
 from mcsim.sweep import SweepSpec, has_time, run_sweep, why_no_time
+from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
 
 TABLE = Table(
@@ -37,7 +37,7 @@ ALGORITHMS = ("ring", "mcast")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="256KiB", help="bytes per rank (default 256KiB)")
     parser.add_argument("--ranks", type=int, default=None, help="ranks (default: all 188)")
     parser.add_argument("--rates", default=",".join(RATES), help="link rates (default: 56Gbps..1.6Tbps)")

@@ -11,13 +11,13 @@ given as data rates (their encoding and FEC overhead folded in).
 Run: mcsim run scenarios/link_stream.py [--size 64MiB]
 """
 
-import argparse
 import sys
 
 from mcsim.config.fabric import DEFAULT_HEADER_BYTES, FABRIC_HEADER_BYTES
 from mcsim.runs.stream import expected_finish_ps, stream
 from mcsim.topology.physics import Link
 from mcsim.units import format_rate, format_size, parse_rate, parse_size
+from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
 
 MTU_BYTES = 4096
@@ -42,7 +42,7 @@ TABLE = Table(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="64MiB", help="payload per stream (default 64MiB)")
     size_b = parse_size(parser.parse_args().size, what="--size")
 

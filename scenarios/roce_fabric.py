@@ -28,13 +28,13 @@ Run: mcsim run scenarios/roce_fabric.py [--rates 400Gbps,800Gbps,1.6Tbps] [--byt
      [--datagram-class lossless|lossy]
 """
 
-import argparse
 import sys
 
 from mcsim.config.fabric import FabricConfig
 from mcsim.config.rdma import CONGESTION_CONTROLS, RdmaConfig
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.units import parse_rate, parse_size
+from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
 from mcsim.workloads.job import Collective, Job
 from mcsim.workloads.run import DPA_RECEIVE, run_jobs
@@ -102,7 +102,7 @@ def run(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--rates", default="400Gbps,800Gbps,1.6Tbps", help="link rates, comma-separated")
     parser.add_argument("--bytes-per-rank", default="1MiB", help="the study's collective, per rank")
     parser.add_argument("--neighbour-bytes", default="256KiB", help="the neighbour's Alltoall, per peer")

@@ -43,3 +43,13 @@ def test_the_issue_s_import_line_works():
 def test_an_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match=r"module 'mcsim' has no attribute 'Scenari'"):
         mcsim.Scenari  # noqa: B018
+
+
+@pytest.mark.parametrize("name", ["simulate", "run_verbs"])
+def test_the_run_functions_name_the_fabric_s_settings_as_scenario_does(name):
+    import dataclasses
+    import inspect
+
+    params = inspect.signature(getattr(mcsim, name)).parameters
+    assert "fabric" in params and "config" not in params  # one name, fabric= (issue 49); config= refused with a hint
+    assert "fabric" in {f.name for f in dataclasses.fields(mcsim.Scenario)}

@@ -77,6 +77,7 @@ HOST_REDUCTIONS = (
     TREE_AR,
 )  # ranks that add bytes on the host (ReducePsPerByte)
 ROOTED = (MCAST, CHAIN, BINOMIAL, REDUCE_CHAIN, REDUCE_BINOMIAL)  # ranks with a Root
+ROOTED_COLLECTIVES = ("broadcast", "reduce")  # collectives with a root rank (the others' Root is -1)
 # A host's reduction: one core adding received 32-bit integers to its own, out of cache. Measured on
 # the development machine (AMD EPYC, numpy int32 add of two 64 MiB arrays into one, median of 5):
 # 14.7 GB/s of reduced bytes = 68 ps per byte (in cache, 64 KiB - 4 MiB: 40-45 GB/s = 22-25 ps/B).
@@ -156,7 +157,7 @@ class TeamSpec:
     # Broadcast: the root rank (C++: -1 for an Allgather)
     root: int = field(
         default=0,
-        metadata=sets(ROOTED, "Root", lambda r, t: r if t.collective in ("broadcast", "reduce") else -1),
+        metadata=sets(ROOTED, "Root", lambda r, t: r if t.collective in ROOTED_COLLECTIVES else -1),
     )
     # host reductions (ring Reduce-Scatter, ring Allreduce): time to add one received byte
     reduce_ps_per_byte: int = field(default=HOST_REDUCE_PS_PER_BYTE, metadata=sets(HOST_REDUCTIONS, "ReducePsPerByte"))

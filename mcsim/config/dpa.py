@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from mcsim.config.ns3_attributes import sets
 from mcsim.config.rdma import CompletionProcessorConfig, RdmaConfig
 from mcsim.errors import McsimError, pick, require_int, require_integer, require_positive
-from mcsim.units import PS_PER_S
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, require_rate_bps
 
 # receive path -> the payload is staged (Completion::staged, RdmaConfig.staging)
 RECEIVE_PATHS = {"zero_copy": False, "staging": True}
@@ -34,6 +34,10 @@ PROFILES: dict[str, dict[str, float]] = {
     "sdr-rdma": {"issue_share": 0.45, "core_contention": 0.012},
 }
 DEFAULT_PROFILE = "sc24"  # DpaConfig()'s sharing
+# Dpa's attribute checkers (dpa/model/dpa.cc): Cores and ThreadsPerCore 1..4096, IssueShare 1e-9..1
+MAX_CORES = 4096
+CORES_WHY = " (Dpa's Cores and ThreadsPerCore checkers)"
+MIN_ISSUE_SHARE = 1e-9
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,8 +64,8 @@ class DpaConfig:
 
     def __post_init__(self) -> None:
         where = "DpaConfig"
-        require_int(where, "cores", self.cores, lo=1)
-        require_int(where, "threads_per_core", self.threads_per_core, lo=1)
+        require_int(where, "cores", self.cores, lo=1, hi=MAX_CORES, why=CORES_WHY)
+        require_int(where, "threads_per_core", self.threads_per_core, lo=1, hi=MAX_CORES, why=CORES_WHY)
         require_integer(where, threads=self.threads)
         most = self.cores * self.threads_per_core
         if self.threads < 1:
@@ -72,19 +76,44 @@ class DpaConfig:
                 f"(cores={self.cores} x threads_per_core={self.threads_per_core} = {most}); use at most {most}"
             )
         pick("thread placement", self.placement, PLACEMENTS)
-        require_int(where, "zero_copy_cycles", self.zero_copy_cycles, lo=0)
-        require_int(where, "staging_cycles", self.staging_cycles, lo=0)
-        require_int(where, "clock_hz", self.clock_hz, lo=1)
-        require_int(where, "loopback_bps", self.loopback_bps, lo=1)
+        require_int(where, "clock_hz", self.clock_hz, lo=1, hi=2**64 - 1, why=" (uint64 in C++)")
+        for name in ("zero_copy_cycles", "staging_cycles"):
+            cycles = require_int(where, name, getattr(self, name), lo=0, hi=2**32 - 1, why=" (uint32 in C++)")
+            if cycles * PS_PER_S > MAX_SIMULATED_PS * self.clock_hz:  # a lone thread's time per completion
+                raise McsimError(
+                    f"{where}: {name}={cycles} at clock_hz={self.clock_hz} is {cycles / self.clock_hz:.4g} s per "
+                    f"completion, past {CLOCK_LIMIT}"
+                )
+        require_rate_bps(where, "loopback_bps", self.loopback_bps, lo=1)
         require_positive(where, issue_share=self.issue_share)
         if not self.issue_share <= 1:
             raise McsimError(f"{where}: issue_share={self.issue_share!r} must be in (0, 1]; 1 means no latency hiding")
+        if self.issue_share < MIN_ISSUE_SHARE:
+            raise McsimError(
+                f"{where}: issue_share={self.issue_share!r} must be >= {MIN_ISSUE_SHARE:g} (Dpa's IssueShare checker)"
+            )
         if isinstance(self.core_contention, bool) or not isinstance(self.core_contention, int | float):
             raise McsimError(f"{where}: core_contention={self.core_contention!r} must be a number")
         if not self.core_contention >= 0:
             raise McsimError(
                 f"{where}: core_contention={self.core_contention!r} must be >= 0; 0 makes cores independent"
             )
+        if self.core_contention == math.inf:
+            raise McsimError(f"{where}: core_contention=inf must be finite (the share of a completion per busy core)")
+        slowest = self._slowest_completion_ps()
+        if slowest > MAX_SIMULATED_PS:
+            raise McsimError(
+                f"{where}: core_contention={self.core_contention!r} and issue_share={self.issue_share!r} make a "
+                f"completion take up to {slowest:.3g} ps (every core busy, {min(self.threads, self.threads_per_core)} "
+                f"threads on one), past {CLOCK_LIMIT}"
+            )
+
+    def _slowest_completion_ps(self) -> float:
+        """The longest a completion can take under the sharing model: the costlier path, as many threads busy on
+        its core as one holds, every core busy (as service_ps, in floating point: no rounding, no overflow)."""
+        on_core = min(self.threads, self.threads_per_core)
+        lone_ps = max(self.zero_copy_cycles, self.staging_cycles) * 1e12 / self.clock_hz
+        return lone_ps * (1.0 + self.core_contention * (self.cores - 1)) / self.sharing_factor(on_core)
 
     def core_of(self, thread: int) -> int:
         """The core thread ``thread`` runs on."""

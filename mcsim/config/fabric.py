@@ -18,7 +18,17 @@ from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, is_integer, pick, require_positive
 from mcsim.result import NEVER
 from mcsim.routing.layout import Layout
-from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS
+from mcsim.topology.physics import Link
+from mcsim.units import (
+    CLOCK_LIMIT,
+    MAX_SIMULATED_PS,
+    MAX_SIZE_B,
+    PS_PER_S,
+    format_rate,
+    format_time,
+    require_rate_bps,
+    require_time_ps,
+)
 
 # the C++ types FabricConfig sets attributes of: the Fabric, and the factories of its switches and ports
 FABRIC, SWITCH, PORT = "ns3::mcsim::Fabric", "ns3::mcsim::Switch", "ns3::mcsim::Port"
@@ -37,6 +47,7 @@ DEFAULT_BUFFER_BYTES = 256 * 1024  # Port::DEFAULT_BUFFER_BYTES (fabric/doc/fabr
 # (IEEE 802.1Qbb: 16 bits of 512-bit-time quanta), refreshed at half of it while in force
 DEFAULT_PFC_RESUME_OFFSET_BYTES = 2 * 4096
 PFC_MAX_QUANTA = 0xFFFF
+PFC_FRAME_BYTES = 64  # pfc::FRAME_BYTES (fabric/model/pfc.h): a PFC frame, destination address to FCS
 ECN_DEFAULT_PMAX = 0.01  # ecn::DEFAULT_PMAX (fabric/model/ecn.h): DCQCN's (SIGCOMM 2015, section 5.3)
 # ASSUMPTION: partial-sum buffer per switch (no published figure for the SHARP ASICs); 4 MiB holds
 # 1024 slots of 4 KiB, far more than a lossless tree needs to stream at line rate.
@@ -145,8 +156,8 @@ class FabricConfig:
             raise McsimError(f"FabricConfig: ecn_kmin_b={self.ecn_kmin_b} must be <= ecn_kmax_b={self.ecn_kmax_b}")
         if not isinstance(self.pfc_max_frame_b, int) or not 0 < self.pfc_max_frame_b < 2**32:
             raise McsimError(f"FabricConfig: pfc_max_frame_b={self.pfc_max_frame_b!r} must be an integer in 1..2**32-1")
-        if self.aggregation_rate_bps >= 2**64:
-            raise McsimError(f"FabricConfig: aggregation_rate_bps={self.aggregation_rate_bps} must be < 2**64")
+        require_time_ps("FabricConfig", "switch_latency_ps", self.switch_latency_ps)
+        require_rate_bps("FabricConfig", "aggregation_rate_bps", self.aggregation_rate_bps, lo=0)
         if self.seed > MAX_SEED:
             raise McsimError(f"FabricConfig: seed={self.seed} must be < 2**64")
         _check_probability("FabricConfig", "loss", self.loss)
@@ -215,6 +226,10 @@ class Faults:
         if not isinstance(self.link_loss, Mapping):
             raise McsimError(f"Faults: link_loss={self.link_loss!r} must be a dict {{(u, v): p}}")
         object.__setattr__(self, "link_loss", dict(self.link_loss))
+        for name, fields in (("drops", "(node, port, index)"), ("link_down", "(u, v, down_ps, up_ps)")):
+            rows = getattr(self, name)
+            if isinstance(rows, str | bytes) or not isinstance(rows, Sequence):  # a string's letters are no rows
+                raise McsimError(f"Faults: {name}={rows!r} must be a list of {fields} entries")
         object.__setattr__(self, "drops", tuple(_row("drops", i, r, 3) for i, r in enumerate(self.drops)))
         object.__setattr__(self, "link_down", tuple(_row("link_down", i, r, 4) for i, r in enumerate(self.link_down)))
         for edge, p in self.link_loss.items():
@@ -332,6 +347,24 @@ class Flow:
     start_ps: int = 0
     flow_id: int = 0  # ECMP hash input: flows with different ids may take different paths
 
+    def __post_init__(self) -> None:
+        """Types now, and what crosses the C ABI (src, dst, group, mtu_b, flow_id as uint32); the hosts, the
+        group and the buffers are checked against the fabric by simulate()."""
+        for name in ("src", "size_b", "dst", "group", "mtu_b", "start_ps", "flow_id"):
+            value = getattr(self, name)
+            if not (is_integer(value) or (value is None and name in ("dst", "group"))):
+                raise McsimError(
+                    f"Flow: {name}={value!r} must be an integer" + (" or None" * (name in ("dst", "group")))
+                )
+        for name in ("src", "dst", "group", "mtu_b", "flow_id"):
+            value = getattr(self, name)
+            if value is not None and value > MAX_NODE_ID:
+                raise McsimError(f"Flow: {name}={value} must be <= {MAX_NODE_ID} (uint32 in C++)")
+        if self.flow_id < 0:
+            raise McsimError(f"Flow: flow_id={self.flow_id} must be >= 0")
+        if self.size_b > MAX_SIZE_B:
+            raise McsimError(f"Flow: size_b={self.size_b} must be <= {MAX_SIZE_B} (2^62 B, mcsim's largest size)")
+
     @property
     def destination(self) -> int:
         """The FabricHeader destination: the host, or the group with GROUP_FLAG set."""
@@ -352,6 +385,60 @@ def destination(dst: int | None, group: int | None) -> int:
     return dst
 
 
+# keywords of the run functions (simulate, run_verbs) that have a new name: old -> new. ``fabric=`` is what
+# Scenario calls the fabric's settings; simulate and run_verbs called them ``config=`` before issue 49
+RENAMED_KEYWORDS = {"config": "fabric"}
+
+
+def check_renamed(where: str, given: Mapping[str, object], known: Sequence[str] = ()) -> None:
+    """Raise McsimError (one line) for a keyword of ``given`` (the ``**`` of ``where``) that ``where`` does not
+    take: an old name with its new one, or any other unless in ``known``."""
+    for name in given:
+        if name in RENAMED_KEYWORDS:
+            new = RENAMED_KEYWORDS[name]
+            raise McsimError(
+                f"{where}: {name}= is now called {new}= (as Scenario calls it); pass {new}=FabricConfig(...)"
+            )
+        if name not in known:
+            raise McsimError(f"{where}: unknown keyword {name}=")
+
+
+def check_run_arguments(where: str, **values: tuple[object, type]) -> None:
+    """Raise McsimError (one line) for the first argument of a run function (simulate, run_verbs) that is not of
+    its type (None: the default) or, for a tuple type's name ending in "s", not a list of that type."""
+    for name, (value, cls) in values.items():
+        if value is None:
+            continue
+        if name in RUN_LISTS:
+            if (
+                isinstance(value, str | bytes)
+                or not isinstance(value, Sequence)
+                or not all(isinstance(x, cls) for x in value)
+            ):
+                raise McsimError(f"{where}: {name}={value!r} must be a list of {cls.__name__}")
+        elif not isinstance(value, cls):
+            raise McsimError(f"{where}: {name}={value!r} must be a {cls.__name__} or None")
+
+
+RUN_LISTS = ("flows", "rc_ops", "ud_streams")  # the run functions' arguments that are lists of one type
+
+
+def check_groups(where: str, groups: object, n_hosts: int) -> None:
+    """Raise McsimError (one line) unless ``groups`` is a list of multicast groups, each a list of distinct hosts
+    (a string's letters are no hosts)."""
+    if isinstance(groups, str | bytes) or not isinstance(groups, Sequence):
+        raise McsimError(f"{where}: groups={groups!r} must be a list of groups, each a list of hosts, e.g. [[0, 1, 2]]")
+    for i, members in enumerate(groups):
+        if (
+            isinstance(members, str | bytes)
+            or not isinstance(members, Sequence)
+            or not all(is_integer(h) and 0 <= h < n_hosts for h in members)
+        ):
+            raise McsimError(f"{where}: groups[{i}]={members!r} must be a list of hosts (hosts are 0..{n_hosts - 1})")
+        if len(set(members)) != len(members):
+            raise McsimError(f"{where}: groups[{i}]={list(members)!r} names a host twice")
+
+
 def check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: FabricConfig) -> None:
     n_hosts = layout.hosts
     if not flows:
@@ -369,8 +456,7 @@ def check_flows(layout: Layout, flows: Sequence[Flow], n_groups: int, config: Fa
         if f.group is not None and not 0 <= f.group < n_groups:
             raise McsimError(f"{where}: group={f.group} is not one of the {n_groups} groups given")
         require_positive(where, size_b=f.size_b, mtu_b=f.mtu_b)
-        if f.start_ps < 0:
-            raise McsimError(f"{where}: start_ps={f.start_ps} must be >= 0")
+        require_time_ps(where, "start_ps", f.start_ps)
         check_lossless_buffers(where, config, f.mtu_b + FABRIC_HEADER_BYTES, "mtu_b")
 
 
@@ -388,3 +474,46 @@ def check_lossless_buffers(where: str, config: FabricConfig, packet_b: int, lowe
                 f"{where}: a {wire} B packet does not fit a lossless buffer of {size} B ({name}); a lossless "
                 f"buffer holds at least one largest packet: raise {name} to >= {wire} or lower {lower}"
             )
+
+
+def pfc_headroom_b(config: FabricConfig, link: Link) -> int:
+    """What can still arrive at a PFC ingress of ``link`` once it passes XOFF, when nothing leaves it: the
+    headroom the model computes when ``pfc_headroom_b`` is 0 (Port::PfcComputedHeadroom; fabric.md, "Priority
+    Flow Control"). The frame this port is sending delays the PFC frame, then the PFC frame's wire time, the
+    frame the peer is sending when it arrives, and a link delay of bytes each way: 2 x (pfc_max_frame_b +
+    header_b) + (PFC_FRAME_BYTES + header_b) + 2 x ceil(delay x data rate / 8)."""
+    frame = config.pfc_max_frame_b + config.header_b
+    delay_b = -(-link.delay_ps * link.data_rate_bps // (8 * PS_PER_S))
+    return 2 * frame + PFC_FRAME_BYTES + config.header_b + 2 * delay_b
+
+
+def check_pfc(where: str, config: FabricConfig, layout: Layout, prefix: str = "") -> None:
+    """Raise McsimError (one line) for PFC settings the links of ``layout`` cannot work with: a headroom given
+    below what can still arrive once an ingress pauses its peer (the lossless class would drop), or a switch
+    port's buffer (switch_buffer_b) that does not hold the headroom in force when XOFF is computed from it
+    (pfc_xoff_b 0). ``prefix`` names the config as the caller took it ("fabric.")."""
+    if config.flow_control != "pfc":
+        return
+    g, hosts = layout.graph, layout.hosts
+    links = [(pfc_headroom_b(config, Link.from_edge(a)), u, v, Link.from_edge(a)) for u, v, a in g.edges(data=True)]
+    need, u, v, link = max(links, key=lambda row: row[0])  # the first link of the largest headroom
+    given = config.pfc_headroom_b
+    if 0 < given < need:
+        frame = config.pfc_max_frame_b + config.header_b
+        raise McsimError(
+            f"{where}: {prefix}pfc_headroom_b={given} is less than what can still arrive at a PFC ingress once it "
+            f"pauses its peer on link {u}-{v} ({format_rate(link.data_rate_bps)} of data, "
+            f"{format_time(link.delay_ps)}): 2 x {frame} B frames + a {PFC_FRAME_BYTES + config.header_b} B PFC "
+            f'frame + a link delay of bytes each way = {need} B (fabric.md, "Priority Flow Control"), so the '
+            f"lossless class would drop; give >= {need}, or 0 (computed per link)"
+        )
+    if config.pfc_xoff_b == 0:
+        switch_links = [(u, v, a) for u, v, a in g.edges(data=True) if u >= hosts or v >= hosts]
+        for u, v, attrs in switch_links:
+            headroom = given or pfc_headroom_b(config, Link.from_edge(attrs))
+            if headroom >= config.switch_buffer_b:
+                raise McsimError(
+                    f"{where}: a PFC ingress buffer of {config.switch_buffer_b} B does not hold its headroom of "
+                    f"{headroom} B on link {u}-{v} ({prefix}switch_buffer_b; XOFF is the buffer less the headroom when "
+                    f"pfc_xoff_b=0); raise switch_buffer_b above {headroom} or give pfc_xoff_b"
+                )

@@ -16,11 +16,11 @@ from typing import ClassVar, Protocol
 
 from mcsim.config.fabric import DEFAULT_MTU_BYTES, FabricConfig, check_lossless_buffers
 from mcsim.config.ns3_attributes import sets
-from mcsim.errors import McsimError, pick, require_bool, require_int, require_positive
+from mcsim.errors import McsimError, pick, require_bool, require_int, require_integer, require_positive
 from mcsim.routing.layout import Layout
 from mcsim.topology.physics import Link
 from mcsim.topology.summary import diameter_hops
-from mcsim.units import MAX_SIMULATED_PS
+from mcsim.units import PS_PER_S, format_rate, format_time, require_rate_bps, require_time_ps
 
 # the C++ types RdmaConfig, RcConfig and HostCpuConfig set attributes of
 NIC, UD_QP, RC_QP, HOST_CPU = "ns3::mcsim::Nic", "ns3::mcsim::UdQp", "ns3::mcsim::RcQp", "ns3::mcsim::HostCpu"
@@ -60,6 +60,7 @@ ENDPOINTS_WHY = (
     f"{MAX_ENDPOINTS} multicast LIDs (a NIC has 65535 QPs)"
 )
 MAX_MESSAGE_B = 2**31  # the largest InfiniBand message (one RDMA WRITE): 2 GiB
+MAX_U32 = 2**32 - 1  # what crosses the C ABI as uint32 (a UD stream's datagram count)
 MCAST_MAX_CHUNKS = 2**24 - 1  # the multicast chunk id is 24 bits of the UD immediate
 RING_MAX_CHUNKS = 2**32 - 1  # the ring chunk id is the WRITE's 32-bit immediate
 MAX_PSNS = 2**32 - 1  # packets one RC QP may send: its 32-bit PSNs must not wrap within a run
@@ -109,8 +110,8 @@ class HostCpuConfig:
     defer_completions: bool = field(default=True, metadata=sets(HOST_CPU, "DeferCompletions"))
 
     def __post_init__(self) -> None:
-        require_int("HostCpuConfig", "completion_ps", self.completion_ps, lo=0)
-        require_positive("HostCpuConfig", memcpy_bps=self.memcpy_bps)
+        require_time_ps("HostCpuConfig", "completion_ps", self.completion_ps)
+        require_rate_bps("HostCpuConfig", "memcpy_bps", self.memcpy_bps, lo=1)
         require_bool("HostCpuConfig", defer_completions=self.defer_completions)
 
 
@@ -139,6 +140,7 @@ class RcConfig:
     max_outstanding_reads: int = field(default=16, metadata=sets(RC_QP, "MaxOutstandingReads"))
 
     def __post_init__(self) -> None:
+        require_integer("RcConfig", ack_interval=self.ack_interval, max_outstanding_reads=self.max_outstanding_reads)
         require_positive("RcConfig", ack_interval=self.ack_interval, max_outstanding_reads=self.max_outstanding_reads)
         for name, top in (("ack_timeout_exp", 31), ("retry_cnt", 7), ("rnr_retry", 7), ("min_rnr_timer", 31)):
             value = getattr(self, name)
@@ -213,33 +215,28 @@ class RdmaConfig:
         pick("congestion control", self.congestion_control, CONGESTION_CONTROLS)
         if isinstance(self.dcqcn_g, bool) or not isinstance(self.dcqcn_g, int | float) or not 0 < self.dcqcn_g <= 1:
             raise McsimError(f"RdmaConfig: dcqcn_g={self.dcqcn_g!r} must be a number in (0, 1]")
-        for name in ("dcqcn_alpha_timer_ps", "dcqcn_rate_timer_ps", "dcqcn_byte_counter_b", "dcqcn_min_rate_bps"):
-            require_int("RdmaConfig", name, getattr(self, name), lo=1)
-        at_least_0 = (
-            "dcqcn_f",
-            "dcqcn_rai_bps",
-            "dcqcn_rhai_bps",
-            "dcqcn_cnp_interval_ps",
-            "dcqcn_rate_reduce_period_ps",
-        )
-        for name in at_least_0:
-            require_int("RdmaConfig", name, getattr(self, name), lo=0)
+        require_int("RdmaConfig", "dcqcn_byte_counter_b", self.dcqcn_byte_counter_b, lo=1)
+        require_int("RdmaConfig", "dcqcn_f", self.dcqcn_f, lo=0)
+        # DCQCN's timers run (0 would fire for ever at one instant), its intervals may be 0 (none); every time
+        # within the simulated clock, every rate within mcsim's largest
+        for name in ("dcqcn_alpha_timer_ps", "dcqcn_rate_timer_ps"):
+            require_time_ps("RdmaConfig", name, getattr(self, name), lo=1)
+        for name in ("dcqcn_cnp_interval_ps", "dcqcn_rate_reduce_period_ps", "send_latency_ps", "receive_latency_ps"):
+            require_time_ps("RdmaConfig", name, getattr(self, name))
+        require_rate_bps("RdmaConfig", "dcqcn_min_rate_bps", self.dcqcn_min_rate_bps, lo=1)
+        for name in ("dcqcn_rai_bps", "dcqcn_rhai_bps", "hpcc_rai_bps"):
+            require_rate_bps("RdmaConfig", name, getattr(self, name), lo=0)
         if isinstance(self.hpcc_eta, bool) or not isinstance(self.hpcc_eta, int | float) or not 0 < self.hpcc_eta <= 1:
             raise McsimError(f"RdmaConfig: hpcc_eta={self.hpcc_eta!r} must be a number in (0, 1]")
-        for name, hi in (
-            ("hpcc_max_stage", 2**32 - 1),
-            ("hpcc_rai_bps", 2**64 - 1),
-            ("hpcc_base_rtt_ps", MAX_SIMULATED_PS),
-        ):
-            require_int("RdmaConfig", name, getattr(self, name), lo=0, hi=hi)
+        require_int("RdmaConfig", "hpcc_max_stage", self.hpcc_max_stage, lo=0, hi=2**32 - 1)
+        require_time_ps("RdmaConfig", "hpcc_base_rtt_ps", self.hpcc_base_rtt_ps)
         pick("send_completions", self.send_completions, SEND_COMPLETIONS)
         if self.mtu_b not in IB_MTUS:
             raise McsimError(f"RdmaConfig: mtu_b={self.mtu_b} is not an MTU; choose one of {IB_MTUS}")
         if isinstance(self.rq_depth, int) and self.rq_depth < 1:
             raise McsimError(f"RdmaConfig: rq_depth={self.rq_depth} must be >= 1 (a UD QP needs posted buffers)")
         require_positive("RdmaConfig", rq_depth=self.rq_depth, region_b=self.region_b)
-        for name in ("send_latency_ps", "receive_latency_ps"):
-            require_int("RdmaConfig", name, getattr(self, name), lo=0)
+        require_integer("RdmaConfig", rq_depth=self.rq_depth, region_b=self.region_b)  # 8.5 buffers are none
         if not isinstance(self.rc, RcConfig):
             raise McsimError(f"RdmaConfig: rc={self.rc!r} must be an RcConfig")
         require_bool(
@@ -268,8 +265,13 @@ class RcOp:
         """Types and signs now (a 4096.5-byte READ is an error, not a 4096-byte one); the hosts and
         the region are checked against the fabric by run_verbs."""
         pick("RC verb", self.verb, RC_VERBS)
-        for name, lo in (("src", 0), ("dst", 0), ("size_b", 1), ("start_ps", 0)):
+        for name, lo in (("src", 0), ("dst", 0)):
             require_int("RcOp", name, getattr(self, name), lo=lo)
+        if require_int("RcOp", "size_b", self.size_b, lo=1) > MAX_MESSAGE_B:
+            raise McsimError(
+                f"RcOp: size_b={self.size_b} must be <= {MAX_MESSAGE_B} (2 GiB: the largest InfiniBand message)"
+            )
+        require_time_ps("RcOp", "start_ps", self.start_ps)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -285,8 +287,11 @@ class UdStream:
 
     def __post_init__(self) -> None:
         """Types and signs now; the hosts, the group and the MTU are checked by run_verbs."""
-        for name, lo in (("src", 0), ("size_b", 1), ("count", 1), ("start_ps", 0)):
+        for name, lo in (("src", 0), ("size_b", 1)):
             require_int("UdStream", name, getattr(self, name), lo=lo)
+        if require_int("UdStream", "count", self.count, lo=1) > MAX_U32:
+            raise McsimError(f"UdStream: count={self.count} must be <= {MAX_U32} (uint32 in C++)")
+        require_time_ps("UdStream", "start_ps", self.start_ps)
         for name in ("dst", "group"):
             if getattr(self, name) is not None:
                 require_int("UdStream", name, getattr(self, name), lo=0)
@@ -299,7 +304,9 @@ def check_workload(
     groups: Sequence[Sequence[int]],
     cfg: RdmaConfig,
 ) -> None:
-    """Raise McsimError (one line) for an op or stream that does not fit ``n_hosts`` hosts, ``groups`` or ``cfg``."""
+    """Raise McsimError (one line) for an op or stream that does not fit ``n_hosts`` hosts, ``groups`` or ``cfg``
+    (and for a receive queue deeper than a ConnectX queue, which Scenario checks for its runs)."""
+    require_int("run_verbs", "rdma.rq_depth", cfg.rq_depth, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
 
     def host(where: str, name: str, h: int) -> None:
         if not isinstance(h, int) or not 0 <= h < n_hosts:
@@ -429,3 +436,44 @@ def hpcc_base_rtt_ps(layout: Layout, fabric: FabricConfig, rdma: RdmaConfig) -> 
     data = slowest.tx_ps(rdma.mtu_b + MAX_WIRE_HEADER_B + INT_HEADER_B + fabric.header_b)
     ack = slowest.tx_ps(MAX_WIRE_HEADER_B + INT_HEADER_B + fabric.header_b)
     return hops * (2 * delay + data + ack) + 2 * (hops - 1) * fabric.switch_latency_ps
+
+
+def check_congestion_control(where: str, layout: Layout, rdma: RdmaConfig, prefix: str = "") -> None:
+    """Raise McsimError (one line) for congestion control parameters that cannot work at the slowest host's line
+    rate B: DCQCN's floor (``dcqcn_min_rate_bps``) above B, where a cut would raise a QP's rate past its link
+    (Dcqcn in rdma/model/dcqcn.cc: Rc = max(min rate, the cut rate)); and HPCC's (check_hpcc_window)."""
+    g = layout.graph
+    rate = min(Link.from_edge(g.edges[h, next(iter(g.neighbors(h)))]).data_rate_bps for h in range(layout.hosts))
+    if rdma.congestion_control == "dcqcn" and rdma.dcqcn_min_rate_bps > rate:
+        raise McsimError(
+            f"{where}: {prefix}dcqcn_min_rate_bps={rdma.dcqcn_min_rate_bps} is above the hosts' line rate "
+            f"{format_rate(rate)}: DCQCN's rate cut would raise a QP past its link (Rc = max(min rate, cut); rdma.md, "
+            f'"DCQCN"); give <= {rate}'
+        )
+    check_hpcc_window(where, rate, rdma, prefix)
+
+
+def check_hpcc_window(where: str, rate: int, rdma: RdmaConfig, prefix: str = "") -> None:
+    """Raise McsimError (one line) for HPCC parameters its sender cannot work with (Hpcc in rdma/model/hpcc.cc;
+    rdma.md, "HPCC"), at the slowest host's line rate B (``rate``): a window W_init = B x T (``hpcc_base_rtt_ps``)
+    under one byte (an RC QP sends while its bytes in flight are below the window, rc-qp.cc: it would send nothing, its
+    transfers would never complete, and with retry_cnt=None the run would never end; a window under one packet
+    still lets one packet fly per round trip), or an additive
+    increase R_AI (``hpcc_rai_bps``) above B (W_AI = R_AI x T would pass W_init, the window's ceiling). T 0 is
+    computed from the fabric (mcsim.native.rdma: its longest path, there and back); R_AI 0 is B / 2500."""
+    if rdma.congestion_control != "hpcc":
+        return
+    if rdma.hpcc_rai_bps > rate:
+        raise McsimError(
+            f"{where}: {prefix}hpcc_rai_bps={rdma.hpcc_rai_bps} is above the hosts' line rate {format_rate(rate)}: "
+            "HPCC's additive increase W_AI = R_AI x T would pass its largest window W_init = line rate x T (HPCC, "
+            f'SIGCOMM 2019; rdma.md, "HPCC"); give <= {rate}, or 0 (the line rate / 2500)'
+        )
+    t_ps = rdma.hpcc_base_rtt_ps
+    if 0 < t_ps and rate * t_ps < 8 * PS_PER_S:
+        least_ps = -(-8 * PS_PER_S // rate)
+        raise McsimError(
+            f"{where}: {prefix}hpcc_base_rtt_ps={t_ps} gives HPCC a window of less than 1 B at {format_rate(rate)} "
+            f'(W_init = line rate x T: HPCC, SIGCOMM 2019; rdma.md, "HPCC"): its QPs would send nothing and no RC '
+            f"transfer would complete; give >= {least_ps} ({format_time(least_ps)}), or 0 (the fabric's base RTT)"
+        )

@@ -29,7 +29,7 @@ from mcsim.config.collectives import (
     parts_of,
     ring_blocks,
 )
-from mcsim.config.fabric import FABRIC, FabricConfig, Faults
+from mcsim.config.fabric import FABRIC, FabricConfig, Faults, check_pfc
 from mcsim.config.ns3_attributes import sets
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import (
@@ -41,6 +41,7 @@ from mcsim.config.rdma import (
     RING_MAX_CHUNKS,
     PcapConfig,
     RdmaConfig,
+    check_congestion_control,
     fabric_config_for,
 )
 from mcsim.errors import McsimError, as_int, pick, require_bool, require_int
@@ -236,11 +237,16 @@ class Scenario:
         scenario_layout.check_tagged_ids(self, p, n, ring_chunk)
         self._check_timeout()
         self._check_modes(n)
+        if self.fabric.flow_control == "pfc":  # (the layout only where a check needs it: a sweep plans many)
+            check_pfc("Scenario", self.fabric, self._layout(), "fabric.")
+        if rdma_cfg.congestion_control != "none":
+            check_congestion_control("Scenario", self._layout(), rdma_cfg, "rdma.")
 
     def _check_modes(self, n: int) -> None:
         """The choices (batching, overlap, verify) and what they need."""
         pick("overlap_algorithm", self.overlap_algorithm, {"ring": None, "innet": None})
         pick("batching", self.batching, BATCHINGS)
+        scenario_layout.refuse_unread(self.unread(), self.root, self.collective, self.overlap_algorithm)
         if self.overlap is not None:
             pick("overlap", self.overlap, {"reduce_scatter": None})
             if self.collective != "allgather":
@@ -260,6 +266,14 @@ class Scenario:
                 )
         if self.faults is not None:
             self.faults.check(self._layout())
+
+    def unread(self) -> tuple[str, ...]:
+        """The tunables given other values than their defaults that this run does not read (e.g. endpoints with
+        the ring algorithm): scenario_layout.read_tunables."""
+        reads = scenario_layout.read_tunables(self._parts(), self.collective, self.overlap, self.overlap_algorithm)
+        defaults = {**FIELD_DEFAULTS, "ring_chunk": RING_CHUNK_B}
+        given = {**{n: getattr(self, n) for n in scenario_layout.TUNABLES}, "ring_chunk": self.ring_chunk_b}
+        return tuple(n for n in scenario_layout.TUNABLES if n not in reads and given[n] != defaults[n])
 
     @property
     def _innet(self) -> bool:
@@ -606,5 +620,6 @@ class Scenario:
         return hash(self.to_json())
 
 
+FIELD_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Scenario)}
 # the canonical dict's keys: the schema and every field's (sizes and rates in the units their keys name)
 CANONICAL_KEYS = tuple(sorted(("schema", *codec.plain_keys(Scenario))))

@@ -9,9 +9,14 @@ from __future__ import annotations
 from typing import Protocol
 
 from mcsim.config.collectives import (
+    ALGORITHMS,
     HALVING_STEP_MAX_CHUNKS,
+    HOST_REDUCTIONS,
+    MCAST,
     MCAST_ALGORITHMS,
     POWER_OF_2_ONLY,
+    RC_PIPELINES,
+    ROOTED_COLLECTIVES,
     TREE_MAX_IDS,
     Part,
     ring_blocks,
@@ -21,6 +26,59 @@ from mcsim.errors import McsimError
 from mcsim.runs import cost
 
 TREE_ALLREDUCES = ("tree", "double_tree")  # on C++ TreeAllreduce: two children a rank, landing zones for both
+# Scenario's tunables that only some collectives read (read_tunables says which), and those of them that only the
+# multicast protocol (C++ McastAllgather) reads
+TUNABLES = (
+    "roots",
+    "batch",
+    "batching",
+    "barriers",
+    "repair_reads",
+    "fin_wait",
+    "endpoints",
+    "timeout_scale",
+    "timeout_rate",
+    "ring_chunk",
+    "root",
+    "reduce_ps_per_byte",
+    "overlap_algorithm",
+)
+MCAST_PROTOCOL = ("batching", "barriers", "repair_reads", "fin_wait", "endpoints", "timeout_scale", "timeout_rate")
+
+
+def refuse_unread(unread: tuple[str, ...], root: int, collective: str, overlap_algorithm: str) -> None:
+    """root and overlap_algorithm given where the run does not read them (``unread``: Scenario.unread()): refused,
+    as the CLI refuses --root and --overlap-algorithm there. (The other unread tunables are run options a workload
+    and a sweep give every collective of a run: accepted.)"""
+    if "root" in unread:
+        raise McsimError(
+            f"Scenario: root={root} is for collective='broadcast' and 'reduce' (the rank that sends or gets the "
+            f"buffer); collective={collective!r} has no root"
+        )
+    if "overlap_algorithm" in unread:
+        raise McsimError(
+            f"Scenario: overlap_algorithm={overlap_algorithm!r} is the algorithm of overlap='reduce_scatter'; give "
+            "overlap='reduce_scatter' or leave overlap_algorithm out"
+        )
+
+
+def read_tunables(parts: list[Part], collective: str, overlap: str | None, overlap_algorithm: str) -> frozenset[str]:
+    """The TUNABLES a run of these teams (``parts``, and the overlapped Reduce-Scatter) reads: roots, the multicast
+    Allgather's; batch, a multicast's or an in-network reduction's; the multicast protocol's own; ring_chunk, the
+    RDMA WRITE pipelines'; root, a Broadcast's or a Reduce's; reduce_ps_per_byte, the host reductions';
+    overlap_algorithm, the overlap's. (The CLI's options for them are refused where they are not read.)"""
+    teams = [(part.collective, part.algorithm) for part in parts]
+    if overlap is not None:
+        teams.append(("reduce_scatter", overlap_algorithm))
+    ranks = {ALGORITHMS[team] for team in teams}
+    reads = {"overlap_algorithm"} if overlap is not None else set()
+    reads |= {"roots"} if ("allgather", "mcast") in teams else set()
+    reads |= {"batch"} if any(a in ("mcast", "innet") for _, a in teams) else set()
+    reads |= set(MCAST_PROTOCOL) if MCAST in ranks else set()
+    reads |= {"ring_chunk"} if any(a in RC_PIPELINES for _, a in teams) else set()
+    reads |= {"root"} if collective in ROOTED_COLLECTIVES else set()
+    reads |= {"reduce_ps_per_byte"} if ranks & set(HOST_REDUCTIONS) else set()
+    return frozenset(reads)
 
 
 class Scenario(Protocol):

@@ -14,11 +14,18 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim.config.fabric import FabricConfig
+from mcsim.config.fabric import (
+    RENAMED_KEYWORDS,
+    FabricConfig,
+    check_groups,
+    check_pfc,
+    check_renamed,
+    check_run_arguments,
+)
 from mcsim.config.queue_trace import QueueTraceConfig
-from mcsim.config.rdma import RcOp, RdmaConfig, UdStream, check_workload, fabric_config_for
+from mcsim.config.rdma import RcOp, RdmaConfig, UdStream, check_congestion_control, check_workload, fabric_config_for
 from mcsim.errors import McsimError
-from mcsim.native import fabric
+from mcsim.native import fabric as native_fabric
 from mcsim.native.rdma import build_stack, collect_verbs, verbs_workload
 from mcsim.native.simulation import Simulation
 from mcsim.result import VerbsResult
@@ -32,7 +39,7 @@ def run_verbs(
     ud_streams: Sequence[UdStream] = (),
     groups: Sequence[Sequence[int]] = (),
     rdma: RdmaConfig | None = None,
-    config: FabricConfig | None = None,
+    fabric: FabricConfig | None = None,
     queue_trace: QueueTraceConfig | None = None,
     **fabric_options: Any,
 ) -> VerbsResult:
@@ -49,22 +56,35 @@ def run_verbs(
         Multicast groups (lists of member hosts); UdStream.group indexes them.
     rdma
         NIC, QP and host-CPU settings.
-    config
-        Fabric settings; its header_b is replaced by the wire format's physical-layer
+    fabric
+        Fabric settings (the name Scenario gives them; ``config=``, their old name, is refused with a hint); its
+        header_b is replaced by the wire format's physical-layer
         overhead (0 for InfiniBand, 20 for RoCEv2), since the NIC sends real headers.
     queue_trace
         Sample the output queues of these ports (``VerbsResult.fabric.queue_trace``).
     fabric_options
         Passed on to mcsim.native.fabric.build (e.g. faults=...).
     """
+    check_renamed("run_verbs", {k: v for k, v in fabric_options.items() if k in RENAMED_KEYWORDS})
+    check_run_arguments(
+        "run_verbs",
+        rc_ops=(rc_ops, RcOp),
+        ud_streams=(ud_streams, UdStream),
+        rdma=(rdma, RdmaConfig),
+        fabric=(fabric, FabricConfig),
+        queue_trace=(queue_trace, QueueTraceConfig),
+    )
     rdma = rdma or RdmaConfig()
     if not rc_ops and not ud_streams:
         raise McsimError("run_verbs: no RC ops and no UD streams given")
     layout = layout_of(g)
+    check_groups("run_verbs", groups, layout.hosts)
     check_workload(layout.hosts, rc_ops, ud_streams, groups, rdma)
-    config = fabric_config_for(rdma, config, "run_verbs")
+    config = fabric_config_for(rdma, fabric, "run_verbs")
+    check_pfc("run_verbs", config, layout)
+    check_congestion_control("run_verbs", layout, rdma)
     with Simulation() as sim:
-        fab = sim.own_fabric(fabric.build(layout, groups=groups, config=config, **fabric_options))
+        fab = sim.own_fabric(native_fabric.build(layout, groups=groups, config=config, **fabric_options))
         stack = sim.own_stack(build_stack(fab, rdma))
         work = sim.own_app(verbs_workload(stack, groups, rc_ops, ud_streams))
         if queue_trace is not None:

@@ -145,10 +145,7 @@ def leaf_spine(
     if switch_ports is not None:
         _check_leaf_spine_ports(counts, spines, links_per_leaf_spine, switch_ports)
     hosts = sum(counts)
-    machine.require_fits(
-        f"leaf_spine: {hosts} hosts, {leaves + spines} switches (a route from every switch to every host)",
-        machine.fabric_memory_b(hosts, leaves + spines, hosts + leaves * spines),
-    )
+    _require_fits(hosts, leaves, spines)
     g: nx.Graph[int] = nx.Graph(name=f"leaf-spine-{leaves}x{spines}", builder="leaf_spine")
     g.graph["params"] = {
         "leaves": leaves,
@@ -302,6 +299,14 @@ def _add_nodes(g: nx.Graph[int], hosts: int, tiers: Sequence[tuple[str, int]]) -
         first += n
 
 
+def _require_fits(hosts: int, leaves: int, spines: int) -> None:
+    """The leaf-spine fabric's planning memory fits the machine (mcsim.util.machine), or one McsimError line."""
+    machine.require_fits(
+        f"leaf_spine: {hosts} hosts, {leaves + spines} switches (a route from every switch to every host)",
+        machine.fabric_memory_b(hosts, leaves + spines, hosts + leaves * spines),
+    )
+
+
 def _leaf_counts(leaves: int, spines: int, hosts_per_leaf: int | Sequence[int], links: int) -> list[int]:
     """The hosts of each leaf, every count checked."""
     require_integer("leaf_spine", leaves=leaves, spines=spines, links_per_leaf_spine=links)
@@ -311,6 +316,8 @@ def _leaf_counts(leaves: int, spines: int, hosts_per_leaf: int | Sequence[int], 
     if spines == 0 and leaves > 1:
         raise McsimError(f"leaf_spine: spines=0 leaves {leaves} leaves disconnected; use spines >= 1 or leaves=1")
     if isinstance(hosts_per_leaf, int) and not isinstance(hosts_per_leaf, bool):
+        require_positive("leaf_spine", hosts_per_leaf=hosts_per_leaf)
+        _require_fits(leaves * hosts_per_leaf, leaves, spines)  # before a list of `leaves` counts is made
         counts = [hosts_per_leaf] * leaves
     elif isinstance(hosts_per_leaf, Sequence) and not isinstance(hosts_per_leaf, str):
         counts = list(hosts_per_leaf)

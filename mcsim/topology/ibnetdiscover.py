@@ -353,6 +353,9 @@ def build(
     ``roots`` names switches (id, GUID or unique description) to rank tiers from; ``delay_ps`` is every
     link's propagation delay (ibnetdiscover reports no cable length).
     """
+    if isinstance(roots, str | bytes) or not isinstance(roots, Sequence) or not all(isinstance(r, str) for r in roots):
+        hint = f"; for one root, roots=[{roots!r}]" if isinstance(roots, str) else ""
+        raise McsimError(f"{where}: roots={roots!r} must be a list of switch names (ids, GUIDs or descriptions){hint}")
     cables, disagree = _cables(nodes, ports, where)
     kept, skipped = _select(nodes, cables)
     linked = {n for c in kept for n in (c.node, c.peer)}

@@ -225,15 +225,22 @@ ETHERNET_PRESETS: dict[int, str] = {
     for name, (lanes, lane_bps, data_bits, line_bits) in ETHERNET_PHYS.items()
 }
 
-# InfiniBand generations by nominal rate: 56 Gbit/s is 4xFDR, 100 Gbit/s 4xEDR (IB_LANE_SPEEDS).
+# InfiniBand generations by nominal rate, from the lane table (IB_LANE_SPEEDS), as an imported link of that
+# speed gets them: 56 Gbit/s is 4xFDR (its name, 54.545 Gbit/s of data), the others their data rate: 100 Gbit/s
+# 4xEDR (64b/66b), 200, 400 and 800 Gbit/s 4xHDR, 4xNDR and 4xXDR, 1.6 Tbit/s 8xXDR (an assumption: IBTA's XDR
+# ports are 4x, 800 Gbit/s), each 16b/17b (256b/257b x RS(544,514)). The data rate of each is its nominal rate
+# exactly, and a packet's wire time (bits x 17 / (16 x rate)) the same number of ps as at that rate with no line
+# code: what the 200G-1.6T presets simulate did not change when they took the lane table (issue 49).
+IB_PRESET_PORTS = ("4xEDR", "4xHDR", "4xNDR", "4xXDR", "8xXDR")
 LINK_PRESETS: dict[int, tuple[int, int, int]] = {  # nominal bit/s -> (rate_bps, data bits, line bits)
     56 * 10**9: _ib_preset("4xFDR"),
-    100 * 10**9: _ib_preset("4xEDR"),
+    **{infiniband_link(port).data_rate_bps: _ib_preset(port) for port in IB_PRESET_PORTS},
 }
 
 
 def preset(nominal_bps: int, *, delay_ps: int = DEFAULT_DELAY_PS, ethernet: bool = False) -> Link:
-    """The link of a nominal rate: 56 Gbit/s is FDR (56.25 Gbit/s, 64b/66b), 100 EDR; others as given. With
+    """The link of a nominal rate: 56 Gbit/s is FDR (56.25 Gbit/s, 64b/66b), 100 EDR, 200 HDR .. 1600 8xXDR
+    (LINK_PRESETS); others as given, with no line code. With
     ``ethernet``, the Ethernet physical layer of that data rate (ETHERNET_PRESETS: 100GbE .. 1.6TbE) if any."""
     if ethernet and nominal_bps in ETHERNET_PRESETS:
         return ethernet_link(ETHERNET_PRESETS[nominal_bps], delay_ps=delay_ps)

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcsim import topology
+from mcsim.config.collectives import ROOTED_COLLECTIVES
 from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.rdma import IB_MTUS, HostCpuConfig, RcConfig, RdmaConfig
@@ -230,7 +231,7 @@ def scenarios(draw) -> Scenario:
         ranks=ranks,
         roots=draw(st.integers(1, p)),
         batch=draw(st.integers(1, 512)),
-        root=draw(st.integers(0, p - 1)),
+        root=draw(st.integers(0, p - 1)) if collective in ROOTED_COLLECTIVES else 0,  # the others have none
         endpoints=draw(st.integers(1, 4)),
         timeout_scale=draw(st.sampled_from([1, 2.5, 5.0])),
         mtu=draw(st.sampled_from(IB_MTUS)),

@@ -291,3 +291,20 @@ def test_a_missing_file_and_an_unknown_root_are_one_line(tmp_path):
         read_ibnetdiscover(tmp_path / "nope.topo")
     with pytest.raises(McsimError, match=r": root 'S-99' names no switch; give a switch's id or GUID"):
         read_ibnetdiscover(MAN, roots=["S-99"])
+
+
+@pytest.mark.parametrize(
+    ("roots", "message"),
+    [  # issue 49: a string was read letter by letter ("root 'S' names no switch")
+        (
+            "S-0000000000000030",
+            r": roots='S-0000000000000030' must be a list of switch names \(ids, GUIDs or descriptions\); for one "
+            r"root, roots=\['S-0000000000000030'\]$",
+        ),
+        (3, r": roots=3 must be a list of switch names \(ids, GUIDs or descriptions\)$"),
+        ([0x30], r": roots=\[48\] must be a list of switch names \(ids, GUIDs or descriptions\)$"),
+    ],
+)
+def test_roots_that_are_no_list_of_names_are_one_line(roots, message):
+    with pytest.raises(McsimError, match=rf"^ibnetdiscover file '.*'{message}"):
+        read_ibnetdiscover(MAN, roots=roots)

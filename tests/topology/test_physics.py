@@ -16,8 +16,12 @@ from mcsim.units import PS_PER_S, parse_rate
     [
         ("56Gbps", "56.25Gbps", (64, 66), 54_545_454_545),  # FDR: 4 x 14.0625 Gbaud, 64b/66b
         ("100Gbps", "103.125Gbps", (64, 66), 100 * 10**9),  # EDR: 4 x 25.78125 Gbaud, 64b/66b
-        ("200Gbps", "200Gbps", (1, 1), 200 * 10**9),  # HDR and faster: given as data rates
-        ("1.6Tbps", "1.6Tbps", (1, 1), 1_600 * 10**9),
+        # HDR and faster: the lane table's, as an imported link of that speed (issue 49: they had no line code)
+        ("200Gbps", "212.5Gbps", (16, 17), 200 * 10**9),  # 4xHDR: 4 x 53.125 Gbit/s, 256b/257b x RS(544,514)
+        ("400Gbps", "425Gbps", (16, 17), 400 * 10**9),  # 4xNDR: 4 x 106.25 Gbit/s
+        ("800Gbps", "850Gbps", (16, 17), 800 * 10**9),  # 4xXDR: 4 x 212.5 Gbit/s
+        ("1.6Tbps", "1.7Tbps", (16, 17), 1_600 * 10**9),  # 8xXDR (an assumption)
+        ("25Gbps", "25Gbps", (1, 1), 25 * 10**9),  # a rate no generation has: as given, no line code
     ],
 )
 def test_preset_turns_a_nominal_rate_into_signalling_rate_and_encoding(nominal, rate, bits, data_rate_bps):
@@ -146,3 +150,15 @@ def test_a_rocev2_scenario_runs_on_the_ethernet_preset_of_its_rate():
         link.rate_bps, link.encoding_data_bits, link.encoding_line_bits
     )  # fmt: skip
     assert sc.data_rate_bps == 400 * 10**9
+
+
+@pytest.mark.parametrize("nominal", ["200Gbps", "400Gbps", "800Gbps", "1.6Tbps"])
+@pytest.mark.parametrize("wire_b", [1, 64, 4122, 4096 + 86])
+def test_a_preset_and_an_imported_link_of_its_speed_agree_and_time_as_the_data_rate(nominal, wire_b):
+    from mcsim.topology.physics import IB_PRESET_PORTS, infiniband_link
+
+    link = preset(parse_rate(nominal))
+    port = next(p for p in IB_PRESET_PORTS if infiniband_link(p).data_rate_bps == parse_rate(nominal))
+    assert link == infiniband_link(port)  # one physics table: the lane table
+    # a packet's wire time at the data rate with no code is the same number of ps: the presets' runs unchanged
+    assert link.tx_ps(wire_b) == Link(rate_bps=parse_rate(nominal)).tx_ps(wire_b)

@@ -430,3 +430,13 @@ def test_topo_show_fat_tree_1024_r32(capsys):
     assert "hosts             1024" in out
     assert "160 (64 tor (tier1), 64 agg (tier2), 32 core (tier3)), up to 32 ports each" in out
     assert "diameter          6 hops" in out and "tier1 1:1, tier2 1:1" in out
+
+
+def test_a_leaf_spine_too_large_is_refused_before_its_leaves_are_listed():
+    # issue 49: 2**70 leaves made a list of 2**70 counts first (OverflowError), 10**9 leaves 8 GB of them
+    from mcsim.errors import McsimError
+    from mcsim.topology import leaf_spine
+
+    for leaves in (2**70, 10**9):
+        with pytest.raises(McsimError, match=rf"^leaf_spine: {leaves * 4} hosts, {leaves + 2} switches \(a route"):
+            leaf_spine(leaves, 2, 4, rate_bps=10**9, delay_ps=1000)
