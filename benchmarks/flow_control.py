@@ -31,7 +31,7 @@ cc = control.split("+")[1] if control.count("+") and not ecn else "none"
 if work == "incast":
     g = topology.leaf_spine(1, 0, 16, rate_bps=100 * 10**9, delay_ps=100_000)
     flows = [Flow(src=s, dst=0, size_b=1 << 20, flow_id=s) for s in range(1, 16)]
-    fab = simulate(g, flows, config=FabricConfig(flow_control=fc, header_b=20, ecn=ecn))
+    fab = simulate(g, flows, fabric=FabricConfig(flow_control=fc, header_b=20, ecn=ecn))
 else:
     sc = scenario_of(topology="fat-tree-k4", collective="allgather", algorithm=work, bytes_per_rank="4MiB",
                      wire_format="rocev2", fabric=FabricConfig(flow_control=fc, ecn=ecn), congestion_control=cc)

@@ -65,7 +65,9 @@ ADDED_LATER = (
     "congestion",
     "telemetry",
     "queue_trace",
-)  # Result.first_phase (issue 33), Result.protocol_events, .pcap_files (35), FabricResult.pfc (36), .queue_trace
+    "unfinished",
+)  # Result.first_phase (issue 33), Result.protocol_events, .pcap_files (35), FabricResult.pfc (36), .queue_trace,
+# JobResult.unfinished (49: None for a job that completed)
 
 
 def _walk(h: hashlib._Hash, value: object) -> None:

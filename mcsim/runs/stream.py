@@ -102,7 +102,7 @@ def stream(
     r = simulate(
         two_hosts(link),
         [Flow(src=0, dst=1, size_b=size_b, mtu_b=mtu_b)],
-        config=FabricConfig(header_b=header_b),
+        fabric=FabricConfig(header_b=header_b),
     )
     packets = int(r.sources["sent_packets"][0])
     return StreamResult(

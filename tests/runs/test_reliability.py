@@ -49,7 +49,7 @@ def test_a_lone_1_mib_read_at_5_percent_loss_completes_with_every_byte(seed):
     r = run_verbs(
         two_hosts(Link(rate_bps=parse_rate("56Gbps"))),
         rc_ops=[RcOp(verb="read", src=0, dst=1, size_b=1 << 20)],
-        config=FabricConfig(loss=0.05, seed=seed),
+        fabric=FabricConfig(loss=0.05, seed=seed),
     )
     assert r.fabric.drops_by_cause()["loss"] > 0
     assert r.rc_requester["completed"][0] == 1 and r.rc_requester["errors"][0] == 0

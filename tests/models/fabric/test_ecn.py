@@ -24,7 +24,7 @@ def incast(seed: int = 1, **kw):
     g = topology.leaf_spine(1, 0, 16, rate_bps=100 * 10**9, delay_ps=100_000)
     flows = [Flow(src=s, dst=0, size_b=1 << 20, flow_id=s) for s in range(1, 16)]
     config = FabricConfig(flow_control="pfc", header_b=20, ecn=True, seed=seed, **kw)
-    return simulate(g, flows, config=config)
+    return simulate(g, flows, fabric=config)
 
 
 def to_host0(r) -> int:
@@ -52,7 +52,7 @@ def test_step_marking_marks_all_but_the_packet_that_found_the_queue_empty():
 def test_a_lone_flow_never_queues_past_the_default_kmin():
     # default thresholds at 100 Gbit/s: 5 KB x 100/40 = 12.5 KB; one flow queues at most a packet
     g = topology.leaf_spine(1, 0, 2, rate_bps=100 * 10**9, delay_ps=100_000)
-    r = simulate(g, [Flow(src=1, dst=0, size_b=1 << 20)], config=FabricConfig(header_b=20, ecn=True))
+    r = simulate(g, [Flow(src=1, dst=0, size_b=1 << 20)], fabric=FabricConfig(header_b=20, ecn=True))
     assert int(r.ecn["ect_packets"].sum()) == 256 and int(r.ecn["ce_marked"].sum()) == 0
 
 

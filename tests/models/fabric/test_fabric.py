@@ -50,7 +50,7 @@ def test_stream_across_the_fabric_is_bytes_over_rate_plus_path_latency(rate, for
     g = two_leaves(link)  # host 0 -> leaf -> spine -> leaf -> host 2: 4 links, 3 switches
     size_b = parse_size("2MiB")
     config = replace(CONFIG, forwarding=forwarding)
-    r = simulate(g, [Flow(src=0, dst=2, size_b=size_b, mtu_b=MTU_B)], config=config)
+    r = simulate(g, [Flow(src=0, dst=2, size_b=size_b, mtu_b=MTU_B)], fabric=config)
     packets = size_b // MTU_B
     tx_ps = link.tx_ps(WIRE_B)
     # the host sends back to back, and the last packet crosses 4 links and 3 switch latencies;
@@ -82,7 +82,7 @@ def test_one_packet_across_h_switches_is_one_serialization_plus_h_switch_times(f
         if links - 1 in switches_seen:
             continue
         switches_seen.add(links - 1)
-        r = simulate(g, [Flow(src=hosts[0], dst=dst, size_b=MTU_B, mtu_b=MTU_B)], config=config)
+        r = simulate(g, [Flow(src=hosts[0], dst=dst, size_b=MTU_B, mtu_b=MTU_B)], fabric=config)
         expected_ps = tx_ps + (links - 1) * (wait_ps + LATENCY_PS) + links * link.delay_ps
         assert r.hosts["last_arrival_ps"][dst] == expected_ps, f"{links - 1} switches"
     assert switches_seen == {1, 3, 5}
@@ -93,7 +93,7 @@ def test_a_multicast_copy_cuts_through_every_switch_of_its_tree_path(forwarding)
     link = RATES["100Gbps"]
     g = two_leaves(link)  # hosts 0, 1 on one leaf, 2, 3 on the other, one spine: one path each
     r = simulate(
-        g, [Flow(src=0, group=0, size_b=MTU_B)], groups=[[0, 1, 2, 3]], config=replace(CONFIG, forwarding=forwarding)
+        g, [Flow(src=0, group=0, size_b=MTU_B)], groups=[[0, 1, 2, 3]], fabric=replace(CONFIG, forwarding=forwarding)
     )
     tx_ps = link.tx_ps(WIRE_B)
     wait_ps = link.tx_ps(8) if forwarding == "cut_through" else tx_ps
@@ -111,7 +111,7 @@ def test_cut_through_onto_a_faster_link_waits_for_the_last_bit(forwarding):
     for u, v, a in g.edges(data=True):
         if g.nodes[u]["role"] != "host" and g.nodes[v]["role"] != "host":
             a["rate_bps"] = fast.rate_bps  # leaf - spine - leaf at 4x the hosts' rate
-    r = simulate(g, [Flow(src=0, dst=2, size_b=MTU_B, mtu_b=MTU_B)], config=replace(CONFIG, forwarding=forwarding))
+    r = simulate(g, [Flow(src=0, dst=2, size_b=MTU_B, mtu_b=MTU_B)], fabric=replace(CONFIG, forwarding=forwarding))
     slow_ps, fast_ps = host_link.tx_ps(WIRE_B), fast.tx_ps(WIRE_B)
     if forwarding == "cut_through":
         # the first leaf cannot send the last bit on the fast link before it has arrived (plus its
@@ -147,7 +147,7 @@ def _tree_ports_away_from(result, tree, sender):
 def test_multicast_to_188_hosts_reaches_each_once_and_uses_each_tree_link_once(testbed):
     members = list(range(188))
     sender, size_b = 37, 64 * MTU_B
-    r = simulate(testbed, [Flow(src=sender, group=0, size_b=size_b)], groups=[members], config=CONFIG)
+    r = simulate(testbed, [Flow(src=sender, group=0, size_b=size_b)], groups=[members], fabric=CONFIG)
     packets = size_b // MTU_B
     expected = np.full(188, packets)
     expected[sender] = 0
@@ -167,11 +167,11 @@ def test_multicast_versus_ring_link_traversals_is_2_minus_2_over_p(hosts):
     g = star(hosts, RATES["400Gbps"])
     share_b = 8 * MTU_B
     mcast = simulate(
-        g, [Flow(src=h, group=0, size_b=share_b) for h in range(hosts)], groups=[list(range(hosts))], config=CONFIG
+        g, [Flow(src=h, group=0, size_b=share_b) for h in range(hosts)], groups=[list(range(hosts))], fabric=CONFIG
     )
     # the ring: every host passes the other P-1 shares on to its successor
     ring = simulate(
-        g, [Flow(src=h, dst=(h + 1) % hosts, size_b=(hosts - 1) * share_b) for h in range(hosts)], config=CONFIG
+        g, [Flow(src=h, dst=(h + 1) % hosts, size_b=(hosts - 1) * share_b) for h in range(hosts)], fabric=CONFIG
     )
     packets = share_b // MTU_B
     assert mcast.link_traversals() == hosts * hosts * packets  # 1 up + (P-1) down per packet
@@ -186,7 +186,7 @@ def _incast(mode, buffer_b, senders=16):
     size_b = 32 * MTU_B
     flows = [Flow(src=h, dst=0, size_b=size_b) for h in range(1, senders + 1)]
     cfg = FabricConfig(header_b=HEADER_B, switch_latency_ps=LATENCY_PS, flow_control=mode, switch_buffer_b=buffer_b)
-    return simulate(g, flows, config=cfg), size_b // MTU_B
+    return simulate(g, flows, fabric=cfg), size_b // MTU_B
 
 
 def test_lossless_incast_drops_nothing_and_takes_16_stream_times():
@@ -215,8 +215,8 @@ def test_lossy_incast_drops_and_conserves_packets():
 def test_same_run_twice_gives_identical_counters(testbed):
     flows = [Flow(src=h, dst=(h + 17) % 188, size_b=8 * MTU_B, flow_id=h) for h in range(0, 188, 5)]
     flows.append(Flow(src=3, group=0, size_b=4 * MTU_B))
-    a = simulate(testbed, flows, groups=[list(range(0, 188, 3))], config=CONFIG)
-    b = simulate(testbed, flows, groups=[list(range(0, 188, 3))], config=CONFIG)
+    a = simulate(testbed, flows, groups=[list(range(0, 188, 3))], fabric=CONFIG)
+    b = simulate(testbed, flows, groups=[list(range(0, 188, 3))], fabric=CONFIG)
     for name in a.ports:
         np.testing.assert_array_equal(a.ports[name], b.ports[name])
     for name in a.hosts:
@@ -227,7 +227,7 @@ def test_same_run_twice_gives_identical_counters(testbed):
 def test_ecmp_spreads_flows_over_parallel_links_and_keeps_a_flow_on_one(testbed):
     # host 0 (leaf 0) to host 20 (leaf 1): 6 spines x 3 parallel links = 18 equal-cost uplinks
     flows = [Flow(src=0, dst=20, size_b=2 * MTU_B, flow_id=f, start_ps=f * 10**7) for f in range(64)]
-    r = simulate(testbed, flows, config=CONFIG)
+    r = simulate(testbed, flows, fabric=CONFIG)
     leaf0 = 188
     uplinks = [r.port_index(leaf0, p) for p in range(16, 16 + 18)]
     per_link = r.ports["tx_packets"][uplinks]
@@ -249,12 +249,12 @@ def test_ecmp_spreads_flows_over_parallel_links_and_keeps_a_flow_on_one(testbed)
 )
 def test_bad_flow_is_one_line(testbed, flow, message):
     with pytest.raises(McsimError, match=message):
-        simulate(testbed, [flow], config=CONFIG)
+        simulate(testbed, [flow], fabric=CONFIG)
 
 
 def test_sender_outside_its_group_is_rejected(testbed):
     with pytest.raises(McsimError, match=r"flow 0: src=5 is not a member of group 0"):
-        simulate(testbed, [Flow(src=5, group=0, size_b=MTU_B)], groups=[[0, 1, 2]], config=CONFIG)
+        simulate(testbed, [Flow(src=5, group=0, size_b=MTU_B)], groups=[[0, 1, 2]], fabric=CONFIG)
 
 
 @pytest.mark.parametrize(
@@ -278,7 +278,7 @@ def test_bad_config_is_one_line(kwargs, message):
 
 def test_lossless_buffer_smaller_than_a_packet_is_rejected(testbed):
     with pytest.raises(McsimError, match=r"flow 0: a 4122 B packet does not fit a lossless buffer of 4000 B"):
-        simulate(testbed, [Flow(src=0, dst=1, size_b=1)], config=FabricConfig(header_b=10, switch_buffer_b=4000))
+        simulate(testbed, [Flow(src=0, dst=1, size_b=1)], fabric=FabricConfig(header_b=10, switch_buffer_b=4000))
 
 
 def test_port_serialization_time_follows_its_attributes_when_they_change():

@@ -60,7 +60,7 @@ def test_random_loss_conserves_packets_and_matches_p(mode, p):
     flows = [Flow(src=h, dst=(h + 4) % 8, size_b=256 * MTU_B, flow_id=h) for h in range(8)]
     flows += [Flow(src=h, dst=4, size_b=64 * MTU_B, flow_id=10 + h) for h in (1, 2, 3)]
     cfg = config(flow_control=mode, switch_buffer_b=3 * WIRE_B, loss=p)
-    r = simulate(g, flows, config=cfg)
+    r = simulate(g, flows, fabric=cfg)
     drops = r.drops_by_cause()
     sent = int(r.sources["sent_packets"].sum())
     assert sent == 8 * 256 + 3 * 64, "every source sent everything: no credit leaked"
@@ -81,7 +81,7 @@ def test_per_edge_loss_overrides_the_fabric_loss():
     g = star(4)  # switch 4
     flows = [Flow(src=h, dst=(h + 1) % 4, size_b=512 * MTU_B) for h in range(4)]
     faults = Faults(link_loss={(4, 1): 0.0, (2, 4): 0.1})  # either order names the edge
-    r = simulate(g, flows, config=config(flow_control="lossy", loss=0.02), faults=faults)
+    r = simulate(g, flows, fabric=config(flow_control="lossy", loss=0.02), faults=faults)
     loss, tx = r.ports["loss_packets"], r.ports["tx_packets"]
     edge = {h: [r.port_index(h, 0), r.port_index(4, h)] for h in range(4)}  # both directions
     assert (tx[edge[1]] > 0).all()
@@ -96,7 +96,7 @@ def test_per_edge_loss_overrides_the_fabric_loss():
 def test_same_seed_same_losses_another_seed_other_losses():
     g = leaf_spine()
     flows = [Flow(src=h, dst=(h + 4) % 8, size_b=128 * MTU_B, flow_id=h) for h in range(8)]
-    a, b, c = (simulate(g, flows, config=config(loss=1e-2, seed=s)) for s in (5, 5, 6))
+    a, b, c = (simulate(g, flows, fabric=config(loss=1e-2, seed=s)) for s in (5, 5, 6))
     for name in a.ports:
         np.testing.assert_array_equal(a.ports[name], b.ports[name])
     for name in a.hosts:
@@ -112,7 +112,7 @@ def test_same_seed_same_losses_another_seed_other_losses():
 def test_chosen_drops_lose_exactly_those_packets():
     n = 64
     faults = Faults(drops=[(0, 0, 63), (0, 0, 0), (0, 0, 5), (0, 0, 1000)])  # 1000: never sent
-    r = simulate(two_hosts(LINK), [Flow(src=0, dst=1, size_b=n * MTU_B)], config=config(), faults=faults)
+    r = simulate(two_hosts(LINK), [Flow(src=0, dst=1, size_b=n * MTU_B)], fabric=config(), faults=faults)
     assert r.hosts["rx_packets"][1] == n - 3
     assert r.ports["chosen_drops"][r.port_index(0, 0)] == 3
     assert r.ports["tx_packets"][r.port_index(0, 0)] == n, "a lost packet still used the wire"
@@ -126,7 +126,7 @@ def test_chosen_drops_on_a_multicast_root_and_a_switch_port():
     n = 8
     # the root's first packet, and the 4th packet the switch sends toward host 2
     faults = Faults(drops=[(0, 0, 0), (4, 2, 3)])
-    r = simulate(g, [Flow(src=0, group=0, size_b=n * MTU_B)], groups=[[0, 1, 2, 3]], config=config(), faults=faults)
+    r = simulate(g, [Flow(src=0, group=0, size_b=n * MTU_B)], groups=[[0, 1, 2, 3]], fabric=config(), faults=faults)
     assert r.hosts["rx_packets"].tolist() == [0, n - 1, n - 2, n - 1]
     assert r.drops_by_cause() == {"tail": 0, "loss": 0, "chosen": 2, "link_down": 0}
     assert r.ports["chosen_drops"][[r.port_index(0, 0), r.port_index(4, 2)]].tolist() == [1, 1]
@@ -152,7 +152,7 @@ def test_link_down_drops_exactly_the_packets_arriving_inside_both_directions():
     assert expected == 15 + 1 + 0 + 2
     faults = Faults(link_down=[(0, 1, d, u) if i % 2 else (1, 0, d, u) for i, (d, u) in enumerate(intervals)])
     flows = [Flow(src=0, dst=1, size_b=n * MTU_B), Flow(src=1, dst=0, size_b=n * MTU_B)]
-    r = simulate(two_hosts(LINK), flows, config=config(), faults=faults)  # lossless: credits return
+    r = simulate(two_hosts(LINK), flows, fabric=config(), faults=faults)  # lossless: credits return
     assert r.hosts["rx_packets"].tolist() == [n - expected] * 2
     assert r.ports["link_down_drops"].tolist() == [expected] * 2
     assert r.ports["tx_packets"].tolist() == [n] * 2
@@ -166,7 +166,7 @@ def test_link_down_takes_every_parallel_link_and_lossless_still_finishes():
     # leaf 8 cut off from both spines for the whole run: no packet crosses between the leaves;
     # static routes (no subnet manager), so the packets go into the dead links and are lost there
     faults = Faults(link_down=[(8, 10, 0, 10**15), (11, 8, 0, 10**15)], reroute_delay_ps=None)
-    r = simulate(g, flows, config=config(switch_buffer_b=2 * WIRE_B), faults=faults)
+    r = simulate(g, flows, fabric=config(switch_buffer_b=2 * WIRE_B), faults=faults)
     sent = int(r.sources["sent_packets"].sum())
     assert sent == len(flows) * 8
     assert r.hosts["rx_packets"].sum() == 0
@@ -183,7 +183,7 @@ def test_causes_count_once_link_down_then_chosen_then_random():
         drops=[(0, 0, 3), (0, 0, 12)],  # 12 arrives while the link is down: counted there
         link_down=[(0, 1, arrival_ps(10), arrival_ps(20))],
     )
-    r = simulate(two_hosts(LINK), [Flow(src=0, dst=1, size_b=n * MTU_B)], config=config(), faults=faults)
+    r = simulate(two_hosts(LINK), [Flow(src=0, dst=1, size_b=n * MTU_B)], fabric=config(), faults=faults)
     port = r.port_index(0, 0)
     assert r.ports["link_down_drops"][port] == 10
     assert r.ports["chosen_drops"][port] == 1
@@ -290,24 +290,24 @@ def no_cxx(monkeypatch):
 )
 def test_fault_naming_a_missing_edge_or_port_fails_before_cxx(no_cxx, faults, message):
     with pytest.raises(McsimError, match=message):
-        simulate(star(4), [Flow(src=0, dst=1, size_b=MTU_B)], config=config(), faults=faults)
+        simulate(star(4), [Flow(src=0, dst=1, size_b=MTU_B)], fabric=config(), faults=faults)
 
 
 def test_raw_flows_that_lost_packets_have_no_finish_time():
     from mcsim.errors import IncompleteRun
 
     flows = [Flow(src=0, dst=1, size_b=10 * MTU_B)]
-    clean = simulate(two_hosts(LINK), flows, config=config())
+    clean = simulate(two_hosts(LINK), flows, fabric=config())
     assert clean.expected_rx_packets == 10 and clean.finish_ps > 0
     # every packet lost: there is no last arrival, so no finish (it used to report 0)
-    everything = simulate(two_hosts(LINK), flows, config=config(), faults=Faults(link_down=[(0, 1, 0, None)]))
+    everything = simulate(two_hosts(LINK), flows, fabric=config(), faults=Faults(link_down=[(0, 1, 0, None)]))
     with pytest.raises(IncompleteRun, match=r"10 of 10 packets never arrived \(drops: 10 link_down; 0 unroutable\)"):
         _ = everything.finish_ps
     # the last packet lost: the previous arrival is not the finish either
-    last = simulate(two_hosts(LINK), flows, config=config(), faults=Faults(drops=[(0, 0, 9)]))
+    last = simulate(two_hosts(LINK), flows, fabric=config(), faults=Faults(drops=[(0, 0, 9)]))
     with pytest.raises(IncompleteRun, match=r"1 of 10 packets never arrived \(drops: 1 chosen; 0 unroutable\)"):
         _ = last.finish_ps
     # a multicast flow counts one copy per other member
     g = star(4)
-    mc = simulate(g, [Flow(src=0, group=0, size_b=3 * MTU_B)], groups=[[0, 1, 2, 3]], config=config())
+    mc = simulate(g, [Flow(src=0, group=0, size_b=3 * MTU_B)], groups=[[0, 1, 2, 3]], fabric=config())
     assert mc.expected_rx_packets == 9 and mc.finish_ps > 0

@@ -35,7 +35,7 @@ def two_to_one(**kw):
     its port to host 0 takes two packets per serialization time and sends one."""
     g = topology.leaf_spine(1, 0, 3, rate_bps=RATE_BPS, delay_ps=DELAY_PS)
     flows = [Flow(src=s, dst=0, size_b=1 << 20, flow_id=s) for s in (1, 2)]
-    return simulate(g, flows, config=FabricConfig(flow_control="lossy", switch_buffer_b=1 << 30), **kw)
+    return simulate(g, flows, fabric=FabricConfig(flow_control="lossy", switch_buffer_b=1 << 30), **kw)
 
 
 def closed_form_b(t_ps: np.ndarray) -> np.ndarray:
@@ -127,7 +127,7 @@ def test_the_trace_names_the_ecn_thresholds_in_force():
     # at 100 Gbit/s the defaults scale DCQCN's 5 KB and 200 KB at 40 Gbit/s by 2.5; a host's port marks nothing
     g = topology.leaf_spine(1, 0, 3, rate_bps=RATE_BPS, delay_ps=DELAY_PS)
     r = simulate(
-        g, [Flow(src=1, dst=0, size_b=4096)], config=FabricConfig(ecn=True),
+        g, [Flow(src=1, dst=0, size_b=4096)], fabric=FabricConfig(ecn=True),
         queue_trace=QueueTraceConfig(ports=((SWITCH, 0), (1, 0))),
     )  # fmt: skip
     assert r.queue_trace.ecn_kmin_b.tolist() == [12_500, 0] and r.queue_trace.ecn_kmax_b.tolist() == [500_000, 0]

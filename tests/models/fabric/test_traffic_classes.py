@@ -48,7 +48,7 @@ def victim(lossy: tuple[int, ...]):
     g = topology.leaf_spine(2, 1, 4, rate_bps=RATE, delay_ps=DELAY_PS)
     flows = [Flow(src=s, dst=4, size_b=SIZE_B, flow_id=s) for s in (0, 5, 6)]
     flows.append(Flow(src=1, dst=7, size_b=SIZE_B, flow_id=9))
-    return simulate(g, flows, config=config(lossy_hosts=lossy))
+    return simulate(g, flows, fabric=config(lossy_hosts=lossy))
 
 
 def test_a_pause_holds_the_lossless_victim_and_not_the_lossy_one():
@@ -83,7 +83,7 @@ def test_the_lossy_class_is_dropped_beside_a_lossless_class_that_never_is():
     lossy_mtu = 2048
     flows = [Flow(src=s, dst=0, size_b=1 << 20, flow_id=s) for s in range(1, 8)]
     flows += [Flow(src=s, dst=0, size_b=1 << 20, flow_id=s, mtu_b=lossy_mtu) for s in range(8, 16)]
-    r = simulate(g, flows, config=config(lossy_hosts=tuple(range(8, 16))))
+    r = simulate(g, flows, fabric=config(lossy_hosts=tuple(range(8, 16))))
     lossy_wire = lossy_mtu + FABRIC_HEADER_BYTES + ETH_B
     drops = int(r.ports["drop_packets"].sum())
     assert drops > 0 and int(r.ports["drop_bytes"].sum()) == drops * lossy_wire
@@ -103,7 +103,7 @@ def test_the_lossy_class_has_its_own_share_of_the_buffer():
     g = topology.leaf_spine(1, 0, 3, rate_bps=RATE, delay_ps=DELAY_PS)
     flows = [Flow(src=s, dst=0, size_b=SIZE_B, flow_id=s) for s in (1, 2)]
     buffer_b = 256 * 1024
-    r = simulate(g, flows, config=config(lossy_hosts=(2,), switch_buffer_b=buffer_b))
+    r = simulate(g, flows, fabric=config(lossy_hosts=(2,), switch_buffer_b=buffer_b))
     drops = int(r.ports["drop_packets"].sum())
     assert drops > 0 and int(r.pfc["ingress_drops"].sum()) == 0
     # host 0 got every lossless packet and the lossy ones not dropped
@@ -156,7 +156,7 @@ def test_bad_lossy_hosts_are_one_line(kw, message):
 def test_a_lossy_host_that_is_no_host_is_one_line():
     g = topology.leaf_spine(1, 0, 3, rate_bps=RATE, delay_ps=DELAY_PS)
     with pytest.raises(McsimError, match=r"lossy_hosts: 3 is not a host \(hosts are 0\.\.2\)") as err:
-        simulate(g, [Flow(src=1, dst=0, size_b=4096)], config=config(lossy_hosts=(3,)))
+        simulate(g, [Flow(src=1, dst=0, size_b=4096)], fabric=config(lossy_hosts=(3,)))
     assert "\n" not in str(err.value)
 
 

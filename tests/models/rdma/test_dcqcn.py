@@ -34,7 +34,7 @@ def incast(cc: str, n: int = 15, size_b: int = 4 << 20, queue_trace: QueueTraceC
     ops = [RcOp(verb="write", src=s, dst=0, size_b=size_b) for s in range(1, n + 1)]
     config = RdmaConfig(wire_format="rocev2", congestion_control=cc, **rdma)
     fabric = FabricConfig(flow_control="pfc")
-    return run_verbs(g, rc_ops=ops, rdma=config, config=fabric, queue_trace=queue_trace)
+    return run_verbs(g, rc_ops=ops, rdma=config, fabric=fabric, queue_trace=queue_trace)
 
 
 def pfc_xoff_b() -> int:

@@ -27,7 +27,7 @@ def writes(g, pairs, cc="hpcc", size_b=4 << 20, **rdma):
     """RC WRITEs of size_b for each (src, dst), RoCEv2 with PFC."""
     ops = [RcOp(verb="write", src=s, dst=d, size_b=size_b) for s, d in pairs]
     config = RdmaConfig(wire_format="rocev2", congestion_control=cc, **rdma)
-    return run_verbs(g, rc_ops=ops, rdma=config, config=FabricConfig(flow_control="pfc"))
+    return run_verbs(g, rc_ops=ops, rdma=config, fabric=FabricConfig(flow_control="pfc"))
 
 
 def star(n_hosts, delay_ps=100_000):

@@ -21,7 +21,7 @@ def write(link, size_b, *, loss=0.0, seed=1, faults=None, rdma=None):
     return run_verbs(
         two_hosts(link),
         rc_ops=[RcOp(verb="write", src=0, dst=1, size_b=size_b)],
-        config=FabricConfig(loss=loss, seed=seed),
+        fabric=FabricConfig(loss=loss, seed=seed),
         rdma=rdma,
         **kwargs,
     )
@@ -61,7 +61,7 @@ def test_a_lost_first_packet_is_naked_once_and_sent_again():
 @pytest.mark.parametrize("p", [1e-3, 1e-2])
 def test_rdma_read_under_loss_completes_with_every_byte(p):
     r = run_verbs(
-        two_hosts(T16), rc_ops=[RcOp(verb="read", src=0, dst=1, size_b=16 << 20)], config=FabricConfig(loss=p)
+        two_hosts(T16), rc_ops=[RcOp(verb="read", src=0, dst=1, size_b=16 << 20)], fabric=FabricConfig(loss=p)
     )
     assert r.rc_requester["rx_payload"][0] == 16 << 20
     assert r.rc_requester["completed"][0] == 1
