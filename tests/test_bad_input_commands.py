@@ -5,6 +5,7 @@ is fast: nothing is simulated). The exact messages are tested beside each check;
 guard that none of them turns back into a traceback."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,7 @@ def _files(tmp: Path) -> dict[str, str]:
     """The files the cases read, written into tmp; name -> path."""
     made = {
         "faults-1e400": 'link_down = [{u = 16, v = 20, down = "1e400s", up = "forever"}]\n',
+        "faults-ok": 'link_down = [{u = 16, v = 20, down = "20us", up = "forever"}]\n',
         "graphml-4e18.graphml": GRAPHML.replace("DELAY", "4e18"),
         "graphml-1e30.graphml": GRAPHML.replace("DELAY", "1e30"),
         "tiny.toml": 'name = "tiny"\n[base]\ntopology = "fat-tree-k4"\nbytes_per_rank = "4KiB"\n',
@@ -102,6 +104,11 @@ CASES = {
     "cache-compare": (["compare", "--quick", "--only", "ring-bound"], {"MCSIM_CACHE_DIR": "/proc/mcsim"}),
     "xdg-cache-under-a-file": (["allgather", *FT4], {"XDG_CACHE_HOME": "/etc/passwd", "MCSIM_CACHE_DIR": ""}),
     "out-unwritable": (["allgather", *FT4, "--out", "/nonexistent/x.csv"], {}),
+    "out-over-the-faults-file": (["allgather", *FT4, "--faults", "@faults-ok", "--out", "@faults-ok"], {}),
+    "events-over-the-topology-file": (
+        ["allgather", "--topology", "@graphml-4e18.graphml", "--size", "4KiB", "--events", "@graphml-4e18.graphml"],
+        {},
+    ),
     "events-unwritable": (["allgather", *FT4, "--events", "/nonexistent/e.csv"], {}),
     "pcap-hosts-without-pcap": (["allgather", *FT4, "--pcap-hosts", "0,1"], {}),
     "pcap-hosts-past-the-topology": (["allgather", *FT4, "--pcap", "tr", "--pcap-hosts", "0-99"], {}),
@@ -222,3 +229,20 @@ def test_output_into_a_closed_pipe_is_no_traceback():
     )
     assert proc.stdout.startswith("topology testbed-188") and "Traceback" not in proc.stderr
     assert proc.stderr == ""
+
+
+@pytest.mark.parametrize("case", ["out-over-the-faults-file", "events-over-the-topology-file"])
+def test_an_output_over_a_file_the_command_reads_is_refused_and_the_file_kept(case, tmp_path):
+    argv, _ = CASES[case]
+    files = _files(tmp_path)
+    read = files[argv[argv.index("--out" if "--out" in argv else "--events") + 1][1:]]
+    before = Path(read).read_bytes()
+    argv = [files[a[1:]] if a.startswith("@") else a for a in argv]
+    proc = subprocess.run([sys.executable, "-m", "mcsim", *argv], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert re.fullmatch(
+        r"mcsim: error: allgather: --(out|events)='.+' names --(faults|topology)='.+', the file it "
+        r"reads \(.+\); writing it would overwrite that file: give the output another name\n",
+        proc.stderr,
+    ), proc.stderr
+    assert Path(read).read_bytes() == before

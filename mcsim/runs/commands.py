@@ -191,7 +191,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         ("--queue-trace", args.queue_trace),
         ("--pcap", args.pcap),
     )
-    check_distinct(args.command, outputs)
+    check_distinct(args.command, outputs, inputs=(("--faults", args.faults), ("--topology", args.topology)))
     for option, path in (("--out", args.out), ("--events", args.events)):
         if path is not None:
             if Path(path).suffix not in SUFFIXES:

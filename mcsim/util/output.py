@@ -212,12 +212,24 @@ def check_distinct(
     where: str,
     outputs: Sequence[tuple[str, str | os.PathLike[str] | None]],
     hint: str = "give each output a file of its own",
+    *,
+    inputs: Sequence[tuple[str, str | os.PathLike[str] | None]] = (),
 ) -> None:
     """Raise McsimError if two of a command's ``outputs`` ((option, path); a path of None: not given)
     name one file, however spelt (:func:`same_path`): the second written would overwrite the first (or
-    an output the input it reads: ``hint`` says so). Commands call it before any work, beside
-    :func:`check_writable`."""
+    an output the input it reads: ``hint`` says so); or if an output names one of the files ``inputs``
+    that exists (a faults file, a topology or workload file the command reads: a name that is no file,
+    e.g. a ready topology's, is none). Commands call it before any work, beside :func:`check_writable`."""
     given = [(option, path) for option, path in outputs if path is not None]
+    for source, read in inputs:
+        if read is None or not os.path.isfile(read):
+            continue
+        for option, path in given:
+            if same_path(read, path):
+                raise McsimError(
+                    f"{where}: {option}={str(path)!r} names {source}={str(read)!r}, the file it reads "
+                    f"({os.path.realpath(read)}); writing it would overwrite that file: give the output another name"
+                )
     for i, (first, a) in enumerate(given):
         for second, b in given[i + 1 :]:
             if same_path(a, b):
