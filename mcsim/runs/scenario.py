@@ -423,7 +423,17 @@ class Scenario:
             mtu_b=self.rdma.mtu_b,
             ring_chunk_b=self.ring_chunk_b,
             verify=self.verify,
+            innet_chunks=self._innet_chunks(),
+            halving_b=self.bytes_per_rank_b if self.algorithm == "halving_doubling" else 0,
         )
+
+    def _innet_chunks(self) -> int:
+        """Chunks (of the MTU) each rank sends into the switches' sums: its in-network parts' (a Reduce-Scatter's P
+        blocks of N, each cut on its own; an Allreduce's buffer), and the overlapped in-network Reduce-Scatter's."""
+        parts = [(q.collective, q.bytes_per_rank_b) for q in self._parts() if q.algorithm == "innet"]
+        if self.overlap == "reduce_scatter" and self.overlap_algorithm == "innet":
+            parts.append(("reduce_scatter", self.bytes_per_rank_b))
+        return sum(-(-n // self.rdma.mtu_b) * (self.n_ranks if c == "reduce_scatter" else 1) for c, n in parts)
 
     def estimate(self) -> dict[str, int]:
         """What the run will cost, before it runs (no C++; one BFS per switch that has hosts, cached):
