@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from mcsim.sweep.store import Store
+
 GRAPHML = """<?xml version="1.0"?>
 <graphml xmlns="http://graphml.graphdrawing.org/xmlns">
 <key id="r" for="node" attr.name="role" attr.type="string"/>
@@ -74,6 +76,9 @@ def _files(tmp: Path) -> dict[str, str]:
     paths["ib.graphml"] = str(tmp / "ib.graphml")
     (tmp / "alias.csv").symlink_to(tmp / "target.csv")  # another name of target.csv (which does not exist yet)
     paths["alias.csv"] = str(tmp / "alias.csv")
+    with Store(tmp / "store.csv"):  # an empty sweep store whose name ends in an output's suffix
+        pass
+    paths["store.csv"] = str(tmp / "store.csv")
     return paths
 
 
@@ -186,6 +191,8 @@ CASES = {
     "out-and-queue-trace-one-file": (["allgather", *FT4, *QT, "--out", "q.csv"], {}),
     "events-and-queue-trace-one-file": (["reduce-scatter", *FT4, *QT, "--events", "./q.csv"], {}),
     "out-and-pcap-one-path": (["allgather", *FT4, "--out", "x.csv", "--pcap", "x.csv"], {}),
+    "sweep-show-out-is-the-store": (["sweep", "show", "@store.csv", "--out", "@store.csv"], {}),
+    "sweep-show-out-is-the-store-dot-slash": (["sweep", "show", "@store.csv", "--out", "./store.csv"], {}),
     "ibnetdiscover-out-is-the-input": (["topo", "import", "ibnetdiscover", "@ib.graphml", "-o", "./ib.graphml"], {}),
     "report-pdf": (["report", "--quick", "--figures", "dpa-threads", "-o", "r.pdf"], {}),
     # an int option at 0 or below, where it means nothing

@@ -43,6 +43,21 @@ class RunShape:
     mtu_b: int
     ring_chunk_b: int
     verify: bool
+    # chunks (of mtu_b) each rank sends into the switches' sums (Reduce-Scatter: P blocks' of N; Allreduce: N's)
+    innet_chunks: int = 0
+    halving_b: int = 0  # a halving-doubling Allreduce's buffer N (0: another algorithm)
+
+
+def halving_packets(s: RunShape) -> int:
+    """Packets a halving-doubling Allreduce sends: log2 P halving steps, in which every rank sends half of the
+    blocks it still holds (P/2, P/4, ..., 1 blocks of at most ceil(N/P) bytes, rounded up to 4), then the
+    doubling steps, the same sizes back."""
+    if not s.halving_b:
+        return 0
+    p = s.ranks
+    block = 4 * -(-s.halving_b // (4 * p))
+    steps = [(p >> k) * block for k in range(1, p.bit_length())]  # P is a power of 2: log2 P steps
+    return 2 * p * sum(packets(b, s.ring_chunk_b, s.mtu_b) for b in steps)
 
 
 def memory_parts_b(s: RunShape) -> dict[str, int]:
@@ -72,9 +87,12 @@ def estimate(s: RunShape, hops: int) -> dict[str, int]:
     Returns
     -------
     dict
-        ``packets``: payload packets the collective puts on links, counted once per link they
-        cross (a bound: the ring's packets cross at most ``hops_bound`` links, the multicast
-        tree has at most ``tree_links_bound`` links); control, ACKs and repair not counted.
+        ``packets``: an upper bound of the payload packets the collective puts on links, counted
+        once per link they cross: the packets sent over RC (the rings', halving-doubling's, the
+        buffers of the tree, pairwise and logarithmic algorithms) cross at most ``hops_bound`` links
+        each; a multicast chunk crosses each link of its tree once (at most ``tree_links_bound``);
+        an in-network chunk goes up its aggregation tree and its sum comes down it (at most twice
+        ``tree_links_bound``); control, ACKs and repair not counted.
         ``hops_bound``: ``hops``. ``tree_links_bound``: the P host links plus the switch links of
         the tree, at most (switches - 1) and at most (P-1) x (hops_bound - 2) (the tree is a BFS
         tree from its centre). ``memory_b``: a conservative bound of the process's RAM, the sum of
@@ -89,6 +107,10 @@ def estimate(s: RunShape, hops: int) -> dict[str, int]:
     total = s.ring_phases * p * (p - 1) * packets(s.ring_block_b, s.ring_chunk_b, s.mtu_b) * hops
     total += s.buffer_transfers * packets(n, s.ring_chunk_b, s.mtu_b) * hops
     total += s.sources * -(-s.mcast_shard_b // s.mtu_b) * tree_links
+    # in-network reduction: each chunk goes up its aggregation tree (one packet on each of its links, the
+    # switches' sums included) and its sum comes down it (at most one on each link again)
+    total += 2 * s.innet_chunks * tree_links
+    total += halving_packets(s) * hops
     memory = memory_parts_b(s)
     return {
         "packets": total,

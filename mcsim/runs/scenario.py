@@ -7,7 +7,6 @@ import dataclasses
 import functools
 import hashlib
 import json
-import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,46 +24,27 @@ from mcsim.config.collectives import (
     RING_CHUNK_B,
     Part,
     TeamSpec,
-    check_algorithm,
     parts_of,
     ring_blocks,
 )
-from mcsim.config.fabric import FABRIC, FabricConfig, Faults, check_pfc
+from mcsim.config.fabric import FABRIC, FabricConfig, Faults
 from mcsim.config.ns3_attributes import sets
 from mcsim.config.queue_trace import QueueTraceConfig
-from mcsim.config.rdma import (
-    ENDPOINTS_WHY,
-    MAX_ENDPOINTS,
-    MAX_MESSAGE_B,
-    MAX_QP_WR,
-    QP_WR_WHY,
-    RING_MAX_CHUNKS,
-    PcapConfig,
-    RdmaConfig,
-    check_congestion_control,
-    fabric_config_for,
-)
-from mcsim.errors import McsimError, as_int, pick, require_bool, require_int
+from mcsim.config.rdma import PcapConfig, RdmaConfig
+from mcsim.errors import McsimError, as_int
 from mcsim.native import collectives, fabric, rdma
 from mcsim.native.attributes import set_attributes_of
 from mcsim.native.fabric import Reduction
 from mcsim.native.simulation import Simulation
 from mcsim.result import Result
 from mcsim.routing.layout import Layout, layout_of
-from mcsim.runs import cost, packet_trace, scenario_layout, team_results
+from mcsim.runs import cost, packet_trace, scenario_checks, scenario_layout, team_results
+from mcsim.runs.scenario_checks import BATCHINGS
 from mcsim.runs.verify import Expected
 from mcsim.topology.physics import Link, preset
-from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, format_size, parse_rate, parse_size
+from mcsim.units import PS_PER_S, format_size, parse_rate, parse_size
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
-# verify mode is a check for small runs: each rank's output is generated, copied out of C++ and
-# compared byte by byte in numpy; Scenario.check_resources() bounds the memory of all ranks together
-VERIFY_MAX_BYTES = 64 << 20
-
-# mcast batching -> TeamSpec.stop_and_wait: a sliding window of `batch` posted datagrams, or the
-# artifact's whole batches (the last one signalled, the next batch after its completion)
-BATCHINGS = {"window": False, "stop_and_wait": True}
-MAX_BARRIERS = 64  # RC barriers before a multicast collective's data phase (the artifact runs 2)
 
 
 def artifact_protocol(rdma: RdmaConfig | None = None) -> dict[str, Any]:
@@ -107,10 +87,6 @@ def _topology(topo: str | GraphTopology, rate: str | None = None, ethernet: bool
 @functools.lru_cache(maxsize=16)
 def _diameter_hops(topo: str | GraphTopology) -> int:
     return topology.diameter_hops(_topology(topo))
-
-
-STRING_FIELDS = ("collective", "algorithm", "overlap_algorithm", "batching")  # checked as strings first
-FLAG_FIELDS = ("verify", "fin_wait")  # True or False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -170,102 +146,10 @@ class Scenario:
         put("topology", GraphTopology.of(topo) if isinstance(topo, nx.Graph) else topo)
         for f in dataclasses.fields(self):
             put(f.name, as_int(getattr(self, f.name)))
-        self._check_types()
+        scenario_checks.check_types(self)
         put("fabric", FabricConfig() if self.fabric is None else self.fabric)
         put("rdma", RdmaConfig() if self.rdma is None else self.rdma)
-        self._check_fields()
-
-    def _check_types(self) -> None:
-        """Fields whose type is wrong, before any of them is used in a comparison."""
-        if not isinstance(self.topology, str | GraphTopology):
-            raise McsimError(f"Scenario: topology={self.topology!r} must be a string")
-        for name in STRING_FIELDS:
-            if not isinstance(getattr(self, name), str):
-                raise McsimError(f"Scenario: {name}={getattr(self, name)!r} must be a string")
-        require_bool("Scenario", **{name: getattr(self, name) for name in FLAG_FIELDS})
-        scale = self.timeout_scale
-        if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale < math.inf:
-            raise McsimError(f"Scenario: timeout_scale={scale!r} must be a finite number > 0 (int or float)")
-        for name, cls in (("faults", Faults), ("fabric", FabricConfig), ("rdma", RdmaConfig)):
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, cls):
-                raise McsimError(f"Scenario: {name}={value!r} must be a {cls.__module__}.{cls.__name__} or None")
-        if self.overlap is not None and not isinstance(self.overlap, str):
-            raise McsimError(f"Scenario: overlap={self.overlap!r} must be None or 'reduce_scatter'")
-
-    def _check_fields(self) -> None:
-        """Ranges of the workload fields, then the sizes the run gives its fabric and rdma configs."""
-        n_hosts = topology.host_count(self._base_graph())
-        name = self.topology if isinstance(self.topology, str) else "the graph"
-        if self.rate is not None:
-            parse_rate(self.rate, what="Scenario: rate")
-        if self.timeout_rate is not None:
-            if (
-                not isinstance(self.timeout_rate, str)
-                or parse_rate(self.timeout_rate, what="Scenario: timeout_rate") <= 0
-            ):
-                raise McsimError(
-                    f"Scenario: timeout_rate={self.timeout_rate!r} must be a rate > 0, e.g. '56Gbps', or None"
-                )
-        check_algorithm(self.collective, self.algorithm)
-        n = parse_size(self.bytes_per_rank, what="Scenario: bytes_per_rank")
-        if n == 0:
-            raise McsimError(f"Scenario: bytes_per_rank={self.bytes_per_rank!r} must be > 0")
-        if n_hosts < 2:
-            raise McsimError(f"Scenario: topology={name!r} has {n_hosts} host; a collective needs 2")
-        if self.ranks is not None:
-            require_int("Scenario", "ranks", self.ranks, lo=2, hi=n_hosts, why=f" (the hosts of {name})")
-        p = self.n_ranks
-        require_int("Scenario", "roots", self.roots, lo=1, hi=p, why=" (the ranks)")
-        require_int("Scenario", "root", self.root, lo=0, hi=p - 1, why=" (a rank)")
-        require_int("Scenario", "batch", self.batch, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
-        require_int("Scenario", "barriers", self.barriers, lo=0, hi=MAX_BARRIERS)
-        require_int("Scenario", "repair_reads", self.repair_reads, lo=0, hi=MAX_QP_WR, why=QP_WR_WHY)
-        require_int("Scenario", "rdma.rq_depth", self.rdma.rq_depth, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
-        require_int("Scenario", "endpoints", self.endpoints, lo=1, hi=MAX_ENDPOINTS, why=ENDPOINTS_WHY)
-        require_int("Scenario", "reduce_ps_per_byte", self.reduce_ps_per_byte, lo=0)
-        ring_chunk = parse_size(self.ring_chunk, what="Scenario: ring_chunk")
-        if not 0 < ring_chunk <= MAX_MESSAGE_B:
-            raise McsimError(
-                f"Scenario: ring_chunk={self.ring_chunk!r} must be 1..{MAX_MESSAGE_B} B (2 GiB: the largest "
-                "InfiniBand message, one RDMA WRITE)"
-            )
-        rdma_cfg = dataclasses.replace(self.rdma, region_b=scenario_layout.memory_b(self))
-        object.__setattr__(self, "rdma", rdma_cfg)
-        object.__setattr__(self, "fabric", fabric_config_for(rdma_cfg, self.fabric, "Scenario"))
-        scenario_layout.check_chunk_ids(self, p, n, rdma_cfg.mtu_b, ring_chunk)
-        scenario_layout.check_tagged_ids(self, p, n, ring_chunk)
-        self._check_timeout()
-        self._check_modes(n)
-        if self.fabric.flow_control == "pfc":  # (the layout only where a check needs it: a sweep plans many)
-            check_pfc("Scenario", self.fabric, self._layout(), "fabric.")
-        if rdma_cfg.congestion_control != "none":
-            check_congestion_control("Scenario", self._layout(), rdma_cfg, "rdma.")
-
-    def _check_modes(self, n: int) -> None:
-        """The choices (batching, overlap, verify) and what they need."""
-        pick("overlap_algorithm", self.overlap_algorithm, {"ring": None, "innet": None})
-        pick("batching", self.batching, BATCHINGS)
-        scenario_layout.refuse_unread(self.unread(), self.root, self.collective, self.overlap_algorithm)
-        if self.overlap is not None:
-            pick("overlap", self.overlap, {"reduce_scatter": None})
-            if self.collective != "allgather":
-                raise McsimError(f"Scenario: overlap={self.overlap!r} goes with collective='allgather'")
-        self._check_innet(n)
-        if self.verify:
-            if self.overlap is not None:
-                raise McsimError(
-                    "Scenario: verify=True checks one collective's outputs; an overlapped pair is not checked"
-                )
-            scenario_layout.check_host_reduction(self, n)
-            size = self.output_b
-            if size > VERIFY_MAX_BYTES:
-                raise McsimError(
-                    f"Scenario: verify=True keeps every output buffer in memory ({size} B per rank); "
-                    f"verify mode is for small runs (<= {VERIFY_MAX_BYTES} B per rank)"
-                )
-        if self.faults is not None:
-            self.faults.check(self._layout())
+        scenario_checks.check_fields(self)
 
     def unread(self) -> tuple[str, ...]:
         """The tunables given other values than their defaults that this run does not read (e.g. endpoints with
@@ -288,55 +172,6 @@ class Scenario:
     def _parts(self) -> list[Part]:
         """The teams of the collective (two for TWO_PHASE and SPLIT collectives)."""
         return parts_of(self.collective, self.algorithm, self.bytes_per_rank_b, self.n_ranks)
-
-    def _check_innet(self, n: int) -> None:
-        """An in-network reduction needs a fabric that loses nothing, and its ids must fit."""
-        if not self._innet:
-            return
-        lossless = self.fabric.flow_control == "lossless" or (
-            self.fabric.flow_control == "pfc" and self.fabric.pfc_headroom_b == 0
-        )
-        if not lossless or self.fabric.loss > 0 or self.faults is not None:
-            raise McsimError(
-                "Scenario: in-network reduction (innet) needs flow_control='lossless' (or 'pfc' with its computed "
-                "headroom), loss=0 and no faults: the switches' aggregation has no retransmission"
-            )
-        first = self._parts()[0]  # the scenario's in-network team, or else the overlap's Reduce-Scatter of n
-        collective, n = (first.collective, first.bytes_per_rank_b) if first.algorithm == "innet" else ("", n)
-        chunks = -(-n // self.rdma.mtu_b) * (1 if collective == "allreduce" else self.n_ranks)
-        if chunks > RING_MAX_CHUNKS:
-            raise McsimError(
-                f"Scenario: bytes_per_rank={self.bytes_per_rank!r} makes {chunks} in-network chunks of "
-                f"{self.rdma.mtu_b} B; the chunk id is the datagram's 32-bit immediate (at most {RING_MAX_CHUNKS})"
-            )
-        if self.verify and n % 4:
-            raise McsimError(
-                f"Scenario: bytes_per_rank={self.bytes_per_rank!r} is not a whole number of 32-bit integers, "
-                "which the switches sum in verify mode"
-            )
-
-    def _check_timeout(self) -> None:
-        """A run whose data alone (the receive bound, a lower bound of its time) or whose multicast
-        data timeout is past the simulated clock's limit is refused before it runs."""
-        rate_bps = self.data_rate_bps
-        bound_ps = self._lacking_b() * 8 * PS_PER_S // rate_bps
-        if bound_ps > MAX_SIMULATED_PS:
-            raise McsimError(
-                f"Scenario: each rank must move {self._lacking_b()} B at {format_rate(rate_bps)} (rate={self.rate!r}"
-                f", bytes_per_rank={self.bytes_per_rank!r}): at least {bound_ps / PS_PER_S:.4g} s, past "
-                f"{CLOCK_LIMIT}; raise the rate or lower bytes_per_rank"
-            )
-        if not self._mcast:
-            return
-        try:
-            timeout_ps: float = self.data_timeout_ps()
-        except OverflowError:  # timeout_scale x the bound is past the largest float
-            timeout_ps = math.inf
-        if timeout_ps > MAX_SIMULATED_PS:
-            raise McsimError(
-                f"Scenario: timeout_scale={self.timeout_scale!r} makes a data timeout of {timeout_ps:.3g} ps, "
-                f"past {CLOCK_LIMIT}"
-            )
 
     @property
     def n_ranks(self) -> int:
@@ -423,7 +258,17 @@ class Scenario:
             mtu_b=self.rdma.mtu_b,
             ring_chunk_b=self.ring_chunk_b,
             verify=self.verify,
+            innet_chunks=self._innet_chunks(),
+            halving_b=self.bytes_per_rank_b if self.algorithm == "halving_doubling" else 0,
         )
+
+    def _innet_chunks(self) -> int:
+        """Chunks (of the MTU) each rank sends into the switches' sums: its in-network parts' (a Reduce-Scatter's P
+        blocks of N, each cut on its own; an Allreduce's buffer), and the overlapped in-network Reduce-Scatter's."""
+        parts = [(q.collective, q.bytes_per_rank_b) for q in self._parts() if q.algorithm == "innet"]
+        if self.overlap == "reduce_scatter" and self.overlap_algorithm == "innet":
+            parts.append(("reduce_scatter", self.bytes_per_rank_b))
+        return sum(-(-n // self.rdma.mtu_b) * (self.n_ranks if c == "reduce_scatter" else 1) for c, n in parts)
 
     def estimate(self) -> dict[str, int]:
         """What the run will cost, before it runs (no C++; one BFS per switch that has hosts, cached):

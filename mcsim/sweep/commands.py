@@ -22,7 +22,7 @@ from mcsim.sweep.spec import SweepSpec
 from mcsim.sweep.store import Store, show_rows
 from mcsim.units import parse_time
 from mcsim.util.options import given
-from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
+from mcsim.util.output import SUFFIXES, Column, Table, check_distinct, check_writable, rows_text, write_rows
 
 SHOW = "show"
 # `mcsim sweep show` as a table: the columns a reader compares first (csv/json: every metric)
@@ -155,6 +155,7 @@ def _check_show_options(args: argparse.Namespace) -> None:
         raise McsimError(
             f"sweep show: {flag} does nothing when printing a store; it is an option of mcsim sweep SPEC.toml"
         )
+    check_distinct("sweep show", (("STORE", args.store_path), ("--out", args.out)), "--out would overwrite the store")
     if args.out is not None:
         if Path(args.out).suffix not in SUFFIXES:
             raise McsimError(f"sweep show: --out={args.out!r} must end in {', '.join(SUFFIXES)} (the file's format)")

@@ -8,6 +8,7 @@ import networkx as nx
 import pytest
 
 from mcsim import topology
+from mcsim.config.collectives import EVERY_ALGORITHM
 from mcsim.config.rdma import MAX_QP_WR
 from mcsim.errors import McsimError
 from mcsim.routing import routes
@@ -50,6 +51,28 @@ def test_estimate_bounds_the_multicast_tree_and_counts_the_bitmaps():
     # the routed tree really is within the bound: 16 host links + 8 edge-agg + 4 agg-core
     assert len(routes.multicast_tree(layout_of(g), range(16)).tree_links) <= e["tree_links_bound"]
     assert e["bitmap_b"] == 16 * 16 * chunks  # P^2 chunks: every rank keeps one byte per chunk of the output
+
+
+# every algorithm of every collective, and the overlapped Reduce-Scatters: at 64 KiB on 16 ranks every data packet
+# carries a whole MTU of payload (the Allreduces' blocks are N/P = 4 KiB), so a run's data packet-hops are at most
+# the bytes its ports sent / MTU (the headers, ACKs and control packets only add to that), and at most its packets
+RUNS = [{"collective": c, "algorithm": a} for c, a in EVERY_ALGORITHM] + [
+    {"collective": "allgather", "algorithm": a, "overlap": "reduce_scatter", "overlap_algorithm": o}
+    for a in ("ring", "mcast")
+    for o in ("ring", "innet")
+]
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda run: "-".join(run.values()))
+def test_estimate_bounds_every_algorithm_s_data_packet_hops(run):
+    sc = Scenario(topology="fat-tree-k4", bytes_per_rank="64KiB", **run)
+    mtu = sc.rdma.mtu_b
+    estimate = sc.estimate()["packets"]
+    r = sc.run()
+    assert int(r.nic["tx_payload"].sum()) % mtu == 0  # the hosts sent whole MTUs only
+    sent = r.fabric.ports
+    data_hops = min(int(sent["tx_packets"].sum()), int(sent["tx_bytes"].sum()) // mtu)
+    assert 0 < data_hops <= estimate
 
 
 def test_estimate_of_verify_mode_counts_every_copy_of_the_output():

@@ -1,0 +1,234 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The checks of a Scenario's fields (Scenario.__post_init__): their types, then their ranges, the sizes the run
+gives its fabric and rdma configs, the modes and what they need; one McsimError line before any C++ object exists."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Protocol
+
+import networkx as nx
+
+from mcsim import topology
+from mcsim.config.codec import GraphTopology
+from mcsim.config.collectives import check_algorithm
+from mcsim.config.fabric import FabricConfig, Faults, check_pfc
+from mcsim.config.rdma import (
+    ENDPOINTS_WHY,
+    MAX_ENDPOINTS,
+    MAX_MESSAGE_B,
+    MAX_QP_WR,
+    QP_WR_WHY,
+    RING_MAX_CHUNKS,
+    RdmaConfig,
+    check_congestion_control,
+    fabric_config_for,
+)
+from mcsim.errors import McsimError, pick, require_bool, require_int
+from mcsim.routing.layout import Layout
+from mcsim.runs import scenario_layout
+from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, parse_rate, parse_size
+
+# verify mode is a check for small runs: each rank's output is generated, copied out of C++ and
+# compared byte by byte in numpy; Scenario.check_resources() bounds the memory of all ranks together
+VERIFY_MAX_BYTES = 64 << 20
+
+# mcast batching -> TeamSpec.stop_and_wait: a sliding window of `batch` posted datagrams, or the
+# artifact's whole batches (the last one signalled, the next batch after its completion)
+BATCHINGS = {"window": False, "stop_and_wait": True}
+MAX_BARRIERS = 64  # RC barriers before a multicast collective's data phase (the artifact runs 2)
+STRING_FIELDS = ("collective", "algorithm", "overlap_algorithm", "batching")  # checked as strings first
+FLAG_FIELDS = ("verify", "fin_wait")  # True or False
+
+
+class Scenario(scenario_layout.Scenario, Protocol):
+    """What these read of a mcsim.runs.scenario.Scenario (named so, not imported: no import cycle)."""
+
+    @property
+    def topology(self) -> str | GraphTopology: ...
+    @property
+    def rate(self) -> str | None: ...
+    @property
+    def ranks(self) -> int | None: ...
+    @property
+    def roots(self) -> int: ...
+    @property
+    def batch(self) -> int: ...
+    @property
+    def batching(self) -> str: ...
+    @property
+    def barriers(self) -> int: ...
+    @property
+    def repair_reads(self) -> int: ...
+    @property
+    def timeout_scale(self) -> float: ...
+    @property
+    def timeout_rate(self) -> str | None: ...
+    @property
+    def root(self) -> int: ...
+    @property
+    def endpoints(self) -> int: ...
+    @property
+    def overlap(self) -> str | None: ...
+    @property
+    def overlap_algorithm(self) -> str: ...
+    @property
+    def reduce_ps_per_byte(self) -> int: ...
+    @property
+    def faults(self) -> Faults | None: ...
+    @property
+    def fabric(self) -> FabricConfig: ...
+    @property
+    def rdma(self) -> RdmaConfig: ...
+
+    @property
+    def data_rate_bps(self) -> int: ...
+    @property
+    def _innet(self) -> bool: ...
+    @property
+    def _mcast(self) -> bool: ...
+    def unread(self) -> tuple[str, ...]: ...
+    def data_timeout_ps(self) -> int: ...
+    def _lacking_b(self) -> int: ...
+    def _layout(self) -> Layout: ...
+    def _base_graph(self) -> nx.Graph[Any]: ...
+
+
+def check_types(sc: Scenario) -> None:
+    """Fields whose type is wrong, before any of them is used in a comparison."""
+    if not isinstance(sc.topology, str | GraphTopology):
+        raise McsimError(f"Scenario: topology={sc.topology!r} must be a string")
+    for name in STRING_FIELDS:
+        if not isinstance(getattr(sc, name), str):
+            raise McsimError(f"Scenario: {name}={getattr(sc, name)!r} must be a string")
+    require_bool("Scenario", **{name: getattr(sc, name) for name in FLAG_FIELDS})
+    scale = sc.timeout_scale
+    if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale < math.inf:
+        raise McsimError(f"Scenario: timeout_scale={scale!r} must be a finite number > 0 (int or float)")
+    for name, cls in (("faults", Faults), ("fabric", FabricConfig), ("rdma", RdmaConfig)):
+        value = getattr(sc, name)
+        if value is not None and not isinstance(value, cls):
+            raise McsimError(f"Scenario: {name}={value!r} must be a {cls.__module__}.{cls.__name__} or None")
+    if sc.overlap is not None and not isinstance(sc.overlap, str):
+        raise McsimError(f"Scenario: overlap={sc.overlap!r} must be None or 'reduce_scatter'")
+
+
+def check_fields(sc: Scenario) -> None:
+    """Ranges of the workload fields, then the sizes the run gives its fabric and rdma configs."""
+    n_hosts = topology.host_count(sc._base_graph())
+    name = sc.topology if isinstance(sc.topology, str) else "the graph"
+    if sc.rate is not None:
+        parse_rate(sc.rate, what="Scenario: rate")
+    if sc.timeout_rate is not None:
+        if not isinstance(sc.timeout_rate, str) or parse_rate(sc.timeout_rate, what="Scenario: timeout_rate") <= 0:
+            raise McsimError(f"Scenario: timeout_rate={sc.timeout_rate!r} must be a rate > 0, e.g. '56Gbps', or None")
+    check_algorithm(sc.collective, sc.algorithm)
+    n = parse_size(sc.bytes_per_rank, what="Scenario: bytes_per_rank")
+    if n == 0:
+        raise McsimError(f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} must be > 0")
+    if n_hosts < 2:
+        raise McsimError(f"Scenario: topology={name!r} has {n_hosts} host; a collective needs 2")
+    if sc.ranks is not None:
+        require_int("Scenario", "ranks", sc.ranks, lo=2, hi=n_hosts, why=f" (the hosts of {name})")
+    p = sc.n_ranks
+    require_int("Scenario", "roots", sc.roots, lo=1, hi=p, why=" (the ranks)")
+    require_int("Scenario", "root", sc.root, lo=0, hi=p - 1, why=" (a rank)")
+    require_int("Scenario", "batch", sc.batch, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
+    require_int("Scenario", "barriers", sc.barriers, lo=0, hi=MAX_BARRIERS)
+    require_int("Scenario", "repair_reads", sc.repair_reads, lo=0, hi=MAX_QP_WR, why=QP_WR_WHY)
+    require_int("Scenario", "rdma.rq_depth", sc.rdma.rq_depth, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
+    require_int("Scenario", "endpoints", sc.endpoints, lo=1, hi=MAX_ENDPOINTS, why=ENDPOINTS_WHY)
+    require_int("Scenario", "reduce_ps_per_byte", sc.reduce_ps_per_byte, lo=0)
+    ring_chunk = parse_size(sc.ring_chunk, what="Scenario: ring_chunk")
+    if not 0 < ring_chunk <= MAX_MESSAGE_B:
+        raise McsimError(
+            f"Scenario: ring_chunk={sc.ring_chunk!r} must be 1..{MAX_MESSAGE_B} B (2 GiB: the largest "
+            "InfiniBand message, one RDMA WRITE)"
+        )
+    rdma_cfg = dataclasses.replace(sc.rdma, region_b=scenario_layout.memory_b(sc))
+    object.__setattr__(sc, "rdma", rdma_cfg)
+    object.__setattr__(sc, "fabric", fabric_config_for(rdma_cfg, sc.fabric, "Scenario"))
+    scenario_layout.check_chunk_ids(sc, p, n, rdma_cfg.mtu_b, ring_chunk)
+    scenario_layout.check_tagged_ids(sc, p, n, ring_chunk)
+    check_timeout(sc)
+    check_modes(sc, n)
+    if sc.fabric.flow_control == "pfc":  # (the layout only where a check needs it: a sweep plans many)
+        check_pfc("Scenario", sc.fabric, sc._layout(), "fabric.")
+    if rdma_cfg.congestion_control != "none":
+        check_congestion_control("Scenario", sc._layout(), rdma_cfg, "rdma.")
+
+
+def check_modes(sc: Scenario, n: int) -> None:
+    """The choices (batching, overlap, verify) and what they need."""
+    pick("overlap_algorithm", sc.overlap_algorithm, {"ring": None, "innet": None})
+    pick("batching", sc.batching, BATCHINGS)
+    scenario_layout.refuse_unread(sc.unread(), sc.root, sc.collective, sc.overlap_algorithm)
+    if sc.overlap is not None:
+        pick("overlap", sc.overlap, {"reduce_scatter": None})
+        if sc.collective != "allgather":
+            raise McsimError(f"Scenario: overlap={sc.overlap!r} goes with collective='allgather'")
+    check_innet(sc, n)
+    if sc.verify:
+        if sc.overlap is not None:
+            raise McsimError("Scenario: verify=True checks one collective's outputs; an overlapped pair is not checked")
+        scenario_layout.check_host_reduction(sc, n)
+        size = sc.output_b
+        if size > VERIFY_MAX_BYTES:
+            raise McsimError(
+                f"Scenario: verify=True keeps every output buffer in memory ({size} B per rank); "
+                f"verify mode is for small runs (<= {VERIFY_MAX_BYTES} B per rank)"
+            )
+    if sc.faults is not None:
+        sc.faults.check(sc._layout())
+
+
+def check_innet(sc: Scenario, n: int) -> None:
+    """An in-network reduction needs a fabric that loses nothing, and its ids must fit."""
+    if not sc._innet:
+        return
+    lossless = sc.fabric.flow_control == "lossless" or (
+        sc.fabric.flow_control == "pfc" and sc.fabric.pfc_headroom_b == 0
+    )
+    if not lossless or sc.fabric.loss > 0 or sc.faults is not None:
+        raise McsimError(
+            "Scenario: in-network reduction (innet) needs flow_control='lossless' (or 'pfc' with its computed "
+            "headroom), loss=0 and no faults: the switches' aggregation has no retransmission"
+        )
+    first = sc._parts()[0]  # the scenario's in-network team, or else the overlap's Reduce-Scatter of n
+    collective, n = (first.collective, first.bytes_per_rank_b) if first.algorithm == "innet" else ("", n)
+    chunks = -(-n // sc.rdma.mtu_b) * (1 if collective == "allreduce" else sc.n_ranks)
+    if chunks > RING_MAX_CHUNKS:
+        raise McsimError(
+            f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {chunks} in-network chunks of "
+            f"{sc.rdma.mtu_b} B; the chunk id is the datagram's 32-bit immediate (at most {RING_MAX_CHUNKS})"
+        )
+    if sc.verify and n % 4:
+        raise McsimError(
+            f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} is not a whole number of 32-bit integers, "
+            "which the switches sum in verify mode"
+        )
+
+
+def check_timeout(sc: Scenario) -> None:
+    """A run whose data alone (the receive bound, a lower bound of its time) or whose multicast
+    data timeout is past the simulated clock's limit is refused before it runs."""
+    rate_bps = sc.data_rate_bps
+    bound_ps = sc._lacking_b() * 8 * PS_PER_S // rate_bps
+    if bound_ps > MAX_SIMULATED_PS:
+        raise McsimError(
+            f"Scenario: each rank must move {sc._lacking_b()} B at {format_rate(rate_bps)} (rate={sc.rate!r}"
+            f", bytes_per_rank={sc.bytes_per_rank!r}): at least {bound_ps / PS_PER_S:.4g} s, past "
+            f"{CLOCK_LIMIT}; raise the rate or lower bytes_per_rank"
+        )
+    if not sc._mcast:
+        return
+    try:
+        timeout_ps: float = sc.data_timeout_ps()
+    except OverflowError:  # timeout_scale x the bound is past the largest float
+        timeout_ps = math.inf
+    if timeout_ps > MAX_SIMULATED_PS:
+        raise McsimError(
+            f"Scenario: timeout_scale={sc.timeout_scale!r} makes a data timeout of {timeout_ps:.3g} ps, "
+            f"past {CLOCK_LIMIT}"
+        )
