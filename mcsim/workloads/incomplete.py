@@ -13,7 +13,7 @@ import numpy as np
 
 from mcsim.native import jobs
 from mcsim.result import NO_KNOWN_CAUSE_REASON, RC_ERROR_REASON, Result, cut_off_reason, ranks_text
-from mcsim.workloads.job import Collective, Compute, Job, Transfer
+from mcsim.workloads.job import Collective, Compute, Job, Transfer, shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,7 @@ def incomplete_text(r: Ran) -> str:
     5 later steps wait behind them"``."""
     ready, end = r.timeline[:, :, 0], r.timeline[:, :, 2]
     stuck = np.flatnonzero(((ready >= 0) & (end < 0)).any(axis=1))
-    parts = [f"step {s} ({r.job.steps[s].label}): {_stuck_step(r, int(s))}" for s in stuck[:MAX_LISTED_STEPS]]
+    parts = [f"step {s} ({shown(r.job.steps[s].label)}): {_stuck_step(r, int(s))}" for s in stuck[:MAX_LISTED_STEPS]]
     if stuck.size > MAX_LISTED_STEPS:
         parts.append(f"... and {stuck.size - MAX_LISTED_STEPS} more steps that never ended")
     behind = int((ready < 0).any(axis=1).sum()) - int((ready[stuck] < 0).any(axis=1).sum())  # never ready somewhere
@@ -91,7 +91,7 @@ def _compute_wait(r: Ran, s: int, rank: int) -> str:
     held = [
         k for k, other in enumerate(r.job.steps) if isinstance(other, Compute) and tl[k, rank, 1] >= 0 > tl[k, rank, 2]
     ]
-    by = f" (held by step {held[0]} ({r.job.steps[held[0]].label}))" if held else ""
+    by = f" (held by step {held[0]} ({shown(r.job.steps[held[0]].label)}))" if held else ""
     return f"wait{{s}} for a compute unit{by}"
 
 

@@ -15,14 +15,25 @@ import numpy as np
 
 from mcsim import topology as topologies
 from mcsim.bounds import lacking_b
+from mcsim.config.collectives import ROOTED_COLLECTIVES
 from mcsim.config.rdma import MAX_MESSAGE_B
-from mcsim.errors import McsimError, require_int
+from mcsim.errors import McsimError
 from mcsim.native import fabric
 from mcsim.runs.keyword_tables import KEYWORDS, known
-from mcsim.runs.scenario import Scenario
+from mcsim.runs.scenario import TEAM_DEFAULTS, Scenario
 from mcsim.runs.scenario_keywords import scenario_of
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate
-from mcsim.workloads.job import Collective, Compute, Job, Message, Transfer, check_jobs, holds_on
+from mcsim.workloads.job import (
+    MAX_JOB_STEPS,
+    Collective,
+    Compute,
+    Job,
+    Message,
+    Transfer,
+    check_jobs,
+    holds_on,
+    shown,
+)
 
 STEP_FIELDS = ("collective", "algorithm", "bytes_per_rank", "ranks", "overlap", "overlap_algorithm", "verify")
 
@@ -35,6 +46,8 @@ def _step_scenario(base: Scenario, job: Job, step: Collective) -> Scenario:
         algorithm=step.algorithm,
         bytes_per_rank=step.bytes_per_rank,
         ranks=len(job.hosts),
+        # the run's root is a Broadcast's or a Reduce's (a Scenario refuses it where it is not read)
+        root=base.root if step.collective in ROOTED_COLLECTIVES else TEAM_DEFAULTS["root"],
     )
     if len(sc._parts()) != 1:
         raise McsimError(
@@ -67,10 +80,12 @@ def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> Plan:
                 continue
             key = (step.collective, step.algorithm, step.bytes_per_rank, len(job.hosts))
             try:
+                if not all(isinstance(x, str | int) for x in key):  # not a name: the Scenario's line says so
+                    _step_scenario(base, job, step)
                 sc = made[key] if key in made else made.setdefault(key, _step_scenario(base, job, step))
             except McsimError as exc:  # the step's words, not the Scenario's name
                 raise McsimError(
-                    f"job {job.name!r}: step {s} ({step.label}): {str(exc).removeprefix('Scenario: ')}"
+                    f"job {job.name!r}: step {s} ({shown(step.label)}): {str(exc).removeprefix('Scenario: ')}"
                 ) from None
             plan.region_b = max(plan.region_b, sc.rdma.region_b)
             groups = sc.endpoints if sc._mcast else 0
@@ -81,17 +96,13 @@ def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> Plan:
     return plan
 
 
-MAX_COMPUTE_UNITS = 2**32 - 1  # a rank's compute units (C++ Job's "ComputeUnits": uint32_t)
-UNITS_WHY = " (compute steps a rank runs at once, 0: no limit; a 32-bit count)"
-
-
 def _message_b(job: Job, s: int, m: Message) -> int:
     """A Transfer step's message's bytes: one RDMA WRITE, at most the largest InfiniBand message."""
     if m.bytes_b > MAX_MESSAGE_B:
         raise McsimError(
-            f"job {job.name!r}: step {s} ({job.steps[s].label}): a message of {m.bytes_b} B from rank {m.src} to rank "
-            f"{m.dst} is more than {MAX_MESSAGE_B} B, the largest InfiniBand message (one RDMA WRITE); send it as "
-            "several messages"
+            f"job {job.name!r}: step {s} ({shown(job.steps[s].label)}): a message of {m.bytes_b} B from rank {m.src} "
+            f"to rank {m.dst} is more than {MAX_MESSAGE_B} B, the largest InfiniBand message (one RDMA WRITE); send "
+            "it as several messages"
         )
     return m.bytes_b
 
@@ -145,7 +156,7 @@ def check_qps(job: Job, qps_of: Callable[[int], int]) -> None:
 
 
 def _past_clock(job: Job, s: int, what: str, hint: str) -> McsimError:
-    return McsimError(f"job {job.name!r}: step {s} ({job.steps[s].label}): {what}, past {CLOCK_LIMIT}; {hint}")
+    return McsimError(f"job {job.name!r}: step {s} ({shown(job.steps[s].label)}): {what}, past {CLOCK_LIMIT}; {hint}")
 
 
 def check_clock(job: Job, j: int, plan: Plan, rate_bps: int) -> None:
@@ -228,13 +239,21 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
         raise McsimError(f"run_jobs: {own[0]}= is each collective step's own; not an option of the run")
     for key in options:  # a misspelt option: one line with the nearest, not Scenario's TypeError
         known("run option", key, [k for k in KEYWORDS if k not in (*STEP_FIELDS, "topology", "rate")], "run_jobs")
-    try:  # on every host: an option bound by the ranks (root, roots) is checked on each step's own
-        base = scenario_of(topology=topology, rate=rate, ranks=None, algorithm="ring", bytes_per_rank=4, **options)
+    # on every host: an option bound by the ranks (root, roots) is checked on each step's own; a root on a
+    # collective that reads it (every other step keeps the default)
+    first = {"collective": "broadcast", "algorithm": "binomial"} if "root" in options else {"algorithm": "ring"}
+    try:
+        base = scenario_of(topology=topology, rate=rate, ranks=None, bytes_per_rank=4, **first, **options)
     except McsimError as exc:
         raise McsimError(f"workload: {str(exc).removeprefix('Scenario: ')}") from None
     check_jobs(jobs_, topologies.host_count(base._base_graph()))
+    steps = sum(len(job.steps) for job in jobs_)  # each job is bounded by Job itself; together as one
+    if steps > MAX_JOB_STEPS:
+        raise McsimError(
+            f"run_jobs: the jobs hold {steps} steps together; a run's jobs hold at most {MAX_JOB_STEPS} together, as "
+            "a job's (mcsim.workloads.job.MAX_JOB_STEPS); run fewer or smaller jobs"
+        )
     for job in jobs_:  # before each step's Scenario is made: a team has two RC QPs per rank at least
-        require_int(f"job {job.name!r}", "compute_units", job.compute_units, lo=0, hi=MAX_COMPUTE_UNITS, why=UNITS_WHY)
         check_qps(job, lambda s: RING_QPS)
     plan = _plan(base, jobs_)
     for j, job in enumerate(jobs_):

@@ -24,7 +24,7 @@ from mcsim.result import FabricResult, Result
 from mcsim.runs import team_results
 from mcsim.runs.scenario import Scenario
 from mcsim.workloads.incomplete import Unfinished, incomplete_text, message_rows
-from mcsim.workloads.job import Collective, Compute, Job, Transfer, holds_on, present
+from mcsim.workloads.job import Collective, Compute, Job, Transfer, holds_on, present, shown
 from mcsim.workloads.planning import MAX_QPS_PER_NIC, Plan, checked_run
 from mcsim.workloads.planning import STEP_FIELDS as STEP_FIELDS  # mcsim.workloads.workload_file reads it here
 
@@ -211,7 +211,7 @@ def _build_job(sim: Simulation, stack: Any, fab: Any, plan: Plan, j: int, job: J
             spec = _team_spec(sc, job, first_group, fab.reductions[red] if red >= 0 else None)
             teams[s] = (sim.own_app(collectives.setup_team(stack, spec)), spec)
         except McsimError as exc:
-            raise McsimError(f"job {job.name!r}: step {s} ({step.label}): {users_words(str(exc))}") from None
+            raise McsimError(f"job {job.name!r}: step {s} ({shown(step.label)}): {users_words(str(exc))}") from None
         steps.append(teams[s][0])
     try:
         made = jobs.build_job(j, job.compute_units, job.hosts, steps, _dependencies(job), stack, _messages(job))
