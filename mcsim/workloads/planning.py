@@ -38,6 +38,12 @@ from mcsim.workloads.job import (
 STEP_FIELDS = ("collective", "algorithm", "bytes_per_rank", "ranks", "overlap", "overlap_algorithm", "verify")
 
 
+class RunOptionError(McsimError):
+    """A run option's or the fabric's fault, as its Scenario or config says it ("Scenario: endpoints=0 must be ...",
+    "Faults: link_down[0]=..."): run_jobs says it under "workload: ", a workload file under its key
+    (mcsim.workloads.workload_file.users_words: "w.toml: [options] endpoints=0 must be ...")."""
+
+
 def _step_scenario(base: Scenario, job: Job, step: Collective) -> Scenario:
     """The Scenario of one collective step on P = the job's ranks: its checks (ids, sizes, P), its team."""
     sc = dataclasses.replace(
@@ -245,7 +251,7 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
     try:
         base = scenario_of(topology=topology, rate=rate, ranks=None, bytes_per_rank=4, **first, **options)
     except McsimError as exc:
-        raise McsimError(f"workload: {str(exc).removeprefix('Scenario: ')}") from None
+        raise RunOptionError(str(exc)) from None
     check_jobs(jobs_, topologies.host_count(base._base_graph()))
     steps = sum(len(job.steps) for job in jobs_)  # each job is bounded by Job itself; together as one
     if steps > MAX_JOB_STEPS:

@@ -25,7 +25,7 @@ from mcsim.runs import team_results
 from mcsim.runs.scenario import Scenario
 from mcsim.workloads.incomplete import Unfinished, incomplete_text, message_rows
 from mcsim.workloads.job import Collective, Compute, Job, Transfer, holds_on, present, shown
-from mcsim.workloads.planning import MAX_QPS_PER_NIC, Plan, checked_run
+from mcsim.workloads.planning import MAX_QPS_PER_NIC, Plan, RunOptionError, checked_run
 from mcsim.workloads.planning import STEP_FIELDS as STEP_FIELDS  # mcsim.workloads.workload_file reads it here
 
 # the options of a run whose multicast receives on the paper's engine: the BlueField-3 DPA, 16 threads, one UD
@@ -160,7 +160,10 @@ def run_jobs(
     (its fields and short names: ``seed=3``, ``endpoints=16``, ``processor=DpaConfig()``, ``ring_chunk``,
     ``fabric=FabricConfig(...)``, ...), never what a step says itself."""
     jobs_ = tuple(jobs_)
-    base, plan = checked_run(jobs_, topology=topology, rate=rate, **options)
+    try:
+        base, plan = checked_run(jobs_, topology=topology, rate=rate, **options)
+    except RunOptionError as exc:  # the API's words: the keyword, not the Scenario's name
+        raise McsimError(f"workload: {str(exc).removeprefix('Scenario: ')}") from None
     rdma_cfg = dataclasses.replace(base.rdma, region_b=plan.region_b)
     with Simulation() as sim:
         fab = sim.own_fabric(

@@ -303,7 +303,7 @@ OPTION_CASES = [
 @pytest.mark.parametrize(("options", "line"), [c[1:] for c in OPTION_CASES], ids=[c[0] for c in OPTION_CASES])
 def test_a_bad_run_option_is_one_line_in_the_users_words(options, line):
     with pytest.raises(McsimError, match=line):
-        checked_run((bcast(),), topology="fat-tree-k4", rate=None, **options)
+        run_jobs([bcast()], topology="fat-tree-k4", rate=None, **options)
 
 
 def test_root_is_checked_against_each_steps_ranks_not_two():
