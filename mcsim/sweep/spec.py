@@ -54,6 +54,7 @@ import networkx as nx
 
 from mcsim.config import codec
 from mcsim.config.fabric import FabricConfig, Faults
+from mcsim.config.faults_file import load_faults
 from mcsim.config.rdma import RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.runs.keyword_tables import KEYWORDS, TABLES, config_of, fields_of, known, value_of
@@ -71,6 +72,7 @@ TOP_KEYS = ("name", "base", "workload", "axes", "zip")
 MAX_RUNS = 100_000
 MAX_RUNS_WHY = "every run is planned in memory before the first starts"
 BASE_SCENARIO = "base_scenario"  # the key of a base given as a Scenario (its canonical dict)
+FAULTS_AXIS = f"{workload_spec.OPTIONS}.{workload_spec.FAULTS}"  # a workload's [options] faults, as an axis
 NESTED = ("processor", "rc")  # the short names that hold a config of their own (within rdma: SHORT_NAMES)
 
 
@@ -260,7 +262,10 @@ class SweepSpec:
         path = Path(path)
         where = f"sweep spec {toml_text.shown_path(path)}"
         data = toml_text.read_document(path, where)
-        _resolve_paths(data, path.resolve().parent)
+        try:
+            _resolve_paths(data, path.resolve().parent)
+        except McsimError as exc:
+            raise McsimError(f"{where}: {exc}") from None
         return cls.from_dict(data, where)
 
     @classmethod
@@ -402,7 +407,9 @@ def _first_twice(texts: Iterable[str]) -> str | None:
 
 def _resolve_paths(data: dict[str, Any], folder: Path) -> None:
     """Relative paths of a TOML spec, as paths from the spec's folder (in place): topology files (in the
-    base, a workload table and axes), a workload file, a workload's Chakra traces (in its table and axes)."""
+    base, a workload table and axes), a workload file, a workload's Chakra traces (in its table and axes); a
+    workload's faults files (its [options] faults, an axis options.faults) and a Scenario's (faults, in the base or
+    an axis) read into their tables."""
     workload = data.get("workload")
     if isinstance(workload, str):
         data["workload"] = workload_spec.from_folder(workload, folder)
@@ -413,7 +420,7 @@ def _resolve_paths(data: dict[str, Any], folder: Path) -> None:
         workload_spec.resolve_paths(workload, folder)
     zips = data.get("zip")
     tables = [data.get("base"), data.get("axes"), *(zips if isinstance(zips, list) else [])]
-    for table in tables:
+    for i, table in enumerate(tables):
         if not isinstance(table, dict):
             continue
         for name, values in table.items():
@@ -421,6 +428,24 @@ def _resolve_paths(data: dict[str, Any], folder: Path) -> None:
                 resolve = workload_spec.topology_from_folder
             elif name.startswith(f"{workload_spec.JOBS}.") and name.endswith(".traces"):
                 resolve = workload_spec.traces_from_folder
+            elif name == FAULTS_AXIS:  # a faults file read now: its content, not its name, enters each run's key
+                resolve = workload_spec.faults_from_folder
+            elif name == "faults" and data.get("workload") is None:  # a Scenario's: its table, read now
+                resolve = _faults_file
             else:
                 continue
-            table[name] = [resolve(v, folder) for v in values] if isinstance(values, list) else resolve(values, folder)
+            try:
+                table[name] = (
+                    [resolve(v, folder) for v in values] if isinstance(values, list) else resolve(values, folder)
+                )
+            except McsimError as exc:
+                raise McsimError(f"{f'[base] {name}' if i == 0 else f'axis {name!r}'}: {exc}") from None
+
+
+def _faults_file(value: object, folder: Path) -> object:
+    """A Scenario sweep's faults given as a faults file (``--faults FILE.toml``'s format, relative to ``folder``):
+    its faults as their canonical table (codec.faults_to_dict), read now, so that its content, not its name, enters
+    each run's key; a table as it is."""
+    if not isinstance(value, str):
+        return value
+    return codec.faults_to_dict(load_faults(str(workload_spec.from_folder(value, folder))))

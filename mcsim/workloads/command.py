@@ -5,14 +5,17 @@ write the timeline (every step of every rank: ready, start, end) where asked."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
 
+from mcsim.config.faults_file import load_faults
 from mcsim.errors import McsimError
-from mcsim.util.output import SUFFIXES, Column, Table, check_writable, rows_text, write_rows
+from mcsim.util.output import SUFFIXES, Column, Table, check_distinct, check_writable, rows_text, write_rows
+from mcsim.util.toml_text import shown_path
 from mcsim.workloads.figure import write_timeline_svg
-from mcsim.workloads.workload_file import read_workload
+from mcsim.workloads.workload_file import FAULTS, Workload, read_workload
 
 FIGURE_SUFFIX = ".svg"  # --timeline draws the figure
 JOB_TABLE = Table(
@@ -36,16 +39,24 @@ def _checked_out(path: str | None, option: str, suffixes: tuple[str, ...]) -> No
 
 
 def cmd_workload(args: argparse.Namespace) -> int:
+    check_distinct("workload", (("--out", args.out), ("--timeline", args.timeline)))
     _checked_out(args.out, "--out", tuple(SUFFIXES))
     _checked_out(args.timeline, "--timeline", (*SUFFIXES, FIGURE_SUFFIX))
-    w = read_workload(args.file)
-    w.check()  # bad input is one line before the progress line
+    w = _with_faults(read_workload(args.file), args.faults)
+    _check(w, args.faults)  # bad input is one line before the progress line
     for note in w.notes:
         print(f"mcsim: note: {note}", file=sys.stderr)
     steps = sum(len(j.steps) for j in w.jobs)
     print(f"mcsim: workload {args.file}: {len(w.jobs)} jobs, {steps} steps on {w.topology} ...", file=sys.stderr)
     result = w.run()
     rows = [j.summary() for j in result.jobs]
+    # the files first: a stdout that cannot take a row (a job's name it cannot encode) loses none of them
+    if args.out is not None:
+        write_rows(args.out, rows)
+    if args.timeline is not None and Path(args.timeline).suffix == FIGURE_SUFFIX:
+        write_timeline_svg(result, args.timeline)
+    elif args.timeline is not None:
+        write_rows(args.timeline, [row for j in result.jobs for row in j.rows()])
     if args.format == "table":
         print(JOB_TABLE.header().rstrip())
         for j, row in zip(result.jobs, rows, strict=True):
@@ -56,13 +67,33 @@ def cmd_workload(args: argparse.Namespace) -> int:
         for j in result.jobs:  # the table says it in the job's row
             if not j.complete:
                 print(f"mcsim: job {j.job.name!r}: {j.incomplete_line()}", file=sys.stderr)
-    if args.out is not None:
-        write_rows(args.out, rows)
-    if args.timeline is not None and Path(args.timeline).suffix == FIGURE_SUFFIX:
-        write_timeline_svg(result, args.timeline)
-    elif args.timeline is not None:
-        write_rows(args.timeline, [row for j in result.jobs for row in j.rows()])
     return 0 if all(j.complete for j in result.jobs) else 1
+
+
+def _with_faults(w: Workload, path: str | None) -> Workload:
+    """The workload with --faults FILE.toml's faults as its run's (as a collective command's --faults); one line
+    when its [options] give faults too."""
+    if path is None:
+        return w
+    if FAULTS in w.options:
+        raise McsimError(
+            f"{w.where}: --faults={path!r} and the file's [options] {FAULTS} both give the run's faults; keep one "
+            f"(leave out --faults, or [options] {FAULTS})"
+        )
+    return dataclasses.replace(w, options={**w.options, FAULTS: load_faults(path)})
+
+
+def _check(w: Workload, faults: str | None) -> None:
+    """Workload.check; a --faults file's fault the topology does not have said under the file's name, as the
+    file's own errors are (load_faults)."""
+    try:
+        w.check()
+    except McsimError as exc:
+        text = str(exc)
+        own = f"{w.where}: [options] {FAULTS}: "  # where the workload file says its faults' line
+        if faults is None or not text.startswith(own):
+            raise
+        raise McsimError(f"faults file {shown_path(faults)}: {text.removeprefix(own)}") from None
 
 
 def add_parser(sub: Any) -> None:
@@ -80,5 +111,11 @@ def add_parser(sub: Any) -> None:
         metavar="FILE",
         help="write every step of every rank (ready, start, end in ps): .csv, .json, .jsonl; or draw it: .svg "
         "(needs the report extra)",
+    )
+    p.add_argument(
+        "--faults",
+        metavar="FILE.toml",
+        help="per-link loss, chosen drops, links down, for the run (as the collective commands' --faults; not with "
+        "the workload's own [options] faults)",
     )
     p.set_defaults(func=cmd_workload, parser=p, simulates=True)

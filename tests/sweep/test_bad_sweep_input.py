@@ -117,3 +117,42 @@ def test_a_sweep_whose_runs_take_long_to_build_says_so_before_it_refuses_a_bad_o
     assert err[0] == "mcsim: sweep 's': built and checked 1 of 2 runs ..."
     assert err[1].startswith("mcsim: error: sweep 's' run 1 (jobs.train.allgather=x): ") and len(err) == 2
     assert not (tmp_path / "s.sqlite").exists()
+
+
+# ------------------------------------------------------------------------------------------------
+# an options.faults axis of faults files: each file from the spec's folder, read into the run's data
+
+
+def _faults_spec(folder: Path, links: str | None, axis: str = "faults.toml") -> Path:
+    """A sweep file in ``folder`` over a workload whose options.faults axis names ``axis`` (a faults file there
+    holding ``links``, if given)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "w.toml").write_text(WORKLOAD_TOML.replace('"1000000s"', '"1us"'))
+    if links is not None:
+        (folder / "faults.toml").write_text(links)
+    spec = folder / "s.toml"
+    spec.write_text(f'name = "s"\nworkload = "w.toml"\n[axes]\n"options.faults" = ["{axis}"]\n')
+    return spec
+
+
+def test_a_faults_file_axis_enters_the_key_by_its_content(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the files are the spec's folder's, not the current folder's
+    vers = runner.versions()
+    lossy = _faults_spec(tmp_path / "a", "link_loss = [{u = 0, v = 16, p = 1e-3}]\n")
+    cut = _faults_spec(tmp_path / "b", 'link_down = [{u = 3, v = 17, down = "0us", up = "forever"}]\n')
+    (run_a,) = SweepSpec.from_toml(lossy).runs()
+    (run_b,) = SweepSpec.from_toml(cut).runs()
+    assert runner.key_of(run_a, vers) != runner.key_of(run_b, vers)
+    assert run_a.workload is not None and run_a.workload.workload.options["faults"].link_loss == {(0, 16): 1e-3}
+    assert run_b.workload is not None and run_b.workload.workload.options["faults"].link_down[0][:2] == (3, 17)
+
+
+def test_a_missing_faults_file_axis_is_one_line(tmp_path):
+    spec = _faults_spec(tmp_path, None, axis="gone.toml")
+    p = subprocess.run(
+        [sys.executable, "-m", "mcsim", "sweep", "s.toml", "--dry-run"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    line = r"sweep spec 's\.toml': axis 'options\.faults': faults file '/\S+/gone\.toml' does not exist"
+    assert re.fullmatch(f"mcsim: error: {line}\n", p.stderr), p.stderr
+    assert spec.exists()

@@ -425,3 +425,34 @@ def test_a_product_at_the_limit_is_expanded_one_run_at_a_time(monkeypatch):
     assert spec.check_size() == MAX_RUNS
     first = list(itertools.islice(spec.iter_runs(), 3))
     assert [r.label for r in first] == ["seed=0", "seed=1", "seed=2"] and len(built) == 3
+
+
+def test_a_scenario_sweeps_faults_files_are_read_from_the_specs_folder(tmp_path, monkeypatch):
+    """faults = "f.toml" (in the base or an axis) is what --faults f.toml gives a collective command, read from the
+    sweep file's folder: its content enters the run's key (it was refused: "faults='f.toml' must be a
+    mcsim.config.fabric.Faults")."""
+    from mcsim.config.faults_file import load_faults
+    from mcsim.sweep import runner
+
+    monkeypatch.chdir(tmp_path)
+    vers = runner.versions()
+    keys = []
+    for folder, links in (
+        ("a", "link_loss = [{u = 0, v = 16, p = 1e-3}]"),
+        ("b", "link_loss = [{u = 0, v = 16, p = 2e-3}]"),
+    ):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "f.toml").write_text(f"{links}\n")
+        spec = tmp_path / folder / "s.toml"
+        spec.write_text(
+            'name = "f"\n[base]\ntopology = "fat-tree-k4"\nfaults = "f.toml"\n[axes]\nfaults = ["f.toml"]\n'
+        )
+        (run,) = SweepSpec.from_toml(spec).runs()
+        assert run.scenario is not None and run.scenario.faults == load_faults(tmp_path / folder / "f.toml")
+        keys.append(runner.key_of(run, vers))
+    assert keys[0] != keys[1]
+    (tmp_path / "a" / "s.toml").write_text('name = "f"\n[base]\ntopology = "fat-tree-k4"\nfaults = "gone.toml"\n')
+    with pytest.raises(
+        McsimError, match=r"^sweep spec '\S*s\.toml': \[base\] faults: faults file '/\S+/gone\.toml' does not"
+    ):
+        SweepSpec.from_toml(tmp_path / "a" / "s.toml")

@@ -8,6 +8,7 @@ status column says incomplete, not ok)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -146,6 +147,18 @@ def test_compute_ranks_say_they_wait_for_a_compute_unit():
     assert r.why_incomplete() == (
         "step 0 (long): rank 0 of 2 did not finish computing (the run ended first); "
         "step 1 (next): rank 0 of 2 waits for a compute unit (held by step 0 (long))"
+    )
+
+
+def test_a_long_label_is_shown_cut_as_every_message_cuts_it():
+    """A trace's node may be named with megabytes: the line shows its first 117 characters and "..." (Job.shown)."""
+    long = [dataclasses.replace(s, label=f"{s.label}-" + "x" * 300) for s in _result([]).job.steps]
+    r = _result([[[0, 0, -1], [0, 5, 10]], [[0, -1, -1], [5, 10, 15]]])
+    r = dataclasses.replace(r, job=dataclasses.replace(r.job, steps=tuple(long)))
+    first, second = ("long-" + "x" * 112 + "...", "next-" + "x" * 112 + "...")
+    assert r.why_incomplete() == (
+        f"step 0 ({first}): rank 0 of 2 did not finish computing (the run ended first); "
+        f"step 1 ({second}): rank 0 of 2 waits for a compute unit (held by step 0 ({first}))"
     )
 
 

@@ -15,7 +15,8 @@ import pytest
 
 from mcsim.errors import McsimError
 from mcsim.workloads.job import Collective, Compute, Job, Message, Transfer
-from mcsim.workloads.run import MAX_QPS_PER_NIC, checked_run, run_jobs
+from mcsim.workloads.planning import MAX_QPS_PER_NIC, checked_run
+from mcsim.workloads.run import run_jobs
 
 HOSTS = (0, 1, 2, 3)
 CLOCK = r"past 2\^62 ps = 53\.4 days, the simulated clock's limit"
@@ -36,7 +37,9 @@ CASES = [
         "compute-step-past-the-clock",
         (Compute(label="F", duration_ps=2**62 + 1),),
         "100Gbps",
-        rf"^job 'j': step 0 \(F\): duration_ps=4611686018427387905, {CLOCK}; give a shorter compute step$",
+        # refused by Job itself (mcsim.workloads.job), before run_jobs' own check
+        r"^job 'j': step 0 \(F\) lasts 4611686018427387905 ps; give an int 0\.\.4611686018427387904 \(2\^62 ps = "
+        r"53\.4 days, the simulated clock's limit\), or one per rank$",
     ),
     (
         "compute-chain-past-the-clock",
@@ -118,21 +121,19 @@ CASES = [
 
 @pytest.mark.parametrize(("steps", "rate", "line"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_a_workload_that_cannot_run_is_refused_at_planning(steps, rate, line):
-    job = Job(name="j", hosts=HOSTS, steps=steps)
     with pytest.raises(McsimError, match=line):
+        job = Job(name="j", hosts=HOSTS, steps=steps)
         checked_run((job,), topology="fat-tree-k4", rate=rate)
     with pytest.raises(McsimError, match=line):  # run_jobs checks the same before any C++ object exists
-        run_jobs([job], topology="fat-tree-k4", rate=rate)
+        run_jobs([Job(name="j", hosts=HOSTS, steps=steps)], topology="fat-tree-k4", rate=rate)
 
 
 def test_compute_units_past_a_32_bit_count_are_refused_in_the_users_words():
     """Not "ComputeUnits=... is refused by ns3::mcsim::Job" from C++ after the fabric is built."""
-    job = Job(name="j", hosts=HOSTS, steps=(Compute(label="F", duration_ps=1),), compute_units=2**40)
-    line = (
-        r"^job 'j': compute_units=1099511627776 must be 0\.\.4294967295 \(compute steps a rank runs at once, 0: no "
-        r"limit; a 32-bit count\)$"
-    )
+    # Job itself refuses it now (mcsim.workloads.job: MAX_COMPUTE_UNITS), before run_jobs
+    line = r"^job 'j': compute_units=1099511627776 must be 0\.\.4294967295 \(uint32 in C\+\+\)$"
     with pytest.raises(McsimError, match=line):
+        job = Job(name="j", hosts=HOSTS, steps=(Compute(label="F", duration_ps=1),), compute_units=2**40)
         run_jobs([job], topology="fat-tree-k4")
 
 
@@ -239,7 +240,7 @@ def test_team_qps_counts_the_queue_pairs_a_step_gives_each_nic(monkeypatch, rank
     (read instead of running it), one step of each kind."""
     from mcsim.native import runtime
     from mcsim.native.simulation import Simulation
-    from mcsim.workloads.run import team_qps
+    from mcsim.workloads.planning import team_qps
 
     step = Collective(label="S", collective=collective, algorithm=algorithm, bytes_per_rank="4KiB")
     job = Job(name="j", hosts=tuple(range(ranks)), steps=(step,))
@@ -302,10 +303,87 @@ OPTION_CASES = [
 @pytest.mark.parametrize(("options", "line"), [c[1:] for c in OPTION_CASES], ids=[c[0] for c in OPTION_CASES])
 def test_a_bad_run_option_is_one_line_in_the_users_words(options, line):
     with pytest.raises(McsimError, match=line):
-        checked_run((bcast(),), topology="fat-tree-k4", rate=None, **options)
+        run_jobs([bcast()], topology="fat-tree-k4", rate=None, **options)
 
 
 def test_root_is_checked_against_each_steps_ranks_not_two():
     """root=3 on a 4-rank Broadcast is a rank (it was refused: 'Scenario: root=3 must be 0..1')."""
     _, plan = checked_run((bcast(),), topology="fat-tree-k4", rate=None, root=3)
     assert plan.specs[0, 0][0].root == 3
+
+
+LONG = "L" * 300  # a label as a trace may give it (a node named with megabytes): messages show 117 + "..."
+SHOWN = "L" * 117 + r"\.\.\."
+
+
+def compute_chain(n: int) -> tuple:
+    return tuple(Compute(label="C", duration_ps=1, after=(i - 1,) if i else ()) for i in range(n))
+
+
+# (case, the jobs, the one line): a step's words as the user gave them, the steps of all jobs bounded together
+API_CASES = [
+    (
+        "a-long-label-in-a-steps-scenario-error",
+        [Job(name="j", hosts=HOSTS, steps=(ag(LONG, "4KiB", algorithm="nope"),))],
+        rf"^job 'j': step 0 \({SHOWN}\): unknown algorithm for allgather 'nope'; choose one of ",
+    ),
+    (
+        "a-long-label-on-a-message-past-the-largest",
+        [Job(name="j", hosts=HOSTS, steps=(Transfer(label=LONG, messages=(Message(0, 1, 2**31 + 1),)),))],
+        rf"^job 'j': step 0 \({SHOWN}\): a message of 2147483649 B from rank 0 to rank 1 is more than ",
+    ),
+    (
+        "a-long-label-on-a-step-past-the-clock",
+        [
+            Job(
+                name="j",
+                hosts=HOSTS,
+                steps=(Compute(label="C", duration_ps=2**62), Compute(label=LONG, duration_ps=2**62, after=(0,))),
+            )
+        ],
+        rf"^job 'j': step 1 \({SHOWN}\): the steps up to it take at least 9\.223e\+06 s one after another",
+    ),
+    (
+        "an-algorithm-not-a-string",
+        [Job(name="c", hosts=HOSTS, steps=(ag("AG", "4KiB", algorithm=5),))],
+        r"^job 'c': step 0 \(AG\): algorithm=5 must be a string$",
+    ),
+    (
+        "an-algorithm-a-list-is-no-type-error",
+        [Job(name="c", hosts=HOSTS, steps=(ag("AG", "4KiB", algorithm=["ring"]),))],
+        r"^job 'c': step 0 \(AG\): algorithm=\['ring'\] must be a string$",
+    ),
+    (
+        "a-collective-a-dict-is-no-type-error",
+        [Job(name="c", hosts=HOSTS, steps=(Collective(label="X", collective={}, algorithm="ring", bytes_per_rank=4),))],
+        r"^job 'c': step 0 \(X\): collective=\{\} must be a string$",
+    ),
+    (
+        "the-steps-of-all-jobs-together",
+        [
+            Job(name="a", hosts=(0, 1), steps=compute_chain(130_000)),
+            Job(name="b", hosts=(2, 3), steps=compute_chain(130_000)),
+        ],
+        r"^run_jobs: the jobs hold 260000 steps together; a run's jobs hold at most 250000 together, as a job's "
+        r"\(mcsim\.workloads\.job\.MAX_JOB_STEPS\); run fewer or smaller jobs$",
+    ),
+]
+
+
+@pytest.mark.parametrize(("jobs", "line"), [c[1:] for c in API_CASES], ids=[c[0] for c in API_CASES])
+def test_the_api_says_a_steps_fault_in_its_words(jobs, line):
+    with pytest.raises(McsimError, match=line):
+        run_jobs(jobs, topology="fat-tree-k4", rate="100Gbps")
+
+
+def test_the_runs_root_is_a_broadcasts_and_leaves_an_allgather_step_alone():
+    """root=3 reaches the Broadcast step; the Allgather step beside it, which has no root, runs as it does without
+    one (a Scenario refuses a root on an Allgather: the run with a root was refused whole)."""
+    steps = (
+        Collective(label="B", collective="broadcast", algorithm="binomial", bytes_per_rank="4KiB"),
+        ag("AG", "4KiB", after=(0,)),
+    )
+    _, plan = checked_run((Job(name="j", hosts=HOSTS, steps=steps),), topology="fat-tree-k4", rate=None, root=3)
+    assert (plan.specs[0, 0][0].root, plan.specs[0, 1][0].root) == (3, 0)
+    _, alone = checked_run((Job(name="j", hosts=HOSTS, steps=(ag("AG", "4KiB"),)),), topology="fat-tree-k4", rate=None)
+    assert plan.specs[0, 1][0] == alone.specs[0, 0][0]
