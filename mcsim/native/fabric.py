@@ -52,7 +52,7 @@ class Reduction:
     trees: tuple[routes.MulticastTree, ...]
 
 
-def _plan_reductions(
+def plan_reductions(
     layout: Layout, reductions: Sequence[Sequence[int]], n_groups: int, config: FabricConfig, slot_b: int
 ) -> tuple[list[Reduction], np.ndarray]:
     """The aggregation trees of each reduction and the rows of Fabric::SetAggregationTrees
@@ -256,7 +256,7 @@ def build(
     start, reroutes = subnet_manager.plan_routes(
         layout, [list(m) for m in groups], faults.link_down, faults.reroute_delay_ps
     )
-    planned, rows = _plan_reductions(layout, reductions, len(groups), config, slot_b)
+    planned, rows = plan_reductions(layout, reductions, len(groups), config, slot_b)
 
     lib = runtime.load()
     fabric = abi.Handle(lib, FABRIC)

@@ -39,7 +39,11 @@ def _checked_out(path: str | None, option: str, suffixes: tuple[str, ...]) -> No
 
 
 def cmd_workload(args: argparse.Namespace) -> int:
-    check_distinct("workload", (("--out", args.out), ("--timeline", args.timeline)))
+    check_distinct(
+        "workload",
+        (("--out", args.out), ("--timeline", args.timeline)),
+        inputs=(("FILE", args.file), ("--faults", args.faults)),
+    )
     _checked_out(args.out, "--out", tuple(SUFFIXES))
     _checked_out(args.timeline, "--timeline", (*SUFFIXES, FIGURE_SUFFIX))
     w = _with_faults(read_workload(args.file), args.faults)

@@ -134,7 +134,14 @@ class Job:
     def __post_init__(self) -> None:
         where = f"job {self.name!r}"
         object.__setattr__(self, "hosts", host_tuple(where, self.hosts))
-        require_int(where, "compute_units", self.compute_units, lo=0, hi=MAX_COMPUTE_UNITS, why=" (uint32 in C++)")
+        require_int(
+            where,
+            "compute_units",
+            self.compute_units,
+            lo=0,
+            hi=MAX_COMPUTE_UNITS,
+            why=" (compute steps a rank runs at once, 0: no limit; a 32-bit count)",
+        )
         if not self.steps:
             raise McsimError(f"{where}: has no step")
         if len(self.steps) > MAX_JOB_STEPS:

@@ -267,7 +267,7 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
         check_clock(job, j, plan, base.data_rate_bps)
     if plan.reductions:  # every in-network step's trees share the switches' buffers (fabric.build checks it late)
         try:
-            fabric._plan_reductions(base._layout(), plan.reductions, len(plan.groups), base.fabric, base.rdma.mtu_b)
+            fabric.plan_reductions(base._layout(), plan.reductions, len(plan.groups), base.fabric, base.rdma.mtu_b)
         except McsimError as exc:
             raise McsimError(
                 f"workload: its in-network steps' aggregation trees (each step its own): "

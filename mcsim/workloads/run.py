@@ -26,7 +26,6 @@ from mcsim.runs.scenario import Scenario
 from mcsim.workloads.incomplete import Unfinished, incomplete_text, message_rows
 from mcsim.workloads.job import Collective, Compute, Job, Transfer, holds_on, present, shown
 from mcsim.workloads.planning import MAX_QPS_PER_NIC, Plan, RunOptionError, checked_run
-from mcsim.workloads.planning import STEP_FIELDS as STEP_FIELDS  # mcsim.workloads.workload_file reads it here
 
 # the options of a run whose multicast receives on the paper's engine: the BlueField-3 DPA, 16 threads, one UD
 # endpoint each, datagrams in place (zero copy); run_jobs(..., **DPA_RECEIVE)

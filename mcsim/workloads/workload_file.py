@@ -59,7 +59,8 @@ from mcsim.units import parse_size, parse_time
 from mcsim.util import toml_text
 from mcsim.workloads.chakra import DEFAULT_ALGORITHMS, chakra_job
 from mcsim.workloads.job import MAX_COMPUTE_UNITS, MAX_JOB_STEPS, Job
-from mcsim.workloads.run import STEP_FIELDS, WorkloadResult, checked_run, run_jobs
+from mcsim.workloads.planning import STEP_FIELDS, checked_run
+from mcsim.workloads.run import WorkloadResult, run_jobs
 from mcsim.workloads.training import BACKGROUND_BYTES, background_job, data_parallel_job, fsdp_job
 
 PLACEMENTS = ("contiguous", "interleaved", "random")  # or hosts = [...]
@@ -128,7 +129,7 @@ class Workload:
     where: str = "workload"  # how its messages name it: its file
 
     def check(self) -> None:
-        """What running it checks before any C++ object exists (mcsim.workloads.run.checked_run): one line, in
+        """What running it checks before any C++ object exists (mcsim.workloads.planning.checked_run): one line, in
         the file's words (its key, or its [options] key, where the check is a Scenario's)."""
         with users_words(self.where, self.options):
             checked_run(self.jobs, topology=self.topology, rate=self.rate, seed=self.seed, **self.options)

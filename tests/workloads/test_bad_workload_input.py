@@ -76,7 +76,8 @@ API = {
     ),
     "compute-units-past-uint32": (
         lambda: Job(name="j", hosts=H2, steps=(_c(duration_ps=1),), compute_units=2**32),
-        r"^job 'j': compute_units=4294967296 must be 0\.\.4294967295 \(uint32 in C\+\+\)$",
+        r"^job 'j': compute_units=4294967296 must be 0\.\.4294967295 \(compute steps a rank runs at once, 0: no limit; "
+        r"a 32-bit count\)$",
     ),
     "after-an-int": (
         lambda: _job(_c(duration_ps=1), _c(duration_ps=1, after=0)),

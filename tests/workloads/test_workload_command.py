@@ -66,6 +66,18 @@ CASES = [
         r"file of its own",
     ),
     (
+        "out-over-the-workload-file",
+        ["--out", "./w.toml"],
+        r"workload: --out='\./w\.toml' names FILE='w\.toml', the file it reads \(/\S+/w\.toml\); writing it would "
+        r"overwrite that file: give the output another name",
+    ),
+    (
+        "timeline-over-the-faults-file",
+        ["--faults", "cut.toml", "--timeline", "cut.toml"],
+        r"workload: --timeline='cut\.toml' names --faults='cut\.toml', the file it reads \(/\S+/cut\.toml\); "
+        r"writing it would overwrite that file: give the output another name",
+    ),
+    (
         "a-faults-file-beside-the-workloads-own",
         ["--faults", "cut.toml"],
         r"w\.toml: --faults='cut\.toml' and the file's \[options\] faults both give the run's faults; keep one "

@@ -131,7 +131,10 @@ def test_a_workload_that_cannot_run_is_refused_at_planning(steps, rate, line):
 def test_compute_units_past_a_32_bit_count_are_refused_in_the_users_words():
     """Not "ComputeUnits=... is refused by ns3::mcsim::Job" from C++ after the fabric is built."""
     # Job itself refuses it now (mcsim.workloads.job: MAX_COMPUTE_UNITS), before run_jobs
-    line = r"^job 'j': compute_units=1099511627776 must be 0\.\.4294967295 \(uint32 in C\+\+\)$"
+    line = (
+        r"^job 'j': compute_units=1099511627776 must be 0\.\.4294967295 \(compute steps a rank runs at once, "
+        r"0: no limit; a 32-bit count\)$"
+    )
     with pytest.raises(McsimError, match=line):
         job = Job(name="j", hosts=HOSTS, steps=(Compute(label="F", duration_ps=1),), compute_units=2**40)
         run_jobs([job], topology="fat-tree-k4")
