@@ -112,12 +112,18 @@ def read_bytes(path: str | Path, where: str) -> bytes:
     file: "faults file 'x.toml'") if it is missing, a folder, unreadable, or its name is too long."""
     try:
         return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise McsimError(f"{where} does not exist") from None
-    except IsADirectoryError:
-        raise McsimError(f"{where} is a folder, not a file") from None
     except OSError as exc:
-        raise McsimError(f"{where}: cannot be read ({exc.strerror or exc})") from None
+        raise unreadable(where, exc) from None
+
+
+def unreadable(where: str, exc: OSError) -> McsimError:
+    """The one line for a file that could not be opened or read (``where`` names it): missing, a folder,
+    or the system's reason."""
+    if isinstance(exc, FileNotFoundError):
+        return McsimError(f"{where} does not exist")
+    if isinstance(exc, IsADirectoryError):
+        return McsimError(f"{where} is a folder, not a file")
+    return McsimError(f"{where}: cannot be read ({exc.strerror or exc})")
 
 
 def loads(data: bytes, where: str) -> dict[str, Any]:

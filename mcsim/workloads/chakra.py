@@ -42,6 +42,7 @@ from typing import Any, BinaryIO
 
 from mcsim.errors import McsimError
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, MAX_SIZE_B
+from mcsim.util import toml_text
 from mcsim.workloads.job import (
     MAX_JOB_STEPS,
     Collective,
@@ -217,12 +218,8 @@ def _chunks(path: str | Path, where: str) -> Iterator[bytes]:
                 yield chunk
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise McsimError(f"{where}: not a Chakra trace (a broken gzip stream: {exc})") from None
-    except FileNotFoundError:
-        raise McsimError(f"{where}: cannot be read (no such file)") from None
-    except IsADirectoryError:
-        raise McsimError(f"{where}: cannot be read (a folder, not a trace file)") from None
     except OSError as exc:
-        raise McsimError(f"{where}: cannot be read ({exc.strerror or exc})") from None
+        raise toml_text.unreadable(where, exc) from None
 
 
 def messages(path: str | Path, where: str) -> Iterator[bytes]:

@@ -299,7 +299,7 @@ FILES = {
     ),
     "traces-a-folder": (
         lambda t: _chakra([str(t), str(t)]),
-        r"^.*: cannot be read \(a folder, not a trace file\)$",
+        r"^.* is a folder, not a file$",
     ),
     "faults-with-a-bad-time": (
         lambda t: _doc() | {"options": {"faults": {"link_down": [{"u": 16, "v": 20, "down": "1x", "up": "forever"}]}}},
