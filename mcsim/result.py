@@ -17,21 +17,33 @@ request or a rank that never completed, a link that never went down for good) is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from mcsim.bounds import bound_b, lacking_b, output_b
 from mcsim.errors import IncompleteRun, McsimError
+from mcsim.units import NEVER as NEVER  # declared in the ground (config/ reads it too); mcsim.result.NEVER stays
 from mcsim.units import PS_PER_S, format_size, format_time
 
-if TYPE_CHECKING:
-    from mcsim.routing.routes import MulticastTree
-
-NEVER = -1  # a time that did not happen, in every time array of a result
 NCCL_TYPE_B = 4  # nccl-tests' default data type, float: its count is size / 4
+
+
+class Tree(Protocol):
+    """What a result keeps of a multicast group's tree (mcsim.routing.routes.MulticastTree is one): its
+    member hosts, the switch it was grown from, each tree switch's tree ports and its links (u, port_u, v,
+    port_v). A result names no routing type, so it stays plain data over the ground alone."""
+
+    @property
+    def members(self) -> tuple[int, ...]: ...
+    @property
+    def root(self) -> int: ...
+    @property
+    def switch_ports(self) -> dict[int, tuple[int, ...]]: ...
+    @property
+    def tree_links(self) -> tuple[tuple[int, int, int, int], ...]: ...
 
 
 def times_ps(raw: np.ndarray) -> np.ndarray:
@@ -81,7 +93,7 @@ class FabricResult:
     sources: dict[str, np.ndarray]  # counter_names("source") -> per flow, in the order given
     unroutable_packets: int
     end_ps: int  # simulation time when the last event ran
-    trees: list[MulticastTree | None] = field(default_factory=list)
+    trees: Sequence[Tree | None] = field(default_factory=list)
     # in-network reduction: counter_names("aggregation") -> per switch (in node order); empty
     # when the run has no reduction
     aggregation: dict[str, np.ndarray] = field(default_factory=dict)

@@ -24,6 +24,9 @@ PS_PER_S = 10**12  # picoseconds per second: simulated time's resolution
 # at most that, so that a time on the clock plus any one delay still fits in 64 bits.
 MAX_SIMULATED_PS = 2**62
 CLOCK_LIMIT = "2^62 ps = 53.4 days, the simulated clock's limit"
+# A time that did not happen, in every time array of a result (C++ writes UINT64_MAX, NEVER_PS; the
+# readers convert: mcsim.result.times_ps)
+NEVER = -1
 # The largest rate and size taken: the C ABI and ns-3 hold them as 64-bit integers, and a switch sums
 # its ports' rates; 1 Pbit/s is 625x the fastest link generation (1.6T).
 MAX_RATE_BPS = 10**15

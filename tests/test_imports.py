@@ -176,6 +176,28 @@ def test_results_are_plain_data_that_read_back_without_the_fabric_or_ns3():
     assert not {name for name in reach if _inside(name, NATIVE_AND_RUNS)}, sorted(reach)
 
 
+GROUND = {"mcsim.errors", "mcsim.units", "mcsim.bounds"}  # the floor every room stands on
+
+
+def test_results_import_only_the_ground_and_the_configs_no_result():
+    # a result names no routing type (result.Tree is what it keeps of a multicast tree) and the configs
+    # take NEVER from the ground, not from a result
+    graph = import_graph(PACKAGE_DIR)
+    assert set(graph.successors("mcsim.result")) <= GROUND, sorted(graph.successors("mcsim.result"))
+    importers = sorted(name for name in _package_modules(graph, "mcsim.config") if graph.has_edge(name, "mcsim.result"))
+    assert not importers, f"config modules import mcsim.result: {importers}"
+
+
+def test_compare_and_report_bound_their_workers_without_the_sweeps_worker_pool():
+    # the limit on local worker processes is the machine's (mcsim.util.machine), not the pool's
+    graph = import_graph(PACKAGE_DIR)
+    for package in ("mcsim.reference", "mcsim.report"):
+        pool = sorted(
+            name for name in _package_modules(graph, package) if graph.has_edge(name, "mcsim.sweep.executors")
+        )
+        assert not pool, f"{package} imports mcsim.sweep.executors: {pool}"
+
+
 @pytest.mark.parametrize(
     ("package", "above"), [("mcsim.native", ("mcsim.runs", *ABOVE_RUNS)), ("mcsim.runs", ABOVE_RUNS)]
 )

@@ -16,13 +16,13 @@ import numpy as np
 
 from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, is_integer, pick, require_positive
-from mcsim.result import NEVER
 from mcsim.routing.layout import Layout
 from mcsim.topology.physics import Link
 from mcsim.units import (
     CLOCK_LIMIT,
     MAX_SIMULATED_PS,
     MAX_SIZE_B,
+    NEVER,
     PS_PER_S,
     format_rate,
     format_time,
@@ -277,7 +277,7 @@ class Faults:
 
     def down_for_good_ps(self, hosts: Sequence[int]) -> np.ndarray:
         """Per host of ``hosts`` (a team's ranks): when its only link went down for good, the earliest
-        such ``link_down`` entry (result.NEVER: it never did)."""
+        such ``link_down`` entry (units.NEVER: it never did)."""
         out = np.full(len(hosts), NEVER, dtype=np.int64)
         index = {h: i for i, h in enumerate(hosts)}
         for u, v, down_ps, up_ps in self.link_down:

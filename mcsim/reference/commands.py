@@ -12,7 +12,7 @@ from typing import Any
 
 from mcsim.config.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError
-from mcsim.sweep import executors
+from mcsim.util.machine import check_workers
 from mcsim.util.output import rows_text
 
 
@@ -60,9 +60,9 @@ def id_list(text: str | None, where: str, option: str) -> list[str] | None:
 
 
 def check_workers_option(workers: int | None, where: str) -> None:
-    """--workers, when given, must be 1..MAX_WORKERS (mcsim.sweep.executors.check_workers)."""
+    """--workers, when given, must be 1..MAX_WORKERS (mcsim.util.machine.check_workers)."""
     if workers is not None:
-        executors.check_workers(where, "--workers", workers)
+        check_workers(where, "--workers", workers)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -38,8 +38,8 @@ from mcsim.bounds import lacking_b
 from mcsim.config.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError, pick
 from mcsim.reference.claims import DPA_HALF_THREADS, FDR, INPUT_KINDS, QUICK_TOPOLOGY, TESTBED, Claim, select
-from mcsim.sweep.executors import check_workers
 from mcsim.units import PS_PER_S, format_rate, parse_rate
+from mcsim.util.machine import check_workers
 from mcsim.util.output import Column, Table, check_writable
 
 if TYPE_CHECKING:

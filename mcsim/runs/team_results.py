@@ -12,8 +12,9 @@ import numpy as np
 from mcsim.config.collectives import SPLIT, TeamSpec
 from mcsim.config.fabric import Faults
 from mcsim.native import rdma
-from mcsim.result import NEVER, FabricResult, Result
+from mcsim.result import FabricResult, Result
 from mcsim.runs.verify import Expected
+from mcsim.units import NEVER
 
 
 def of_team(

@@ -16,11 +16,11 @@ from typing import Any
 
 from mcsim.errors import McsimError
 from mcsim.sweep import runner, workload_spec
-from mcsim.sweep.executors import check_workers
 from mcsim.sweep.outcome import CORRUPT, INCOMPLETE, OK, state, why_incomplete
 from mcsim.sweep.spec import SweepSpec
 from mcsim.sweep.store import Store, show_rows
 from mcsim.units import parse_time
+from mcsim.util.machine import check_workers
 from mcsim.util.options import given
 from mcsim.util.output import SUFFIXES, Column, Table, check_distinct, check_writable, rows_text, write_rows
 

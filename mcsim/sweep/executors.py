@@ -17,11 +17,12 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
-from mcsim.errors import McsimError, require_int, require_positive
+from mcsim.errors import McsimError, require_positive
 from mcsim.sweep import codec
 from mcsim.sweep.outcome import Outcome, Task, failed
 from mcsim.sweep.process import WorkerProcess, default_command
 from mcsim.sweep.worker import utc_now
+from mcsim.util.machine import check_workers
 
 
 class Executor(Protocol):
@@ -35,16 +36,6 @@ class Executor(Protocol):
 def _check_limit(where: str, time_limit_s: float | None) -> None:
     if time_limit_s is not None:
         require_positive(where, time_limit_s=time_limit_s)
-
-
-# local worker processes at most: each is a process of its own with its C++ runtime (about 60 MB)
-MAX_WORKERS = 1024
-WORKERS_WHY = " (local worker processes: each is a process of its own with its C++ runtime, about 60 MB)"
-
-
-def check_workers(where: str, name: str, workers: object) -> int:
-    """``workers`` if it is an integer 1..MAX_WORKERS, else one McsimError line naming ``where`` and ``name``."""
-    return require_int(where, name, workers, lo=1, hi=MAX_WORKERS, why=WORKERS_WHY)
 
 
 class LocalPool:

@@ -2,7 +2,8 @@
 """What this machine offers a run, and what a fabric costs before it is built.
 
 A leaf module (it imports only mcsim.errors): the topology builders and Scenario use it to refuse, in
-milliseconds and with one line, a fabric or a run that cannot fit in memory.
+milliseconds and with one line, a fabric or a run that cannot fit in memory; the sweeps, compare and the
+report to bound their local worker processes (:func:`check_workers`).
 
 The memory a process can still take is the least of: the machine's MemAvailable; its address-space
 and data limits (``ulimit -v``, ``ulimit -d``: RLIMIT_AS and RLIMIT_DATA) less what it already maps
@@ -17,7 +18,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from mcsim.errors import McsimError
+from mcsim.errors import McsimError, require_int
 
 GRAPH_B_PER_ELEMENT = 350  # networkx: bytes per node or edge with mcsim's attributes (measured ~370)
 TABLE_ENTRY_B = 4  # uint32 per routing-table offset or candidate port
@@ -152,3 +153,13 @@ def require_fits(where: str, need_b: int, available_b: int | None = None) -> Non
     available = available_memory_b() if available_b is None else available_b
     if available is not None and need_b > available:
         raise McsimError(f"{where} needs at least {need_b / 2**30:.1f} GiB, {describe_available(available)}")
+
+
+# local worker processes at most: each is a process of its own with its C++ runtime (about 60 MB)
+MAX_WORKERS = 1024
+WORKERS_WHY = " (local worker processes: each is a process of its own with its C++ runtime, about 60 MB)"
+
+
+def check_workers(where: str, name: str, workers: object) -> int:
+    """``workers`` if it is an integer 1..MAX_WORKERS, else one McsimError line naming ``where`` and ``name``."""
+    return require_int(where, name, workers, lo=1, hi=MAX_WORKERS, why=WORKERS_WHY)
