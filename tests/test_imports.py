@@ -188,6 +188,14 @@ def test_results_import_only_the_ground_and_the_configs_no_result():
     assert not importers, f"config modules import mcsim.result: {importers}"
 
 
+def test_workloads_draw_without_the_report():
+    # a workload's timeline figure takes the shared plotting helpers from mcsim.util.plots
+    reached = sorted(
+        name for name in _reach(import_graph(PACKAGE_DIR), "mcsim.workloads") if _inside(name, ("mcsim.report",))
+    )
+    assert not reached, f"mcsim.workloads reaches {reached}"
+
+
 def test_compare_and_report_bound_their_workers_without_the_sweeps_worker_pool():
     # the limit on local worker processes is the machine's (mcsim.util.machine), not the pool's
     graph = import_graph(PACKAGE_DIR)

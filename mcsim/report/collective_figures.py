@@ -6,9 +6,10 @@ against the ring Allreduce as N grows."""
 from __future__ import annotations
 
 from mcsim.reference.claims import FDR
-from mcsim.report.panel import COLORS, Panel, Runs, new_figure, svg_of, topology_for
+from mcsim.report.panel import COLORS, Panel, Runs, topology_for
 from mcsim.sweep.spec import SweepSpec
 from mcsim.units import format_size
+from mcsim.util.plots import new_figure, svg_of
 
 BCAST_SIZE = "256KiB"  # the Broadcast figure's buffer
 BCAST_CHUNK = "16KiB"  # the baselines' RDMA WRITEs: a pipelined chain needs pieces well below N

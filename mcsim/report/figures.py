@@ -17,10 +17,11 @@ from mcsim.errors import McsimError
 from mcsim.reference.claims import DPA_HALF, FDR
 from mcsim.reference.compare import DEFAULT_PROFILE, Progress, runs_text
 from mcsim.report.collective_figures import allreduce, allreduce_spec, broadcast_vs_p, broadcast_vs_p_spec
-from mcsim.report.panel import COLORS, Panel, Runs, new_figure, rows_by, svg_of, topology_for
+from mcsim.report.panel import COLORS, Panel, Runs, rows_by, topology_for
 from mcsim.report.workload_figures import PAIRS, fsdp_timeline
 from mcsim.sweep.spec import SweepSpec
 from mcsim.units import format_rate, format_size, parse_rate
+from mcsim.util.plots import new_figure, svg_of
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What every figure of ``mcsim report`` is made of: a Panel (the plot as SVG, the numbers, the sweeps
-behind it), the Runs that fill it through the store, and the plotting helpers the figures share."""
+behind it) and the Runs that fill it through the store (the plotting helpers every figure shares: mcsim.util.plots)."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +14,7 @@ from mcsim.reference.compare import DEFAULT_PROFILE
 from mcsim.sweep.spec import SweepSpec
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure as MplFigure
+    pass
 
 COLORS = {"ring": "#1f77b4", "mcast": "#d62728", "dpa": "#2ca02c", "authors": "#7f7f7f", "staging": "#9467bd"}
 
@@ -53,26 +51,6 @@ class Runs:
 
 def topology_for(quick: bool) -> str:
     return QUICK_TOPOLOGY if quick else TESTBED
-
-
-def svg_of(fig: MplFigure) -> str:
-    """The figure as an inline <svg> element: text kept as text, ids salted for repeatable output."""
-    import matplotlib
-
-    buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "mcsim-report"}):
-        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
-    text = buf.getvalue()
-    return text[text.index("<svg") :]
-
-
-def new_figure(width_in: float = 7.5, height_in: float = 4.2) -> tuple[MplFigure, Axes]:
-    from matplotlib.figure import Figure as MplFigure
-
-    fig = MplFigure(figsize=(width_in, height_in), layout="constrained")
-    ax = fig.add_subplot()
-    ax.grid(True, which="major", alpha=0.3)
-    return fig, ax
 
 
 def rows_by(rows: Sequence[dict[str, Any]], *names: str) -> dict[tuple[Any, ...], dict[str, Any]]:

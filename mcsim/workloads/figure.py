@@ -42,7 +42,7 @@ def timeline_svg(result: WorkloadResult) -> str:
     of transfers;
     a step's bar goes from its first rank's start to its last rank's end."""
     try:
-        from mcsim.report.panel import new_figure, svg_of
+        from mcsim.util.plots import new_figure, svg_of
     except ModuleNotFoundError:
         raise McsimError("the timeline figure needs matplotlib: pip install 'mcsim[report]'") from None
     lanes = _lanes(result)
