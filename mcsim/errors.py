@@ -71,6 +71,18 @@ def require_int(where: str, name: str, value: object, *, lo: int, hi: int | None
     return int(value)  # type: ignore[call-overload]
 
 
+SHOWN_VALUE_CHARS = 60  # a value a message quotes: its repr, cut here (a file may hold a megabyte in one value)
+
+
+def shown_value(value: object) -> str:
+    """A value as a message quotes it: its repr, cut at SHOWN_VALUE_CHARS characters."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        return f"{type(value).__name__} (nested too deep to show)"
+    return text if len(text) <= SHOWN_VALUE_CHARS else text[: SHOWN_VALUE_CHARS - 3] + "..."
+
+
 def pick(kind: str, name: str, registry: Mapping[str, T]) -> T:
     """Return ``registry[name]``; an unknown name (or not a string) raises the one "unknown X" message."""
     if not isinstance(name, str) or name not in registry:

@@ -25,7 +25,7 @@ from mcsim import topology
 from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import Faults
 from mcsim.config.rdma import HostCpuConfig, RcConfig
-from mcsim.errors import McsimError, is_integer, pick
+from mcsim.errors import McsimError, is_integer, pick, shown_value
 from mcsim.units import parse_rate, parse_size
 
 # completion processor configs by their canonical name ("kind" in the dict)
@@ -58,7 +58,7 @@ def _children(value: object) -> list[object]:
 def require_dict(where: str, data: object, keys: tuple[str, ...] | None = None) -> Mapping[str, Any]:
     """``data`` as a mapping of str keys; with ``keys``, exactly those (a missing or foreign key is one line)."""
     if not isinstance(data, Mapping) or not all(isinstance(k, str) for k in data):
-        raise McsimError(f"{where}: {type(data).__name__} {_short(data)} must be a dict with string keys")
+        raise McsimError(f"{where}: {type(data).__name__} {shown_value(data)} must be a dict with string keys")
     if keys is not None:
         for key in data:
             if key not in keys:
@@ -67,14 +67,6 @@ def require_dict(where: str, data: object, keys: tuple[str, ...] | None = None) 
         if missing:
             raise McsimError(f"{where}: missing {', '.join(map(repr, missing))} (a canonical dict has every key)")
     return data
-
-
-def _short(value: object) -> str:
-    try:
-        text = repr(value)
-    except RecursionError:
-        return f"{type(value).__name__} (nested too deep to show)"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _plain(value: Any) -> Any:
@@ -175,7 +167,7 @@ def faults_from_dict(data: object, where: str) -> Faults:
     rows = {}
     for key in FAULTS_KEYS[:3]:
         if not isinstance(d[key], list) or not all(isinstance(r, list) for r in d[key]):
-            raise McsimError(f"{where}: {key}={_short(d[key])} must be a list of lists")
+            raise McsimError(f"{where}: {key}={shown_value(d[key])} must be a list of lists")
         rows[key] = [tuple(r) for r in d[key]]
     for i, row in enumerate(rows["link_loss"]):
         if len(row) != 3:

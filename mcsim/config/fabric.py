@@ -495,8 +495,10 @@ def check_pfc(where: str, config: FabricConfig, layout: Layout, prefix: str = ""
     if config.flow_control != "pfc":
         return
     g, hosts = layout.graph, layout.hosts
-    links = [(pfc_headroom_b(config, Link.from_edge(a)), u, v, Link.from_edge(a)) for u, v, a in g.edges(data=True)]
-    need, u, v, link = max(links, key=lambda row: row[0])  # the first link of the largest headroom
+    links = [(Link.from_edge(a), u, v) for u, v, a in g.edges(data=True)]
+    headrooms = [pfc_headroom_b(config, link) for link, _, _ in links]  # per link, computed once
+    need = max(headrooms)
+    link, u, v = links[headrooms.index(need)]  # the first link of the largest headroom
     given = config.pfc_headroom_b
     if 0 < given < need:
         frame = config.pfc_max_frame_b + config.header_b
@@ -508,9 +510,10 @@ def check_pfc(where: str, config: FabricConfig, layout: Layout, prefix: str = ""
             f"lossless class would drop; give >= {need}, or 0 (computed per link)"
         )
     if config.pfc_xoff_b == 0:
-        switch_links = [(u, v, a) for u, v, a in g.edges(data=True) if u >= hosts or v >= hosts]
-        for u, v, attrs in switch_links:
-            headroom = given or pfc_headroom_b(config, Link.from_edge(attrs))
+        for (_, u, v), computed in zip(links, headrooms, strict=True):
+            if u < hosts and v < hosts:  # a switch port's buffer: a link with a switch end
+                continue
+            headroom = given or computed
             if headroom >= config.switch_buffer_b:
                 raise McsimError(
                     f"{where}: a PFC ingress buffer of {config.switch_buffer_b} B does not hold its headroom of "

@@ -95,10 +95,11 @@ def _compute_wait(r: Ran, s: int, rank: int) -> str:
     return f"wait{{s}} for a compute unit{by}"
 
 
-def message_rows(job: Job) -> list[tuple[int, int, int, int]]:
-    """Every Transfer step's messages in build order: (its step, src, the step it arrives in, dst)."""
+def message_rows(job: Job) -> list[tuple[int, int, int, int, int]]:
+    """Every Transfer step's messages in build order, as the C++ Job takes them: (its step, src, the step it
+    arrives in, dst, bytes)."""
     return [
-        (s, m.src, s if m.into is None else int(m.into), m.dst)
+        (s, m.src, s if m.into is None else int(m.into), m.dst, m.bytes_b)
         for s, step in enumerate(job.steps)
         if isinstance(step, Transfer)
         for m in step.messages
@@ -108,7 +109,7 @@ def message_rows(job: Job) -> list[tuple[int, int, int, int]]:
 def _transfer_waits(r: Ran, s: int, ranks: list[int]) -> dict[int, str]:
     """A transfer step's ranks: the messages each still waits for (out: acknowledged, in: arrived), and the
     cause its NIC or a peer's link shows (one pass over the job's messages)."""
-    rows = np.array(message_rows(r.job), dtype=np.int64).reshape(-1, 4)
+    rows = np.array(message_rows(r.job), dtype=np.int64).reshape(-1, 5)
     states = r.unfinished.message_states if r.unfinished is not None else np.zeros(len(rows), dtype=np.uint8)
     out: dict[int, list[int]] = {}
     into: dict[int, list[int]] = {}

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from mcsim.errors import McsimError, is_integer, require_int
+from mcsim.errors import McsimError, is_integer, require_int, shown_value
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, parse_size
 
 # What a job may hold, so that no file or call makes mcsim plan without bound before its first line. Planning
@@ -166,7 +166,7 @@ class Job:
                 )
             if isinstance(step.after, str | bytes) or not isinstance(step.after, tuple | list):
                 raise McsimError(
-                    f"{where}: step {i} ({shown(step.label)}): after={_short(step.after)} must be a tuple of the "
+                    f"{where}: step {i} ({shown(step.label)}): after={shown_value(step.after)} must be a tuple of the "
                     "indices of the steps it waits for, e.g. (0,)"
                 )
             late = [a for a in step.after if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a < i]
@@ -196,7 +196,7 @@ def _check_duration(where: str, i: int, step: Compute, ranks: int) -> None:
         raise McsimError(f"{where}: step {i} ({shown(step.label)}) has {len(d)} durations for {ranks} ranks")
     if not all(is_integer(x) and 0 <= x <= MAX_SIMULATED_PS for x in each):
         raise McsimError(
-            f"{where}: step {i} ({shown(step.label)}) lasts {_short(d)} ps; give an int 0..{MAX_SIMULATED_PS} "
+            f"{where}: step {i} ({shown(step.label)}) lasts {shown_value(d)} ps; give an int 0..{MAX_SIMULATED_PS} "
             f"({CLOCK_LIMIT}), or one per rank"
         )
 
@@ -206,10 +206,10 @@ def host_tuple(where: str, hosts: object) -> tuple[int, ...]:
     on hosts[i]: they have an order) or a value not a host number, which would otherwise be read letter by letter
     or fail in arithmetic."""
     if isinstance(hosts, str | bytes | AbstractSet | Mapping) or not isinstance(hosts, Iterable):
-        raise McsimError(f"{where}: hosts={_short(hosts)} must be {HOSTS_RULE}")
+        raise McsimError(f"{where}: hosts={shown_value(hosts)} must be {HOSTS_RULE}")
     out = tuple(hosts)
     if not all(is_integer(h) and h >= 0 for h in out):
-        raise McsimError(f"{where}: hosts={_short(hosts)} must be {HOSTS_RULE}")
+        raise McsimError(f"{where}: hosts={shown_value(hosts)} must be {HOSTS_RULE}")
     return tuple(int(h) for h in out)
 
 
@@ -218,12 +218,6 @@ def shown(label: object) -> str:
     megabytes)."""
     text = str(label)
     return text if len(text) <= MAX_SHOWN_LABEL else f"{text[: MAX_SHOWN_LABEL - 3]}..."
-
-
-def _short(value: object) -> str:
-    """A value as a message shows it: its repr, cut at 60 characters."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _check_messages(where: str, step: Transfer, steps: tuple[Step, ...], ranks: int) -> None:
@@ -271,12 +265,16 @@ def job_of_graph(
     """A Job from a graph of named steps (each with the names it waits for), its steps in a dependency
     order (Kahn's, ties in the order given); a cycle or a name that is no step is one McsimError line."""
     if not isinstance(nodes, Mapping):
-        raise McsimError(f"job {name!r}: nodes={_short(nodes)} must be a dict {{key: (step, (keys it waits for))}}")
+        raise McsimError(
+            f"job {name!r}: nodes={shown_value(nodes)} must be a dict {{key: (step, (keys it waits for))}}"
+        )
     if len(nodes) > MAX_JOB_STEPS:
         raise McsimError(f"job {name!r}: holds {len(nodes)} steps; {STEPS_LIMIT}")
     for key, node in nodes.items():
         if not (isinstance(node, tuple | list) and len(node) == 2):
-            raise McsimError(f"job {name!r}: step {key!r} is {_short(node)}; give (step, (the keys it waits for, ...))")
+            raise McsimError(
+                f"job {name!r}: step {key!r} is {shown_value(node)}; give (step, (the keys it waits for, ...))"
+            )
         if isinstance(node[1], str | bytes):
             raise McsimError(
                 f"job {name!r}: step {key!r} waits for {node[1]!r}, a string; give a tuple of keys, e.g. ({node[1]!r},)"

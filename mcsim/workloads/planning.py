@@ -85,10 +85,13 @@ def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> Plan:
             if not isinstance(step, Collective):
                 continue
             key = (step.collective, step.algorithm, step.bytes_per_rank, len(job.hosts))
+            alike = all(isinstance(x, str | int) for x in key)  # else no key (a list): the Scenario's line says so
             try:
-                if not all(isinstance(x, str | int) for x in key):  # not a name: the Scenario's line says so
-                    _step_scenario(base, job, step)
-                sc = made[key] if key in made else made.setdefault(key, _step_scenario(base, job, step))
+                sc = made.get(key) if alike else None
+                if sc is None:
+                    sc = _step_scenario(base, job, step)
+                    if alike:
+                        made[key] = sc
             except McsimError as exc:  # the step's words, not the Scenario's name
                 raise McsimError(
                     f"job {job.name!r}: step {s} ({shown(step.label)}): {str(exc).removeprefix('Scenario: ')}"

@@ -249,9 +249,7 @@ def _dependencies(job: Job) -> list[list[tuple[int, int]]]:
 
 def _messages(job: Job) -> jobs.Messages:
     """Every Transfer step's messages, as the C++ Job takes them."""
-    sizes = [m.bytes_b for step in job.steps if isinstance(step, Transfer) for m in step.messages]
-    rows = [(*row, b) for row, b in zip(message_rows(job), sizes, strict=True)]
-    cols = np.array(rows, dtype=np.int64).reshape(-1, 5).T
+    cols = np.array(message_rows(job), dtype=np.int64).reshape(-1, 5).T
     return jobs.Messages(*cols)
 
 

@@ -52,7 +52,7 @@ from mcsim import topology as topologies
 from mcsim.config import codec
 from mcsim.config.fabric import MAX_SEED, Faults
 from mcsim.config.faults_file import EXAMPLES, faults_from_toml, load_faults
-from mcsim.errors import McsimError, is_integer, pick, require_int
+from mcsim.errors import McsimError, is_integer, pick, require_int, shown_value
 from mcsim.runs.keyword_tables import KEYWORDS, known, value_of
 from mcsim.runs.scenario import Scenario
 from mcsim.units import parse_size, parse_time
@@ -297,12 +297,14 @@ def _hosts_of(g: nx.Graph, table: dict[str, Any], free: list[int], seed: int, at
     if "hosts" in table:
         hosts = table["hosts"]
         if not isinstance(hosts, list) or not all(is_integer(h) and h >= 0 for h in hosts):
-            raise McsimError(f"{at}: hosts={_short(hosts)} must be a list of host numbers, e.g. hosts = [0, 1, 2, 3]")
+            raise McsimError(
+                f"{at}: hosts={shown_value(hosts)} must be a list of host numbers, e.g. hosts = [0, 1, 2, 3]"
+            )
         if "placement" in table:
             raise McsimError(f"{at}: give hosts = [..] (a list) or a placement, not both")
         if "ranks" in table and table["ranks"] != len(hosts):
             raise McsimError(
-                f"{at}: ranks={_short(table['ranks'])} but hosts holds {len(hosts)} hosts; give one of them (the "
+                f"{at}: ranks={shown_value(table['ranks'])} but hosts holds {len(hosts)} hosts; give one of them (the "
                 "ranks are the hosts, in order), or both agreeing"
             )
         return tuple(hosts)
@@ -311,12 +313,6 @@ def _hosts_of(g: nx.Graph, table: dict[str, Any], free: list[int], seed: int, at
     traces = table.get("traces")
     ranks = table.get("ranks", len(traces) if isinstance(traces, list) else None)
     return place(g, require_int(at, "ranks", ranks, lo=2), placement, free, seed, at)
-
-
-def _short(value: object) -> str:
-    """A value as a message shows it: its repr, cut at 60 characters."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _data_rate_bps(topo: str, rate: str | None) -> int:
@@ -432,7 +428,7 @@ def faults_of(value: object, folder: Path) -> Faults:
         except McsimError as exc:  # said under "[options] faults: " (as a file's: under its name)
             raise McsimError(str(exc).removeprefix("Faults: ")) from None
     raise McsimError(
-        f"faults={_short(value)} must be a faults file (its path) or a table in its format, e.g. "
+        f"faults={shown_value(value)} must be a faults file (its path) or a table in its format, e.g. "
         f"faults = {{ {EXAMPLES['link_down']} }}"
     )
 
