@@ -68,6 +68,9 @@ def _files(tmp: Path) -> dict[str, str]:
         path = tmp / (name if "." in name else f"{name}.toml")
         path.write_text(text)
         paths[name] = str(path)
+    for name in ("zero.toml", "zero.graphml", "zero.topo"):  # a file with no end: read no further than the limit
+        (tmp / name).symlink_to("/dev/zero")
+        paths[name] = str(tmp / name)
     binary = tmp / "binary.toml"
     binary.write_bytes(bytes(range(256)) * 8)
     paths["binary"] = str(binary)
@@ -109,6 +112,11 @@ CASES = {
     "cache-compare": (["compare", "--quick", "--only", "ring-bound"], {"MCSIM_CACHE_DIR": "/proc/mcsim"}),
     "xdg-cache-under-a-file": (["allgather", *FT4], {"XDG_CACHE_HOME": "/etc/passwd", "MCSIM_CACHE_DIR": ""}),
     "out-unwritable": (["allgather", *FT4, "--out", "/nonexistent/x.csv"], {}),
+    "workload-file-without-end": (["workload", "@zero.toml"], {}),
+    "faults-file-without-end": (["allgather", *FT4, "--faults", "@zero.toml"], {}),
+    "sweep-spec-without-end": (["sweep", "@zero.toml", "--dry-run"], {}),
+    "topology-file-without-end": (["topo", "show", "@zero.graphml"], {}),
+    "ibnetdiscover-file-without-end": (["topo", "import", "ibnetdiscover", "@zero.topo"], {}),
     "out-over-the-faults-file": (["allgather", *FT4, "--faults", "@faults-ok", "--out", "@faults-ok"], {}),
     "events-over-the-topology-file": (
         ["allgather", "--topology", "@graphml-4e18.graphml", "--size", "4KiB", "--events", "@graphml-4e18.graphml"],
@@ -253,3 +261,17 @@ def test_an_output_over_a_file_the_command_reads_is_refused_and_the_file_kept(ca
         proc.stderr,
     ), proc.stderr
     assert Path(read).read_bytes() == before
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.endswith("-without-end")])
+def test_a_file_without_end_is_read_no_further_than_its_limit(case, tmp_path):
+    argv, _ = CASES[case]
+    files = _files(tmp_path)
+    argv = [files[a[1:]] if a.startswith("@") else a for a in argv]
+    proc = subprocess.run([sys.executable, "-m", "mcsim", *argv], capture_output=True, text=True, cwd=tmp_path)
+    limit = "268435456 B (256 MiB)" if "topo" in argv[0] else "16777216 B (16 MiB)"
+    assert re.fullmatch(
+        rf"mcsim: error: .*zero\.\w+'? holds more than {re.escape(limit)}, the most mcsim reads of such a file "
+        r"\(mcsim.util.toml_text: parsed, a file takes several times its size in memory\)\n",
+        proc.stderr,
+    ), proc.stderr

@@ -189,7 +189,7 @@ def read_topology_file(path: str | Path) -> nx.Graph:
     """
     path = Path(path)
     loader = pick("topology file type", path.suffix, _LOADERS)
-    data = toml_text.read_bytes(path, f"topology file {toml_text.shown_path(path)}")
+    data = toml_text.read_bytes(path, f"topology file {toml_text.shown_path(path)}", toml_text.MAX_FABRIC_FILE_BYTES)
     name = path.name if len(path.name) <= toml_text.MAX_SHOWN_PATH else toml_text.shown_path(path.name)
     where = f"topology {name}"
     g = loader(data, where, path.stem)

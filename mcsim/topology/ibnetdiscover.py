@@ -406,6 +406,6 @@ def read_ibnetdiscover(path: str | Path, *, roots: Sequence[str] = (), delay_ps:
     """
     path = Path(path)
     where = f"ibnetdiscover file {toml_text.shown_path(path)}"
-    text = _decode(toml_text.read_bytes(path, where), where)
+    text = _decode(toml_text.read_bytes(path, where, toml_text.MAX_FABRIC_FILE_BYTES), where)
     nodes, ports = parse(text, where)
     return build(nodes, ports, name=path.stem, roots=roots, delay_ps=delay_ps, where=where)

@@ -24,6 +24,12 @@ from typing import Any
 from mcsim.errors import McsimError
 
 MAX_SHOWN_PATH = 120  # characters of a path an error message shows (a 10,000-character path stays readable)
+# The most bytes a file is read whole before the first line (parsed, a file takes several times its size):
+# a document (a workload, a faults file, a sweep spec) is kilobytes, and a sweep of 100,000 runs (its limit)
+# lists its axes in well under 1 MiB; a fabric (a topology .toml or .graphml, ibnetdiscover output) of 27,648
+# hosts (k=48, the largest mcsim has run) is about 12 MB of GraphML: each limit is some 16-20x that
+MAX_DOCUMENT_BYTES = 16 * 2**20
+MAX_FABRIC_FILE_BYTES = 256 * 2**20
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -107,13 +113,21 @@ def shown_path(path: str | Path) -> str:
     return f"{text[:half] + '...' + text[-half:]!r} ({len(text)} characters)"
 
 
-def read_bytes(path: str | Path, where: str) -> bytes:
+def read_bytes(path: str | Path, where: str, limit_b: int = MAX_DOCUMENT_BYTES) -> bytes:
     """The bytes of the file at ``path``; McsimError (one line starting with ``where``, which names the
-    file: "faults file 'x.toml'") if it is missing, a folder, unreadable, or its name is too long."""
+    file: "faults file 'x.toml'") if it is missing, a folder, unreadable, its name is too long, or it holds
+    more than ``limit_b`` bytes (read no further than that: a pipe or a device has no size to ask first)."""
     try:
-        return Path(path).read_bytes()
+        with Path(path).open("rb") as f:
+            data = f.read(limit_b + 1)
     except OSError as exc:
         raise unreadable(where, exc) from None
+    if len(data) > limit_b:
+        raise McsimError(
+            f"{where} holds more than {limit_b} B ({limit_b // 2**20} MiB), the most mcsim reads of such a file "
+            "(mcsim.util.toml_text: parsed, a file takes several times its size in memory)"
+        )
+    return data
 
 
 def unreadable(where: str, exc: OSError) -> McsimError:

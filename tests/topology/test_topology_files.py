@@ -306,10 +306,10 @@ def _mkdir(path):
 def test_unreadable_topology_file_is_one_line(tmp_path, monkeypatch):
     path = _write_bytes(tmp_path / "t.toml", b"")
 
-    def refuse(self):
+    def refuse(self, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(self))
 
-    monkeypatch.setattr(type(path), "read_bytes", refuse)
+    monkeypatch.setattr(type(path), "open", refuse)  # root reads any file: the reader opens it through Path.open
     with pytest.raises(McsimError, match=r"^topology file '.*/t\.toml': cannot be read \(Permission denied\)$"):
         read_topology_file(path)
 
