@@ -6,6 +6,8 @@
 # make lint  : install the dev extra, check style and types: ruff check, ruff format --check,
 #              clang-format (ns3_modules/), mypy (mcsim/)
 # make format: install the dev extra, reformat: ruff format, clang-format -i (ns3_modules/)
+# make docs  : install the docs extra, build the documentation site from docs/ into build/docs/ (Sphinx, MyST,
+#              numpydoc), warnings as errors; open build/docs/index.html
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -13,7 +15,7 @@ MAIN_SCENARIO ?= scenarios/testbed_188_allgather.py
 ARGS ?=
 CXX_SOURCES := $(sort $(shell find mcsim/ns3_modules -name '*.cc' -o -name '*.h'))
 
-.PHONY: run test lint format install clean
+.PHONY: run test lint format docs install clean
 run: $(VENV)/.installed
 	$(BIN)/mcsim run $(MAIN_SCENARIO) $(ARGS)
 
@@ -30,6 +32,10 @@ format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .
 	$(BIN)/clang-format -i $(CXX_SOURCES)
 
+docs: $(VENV)/.installed-docs
+	rm -rf build/docs
+	$(BIN)/python -m sphinx -W --keep-going -E -q -b html docs build/docs
+
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
@@ -41,6 +47,10 @@ $(VENV)/.installed: pyproject.toml
 
 $(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
+	touch $@
+
+$(VENV)/.installed-docs: $(VENV)/.installed pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $@
 
 clean:

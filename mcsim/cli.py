@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The ``mcsim`` command: thin commands over the API that scripts use.
+"""The ``mcsim`` command: its top-level parser, its own commands (build, info, run) and the dispatch; every
+other subcommand lives in its package's ``commands`` module (runs, topology, routing, sweep, reference,
+report, workloads) and is thin over the API that scripts use.
 
 Exit codes: 0 ok, 1 a run failed its own check, 2 bad input or environment (one line on stderr),
 130 Ctrl-C, 141 (128 + SIGPIPE) when the reader of stdout has gone (``mcsim topo show X | head -1``).
@@ -22,20 +24,17 @@ try:  # Ctrl-C while the commands load (numpy, networkx: the first half second) 
 
     import mcsim
     from mcsim import topology
-    from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
-    from mcsim.errors import McsimError, require_positive
-    from mcsim.native import library, run_control
+    from mcsim.errors import McsimError
+    from mcsim.native import library
     from mcsim.reference import commands as compare_commands
     from mcsim.report import commands as report_commands
-    from mcsim.runs import commands as collective_commands
-    from mcsim.runs.stream import MAX_HEADER_B, MAX_MTU_B, check_packet, expected_finish_ps, stream
+    from mcsim.routing import commands as routing_commands
+    from mcsim.runs import commands as run_commands
     from mcsim.sweep import commands as sweep_commands
     from mcsim.topology import commands as topology_commands
-    from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
-    from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, format_time, parse_rate, parse_size, parse_time
     from mcsim.util import package_data
-    from mcsim.util.options import DefaultsHelp, Given, Parser, parse_hosts, refuse_repeats, typed_option
-    from mcsim.util.output import Column, GuardedStdout, StdoutError, Table, check_writable
+    from mcsim.util.options import Parser, refuse_repeats
+    from mcsim.util.output import GuardedStdout, StdoutError
     from mcsim.workloads import command as workload_command
 except KeyboardInterrupt:
     sys.stderr.write("mcsim: interrupted\n")
@@ -124,82 +123,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-STREAM_TABLE = Table(
-    [
-        Column("size_B", width=12),
-        Column("packets", width=9),
-        Column("time_us", ".3f", 12),
-        Column("goodput_Gbps", ".3f", 13),
-        Column("closed_form_us", ".3f", 15),
-    ]
-)
-
-
-def cmd_stream(args: argparse.Namespace) -> int:
-    data_bits, line_bits = parse_encoding(args.encoding)
-    rate_option = typed_option(args, "signalling_rate")
-    link = Link(
-        rate_bps=parse_rate(args.signalling_rate, what=rate_option),
-        encoding_data_bits=data_bits,
-        encoding_line_bits=line_bits,
-        delay_ps=parse_time(args.delay, what=typed_option(args, "delay")),
-    )
-    header_option, mtu_option = typed_option(args, "header_bytes"), typed_option(args, "mtu")
-    header_b = parse_size(args.header_bytes, what=header_option)
-    size_b = parse_size(args.size, what=typed_option(args, "size"))
-    mtu_b = parse_size(args.mtu, what=mtu_option)
-    require_positive("stream", size_b=size_b, mtu_b=mtu_b)
-    check_packet(mtu_b, header_b, mtu=f"{mtu_option}={args.mtu!r}", header=f"{header_option}={args.header_bytes!r}")
-    bound_ps = expected_finish_ps(link, size_b, mtu_b, header_b)
-    if bound_ps > MAX_SIMULATED_PS:  # the simulated clock would wrap: refuse before the run
-        raise McsimError(
-            f"stream: {rate_option}={args.signalling_rate!r} takes {format_time(bound_ps)} for --size={args.size!r} "
-            f"(--delay={args.delay!r}), past {CLOCK_LIMIT}; give a higher rate, a smaller size or a shorter delay"
-        )
-    with run_control.against_bound(bound_ps):  # the progress line: the share of the closed form done, an ETA
-        result = stream(link, size_b, mtu_b=mtu_b, header_b=header_b)
-    print(STREAM_TABLE.header())
-    row = {
-        "size_B": result.size_b,
-        "packets": result.packets,
-        "time_us": result.finish_ps / 1e6,
-        "goodput_Gbps": result.goodput_bps() / 1e9,
-        "closed_form_us": bound_ps / 1e6,
-    }
-    print(STREAM_TABLE.row(row))
-    ok = result.received_b == size_b and result.finish_ps == bound_ps
-    return 0 if ok else 1
-
-
-def cmd_topo_show(args: argparse.Namespace) -> int:
-    g = topology.resolve(args.file)
-    print(topology.format_summary(g))
-    if args.ports:
-        from mcsim.routing.layout import port_map
-
-        def name(n: int) -> str:
-            return f"{n} ({g.nodes[n]['name']})" if "name" in g.nodes[n] else str(n)
-
-        print("ports (node: port -> neighbour [parallel link]), as --pcap-ports and Faults name them")
-        for node, ports in port_map(g).items():
-            out = ", ".join(f"{p}->{nbr}" + (f"[{i}]" if i else "") for p, (nbr, i) in enumerate(ports))
-            print(f"  {name(node)}: {out}")
-    return 0
-
-
-def cmd_topo_draw(args: argparse.Namespace) -> int:
-    from mcsim.routing import draw
-
-    draw.check_out(args.out)
-    check_writable(args.out, "-o")
-    g = topology.resolve(args.file)
-    group = parse_hosts(args.group, topology.host_count(g)) if args.group is not None else ()
-    d = draw.drawing_of(g, group, args.aggregation)
-    draw.write_drawing(d, args.out)
-    print(f"{args.out}: {draw.title(d)}")
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="mcsim", description="Packet-level simulator of collective communication over ns-3.")
     parser.add_argument("--version", action="version", version=f"mcsim {mcsim.__version__}")
@@ -217,69 +140,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     p.set_defaults(func=cmd_run, parser=p)
 
-    collective_commands.add_parsers(sub)
-
-    p = sub.add_parser("topo", help="inspect topologies")
-    topo = p.add_subparsers(dest="topo_command", required=True, parser_class=Parser)
-    p = topo.add_parser("show", help="hosts, switches, links, per-tier rates, bisection bandwidth, diameter")
-    p.add_argument(
-        "file", help=f"a .toml or .graphml file, or a name from topologies/ ({', '.join(topology.available())})"
-    )
-    p.add_argument("--ports", action="store_true", help="also every node's ports and where each leads")
-    p.set_defaults(func=cmd_topo_show, parser=p)
-    topology_commands.add_import_parser(topo)
-    p = topo.add_parser(
-        "draw", help="draw a fabric by tiers, link rates as line styles; optionally a group's multicast tree"
-    )
-    p.add_argument("file", help="a .toml or .graphml file, or a name from topologies/")
-    p.add_argument("--group", metavar="HOSTS", help="hosts whose multicast tree to highlight: 0,3,5 or 0-15 or all")
-    p.add_argument(
-        "--aggregation", action="store_true", help="also the group's first aggregation tree (in-network reduction)"
-    )
-    p.add_argument("-o", "--out", default="fabric.svg", metavar="FILE", help="the picture: .svg or .png")
-    p.set_defaults(func=cmd_topo_draw, parser=p)
-
+    run_commands.add_parsers(sub)
+    topo = topology_commands.add_parser(sub)
+    routing_commands.add_draw_parser(topo)
     sweep_commands.add_parser(sub)
     compare_commands.add_parser(sub)
     report_commands.add_parser(sub)
     workload_command.add_parser(sub)
 
-    _stream_parser(sub)
+    run_commands.add_stream_parser(sub)
     return parser
-
-
-def _stream_parser(sub: Any) -> None:
-    """``mcsim stream``: one link, its closed form checked."""
-    p = sub.add_parser(
-        "stream",
-        help="stream bytes over one link; exit 1 if the time differs from the closed form",
-        formatter_class=DefaultsHelp,
-    )
-    p.add_argument(
-        "--signalling-rate",
-        "--rate",
-        action=Given,
-        default="56.25Gbps",
-        metavar="RATE",
-        help="the link's signalling rate, before the line code (Link.rate_bps; --rate: the same)",
-    )
-    p.add_argument("--encoding", action=Given, default="64b/66b", help="line encoding, data bits/line bits")
-    p.add_argument(
-        "--header-bytes",
-        action=Given,
-        default=str(DEFAULT_HEADER_BYTES),
-        help=f"wire bytes per packet beyond the payload and the 16-byte fabric header (IB RC: 10; at most "
-        f"{MAX_HEADER_B}, an RDMA packet's most in either wire format)",
-    )
-    p.add_argument("--delay", action=Given, default=format_time(DEFAULT_DELAY_PS), help="propagation delay")
-    p.add_argument("--size", action=Given, default="64MiB", help="payload bytes to send")
-    p.add_argument(
-        "--mtu",
-        action=Given,
-        default=f"{DEFAULT_MTU_BYTES}",
-        help=f"payload bytes per packet, at most {MAX_MTU_B} (InfiniBand's largest MTU)",
-    )
-    p.set_defaults(func=cmd_stream, parser=p, simulates=True)
 
 
 SIGPIPE_EXIT = 128 + signal.SIGPIPE  # 141: the status of a process that SIGPIPE ended

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The ``mcsim topo import`` command: a real fabric's discovery output -> a topology file (``-o``) or
-its summary, as ``mcsim topo show`` prints it."""
+"""The ``mcsim topo`` commands: ``show`` (a topology's summary and, with ``--ports``, every node's ports) and
+``import`` (a real fabric's discovery output -> a topology file (``-o``) or its summary, as ``show`` prints it).
+``topo draw`` draws with the routes: :mod:`mcsim.routing.commands`."""
 
 from __future__ import annotations
 
@@ -9,13 +10,31 @@ from pathlib import Path
 from typing import Any
 
 from mcsim.errors import McsimError
-from mcsim.topology.files import write_topology_file
+from mcsim.topology.files import available, resolve, write_topology_file
 from mcsim.topology.ibnetdiscover import read_ibnetdiscover
 from mcsim.topology.summary import format_summary
 from mcsim.util import toml_text
+from mcsim.util.options import Parser
 from mcsim.util.output import check_distinct, check_writable
 
 IMPORT_FORMATS = ("ibnetdiscover",)
+
+
+def cmd_topo_show(args: argparse.Namespace) -> int:
+    """Print the summary of ``args.file``; with ``args.ports``, every node's ports and where each leads."""
+    g = resolve(args.file)
+    print(format_summary(g))
+    if args.ports:
+        from mcsim.routing.layout import port_map
+
+        def name(n: int) -> str:
+            return f"{n} ({g.nodes[n]['name']})" if "name" in g.nodes[n] else str(n)
+
+        print("ports (node: port -> neighbour [parallel link]), as --pcap-ports and Faults name them")
+        for node, ports in port_map(g).items():
+            out = ", ".join(f"{p}->{nbr}" + (f"[{i}]" if i else "") for p, (nbr, i) in enumerate(ports))
+            print(f"  {name(node)}: {out}")
+    return 0
 
 
 def cmd_topo_import(args: argparse.Namespace) -> int:
@@ -37,7 +56,20 @@ def cmd_topo_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_import_parser(topo: Any) -> None:
+def add_parser(sub: Any) -> Any:
+    """Add ``mcsim topo`` with ``show`` and ``import`` to the mcsim command's subparsers; return the
+    ``topo`` subparsers (``draw`` joins them from :mod:`mcsim.routing.commands`)."""
+    p = sub.add_parser("topo", help="inspect topologies")
+    topo = p.add_subparsers(dest="topo_command", required=True, parser_class=Parser)
+    p = topo.add_parser("show", help="hosts, switches, links, per-tier rates, bisection bandwidth, diameter")
+    p.add_argument("file", help=f"a .toml or .graphml file, or a name from topologies/ ({', '.join(available())})")
+    p.add_argument("--ports", action="store_true", help="also every node's ports and where each leads")
+    p.set_defaults(func=cmd_topo_show, parser=p)
+    _add_import_parser(topo)
+    return topo
+
+
+def _add_import_parser(topo: Any) -> None:
     """Add ``import`` to the ``mcsim topo`` subparsers."""
     p = topo.add_parser(
         "import",
