@@ -128,7 +128,7 @@ def test_a_python_allocation_failure_in_a_command_is_one_line(monkeypatch, capsy
     def exhausted(args):
         raise MemoryError
 
-    monkeypatch.setattr(cli, "cmd_topo_show", exhausted)
+    monkeypatch.setattr("mcsim.topology.commands.cmd_topo_show", exhausted)
     assert cli.main(["topo", "show", "fat-tree-k4"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err == ["mcsim: error: topo: out of memory (a Python allocation failed); see Scenario.estimate()"]
