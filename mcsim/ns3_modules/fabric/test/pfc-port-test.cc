@@ -170,6 +170,12 @@ class PfcThresholdsTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(set->down.pfc.GetHeadroomBytes(), 50000, "PfcHeadroomBytes wins");
         NS_TEST_ASSERT_MSG_EQ(set->down.pfc.GetXoffBytes(), 100000, "PfcXoffBytes wins");
 
+        CheckRefused(&link->up.pfc);
+    }
+
+    /** Connect refuses a PfcPort without a reverse, and one whose buffer is just its headroom. */
+    void CheckRefused(PfcPort* reverse)
+    {
         HandPort port;
         PortQueue queue;
         PfcPort::FrameTrace tx;
@@ -190,7 +196,7 @@ class PfcThresholdsTestCase : public TestCase
             threw = true;
         }
         NS_TEST_ASSERT_MSG_EQ(threw, true, "no reverse: refused");
-        alone.SetReverse(&link->up.pfc);
+        alone.SetReverse(reverse);
         threw = false;
         try
         {
