@@ -50,7 +50,7 @@ PBPS = r"must be <= 1000000000000000 \(1 Pbit/s, mcsim's largest rate\)$"
 FT4 = {"topology": "fat-tree-k4"}
 PFC = {"flow_control": "pfc"}
 # fat-tree-k4 at 56G (FDR, 54.545 Gbit/s of data) and 100 ns: 2 x (4096 + 86) B frames + a 64 B PFC frame +
-# 2 x ceil(100 ns x 54.545 Gbit/s / 8) = 2 x 682 B: 9792 B (Port::PfcComputedHeadroom, fabric.md)
+# 2 x ceil(100 ns x 54.545 Gbit/s / 8) = 2 x 682 B: 9792 B (PfcPort::ComputedHeadroom, fabric.md)
 HEADROOM = (
     r"is less than what can still arrive at a PFC ingress once it pauses its peer on link 0-16 \(54\.545Gbps of "
     r"data, 100ns\): 2 x 4182 B frames \+ a 64 B PFC frame \+ a link delay of bytes each way = 9792 B \(fabric\.md, "

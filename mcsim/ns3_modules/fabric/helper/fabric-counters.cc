@@ -55,7 +55,7 @@ Fabric::GetPfcCounters(uint64_t* out, std::size_t n) const
     CheckOutputSize("Fabric::GetPfcCounters", n, m_ports.size() * PfcCounters::COUNT);
     for (std::size_t i = 0; i < m_ports.size(); ++i)
     {
-        m_ports[i]->GetPfcCounters().CopyTo(out + i * PfcCounters::COUNT);
+        m_ports[i]->GetPfc().GetCounters().CopyTo(out + i * PfcCounters::COUNT);
     }
 }
 

@@ -360,7 +360,7 @@ Fabric::ConnectPorts()
             peerNode < m_nHosts ? static_cast<PacketReceiver*>(PeekPointer(m_hosts[peerNode]))
                                 : PeekPointer(m_switches[peerNode - m_nHosts]);
         m_ports[g]->SetReverse(PeekPointer(m_ports[peer]));
-        m_ports[g]->SetPfcWatchdog(m_mode == FlowControl::PFC ? &m_pfcWatchdog : nullptr);
+        m_ports[g]->GetPfc().SetWatchdog(m_mode == FlowControl::PFC ? &m_pfcWatchdog : nullptr);
         m_ports[g]->Connect(receiver, peer - m_portBase[peerNode]);
     }
 }

@@ -42,7 +42,7 @@ PfcWatchdog::Check()
     m_stalled.assign(m_all.size(), 0);
     for (std::size_t i = 0; i < m_all.size(); ++i)
     {
-        m_stalled[i] = m_all[i]->PfcStalled(now);
+        m_stalled[i] = m_all[i]->GetPfc().Stalled(now);
     }
     std::vector<uint8_t> state(m_all.size(), NEW);
     std::vector<std::size_t> path;
@@ -63,7 +63,7 @@ PfcWatchdog::Visit(std::size_t p, std::vector<uint8_t>& state, std::vector<std::
     // peer's ingress queue)
     state[p] = ON_PATH;
     path.push_back(p);
-    const uint32_t node = m_all[p]->GetPfcPeerNode();
+    const uint32_t node = m_all[p]->GetPfc().GetPeerNode();
     const std::size_t first = m_first[node];
     for (std::size_t q = first; q < first + m_byNode[node].size(); ++q)
     {

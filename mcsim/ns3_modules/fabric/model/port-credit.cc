@@ -31,7 +31,7 @@ Port::ReturnCreditFor(Port* to, Time departure, uint32_t wireBytes, Time start)
     }
     if (to->m_mode == FlowControl::PFC)
     {
-        to->m_pfc.reverse->PfcIngressRelease(wireBytes, start); // it leaves the queue as it starts
+        to->m_pfc.Reverse()->IngressRelease(wireBytes, start); // it leaves the queue as it starts
         return;
     }
     // if both links are equally long, the credit reaches `to` just when this packet reaches the
@@ -57,7 +57,7 @@ Port::ReturnCredit(Time at, uint32_t wireBytes)
     }
     if (m_mode == FlowControl::PFC)
     {
-        m_pfc.reverse->PfcIngressRelease(wireBytes, mcsim::Now()); // consumed or dropped there
+        m_pfc.Reverse()->IngressRelease(wireBytes, mcsim::Now()); // consumed or dropped there
         return;
     }
     AddPendingCredit(at, wireBytes, nullptr);

@@ -161,13 +161,7 @@ Port::Port()
       m_index(0),
       m_creditEvent(Create<ReusableEvent<Port, &Port::CreditEvent>>(this)),
       m_creditSource(EventClass::TRANSMIT),
-      m_pfcWakeEvent(Create<ReusableEvent<Port, &Port::PfcWake>>(this)),
-      m_pfcFrameEvent(Create<ReusableEvent<Port, &Port::PfcFrameArrives>>(this)),
-      m_pfcRefreshEvent(Create<ReusableEvent<Port, &Port::PfcRefresh>>(this)),
-      m_pfcReleaseEvent(Create<ReusableEvent<Port, &Port::PfcReleaseCheck>>(this)),
-      m_pfcWakeSource(EventClass::TRANSMIT),
-      m_pfcFrameSource(EventClass::ARRIVAL),
-      m_pfcRefreshSource(EventClass::TIMER)
+      m_pfc(this, &m_queue, &m_pfcTxTrace, &m_pfcRxTrace)
 {
 }
 
@@ -180,11 +174,7 @@ Port::DoDispose()
     m_peer = nullptr;
     m_creditEvent = nullptr;
     m_arrivalEvent = nullptr;
-    m_pfcWakeEvent = nullptr;
-    m_pfcFrameEvent = nullptr;
-    m_pfcRefreshEvent = nullptr;
-    m_pfcReleaseEvent = nullptr;
-    m_pfc.reverse = nullptr;
+    m_pfc.Dispose();
     m_faults.Dispose();
     Object::DoDispose();
 }
@@ -207,15 +197,13 @@ Port::SetLocation(uint32_t node, uint32_t port)
     }
     m_arrivalSource.Place(node, port);
     m_creditSource.Place(node, port);
-    m_pfcWakeSource.Place(node, pfc::UNIT + port);
-    m_pfcFrameSource.Place(node, pfc::UNIT + port);
-    m_pfcRefreshSource.Place(node, pfc::UNIT + port);
+    m_pfc.Place(node, port);
 }
 
 void
 Port::SetReverse(Port* reverse)
 {
-    m_pfc.reverse = reverse;
+    m_pfc.SetReverse(reverse != nullptr ? &reverse->m_pfc : nullptr);
 }
 
 void
@@ -256,26 +244,11 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
     }
     if (m_mode == FlowControl::PFC)
     {
-        if (m_pfc.reverse == nullptr)
-        {
-            throw std::invalid_argument("Port: PFC needs the port at the far end (SetReverse)");
-        }
-        const uint64_t headroom = GetPfcHeadroomBytes();
-        if (m_pfc.xoffConfig == 0 && headroom >= m_bufferBytes)
-        {
-            throw std::invalid_argument(
-                "Port: node " + std::to_string(m_node) + " port " + std::to_string(m_index) +
-                ": a PFC ingress buffer of " + std::to_string(m_bufferBytes) +
-                " B does not hold its headroom of " + std::to_string(headroom) + " B");
-        }
-        m_pfc.xoffBytes = m_pfc.xoffConfig != 0 ? m_pfc.xoffConfig : m_bufferBytes - headroom;
-        m_pfc.xonBytes =
-            m_pfc.xoffBytes > m_pfc.resumeOffset ? m_pfc.xoffBytes - m_pfc.resumeOffset : 0;
-        m_pfc.dropAbove = m_pfc.xoffBytes + headroom;
-        m_pfc.dataRateBps = GetDataRateBps();
-        m_pfc.frameTx = GetTxTime(pfc::FRAME_BYTES);
-        m_pfc.pauseTime = PfcQuantaTime(m_pfc.quanta);
-        m_pfc.refreshAfter = PfcQuantaTime(m_pfc.quanta / 2);
+        m_pfc.Connect(m_bufferBytes,
+                      m_delay,
+                      m_headerBytes,
+                      GetDataRateBps(),
+                      GetTxTime(pfc::FRAME_BYTES));
     }
     if (m_ecn.mark)
     {
@@ -368,34 +341,7 @@ Port::SendFields(const Ptr<Packet>& packet,
     }
     if (m_mode == FlowControl::PFC)
     {
-        // the lossy class: no pause holds it, and its own share of the buffer is all it has
-        const bool lossy = fields.IsLossy();
-        if (lossy && TailDrops(packet, fields, wire, m_queue.LossyOccupancy(now, m_delay)))
-        {
-            return Time(-1);
-        }
-        const Time start = std::max(earliest, std::max(now, m_busyUntil));
-        if (!m_queue.HasWaiting(lossy) && PfcMayStart(start, now, wire, lossy))
-        {
-            return Commit(OwnedPacket(packet), fields, earliest, credit, now);
-        }
-        const bool head = !m_queue.HasWaiting(lossy);
-        const uint64_t occupancy =
-            m_queue.PushWaiting({OwnedPacket(packet), fields, earliest, credit, waker},
-                                wire,
-                                now,
-                                m_delay,
-                                lossy);
-        m_counters.maxQueueBytes = std::max(m_counters.maxQueueBytes, occupancy);
-        if (head && m_queue.HasWaiting(!lossy))
-        {
-            PfcDrain(); // the other class's head may go now; posts the wakes
-        }
-        else if (head)
-        {
-            PfcWakeAt(PfcLookAgain(start, lossy)); // it may not start now: nothing else changed
-        }
-        return Time(-1);
+        return SendPfc(packet, fields, earliest, credit, waker, wire, now);
     }
     Time ready;
     if (!m_queue.HasWaiting() && m_credit.Take(wire, now, m_delay, ready))
@@ -455,7 +401,7 @@ Port::Commit(OwnedPacket packet,
     m_busyUntil = start + tx;
     if (m_mode == FlowControl::PFC)
     {
-        m_pfc.lastStart = start;
+        m_pfc.Started(start);
     }
     m_counters.txPackets++;
     m_counters.txBytes += size;
@@ -540,7 +486,7 @@ Port::Arrive()
     }
     if (!(m_faulty && LoseAtArrival(packet, head.fields, head.arrival, index)) &&
         (m_mode != FlowControl::PFC || head.fields.IsLossy() ||
-         m_pfc.reverse->PfcIngressAdmit(head.wireBytes)))
+         m_pfc.Reverse()->IngressAdmit(head.wireBytes)))
     {
         if (!m_rxTrace.IsEmpty())
         {

@@ -8,7 +8,7 @@
 #include "link-faults.h"
 #include "owned-packet.h"
 #include "packet-receiver.h"
-#include "pfc.h"
+#include "pfc-port.h"
 #include "port-queue.h"
 
 #include "ns3/attribute.h"
@@ -61,12 +61,13 @@ class PortWaker
 /**
  * @brief The transmit side of one direction of a full-duplex link, with its output queue.
  *
- * The port composes its queue (PortQueue), its credits (CreditAccount) and its link's faults
- * (LinkFaults); it decides when a packet goes and schedules the events.
+ * The port composes its queue (PortQueue), its credits (CreditAccount), its link's faults
+ * (LinkFaults) and its Priority Flow Control (PfcPort); it decides when a packet goes and
+ * schedules the events.
  *
  * The model: fabric/doc/fabric.md, "Port".
  */
-class Port : public Object
+class Port : public Object, private PfcTransmitter
 {
   public:
     static TypeId GetTypeId();
@@ -206,20 +207,21 @@ class Port : public Object
     static constexpr uint32_t NUM_COUNTERS = Counters::COUNT; //!< fields of Counters, in order
 
     const Counters& GetCounters() const;
-    /** The PFC counters (all 0 unless the FlowControl is PFC); a pause still in force counts its
-     * time to now. */
-    PfcCounters GetPfcCounters() const;
-    /** The ingress headroom in force (PFC): "PfcHeadroomBytes", or the one computed at Connect. */
-    uint64_t GetPfcHeadroomBytes() const;
-    /** PFC: paused, with frames waiting, and no frame started for half a pause time (PfcWatchdog).
-     */
-    bool PfcStalled(Time now) const;
-    /** The node at the far end of this port's link (PFC: the one that pauses it). */
-    uint32_t GetPfcPeerNode() const;
+
+    /** Its Priority Flow Control (FlowControl::PFC; its counters are all 0 otherwise): counters,
+     * thresholds in force, the watchdog (setup). */
+    PfcPort& GetPfc()
+    {
+        return m_pfc;
+    }
+
+    const PfcPort& GetPfc() const
+    {
+        return m_pfc;
+    }
+
     uint32_t GetNode() const;  //!< SetLocation's node
     uint32_t GetIndex() const; //!< SetLocation's port
-    /** PFC: the fabric's deadlock detector, told when this port sends an XOFF again. */
-    void SetPfcWatchdog(PfcWatchdog* watchdog);
     /** PFC: every packet this port sends goes in the lossy traffic class (Fields::SetLossy: but
      * contributions to an in-network reduction; a host's port; fabric.md, "Traffic classes").
      * Setup, before the run. */
@@ -342,47 +344,25 @@ class Port : public Object
                        Time arrival,
                        uint64_t index);
 
-    // PFC (port-pfc.cc; fabric/doc/fabric.md, "Priority Flow Control")
-    /** Whether a data frame of `wire` bytes may be committed now to start at `start` (a frame of
-     * the lossy class: no pause holds it). */
-    bool PfcMayStart(Time start, Time now, uint32_t wire, bool lossy) const;
-    /** Send what waits while PfcMayStart, the lossless class first; else post a wake for when a
-     * frame may. */
-    void PfcDrain();
+    // PFC's side of the port (port-pfc.cc; the rest is PfcPort's)
+    /** Send on a PFC port: commit now if the frame may start (PfcPort::MayStart), else wait. */
+    Time SendPfc(const Ptr<Packet>& packet,
+                 const FabricHeader::Fields& fields,
+                 Time earliest,
+                 CreditReturn credit,
+                 PortWaker* waker,
+                 uint32_t wire,
+                 Time now);
+    /** Send what waits while PfcPort::MayStart, the lossless class first; else ask for a wake for
+     * when a frame may (PfcTransmitter). */
+    void PfcDrain() override;
     /** Start the head of a class's waiting packets if it may; else bring `wake` down to when it
      * should be looked at again (none while an XOFF is on its way: its arrival looks). */
     bool PfcDrainOne(bool lossy, Time now, Time& wake);
-    /** When to look again at a frame of the class that may not start now and could from `start`:
-     * then, or when the pause ends; Max while an XOFF is on its way (its arrival looks). */
-    Time PfcLookAgain(Time start, bool lossy) const;
-    /** Post the transmit wake at `at` unless one runs by then (none for Max). */
-    void PfcWakeAt(Time at);
-    void PfcWake();
-    /** A packet of `wire` bytes arrives on this port's link: whether the ingress takes it. */
-    bool PfcIngressAdmit(uint32_t wire);
-    /** A packet that arrived on this port's link leaves its ingress queue at `at` (its egress
-     * committed it to start then; or it was consumed or dropped: now). */
-    void PfcIngressRelease(uint32_t wire, Time at);
-    /** Take out of the ingress queue what has left it by now; XON if it is low enough. */
-    void PfcApplyReleases(Time now);
-    /** PfcApplyReleases's walk: what has left by now, out (some has). */
-    void PfcTakeReleases(Time now);
-    /** While the peer is paused: look again at the next release. */
-    void PfcPlanReleaseCheck();
-    void PfcReleaseCheck();
-    /** Send the peer a PFC frame with this pause time (0: XON) at the next frame boundary. */
-    void PfcSendFrame(uint32_t quanta);
-    /** A PFC frame from the peer will arrive at `arrival`. */
-    void PfcFrameOnItsWay(Time arrival, uint32_t quanta);
-    void PfcFrameArrives();
-    void PfcRefresh();
-    /** Post the refresh event for nextRefresh. */
-    void PfcPostRefresh(Time now);
-    Time PfcQuantaTime(uint32_t quanta) const;
+    /** A PFC frame of wire time tx takes the wire at the next frame boundary (PfcTransmitter). */
+    Time StartPfcFrame(Time tx) override;
     /** GetTypeId's PFC attributes ("PfcXoffBytes", ...) and trace sources ("PfcTx", "PfcRx"). */
     static TypeId AddPfcAttributes(TypeId tid);
-    /** The headroom: what can still arrive once the ingress passes PfcXoffBytes. */
-    uint64_t PfcComputedHeadroom() const;
 
     static constexpr uint64_t NO_TX_CACHE = static_cast<uint64_t>(-1);
 
@@ -415,16 +395,16 @@ class Port : public Object
     }
 
     /** Accessors of the PFC attributes ("PfcXoffBytes", ...). */
-    template <typename T, T PfcState::*Member>
-    void SetPfc(T value)
+    template <typename T, T PfcPort::Settings::*Member>
+    void SetPfcField(T value)
     {
-        m_pfc.*Member = value;
+        m_pfc.GetSettings().*Member = value;
     }
 
-    template <typename T, T PfcState::*Member>
-    T GetPfc() const
+    template <typename T, T PfcPort::Settings::*Member>
+    T GetPfcField() const
     {
-        return m_pfc.*Member;
+        return m_pfc.GetSettings().*Member;
     }
 
     // Hot: what every packet's Send, Commit and Arrive read and write, in the first cache lines
@@ -471,21 +451,14 @@ class Port : public Object
     Ptr<EventImpl> m_creditEvent; //!< reused for every credit event (never cancelled)
     EventSource m_creditSource;   //!< its order: (TRANSMIT, node, port)
     LinkFaults m_faults;          //!< "LossProbability", chosen drops, down intervals
-    PfcState m_pfc;               //!< FlowControl::PFC
+    PfcPort m_pfc;                //!< FlowControl::PFC; "Pfc..." attributes
     bool m_rewrite = false;    //!< ECN on, or m_lossyClass: the fields change (Send's one branch)
     bool m_lossyClass = false; //!< SetLossyClass
     EcnState m_ecn;
     IntStore* m_intStore = nullptr; //!< not owned (the fabric's)
     IntCounters m_intCounters;
-    Ptr<EventImpl> m_pfcWakeEvent;    //!< a waiting data frame may start
-    Ptr<EventImpl> m_pfcFrameEvent;   //!< a PFC frame arrives here
-    Ptr<EventImpl> m_pfcRefreshEvent; //!< an XOFF in force is sent again
-    Ptr<EventImpl> m_pfcReleaseEvent; //!< a packet leaves the ingress queue of a pausing port
-    EventSource m_pfcWakeSource;      //!< (TRANSMIT, node, pfc::UNIT + port)
-    EventSource m_pfcFrameSource;     //!< (ARRIVAL, node, pfc::UNIT + port)
-    EventSource m_pfcRefreshSource;   //!< (TIMER, node, pfc::UNIT + port)
-    TracedCallback<uint32_t, uint32_t, uint32_t> m_pfcTxTrace; //!< "PfcTx"
-    TracedCallback<uint32_t, uint32_t, uint32_t> m_pfcRxTrace; //!< "PfcRx"
+    PfcPort::FrameTrace m_pfcTxTrace; //!< "PfcTx" (m_pfc fires it)
+    PfcPort::FrameTrace m_pfcRxTrace; //!< "PfcRx" (m_pfc fires it)
 };
 
 } // namespace mcsim

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// ns-3 test suite "mcsim-fabric": closed-form checks of the link model. Run from Python with
+// ns-3 test suite "mcsim-fabric": closed-form checks of the link model, and of PfcPort alone
+// (pfc-port-test.cc). Run from Python with
 // mcsim.runtime.run_cxx_test_suite("mcsim-fabric") (tests/models/fabric/test_fabric_suite.py).
 
+#include "pfc-port-test.h"
 #include "star-fabric.h"
 
 #include "ns3/callback.h"
@@ -326,6 +328,9 @@ class FabricTestSuite : public TestSuite
         AddTestCase(new CreditIncastTestCase, Duration::QUICK);
         AddTestCase(new LossCreditTestCase, Duration::QUICK);
         AddTestCase(new PortTraceTestCase, Duration::QUICK);
+        AddTestCase(MakePfcThresholdsTestCase(), Duration::QUICK);
+        AddTestCase(MakePfcXoffXonTestCase(), Duration::QUICK);
+        AddTestCase(MakePfcRefreshTestCase(), Duration::QUICK);
     }
 };
 
