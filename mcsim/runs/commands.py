@@ -21,12 +21,12 @@ from mcsim.config.collectives import (
     RC_PIPELINES,
     check_algorithm,
 )
-from mcsim.config.dcqcn import DCQCN_PRESETS, dcqcn_preset
+from mcsim.config.congestion import DCQCN_PRESETS, KINDS, dcqcn_preset, kind_of
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
 from mcsim.config.fabric import FLOW_CONTROLS, FORWARDINGS, FabricConfig
 from mcsim.config.faults_file import load_faults
 from mcsim.config.queue_trace import DEFAULT_QUEUE_INTERVAL_PS, QueueTraceConfig
-from mcsim.config.rdma import CONGESTION_CONTROLS, WIRE_FORMATS, PcapConfig, RdmaConfig
+from mcsim.config.rdma import WIRE_FORMATS, PcapConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
 from mcsim.native import run_control
 from mcsim.result import Result
@@ -224,7 +224,9 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
             raise McsimError(
                 f"--dcqcn-preset={args.dcqcn_preset!r} sets DCQCN's parameters; give --congestion-control dcqcn"
             )
-        common["rdma"] = dataclasses.replace(common.get("rdma", RDMA_DEFAULTS), **dcqcn_preset(args.dcqcn_preset))
+        common["rdma"] = dataclasses.replace(
+            common.get("rdma", RDMA_DEFAULTS), congestion=dcqcn_preset(args.dcqcn_preset)
+        )
     if args.lossy_datagrams:
         common["rdma"] = dataclasses.replace(common.get("rdma", RDMA_DEFAULTS), ud_lossy=True)
     # the options given only (None: the Scenario's default)
@@ -431,8 +433,8 @@ def _fabric_options(add: Add) -> None:
     )
     add(
         "--congestion-control",
-        choices=tuple(CONGESTION_CONTROLS),
-        default=RDMA_DEFAULTS.congestion_control,
+        choices=tuple(KINDS),
+        default=kind_of(RDMA_DEFAULTS.congestion),
         help="the NICs' congestion control: none, dcqcn (CNPs for the switches' ECN marks, a rate per RC QP; "
         "it turns --ecn on) or hpcc (a window and rate per RC QP from the switches' INT records)",
     )
@@ -441,7 +443,7 @@ def _fabric_options(add: Add) -> None:
         choices=tuple(DCQCN_PRESETS),
         default=None,
         help="dcqcn: its parameters as the DCQCN paper sets them (RdmaConfig's defaults) or as NVIDIA's ConnectX "
-        "firmware does (mcsim.config.dcqcn)",
+        "firmware does (mcsim.config.congestion)",
     )
     add(
         "--wire-format",
