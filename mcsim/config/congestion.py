@@ -18,6 +18,7 @@ words: :func:`from_text` and :func:`to_text` translate them, the one place that 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
@@ -168,6 +169,7 @@ def kind_of(cc: object) -> str:
     return next((name for name, cls in KINDS.items() if type(cc) is cls), type(cc).__name__)
 
 
+@functools.cache
 def text_keys() -> tuple[str, ...]:
     """Every text key of the congestion control in an rdma table, in order: the kind, then each field's."""
     return (KIND_KEY, *(p + f.name for cls, p in PREFIXES.items() for f in dataclasses.fields(cls)))
@@ -229,6 +231,20 @@ def field_path(key: str) -> list[str] | None:
         if key.startswith(prefix) and key in text_keys():
             return ["congestion", key[len(prefix) :]]
     return None
+
+
+def spelling(cc: object) -> str:
+    """A congestion control config as Python spells it, its fields at their defaults left out: "None",
+    "DcqcnConfig()", "HpccConfig(eta=0.5)"."""
+    if not isinstance(cc, DcqcnConfig | HpccConfig):
+        return repr(cc)
+    default = type(cc)()
+    given = [
+        f"{f.name}={getattr(cc, f.name)!r}"
+        for f in dataclasses.fields(cc)
+        if getattr(cc, f.name) != getattr(default, f.name)
+    ]
+    return f"{type(cc).__name__}({', '.join(given)})"
 
 
 def to_text(cc: object) -> dict[str, Any]:

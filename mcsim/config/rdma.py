@@ -10,12 +10,13 @@ config's ns-3 factory (processor_factory).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
-from mcsim.config.congestion import CongestionConfig, is_congestion_config, uses_ecn
+from mcsim.config.congestion import CongestionConfig, is_congestion_config, spelling, split_text, text_keys, uses_ecn
 from mcsim.config.fabric import DEFAULT_MTU_BYTES, FabricConfig, check_lossless_buffers
 from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, pick, require_bool, require_int, require_integer, require_positive
@@ -219,6 +220,25 @@ class RdmaConfig:
             raise McsimError(
                 f"RdmaConfig: processor={self.processor!r} is not a completion processor config; use HostCpuConfig()"
             )
+
+
+def _refusing_old_keywords(init: Callable[..., None]) -> Callable[..., None]:
+    """RdmaConfig's __init__, saying in one line how to spell the congestion control fields it had before issue 50
+    (congestion_control, dcqcn_*, hpcc_*: now RdmaConfig.congestion, mcsim.config.congestion)."""
+
+    @functools.wraps(init)
+    def __init__(self: RdmaConfig, **kwargs: Any) -> None:
+        old = [k for k in kwargs if k in text_keys()]
+        if old:
+            given = ", ".join(f"{k}={kwargs[k]!r}" for k in old)
+            new = spelling(split_text({k: kwargs[k] for k in old}, "RdmaConfig")["congestion"])
+            raise McsimError(f"RdmaConfig: {given} is now spelt congestion={new} (mcsim.config.congestion)")
+        init(self, **kwargs)
+
+    return __init__
+
+
+setattr(RdmaConfig, "__init__", _refusing_old_keywords(RdmaConfig.__init__))  # noqa: B010 (a dataclass's own)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

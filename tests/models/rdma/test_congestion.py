@@ -88,6 +88,23 @@ def test_the_text_words_translate_in_one_place_and_keep_the_canonical_dict():
         scenario_of(congestion_control="hpcc", rdma=nvidia)
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ({"congestion_control": "dcqcn"}, "DcqcnConfig()"),
+        ({"congestion_control": "hpcc", "hpcc_eta": 0.5}, "HpccConfig(eta=0.5)"),
+        ({"dcqcn_g": 0.5}, "DcqcnConfig(g=0.5)"),
+        ({"congestion_control": "none"}, "None"),
+    ],
+)
+def test_the_old_keywords_of_rdmaconfig_are_one_line_with_the_new_spelling(old, new):
+    given = ", ".join(f"{k}={v!r}" for k, v in old.items())
+    with pytest.raises(McsimError) as err:
+        RdmaConfig(mtu_b=2048, **old)
+    assert str(err.value) == f"RdmaConfig: {given} is now spelt congestion={new} (mcsim.config.congestion)"
+    assert RdmaConfig(mtu_b=2048).mtu_b == 2048 and dataclasses.replace(RdmaConfig(), mtu_b=1024).mtu_b == 1024
+
+
 # --- a third congestion control, written outside mcsim --------------------------------------------------------
 
 RATE_CAP = "mcsim_test::RateCap"
