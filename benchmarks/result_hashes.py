@@ -216,6 +216,15 @@ def _raw_incast_pfc() -> object:
     return _simulate(g, flows, FabricConfig(flow_control="pfc", header_b=20, pfc_xoff_b=64 << 10))
 
 
+def _hpcc_rdma() -> RdmaConfig:
+    """RoCEv2 with HPCC at its defaults: RdmaConfig(congestion=HpccConfig()), or before issue 50 its field."""
+    try:
+        from mcsim.config.congestion import HpccConfig
+    except ImportError:  # a commit before mcsim.config.congestion (issue 50)
+        return RdmaConfig(wire_format="rocev2", congestion_control="hpcc")  # type: ignore[call-arg]
+    return RdmaConfig(wire_format="rocev2", congestion=HpccConfig())
+
+
 def _mcast_lossy_class() -> object:
     """A multicast Allgather on PFC with every other host in the lossy class and its datagrams lossy."""
     return Scenario(
@@ -280,7 +289,7 @@ SCENARIOS: dict[str, Callable[[], object]] = {
         algorithm="mcast",
         bytes_per_rank="1MiB",
         fabric=FabricConfig(flow_control="pfc"),
-        rdma=RdmaConfig(wire_format="rocev2", congestion_control="hpcc"),
+        rdma=_hpcc_rdma(),
     ).run(),
 }
 # the scenarios a commit before their features cannot run (it prints that, not a hash)

@@ -35,6 +35,8 @@ API = {
     "UdStream": "mcsim.config.rdma",
     "run_verbs": "mcsim.runs.verbs",
     "DpaConfig": "mcsim.config.dpa",
+    "DcqcnConfig": "mcsim.config.congestion",
+    "HpccConfig": "mcsim.config.congestion",
     "receive_stream": "mcsim.runs.dpa",
     "saturate": "mcsim.runs.dpa",
     "ReceiveResult": "mcsim.runs.dpa",
@@ -60,6 +62,8 @@ if TYPE_CHECKING:  # for type checkers only: at run time __getattr__ imports on 
 
     from mcsim.config.codec import GraphTopology as GraphTopology
     from mcsim.config.collectives import TeamSpec as TeamSpec
+    from mcsim.config.congestion import DcqcnConfig as DcqcnConfig
+    from mcsim.config.congestion import HpccConfig as HpccConfig
     from mcsim.config.dpa import DpaConfig as DpaConfig
     from mcsim.config.fabric import FabricConfig as FabricConfig
     from mcsim.config.fabric import Faults as Faults

@@ -109,7 +109,7 @@ class FabricResult:
     # ECN (FabricConfig.ecn): counter_names("ecn") -> per global port (ECN-capable packets its output queue
     # took, those it marked CE, those a host's port made ECN-capable); None without ECN
     ecn: dict[str, np.ndarray] | None = None
-    # INT (HPCC, RdmaConfig.congestion_control="hpcc"): counter_names("int") -> per global port (hop records
+    # INT (HPCC, RdmaConfig.congestion=HpccConfig()): counter_names("int") -> per global port (hop records
     # its switch added to packets, packets that had no room left for it); None without HPCC
     telemetry: dict[str, np.ndarray] | None = None
     queue_trace: QueueTrace | None = None  # the queues sampled (simulate, run_verbs, Scenario.run: queue_trace=)
@@ -301,7 +301,7 @@ class Result:
     pcap_files: tuple[tuple[str, int, int], ...] | None = None
     verified: bool | None = None  # verify mode: every byte of every output right (None: not checked)
     wrong_bytes: np.ndarray | None = None  # verify mode: per rank, bytes of its output that differ
-    # congestion control (RdmaConfig.congestion_control): counter_names("cc") per rank (CNPs its NIC sent and
+    # congestion control (RdmaConfig.congestion): counter_names("cc") per rank (CNPs its NIC sent and
     # received, CE-marked packets its RC QPs got); None without
     congestion: dict[str, np.ndarray] | None = None
     # per rank: when its host's only link went down for good (Faults.link_down ... FOREVER), NEVER: never

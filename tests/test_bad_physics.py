@@ -56,7 +56,14 @@ HEADROOM = (
     r"data, 100ns\): 2 x 4182 B frames \+ a 64 B PFC frame \+ a link delay of bytes each way = 9792 B \(fabric\.md, "
     r"\"Priority Flow Control\"\), so the lossless class would drop; give >= 9792, or 0 \(computed per link\)$"
 )
-HPCC = {"wire_format": "rocev2", "congestion_control": "hpcc"}
+HPCC = {"wire_format": "rocev2", "congestion_control": "hpcc"}  # an rdma table's keys
+
+
+def _hpcc(**kw):
+    """RdmaConfig's keywords of HPCC with these parameters."""
+    from mcsim.config.congestion import HpccConfig
+
+    return {"wire_format": "rocev2", "congestion": HpccConfig(**kw)}
 
 
 def _scenario(**kw):
@@ -87,6 +94,7 @@ def _keyword(name, table):
 
 
 def _physics_cases():
+    from mcsim.config.congestion import DcqcnConfig, HpccConfig
     from mcsim.config.dpa import DpaConfig
     from mcsim.config.rdma import HostCpuConfig, RdmaConfig, UdStream
     from mcsim.units import MAX_SIMULATED_PS
@@ -111,39 +119,49 @@ def _physics_cases():
         # an HPCC base RTT whose window holds less than one byte: its QPs sent nothing (an ACK timeout, then
         # the QP failed; with retry_cnt=None the run never ended)
         (
-            _scenario(rdma=RdmaConfig(**HPCC, hpcc_base_rtt_ps=100)),
-            r"^Scenario: rdma\.hpcc_base_rtt_ps=100 gives HPCC a window of less than 1 B at 54\.545Gbps \(W_init = "
-            r"line rate x T: HPCC, SIGCOMM 2019; rdma\.md, \"HPCC\"\): its QPs would send nothing and no RC transfer "
-            r"would complete; give >= 147 \(147ps\), or 0 \(the fabric's base RTT\)$",
+            _scenario(rdma=RdmaConfig(**_hpcc(base_rtt_ps=100))),
+            r"^Scenario: rdma\.congestion\.base_rtt_ps=100 gives HPCC a window of less than 1 B at 54\.545Gbps "
+            r"\(W_init = line rate x T: HPCC, SIGCOMM 2019; rdma\.md, \"HPCC\"\): its QPs would send nothing and no "
+            r"RC transfer would complete; give >= 147 \(147ps\), or 0 \(the fabric's base RTT\)$",
         ),
-        (_verbs(rdma=dict(**HPCC, hpcc_base_rtt_ps=146)), r"^run_verbs: hpcc_base_rtt_ps=146 gives HPCC a window"),
+        (_verbs(rdma=_hpcc(base_rtt_ps=146)), r"^run_verbs: congestion\.base_rtt_ps=146 gives HPCC a window"),
         # DCQCN's floor above the line rate: a cut would raise a QP's rate past its link
         (
-            _scenario(rdma=RdmaConfig(congestion_control="dcqcn", dcqcn_min_rate_bps=54_545_454_546)),
-            r"^Scenario: rdma\.dcqcn_min_rate_bps=54545454546 is above the hosts' line rate 54\.545Gbps: DCQCN's rate "
-            r"cut would raise a QP past its link \(Rc = max\(min rate, cut\); rdma\.md, \"DCQCN\"\); give <= "
-            r"54545454545$",
+            _scenario(rdma=RdmaConfig(congestion=DcqcnConfig(min_rate_bps=54_545_454_546))),
+            r"^Scenario: rdma\.congestion\.min_rate_bps=54545454546 is above the hosts' line rate 54\.545Gbps: "
+            r"DCQCN's rate cut would raise a QP past its link \(Rc = max\(min rate, cut\); rdma\.md, \"DCQCN\"\); "
+            r"give <= 54545454545$",
         ),
         (
-            _verbs(rdma=dict(congestion_control="dcqcn", dcqcn_min_rate_bps=10**12)),
-            r"^run_verbs: dcqcn_min_rate_bps=1000000000000 is above the hosts' line rate",
+            _verbs(rdma=dict(congestion=DcqcnConfig(min_rate_bps=10**12))),
+            r"^run_verbs: congestion\.min_rate_bps=1000000000000 is above the hosts' line rate",
         ),
         # an additive increase above the line rate: W_AI past W_init, the window's ceiling
         (
-            _scenario(rdma=RdmaConfig(**HPCC, hpcc_rai_bps=54_545_454_546)),
-            r"^Scenario: rdma\.hpcc_rai_bps=54545454546 is above the hosts' line rate 54\.545Gbps: HPCC's additive "
-            r"increase W_AI = R_AI x T would pass its largest window W_init = line rate x T \(HPCC, SIGCOMM 2019; "
-            r"rdma\.md, \"HPCC\"\); give <= 54545454545, or 0 \(the line rate / 2500\)$",
+            _scenario(rdma=RdmaConfig(**_hpcc(rai_bps=54_545_454_546))),
+            r"^Scenario: rdma\.congestion\.rai_bps=54545454546 is above the hosts' line rate 54\.545Gbps: "
+            r"HPCC's additive increase W_AI = R_AI x T would pass its largest window W_init = line rate x T "
+            r"\(HPCC, SIGCOMM 2019; rdma\.md, \"HPCC\"\); give <= 54545454545, or 0 \(the line rate / 2500\)$",
         ),
-        (_keyword("rdma", {**HPCC, "hpcc_base_rtt_ps": past}), rf"^RdmaConfig: hpcc_base_rtt_ps={past} {CLOCK}"),
+        (_keyword("rdma", {**HPCC, "hpcc_base_rtt_ps": past}), rf"^HpccConfig: base_rtt_ps={past} {CLOCK}"),
     ]
     # every time field past the simulated clock, every rate past 1 Pbit/s (signs and zeros: tests/models)
-    for name in ("dcqcn_alpha_timer_ps", "dcqcn_rate_timer_ps"):
-        rows.append((_rdma(**{name: past}), rf"^RdmaConfig: {name}={past} {CLOCK}"))
-    for name in ("dcqcn_cnp_interval_ps", "dcqcn_rate_reduce_period_ps", "send_latency_ps", "receive_latency_ps"):
-        rows.append((_rdma(**{name: past}), rf"^RdmaConfig: {name}={past} {CLOCK}"))
-    for name in ("dcqcn_rai_bps", "dcqcn_rhai_bps", "dcqcn_min_rate_bps", "hpcc_rai_bps"):
-        rows.append((_rdma(**{name: big}), rf"^RdmaConfig: {name}={big} {PBPS}"))
+    for cls, name in (
+        (DcqcnConfig, "alpha_timer_ps"),
+        (DcqcnConfig, "rate_timer_ps"),
+        (DcqcnConfig, "cnp_interval_ps"),
+        (DcqcnConfig, "rate_reduce_period_ps"),
+        (RdmaConfig, "send_latency_ps"),
+        (RdmaConfig, "receive_latency_ps"),
+    ):
+        rows.append((lambda cls=cls, name=name: cls(**{name: past}), rf"^{cls.__name__}: {name}={past} {CLOCK}"))
+    for cls, name in (
+        (DcqcnConfig, "rai_bps"),
+        (DcqcnConfig, "rhai_bps"),
+        (DcqcnConfig, "min_rate_bps"),
+        (HpccConfig, "rai_bps"),
+    ):
+        rows.append((lambda cls=cls, name=name: cls(**{name: big}), rf"^{cls.__name__}: {name}={big} {PBPS}"))
     rows += [
         (_keyword("rdma", {"send_latency_ps": past}), rf"^RdmaConfig: send_latency_ps={past} {CLOCK}"),
         (_keyword("fabric", {"switch_latency_ps": past}), rf"^FabricConfig: switch_latency_ps={past} {CLOCK}"),
@@ -207,13 +225,15 @@ def test_physics_that_cannot_work_is_one_line_before_the_run(monkeypatch, make, 
 
 
 def test_the_bounds_themselves_are_accepted():
+    from mcsim.config.congestion import DcqcnConfig
     from mcsim.config.rdma import RdmaConfig
     from mcsim.runs.scenario import Scenario
     from mcsim.units import MAX_SIMULATED_PS
 
     Scenario(**FT4, fabric=FabricConfig(**PFC, pfc_headroom_b=9792, switch_buffer_b=9793))
-    Scenario(**FT4, rdma=RdmaConfig(**HPCC, hpcc_base_rtt_ps=147, hpcc_rai_bps=54_545_454_545))
-    RdmaConfig(send_latency_ps=MAX_SIMULATED_PS, dcqcn_rate_timer_ps=MAX_SIMULATED_PS, dcqcn_rai_bps=10**15)
+    Scenario(**FT4, rdma=RdmaConfig(**_hpcc(base_rtt_ps=147, rai_bps=54_545_454_545)))
+    RdmaConfig(send_latency_ps=MAX_SIMULATED_PS)
+    DcqcnConfig(rate_timer_ps=MAX_SIMULATED_PS, rai_bps=10**15)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,7 +333,7 @@ WORKLOAD = 'topology = "fat-tree-k4"\n{options}\n[[jobs]]\nname = "a"\nranks = 4
         (
             ["sweep", "@", "--dry-run", "--store", "s.sqlite"],
             SWEEP + '[base.rdma]\nwire_format = "rocev2"\ncongestion_control = "hpcc"\nhpcc_base_rtt_ps = 100\n',
-            r"sweep 'x' run 0 \(\): Scenario: rdma\.hpcc_base_rtt_ps=100 gives HPCC a window of less than 1 B",
+            r"sweep 'x' run 0 \(\): Scenario: rdma\.congestion\.base_rtt_ps=100 gives HPCC a window of less than 1 B",
         ),
         (
             ["workload", "@"],

@@ -22,6 +22,7 @@ import networkx as nx
 import numpy as np
 
 from mcsim import topology
+from mcsim.config import congestion
 from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import Faults
 from mcsim.config.rdma import HostCpuConfig, RcConfig
@@ -85,6 +86,8 @@ def config_to_dict(cfg: Any) -> dict[str, Any]:
             if kind is None:
                 raise McsimError(f"{type(cfg).__name__}: processor {type(value).__name__} has no canonical form")
             out[f.name] = {"kind": kind, **config_to_dict(value)}
+        elif f.name == "congestion":  # as the text keys say it (congestion_control, dcqcn_*, hpcc_*)
+            out |= congestion.to_text(value)
         elif dataclasses.is_dataclass(value):
             out[f.name] = config_to_dict(value)
         else:
@@ -94,8 +97,12 @@ def config_to_dict(cfg: Any) -> dict[str, Any]:
 
 def config_from_dict(cls: type[T], data: object, where: str) -> T:
     """The config of type ``cls`` from its canonical dict; every field must be there."""
-    names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-    fields = dict(require_dict(where, data, names))
+    names = tuple(
+        n
+        for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        for n in (congestion.text_keys() if f.name == "congestion" else (f.name,))
+    )
+    fields = congestion.split_text(require_dict(where, data, names), where)
     if "rc" in fields:
         fields["rc"] = config_from_dict(RcConfig, fields["rc"], f"{where}.rc")
     if "processor" in fields:

@@ -478,7 +478,7 @@ def check_lossless_buffers(where: str, config: FabricConfig, packet_b: int, lowe
 
 def pfc_headroom_b(config: FabricConfig, link: Link) -> int:
     """What can still arrive at a PFC ingress of ``link`` once it passes XOFF, when nothing leaves it: the
-    headroom the model computes when ``pfc_headroom_b`` is 0 (Port::PfcComputedHeadroom; fabric.md, "Priority
+    headroom the model computes when ``pfc_headroom_b`` is 0 (PfcPort::ComputedHeadroom; fabric.md, "Priority
     Flow Control"). The frame this port is sending delays the PFC frame, then the PFC frame's wire time, the
     frame the peer is sending when it arrives, and a link delay of bytes each way: 2 x (pfc_max_frame_b +
     header_b) + (PFC_FRAME_BYTES + header_b) + 2 x ceil(delay x data rate / 8)."""

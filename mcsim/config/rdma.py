@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """RDMA settings as frozen data: RdmaConfig (NIC, QPs, wire format), RcConfig, the completion
 processors' configs (HostCpuConfig), the verbs workload (RcOp, UdStream) and their checks (no C++).
+The congestion controls' configs (DcqcnConfig, HpccConfig) are in mcsim.config.congestion.
 
 mcsim.runs.verbs runs them (run_verbs) through mcsim.native.rdma; mcsim.native.processors makes each processor
 config's ns-3 factory (processor_factory).
@@ -9,24 +10,25 @@ config's ns-3 factory (processor_factory).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
+from mcsim.config.congestion import CongestionConfig, is_congestion_config, spelling, split_text, text_keys, uses_ecn
 from mcsim.config.fabric import DEFAULT_MTU_BYTES, FabricConfig, check_lossless_buffers
 from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, pick, require_bool, require_int, require_integer, require_positive
 from mcsim.routing.layout import Layout
 from mcsim.topology.physics import Link
 from mcsim.topology.summary import diameter_hops
-from mcsim.units import PS_PER_S, format_rate, format_time, require_rate_bps, require_time_ps
+from mcsim.units import require_rate_bps, require_time_ps
 
 # the C++ types RdmaConfig, RcConfig and HostCpuConfig set attributes of
 NIC, UD_QP, RC_QP, HOST_CPU = "ns3::mcsim::Nic", "ns3::mcsim::UdQp", "ns3::mcsim::RcQp", "ns3::mcsim::HostCpu"
 STACK = "ns3::mcsim::RdmaStack"
 WIRE_FORMATS = {"infiniband": "InfiniBand", "rocev2": "RoCEv2"}
-CONGESTION_CONTROLS = {"none": "None", "dcqcn": "Dcqcn", "hpcc": "Hpcc"}  # -> ns3::mcsim::CongestionControl
 # shared with C++ (capi::Constants; tests/native/test_constants.py compares): HPCC's INT, the wire bytes it
 # adds to each data packet of an HPCC QP and to its ACK (IntStore::HEADER_BYTES: a 2-byte hop count and room
 # for 5 records of 8 bytes, as the HPCC authors' simulator's IntHeader)
@@ -159,29 +161,9 @@ class RdmaConfig:
     """NIC, queue-pair and host-CPU settings; sizes in bytes, times in ps, rates in bit/s."""
 
     wire_format: str = field(default="infiniband", metadata=sets(NIC, "WireFormat", WIRE_FORMATS))  # or "rocev2"
-    # the NICs' congestion control: "none" (every QP at the line rate) or "dcqcn" (it turns the fabric's ECN
-    # marking on); DCQCN's parameters as the paper (Zhu et al., SIGCOMM 2015) names them, its defaults
-    # (second-hand where the paper's text was not at hand: rdma.md, "DCQCN")
-    congestion_control: str = field(default="none", metadata=sets(NIC, "CongestionControl", CONGESTION_CONTROLS))
-    dcqcn_g: float = field(default=1 / 256, metadata=sets(NIC, "DcqcnG"))
-    dcqcn_alpha_timer_ps: int = field(default=55_000_000, metadata=sets(NIC, "DcqcnAlphaTimer"))  # K
-    dcqcn_rate_timer_ps: int = field(default=55_000_000, metadata=sets(NIC, "DcqcnRateTimer"))  # T
-    dcqcn_byte_counter_b: int = field(default=10_000_000, metadata=sets(NIC, "DcqcnByteCounter"))  # B
-    dcqcn_f: int = field(default=5, metadata=sets(NIC, "DcqcnF"))  # fast recovery steps
-    dcqcn_rai_bps: int = field(default=40_000_000, metadata=sets(NIC, "DcqcnRai"))
-    dcqcn_rhai_bps: int = field(default=200_000_000, metadata=sets(NIC, "DcqcnRhai"))
-    dcqcn_min_rate_bps: int = field(default=100_000_000, metadata=sets(NIC, "DcqcnMinRate"))
-    dcqcn_cnp_interval_ps: int = field(default=50_000_000, metadata=sets(NIC, "DcqcnCnpInterval"))  # N
-    # at most one rate cut per QP per period, a CNP within it cutting at its end (firmware
-    # rate_reduce_monitor_period); 0: every CNP cuts at once (the paper). Presets: mcsim.config.dcqcn
-    dcqcn_rate_reduce_period_ps: int = field(default=0, metadata=sets(NIC, "DcqcnRateReducePeriod"))
-    # HPCC's parameters as its paper (Li et al., SIGCOMM 2019) names them (rdma.md, "HPCC"): eta and maxStage
-    # the paper's; R_AI 0: the line rate / 2500 (the HPCC authors' simulator's runs: 10 Mbit/s per 25 Gbit/s);
-    # T 0: the fabric's base RTT (hpcc_base_rtt_ps in mcsim.native.rdma: its longest path, there and back)
-    hpcc_eta: float = field(default=0.95, metadata=sets(NIC, "HpccEta"))
-    hpcc_max_stage: int = field(default=5, metadata=sets(NIC, "HpccMaxStage"))
-    hpcc_rai_bps: int = field(default=0, metadata=sets(NIC, "HpccRai"))
-    hpcc_base_rtt_ps: int = field(default=0, metadata=sets(NIC, "HpccBaseRtt"))
+    # the NICs' congestion control (mcsim.config.congestion): None (every QP at the line rate), DcqcnConfig() (it
+    # turns the fabric's ECN marking on), HpccConfig(), or a congestion control model's config
+    congestion: CongestionConfig | None = None
     mtu_b: int = field(default=DEFAULT_MTU_BYTES, metadata=sets(NIC, "MtuBytes"))
     rc: RcConfig = dataclasses.field(default_factory=RcConfig)
     rq_depth: int = field(default=128, metadata=sets(UD_QP, "RqDepth"))  # UD receive buffers posted
@@ -212,24 +194,13 @@ class RdmaConfig:
 
     def __post_init__(self) -> None:
         pick("wire format", self.wire_format, WIRE_FORMATS)
-        pick("congestion control", self.congestion_control, CONGESTION_CONTROLS)
-        if isinstance(self.dcqcn_g, bool) or not isinstance(self.dcqcn_g, int | float) or not 0 < self.dcqcn_g <= 1:
-            raise McsimError(f"RdmaConfig: dcqcn_g={self.dcqcn_g!r} must be a number in (0, 1]")
-        require_int("RdmaConfig", "dcqcn_byte_counter_b", self.dcqcn_byte_counter_b, lo=1)
-        require_int("RdmaConfig", "dcqcn_f", self.dcqcn_f, lo=0)
-        # DCQCN's timers run (0 would fire for ever at one instant), its intervals may be 0 (none); every time
-        # within the simulated clock, every rate within mcsim's largest
-        for name in ("dcqcn_alpha_timer_ps", "dcqcn_rate_timer_ps"):
-            require_time_ps("RdmaConfig", name, getattr(self, name), lo=1)
-        for name in ("dcqcn_cnp_interval_ps", "dcqcn_rate_reduce_period_ps", "send_latency_ps", "receive_latency_ps"):
+        if self.congestion is not None and not is_congestion_config(self.congestion):
+            raise McsimError(
+                f"RdmaConfig: congestion={self.congestion!r} is not a congestion control config; use DcqcnConfig(), "
+                "HpccConfig() or None (mcsim.config.congestion)"
+            )
+        for name in ("send_latency_ps", "receive_latency_ps"):
             require_time_ps("RdmaConfig", name, getattr(self, name))
-        require_rate_bps("RdmaConfig", "dcqcn_min_rate_bps", self.dcqcn_min_rate_bps, lo=1)
-        for name in ("dcqcn_rai_bps", "dcqcn_rhai_bps", "hpcc_rai_bps"):
-            require_rate_bps("RdmaConfig", name, getattr(self, name), lo=0)
-        if isinstance(self.hpcc_eta, bool) or not isinstance(self.hpcc_eta, int | float) or not 0 < self.hpcc_eta <= 1:
-            raise McsimError(f"RdmaConfig: hpcc_eta={self.hpcc_eta!r} must be a number in (0, 1]")
-        require_int("RdmaConfig", "hpcc_max_stage", self.hpcc_max_stage, lo=0, hi=2**32 - 1)
-        require_time_ps("RdmaConfig", "hpcc_base_rtt_ps", self.hpcc_base_rtt_ps)
         pick("send_completions", self.send_completions, SEND_COMPLETIONS)
         if self.mtu_b not in IB_MTUS:
             raise McsimError(f"RdmaConfig: mtu_b={self.mtu_b} is not an MTU; choose one of {IB_MTUS}")
@@ -249,6 +220,25 @@ class RdmaConfig:
             raise McsimError(
                 f"RdmaConfig: processor={self.processor!r} is not a completion processor config; use HostCpuConfig()"
             )
+
+
+def _refusing_old_keywords(init: Callable[..., None]) -> Callable[..., None]:
+    """RdmaConfig's __init__, saying in one line how to spell the congestion control fields it had before issue 50
+    (congestion_control, dcqcn_*, hpcc_*: now RdmaConfig.congestion, mcsim.config.congestion)."""
+
+    @functools.wraps(init)
+    def __init__(self: RdmaConfig, **kwargs: Any) -> None:
+        old = [k for k in kwargs if k in text_keys()]
+        if old:
+            given = ", ".join(f"{k}={kwargs[k]!r}" for k in old)
+            new = spelling(split_text({k: kwargs[k] for k in old}, "RdmaConfig")["congestion"])
+            raise McsimError(f"RdmaConfig: {given} is now spelt congestion={new} (mcsim.config.congestion)")
+        init(self, **kwargs)
+
+    return __init__
+
+
+setattr(RdmaConfig, "__init__", _refusing_old_keywords(RdmaConfig.__init__))  # noqa: B010 (a dataclass's own)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -364,7 +354,7 @@ def fabric_config_for(rdma: RdmaConfig, config: FabricConfig | None, where: str 
         base,
         header_b=PHYSICAL_OVERHEAD_BYTES[rdma.wire_format],
         pfc_max_frame_b=rdma.mtu_b + MAX_WIRE_HEADER_B,
-        ecn=base.ecn or rdma.congestion_control == "dcqcn",  # DCQCN reacts to the switches' marks
+        ecn=base.ecn or uses_ecn(rdma.congestion),  # DCQCN reacts to the switches' marks
     )
     check_lossless_buffers(where, out, rdma.mtu_b + MAX_WIRE_HEADER_B, "the MTU (mtu_b)")
     return out
@@ -421,7 +411,7 @@ class PcapConfig:
 
 
 def hpcc_base_rtt_ps(layout: Layout, fabric: FabricConfig, rdma: RdmaConfig) -> int:
-    """HPCC's T when ``rdma.hpcc_base_rtt_ps`` is 0: the fabric's largest base RTT, from a data packet's first
+    """HPCC's T when its ``base_rtt_ps`` (HpccConfig) is 0: the fabric's largest base RTT, from a data packet's first
     bit to the arrival of the ACK that covers it, on an idle fabric, as an upper bound.
 
     On the longest host-to-host path (D links, ``diameter_hops``), every link at the slowest data rate and the
@@ -440,40 +430,11 @@ def hpcc_base_rtt_ps(layout: Layout, fabric: FabricConfig, rdma: RdmaConfig) -> 
 
 def check_congestion_control(where: str, layout: Layout, rdma: RdmaConfig, prefix: str = "") -> None:
     """Raise McsimError (one line) for congestion control parameters that cannot work at the slowest host's line
-    rate B: DCQCN's floor (``dcqcn_min_rate_bps``) above B, where a cut would raise a QP's rate past its link
-    (Dcqcn in rdma/model/dcqcn.cc: Rc = max(min rate, the cut rate)); and HPCC's (check_hpcc_window)."""
+    rate: the config's own ``check_line_rate`` (DcqcnConfig's floor, HpccConfig's window; mcsim.config.congestion),
+    its fields named after ``prefix`` and "congestion."."""
+    check = getattr(rdma.congestion, "check_line_rate", None)
+    if check is None:
+        return
     g = layout.graph
     rate = min(Link.from_edge(g.edges[h, next(iter(g.neighbors(h)))]).data_rate_bps for h in range(layout.hosts))
-    if rdma.congestion_control == "dcqcn" and rdma.dcqcn_min_rate_bps > rate:
-        raise McsimError(
-            f"{where}: {prefix}dcqcn_min_rate_bps={rdma.dcqcn_min_rate_bps} is above the hosts' line rate "
-            f"{format_rate(rate)}: DCQCN's rate cut would raise a QP past its link (Rc = max(min rate, cut); rdma.md, "
-            f'"DCQCN"); give <= {rate}'
-        )
-    check_hpcc_window(where, rate, rdma, prefix)
-
-
-def check_hpcc_window(where: str, rate: int, rdma: RdmaConfig, prefix: str = "") -> None:
-    """Raise McsimError (one line) for HPCC parameters its sender cannot work with (Hpcc in rdma/model/hpcc.cc;
-    rdma.md, "HPCC"), at the slowest host's line rate B (``rate``): a window W_init = B x T (``hpcc_base_rtt_ps``)
-    under one byte (an RC QP sends while its bytes in flight are below the window, rc-qp.cc: it would send nothing, its
-    transfers would never complete, and with retry_cnt=None the run would never end; a window under one packet
-    still lets one packet fly per round trip), or an additive
-    increase R_AI (``hpcc_rai_bps``) above B (W_AI = R_AI x T would pass W_init, the window's ceiling). T 0 is
-    computed from the fabric (mcsim.native.rdma: its longest path, there and back); R_AI 0 is B / 2500."""
-    if rdma.congestion_control != "hpcc":
-        return
-    if rdma.hpcc_rai_bps > rate:
-        raise McsimError(
-            f"{where}: {prefix}hpcc_rai_bps={rdma.hpcc_rai_bps} is above the hosts' line rate {format_rate(rate)}: "
-            "HPCC's additive increase W_AI = R_AI x T would pass its largest window W_init = line rate x T (HPCC, "
-            f'SIGCOMM 2019; rdma.md, "HPCC"); give <= {rate}, or 0 (the line rate / 2500)'
-        )
-    t_ps = rdma.hpcc_base_rtt_ps
-    if 0 < t_ps and rate * t_ps < 8 * PS_PER_S:
-        least_ps = -(-8 * PS_PER_S // rate)
-        raise McsimError(
-            f"{where}: {prefix}hpcc_base_rtt_ps={t_ps} gives HPCC a window of less than 1 B at {format_rate(rate)} "
-            f'(W_init = line rate x T: HPCC, SIGCOMM 2019; rdma.md, "HPCC"): its QPs would send nothing and no RC '
-            f"transfer would complete; give >= {least_ps} ({format_time(least_ps)}), or 0 (the fabric's base RTT)"
-        )
+    check(where, rate, f"{prefix}congestion.")

@@ -130,6 +130,8 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_source_processed_ps": (PTR, U64_OUT, U64),
     "mcsim_source_busy_ps": (PTR,),
     "mcsim_source_dpa_thread_counters": (PTR, U64_OUT, U64),
+    # capi/rdma-abi.cc: the stack's congestion control (before mcsim_stack_setup)
+    "mcsim_stack_set_congestion": (PTR, PTR),
 }
 # functions that return a new handle (nullptr on failure) rather than an int64
 HANDLE_SIGNATURES: dict[str, tuple[Any, ...]] = {"mcsim_create": (TEXT,), "mcsim_factory_new": (TEXT,)}

@@ -6,22 +6,23 @@ their counters.
 Every packet carries the real header bytes of its opcode in the chosen wire format (InfiniBand or
 RoCEv2). The settings and the workload (RdmaConfig, RcOp, UdStream, ...) are frozen data in
 mcsim.config.rdma; mcsim.runs.verbs runs a workload; mcsim.native.processors makes the completion
-processors' factories.
+processors' factories, mcsim.native.congestion the congestion controls'.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from functools import partial
 
 import numpy as np
 
+from mcsim.config.congestion import uses_int
 from mcsim.config.fabric import destination
-from mcsim.config.rdma import NIC, RC_QP, RC_VERBS, STACK, UD_QP, RcOp, RdmaConfig, UdStream, hpcc_base_rtt_ps
+from mcsim.config.rdma import NIC, RC_QP, RC_VERBS, STACK, UD_QP, RcOp, RdmaConfig, UdStream
 from mcsim.native import abi, runtime
 from mcsim.native.arrays import i64, read_counters, read_u64, u32, u64
 from mcsim.native.attributes import factory_of, set_attributes, set_attributes_of
+from mcsim.native.congestion import congestion_factory, for_fabric
 from mcsim.native.fabric import BuiltFabric
 from mcsim.native.processors import processor_factory
 from mcsim.result import VerbsResult, times_ps
@@ -91,19 +92,22 @@ def read_cc_counters(stack: abi.Handle, n_hosts: int) -> dict[str, np.ndarray]:
 
 
 def build_stack(fab: BuiltFabric, rdma: RdmaConfig) -> abi.Handle:
-    """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host.
+    """An ns3::mcsim::RdmaStack on a built fabric: a NIC and a completion processor per host, and per QP a
+    congestion control of ``rdma.congestion``'s (none: the line rate).
 
-    HPCC: its base RTT, if 0, becomes the fabric's (hpcc_base_rtt_ps), and the fabric's INT counters are read.
+    HPCC: its base RTT, if 0, becomes the fabric's (mcsim.native.congestion.for_fabric); a congestion control that
+    uses INT has the fabric's INT counters read.
     """
-    if rdma.congestion_control == "hpcc":
-        if rdma.hpcc_base_rtt_ps == 0:
-            rdma = dataclasses.replace(rdma, hpcc_base_rtt_ps=hpcc_base_rtt_ps(fab.layout, fab.config, rdma))
+    cc = None if rdma.congestion is None else for_fabric(rdma.congestion, fab, rdma)
+    if uses_int(cc):
         fab.telemetry = True
     nic, rc, ud = factory_of(rdma, NIC), factory_of(rdma.rc, RC_QP), factory_of(rdma, UD_QP)
     processor = processor_factory(rdma.processor)
     stack = abi.Handle(fab.lib, STACK)
     with runtime.disposed_on_error(stack):  # not handed to a Simulation yet
         set_attributes_of(stack, rdma)
+        if cc is not None:
+            fab.lib.mcsim_stack_set_congestion(stack, congestion_factory(cc))
         fab.lib.mcsim_stack_setup(stack, fab.cxx, nic, processor, rc, ud)
     return stack
 

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 from mcsim.config.collectives import EVERY_ALGORITHM, INNET_ALGORITHMS, MCAST_ALGORITHMS, RC_PIPELINES
-from mcsim.config.dcqcn import DCQCN_PRESETS
+from mcsim.config.congestion import DCQCN_PRESETS, KINDS, kind_of
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
 from mcsim.config.fabric import FLOW_CONTROLS, FORWARDINGS, FabricConfig
 from mcsim.config.queue_trace import DEFAULT_QUEUE_INTERVAL_PS
-from mcsim.config.rdma import CONGESTION_CONTROLS, WIRE_FORMATS, RdmaConfig
+from mcsim.config.rdma import WIRE_FORMATS, RdmaConfig
 from mcsim.runs.scenario import Scenario
 from mcsim.units import format_size, format_time
 from mcsim.util.options import Given, GivenFlag
@@ -145,8 +145,8 @@ def _fabric_options(add: Add) -> None:
     )
     add(
         "--congestion-control",
-        choices=tuple(CONGESTION_CONTROLS),
-        default=RDMA_DEFAULTS.congestion_control,
+        choices=tuple(KINDS),
+        default=kind_of(RDMA_DEFAULTS.congestion),
         help="the NICs' congestion control: none, dcqcn (CNPs for the switches' ECN marks, a rate per RC QP; "
         "it turns --ecn on) or hpcc (a window and rate per RC QP from the switches' INT records)",
     )
@@ -155,7 +155,7 @@ def _fabric_options(add: Add) -> None:
         choices=tuple(DCQCN_PRESETS),
         default=None,
         help="dcqcn: its parameters as the DCQCN paper sets them (RdmaConfig's defaults) or as NVIDIA's ConnectX "
-        "firmware does (mcsim.config.dcqcn)",
+        "firmware does (mcsim.config.congestion)",
     )
     add(
         "--wire-format",

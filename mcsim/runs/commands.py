@@ -15,7 +15,7 @@ from typing import Any
 
 from mcsim.bounds import bound_b
 from mcsim.config.collectives import INNET_ALGORITHMS, MCAST_ALGORITHMS, RC_PIPELINES, check_algorithm
-from mcsim.config.dcqcn import dcqcn_preset
+from mcsim.config.congestion import dcqcn_preset
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
 from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
 from mcsim.config.faults_file import load_faults
@@ -206,7 +206,9 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
             raise McsimError(
                 f"--dcqcn-preset={args.dcqcn_preset!r} sets DCQCN's parameters; give --congestion-control dcqcn"
             )
-        common["rdma"] = dataclasses.replace(common.get("rdma", RDMA_DEFAULTS), **dcqcn_preset(args.dcqcn_preset))
+        common["rdma"] = dataclasses.replace(
+            common.get("rdma", RDMA_DEFAULTS), congestion=dcqcn_preset(args.dcqcn_preset)
+        )
     if args.lossy_datagrams:
         common["rdma"] = dataclasses.replace(common.get("rdma", RDMA_DEFAULTS), ud_lossy=True)
     # the options given only (None: the Scenario's default)

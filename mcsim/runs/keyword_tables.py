@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mcsim.config import codec
+from mcsim.config import codec, congestion
 from mcsim.config.fabric import FabricConfig
 from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import McsimError, pick
@@ -43,6 +43,8 @@ def config_of(name: str, table: object) -> Any:
         cls = pick("processor kind", fields.pop("kind"), codec.PROCESSORS)
     else:
         cls = CONFIGS[name]
+    if cls is RdmaConfig:  # its congestion control's text keys (congestion_control, dcqcn_*, hpcc_*)
+        fields = congestion.split_text(fields, name)
     for key in fields:
         known(f"{cls.__name__} field", key, fields_of(cls), name)
     for key in ("processor", "rc"):

@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from mcsim.config.congestion import uses_int
 from mcsim.config.rdma import PcapConfig
 from mcsim.errors import McsimError
 from mcsim.native import rdma
@@ -31,9 +32,10 @@ def check_pcap(pcap: PcapConfig, layout: Layout) -> None:
         raise McsimError(f"pcap: folder {pcap.folder!r} is not writable")
 
 
-def check_traceable(congestion_control: str) -> None:
-    """One line if a run with this congestion control cannot be traced: HPCC's INT header has no wire layout."""
-    if congestion_control == "hpcc":
+def check_traceable(congestion: object) -> None:
+    """One line if a run with this congestion control (its config) cannot be traced: HPCC's INT header has no wire
+    layout."""
+    if uses_int(congestion):
         raise McsimError(
             "pcap: HPCC's INT header (42 B on each data packet and ACK) has no wire layout in mcsim's frames; "
             "trace a run without congestion_control='hpcc'"

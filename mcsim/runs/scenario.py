@@ -345,7 +345,7 @@ class Scenario:
         """
         self.check_resources()
         if pcap is not None:
-            packet_trace.check_traceable(self.rdma.congestion_control)
+            packet_trace.check_traceable(self.rdma.congestion)
         try:
             return self._run(events, pcap, queue_trace)
         except MemoryError:
@@ -392,7 +392,7 @@ class Scenario:
             stats = [collectives.team_stats(t) for t in teams]
             log = np.concatenate([collectives.team_events(t, i) for i, t in enumerate(teams)]) if events else None
             nic = rdma.read_nic_counters(stack, fab.n_hosts)
-            cc = rdma.read_cc_counters(stack, fab.n_hosts) if self.rdma.congestion_control != "none" else None
+            cc = rdma.read_cc_counters(stack, fab.n_hosts) if self.rdma.congestion is not None else None
             fres = fab.collect()
             if expected is not None:
                 outputs = [rdma.read_memory(stack, h, expected.output_b) for h in hosts]

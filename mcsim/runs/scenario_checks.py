@@ -155,7 +155,7 @@ def check_fields(sc: Scenario) -> None:
     check_modes(sc, n)
     if sc.fabric.flow_control == "pfc":  # (the layout only where a check needs it: a sweep plans many)
         check_pfc("Scenario", sc.fabric, sc._layout(), "fabric.")
-    if rdma_cfg.congestion_control != "none":
+    if rdma_cfg.congestion is not None:
         check_congestion_control("Scenario", sc._layout(), rdma_cfg, "rdma.")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from mcsim.config import congestion
 from mcsim.config.fabric import MAX_SEED, FabricConfig
 from mcsim.config.rdma import IB_MTUS, MAX_QP_WR, QP_WR_WHY, RcConfig, RdmaConfig, is_processor_config
 from mcsim.errors import McsimError, as_int, require_bool, require_int
@@ -29,7 +30,7 @@ SHORT_NAMES: dict[str, tuple[tuple[str, str], ...]] = {
     "flow_control": (("fabric", "flow_control"),),
     "ecn": (("fabric", "ecn"),),
     "lossy_hosts": (("fabric", "lossy_hosts"),),
-    "congestion_control": (("rdma", "congestion_control"),),
+    "congestion_control": (("rdma", "congestion"),),  # a kind's name: its config at its defaults
     "forwarding": (("fabric", "forwarding"),),
     "loss": (("fabric", "loss"),),
     "seed": (("fabric", "seed"), ("fabric", "ecmp_seed")),
@@ -53,6 +54,8 @@ def scenario_of(**keywords: Any) -> Scenario:
         given = keywords.get(config)
         if sets and (given is None or isinstance(given, cls)):  # another type: Scenario says so
             base = DEFAULTS[config] if given is None else given
+            if isinstance(base, RdmaConfig) and congestion.kind_of(base.congestion) == short.get("congestion_control"):
+                sets.pop("congestion", None)  # the given config is of that kind: its settings stay
             _check_two_ways(config, base, sets, short)
             keywords[config] = dataclasses.replace(base, **sets)
     return Scenario(**keywords)
@@ -60,6 +63,8 @@ def scenario_of(**keywords: Any) -> Scenario:
 
 def _value(name: str, value: Any) -> Any:
     """The config field's value of a short name's: the MTU as bytes."""
+    if name == "congestion_control":
+        return congestion.from_text(value, {}, "Scenario")
     return parse_size(value) if name == "mtu" else value
 
 

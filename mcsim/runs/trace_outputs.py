@@ -36,7 +36,7 @@ def pcaps_of(args: argparse.Namespace, scenarios: Sequence[Scenario]) -> list[Pc
             if getattr(args, option) is not None:
                 raise McsimError(f"--{option.replace('_', '-')} goes with --pcap DIR (the folder of the traces)")
         return [None] * len(scenarios)
-    packet_trace.check_traceable(scenarios[0].rdma.congestion_control)
+    packet_trace.check_traceable(scenarios[0].rdma.congestion)
     layout = scenarios[0]._layout()
     ports = parse_ports(args.pcap_ports, layout.graph) if args.pcap_ports is not None else ()
     hosts = parse_hosts(args.pcap_hosts or "0", layout.hosts, "--pcap-hosts") if args.pcap_hosts or not ports else ()

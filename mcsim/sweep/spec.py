@@ -52,7 +52,7 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim.config import codec
+from mcsim.config import codec, congestion
 from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.faults_file import load_faults
 from mcsim.config.rdma import RdmaConfig
@@ -122,6 +122,8 @@ def _path(name: str, kw: Mapping[str, Any]) -> list[str]:
             "an axis 'processor.<field>' needs a processor in the base: a [base] processor table with a kind "
             f'({", ".join(codec.PROCESSORS)}), e.g. processor = {{ kind = "dpa", threads = 16 }}'
         )
+    if path[0] == "rdma" and len(path) == 2 and (field := congestion.field_path(path[1])):
+        return ["rdma", *field]  # rdma.dcqcn_g: the base's DCQCN config's g
     return [SHORT_NAMES[path[0]][0][0], *path] if path[0] in NESTED else path
 
 

@@ -11,6 +11,7 @@ import dataclasses
 import pytest
 
 from mcsim.config.collectives import ALGORITHMS, RING_CHUNK_B, TeamSpec
+from mcsim.config.congestion import DcqcnConfig, HpccConfig
 from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import FabricConfig
 from mcsim.config.ns3_attributes import attribute_of, attributes_of, type_ids_of
@@ -37,6 +38,8 @@ CONFIGS = (
     RcConfig(),
     HostCpuConfig(),
     DpaConfig(),
+    DcqcnConfig(),
+    HpccConfig(),
     QueueTraceConfig(ports=((0, 0),)),
 )
 DEFAULTS = [
@@ -75,7 +78,18 @@ def test_a_python_default_is_the_cpp_attributes_initial_value(ns, config, type_i
 
 
 def test_every_field_names_an_attribute_its_type_has(ns):
-    for cls in (Scenario, FabricConfig, RdmaConfig, RcConfig, HostCpuConfig, DpaConfig, TeamSpec, QueueTraceConfig):
+    for cls in (
+        Scenario,
+        FabricConfig,
+        RdmaConfig,
+        RcConfig,
+        HostCpuConfig,
+        DpaConfig,
+        DcqcnConfig,
+        HpccConfig,
+        TeamSpec,
+        QueueTraceConfig,
+    ):
         for f in dataclasses.fields(cls):
             attribute = attribute_of(f)
             for type_id in attribute.type_ids if attribute is not None else ():

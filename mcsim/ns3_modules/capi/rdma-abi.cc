@@ -40,6 +40,14 @@ mcsim_stack_setup(void* stack,
     });
 }
 
+/** Every NIC's QPs get a congestion control of this factory's (before mcsim_stack_setup). */
+MCSIM_ABI int64_t
+mcsim_stack_set_congestion(void* stack, void* factory)
+{
+    return capi::Do(
+        [&] { capi::As<RdmaStack>(stack).SetCongestionControl(capi::FactoryAt(factory)); });
+}
+
 MCSIM_ABI int64_t
 mcsim_stack_host_counters(void* stack, uint64_t* out, uint64_t n)
 {

@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""DCQCN (RdmaConfig(congestion_control="dcqcn")): a receiver answers CE-marked packets with CNPs (at most one
+"""DCQCN (RdmaConfig(congestion=DcqcnConfig())): a receiver answers CE-marked packets with CNPs (at most one
 per QP per N), the sender's reaction point cuts its QP's rate and the NIC paces it; against the same incast
 without it: far fewer pauses, results that change, fair shares, a bottleneck queue held between the marking
 thresholds instead of at PFC's, CNPs as RoCEv2 frames; NVIDIA's firmware preset beside the paper's."""
 
 import csv
-import dataclasses
 import io
 import itertools
 import shutil
@@ -15,7 +14,7 @@ import numpy as np
 import pytest
 
 from mcsim import topology
-from mcsim.config.dcqcn import DCQCN_PRESETS, dcqcn_preset
+from mcsim.config.congestion import DCQCN_PRESETS, DcqcnConfig, dcqcn_preset
 from mcsim.config.fabric import DEFAULT_BUFFER_BYTES, DEFAULT_PFC_RESUME_OFFSET_BYTES, FabricConfig
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import MAX_WIRE_HEADER_B, PHYSICAL_OVERHEAD_BYTES, PcapConfig, RcOp, RdmaConfig
@@ -28,11 +27,15 @@ DELAY_PS = 100_000
 MTU_B = 4096
 
 
-def incast(cc: str, n: int = 15, size_b: int = 4 << 20, queue_trace: QueueTraceConfig | None = None, **rdma):
-    """n hosts WRITE size_b each to host 0 on one switch (node n + 1, its port 0 to host 0), RoCEv2 with PFC."""
+PAPER = DcqcnConfig()
+
+
+def incast(cc: str, n: int = 15, size_b: int = 4 << 20, queue_trace: QueueTraceConfig | None = None, dcqcn=PAPER):
+    """n hosts WRITE size_b each to host 0 on one switch (node n + 1, its port 0 to host 0), RoCEv2 with PFC;
+    cc "dcqcn" (with ``dcqcn``'s parameters) or "none"."""
     g = topology.leaf_spine(1, 0, n + 1, rate_bps=RATE_BPS, delay_ps=DELAY_PS)
     ops = [RcOp(verb="write", src=s, dst=0, size_b=size_b) for s in range(1, n + 1)]
-    config = RdmaConfig(wire_format="rocev2", congestion_control=cc, **rdma)
+    config = RdmaConfig(wire_format="rocev2", congestion=dcqcn if cc == "dcqcn" else None)
     fabric = FabricConfig(flow_control="pfc")
     return run_verbs(g, rc_ops=ops, rdma=config, fabric=fabric, queue_trace=queue_trace)
 
@@ -106,26 +109,24 @@ def test_the_bottleneck_queue_stays_between_the_marking_thresholds_after_converg
 
 
 def test_the_firmware_preset_differs_from_the_paper_and_both_conserve_bytes():
-    # the 15:1 incast with NVIDIA's firmware defaults (mcsim.config.dcqcn) and with the paper's: both finish,
+    # the 15:1 incast with NVIDIA's firmware defaults (mcsim.config.congestion) and with the paper's: both finish,
     # every byte once; the presets' pauses and finish times differ (README, "The fabric model", gives the figures)
     n, size_b = 15, 4 << 20
-    paper, nvidia = incast("dcqcn"), incast("dcqcn", **dcqcn_preset("nvidia"))
+    paper, nvidia = incast("dcqcn"), incast("dcqcn", dcqcn=dcqcn_preset("nvidia"))
     assert conserved(paper, n, size_b) and conserved(nvidia, n, size_b)
     pauses = [int(r.fabric.pfc["pause_tx"].sum()) for r in (paper, nvidia)]
     finish = [int(r.rc_done_ps.max()) for r in (paper, nvidia)]
     assert pauses[0] != pauses[1] and finish[0] != finish[1]
-    assert dcqcn_preset("paper") == {
-        k: v for k, v in dataclasses.asdict(RdmaConfig()).items() if k.startswith("dcqcn_")
-    }
-    assert RdmaConfig(**dcqcn_preset("nvidia")).dcqcn_g == 5 / 1024  # dce_tcp_g 1019: 1 - 1019/1024
+    assert dcqcn_preset("paper") == DcqcnConfig()  # the paper's: DcqcnConfig's defaults
+    assert dcqcn_preset("nvidia").g == 5 / 1024  # dce_tcp_g 1019: 1 - 1019/1024
 
 
 def test_one_cut_per_reduce_period():
     # a CNP comes at most every N = 50 us per QP: a reduce period shorter than that never holds a cut (the
     # results are the period 0's, every CNP cutting at once, bit for bit); one of 200 us holds most of them
     plain = incast("dcqcn")
-    short = incast("dcqcn", dcqcn_rate_reduce_period_ps=1_000_000)
-    held = incast("dcqcn", dcqcn_rate_reduce_period_ps=200_000_000)
+    short = incast("dcqcn", dcqcn=DcqcnConfig(rate_reduce_period_ps=1_000_000))
+    held = incast("dcqcn", dcqcn=DcqcnConfig(rate_reduce_period_ps=200_000_000))
     for name in ("rc_done_ps", "rc_responder_done_ps"):
         assert np.array_equal(getattr(plain, name), getattr(short, name))
     for table in ("ports", "hosts"):
@@ -162,19 +163,25 @@ def test_cnps_go_to_the_senders_as_rocev2_frames(tmp_path):
 @pytest.mark.parametrize(
     ("kw", "message"),
     [
-        ({"congestion_control": "xcp"}, r"unknown congestion control 'xcp'; choose one of dcqcn, hpcc, none"),
-        ({"dcqcn_g": 0}, r"dcqcn_g=0 must be a number in \(0, 1\]"),
-        ({"dcqcn_g": True}, r"dcqcn_g=True must be a number"),
-        ({"dcqcn_rate_timer_ps": 0}, r"dcqcn_rate_timer_ps=0 must be >= 1"),
-        ({"dcqcn_rai_bps": -1}, r"dcqcn_rai_bps=-1 must be >= 0"),
-        ({"dcqcn_cnp_interval_ps": 1.5}, r"dcqcn_cnp_interval_ps=1\.5 must be an integer"),
-        ({"dcqcn_rate_reduce_period_ps": -1}, r"dcqcn_rate_reduce_period_ps=-1 must be >= 0"),
+        ({"g": 0}, r"^DcqcnConfig: g=0 must be a number in \(0, 1\]"),
+        ({"g": True}, r"^DcqcnConfig: g=True must be a number"),
+        ({"rate_timer_ps": 0}, r"^DcqcnConfig: rate_timer_ps=0 must be >= 1"),
+        ({"rai_bps": -1}, r"^DcqcnConfig: rai_bps=-1 must be >= 0"),
+        ({"cnp_interval_ps": 1.5}, r"^DcqcnConfig: cnp_interval_ps=1\.5 must be an integer"),
+        ({"rate_reduce_period_ps": -1}, r"^DcqcnConfig: rate_reduce_period_ps=-1 must be >= 0"),
     ],
 )
 def test_bad_dcqcn_settings_are_one_line(kw, message):
     with pytest.raises(McsimError, match=message) as err:
-        RdmaConfig(**kw)
+        DcqcnConfig(**kw)
     assert "\n" not in str(err.value)
+
+
+def test_an_unknown_congestion_control_is_one_line():
+    with pytest.raises(McsimError, match=r"^unknown congestion control 'xcp'; choose one of dcqcn, hpcc, none$"):
+        scenario_of(congestion_control="xcp")
+    with pytest.raises(McsimError, match=r"is not a congestion control config; use DcqcnConfig\(\), HpccConfig"):
+        RdmaConfig(congestion="dcqcn")
 
 
 def test_an_unknown_preset_is_one_line_and_the_option_reaches_the_run(capsys):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""HPCC (RdmaConfig(congestion_control="hpcc")): switches add an INT record per hop to each data packet of an
+"""HPCC (RdmaConfig(congestion=HpccConfig())): switches add an INT record per hop to each data packet of an
 RC QP, the ACK brings them back, the sender sets its window and rate from them. Closed forms: one record per
 switch on the path, 42 INT bytes per data packet, a lone flow at eta of the line, an incast's queue within its
 senders' windows (so PFC never pauses), collectives byte-exact."""
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from mcsim import topology
+from mcsim.config.congestion import HpccConfig
 from mcsim.config.fabric import FabricConfig
 from mcsim.config.rdma import INT_HEADER_B, PcapConfig, RcOp, RdmaConfig, hpcc_base_rtt_ps
 from mcsim.errors import McsimError
@@ -20,13 +21,13 @@ from mcsim.topology.rules import HOST, SWITCH
 
 RATE_BPS = 100 * 10**9
 MTU_B = 4096
-ETA = RdmaConfig().hpcc_eta
+ETA = HpccConfig().eta
 
 
-def writes(g, pairs, cc="hpcc", size_b=4 << 20, **rdma):
-    """RC WRITEs of size_b for each (src, dst), RoCEv2 with PFC."""
+def writes(g, pairs, cc="hpcc", size_b=4 << 20, **hpcc):
+    """RC WRITEs of size_b for each (src, dst), RoCEv2 with PFC; cc "hpcc" (HpccConfig(**hpcc)) or "none"."""
     ops = [RcOp(verb="write", src=s, dst=d, size_b=size_b) for s, d in pairs]
-    config = RdmaConfig(wire_format="rocev2", congestion_control=cc, **rdma)
+    config = RdmaConfig(wire_format="rocev2", congestion=HpccConfig(**hpcc) if cc == "hpcc" else None)
     return run_verbs(g, rc_ops=ops, rdma=config, fabric=FabricConfig(flow_control="pfc"))
 
 
@@ -96,7 +97,7 @@ def test_hpcc_keeps_an_incast_queue_within_its_windows_and_pfc_never_pauses():
 def test_the_base_rtt_bounds_a_lone_packets_round_trip_on_the_longest_path():
     g = topology.fat_tree(4, rate_bps=RATE_BPS, delay_ps=100_000)
     far = max(range(1, 16), key=lambda h: nx.shortest_path_length(g, 0, h))
-    cfg = RdmaConfig(wire_format="rocev2", congestion_control="hpcc")
+    cfg = RdmaConfig(wire_format="rocev2", congestion=HpccConfig())
     r = writes(g, [(0, far)], size_b=MTU_B)
     rtt = int(r.rc_done_ps[0]) - cfg.send_latency_ps
     t_ps = hpcc_base_rtt_ps(layout_of(g), FabricConfig(header_b=20), cfg)
@@ -127,18 +128,18 @@ def test_a_pcap_of_an_hpcc_run_is_one_line(tmp_path):
 @pytest.mark.parametrize(
     ("kw", "message"),
     [
-        ({"hpcc_eta": 0}, r"hpcc_eta=0 must be a number in \(0, 1\]"),
-        ({"hpcc_eta": 1.5}, r"hpcc_eta=1\.5 must be a number in \(0, 1\]"),
-        ({"hpcc_eta": True}, r"hpcc_eta=True must be a number"),
-        ({"hpcc_max_stage": -1}, r"hpcc_max_stage=-1 must be 0\.\.4294967295"),
-        ({"hpcc_max_stage": 2**32}, r"hpcc_max_stage=4294967296 must be"),
-        ({"hpcc_rai_bps": 0.5}, r"hpcc_rai_bps=0\.5 must be an integer"),
-        ({"hpcc_base_rtt_ps": 2**63}, r"hpcc_base_rtt_ps=9223372036854775808 must be"),
+        ({"eta": 0}, r"^HpccConfig: eta=0 must be a number in \(0, 1\]"),
+        ({"eta": 1.5}, r"^HpccConfig: eta=1\.5 must be a number in \(0, 1\]"),
+        ({"eta": True}, r"^HpccConfig: eta=True must be a number"),
+        ({"max_stage": -1}, r"^HpccConfig: max_stage=-1 must be 0\.\.4294967295"),
+        ({"max_stage": 2**32}, r"^HpccConfig: max_stage=4294967296 must be"),
+        ({"rai_bps": 0.5}, r"^HpccConfig: rai_bps=0\.5 must be an integer"),
+        ({"base_rtt_ps": 2**63}, r"^HpccConfig: base_rtt_ps=9223372036854775808 must be"),
     ],
 )
 def test_bad_hpcc_settings_are_one_line(kw, message):
     with pytest.raises(McsimError, match=message) as err:
-        RdmaConfig(**kw)
+        HpccConfig(**kw)
     assert "\n" not in str(err.value)
 
 
@@ -149,5 +150,5 @@ def test_a_given_base_rtt_is_used():
     g = star(2)
     t_ps = hpcc_base_rtt_ps(layout_of(g), FabricConfig(header_b=20), RdmaConfig(wire_format="rocev2"))
     assert RATE_BPS * t_ps // 8 // (8 * 10**12) < MTU_B
-    fast, slow = writes(g, [(1, 0)]), writes(g, [(1, 0)], hpcc_base_rtt_ps=t_ps // 8)
+    fast, slow = writes(g, [(1, 0)]), writes(g, [(1, 0)], base_rtt_ps=t_ps // 8)
     assert int(slow.rc_done_ps[0]) > 2 * int(fast.rc_done_ps[0])

@@ -73,6 +73,7 @@ RdmaStack::Setup(Ptr<Fabric> fabric,
     {
         Ptr<Nic> nic = nicFactory.Create<Nic>();
         nic->ShareBlankPackets(blank);
+        nic->SetCongestionControl(m_ccFactory);
         const bool separate = nic->GetSendCompletions() == SendCompletions::SEPARATE;
         nic->Attach(fabric->GetHost(h),
                     processorFactory.Create<CompletionProcessor>(),
@@ -81,6 +82,16 @@ RdmaStack::Setup(Ptr<Fabric> fabric,
     }
     m_rcFactory = rcFactory;
     m_udFactory = udFactory;
+}
+
+void
+RdmaStack::SetCongestionControl(ObjectFactory factory)
+{
+    if (!m_nics.empty())
+    {
+        throw std::logic_error("RdmaStack::SetCongestionControl after Setup");
+    }
+    m_ccFactory = factory;
 }
 
 uint32_t

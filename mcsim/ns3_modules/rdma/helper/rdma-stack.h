@@ -39,6 +39,10 @@ class RdmaStack : public Object
                ObjectFactory rcFactory,
                ObjectFactory udFactory);
 
+    /** Every NIC's QPs get a congestion control of this factory's (a CongestionControl: Dcqcn,
+     * Hpcc, ...); before Setup. Without it every QP sends at the line rate. */
+    void SetCongestionControl(ObjectFactory factory);
+
     uint32_t GetNHosts() const;
     Ptr<Nic> GetNic(uint32_t host) const; //!< throws std::out_of_range
     Ptr<RcQp> CreateRcQp() const;
@@ -71,7 +75,8 @@ class RdmaStack : public Object
     std::vector<Ptr<Nic>> m_nics;
     ObjectFactory m_rcFactory;
     ObjectFactory m_udFactory;
-    uint64_t m_regionBytes; //!< "RegionBytes"
+    ObjectFactory m_ccFactory; //!< no TypeId: no congestion control
+    uint64_t m_regionBytes;    //!< "RegionBytes"
 };
 
 } // namespace mcsim

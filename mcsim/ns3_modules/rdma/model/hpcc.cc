@@ -2,7 +2,11 @@
 // HPCC's sender (rdma.md, "HPCC"): the window and rate of one RC QP from the INT its ACKs bring.
 #include "hpcc.h"
 
+#include "ns3/double.h"
+#include "ns3/uinteger.h"
+
 #include <algorithm>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -12,18 +16,66 @@ namespace mcsim
 namespace
 {
 constexpr double PS_PER_S = 1e12;
+/** R_AI when "HpccRai" is 0: the line rate / 2500 (the HPCC authors' simulator's runs: 10 Mbit/s
+ * per 25 Gbit/s of link rate). */
+constexpr uint64_t HPCC_RAI_DIVISOR = 2500;
 } // namespace
 
-Hpcc::Hpcc(const HpccParams* params, uint64_t lineBps)
-    : m_params(params),
-      m_line(lineBps),
-      m_rateBps(lineBps)
+NS_OBJECT_ENSURE_REGISTERED(Hpcc);
+
+TypeId
+Hpcc::GetTypeId()
 {
-    const double t = static_cast<double>(params->baseRtt.GetPicoSeconds()) / PS_PER_S;
-    m_wInit = static_cast<double>(lineBps) * t / 8;
-    m_wAi = static_cast<double>(params->aiBps) * t / 8;
+    static TypeId tid =
+        TypeId("ns3::mcsim::Hpcc")
+            .SetParent<CongestionControl>()
+            .SetGroupName("Mcsim")
+            .AddConstructor<Hpcc>()
+            .AddAttribute("HpccEta",
+                          "HPCC's eta, the target utilization: 0.95 (HPCC, SIGCOMM'19).",
+                          DoubleValue(0.95),
+                          MakeDoubleAccessor(&Hpcc::m_eta),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("HpccMaxStage",
+                          "HPCC's maxStage, additive increase steps before a multiplicative "
+                          "update: 5 (HPCC, SIGCOMM'19).",
+                          UintegerValue(5),
+                          MakeUintegerAccessor(&Hpcc::m_maxStage),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("HpccRai",
+                          "HPCC's additive increase W_AI as a rate in bit/s (W_AI = R_AI x T); 0: "
+                          "the line rate / 2500 (the HPCC authors' simulator's runs).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&Hpcc::m_rai),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("HpccBaseRtt",
+                          "HPCC's T, the base RTT (W_init = line rate x T); 0: none (an error with "
+                          "HPCC: the frontend computes it from the fabric).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&Hpcc::m_baseRtt),
+                          MakeTimeChecker(Time(0)));
+    return tid;
+}
+
+void
+Hpcc::Check() const
+{
+    if (!m_baseRtt.IsStrictlyPositive())
+    {
+        throw std::invalid_argument("Nic::Attach: HPCC needs its base RTT (HpccBaseRtt > 0)");
+    }
+}
+
+void
+Hpcc::DoStart()
+{
+    const uint64_t ai = m_rai != 0 ? m_rai : m_lineBps / HPCC_RAI_DIVISOR;
+    const double t = static_cast<double>(m_baseRtt.GetPicoSeconds()) / PS_PER_S;
+    m_wInit = static_cast<double>(m_lineBps) * t / 8;
+    m_wAi = static_cast<double>(ai) * t / 8;
     m_wc = m_wInit;
     m_w = m_wInit;
+    m_windowBytes = static_cast<uint64_t>(m_w);
 }
 
 void
@@ -51,7 +103,7 @@ Hpcc::OnAck(const IntStore::Stack& s, uint32_t ackedEnd, uint32_t nextPsn)
 bool
 Hpcc::MeasureInflight(const IntStore::Stack& s)
 {
-    const double t = static_cast<double>(m_params->baseRtt.GetPicoSeconds());
+    const double t = static_cast<double>(m_baseRtt.GetPicoSeconds());
     double u = 0;
     double tau = 0;
     bool any = false;
@@ -90,9 +142,9 @@ Hpcc::ComputeWind(bool commit)
 {
     double w;
     uint32_t stage;
-    if (m_u >= m_params->eta || m_stage >= m_params->maxStage)
+    if (m_u >= m_eta || m_stage >= m_maxStage)
     {
-        w = m_wc / (m_u / m_params->eta) + m_wAi; // multiplicative: toward eta
+        w = m_wc / (m_u / m_eta) + m_wAi; // multiplicative: toward eta
         stage = 0;
     }
     else
@@ -102,13 +154,14 @@ Hpcc::ComputeWind(bool commit)
     }
     w = std::clamp(w, std::max(m_wAi, 1.0), m_wInit);
     m_w = w;
+    m_windowBytes = static_cast<uint64_t>(w);
     if (commit)
     {
         m_wc = w;
         m_stage = stage;
     }
     // the pacing rate W / T, as at most the line rate
-    m_rateBps = std::min<uint64_t>(m_line, static_cast<uint64_t>(w / m_wInit * m_line));
+    m_rateBps = std::min<uint64_t>(m_lineBps, static_cast<uint64_t>(w / m_wInit * m_lineBps));
 }
 
 } // namespace mcsim

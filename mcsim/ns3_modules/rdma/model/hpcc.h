@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "congestion-control.h"
+
 #include "ns3/mcsim/int-store.h"
 #include "ns3/nstime.h"
 
@@ -12,51 +14,29 @@ namespace mcsim
 {
 
 /**
- * HPCC's parameters (Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019; rdma.md,
- * "HPCC"), each the NIC's attribute named as the paper names it.
- */
-struct HpccParams
-{
-    double eta = 0.95;     //!< "HpccEta": the target utilization
-    uint32_t maxStage = 5; //!< "HpccMaxStage": additive steps before a multiplicative update
-    uint64_t aiBps = 0;    //!< "HpccRai": W_AI as a rate (W_AI = R_AI x T)
-    Time baseRtt;          //!< "HpccBaseRtt": T
-};
-
-/**
- * @brief HPCC's sender for one RC QP: a window W (bytes in flight) and its pacing rate W / T, set
+ * @brief HPCC (Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019; rdma.md,
+ * "HPCC") for one RC QP's sender: a window W (bytes in flight) and its pacing rate W / T, set
  * from the INT records its ACKs bring back (the paper's Algorithm 1): per ACK the most utilized
  * hop's u = min(qlen, qlen') / (B T) + txRate / B, an EWMA U over its interval, then W = Wc /
  * (U / eta) + W_AI once U reaches eta or maxStage additive steps have passed, else W = Wc + W_AI;
  * Wc and the stage commit once per RTT (an ACK past the sequence sent at the last commit). No
- * timers: it changes only when an ACK comes.
+ * timers: it changes only when an ACK comes. Its parameters are its attributes, named as the
+ * paper names them.
  */
-class Hpcc
+class Hpcc : public CongestionControl
 {
   public:
-    Hpcc(const HpccParams* params, uint64_t lineBps);
+    static TypeId GetTypeId();
 
-    bool Limited() const
+    /** @throws std::invalid_argument without a base RTT (HpccBaseRtt 0) */
+    void Check() const override;
+
+    bool UsesInt() const override
     {
-        return m_rateBps < m_line;
+        return true;
     }
 
-    uint64_t GetRateBps() const
-    {
-        return m_rateBps;
-    }
-
-    /** Bytes the QP may have in flight: W. */
-    uint64_t GetWindowBytes() const
-    {
-        return static_cast<uint64_t>(m_w);
-    }
-
-    /**
-     * An ACK acknowledged every PSN below ackedEnd and brought these records back; nextPsn: one
-     * past the highest PSN sent (snd_nxt).
-     */
-    void OnAck(const IntStore::Stack& s, uint32_t ackedEnd, uint32_t nextPsn);
+    void OnAck(const IntStore::Stack& s, uint32_t ackedEnd, uint32_t nextPsn) override;
 
     double GetU() const
     {
@@ -64,19 +44,22 @@ class Hpcc
     }
 
   private:
+    void DoStart() override;
     /** The EWMA U with the records s (false: no hop has a new record). */
     bool MeasureInflight(const IntStore::Stack& s);
     /** The window from U; commit Wc and the stage if `commit`. */
     void ComputeWind(bool commit);
 
-    const HpccParams* m_params;
-    uint64_t m_line;
-    double m_wInit; //!< line rate x T, bytes
-    double m_wAi;   //!< R_AI x T, bytes
-    double m_wc;    //!< the committed window
-    double m_w;     //!< the window in force
-    uint64_t m_rateBps;
-    double m_u = 1.0; //!< the EWMA of the most utilized hop's u
+    double m_eta;        //!< "HpccEta": the target utilization
+    uint32_t m_maxStage; //!< "HpccMaxStage": additive steps before a multiplicative update
+    uint64_t m_rai;      //!< "HpccRai": W_AI as a rate (W_AI = R_AI x T; 0: the line rate / 2500)
+    Time m_baseRtt;      //!< "HpccBaseRtt": T
+
+    double m_wInit = 0; //!< line rate x T, bytes
+    double m_wAi = 0;   //!< R_AI x T, bytes
+    double m_wc = 0;    //!< the committed window
+    double m_w = 0;     //!< the window in force (CongestionControl::m_windowBytes: its bytes)
+    double m_u = 1.0;   //!< the EWMA of the most utilized hop's u
     uint32_t m_stage = 0;
     uint32_t m_lastUpdateSeq = 0;
     bool m_haveRecords = false;

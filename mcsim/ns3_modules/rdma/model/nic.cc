@@ -2,7 +2,6 @@
 #include "nic.h"
 
 #include "ns3/boolean.h"
-#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/make-event.h"
@@ -28,7 +27,7 @@ NS_OBJECT_ENSURE_REGISTERED(Nic);
 TypeId
 Nic::GetTypeId()
 {
-    static TypeId tid = AddHpccAttributes(AddDcqcnAttributes(
+    static TypeId tid =
         TypeId("ns3::mcsim::Nic")
             .SetParent<Object>()
             .SetGroupName("Mcsim")
@@ -95,18 +94,7 @@ Nic::GetTypeId()
                                           SendCompletions::SEPARATE,
                                           "Separate",
                                           SendCompletions::SHARED,
-                                          "Shared"))
-            .AddAttribute(
-                "CongestionControl",
-                "None (every QP at the line rate), Dcqcn or Hpcc (rdma.md, \"DCQCN\", \"HPCC\").",
-                EnumValue(CongestionControl::NONE),
-                MakeEnumAccessor<CongestionControl>(&Nic::m_congestionControl),
-                MakeEnumChecker(CongestionControl::NONE,
-                                "None",
-                                CongestionControl::DCQCN,
-                                "Dcqcn",
-                                CongestionControl::HPCC,
-                                "Hpcc"))));
+                                          "Shared"));
     return tid;
 }
 
@@ -121,7 +109,6 @@ Nic::Nic()
       m_sendSource(EventClass::TRANSMIT),
       m_loopbackSource(EventClass::ARRIVAL),
       m_blank(Create<BlankPackets>()),
-      m_congestionControl(CongestionControl::NONE),
       m_pacedEvent(Create<ReusableEvent<Nic, &Nic::PacedWake>>(this))
 {
 }
@@ -164,10 +151,7 @@ Nic::Attach(Ptr<Host> host,
         throw std::invalid_argument("Nic::Attach: a send completion processor is required with "
                                     "SendCompletions Separate, and only then");
     }
-    if (m_congestionControl == CongestionControl::HPCC && !m_hpccBaseRtt.IsStrictlyPositive())
-    {
-        throw std::invalid_argument("Nic::Attach: HPCC needs its base RTT (HpccBaseRtt > 0)");
-    }
+    CheckCongestionControl();
     m_host = host;
     m_intStore = host->GetPort()->GetIntStore();
     m_processor = processor;
@@ -180,6 +164,10 @@ Nic::Attach(Ptr<Host> host,
     if (txProcessor)
     {
         txProcessor->Place(node, unit::TX_CPU);
+    }
+    for (const auto& qp : m_qps) // those added before
+    {
+        StartCongestionControl(PeekPointer(qp));
     }
 }
 
@@ -208,6 +196,7 @@ Nic::AddQp(Ptr<QueuePair> qp, QpOwner* owner)
     qp->Bind(this, m_host ? m_host->GetId() : 0, qpn, owner);
     m_qps.push_back(qp);
     m_work.resize((m_qps.size() + 63) / 64, 0);
+    StartCongestionControl(PeekPointer(qp)); // once attached (Attach: those added before)
     return qpn;
 }
 
@@ -412,7 +401,7 @@ Nic::PickQp()
             }
             else if (qp->HasPacket())
             {
-                if (qp->nextSend > now) // paced (DCQCN): not before its rate allows
+                if (qp->nextSend > now) // paced: not before its congestion control's rate allows
                 {
                     m_pacedEarliest = std::min(m_pacedEarliest, qp->nextSend);
                     continue;
@@ -531,7 +520,7 @@ Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint
         NS_LOG_INFO("host " << m_host->GetId() << ": packet for no QP (" << qpn << "), dropped");
         return;
     }
-    if (m_congestionControl == CongestionControl::DCQCN)
+    if (m_ccCnps) // its congestion control reacts to CE marks with CNPs (DCQCN)
     {
         if (IsCnp(h.opcode))
         {

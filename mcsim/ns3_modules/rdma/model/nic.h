@@ -15,6 +15,7 @@
 #include "ns3/mcsim/packet-receiver.h"
 #include "ns3/mcsim/planned-wake.h"
 #include "ns3/mcsim/port.h"
+#include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
@@ -35,14 +36,6 @@ enum class SendCompletions
     SHARED,   //!< the receive completions' processor, in one queue with them
 };
 
-/** @brief The NICs' congestion control. */
-enum class CongestionControl
-{
-    NONE,  //!< every QP sends at the line rate
-    DCQCN, //!< DCQCN (rdma.md, "DCQCN"): CNPs for CE marks, rate cut and recovery per RC QP
-    HPCC,  //!< HPCC (rdma.md, "HPCC"): a window and rate per RC QP from the INT its ACKs bring
-};
-
 /** The fields of CcCounters, in order: X(member, initial, python_name). */
 #define MCSIM_CC_COUNTERS(X)                                                                       \
     /* CNPs this NIC sent (its RC QPs got CE-marked packets) */                                    \
@@ -52,7 +45,7 @@ enum class CongestionControl
     /* CE-marked packets its RC QPs got */                                                         \
     X(ceRx, 0, "ce_rx")
 
-/** @brief A NIC's congestion control counters, read in bulk after the run (DCQCN only). */
+/** @brief A NIC's congestion control counters, read in bulk after the run (CNPs: DCQCN only). */
 struct CcCounters
 {
     MCSIM_COUNTERS(MCSIM_CC_COUNTERS)
@@ -200,15 +193,17 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     const Counters& GetCounters() const;
     const CcCounters& GetCcCounters() const;
 
-    // HPCC (nic-hpcc.cc; rdma.md, "HPCC"), for its RC QPs
-    /** A data packet of qp asks for INT: its handle (0 unless the congestion control is HPCC;
-     * the QP gets its sender then). */
+    // Congestion control (nic-congestion.cc; rdma.md, "Congestion control")
+    /** Give each QP a congestion control of this factory's (a CongestionControl's TypeId and
+     * attributes); before Attach. Without it every QP sends at the line rate. */
+    void SetCongestionControl(const ObjectFactory& factory);
+    /** A data packet of qp asks for INT: its handle (0 unless the congestion control uses INT). */
     uint32_t TakeInt(QueuePair* qp);
     /** An INT handle nobody will read (a newer packet's records replace it). */
     void ReleaseInt(uint32_t handle);
     /** An ACK for qp brought back the records of handle; ackedEnd: every PSN below it is
      * acknowledged; nextPsn: one past the highest sent. Releases the handle. */
-    void HpccAck(QueuePair* qp, uint32_t handle, uint32_t ackedEnd, uint32_t nextPsn);
+    void IntAck(QueuePair* qp, uint32_t handle, uint32_t ackedEnd, uint32_t nextPsn);
     /** An RC QP of this NIC retransmitted a packet / timed out / went to the error state. */
     void CountRetransmit();
     void CountRcTimeout();
@@ -218,19 +213,18 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     void DoDispose() override;
 
   private:
-    /** HPCC's attributes (nic-hpcc.cc), added to the NIC's TypeId. */
-    static TypeId AddHpccAttributes(TypeId tid);
-    /** DCQCN's attributes (nic-dcqcn.cc), added to the NIC's TypeId. */
-    static TypeId AddDcqcnAttributes(TypeId tid);
-
-    // DCQCN (nic-dcqcn.cc; rdma.md, "DCQCN")
-    /** A CE-marked packet arrived for RC QP qpn: a CNP to its sender, at most one per N. */
+    /** At Attach: ask a congestion control of the factory what the NIC does for it. */
+    void CheckCongestionControl();
+    /** Give qp its congestion control (if any; not before Attach). */
+    void StartCongestionControl(QueuePair* qp);
+    /** A CE-marked packet arrived for RC QP qpn: a CNP to its sender, if its CC says so. */
     void NotifyCongestion(uint32_t qpn, const TransportHeader& h);
     /** A CNP arrived: the QP's reaction point cuts its rate. */
     void ReactToCnp(const TransportHeader& h);
     /** Send the first waiting CNP if any: true if it did. */
     bool SendCnp();
-    /** After sending qp's packet of `wire` bytes: its next one no sooner than its rate allows. */
+    /** After sending qp's packet of `wire` bytes: its next one no sooner than its rate allows
+     * (its congestion control's). */
     void Pace(QueuePair* qp, uint32_t wireBytes, uint32_t payloadBytes);
     /** Nothing to send now but a paced QP: look again when it may send. */
     void PacedWakeAt(Time at);
@@ -275,30 +269,16 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
         m_txTrace; //!< "Tx"
     TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
-        m_rxTrace;                         //!< "Rx"
-    CongestionControl m_congestionControl; //!< "CongestionControl"
-    double m_dcqcnG;                       //!< "DcqcnG"
-    Time m_dcqcnAlphaTimer;                //!< "DcqcnAlphaTimer"
-    Time m_dcqcnRateTimer;                 //!< "DcqcnRateTimer"
-    uint64_t m_dcqcnByteCounter;           //!< "DcqcnByteCounter"
-    uint32_t m_dcqcnF;                     //!< "DcqcnF"
-    uint64_t m_dcqcnRai;                   //!< "DcqcnRai"
-    uint64_t m_dcqcnRhai;                  //!< "DcqcnRhai"
-    uint64_t m_dcqcnMinRate;               //!< "DcqcnMinRate"
-    Time m_dcqcnCnpInterval;               //!< "DcqcnCnpInterval"
-    Time m_dcqcnRateReducePeriod;          //!< "DcqcnRateReducePeriod"
-    DcqcnParams m_dcqcn;                   //!< the above, as the reaction points read them
+        m_rxTrace;             //!< "Rx"
+    ObjectFactory m_ccFactory; //!< its QPs' congestion control (no TypeId: none)
+    bool m_ccCnps = false;     //!< it uses CNPs (CongestionControl::UsesCnps)
+    bool m_ccInt = false;      //!< it uses INT (CongestionControl::UsesInt)
     /** CNPs to send: (host, QP, flow), sent before any other packet */
     Fifo<std::array<uint32_t, 3>> m_cnps;
     PlannedWake m_pacedWake; //!< the paced wake's event
     Time m_pacedEarliest;    //!< PickQp: the first time a paced QP may send
     Ptr<EventImpl> m_pacedEvent;
     CcCounters m_ccCounters;
-    double m_hpccEta;               //!< "HpccEta"
-    uint32_t m_hpccStages;          //!< "HpccMaxStage"
-    uint64_t m_hpccRai;             //!< "HpccRai" (0: the line rate / 2500)
-    Time m_hpccBaseRtt;             //!< "HpccBaseRtt"
-    HpccParams m_hpcc;              //!< the above, as the senders read them
     IntStore* m_intStore = nullptr; //!< the fabric's (at Attach)
 };
 

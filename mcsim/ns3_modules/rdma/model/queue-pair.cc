@@ -35,6 +35,7 @@ QueuePair::DoDispose()
     if (cc)
     {
         cc->Dispose();
+        cc = nullptr;
     }
     Object::DoDispose();
 }

@@ -2,8 +2,7 @@
 #pragma once
 
 #include "completion-processor.h"
-#include "dcqcn.h"
-#include "hpcc.h"
+#include "congestion-control.h"
 #include "transport-header.h"
 
 #include "ns3/mcsim/event-order.h"
@@ -83,13 +82,11 @@ class QueuePair : public Object, public CompletionSink
         return false;
     }
 
-    // Congestion control (rdma.md, "DCQCN"), the NIC's to use
-    Time nextSend;              //!< the NIC paces it: no packet before (its rate's gap)
-    Time lastCnp = Time(-1);    //!< the last CNP sent about its traffic (-1: none)
-    std::unique_ptr<Dcqcn> cc;  //!< its reaction point, once a CNP came (DCQCN)
-    std::unique_ptr<Hpcc> hpcc; //!< its sender's window and rate, from its first packet (HPCC)
+    // Congestion control (rdma.md, "Congestion control"), the NIC's to use
+    Time nextSend;             //!< the NIC paces it: no packet before (its rate's gap)
+    Ptr<CongestionControl> cc; //!< its congestion control (null: none, the line rate)
 
-    /** Its timers' order (a reaction point's timers are the QP's). */
+    /** Its timers' order (a congestion control's timers are the QP's). */
     EventSource& TimerSource()
     {
         return m_timerSource;

@@ -201,10 +201,12 @@ RcQp::HasPacket() const
     {
         return false;
     }
-    if (hpcc && uint64_t{m_txPsn - m_una} * m_nic->GetMtuBytes() >= hpcc->GetWindowBytes())
+    const CongestionControl* control = PeekPointer(cc); // (Ptr's operator-> asserts)
+    if (control != nullptr &&
+        uint64_t{m_txPsn - m_una} * m_nic->GetMtuBytes() >= control->GetWindowBytes())
     {
         m_windowShut = true;
-        return false; // HPCC: its window is in flight (an ACK opens it)
+        return false; // its window is in flight (HPCC: an ACK opens it)
     }
     const Wqe& w = m_sq[FindWqe(m_txPsn)];
     return w.visible <= mcsim::Now() &&
@@ -331,7 +333,7 @@ RcQp::HandleAck(const TransportHeader& h)
     Acknowledge(limit);
     if ((h.intHandle & FabricHeader::INT_ECHO) != 0)
     {
-        m_nic->HpccAck(this, h.intHandle & ~FabricHeader::INT_ECHO, limit, m_sentEnd);
+        m_nic->IntAck(this, h.intHandle & ~FabricHeader::INT_ECHO, limit, m_sentEnd);
         if (m_windowShut) // the arbiter skipped it for its window: it may have opened
         {
             m_windowShut = false;
