@@ -32,12 +32,12 @@ import sys
 
 from mcsim.config.fabric import FabricConfig
 from mcsim.config.rdma import CONGESTION_CONTROLS, RdmaConfig
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.jobs import DPA_RECEIVE, run_jobs
+from mcsim.runs.scenario import scenario_of
 from mcsim.units import parse_rate, parse_size
 from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
 from mcsim.workloads.job import Collective, Job
-from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import background_job
 
 TOPOLOGY = "fat-tree-k4"

@@ -30,8 +30,7 @@ from mcsim.config.rdma import CONGESTION_CONTROLS, WIRE_FORMATS, PcapConfig, Rdm
 from mcsim.errors import Interrupted, McsimError
 from mcsim.native import run_control
 from mcsim.result import Result
-from mcsim.runs.scenario import Scenario, artifact_protocol
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, artifact_protocol, scenario_of
 from mcsim.runs.trace_outputs import event_rows, pcaps_of, queue_rows, queue_trace_of
 from mcsim.units import PS_PER_S, format_size, format_time
 from mcsim.util.options import DefaultsHelp, Given, GivenFlag, given, parse_hosts, typed, typed_option

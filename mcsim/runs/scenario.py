@@ -32,14 +32,12 @@ from mcsim.config.ns3_attributes import sets
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import PcapConfig, RdmaConfig
 from mcsim.errors import McsimError, as_int
-from mcsim.native import collectives, fabric, rdma
-from mcsim.native.attributes import set_attributes_of
-from mcsim.native.fabric import Reduction
-from mcsim.native.simulation import Simulation
 from mcsim.result import Result
 from mcsim.routing.layout import Layout, layout_of
-from mcsim.runs import cost, packet_trace, scenario_checks, scenario_layout, team_results
+from mcsim.runs import assemble, cost, packet_trace, scenario_checks, scenario_layout, team_results
+from mcsim.runs.assemble import Reduction
 from mcsim.runs.scenario_checks import BATCHINGS
+from mcsim.runs.scenario_keywords import folded
 from mcsim.runs.verify import Expected
 from mcsim.topology.physics import Link, preset
 from mcsim.units import PS_PER_S, format_size, parse_rate, parse_size
@@ -363,39 +361,29 @@ class Scenario:
         expected = Expected(self.collective, len(hosts), n, self.root) if self.verify else None
         outputs: list[np.ndarray] = []
         layout = self._layout()
-        with Simulation() as sim:
-            fab = sim.own_fabric(
-                fabric.build(
-                    layout,
-                    groups=groups,
-                    config=self.fabric,
-                    faults=self.faults,
-                    reductions=reductions,
-                    slot_b=self.rdma.mtu_b,
-                )
-            )
-            set_attributes_of(fab.cxx, self)
-            specs = self.teams(fab.reductions[0] if fab.reductions else None)
-            stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
+        with assemble.assembled(
+            layout,
+            groups=groups,
+            reductions=reductions,
+            fabric_config=self.fabric,
+            faults=self.faults,
+            rdma_config=self.rdma,
+            attributes=self,
+        ) as run:
+            specs = self.teams(run.reductions[0] if run.reductions else None)
             if expected is not None:
-                team_results.fill(stack, expected, scenario_layout.verify_memory_b(self))
+                run.fill(expected, scenario_layout.verify_memory_b(self))
             teams: list[Any] = []
             for s, after in zip(specs, self._afters(len(specs)), strict=True):
-                teams.append(sim.own_app(collectives.start_team(stack, s, after=teams[-1] if after else None)))
-                if events:
-                    collectives.record_events(teams[-1])
-            writers = packet_trace.open_writers(sim, stack, fab.cxx, pcap, layout) if pcap is not None else []
-            if queue_trace is not None:
-                sim.own_app(fab.sample_queues(queue_trace))
-            sim.run()
-            files = packet_trace.close_writers(writers) if pcap is not None else None
-            stats = [collectives.team_stats(t) for t in teams]
-            log = np.concatenate([collectives.team_events(t, i) for i, t in enumerate(teams)]) if events else None
-            nic = rdma.read_nic_counters(stack, fab.n_hosts)
-            cc = rdma.read_cc_counters(stack, fab.n_hosts) if self.rdma.congestion_control != "none" else None
-            fres = fab.collect()
+                teams.append(run.start_team(s, after=teams[-1] if after else None, events=events))
+            files = run.run(pcap=pcap, queue_trace=queue_trace, layout=layout)
+            stats = [run.team_stats(t) for t in teams]
+            log = np.concatenate([run.team_events(t, i) for i, t in enumerate(teams)]) if events else None
+            nic = run.nic_counters()
+            cc = run.cc_counters() if self.rdma.congestion_control != "none" else None
+            fres = run.collect()
             if expected is not None:
-                outputs = [rdma.read_memory(stack, h, expected.output_b) for h in hosts]
+                outputs = [run.read_memory(h, expected.output_b) for h in hosts]
         faults = self.faults or Faults()
         rate = self.data_rate_bps
         results = [team_results.of_team(s, st, nic, fres, rate, faults) for s, st in zip(specs, stats, strict=True)]
@@ -463,6 +451,18 @@ class Scenario:
 
     def __hash__(self) -> int:
         return hash(self.to_json())
+
+
+def scenario_of(**keywords: Any) -> Scenario:
+    """The Scenario of Scenario's keywords and SHORT_NAMES (``mtu="2KiB"``, ``seed=3``, ...).
+
+    Raises
+    ------
+    McsimError
+        A short name's value of the wrong type or range, or a short name and the same field of a
+        given config with different values (one field given two ways).
+    """
+    return Scenario(**folded(keywords))
 
 
 FIELD_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Scenario)}

@@ -18,10 +18,9 @@ from mcsim.bounds import lacking_b
 from mcsim.config.collectives import ROOTED_COLLECTIVES
 from mcsim.config.rdma import MAX_MESSAGE_B
 from mcsim.errors import McsimError
-from mcsim.native import fabric
-from mcsim.runs.keyword_tables import KEYWORDS, known
-from mcsim.runs.scenario import TEAM_DEFAULTS, Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.assemble import plan_reductions
+from mcsim.runs.keyword_tables import KEYWORDS, STEP_FIELDS, known
+from mcsim.runs.scenario import TEAM_DEFAULTS, Scenario, scenario_of
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate
 from mcsim.workloads.job import (
     MAX_JOB_STEPS,
@@ -34,8 +33,7 @@ from mcsim.workloads.job import (
     holds_on,
     shown,
 )
-
-STEP_FIELDS = ("collective", "algorithm", "bytes_per_rank", "ranks", "overlap", "overlap_algorithm", "verify")
+from mcsim.workloads.workload_file import Workload, users_words
 
 
 class RunOptionError(McsimError):
@@ -270,10 +268,17 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
         check_clock(job, j, plan, base.data_rate_bps)
     if plan.reductions:  # every in-network step's trees share the switches' buffers (fabric.build checks it late)
         try:
-            fabric.plan_reductions(base._layout(), plan.reductions, len(plan.groups), base.fabric, base.rdma.mtu_b)
+            plan_reductions(base._layout(), plan.reductions, len(plan.groups), base.fabric, base.rdma.mtu_b)
         except McsimError as exc:
             raise McsimError(
                 f"workload: its in-network steps' aggregation trees (each step its own): "
                 f"{str(exc).removeprefix('FabricConfig: ')}, or give fewer in-network steps"
             ) from None
     return base, plan
+
+
+def check_workload(w: Workload) -> None:
+    """What running a workload checks before any C++ object exists (mcsim.runs.job_planning.checked_run): one line,
+    in the file's words (its key, or its [options] key, where the check is a Scenario's)."""
+    with users_words(w.where, w.options):
+        checked_run(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed, **w.options)
