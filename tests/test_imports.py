@@ -285,6 +285,17 @@ def test_the_walk_finds_function_level_and_relative_imports(tmp_path):
     assert cycles(graph) == ["pkg.a -> pkg.b -> pkg.sub.c -> pkg.a"]
 
 
+MAX_IMPORT_CHAIN = 20  # modules one after another that importing the deepest loads, at most
+
+
+def test_the_longest_module_level_import_chain_is_at_most_20():
+    # a chain of imports that run when a module is imported (a command's heavy dependency imported in its own body
+    # is not in it); each extra floor is one more module a newcomer reads to follow a name
+    chain = nx.dag_longest_path(run_import_graph(PACKAGE_DIR, module_level=True))
+    assert len(chain) > 5, "the walk found the package's chains"
+    assert len(chain) <= MAX_IMPORT_CHAIN, f"{len(chain)} modules: {' -> '.join(chain)}"
+
+
 @pytest.mark.parametrize("package", ["mcsim.workloads", "mcsim.sweep", "mcsim.reference", "mcsim.report"])
 def test_what_plans_or_shows_runs_reaches_native_only_through_runs(package):
     # runs/assemble is the one run skeleton (and the C++ build a run loads): nothing above it calls native/ itself
@@ -296,6 +307,23 @@ def test_what_plans_or_shows_runs_reaches_native_only_through_runs(package):
         if _inside(target, ("mcsim.native",))
     )
     assert not direct, f"{package} imports native/ itself: {direct}"
+
+
+WORKLOAD_COMMAND = "mcsim.workloads.command"  # `mcsim workload`: a command (the face), it runs the jobs it reads
+
+
+def test_workloads_are_data_that_reach_no_native_module():
+    # jobs, generators, workload files, Chakra traces and the timeline figure: a run of jobs is mcsim.runs.jobs
+    graph = run_import_graph(PACKAGE_DIR, module_level=False)
+    data = _package_modules(graph, "mcsim.workloads") - {WORKLOAD_COMMAND}
+    assert len(data) > 5, "the walk found the workloads' modules"
+    reached = sorted(
+        f"{name} reaches {target}"
+        for name in data
+        for target in nx.descendants(graph, name)
+        if _inside(target, ("mcsim.native",))
+    )
+    assert not reached, reached[:5]
 
 
 def test_the_long_chain_walk_skips_function_bodies_and_type_checking(tmp_path):

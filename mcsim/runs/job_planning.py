@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from mcsim import topology as topologies
 from mcsim.bounds import lacking_b
 from mcsim.config.collectives import ROOTED_COLLECTIVES
 from mcsim.config.rdma import MAX_MESSAGE_B
@@ -53,7 +52,7 @@ def _step_scenario(base: Scenario, job: Job, step: Collective) -> Scenario:
         # the run's root is a Broadcast's or a Reduce's (a Scenario refuses it where it is not read)
         root=base.root if step.collective in ROOTED_COLLECTIVES else TEAM_DEFAULTS["root"],
     )
-    if len(sc._parts()) != 1:
+    if len(sc.plan().parts) != 1:
         raise McsimError(
             f"{step.collective} {step.algorithm} is two teams; a job's collective step is one (give its phases as "
             "two steps)"
@@ -95,10 +94,11 @@ def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> Plan:
                     f"job {job.name!r}: step {s} ({shown(step.label)}): {str(exc).removeprefix('Scenario: ')}"
                 ) from None
             plan.region_b = max(plan.region_b, sc.rdma.region_b)
-            groups = sc.endpoints if sc._mcast else 0
-            plan.specs[j, s] = (sc, len(plan.groups), len(plan.reductions) if sc._innet else -1)
+            step_plan = sc.plan()
+            groups = sc.endpoints if step_plan.multicast else 0
+            plan.specs[j, s] = (sc, len(plan.groups), len(plan.reductions) if step_plan.in_network else -1)
             plan.groups += [list(job.hosts)] * groups
-            if sc._innet:
+            if step_plan.in_network:
                 plan.reductions.append(list(job.hosts))
     return plan
 
@@ -123,7 +123,8 @@ def team_qps(sc: Scenario) -> int:
     """Queue pairs a collective step's team gives each rank's NIC, at least (C++ CollectiveTeam::Setup): its
     ring's two RC QPs (next, prev), two more per distance of its rings (an Alltoall: 2 .. P-1; a power-of-two
     algorithm: 2, 4, .. < P; a tree: its heap's), and its UD QPs (multicast: one per endpoint; in-network: one)."""
-    ud = sc.endpoints if sc._mcast else 1 if sc._innet else 0
+    plan = sc.plan()
+    ud = sc.endpoints if plan.multicast else 1 if plan.in_network else 0
     return RING_QPS + 2 * ring_distances(sc.collective, sc.algorithm, sc.n_ranks, sc.barriers) + ud
 
 
@@ -253,7 +254,7 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
         base = scenario_of(topology=topology, rate=rate, ranks=None, bytes_per_rank=4, **first, **options)
     except McsimError as exc:
         raise RunOptionError(str(exc)) from None
-    check_jobs(jobs_, topologies.host_count(base._base_graph()))
+    check_jobs(jobs_, base.setup.hosts)
     steps = sum(len(job.steps) for job in jobs_)  # each job is bounded by Job itself; together as one
     if steps > MAX_JOB_STEPS:
         raise McsimError(
@@ -268,7 +269,7 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
         check_clock(job, j, plan, base.data_rate_bps)
     if plan.reductions:  # every in-network step's trees share the switches' buffers (fabric.build checks it late)
         try:
-            plan_reductions(base._layout(), plan.reductions, len(plan.groups), base.fabric, base.rdma.mtu_b)
+            plan_reductions(base.setup.layout(), plan.reductions, len(plan.groups), base.fabric, base.rdma.mtu_b)
         except McsimError as exc:
             raise McsimError(
                 f"workload: its in-network steps' aggregation trees (each step its own): "

@@ -159,7 +159,7 @@ def run_jobs(
         raise McsimError(f"workload: {str(exc).removeprefix('Scenario: ')}") from None
     rdma_cfg = dataclasses.replace(base.rdma, region_b=plan.region_b)
     with assembled(
-        base._layout(),
+        base.setup.layout(),
         groups=plan.groups,
         reductions=plan.reductions,
         fabric_config=base.fabric,

@@ -31,15 +31,16 @@ from mcsim.config.fabric import FABRIC, FabricConfig, Faults
 from mcsim.config.ns3_attributes import sets
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import PcapConfig, RdmaConfig
+from mcsim.config.setup import Setup, shared_graph
 from mcsim.errors import McsimError, as_int
 from mcsim.result import Result
-from mcsim.routing.layout import Layout, layout_of
+from mcsim.routing.layout import Layout
 from mcsim.runs import assemble, cost, packet_trace, scenario_checks, scenario_layout, team_results
 from mcsim.runs.assemble import Reduction
 from mcsim.runs.scenario_checks import BATCHINGS
 from mcsim.runs.scenario_keywords import folded
+from mcsim.runs.scenario_plan import ScenarioPlan
 from mcsim.runs.verify import Expected
-from mcsim.topology.physics import Link, preset
 from mcsim.units import PS_PER_S, format_size, parse_rate, parse_size
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
@@ -71,20 +72,8 @@ SCHEMA = "mcsim.Scenario/8"  # the "schema" of a canonical dict; a change of its
 
 
 @functools.lru_cache(maxsize=16)
-def _topology(topo: str | GraphTopology, rate: str | None = None, ethernet: bool = False) -> nx.Graph[Any]:
-    """The topology, every link at the nominal ``rate`` if given (``ethernet``: its Ethernet physical layer),
-    shared by every Scenario that names them: frozen (read-only); Scenario.graph() hands out copies."""
-    if rate is not None:
-        link = preset(parse_rate(rate), ethernet=ethernet)
-        frozen: nx.Graph[Any] = nx.freeze(topology.with_link(_topology(topo), link))
-        return frozen
-    given: nx.Graph[Any] = nx.freeze(topology.resolve(topo) if isinstance(topo, str) else topo.graph())
-    return given
-
-
-@functools.lru_cache(maxsize=16)
 def _diameter_hops(topo: str | GraphTopology) -> int:
-    return topology.diameter_hops(_topology(topo))
+    return topology.diameter_hops(shared_graph(topo))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -152,28 +141,35 @@ class Scenario:
     def unread(self) -> tuple[str, ...]:
         """The tunables given other values than their defaults that this run does not read (e.g. endpoints with
         the ring algorithm): scenario_layout.read_tunables."""
-        reads = scenario_layout.read_tunables(self._parts(), self.collective, self.overlap, self.overlap_algorithm)
+        reads = scenario_layout.read_tunables(self.plan().parts, self.collective, self.overlap, self.overlap_algorithm)
         defaults = {**FIELD_DEFAULTS, "ring_chunk": RING_CHUNK_B}
         given = {**{n: getattr(self, n) for n in scenario_layout.TUNABLES}, "ring_chunk": self.ring_chunk_b}
         return tuple(n for n in scenario_layout.TUNABLES if n not in reads and given[n] != defaults[n])
 
     @property
-    def _innet(self) -> bool:
-        """The run has an in-network reduction (the scenario's, or the overlapped Reduce-Scatter)."""
-        return self.algorithm in INNET_ALGORITHMS or (self.overlap is not None and self.overlap_algorithm == "innet")
+    def setup(self) -> Setup:
+        """What the run shares with every run on its fabric: its topology, rate, fabric, rdma and faults."""
+        return Setup(topology=self.topology, rate=self.rate, fabric=self.fabric, rdma=self.rdma, faults=self.faults)
 
-    @property
-    def _mcast(self) -> bool:
-        """The run multicasts (the protocol's options apply): its algorithm or its second phase."""
-        return self.algorithm in MCAST_ALGORITHMS
-
-    def _parts(self) -> list[Part]:
-        """The teams of the collective (two for TWO_PHASE and SPLIT collectives)."""
-        return parts_of(self.collective, self.algorithm, self.bytes_per_rank_b, self.n_ranks)
+    def plan(self) -> ScenarioPlan:
+        """The teams its collective runs on ranks 0..P-1 and what they need of the fabric: what its checks, its
+        buffers, its cost and a run of jobs read of it."""
+        p, n = self.n_ranks, self.bytes_per_rank_b
+        ring = self.algorithm in ("ring", "ring_mcast")
+        return ScenarioPlan(
+            parts=tuple(parts_of(self.collective, self.algorithm, n, p)),
+            ranks=p,
+            multicast=self.algorithm in MCAST_ALGORITHMS,
+            in_network=self.algorithm in INNET_ALGORITHMS
+            or (self.overlap is not None and self.overlap_algorithm == "innet"),
+            sources=1 if self.collective == "broadcast" else p,
+            rings=ring + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring"),
+            lacking_b=lacking_b(self.collective, n, p),
+        )
 
     @property
     def n_ranks(self) -> int:
-        return self.ranks if self.ranks is not None else topology.host_count(self._base_graph())
+        return self.ranks if self.ranks is not None else self.setup.hosts
 
     @property
     def bytes_per_rank_b(self) -> int:
@@ -186,47 +182,21 @@ class Scenario:
     def graph(self) -> nx.Graph[Any]:
         """The topology with the scenario's link rate: the caller's own copy (changing it changes no
         Scenario)."""
-        return self._graph().copy()
-
-    def _graph(self) -> nx.Graph[Any]:
-        """The topology with the scenario's link rate (on a RoCEv2 fabric its Ethernet physical layer), for reading
-        only (shared)."""
-        return _topology(self.topology, self.rate, self.rdma.wire_format == "rocev2")
+        return self.setup.graph().copy()
 
     def _layout(self) -> Layout:
-        """The Layout of :meth:`_graph`: validated and laid out once, kept by the shared graph."""
-        return layout_of(self._graph())
-
-    def _base_graph(self) -> nx.Graph[Any]:
-        """The topology as given (file rates), for reading only (shared)."""
-        return _topology(self.topology)
+        """The Layout of its fabric (Setup.layout); runs/commands.py still reads it so."""
+        return self.setup.layout()
 
     @property
     def data_rate_bps(self) -> int:
         """Data rate of host 0's link (after encoding)."""
-        g = self._graph()
-        return Link.from_edge(g.edges[0, next(iter(g.neighbors(0)))]).data_rate_bps
-
-    def _lacking_b(self) -> int:
-        """Bytes each rank must receive (a Broadcast's or an Allreduce's N, else N(P-1)): with those
-        it sends, at least this many cross each rank's link."""
-        return lacking_b(self.collective, self.bytes_per_rank_b, self.n_ranks)
+        return self.setup.data_rate_bps
 
     def data_timeout_ps(self) -> int:
         rate = self.data_rate_bps if self.timeout_rate is None else parse_rate(self.timeout_rate)
-        bound = self._lacking_b() * 8 * PS_PER_S // rate
+        bound = self.plan().lacking_b * 8 * PS_PER_S // rate
         return max(int(self.timeout_scale * bound), MIN_DATA_TIMEOUT_PS)
-
-    @property
-    def _sources(self) -> int:
-        """Ranks that contribute a shard: every rank, or the root of a Broadcast."""
-        return 1 if self.collective == "broadcast" else self.n_ranks
-
-    @property
-    def _rings(self) -> int:
-        """Ring collectives in the run: the ring algorithm, and the Reduce-Scatter of overlap."""
-        ring = self.algorithm in ("ring", "ring_mcast")
-        return ring + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring")
 
     @property
     def output_b(self) -> int:
@@ -235,11 +205,11 @@ class Scenario:
         return output_b(self.collective, self.bytes_per_rank_b, self.n_ranks)
 
     def _shape(self) -> cost.RunShape:
-        g = self._base_graph()
+        g, plan = self.setup.base_graph(), self.plan()
         ring = self.algorithm == "ring"
         # the ring algorithm's phases and block, or a Reduce-Scatter's (the overlap's, ring_mcast's first phase)
         own, block = ring_blocks(self.collective, self.bytes_per_rank_b, self.n_ranks) if ring else (0, 0)
-        block = block if ring else self._parts()[0].bytes_per_rank_b
+        block = block if ring else plan.parts[0].bytes_per_rank_b
         hosts = topology.host_count(g)
         return cost.RunShape(
             hosts=hosts,
@@ -248,11 +218,11 @@ class Scenario:
             ranks=self.n_ranks,
             shard_b=self.bytes_per_rank_b,
             output_b=self.output_b,
-            sources=self._sources,
-            ring_phases=own + self._rings - ring,
+            sources=plan.sources,
+            ring_phases=own + plan.rings - ring,
             ring_block_b=block,
             buffer_transfers=scenario_layout.buffer_transfers(self),
-            mcast_shard_b=self._parts()[-1].bytes_per_rank_b if self._mcast else 0,
+            mcast_shard_b=plan.parts[-1].bytes_per_rank_b if plan.multicast else 0,
             mtu_b=self.rdma.mtu_b,
             ring_chunk_b=self.ring_chunk_b,
             verify=self.verify,
@@ -263,7 +233,7 @@ class Scenario:
     def _innet_chunks(self) -> int:
         """Chunks (of the MTU) each rank sends into the switches' sums: its in-network parts' (a Reduce-Scatter's P
         blocks of N, each cut on its own; an Allreduce's buffer), and the overlapped in-network Reduce-Scatter's."""
-        parts = [(q.collective, q.bytes_per_rank_b) for q in self._parts() if q.algorithm == "innet"]
+        parts = [(q.collective, q.bytes_per_rank_b) for q in self.plan().parts if q.algorithm == "innet"]
         if self.overlap == "reduce_scatter" and self.overlap_algorithm == "innet":
             parts.append(("reduce_scatter", self.bytes_per_rank_b))
         return sum(-(-n // self.rdma.mtu_b) * (self.n_ranks if c == "reduce_scatter" else 1) for c, n in parts)
@@ -290,16 +260,17 @@ class Scenario:
         aggregation trees follow them, each also a group. The trees are the built fabric's
         (``reduction``: BuiltFabric.reductions[0], planned once by fabric.build), so a run with an
         in-network reduction has its teams only once its fabric exists."""
-        if self._innet and reduction is None:
+        plan = self.plan()
+        if plan.in_network and reduction is None:
             raise McsimError("Scenario.teams: an in-network reduction's teams need its built fabric's Reduction")
         trees = 1 if reduction is None else len(reduction.trees)
-        parts = self._parts()
+        parts = list(plan.parts)
         if self.overlap == "reduce_scatter":
             n = self.bytes_per_rank_b
             parts.append(Part(collective="reduce_scatter", algorithm=self.overlap_algorithm, bytes_per_rank_b=n))
-        return [self._spec(part, trees) for part in parts]
+        return [self._spec(part, trees, plan.multicast) for part in parts]
 
-    def _spec(self, part: Part, trees: int) -> TeamSpec:
+    def _spec(self, part: Part, trees: int, multicast: bool) -> TeamSpec:
         """One team on ranks 0..P-1 with the scenario's tunables (each rank type reads its own); the
         multicast team's groups first, the others' after them."""
         algorithm = part.algorithm
@@ -311,7 +282,7 @@ class Scenario:
             tree_shape=part.tree_shape,
             buffer_offset_b=part.buffer_offset_b,
             scratch_offset_b=part.scratch_offset_b,
-            group=0 if algorithm == "mcast" else self.endpoints * self._mcast,
+            group=0 if algorithm == "mcast" else self.endpoints * multicast,
             trees=trees,
             roots=self.roots,
             batch=self.batch,
@@ -355,12 +326,13 @@ class Scenario:
             ) from None
 
     def _run(self, events: bool, pcap: PcapConfig | None = None, queue_trace: QueueTraceConfig | None = None) -> Result:
-        hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
-        groups = [list(hosts)] * self.endpoints if self._mcast else []
-        reductions = [list(hosts)] if self._innet else []
+        plan, n = self.plan(), self.bytes_per_rank_b
+        hosts = tuple(range(plan.ranks))
+        groups = [list(hosts)] * self.endpoints if plan.multicast else []
+        reductions = [list(hosts)] if plan.in_network else []
         expected = Expected(self.collective, len(hosts), n, self.root) if self.verify else None
         outputs: list[np.ndarray] = []
-        layout = self._layout()
+        layout = self.setup.layout()
         with assemble.assembled(
             layout,
             groups=groups,
@@ -387,7 +359,7 @@ class Scenario:
         faults = self.faults or Faults()
         rate = self.data_rate_bps
         results = [team_results.of_team(s, st, nic, fres, rate, faults) for s, st in zip(specs, stats, strict=True)]
-        parts = len(self._parts())
+        parts = len(plan.parts)
         result = team_results.combined(results[:parts], self.collective, self.algorithm, self.bytes_per_rank_b)
         if self.overlap is not None:
             result = dataclasses.replace(result, concurrent=results[parts])
@@ -404,7 +376,7 @@ class Scenario:
 
     def _afters(self, teams: int) -> list[bool]:
         """Per team of the run: whether it starts once every rank of the team before it has finished."""
-        afters = [part.after for part in self._parts()]
+        afters = [part.after for part in self.plan().parts]
         return afters + [False] * (teams - len(afters))
 
     # -----------------------------------------------------------------------------------------

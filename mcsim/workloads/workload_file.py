@@ -52,10 +52,10 @@ from mcsim import topology as topologies
 from mcsim.config import codec
 from mcsim.config.fabric import MAX_SEED, Faults
 from mcsim.config.faults_file import EXAMPLES, faults_from_toml, load_faults
+from mcsim.config.setup import Setup
 from mcsim.errors import McsimError, is_integer, pick, require_int, shown_value
 from mcsim.runs.keyword_tables import KEYWORDS, STEP_FIELDS, known, value_of
-from mcsim.runs.scenario import Scenario
-from mcsim.units import parse_size, parse_time
+from mcsim.units import parse_rate, parse_size, parse_time
 from mcsim.util import toml_text
 from mcsim.workloads.chakra import DEFAULT_ALGORITHMS, chakra_job
 from mcsim.workloads.job import MAX_COMPUTE_UNITS, MAX_JOB_STEPS, Job
@@ -304,9 +304,11 @@ def _hosts_of(g: nx.Graph, table: dict[str, Any], free: list[int], seed: int, at
     return place(g, require_int(at, "ranks", ranks, lo=2), placement, free, seed, at)
 
 
-def _data_rate_bps(topo: str, rate: str | None) -> int:
+def _data_rate_bps(topo: str, rate: str | None, where: str) -> int:
     """The hosts' data rate of the workload's fabric (host 0's link, at ``rate`` if given)."""
-    return Scenario(topology=topo, rate=rate, ranks=2, algorithm="ring", bytes_per_rank=4).data_rate_bps
+    if rate is not None:
+        parse_rate(rate, what=f"{where}: rate")
+    return Setup(topology=topo, rate=rate).data_rate_bps
 
 
 def job_name(table: dict[str, Any], index: int) -> object:
@@ -382,7 +384,7 @@ def _job(
             notes.append(f"job {name!r}: {dropped} dependencies on nodes its trace does not hold were dropped")
     elif kind == "background":
         with users_words(where, {}):
-            rate_bps = _data_rate_bps(topo, rate)
+            rate_bps = _data_rate_bps(topo, rate, where)
         job = _background(at, name, chosen, table, rate_bps, seed)
     else:
         job = _training(at, name, chosen, kind, table)
