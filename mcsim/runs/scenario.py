@@ -35,7 +35,7 @@ from mcsim.config.setup import Setup, shared_graph
 from mcsim.errors import McsimError, as_int
 from mcsim.result import Result
 from mcsim.routing.layout import Layout
-from mcsim.runs import assemble, cost, packet_trace, scenario_checks, scenario_layout, team_results
+from mcsim.runs import assemble, buffers, cost, packet_trace, scenario_checks, team_results
 from mcsim.runs.assemble import Reduction
 from mcsim.runs.scenario_checks import BATCHINGS
 from mcsim.runs.scenario_keywords import folded
@@ -140,11 +140,11 @@ class Scenario:
 
     def unread(self) -> tuple[str, ...]:
         """The tunables given other values than their defaults that this run does not read (e.g. endpoints with
-        the ring algorithm): scenario_layout.read_tunables."""
-        reads = scenario_layout.read_tunables(self.plan().parts, self.collective, self.overlap, self.overlap_algorithm)
+        the ring algorithm): buffers.read_tunables."""
+        reads = buffers.read_tunables(self.plan().parts, self.collective, self.overlap, self.overlap_algorithm)
         defaults = {**FIELD_DEFAULTS, "ring_chunk": RING_CHUNK_B}
-        given = {**{n: getattr(self, n) for n in scenario_layout.TUNABLES}, "ring_chunk": self.ring_chunk_b}
-        return tuple(n for n in scenario_layout.TUNABLES if n not in reads and given[n] != defaults[n])
+        given = {**{n: getattr(self, n) for n in buffers.TUNABLES}, "ring_chunk": self.ring_chunk_b}
+        return tuple(n for n in buffers.TUNABLES if n not in reads and given[n] != defaults[n])
 
     @property
     def setup(self) -> Setup:
@@ -221,7 +221,7 @@ class Scenario:
             sources=plan.sources,
             ring_phases=own + plan.rings - ring,
             ring_block_b=block,
-            buffer_transfers=scenario_layout.buffer_transfers(self),
+            buffer_transfers=buffers.buffer_transfers(self),
             mcast_shard_b=plan.parts[-1].bytes_per_rank_b if plan.multicast else 0,
             mtu_b=self.rdma.mtu_b,
             ring_chunk_b=self.ring_chunk_b,
@@ -344,7 +344,7 @@ class Scenario:
         ) as run:
             specs = self.teams(run.reductions[0] if run.reductions else None)
             if expected is not None:
-                run.fill(expected, scenario_layout.verify_memory_b(self))
+                run.fill(expected, buffers.verify_memory_b(self))
             teams: list[Any] = []
             for s, after in zip(specs, self._afters(len(specs)), strict=True):
                 teams.append(run.start_team(s, after=teams[-1] if after else None, events=events))

@@ -24,7 +24,7 @@ from mcsim.config.rdma import (
 )
 from mcsim.config.setup import Setup
 from mcsim.errors import McsimError, pick, require_bool, require_int
-from mcsim.runs import scenario_layout
+from mcsim.runs import buffers
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, parse_rate, parse_size
 
 # verify mode is a check for small runs: each rank's output is generated, copied out of C++ and
@@ -39,7 +39,7 @@ STRING_FIELDS = ("collective", "algorithm", "overlap_algorithm", "batching")  # 
 FLAG_FIELDS = ("verify", "fin_wait")  # True or False
 
 
-class Scenario(scenario_layout.Scenario, Protocol):
+class Scenario(buffers.Scenario, Protocol):
     """What these read of a mcsim.runs.scenario.Scenario (named so, not imported: no import cycle)."""
 
     @property
@@ -138,11 +138,11 @@ def check_fields(sc: Scenario) -> None:
             f"Scenario: ring_chunk={sc.ring_chunk!r} must be 1..{MAX_MESSAGE_B} B (2 GiB: the largest "
             "InfiniBand message, one RDMA WRITE)"
         )
-    rdma_cfg = dataclasses.replace(sc.rdma, region_b=scenario_layout.memory_b(sc))
+    rdma_cfg = dataclasses.replace(sc.rdma, region_b=buffers.memory_b(sc))
     object.__setattr__(sc, "rdma", rdma_cfg)
     object.__setattr__(sc, "fabric", fabric_config_for(rdma_cfg, sc.fabric, "Scenario"))
-    scenario_layout.check_chunk_ids(sc, p, n, rdma_cfg.mtu_b, ring_chunk)
-    scenario_layout.check_tagged_ids(sc, p, n, ring_chunk)
+    buffers.check_chunk_ids(sc, p, n, rdma_cfg.mtu_b, ring_chunk)
+    buffers.check_tagged_ids(sc, p, n, ring_chunk)
     check_timeout(sc)
     check_modes(sc, n)
     if sc.fabric.flow_control == "pfc":  # (the layout only where a check needs it: a sweep plans many)
@@ -155,7 +155,7 @@ def check_modes(sc: Scenario, n: int) -> None:
     """The choices (batching, overlap, verify) and what they need."""
     pick("overlap_algorithm", sc.overlap_algorithm, {"ring": None, "innet": None})
     pick("batching", sc.batching, BATCHINGS)
-    scenario_layout.refuse_unread(sc.unread(), sc.root, sc.collective, sc.overlap_algorithm)
+    buffers.refuse_unread(sc.unread(), sc.root, sc.collective, sc.overlap_algorithm)
     if sc.overlap is not None:
         pick("overlap", sc.overlap, {"reduce_scatter": None})
         if sc.collective != "allgather":
@@ -164,7 +164,7 @@ def check_modes(sc: Scenario, n: int) -> None:
     if sc.verify:
         if sc.overlap is not None:
             raise McsimError("Scenario: verify=True checks one collective's outputs; an overlapped pair is not checked")
-        scenario_layout.check_host_reduction(sc, n)
+        buffers.check_host_reduction(sc, n)
         size = sc.output_b
         if size > VERIFY_MAX_BYTES:
             raise McsimError(

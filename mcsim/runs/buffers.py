@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""What a Scenario's collective needs of the RDMA layer, algorithm by algorithm: the region each rank
-registers and the bytes verify mode keeps (the C++ rank's memory layout), the buffers its RC
-transfers carry (for the cost estimate), and the checks that its chunk ids and PSNs fit their
-integers and that its host sums see whole 32-bit integers."""
+"""A rank's buffers: what a Scenario's collective needs of the RDMA layer, algorithm by algorithm: the region each
+rank registers and the bytes verify mode keeps (where the C++ rank puts its buffers, partial sums and landing zones
+in its region), the buffers its RC transfers carry (for the cost estimate), and the checks that its chunk ids and
+PSNs fit their integers and that its host sums see whole 32-bit integers. (A Layout is a topology's ports and
+routes' tables: mcsim.routing.layout.)"""
 
 from __future__ import annotations
 
