@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The one run skeleton of collectives and jobs: a Simulation, its fabric, its RDMA stack, then teams or jobs,
-run, collect. A run of collectives (mcsim.runs.scenario) and a run of jobs (mcsim.runs.jobs) reach mcsim.native
-only through here; each keeps the order of its own native calls (and so every result, bit for bit).
+"""The one run skeleton: a Simulation, its fabric, its RDMA stack, then teams, jobs, verbs or flows, run, collect.
+A run of collectives (mcsim.runs.scenario), of jobs (mcsim.runs.jobs), of verbs (mcsim.runs.verbs) and of raw
+flows (mcsim.runs.flows) build on it and reach mcsim.native only through here; each keeps the order of its own
+native calls (and so every result, bit for bit). (A completion processor alone, mcsim.runs.dpa.saturate, has no
+fabric.)
 
 ::
 
@@ -22,15 +24,15 @@ from typing import Any
 import numpy as np
 
 from mcsim.config.collectives import TeamSpec
-from mcsim.config.fabric import FabricConfig, Faults
+from mcsim.config.fabric import FabricConfig, Flow
 from mcsim.config.queue_trace import QueueTraceConfig
-from mcsim.config.rdma import PcapConfig, RdmaConfig
+from mcsim.config.rdma import PcapConfig, RcOp, RdmaConfig, UdStream
 from mcsim.native import collectives, fabric, jobs, library, rdma, runtime
 from mcsim.native.attributes import set_attributes_of
 from mcsim.native.fabric import BuiltFabric, Reduction, plan_reductions
 from mcsim.native.jobs import ACKED, ALL_RANKS, ARRIVED, TRANSFER, Messages
 from mcsim.native.simulation import Simulation
-from mcsim.result import FabricResult
+from mcsim.result import FabricResult, VerbsResult
 from mcsim.routing.layout import Layout
 from mcsim.runs import packet_trace
 from mcsim.runs.verify import Expected
@@ -111,6 +113,18 @@ class Assembly:
         """Job j's C++ Job, started at 0 (steps: its teams, compute durations and TRANSFER)."""
         return self.sim.own_app(jobs.build_job(j, compute_units, hosts, steps, dependencies, self.stack, messages))
 
+    def add_flows(self, flows: Sequence[Flow]) -> None:
+        """Raw traffic sources on the fabric (checked by mcsim.runs.flows.simulate)."""
+        self.fabric.add_flows(flows)
+
+    def add_verbs(self, groups: Sequence[Sequence[int]], rc_ops: Sequence[RcOp], ud_streams: Sequence[UdStream]) -> Any:
+        """RDMA verbs on the stack: its UD groups, RC operations and UD streams (checked by run_verbs)."""
+        return self.sim.own_app(rdma.verbs_workload(self.stack, groups, rc_ops, ud_streams))
+
+    def collect_verbs(self, work: Any, n_ops: int) -> VerbsResult:
+        """Every counter of a verbs run."""
+        return rdma.collect_verbs(work, self.stack, self.fabric, n_ops)
+
     def run(
         self,
         *,
@@ -174,27 +188,18 @@ class Assembly:
 def assembled(
     layout: Layout,
     *,
-    groups: list[list[int]],
-    reductions: list[list[int]],
     fabric_config: FabricConfig,
-    faults: Faults | None,
-    rdma_config: RdmaConfig,
-    attributes: object,
+    rdma_config: RdmaConfig | None = None,
+    attributes: object = None,
+    **build: Any,
 ) -> Iterator[Assembly]:
-    """A Simulation, the fabric of ``layout`` (multicast ``groups``, in-network ``reductions``), the
-    attributes ``attributes``' fields name set on it, and the RDMA stack on its hosts; the Simulation ends
-    (every C++ object freed) when the block does."""
+    """A Simulation, the fabric of ``layout`` (``build``: the rest of mcsim.native.fabric.build's keywords:
+    multicast ``groups``, ``faults``, in-network ``reductions`` and their ``slot_b``), the attributes
+    ``attributes``' fields name set on it (if given), and the RDMA stack on its hosts (with ``rdma_config``; a run
+    of raw flows has none); the Simulation ends (every C++ object freed) when the block does."""
     with Simulation() as sim:
-        fab = sim.own_fabric(
-            fabric.build(
-                layout,
-                groups=groups,
-                config=fabric_config,
-                faults=faults,
-                reductions=reductions,
-                slot_b=rdma_config.mtu_b,
-            )
-        )
-        set_attributes_of(fab.cxx, attributes)
-        stack = sim.own_stack(rdma.build_stack(fab, rdma_config))
+        fab = sim.own_fabric(fabric.build(layout, config=fabric_config, **build))
+        if attributes is not None:
+            set_attributes_of(fab.cxx, attributes)
+        stack = sim.own_stack(rdma.build_stack(fab, rdma_config)) if rdma_config is not None else None
         yield Assembly(sim, fab, stack)

@@ -160,12 +160,13 @@ def run_jobs(
     rdma_cfg = dataclasses.replace(base.rdma, region_b=plan.region_b)
     with assembled(
         base.setup.layout(),
-        groups=plan.groups,
-        reductions=plan.reductions,
         fabric_config=base.fabric,
-        faults=base.faults,
         rdma_config=rdma_cfg,
         attributes=base,
+        groups=plan.groups,
+        faults=base.faults,
+        reductions=plan.reductions,
+        slot_b=rdma_cfg.mtu_b,
     ) as run:
         handles = [_build_job(run, plan, j, job) for j, job in enumerate(jobs_)]
         run.run()

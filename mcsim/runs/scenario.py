@@ -335,12 +335,13 @@ class Scenario:
         layout = self.setup.layout()
         with assemble.assembled(
             layout,
-            groups=groups,
-            reductions=reductions,
             fabric_config=self.fabric,
-            faults=self.faults,
             rdma_config=self.rdma,
             attributes=self,
+            groups=groups,
+            faults=self.faults,
+            reductions=reductions,
+            slot_b=self.rdma.mtu_b,
         ) as run:
             specs = self.teams(run.reductions[0] if run.reductions else None)
             if expected is not None:
