@@ -309,6 +309,24 @@ def test_what_plans_or_shows_runs_reaches_native_only_through_runs(package):
     assert not direct, f"{package} imports native/ itself: {direct}"
 
 
+# what builds and runs a simulation: its Simulation, its fabric, its RDMA stack, its teams and jobs
+SKELETON = ("mcsim.native.simulation", "mcsim.native.fabric", "mcsim.native.rdma", "mcsim.native.collectives")
+SKELETON_WRITERS = {
+    "mcsim.runs.assemble",  # the one run skeleton: collectives, jobs, verbs and raw flows build on it
+    "mcsim.runs.dpa",  # saturate: a completion processor alone, no fabric
+}
+
+
+def test_one_place_writes_the_run_skeleton():
+    graph = import_graph(PACKAGE_DIR)
+    writers = {
+        name
+        for name in graph
+        if not _inside(name, ("mcsim.native",)) and any(graph.has_edge(name, part) for part in SKELETON)
+    }
+    assert writers == SKELETON_WRITERS, sorted(writers)
+
+
 WORKLOAD_COMMAND = "mcsim.workloads.command"  # `mcsim workload`: a command (the face), it runs the jobs it reads
 
 

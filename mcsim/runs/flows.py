@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Raw flows over a fabric: build it (mcsim.native.fabric), run the flows, return every counter.
+"""Raw flows over a fabric: build it (mcsim.runs.assemble), run the flows, return every counter.
 
 The flows and the fabric's settings (Flow, FabricConfig, Faults) are frozen data in mcsim.config.fabric.
 """

@@ -3,7 +3,7 @@
 pairs, and UD datagram streams to a host or a multicast group.
 
 ``run_verbs`` puts an RDMA NIC with a completion processor (the host CPU) on every host of a fabric
-(mcsim.native.fabric, mcsim.native.rdma) and runs the operations. The settings and the workload
+(on the run skeleton, mcsim.runs.assemble) and runs the operations. The settings and the workload
 (RdmaConfig, RcOp, UdStream, ...) are frozen data in mcsim.config.rdma.
 """
 
