@@ -16,6 +16,7 @@ import numpy as np
 from mcsim.bounds import lacking_b
 from mcsim.config.collectives import ROOTED_COLLECTIVES
 from mcsim.config.rdma import MAX_MESSAGE_B
+from mcsim.config.setup import Setup
 from mcsim.errors import McsimError
 from mcsim.runs.assemble import plan_reductions
 from mcsim.runs.keyword_tables import KEYWORDS, STEP_FIELDS, known
@@ -62,8 +63,10 @@ def _step_scenario(base: Scenario, job: Job, step: Collective) -> Scenario:
 
 @dataclasses.dataclass
 class Plan:
-    """The fabric's groups and reductions, and each collective step's team, for every job."""
+    """The fabric every job runs on (``setup``: what every run on it shares), its groups and reductions, and each
+    collective step's team, for every job."""
 
+    setup: Setup
     groups: list[list[int]] = dataclasses.field(default_factory=list)
     reductions: list[list[int]] = dataclasses.field(default_factory=list)
     specs: dict[tuple[int, int], tuple[Scenario, int, int]] = dataclasses.field(default_factory=dict)
@@ -73,7 +76,7 @@ class Plan:
 def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> Plan:
     """Every collective step's Scenario, with the multicast groups (its endpoints) and the reduction
     (its aggregation trees) it gets in the fabric; the largest region any step needs."""
-    plan = Plan()
+    plan = Plan(setup=base.setup)
     made: dict[tuple[str, str, str | int, int], Scenario] = {}  # steps alike share one (a model's layers)
     for j, job in enumerate(jobs_):
         for s, step in enumerate(job.steps):
@@ -241,7 +244,9 @@ def _check_chain_per_rank(job: Job, j: int, plan: Plan, rate_bps: int) -> None:
 
 def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **options: Any) -> tuple[Scenario, Plan]:
     """What run_jobs checks before any C++ object exists (one McsimError line for the first fault): the
-    options, the jobs' hosts and every collective step's Scenario; the run's base Scenario and its plan."""
+    options, the jobs' hosts and every collective step's Scenario. Returns the run's options as every collective
+    step's Scenario takes them (checked once, on every host; a step's Scenario replaces its own fields) and the
+    plan (its Setup: the fabric every step shares)."""
     own = sorted(set(options) & set(STEP_FIELDS))
     if own:
         raise McsimError(f"run_jobs: {own[0]}= is each collective step's own; not an option of the run")
@@ -254,7 +259,8 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
         base = scenario_of(topology=topology, rate=rate, ranks=None, bytes_per_rank=4, **first, **options)
     except McsimError as exc:
         raise RunOptionError(str(exc)) from None
-    check_jobs(jobs_, base.setup.hosts)
+    setup = base.setup
+    check_jobs(jobs_, setup.hosts)
     steps = sum(len(job.steps) for job in jobs_)  # each job is bounded by Job itself; together as one
     if steps > MAX_JOB_STEPS:
         raise McsimError(
@@ -266,10 +272,10 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
     plan = _plan(base, jobs_)
     for j, job in enumerate(jobs_):
         check_qps(job, lambda s, j=j: team_qps(plan.specs[j, s][0]))  # type: ignore[misc]
-        check_clock(job, j, plan, base.data_rate_bps)
+        check_clock(job, j, plan, setup.data_rate_bps)
     if plan.reductions:  # every in-network step's trees share the switches' buffers (fabric.build checks it late)
         try:
-            plan_reductions(base.setup.layout(), plan.reductions, len(plan.groups), base.fabric, base.rdma.mtu_b)
+            plan_reductions(setup.layout(), plan.reductions, len(plan.groups), setup.fabric, setup.rdma.mtu_b)
         except McsimError as exc:
             raise McsimError(
                 f"workload: its in-network steps' aggregation trees (each step its own): "

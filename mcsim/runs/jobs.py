@@ -157,14 +157,15 @@ def run_jobs(
         base, plan = checked_run(jobs_, topology=topology, rate=rate, **options)
     except RunOptionError as exc:  # the API's words: the keyword, not the Scenario's name
         raise McsimError(f"workload: {str(exc).removeprefix('Scenario: ')}") from None
-    rdma_cfg = dataclasses.replace(base.rdma, region_b=plan.region_b)
+    setup = plan.setup
+    rdma_cfg = dataclasses.replace(setup.rdma, region_b=plan.region_b)
     with assembled(
-        base.setup.layout(),
-        fabric_config=base.fabric,
+        setup.layout(),
+        fabric_config=setup.fabric,
         rdma_config=rdma_cfg,
-        attributes=base,
+        attributes=base,  # the fabric attributes a Scenario's fields set (verify: never a run option)
         groups=plan.groups,
-        faults=base.faults,
+        faults=setup.faults,
         reductions=plan.reductions,
         slot_b=rdma_cfg.mtu_b,
     ) as run:
@@ -179,7 +180,7 @@ def run_jobs(
         fres = run.collect()
     return WorkloadResult(
         tuple(
-            _job_result(job, tl, st, nic, fres, plan, j, ms, base.faults or Faults())
+            _job_result(job, tl, st, nic, fres, plan, j, ms, setup.faults or Faults())
             for j, (job, tl, st, ms) in enumerate(zip(jobs_, timelines, stats, states, strict=True))
         ),
         fres,
