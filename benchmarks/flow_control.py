@@ -23,7 +23,7 @@ from mcsim import topology
 from mcsim.config.fabric import FabricConfig, Flow
 from mcsim.native import run_control, runtime
 from mcsim.runs.flows import simulate
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 runtime.load()
 work, control = sys.argv[1], sys.argv[2]
 fc, ecn = control.split("+")[0], control.endswith("+ecn")

@@ -186,7 +186,11 @@ def _roce_ring_beside_alltoall() -> object:
     """scenarios/roce_fabric.py's 400G ring Allgather beside its neighbour's Alltoalls (PFC, DCQCN, two jobs)."""
     # imported here: a commit before them runs the other scenarios (main says this one is not in it)
     from mcsim.workloads.job import Collective, Job
-    from mcsim.workloads.run import run_jobs
+
+    try:  # a run of jobs is a kind of run (mcsim.runs.jobs); before: mcsim.workloads.run
+        from mcsim.runs.jobs import run_jobs
+    except ImportError:
+        from mcsim.workloads.run import run_jobs  # type: ignore[no-redef]
     from mcsim.workloads.training import background_job
 
     step = Collective(label="C", collective="allgather", algorithm="ring", bytes_per_rank=1 << 20)

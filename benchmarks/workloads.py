@@ -31,7 +31,8 @@ CHILD = """
 import dataclasses, json, sys, time
 from mcsim import topology
 from mcsim.native import run_control, runtime
-from mcsim.workloads import Collective, Job, run_jobs
+from mcsim.runs.jobs import run_jobs
+from mcsim.workloads import Collective, Job
 from mcsim.workloads.training import fsdp_job
 from mcsim.workloads.workload_file import place
 runtime.load()
@@ -90,7 +91,7 @@ CONCURRENT = """
 import json, sys
 from mcsim import topology
 from mcsim.native import run_control, runtime
-from mcsim.workloads import Collective, Job, run_jobs
+from mcsim import Collective, Job, run_jobs
 runtime.load()
 g = topology.leaf_spine(4, 2, 4, rate_bps=100 * 10**9, delay_ps=100_000)
 g.graph.update(name="leaf-spine 4x4, 2 spines")

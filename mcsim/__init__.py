@@ -54,6 +54,14 @@ API = {
     "McsimError": "mcsim.errors",
     "IncompleteRun": "mcsim.errors",
     "SweepSpec": "mcsim.sweep.spec",
+    "Job": "mcsim.workloads.job",
+    "Compute": "mcsim.workloads.job",
+    "Collective": "mcsim.workloads.job",
+    "Transfer": "mcsim.workloads.job",
+    "Message": "mcsim.workloads.job",
+    "run_jobs": "mcsim.runs.jobs",
+    "JobResult": "mcsim.runs.jobs",
+    "WorkloadResult": "mcsim.runs.jobs",
 }
 __all__ = sorted(API)
 
@@ -84,6 +92,9 @@ if TYPE_CHECKING:  # for type checkers only: at run time __getattr__ imports on 
     from mcsim.runs.dpa import receive_stream as receive_stream
     from mcsim.runs.dpa import saturate as saturate
     from mcsim.runs.flows import simulate as simulate
+    from mcsim.runs.jobs import JobResult as JobResult
+    from mcsim.runs.jobs import WorkloadResult as WorkloadResult
+    from mcsim.runs.jobs import run_jobs as run_jobs
     from mcsim.runs.scenario import Scenario as Scenario
     from mcsim.runs.stream import StreamResult as StreamResult
     from mcsim.runs.stream import stream as stream
@@ -93,6 +104,11 @@ if TYPE_CHECKING:  # for type checkers only: at run time __getattr__ imports on 
     from mcsim.util.output import Column as Column
     from mcsim.util.output import Table as Table
     from mcsim.util.output import write_rows as write_rows
+    from mcsim.workloads.job import Collective as Collective
+    from mcsim.workloads.job import Compute as Compute
+    from mcsim.workloads.job import Job as Job
+    from mcsim.workloads.job import Message as Message
+    from mcsim.workloads.job import Transfer as Transfer
 
 
 def __getattr__(name: str) -> Any:

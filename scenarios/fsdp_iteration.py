@@ -20,10 +20,10 @@ Run: mcsim run scenarios/fsdp_iteration.py [--quick] [--layers 8] [--bytes-per-l
 
 import sys
 
+from mcsim.runs.jobs import DPA_RECEIVE, run_jobs
 from mcsim.units import parse_size, parse_time
 from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
-from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import fsdp_job
 
 PAIRS = (("ring", "ring"), ("mcast", "ring"), ("ring", "innet"), ("mcast", "innet"))  # (Allgather, Reduce-Scatter)

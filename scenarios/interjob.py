@@ -21,11 +21,11 @@ import itertools
 import sys
 
 from mcsim import topology
+from mcsim.runs.jobs import DPA_RECEIVE, run_jobs
 from mcsim.runs.scenario import Scenario
 from mcsim.units import parse_rate, parse_size, parse_time
 from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
-from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import background_job, fsdp_job
 from mcsim.workloads.workload_file import place
 

@@ -30,19 +30,15 @@ Run: mcsim run scenarios/roce_fabric.py [--rates 400Gbps,800Gbps,1.6Tbps] [--byt
 
 import sys
 
+from mcsim.config.congestion import KINDS as CONGESTION_CONTROLS
 from mcsim.config.fabric import FabricConfig
 from mcsim.config.rdma import RdmaConfig
-
-try:
-    from mcsim.config.congestion import KINDS as CONGESTION_CONTROLS
-except ImportError:  # a commit before mcsim.config.congestion (issue 50)
-    from mcsim.config.rdma import CONGESTION_CONTROLS  # type: ignore[attr-defined,no-redef]
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.jobs import DPA_RECEIVE, run_jobs
+from mcsim.runs.scenario import scenario_of
 from mcsim.units import parse_rate, parse_size
 from mcsim.util.options import Parser
 from mcsim.util.output import Column, Table
 from mcsim.workloads.job import Collective, Job
-from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import background_job
 
 TOPOLOGY = "fat-tree-k4"

@@ -16,8 +16,7 @@ from mcsim.config.faults_file import load_faults
 from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import Interrupted, McsimError
 from mcsim.runs.commands import _collective_scenarios
-from mcsim.runs.scenario import Scenario, artifact_protocol
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, artifact_protocol, scenario_of
 from mcsim.runs.stream import two_hosts
 from mcsim.topology.physics import Link
 from mcsim.units import format_size

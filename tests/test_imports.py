@@ -58,6 +58,49 @@ def import_graph(root: Path) -> nx.DiGraph:
     return graph
 
 
+def _is_type_checking(node: ast.stmt) -> bool:
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): imports for type checkers, never run."""
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _run_imports(body: list[ast.stmt], module_level: bool) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements of ``body`` that run (none under ``if TYPE_CHECKING``); ``module_level``: those that
+    run when the module is imported (none inside a function or class body)."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+        elif _is_type_checking(node):
+            found += _run_imports(node.orelse, module_level)  # type: ignore[attr-defined]
+        elif module_level and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    found += _run_imports([child], module_level)
+                elif isinstance(child, ast.excepthandler):
+                    found += _run_imports(child.body, module_level)
+    return found
+
+
+def run_import_graph(root: Path, *, module_level: bool) -> nx.DiGraph:
+    """import_graph of the imports that run: without type checkers' (``if TYPE_CHECKING``); ``module_level``: only
+    those importing a module runs (none inside a function)."""
+    files = {_module_name(root, path): path for path in sorted(root.rglob("*.py"))}
+    known = set(files)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(known)
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in _run_imports(tree.body, module_level):
+            graph.add_edges_from((name, target) for target in _imported(package, node, known) if target != name)
+    return graph
+
+
 def cycles(graph: nx.DiGraph) -> list[str]:
     """Every import cycle, as "a -> b -> a", each starting at its smallest module name."""
     found = []
@@ -240,3 +283,80 @@ def test_the_walk_finds_function_level_and_relative_imports(tmp_path):
         ("pkg.d", "pkg.sub"),
     }
     assert cycles(graph) == ["pkg.a -> pkg.b -> pkg.sub.c -> pkg.a"]
+
+
+MAX_IMPORT_CHAIN = 20  # modules one after another that importing the deepest loads, at most
+
+
+def test_the_longest_module_level_import_chain_is_at_most_20():
+    # a chain of imports that run when a module is imported (a command's heavy dependency imported in its own body
+    # is not in it); each extra floor is one more module a newcomer reads to follow a name
+    chain = nx.dag_longest_path(run_import_graph(PACKAGE_DIR, module_level=True))
+    assert len(chain) > 5, "the walk found the package's chains"
+    assert len(chain) <= MAX_IMPORT_CHAIN, f"{len(chain)} modules: {' -> '.join(chain)}"
+
+
+@pytest.mark.parametrize("package", ["mcsim.workloads", "mcsim.sweep", "mcsim.reference", "mcsim.report"])
+def test_what_plans_or_shows_runs_reaches_native_only_through_runs(package):
+    # runs/assemble is the one run skeleton (and the C++ build a run loads): nothing above it calls native/ itself
+    graph = import_graph(PACKAGE_DIR)
+    direct = sorted(
+        f"{name} -> {target}"
+        for name in _package_modules(graph, package)
+        for target in graph.successors(name)
+        if _inside(target, ("mcsim.native",))
+    )
+    assert not direct, f"{package} imports native/ itself: {direct}"
+
+
+# what builds and runs a simulation: its Simulation, its fabric, its RDMA stack, its teams and jobs
+SKELETON = ("mcsim.native.simulation", "mcsim.native.fabric", "mcsim.native.rdma", "mcsim.native.collectives")
+SKELETON_WRITERS = {
+    "mcsim.runs.assemble",  # the one run skeleton: collectives, jobs, verbs and raw flows build on it
+    "mcsim.runs.dpa",  # saturate: a completion processor alone, no fabric
+}
+
+
+def test_one_place_writes_the_run_skeleton():
+    graph = import_graph(PACKAGE_DIR)
+    writers = {
+        name
+        for name in graph
+        if not _inside(name, ("mcsim.native",)) and any(graph.has_edge(name, part) for part in SKELETON)
+    }
+    assert writers == SKELETON_WRITERS, sorted(writers)
+
+
+WORKLOAD_COMMAND = "mcsim.workloads.command"  # `mcsim workload`: a command (the face), it runs the jobs it reads
+
+
+def test_workloads_are_data_that_reach_no_native_module():
+    # jobs, generators, workload files, Chakra traces and the timeline figure: a run of jobs is mcsim.runs.jobs
+    graph = run_import_graph(PACKAGE_DIR, module_level=False)
+    data = _package_modules(graph, "mcsim.workloads") - {WORKLOAD_COMMAND}
+    assert len(data) > 5, "the walk found the workloads' modules"
+    reached = sorted(
+        f"{name} reaches {target}"
+        for name in data
+        for target in nx.descendants(graph, name)
+        if _inside(target, ("mcsim.native",))
+    )
+    assert not reached, reached[:5]
+
+
+def test_the_long_chain_walk_skips_function_bodies_and_type_checking(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import b\nfrom pkg import c\n"
+    )
+    (pkg / "b.py").write_text("def f():\n    from pkg import c\n")
+    (pkg / "c.py").write_text("try:\n    from pkg import d\nexcept ImportError:\n    pass\n")
+    (pkg / "d.py").write_text("")
+    assert set(run_import_graph(pkg, module_level=True).edges) == {("pkg.a", "pkg.c"), ("pkg.c", "pkg.d")}
+    assert set(run_import_graph(pkg, module_level=False).edges) == {
+        ("pkg.a", "pkg.c"),
+        ("pkg.b", "pkg.c"),
+        ("pkg.c", "pkg.d"),
+    }

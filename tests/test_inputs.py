@@ -14,8 +14,7 @@ from mcsim.config.fabric import DEFAULT_REROUTE_DELAY_PS, FabricConfig, Faults
 from mcsim.config.faults_file import load_faults, read_faults
 from mcsim.config.rdma import MAX_ENDPOINTS, MAX_QP_WR, RcConfig, RcOp
 from mcsim.errors import McsimError
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 from mcsim.runs.stream import two_hosts
 from mcsim.topology.physics import Link
 

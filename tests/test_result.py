@@ -23,8 +23,7 @@ from mcsim.result import (
     ranks_text,
     receive_drops_reason,
 )
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 from mcsim.units import format_time
 
 RC_ERROR = RC_ERROR_REASON

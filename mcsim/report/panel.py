@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcsim.config.dpa import DEFAULT_PROFILE
 from mcsim.reference.claims import QUICK_TOPOLOGY, TESTBED
-from mcsim.reference.compare import DEFAULT_PROFILE
 from mcsim.sweep.spec import SweepSpec
 
 if TYPE_CHECKING:

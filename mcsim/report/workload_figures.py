@@ -7,8 +7,8 @@ from __future__ import annotations
 from mcsim import topology as topologies
 from mcsim.reference.claims import FDR
 from mcsim.report.panel import Panel, Runs, topology_for
+from mcsim.runs.jobs import WorkloadResult, run_jobs
 from mcsim.workloads.figure import timeline_svg
-from mcsim.workloads.run import WorkloadResult, run_jobs
 from mcsim.workloads.training import fsdp_job
 
 PAIRS = (("ring", "ring"), ("mcast", "innet"))  # (Allgather, Reduce-Scatter)

@@ -36,8 +36,7 @@ from mcsim.runs.collective_options import (
     UD_ALGORITHMS,
     collective_options,
 )
-from mcsim.runs.scenario import Scenario, artifact_protocol
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, artifact_protocol, scenario_of
 from mcsim.runs.stream import MAX_HEADER_B, MAX_MTU_B, check_packet, expected_finish_ps, stream
 from mcsim.runs.trace_outputs import event_rows, pcaps_of, queue_rows, queue_trace_of
 from mcsim.topology.physics import DEFAULT_DELAY_PS, Link, parse_encoding
@@ -230,7 +229,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
             raise McsimError(
                 f"--lossy-hosts={args.lossy_hosts!r} puts hosts in PFC's lossy class; give --flow-control pfc"
             )
-        hosts = scenario_of(**common)._layout().hosts
+        hosts = scenario_of(**common).setup.layout().hosts
         common["lossy_hosts"] = parse_hosts(args.lossy_hosts, hosts, "--lossy-hosts")
     scenarios = [scenario_of(bytes_per_rank=size, **common) for size in _sizes(args)]
     for sc in scenarios:

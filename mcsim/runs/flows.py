@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Raw flows over a fabric: build it (mcsim.native.fabric), run the flows, return every counter.
+"""Raw flows over a fabric: build it (mcsim.runs.assemble), run the flows, return every counter.
 
 The flows and the fabric's settings (Flow, FabricConfig, Faults) are frozen data in mcsim.config.fabric.
 """
@@ -24,10 +24,9 @@ from mcsim.config.fabric import (
 )
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.errors import McsimError
-from mcsim.native import fabric as native_fabric
-from mcsim.native.simulation import Simulation
 from mcsim.result import FabricResult
 from mcsim.routing.layout import Layout, layout_of
+from mcsim.runs.assemble import assembled
 
 
 def simulate(
@@ -72,10 +71,7 @@ def simulate(
         if f.group is not None and f.src not in groups[f.group]:
             raise McsimError(f"flow {i}: src={f.src} is not a member of group {f.group}")
     expected = sum(-(-f.size_b // f.mtu_b) * f.receivers(groups) for f in flows)
-    with Simulation() as sim:
-        fab = sim.own_fabric(native_fabric.build(layout, groups=groups, config=config, faults=faults))
-        fab.add_flows(flows)
-        if queue_trace is not None:
-            sim.own_app(fab.sample_queues(queue_trace))
-        sim.run()
-        return replace(fab.collect(), expected_rx_packets=expected)
+    with assembled(layout, fabric_config=config, groups=groups, faults=faults) as run:
+        run.add_flows(flows)
+        run.run(queue_trace=queue_trace)
+        return replace(run.collect(), expected_rx_packets=expected)

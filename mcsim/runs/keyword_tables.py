@@ -12,14 +12,58 @@ from mcsim.config import codec, congestion
 from mcsim.config.fabric import FabricConfig
 from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import McsimError, pick
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import SHORT_NAMES
 
+# Scenario's fields by name, as the text interfaces take them (tests/runs/test_keyword_tables.py holds this table
+# against dataclasses.fields(Scenario)): a name here, not Scenario itself, so what reads text reaches no run
+SCENARIO_FIELDS = (
+    "topology",
+    "rate",
+    "collective",
+    "algorithm",
+    "bytes_per_rank",
+    "ranks",
+    "roots",
+    "batch",
+    "batching",
+    "barriers",
+    "repair_reads",
+    "fin_wait",
+    "ring_chunk",
+    "timeout_scale",
+    "timeout_rate",
+    "root",
+    "endpoints",
+    "overlap",
+    "overlap_algorithm",
+    "verify",
+    "reduce_ps_per_byte",
+    "faults",
+    "fabric",
+    "rdma",
+)
+# short name -> the (config, field) pairs it sets; "seed" is both the ECMP hash's and the faults' seed
+SHORT_NAMES: dict[str, tuple[tuple[str, str], ...]] = {
+    "mtu": (("rdma", "mtu_b"),),
+    "rq_depth": (("rdma", "rq_depth"),),
+    "staging": (("rdma", "staging"),),
+    "wire_format": (("rdma", "wire_format"),),
+    "processor": (("rdma", "processor"),),
+    "rc": (("rdma", "rc"),),
+    "flow_control": (("fabric", "flow_control"),),
+    "ecn": (("fabric", "ecn"),),
+    "lossy_hosts": (("fabric", "lossy_hosts"),),
+    "congestion_control": (("rdma", "congestion"),),  # a kind's name: its config at its defaults
+    "forwarding": (("fabric", "forwarding"),),
+    "loss": (("fabric", "loss"),),
+    "seed": (("fabric", "seed"), ("fabric", "ecmp_seed")),
+}
 # what a base may set and an axis may sweep: every field of Scenario and the short names of config fields
-KEYWORDS = (*(f.name for f in dataclasses.fields(Scenario)), *SHORT_NAMES)
+KEYWORDS = (*SCENARIO_FIELDS, *SHORT_NAMES)
 # the keywords that hold a config, given as a TOML table; a processor's table names its class ("kind")
 CONFIGS: dict[str, type] = {"rc": RcConfig, "fabric": FabricConfig, "rdma": RdmaConfig}
 TABLES = ("processor", *CONFIGS)
+# the keywords each collective step of a job says itself (a run of jobs takes the others as its options)
+STEP_FIELDS = ("collective", "algorithm", "bytes_per_rank", "ranks", "overlap", "overlap_algorithm", "verify")
 
 
 def fields_of(cls: type) -> list[str]:

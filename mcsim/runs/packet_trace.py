@@ -1,18 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""A run's packet trace (Scenario.run(pcap=PcapConfig(...))): a C++ PcapWriter per traced host or port, each
-writing the frames its NIC or port sends and receives as they go (no Python per packet), closed after the run."""
+"""A run's packet trace (Scenario.run(pcap=PcapConfig(...))), checked before any C++ exists: a C++ PcapWriter per
+traced host or port (mcsim.runs.assemble opens them) writes the frames its NIC or port sends and receives as they go
+(no Python per packet), closed after the run."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import Any
 
 from mcsim.config.congestion import uses_int
 from mcsim.config.rdma import PcapConfig
 from mcsim.errors import McsimError
-from mcsim.native import rdma
-from mcsim.native.simulation import Simulation
 from mcsim.routing.layout import Layout
 
 
@@ -40,20 +37,3 @@ def check_traceable(congestion: object) -> None:
             "pcap: HPCC's INT header (42 B on each data packet and ACK) has no wire layout in mcsim's frames; "
             "trace a run without congestion_control='hpcc'"
         )
-
-
-def open_writers(sim: Simulation, stack: Any, fabric: Any, pcap: PcapConfig, layout: Layout) -> list[tuple[str, Any]]:
-    """A writer per host and per port (owned by the simulation), checked first: (its file, the writer)."""
-    check_pcap(pcap, layout)
-    files: list[tuple[str, tuple[Sequence[int], Sequence[tuple[int, int]]]]] = [
-        (pcap.path(h), ((h,), ())) for h in pcap.hosts
-    ] + [(pcap.port_path(n, p), ((), ((n, p),))) for n, p in pcap.ports]
-    return [
-        (path, sim.own_app(rdma.open_pcap(stack, fabric, path, traced, pcap.max_packets, pcap.max_bytes)))
-        for path, traced in files
-    ]
-
-
-def close_writers(writers: list[tuple[str, Any]]) -> tuple[tuple[str, int, int], ...]:
-    """Close the files: per file (its path, frames written, frames over a cap)."""
-    return tuple((path, *rdma.close_pcap(w)) for path, w in writers)

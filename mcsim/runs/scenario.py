@@ -31,17 +31,15 @@ from mcsim.config.fabric import FABRIC, FabricConfig, Faults
 from mcsim.config.ns3_attributes import sets
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import PcapConfig, RdmaConfig
+from mcsim.config.setup import Setup, shared_graph
 from mcsim.errors import McsimError, as_int
-from mcsim.native import collectives, fabric, rdma
-from mcsim.native.attributes import set_attributes_of
-from mcsim.native.fabric import Reduction
-from mcsim.native.simulation import Simulation
 from mcsim.result import Result
-from mcsim.routing.layout import Layout, layout_of
-from mcsim.runs import cost, packet_trace, scenario_checks, scenario_layout, team_results
+from mcsim.runs import assemble, buffers, cost, packet_trace, scenario_checks, team_results
+from mcsim.runs.assemble import Reduction
 from mcsim.runs.scenario_checks import BATCHINGS
+from mcsim.runs.scenario_keywords import folded
+from mcsim.runs.scenario_plan import ScenarioPlan
 from mcsim.runs.verify import Expected
-from mcsim.topology.physics import Link, preset
 from mcsim.units import PS_PER_S, format_size, parse_rate, parse_size
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
@@ -73,20 +71,8 @@ SCHEMA = "mcsim.Scenario/8"  # the "schema" of a canonical dict; a change of its
 
 
 @functools.lru_cache(maxsize=16)
-def _topology(topo: str | GraphTopology, rate: str | None = None, ethernet: bool = False) -> nx.Graph[Any]:
-    """The topology, every link at the nominal ``rate`` if given (``ethernet``: its Ethernet physical layer),
-    shared by every Scenario that names them: frozen (read-only); Scenario.graph() hands out copies."""
-    if rate is not None:
-        link = preset(parse_rate(rate), ethernet=ethernet)
-        frozen: nx.Graph[Any] = nx.freeze(topology.with_link(_topology(topo), link))
-        return frozen
-    given: nx.Graph[Any] = nx.freeze(topology.resolve(topo) if isinstance(topo, str) else topo.graph())
-    return given
-
-
-@functools.lru_cache(maxsize=16)
 def _diameter_hops(topo: str | GraphTopology) -> int:
-    return topology.diameter_hops(_topology(topo))
+    return topology.diameter_hops(shared_graph(topo))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -153,29 +139,36 @@ class Scenario:
 
     def unread(self) -> tuple[str, ...]:
         """The tunables given other values than their defaults that this run does not read (e.g. endpoints with
-        the ring algorithm): scenario_layout.read_tunables."""
-        reads = scenario_layout.read_tunables(self._parts(), self.collective, self.overlap, self.overlap_algorithm)
+        the ring algorithm): buffers.read_tunables."""
+        reads = buffers.read_tunables(self.plan().parts, self.collective, self.overlap, self.overlap_algorithm)
         defaults = {**FIELD_DEFAULTS, "ring_chunk": RING_CHUNK_B}
-        given = {**{n: getattr(self, n) for n in scenario_layout.TUNABLES}, "ring_chunk": self.ring_chunk_b}
-        return tuple(n for n in scenario_layout.TUNABLES if n not in reads and given[n] != defaults[n])
+        given = {**{n: getattr(self, n) for n in buffers.TUNABLES}, "ring_chunk": self.ring_chunk_b}
+        return tuple(n for n in buffers.TUNABLES if n not in reads and given[n] != defaults[n])
 
     @property
-    def _innet(self) -> bool:
-        """The run has an in-network reduction (the scenario's, or the overlapped Reduce-Scatter)."""
-        return self.algorithm in INNET_ALGORITHMS or (self.overlap is not None and self.overlap_algorithm == "innet")
+    def setup(self) -> Setup:
+        """What the run shares with every run on its fabric: its topology, rate, fabric, rdma and faults."""
+        return Setup(topology=self.topology, rate=self.rate, fabric=self.fabric, rdma=self.rdma, faults=self.faults)
 
-    @property
-    def _mcast(self) -> bool:
-        """The run multicasts (the protocol's options apply): its algorithm or its second phase."""
-        return self.algorithm in MCAST_ALGORITHMS
-
-    def _parts(self) -> list[Part]:
-        """The teams of the collective (two for TWO_PHASE and SPLIT collectives)."""
-        return parts_of(self.collective, self.algorithm, self.bytes_per_rank_b, self.n_ranks)
+    def plan(self) -> ScenarioPlan:
+        """The teams its collective runs on ranks 0..P-1 and what they need of the fabric: what its checks, its
+        buffers, its cost and a run of jobs read of it."""
+        p, n = self.n_ranks, self.bytes_per_rank_b
+        ring = self.algorithm in ("ring", "ring_mcast")
+        return ScenarioPlan(
+            parts=tuple(parts_of(self.collective, self.algorithm, n, p)),
+            ranks=p,
+            multicast=self.algorithm in MCAST_ALGORITHMS,
+            in_network=self.algorithm in INNET_ALGORITHMS
+            or (self.overlap is not None and self.overlap_algorithm == "innet"),
+            sources=1 if self.collective == "broadcast" else p,
+            rings=ring + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring"),
+            lacking_b=lacking_b(self.collective, n, p),
+        )
 
     @property
     def n_ranks(self) -> int:
-        return self.ranks if self.ranks is not None else topology.host_count(self._base_graph())
+        return self.ranks if self.ranks is not None else self.setup.hosts
 
     @property
     def bytes_per_rank_b(self) -> int:
@@ -188,47 +181,17 @@ class Scenario:
     def graph(self) -> nx.Graph[Any]:
         """The topology with the scenario's link rate: the caller's own copy (changing it changes no
         Scenario)."""
-        return self._graph().copy()
-
-    def _graph(self) -> nx.Graph[Any]:
-        """The topology with the scenario's link rate (on a RoCEv2 fabric its Ethernet physical layer), for reading
-        only (shared)."""
-        return _topology(self.topology, self.rate, self.rdma.wire_format == "rocev2")
-
-    def _layout(self) -> Layout:
-        """The Layout of :meth:`_graph`: validated and laid out once, kept by the shared graph."""
-        return layout_of(self._graph())
-
-    def _base_graph(self) -> nx.Graph[Any]:
-        """The topology as given (file rates), for reading only (shared)."""
-        return _topology(self.topology)
+        return self.setup.graph().copy()
 
     @property
     def data_rate_bps(self) -> int:
         """Data rate of host 0's link (after encoding)."""
-        g = self._graph()
-        return Link.from_edge(g.edges[0, next(iter(g.neighbors(0)))]).data_rate_bps
-
-    def _lacking_b(self) -> int:
-        """Bytes each rank must receive (a Broadcast's or an Allreduce's N, else N(P-1)): with those
-        it sends, at least this many cross each rank's link."""
-        return lacking_b(self.collective, self.bytes_per_rank_b, self.n_ranks)
+        return self.setup.data_rate_bps
 
     def data_timeout_ps(self) -> int:
         rate = self.data_rate_bps if self.timeout_rate is None else parse_rate(self.timeout_rate)
-        bound = self._lacking_b() * 8 * PS_PER_S // rate
+        bound = self.plan().lacking_b * 8 * PS_PER_S // rate
         return max(int(self.timeout_scale * bound), MIN_DATA_TIMEOUT_PS)
-
-    @property
-    def _sources(self) -> int:
-        """Ranks that contribute a shard: every rank, or the root of a Broadcast."""
-        return 1 if self.collective == "broadcast" else self.n_ranks
-
-    @property
-    def _rings(self) -> int:
-        """Ring collectives in the run: the ring algorithm, and the Reduce-Scatter of overlap."""
-        ring = self.algorithm in ("ring", "ring_mcast")
-        return ring + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring")
 
     @property
     def output_b(self) -> int:
@@ -237,11 +200,11 @@ class Scenario:
         return output_b(self.collective, self.bytes_per_rank_b, self.n_ranks)
 
     def _shape(self) -> cost.RunShape:
-        g = self._base_graph()
+        g, plan = self.setup.base_graph(), self.plan()
         ring = self.algorithm == "ring"
         # the ring algorithm's phases and block, or a Reduce-Scatter's (the overlap's, ring_mcast's first phase)
         own, block = ring_blocks(self.collective, self.bytes_per_rank_b, self.n_ranks) if ring else (0, 0)
-        block = block if ring else self._parts()[0].bytes_per_rank_b
+        block = block if ring else plan.parts[0].bytes_per_rank_b
         hosts = topology.host_count(g)
         return cost.RunShape(
             hosts=hosts,
@@ -250,11 +213,11 @@ class Scenario:
             ranks=self.n_ranks,
             shard_b=self.bytes_per_rank_b,
             output_b=self.output_b,
-            sources=self._sources,
-            ring_phases=own + self._rings - ring,
+            sources=plan.sources,
+            ring_phases=own + plan.rings - ring,
             ring_block_b=block,
-            buffer_transfers=scenario_layout.buffer_transfers(self),
-            mcast_shard_b=self._parts()[-1].bytes_per_rank_b if self._mcast else 0,
+            buffer_transfers=buffers.buffer_transfers(self),
+            mcast_shard_b=plan.parts[-1].bytes_per_rank_b if plan.multicast else 0,
             mtu_b=self.rdma.mtu_b,
             ring_chunk_b=self.ring_chunk_b,
             verify=self.verify,
@@ -265,7 +228,7 @@ class Scenario:
     def _innet_chunks(self) -> int:
         """Chunks (of the MTU) each rank sends into the switches' sums: its in-network parts' (a Reduce-Scatter's P
         blocks of N, each cut on its own; an Allreduce's buffer), and the overlapped in-network Reduce-Scatter's."""
-        parts = [(q.collective, q.bytes_per_rank_b) for q in self._parts() if q.algorithm == "innet"]
+        parts = [(q.collective, q.bytes_per_rank_b) for q in self.plan().parts if q.algorithm == "innet"]
         if self.overlap == "reduce_scatter" and self.overlap_algorithm == "innet":
             parts.append(("reduce_scatter", self.bytes_per_rank_b))
         return sum(-(-n // self.rdma.mtu_b) * (self.n_ranks if c == "reduce_scatter" else 1) for c, n in parts)
@@ -292,16 +255,17 @@ class Scenario:
         aggregation trees follow them, each also a group. The trees are the built fabric's
         (``reduction``: BuiltFabric.reductions[0], planned once by fabric.build), so a run with an
         in-network reduction has its teams only once its fabric exists."""
-        if self._innet and reduction is None:
+        plan = self.plan()
+        if plan.in_network and reduction is None:
             raise McsimError("Scenario.teams: an in-network reduction's teams need its built fabric's Reduction")
         trees = 1 if reduction is None else len(reduction.trees)
-        parts = self._parts()
+        parts = list(plan.parts)
         if self.overlap == "reduce_scatter":
             n = self.bytes_per_rank_b
             parts.append(Part(collective="reduce_scatter", algorithm=self.overlap_algorithm, bytes_per_rank_b=n))
-        return [self._spec(part, trees) for part in parts]
+        return [self._spec(part, trees, plan.multicast) for part in parts]
 
-    def _spec(self, part: Part, trees: int) -> TeamSpec:
+    def _spec(self, part: Part, trees: int, multicast: bool) -> TeamSpec:
         """One team on ranks 0..P-1 with the scenario's tunables (each rank type reads its own); the
         multicast team's groups first, the others' after them."""
         algorithm = part.algorithm
@@ -313,7 +277,7 @@ class Scenario:
             tree_shape=part.tree_shape,
             buffer_offset_b=part.buffer_offset_b,
             scratch_offset_b=part.scratch_offset_b,
-            group=0 if algorithm == "mcast" else self.endpoints * self._mcast,
+            group=0 if algorithm == "mcast" else self.endpoints * multicast,
             trees=trees,
             roots=self.roots,
             batch=self.batch,
@@ -357,49 +321,41 @@ class Scenario:
             ) from None
 
     def _run(self, events: bool, pcap: PcapConfig | None = None, queue_trace: QueueTraceConfig | None = None) -> Result:
-        hosts, n = tuple(range(self.n_ranks)), self.bytes_per_rank_b
-        groups = [list(hosts)] * self.endpoints if self._mcast else []
-        reductions = [list(hosts)] if self._innet else []
+        plan, n = self.plan(), self.bytes_per_rank_b
+        hosts = tuple(range(plan.ranks))
+        groups = [list(hosts)] * self.endpoints if plan.multicast else []
+        reductions = [list(hosts)] if plan.in_network else []
         expected = Expected(self.collective, len(hosts), n, self.root) if self.verify else None
         outputs: list[np.ndarray] = []
-        layout = self._layout()
-        with Simulation() as sim:
-            fab = sim.own_fabric(
-                fabric.build(
-                    layout,
-                    groups=groups,
-                    config=self.fabric,
-                    faults=self.faults,
-                    reductions=reductions,
-                    slot_b=self.rdma.mtu_b,
-                )
-            )
-            set_attributes_of(fab.cxx, self)
-            specs = self.teams(fab.reductions[0] if fab.reductions else None)
-            stack = sim.own_stack(rdma.build_stack(fab, self.rdma))
+        layout = self.setup.layout()
+        with assemble.assembled(
+            layout,
+            fabric_config=self.fabric,
+            rdma_config=self.rdma,
+            attributes=self,
+            groups=groups,
+            faults=self.faults,
+            reductions=reductions,
+            slot_b=self.rdma.mtu_b,
+        ) as run:
+            specs = self.teams(run.reductions[0] if run.reductions else None)
             if expected is not None:
-                team_results.fill(stack, expected, scenario_layout.verify_memory_b(self))
+                run.fill(expected, buffers.verify_memory_b(self))
             teams: list[Any] = []
             for s, after in zip(specs, self._afters(len(specs)), strict=True):
-                teams.append(sim.own_app(collectives.start_team(stack, s, after=teams[-1] if after else None)))
-                if events:
-                    collectives.record_events(teams[-1])
-            writers = packet_trace.open_writers(sim, stack, fab.cxx, pcap, layout) if pcap is not None else []
-            if queue_trace is not None:
-                sim.own_app(fab.sample_queues(queue_trace))
-            sim.run()
-            files = packet_trace.close_writers(writers) if pcap is not None else None
-            stats = [collectives.team_stats(t) for t in teams]
-            log = np.concatenate([collectives.team_events(t, i) for i, t in enumerate(teams)]) if events else None
-            nic = rdma.read_nic_counters(stack, fab.n_hosts)
-            cc = rdma.read_cc_counters(stack, fab.n_hosts) if self.rdma.congestion is not None else None
-            fres = fab.collect()
+                teams.append(run.start_team(s, after=teams[-1] if after else None, events=events))
+            files = run.run(pcap=pcap, queue_trace=queue_trace, layout=layout)
+            stats = [run.team_stats(t) for t in teams]
+            log = np.concatenate([run.team_events(t, i) for i, t in enumerate(teams)]) if events else None
+            nic = run.nic_counters()
+            cc = run.cc_counters() if self.rdma.congestion is not None else None
+            fres = run.collect()
             if expected is not None:
-                outputs = [rdma.read_memory(stack, h, expected.output_b) for h in hosts]
+                outputs = [run.read_memory(h, expected.output_b) for h in hosts]
         faults = self.faults or Faults()
         rate = self.data_rate_bps
         results = [team_results.of_team(s, st, nic, fres, rate, faults) for s, st in zip(specs, stats, strict=True)]
-        parts = len(self._parts())
+        parts = len(plan.parts)
         result = team_results.combined(results[:parts], self.collective, self.algorithm, self.bytes_per_rank_b)
         if self.overlap is not None:
             result = dataclasses.replace(result, concurrent=results[parts])
@@ -416,7 +372,7 @@ class Scenario:
 
     def _afters(self, teams: int) -> list[bool]:
         """Per team of the run: whether it starts once every rank of the team before it has finished."""
-        afters = [part.after for part in self._parts()]
+        afters = [part.after for part in self.plan().parts]
         return afters + [False] * (teams - len(afters))
 
     # -----------------------------------------------------------------------------------------
@@ -463,6 +419,18 @@ class Scenario:
 
     def __hash__(self) -> int:
         return hash(self.to_json())
+
+
+def scenario_of(**keywords: Any) -> Scenario:
+    """The Scenario of Scenario's keywords and SHORT_NAMES (``mtu="2KiB"``, ``seed=3``, ...).
+
+    Raises
+    ------
+    McsimError
+        A short name's value of the wrong type or range, or a short name and the same field of a
+        given config with different values (one field given two ways).
+    """
+    return Scenario(**folded(keywords))
 
 
 FIELD_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Scenario)}

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Protocol
+from typing import Protocol
 
-import networkx as nx
-
-from mcsim import topology
 from mcsim.config.codec import GraphTopology
 from mcsim.config.collectives import check_algorithm
 from mcsim.config.fabric import FabricConfig, Faults, check_pfc
@@ -25,9 +22,9 @@ from mcsim.config.rdma import (
     check_congestion_control,
     fabric_config_for,
 )
+from mcsim.config.setup import Setup
 from mcsim.errors import McsimError, pick, require_bool, require_int
-from mcsim.routing.layout import Layout
-from mcsim.runs import scenario_layout
+from mcsim.runs import buffers
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, parse_rate, parse_size
 
 # verify mode is a check for small runs: each rank's output is generated, copied out of C++ and
@@ -42,7 +39,7 @@ STRING_FIELDS = ("collective", "algorithm", "overlap_algorithm", "batching")  # 
 FLAG_FIELDS = ("verify", "fin_wait")  # True or False
 
 
-class Scenario(scenario_layout.Scenario, Protocol):
+class Scenario(buffers.Scenario, Protocol):
     """What these read of a mcsim.runs.scenario.Scenario (named so, not imported: no import cycle)."""
 
     @property
@@ -85,14 +82,9 @@ class Scenario(scenario_layout.Scenario, Protocol):
     @property
     def data_rate_bps(self) -> int: ...
     @property
-    def _innet(self) -> bool: ...
-    @property
-    def _mcast(self) -> bool: ...
+    def setup(self) -> Setup: ...
     def unread(self) -> tuple[str, ...]: ...
     def data_timeout_ps(self) -> int: ...
-    def _lacking_b(self) -> int: ...
-    def _layout(self) -> Layout: ...
-    def _base_graph(self) -> nx.Graph[Any]: ...
 
 
 def check_types(sc: Scenario) -> None:
@@ -116,7 +108,7 @@ def check_types(sc: Scenario) -> None:
 
 def check_fields(sc: Scenario) -> None:
     """Ranges of the workload fields, then the sizes the run gives its fabric and rdma configs."""
-    n_hosts = topology.host_count(sc._base_graph())
+    n_hosts = sc.setup.hosts
     name = sc.topology if isinstance(sc.topology, str) else "the graph"
     if sc.rate is not None:
         parse_rate(sc.rate, what="Scenario: rate")
@@ -146,24 +138,24 @@ def check_fields(sc: Scenario) -> None:
             f"Scenario: ring_chunk={sc.ring_chunk!r} must be 1..{MAX_MESSAGE_B} B (2 GiB: the largest "
             "InfiniBand message, one RDMA WRITE)"
         )
-    rdma_cfg = dataclasses.replace(sc.rdma, region_b=scenario_layout.memory_b(sc))
+    rdma_cfg = dataclasses.replace(sc.rdma, region_b=buffers.memory_b(sc))
     object.__setattr__(sc, "rdma", rdma_cfg)
     object.__setattr__(sc, "fabric", fabric_config_for(rdma_cfg, sc.fabric, "Scenario"))
-    scenario_layout.check_chunk_ids(sc, p, n, rdma_cfg.mtu_b, ring_chunk)
-    scenario_layout.check_tagged_ids(sc, p, n, ring_chunk)
+    buffers.check_chunk_ids(sc, p, n, rdma_cfg.mtu_b, ring_chunk)
+    buffers.check_tagged_ids(sc, p, n, ring_chunk)
     check_timeout(sc)
     check_modes(sc, n)
     if sc.fabric.flow_control == "pfc":  # (the layout only where a check needs it: a sweep plans many)
-        check_pfc("Scenario", sc.fabric, sc._layout(), "fabric.")
+        check_pfc("Scenario", sc.fabric, sc.setup.layout(), "fabric.")
     if rdma_cfg.congestion is not None:
-        check_congestion_control("Scenario", sc._layout(), rdma_cfg, "rdma.")
+        check_congestion_control("Scenario", sc.setup.layout(), rdma_cfg, "rdma.")
 
 
 def check_modes(sc: Scenario, n: int) -> None:
     """The choices (batching, overlap, verify) and what they need."""
     pick("overlap_algorithm", sc.overlap_algorithm, {"ring": None, "innet": None})
     pick("batching", sc.batching, BATCHINGS)
-    scenario_layout.refuse_unread(sc.unread(), sc.root, sc.collective, sc.overlap_algorithm)
+    buffers.refuse_unread(sc.unread(), sc.root, sc.collective, sc.overlap_algorithm)
     if sc.overlap is not None:
         pick("overlap", sc.overlap, {"reduce_scatter": None})
         if sc.collective != "allgather":
@@ -172,7 +164,7 @@ def check_modes(sc: Scenario, n: int) -> None:
     if sc.verify:
         if sc.overlap is not None:
             raise McsimError("Scenario: verify=True checks one collective's outputs; an overlapped pair is not checked")
-        scenario_layout.check_host_reduction(sc, n)
+        buffers.check_host_reduction(sc, n)
         size = sc.output_b
         if size > VERIFY_MAX_BYTES:
             raise McsimError(
@@ -180,12 +172,12 @@ def check_modes(sc: Scenario, n: int) -> None:
                 f"verify mode is for small runs (<= {VERIFY_MAX_BYTES} B per rank)"
             )
     if sc.faults is not None:
-        sc.faults.check(sc._layout())
+        sc.faults.check(sc.setup.layout())
 
 
 def check_innet(sc: Scenario, n: int) -> None:
     """An in-network reduction needs a fabric that loses nothing, and its ids must fit."""
-    if not sc._innet:
+    if not sc.plan().in_network:
         return
     lossless = sc.fabric.flow_control == "lossless" or (
         sc.fabric.flow_control == "pfc" and sc.fabric.pfc_headroom_b == 0
@@ -195,7 +187,7 @@ def check_innet(sc: Scenario, n: int) -> None:
             "Scenario: in-network reduction (innet) needs flow_control='lossless' (or 'pfc' with its computed "
             "headroom), loss=0 and no faults: the switches' aggregation has no retransmission"
         )
-    first = sc._parts()[0]  # the scenario's in-network team, or else the overlap's Reduce-Scatter of n
+    first = sc.plan().parts[0]  # the scenario's in-network team, or else the overlap's Reduce-Scatter of n
     collective, n = (first.collective, first.bytes_per_rank_b) if first.algorithm == "innet" else ("", n)
     chunks = -(-n // sc.rdma.mtu_b) * (1 if collective == "allreduce" else sc.n_ranks)
     if chunks > RING_MAX_CHUNKS:
@@ -214,14 +206,14 @@ def check_timeout(sc: Scenario) -> None:
     """A run whose data alone (the receive bound, a lower bound of its time) or whose multicast
     data timeout is past the simulated clock's limit is refused before it runs."""
     rate_bps = sc.data_rate_bps
-    bound_ps = sc._lacking_b() * 8 * PS_PER_S // rate_bps
+    bound_ps = sc.plan().lacking_b * 8 * PS_PER_S // rate_bps
     if bound_ps > MAX_SIMULATED_PS:
         raise McsimError(
-            f"Scenario: each rank must move {sc._lacking_b()} B at {format_rate(rate_bps)} (rate={sc.rate!r}"
+            f"Scenario: each rank must move {sc.plan().lacking_b} B at {format_rate(rate_bps)} (rate={sc.rate!r}"
             f", bytes_per_rank={sc.bytes_per_rank!r}): at least {bound_ps / PS_PER_S:.4g} s, past "
             f"{CLOCK_LIMIT}; raise the rate or lower bytes_per_rank"
         )
-    if not sc._mcast:
+    if not sc.plan().multicast:
         return
     try:
         timeout_ps: float = sc.data_timeout_ps()

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The short names of Scenario's config fields that the text interfaces take: one table.
+"""Scenario from its keywords and the short names of its config fields (their table: mcsim.runs.keyword_tables).
 
 A Scenario takes each field one way (``rdma=RdmaConfig(mtu_b=2048)``). The CLI's flags (``--mtu``,
 ``--seed``, ``--loss`` ...) and a sweep spec's keys (``seed = [1, 2]``) keep their short names:
-SHORT_NAMES says which config fields each sets, and :func:`scenario_of` folds them into the
+SHORT_NAMES says which config fields each sets, and :func:`folded` (mcsim.runs.scenario.scenario_of) folds them into the
 configs, refusing a short name and the same field of a given config with different values.
 """
 
@@ -16,37 +16,15 @@ from mcsim.config import congestion
 from mcsim.config.fabric import MAX_SEED, FabricConfig
 from mcsim.config.rdma import IB_MTUS, MAX_QP_WR, QP_WR_WHY, RcConfig, RdmaConfig, is_processor_config
 from mcsim.errors import McsimError, as_int, require_bool, require_int
-from mcsim.runs.scenario import Scenario
+from mcsim.runs.keyword_tables import SHORT_NAMES
 from mcsim.units import parse_size
 
-# short name -> the (config, field) pairs it sets; "seed" is both the ECMP hash's and the faults' seed
-SHORT_NAMES: dict[str, tuple[tuple[str, str], ...]] = {
-    "mtu": (("rdma", "mtu_b"),),
-    "rq_depth": (("rdma", "rq_depth"),),
-    "staging": (("rdma", "staging"),),
-    "wire_format": (("rdma", "wire_format"),),
-    "processor": (("rdma", "processor"),),
-    "rc": (("rdma", "rc"),),
-    "flow_control": (("fabric", "flow_control"),),
-    "ecn": (("fabric", "ecn"),),
-    "lossy_hosts": (("fabric", "lossy_hosts"),),
-    "congestion_control": (("rdma", "congestion"),),  # a kind's name: its config at its defaults
-    "forwarding": (("fabric", "forwarding"),),
-    "loss": (("fabric", "loss"),),
-    "seed": (("fabric", "seed"), ("fabric", "ecmp_seed")),
-}
 DEFAULTS: dict[str, Any] = {"rdma": RdmaConfig(), "fabric": FabricConfig()}  # a field at its default was not given
 
 
-def scenario_of(**keywords: Any) -> Scenario:
-    """The Scenario of Scenario's keywords and SHORT_NAMES (``mtu="2KiB"``, ``seed=3``, ...).
-
-    Raises
-    ------
-    McsimError
-        A short name's value of the wrong type or range, or a short name and the same field of a
-        given config with different values (one field given two ways).
-    """
+def folded(keywords: dict[str, Any]) -> dict[str, Any]:
+    """Scenario's keywords of its keywords and SHORT_NAMES: each short name folded into its config (scenario_of)."""
+    keywords = dict(keywords)
     short = {name: as_int(keywords.pop(name)) for name in list(keywords) if name in SHORT_NAMES}
     _check(short)
     for config, cls in (("rdma", RdmaConfig), ("fabric", FabricConfig)):
@@ -58,7 +36,7 @@ def scenario_of(**keywords: Any) -> Scenario:
                 sets.pop("congestion", None)  # the given config is of that kind: its settings stay
             _check_two_ways(config, base, sets, short)
             keywords[config] = dataclasses.replace(base, **sets)
-    return Scenario(**keywords)
+    return keywords
 
 
 def _value(name: str, value: Any) -> Any:

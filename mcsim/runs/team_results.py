@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A Scenario's Result from its teams: one team's Result from its stats and the NIC and fabric counters,
-a collective's Result from its teams' (TWO_PHASE, SPLIT), and verify mode's bytes put in before the run."""
+a collective's Result from its teams' (TWO_PHASE, SPLIT)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,7 @@ import numpy as np
 
 from mcsim.config.collectives import SPLIT, TeamSpec
 from mcsim.config.fabric import Faults
-from mcsim.native import rdma
 from mcsim.result import FabricResult, Result
-from mcsim.runs.verify import Expected
 from mcsim.units import NEVER
 
 
@@ -61,13 +59,3 @@ def combined(results: list[Result], collective: str, algorithm: str, bytes_per_r
     return dataclasses.replace(
         second, collective=collective, algorithm=algorithm, bytes_per_rank_b=bytes_per_rank_b, rank=rank, **kept
     )
-
-
-def fill(stack: Any, expected: Expected, size: int) -> None:
-    """Verify mode: every rank (on hosts 0..P-1) gets a region of real bytes; contributors hold their input."""
-    for rank in range(expected.ranks):
-        rdma.enable_memory(stack, rank, size)
-        held = expected.input(rank)
-        if held is not None:
-            offset, data = held
-            rdma.write_memory(stack, rank, offset, data)

@@ -37,7 +37,7 @@ def pcaps_of(args: argparse.Namespace, scenarios: Sequence[Scenario]) -> list[Pc
                 raise McsimError(f"--{option.replace('_', '-')} goes with --pcap DIR (the folder of the traces)")
         return [None] * len(scenarios)
     packet_trace.check_traceable(scenarios[0].rdma.congestion)
-    layout = scenarios[0]._layout()
+    layout = scenarios[0].setup.layout()
     ports = parse_ports(args.pcap_ports, layout.graph) if args.pcap_ports is not None else ()
     hosts = parse_hosts(args.pcap_hosts or "0", layout.hosts, "--pcap-hosts") if args.pcap_hosts or not ports else ()
     folder = Path(args.pcap)
@@ -66,7 +66,7 @@ def queue_trace_of(args: argparse.Namespace, scenarios: Sequence[Scenario]) -> Q
     check_writable(args.queue_trace, "--queue-trace")
     if args.queue_ports is None:
         raise McsimError("--queue-trace goes with --queue-ports NODE:PORT,... (the ports whose queues to sample)")
-    layout = scenarios[0]._layout()
+    layout = scenarios[0].setup.layout()
     interval_ps = DEFAULT_QUEUE_INTERVAL_PS
     if args.queue_interval is not None:
         interval_ps = parse_time(args.queue_interval, what="--queue-interval")

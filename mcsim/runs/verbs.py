@@ -3,7 +3,7 @@
 pairs, and UD datagram streams to a host or a multicast group.
 
 ``run_verbs`` puts an RDMA NIC with a completion processor (the host CPU) on every host of a fabric
-(mcsim.native.fabric, mcsim.native.rdma) and runs the operations. The settings and the workload
+(on the run skeleton, mcsim.runs.assemble) and runs the operations. The settings and the workload
 (RdmaConfig, RcOp, UdStream, ...) are frozen data in mcsim.config.rdma.
 """
 
@@ -25,11 +25,9 @@ from mcsim.config.fabric import (
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import RcOp, RdmaConfig, UdStream, check_congestion_control, check_workload, fabric_config_for
 from mcsim.errors import McsimError
-from mcsim.native import fabric as native_fabric
-from mcsim.native.rdma import build_stack, collect_verbs, verbs_workload
-from mcsim.native.simulation import Simulation
 from mcsim.result import VerbsResult
 from mcsim.routing.layout import Layout, layout_of
+from mcsim.runs.assemble import assembled
 
 
 def run_verbs(
@@ -83,11 +81,7 @@ def run_verbs(
     config = fabric_config_for(rdma, fabric, "run_verbs")
     check_pfc("run_verbs", config, layout)
     check_congestion_control("run_verbs", layout, rdma)
-    with Simulation() as sim:
-        fab = sim.own_fabric(native_fabric.build(layout, groups=groups, config=config, **fabric_options))
-        stack = sim.own_stack(build_stack(fab, rdma))
-        work = sim.own_app(verbs_workload(stack, groups, rc_ops, ud_streams))
-        if queue_trace is not None:
-            sim.own_app(fab.sample_queues(queue_trace))
-        sim.run()
-        return collect_verbs(work, stack, fab, len(rc_ops))
+    with assembled(layout, fabric_config=config, rdma_config=rdma, groups=groups, **fabric_options) as run:
+        work = run.add_verbs(groups, rc_ops, ud_streams)
+        run.run(queue_trace=queue_trace)
+        return run.collect_verbs(work, len(rc_ops))

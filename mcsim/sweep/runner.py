@@ -33,7 +33,7 @@ import mcsim
 from mcsim import topology
 from mcsim.config.codec import GraphTopology, canonical_json
 from mcsim.errors import McsimError
-from mcsim.native import library
+from mcsim.runs.assemble import build_versions
 from mcsim.runs.scenario import Scenario
 from mcsim.sweep.executors import DaskExecutor, Executor, LocalPool
 from mcsim.sweep.outcome import COMPLETE, CORRUPT, FAILED, INCOMPLETE, OK, Task, state, why_incomplete
@@ -51,14 +51,7 @@ def versions() -> dict[str, str]:
     """What, besides the Scenario, decides a run's numbers: mcsim's version and the C++ build key.
     An environment in which the C++ models cannot be loaded (a cache folder that cannot be written,
     no compiler) is one McsimError line here, before any worker starts."""
-    library.check_environment()
-    sources = package_data.source_dir()
-    wheel = library.find_ns3()
-    return {
-        "mcsim": mcsim.__version__,
-        "ns3": wheel.version,
-        "build_key": library.build_key(sources, library.find_toolchain(), wheel),
-    }
+    return {"mcsim": mcsim.__version__, **build_versions(package_data.source_dir())}
 
 
 def _topology_digest(sc: Scenario) -> str | None:

@@ -57,9 +57,8 @@ from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.faults_file import load_faults
 from mcsim.config.rdma import RdmaConfig
 from mcsim.errors import McsimError
-from mcsim.runs.keyword_tables import KEYWORDS, TABLES, config_of, fields_of, known, value_of
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import SHORT_NAMES, scenario_of
+from mcsim.runs.keyword_tables import KEYWORDS, SHORT_NAMES, TABLES, config_of, fields_of, known, value_of
+from mcsim.runs.scenario import Scenario, scenario_of
 from mcsim.sweep import workload_spec
 from mcsim.sweep.workload_spec import WorkloadRun
 from mcsim.util import toml_text

@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from mcsim.errors import McsimError
-from mcsim.sweep import codec, workload_spec
+from mcsim.sweep import codec
 from mcsim.sweep.outcome import FAILED, OK, Outcome, Task, failed
 
 TRACEBACK_LINES = 40  # an unexpected exception's error keeps at most this many traceback lines
@@ -82,9 +82,11 @@ def _run(task: Task) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
 
         result = Scenario.from_dict(task.scenario).run()
         return result.record(), result.rank_arrays()
+    from mcsim.runs.jobs import run_workload
+    from mcsim.sweep import workload_spec  # a workload's run (its checks reach the runs)
     from mcsim.workloads.workload_file import workload_of
 
-    jobs = workload_of(task.workload, workload_spec.WHERE).run()
+    jobs = run_workload(workload_of(task.workload, workload_spec.WHERE))
     return workload_spec.metrics_of(jobs), workload_spec.arrays_of(jobs)
 
 
@@ -149,9 +151,9 @@ def main() -> int:
     protocol = _protocol_stream()
     threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
     try:
-        from mcsim.native import runtime
+        from mcsim.runs.assemble import load
 
-        runtime.load()
+        load()
         _die_by_crash_signals()
         serve(sys.stdin.buffer, protocol)
     except McsimError as exc:

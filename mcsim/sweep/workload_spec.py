@@ -27,6 +27,7 @@ import numpy as np
 
 from mcsim.config import codec
 from mcsim.errors import McsimError, pick
+from mcsim.runs.job_planning import check_workload
 from mcsim.runs.keyword_tables import known
 from mcsim.sweep.outcome import COMPLETE
 from mcsim.util import toml_text
@@ -45,7 +46,7 @@ from mcsim.workloads.workload_file import (
 )
 
 if TYPE_CHECKING:
-    from mcsim.workloads.run import WorkloadResult
+    from mcsim.runs.jobs import WorkloadResult
 
 WORKLOAD_FILE = "file"  # a [workload] table's key: the workload file it starts from
 JOBS = "jobs"
@@ -186,7 +187,7 @@ class WorkloadRun:
         step's Scenario (its collective, algorithm, size on its ranks); one McsimError line if it fails."""
 
         w = workload_of(data, WHERE)
-        w.check()
+        check_workload(w)
         return cls(data=data, workload=w)
 
     def trace_digests(self) -> dict[str, list[str]]:

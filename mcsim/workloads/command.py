@@ -12,6 +12,8 @@ from typing import Any
 
 from mcsim.config.faults_file import load_faults
 from mcsim.errors import McsimError
+from mcsim.runs.job_planning import check_workload
+from mcsim.runs.jobs import run_workload
 from mcsim.util.output import SUFFIXES, Column, Table, check_distinct, check_writable, rows_text, write_rows
 from mcsim.util.toml_text import shown_path
 from mcsim.workloads.figure import write_timeline_svg
@@ -52,7 +54,7 @@ def cmd_workload(args: argparse.Namespace) -> int:
         print(f"mcsim: note: {note}", file=sys.stderr)
     steps = sum(len(j.steps) for j in w.jobs)
     print(f"mcsim: workload {args.file}: {len(w.jobs)} jobs, {steps} steps on {w.topology} ...", file=sys.stderr)
-    result = w.run()
+    result = run_workload(w)
     rows = [j.summary() for j in result.jobs]
     # the files first: a stdout that cannot take a row (a job's name it cannot encode) loses none of them
     if args.out is not None:
@@ -88,10 +90,10 @@ def _with_faults(w: Workload, path: str | None) -> Workload:
 
 
 def _check(w: Workload, faults: str | None) -> None:
-    """Workload.check; a --faults file's fault the topology does not have said under the file's name, as the
+    """check_workload; a --faults file's fault the topology does not have said under the file's name, as the
     file's own errors are (load_faults)."""
     try:
-        w.check()
+        check_workload(w)
     except McsimError as exc:
         text = str(exc)
         own = f"{w.where}: [options] {FAULTS}: "  # where the workload file says its faults' line

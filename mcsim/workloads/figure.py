@@ -6,11 +6,14 @@ start to its last rank's end (a step that never ended: hatched, to the run's las
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcsim.errors import McsimError
 from mcsim.util.output import write_atomic
-from mcsim.workloads.job import Collective, Step, present
-from mcsim.workloads.run import WorkloadResult, step_kind
+from mcsim.workloads.job import Collective, Step, present, step_kind
+
+if TYPE_CHECKING:  # a run's result (mcsim.runs.jobs), drawn; the figure needs no run
+    from mcsim.runs.jobs import WorkloadResult
 
 STEP_COLORS = {  # a step's colour by what it is
     "compute": "#7f7f7f",

@@ -317,3 +317,8 @@ def _indexed(name: str, key: str, step: Step, index: dict[str, int], after: tupl
         for m in step.messages
     )
     return dataclasses.replace(step, after=after, messages=messages)
+
+
+def step_kind(step: Compute | Collective | Transfer) -> str:
+    """compute, collective or transfer: the timeline's kind column."""
+    return "compute" if isinstance(step, Compute) else "transfer" if isinstance(step, Transfer) else "collective"

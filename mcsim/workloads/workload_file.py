@@ -52,15 +52,13 @@ from mcsim import topology as topologies
 from mcsim.config import codec
 from mcsim.config.fabric import MAX_SEED, Faults
 from mcsim.config.faults_file import EXAMPLES, faults_from_toml, load_faults
+from mcsim.config.setup import Setup
 from mcsim.errors import McsimError, is_integer, pick, require_int, shown_value
-from mcsim.runs.keyword_tables import KEYWORDS, known, value_of
-from mcsim.runs.scenario import Scenario
-from mcsim.units import parse_size, parse_time
+from mcsim.runs.keyword_tables import KEYWORDS, STEP_FIELDS, known, value_of
+from mcsim.units import parse_rate, parse_size, parse_time
 from mcsim.util import toml_text
 from mcsim.workloads.chakra import DEFAULT_ALGORITHMS, chakra_job
 from mcsim.workloads.job import MAX_COMPUTE_UNITS, MAX_JOB_STEPS, Job
-from mcsim.workloads.planning import STEP_FIELDS, checked_run
-from mcsim.workloads.run import WorkloadResult, run_jobs
 from mcsim.workloads.training import BACKGROUND_BYTES, background_job, data_parallel_job, fsdp_job
 
 PLACEMENTS = ("contiguous", "interleaved", "random")  # or hosts = [...]
@@ -118,7 +116,8 @@ KINDS: dict[str, dict[str, Any]] = {
 @dataclass(frozen=True, slots=True)
 class Workload:
     """A workload file's fabric, run options and jobs (placed); ``notes``: what reading it changed (a Chakra
-    trace's dependencies on nodes it does not hold, dropped)."""
+    trace's dependencies on nodes it does not hold, dropped). mcsim.runs.jobs checks it (check_workload) and runs
+    it (run_workload)."""
 
     topology: str
     rate: str | None
@@ -127,16 +126,6 @@ class Workload:
     notes: tuple[str, ...] = ()
     options: dict[str, Any] = dataclasses.field(default_factory=dict)  # run_jobs' options: [options]
     where: str = "workload"  # how its messages name it: its file
-
-    def check(self) -> None:
-        """What running it checks before any C++ object exists (mcsim.workloads.planning.checked_run): one line, in
-        the file's words (its key, or its [options] key, where the check is a Scenario's)."""
-        with users_words(self.where, self.options):
-            checked_run(self.jobs, topology=self.topology, rate=self.rate, seed=self.seed, **self.options)
-
-    def run(self) -> WorkloadResult:
-        """Run its jobs on its fabric (mcsim.workloads.run.run_jobs) with its options."""
-        return run_jobs(self.jobs, topology=self.topology, rate=self.rate, seed=self.seed, **self.options)
 
 
 @contextmanager
@@ -315,9 +304,11 @@ def _hosts_of(g: nx.Graph, table: dict[str, Any], free: list[int], seed: int, at
     return place(g, require_int(at, "ranks", ranks, lo=2), placement, free, seed, at)
 
 
-def _data_rate_bps(topo: str, rate: str | None) -> int:
+def _data_rate_bps(topo: str, rate: str | None, where: str) -> int:
     """The hosts' data rate of the workload's fabric (host 0's link, at ``rate`` if given)."""
-    return Scenario(topology=topo, rate=rate, ranks=2, algorithm="ring", bytes_per_rank=4).data_rate_bps
+    if rate is not None:
+        parse_rate(rate, what=f"{where}: rate")
+    return Setup(topology=topo, rate=rate).data_rate_bps
 
 
 def job_name(table: dict[str, Any], index: int) -> object:
@@ -393,7 +384,7 @@ def _job(
             notes.append(f"job {name!r}: {dropped} dependencies on nodes its trace does not hold were dropped")
     elif kind == "background":
         with users_words(where, {}):
-            rate_bps = _data_rate_bps(topo, rate)
+            rate_bps = _data_rate_bps(topo, rate, where)
         job = _background(at, name, chosen, table, rate_bps, seed)
     else:
         job = _training(at, name, chosen, kind, table)

@@ -18,8 +18,7 @@ from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.rdma import IB_MTUS, HostCpuConfig, RcConfig, RdmaConfig
 from mcsim.errors import McsimError
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 
 
 def star(hosts: int) -> nx.Graph:

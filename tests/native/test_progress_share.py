@@ -9,7 +9,7 @@ import pytest
 from mcsim.cli import main
 from mcsim.native import run_control
 from mcsim.runs.commands import bound_ps
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 
 SHARES = [  # (simulated ps, bound ps, wall s so far) -> what follows the simulated time
     (12e6, 30e6, 4.0, " (40% of the bound 30.000 us, about 6 s left if it ends there)"),

@@ -13,8 +13,7 @@ import numpy as np
 
 from mcsim.config.fabric import Faults
 from mcsim.native import library, run_control
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

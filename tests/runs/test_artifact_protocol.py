@@ -11,8 +11,7 @@ import pytest
 from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.rdma import HostCpuConfig, RdmaConfig
 from mcsim.errors import McsimError
-from mcsim.runs.scenario import Scenario, artifact_protocol
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, artifact_protocol, scenario_of
 from mcsim.runs.stream import star as link_star
 from mcsim.topology.physics import Link
 

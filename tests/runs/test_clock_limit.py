@@ -10,7 +10,7 @@ import pytest
 from mcsim import RcConfig, Scenario
 from mcsim.cli import main
 from mcsim.errors import McsimError
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 from mcsim.units import MAX_SIMULATED_PS
 
 # RC retrying for ever with the longest local ACK timeout (4.096 us x 2^31 = 2.4 h) at heavy loss:

@@ -18,7 +18,7 @@ from mcsim import topology
 from mcsim.config.fabric import FOREVER, Faults
 from mcsim.config.rdma import RcConfig
 from mcsim.routing.layout import port_map
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 
 LINK = {"rate_bps": 100 * 10**9, "delay_ps": 100_000}
 US = 1_000_000  # ps

@@ -12,8 +12,7 @@ from mcsim.config.rdma import RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.routing import routes
 from mcsim.routing.layout import layout_of
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 from mcsim.runs.verify import Expected, pattern
 from mcsim.topology.physics import Link
 

@@ -16,8 +16,7 @@ from mcsim import topology
 from mcsim.config.fabric import Faults
 from mcsim.config.rdma import PcapConfig
 from mcsim.errors import McsimError
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 from mcsim.runs.verify import pattern
 
 pytestmark = pytest.mark.skipif(shutil.which("tshark") is None, reason="needs tshark (Debian: apt-get install tshark)")

@@ -13,7 +13,7 @@ import pytest
 
 from mcsim.cli import main
 from mcsim.errors import McsimError
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 
 
 def mcast(ranks: int, roots: int, **kw):

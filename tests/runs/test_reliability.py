@@ -7,8 +7,7 @@ import pytest
 
 from mcsim.config.fabric import FabricConfig, Faults
 from mcsim.config.rdma import RcConfig, RcOp
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 from mcsim.runs.stream import two_hosts
 from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from mcsim.runs.commands import start_line
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 
 RUNS = [  # (command, collective, algorithm)
     ("allgather", "allgather", "mcast"),

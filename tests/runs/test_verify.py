@@ -6,8 +6,7 @@ import pytest
 
 from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 from mcsim.runs.verify import Expected, expected_output, pattern, wrong_bytes
 
 CASES = [("allgather", "ring"), ("allgather", "mcast"), ("broadcast", "mcast")]

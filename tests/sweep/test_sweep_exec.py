@@ -14,8 +14,7 @@ import pytest
 
 from mcsim.config.fabric import FOREVER, Faults
 from mcsim.errors import McsimError
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 from mcsim.sweep import codec
 from mcsim.sweep.executors import DaskExecutor, LocalPool
 from mcsim.sweep.outcome import FAILED, OK, Outcome, Task

@@ -21,8 +21,7 @@ import pytest
 from mcsim.cli import main
 from mcsim.config.rdma import RcConfig, RdmaConfig
 from mcsim.errors import McsimError
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 from mcsim.sweep import SweepSpec, plan, run_key, run_sweep, runner
 from mcsim.sweep.executors import LocalPool
 from mcsim.sweep.store import Store

@@ -16,8 +16,7 @@ from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import FabricConfig
 from mcsim.config.rdma import RcConfig
 from mcsim.errors import McsimError
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 from mcsim.sweep import spec as spec_module
 from mcsim.sweep.spec import MAX_RUNS, Run, SweepSpec
 from mcsim.units import parse_rate, parse_size

@@ -19,6 +19,7 @@ import pytest
 from mcsim import topology
 from mcsim.cli import main
 from mcsim.errors import McsimError
+from mcsim.runs.jobs import run_workload
 from mcsim.sweep import SweepSpec, run_sweep, runner
 from mcsim.sweep.outcome import OK, Outcome
 from mcsim.sweep.store import Store
@@ -60,7 +61,7 @@ def with_job(job: str, **values) -> dict:
 
 def direct(data: dict) -> dict[str, dict]:
     """Each job's summary (less its name) and arrays, from run_jobs on the workload itself."""
-    result = workload_of(copy.deepcopy(data), "w").run()
+    result = run_workload(workload_of(copy.deepcopy(data), "w"))
     return {
         j.job.name: {"summary": j.summary(), "timeline": j.timeline, "injected_b": j.injected_b} for j in result.jobs
     }

@@ -140,7 +140,7 @@ def test_an_unknown_ethernet_link_is_one_line():
 
 
 def test_a_rocev2_scenario_runs_on_the_ethernet_preset_of_its_rate():
-    from mcsim.runs.scenario_keywords import scenario_of
+    from mcsim.runs.scenario import scenario_of
     from mcsim.topology.physics import ethernet_link
 
     sc = scenario_of(topology="fat-tree-k4", rate="400Gbps", wire_format="rocev2")

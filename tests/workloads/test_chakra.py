@@ -11,8 +11,9 @@ import pytest
 
 from mcsim import topology
 from mcsim.errors import McsimError
+from mcsim.runs.jobs import run_jobs
 from mcsim.runs.scenario import Scenario
-from mcsim.workloads import Collective, Compute, Job, run_jobs
+from mcsim.workloads import Collective, Compute, Job
 from mcsim.workloads.chakra import chakra_job, message_classes, read_trace
 from mcsim.workloads.job import Message, Transfer
 from mcsim.workloads.training import fsdp_job

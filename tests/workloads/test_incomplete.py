@@ -22,8 +22,8 @@ from mcsim import topology
 from mcsim.config.fabric import FOREVER, Faults
 from mcsim.errors import IncompleteRun
 from mcsim.native import jobs
+from mcsim.runs.jobs import JobResult, run_jobs
 from mcsim.workloads.job import Collective, Compute, Job, Message, Transfer
-from mcsim.workloads.run import JobResult, run_jobs
 
 HOSTS = (0, 1, 2, 3)
 CUT_OFF = "its only link went down for good at 0.000 us (Faults.link_down)"

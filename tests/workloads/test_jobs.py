@@ -11,8 +11,9 @@ import pytest
 from mcsim import topology
 from mcsim.errors import McsimError
 from mcsim.routing.layout import layout_of
+from mcsim.runs.jobs import run_jobs
 from mcsim.runs.scenario import Scenario
-from mcsim.workloads import Collective, Compute, Job, run_jobs
+from mcsim.workloads import Collective, Compute, Job
 from mcsim.workloads.job import job_of_graph
 from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
 

@@ -12,9 +12,10 @@ import pytest
 from mcsim import topology
 from mcsim.config.rdma import RcOp
 from mcsim.errors import McsimError
+from mcsim.runs.jobs import run_jobs
 from mcsim.runs.scenario import Scenario
 from mcsim.runs.verbs import run_verbs
-from mcsim.workloads import Compute, Job, run_jobs
+from mcsim.workloads import Compute, Job
 from mcsim.workloads.job import Message, Transfer, job_of_graph
 from mcsim.workloads.training import background_job, derangement
 

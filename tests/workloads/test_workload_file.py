@@ -13,10 +13,10 @@ import pytest
 from mcsim import topology
 from mcsim.cli import main
 from mcsim.errors import McsimError
+from mcsim.runs.jobs import DPA_RECEIVE, run_jobs, run_workload
 from mcsim.runs.scenario import Scenario
 from mcsim.workloads import Compute, workload_file
 from mcsim.workloads.chakra import chakra_job
-from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import background_job, data_parallel_job, fsdp_job
 from mcsim.workloads.workload_file import leaf_of, read_workload, workload_of
 
@@ -288,7 +288,7 @@ def test_run_options_reach_every_step_and_bad_ones_are_one_line():
     options = {"processor": {"kind": "dpa", "threads": 16}, "endpoints": 16, "staging": False}
     w = workload_of({"topology": "fat-tree-k4", "options": options, "jobs": [table]}, "w")
     assert w.options == DPA_RECEIVE
-    got = w.run().jobs[0]
+    got = run_workload(w).jobs[0]
     want = run_jobs(list(w.jobs), topology="fat-tree-k4", seed=1, **DPA_RECEIVE).jobs[0]
     np.testing.assert_array_equal(got.timeline, want.timeline)
     plain = run_jobs(list(w.jobs), topology="fat-tree-k4").jobs[0]
@@ -306,5 +306,5 @@ def test_run_options_reach_every_step_and_bad_ones_are_one_line():
         assert "\n" not in str(err.value)
     bad = workload_of({"topology": "fat-tree-k4", "options": {"endpoints": 0}, "jobs": [table]}, "w")
     with pytest.raises(McsimError, match=r"endpoints=0") as err:  # a bad value: before any C++ object exists
-        bad.run()
+        run_workload(bad)
     assert "\n" not in str(err.value)

@@ -14,9 +14,9 @@ import time
 import pytest
 
 from mcsim.errors import McsimError
+from mcsim.runs.job_planning import MAX_QPS_PER_NIC, checked_run
+from mcsim.runs.jobs import run_jobs
 from mcsim.workloads.job import Collective, Compute, Job, Message, Transfer
-from mcsim.workloads.planning import MAX_QPS_PER_NIC, checked_run
-from mcsim.workloads.run import run_jobs
 
 HOSTS = (0, 1, 2, 3)
 CLOCK = r"past 2\^62 ps = 53\.4 days, the simulated clock's limit"
@@ -243,7 +243,7 @@ def test_team_qps_counts_the_queue_pairs_a_step_gives_each_nic(monkeypatch, rank
     (read instead of running it), one step of each kind."""
     from mcsim.native import runtime
     from mcsim.native.simulation import Simulation
-    from mcsim.workloads.planning import team_qps
+    from mcsim.runs.job_planning import team_qps
 
     step = Collective(label="S", collective=collective, algorithm=algorithm, bytes_per_rank="4KiB")
     job = Job(name="j", hosts=tuple(range(ranks)), steps=(step,))
@@ -277,7 +277,7 @@ def test_team_qps_counts_the_queue_pairs_a_step_gives_each_nic(monkeypatch, rank
 )
 def test_a_setup_error_from_cpp_reaches_the_user_without_internal_names(text, words):
     """The fallback for what planning does not catch (run_jobs prefixes the job and the step)."""
-    from mcsim.workloads.run import users_words
+    from mcsim.runs.jobs import users_words
 
     assert users_words(text) == words
 

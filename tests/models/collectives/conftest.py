@@ -5,7 +5,7 @@ over seeds, and the packets and WRITEs of a buffer sent in chunks."""
 import pytest
 
 from mcsim.config.rdma import DEFAULT_NIC_LATENCY_PS, HostCpuConfig
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 
 WRITE_IMM_HEADER_B = 8 + 12 + 16 + 4 + 4 + 2  # InfiniBand LRH + BTH + RETH + ImmDt + ICRC + VCRC
 STAR_PS_PER_B = 80  # star_graph's links: 100 Gbit/s of data

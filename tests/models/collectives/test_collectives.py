@@ -8,8 +8,7 @@ from mcsim.config.fabric import Faults
 from mcsim.config.rdma import HostCpuConfig
 from mcsim.errors import McsimError
 from mcsim.native import runtime
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 
 N = 256 * 1024  # bytes per rank: 64 chunks
 

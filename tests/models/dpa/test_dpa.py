@@ -22,7 +22,7 @@ from mcsim.config.rdma import RcOp, RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.native import runtime
 from mcsim.runs.dpa import receive_stream, saturate
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 from mcsim.runs.stream import two_hosts
 from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link

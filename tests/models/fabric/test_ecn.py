@@ -14,7 +14,7 @@ from mcsim.config.fabric import FabricConfig, Flow
 from mcsim.config.rdma import PcapConfig
 from mcsim.errors import McsimError
 from mcsim.runs.flows import simulate
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 
 PACKETS = 15 * (1 << 20) // 4096
 

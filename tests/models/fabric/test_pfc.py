@@ -16,7 +16,7 @@ from mcsim.native.arrays import u32
 from mcsim.native.simulation import Simulation
 from mcsim.routing.layout import layout_of
 from mcsim.runs.flows import simulate
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 from mcsim.topology.physics import edge_attrs
 
 ETH_B = 20  # preamble, SFD and inter-frame gap: a RoCEv2 fabric's header_b

@@ -16,7 +16,7 @@ from mcsim.config.queue_trace import QUEUE_TRACE_MAX_SAMPLES, QueueTraceConfig
 from mcsim.errors import McsimError
 from mcsim.result import FabricResult
 from mcsim.runs.flows import simulate
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 
 RATE_BPS = 100 * 10**9
 DELAY_PS = 100_000

@@ -16,9 +16,9 @@ from mcsim.config.fabric import FABRIC_HEADER_BYTES, FabricConfig, Flow
 from mcsim.config.rdma import PcapConfig, RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.runs.flows import simulate
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.jobs import DPA_RECEIVE, run_jobs
+from mcsim.runs.scenario import scenario_of
 from mcsim.workloads.job import Collective, Job
-from mcsim.workloads.run import DPA_RECEIVE, run_jobs
 from mcsim.workloads.training import background_job
 
 ETH_B = 20  # preamble, SFD and inter-frame gap

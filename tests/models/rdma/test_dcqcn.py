@@ -19,7 +19,7 @@ from mcsim.config.fabric import DEFAULT_BUFFER_BYTES, DEFAULT_PFC_RESUME_OFFSET_
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import MAX_WIRE_HEADER_B, PHYSICAL_OVERHEAD_BYTES, PcapConfig, RcOp, RdmaConfig
 from mcsim.errors import McsimError
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 from mcsim.runs.verbs import run_verbs
 
 RATE_BPS = 100 * 10**9

@@ -14,7 +14,7 @@ from mcsim.config.fabric import FabricConfig
 from mcsim.config.rdma import INT_HEADER_B, PcapConfig, RcOp, RdmaConfig, hpcc_base_rtt_ps
 from mcsim.errors import McsimError
 from mcsim.routing.layout import layout_of
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 from mcsim.runs.verbs import run_verbs
 from mcsim.topology.physics import Link
 from mcsim.topology.rules import HOST, SWITCH

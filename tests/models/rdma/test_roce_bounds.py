@@ -6,7 +6,7 @@ packets as on any other."""
 import numpy as np
 import pytest
 
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 
 MTU_B = 4096
 # a RoCEv2 WRITE packet's wire bytes beyond its payload: Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4,

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""What a Scenario's collective needs of the RDMA layer, algorithm by algorithm: the region each rank
-registers and the bytes verify mode keeps (the C++ rank's memory layout), the buffers its RC
-transfers carry (for the cost estimate), and the checks that its chunk ids and PSNs fit their
-integers and that its host sums see whole 32-bit integers."""
+"""A rank's buffers: what a Scenario's collective needs of the RDMA layer, algorithm by algorithm: the region each
+rank registers and the bytes verify mode keeps (where the C++ rank puts its buffers, partial sums and landing zones
+in its region), the buffers its RC transfers carry (for the cost estimate), and the checks that its chunk ids and
+PSNs fit their integers and that its host sums see whole 32-bit integers. (A Layout is a topology's ports and
+routes' tables: mcsim.routing.layout.)"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from mcsim.config.collectives import (
@@ -24,6 +26,7 @@ from mcsim.config.collectives import (
 from mcsim.config.rdma import MAX_PSNS, MCAST_MAX_CHUNKS, RING_MAX_CHUNKS
 from mcsim.errors import McsimError
 from mcsim.runs import cost
+from mcsim.runs.scenario_plan import ScenarioPlan
 
 TREE_ALLREDUCES = ("tree", "double_tree")  # on C++ TreeAllreduce: two children a rank, landing zones for both
 # Scenario's tunables that only some collectives read (read_tunables says which), and those of them that only the
@@ -62,7 +65,9 @@ def refuse_unread(unread: tuple[str, ...], root: int, collective: str, overlap_a
         )
 
 
-def read_tunables(parts: list[Part], collective: str, overlap: str | None, overlap_algorithm: str) -> frozenset[str]:
+def read_tunables(
+    parts: Sequence[Part], collective: str, overlap: str | None, overlap_algorithm: str
+) -> frozenset[str]:
     """The TUNABLES a run of these teams (``parts``, and the overlapped Reduce-Scatter) reads: roots, the multicast
     Allgather's; batch, a multicast's or an in-network reduction's; the multicast protocol's own; ring_chunk, the
     RDMA WRITE pipelines'; root, a Broadcast's or a Reduce's; reduce_ps_per_byte, the host reductions';
@@ -82,7 +87,8 @@ def read_tunables(parts: list[Part], collective: str, overlap: str | None, overl
 
 
 class Scenario(Protocol):
-    """What these read of a mcsim.runs.scenario.Scenario (named so, not imported: no import cycle)."""
+    """What these read of a mcsim.runs.scenario.Scenario: its fields and its plan (named so, not imported: no import
+    cycle)."""
 
     @property
     def collective(self) -> str: ...
@@ -103,11 +109,7 @@ class Scenario(Protocol):
     def ring_chunk_b(self) -> int: ...
     @property
     def output_b(self) -> int: ...
-    @property
-    def _sources(self) -> int: ...
-    @property
-    def _rings(self) -> int: ...
-    def _parts(self) -> list[Part]: ...
+    def plan(self) -> ScenarioPlan: ...
 
 
 def check_host_reduction(sc: Scenario, n: int) -> None:
@@ -150,7 +152,8 @@ def check_tagged_ids(sc: Scenario, p: int, n: int, ring_chunk: int) -> None:
 
 def check_chunk_ids(sc: Scenario, p: int, n: int, mtu: int, ring_chunk: int) -> None:
     """The chunk ids and PSNs the C++ collectives use must fit their integers."""
-    sources, shard = sc._sources, sc._parts()[-1].bytes_per_rank_b  # a two-phase Allreduce multicasts its blocks
+    plan = sc.plan()
+    sources, shard = plan.sources, plan.parts[-1].bytes_per_rank_b  # a two-phase Allreduce multicasts its blocks
     if sc.algorithm in MCAST_ALGORITHMS:
         chunks = sources * -(-shard // mtu)
         if chunks > MCAST_MAX_CHUNKS:
@@ -159,9 +162,9 @@ def check_chunk_ids(sc: Scenario, p: int, n: int, mtu: int, ring_chunk: int) -> 
                 f"({sources} shards); the chunk id has 24 bits (at most {MCAST_MAX_CHUNKS}): use a smaller "
                 "shard or fewer ranks"
             )
-    if sc._rings:  # the ring algorithm's, or a Reduce-Scatter's (the overlap's, ring_mcast's first phase)
+    if plan.rings:  # the ring algorithm's, or a Reduce-Scatter's (the overlap's, ring_mcast's first phase)
         ring = sc.algorithm == "ring"
-        phases, block = ring_blocks(sc.collective, n, p) if ring else (1, sc._parts()[0].bytes_per_rank_b)
+        phases, block = ring_blocks(sc.collective, n, p) if ring else (1, plan.parts[0].bytes_per_rank_b)
         chunks = phases * p * max(1, -(-block // ring_chunk))
         if chunks > RING_MAX_CHUNKS:
             raise McsimError(
@@ -218,7 +221,7 @@ def verify_memory_b(sc: Scenario) -> int:
     landing zone its partial sums arrive in: C++ RingReduceScatter) and an Alltoall (its send
     buffer, then its receive buffer)."""
     if sc.algorithm in ("ring_mcast", "innet_mcast"):  # P blocks, a ring's landing zone after them
-        return sc.n_ranks * sc._parts()[0].bytes_per_rank_b * (2 if sc.algorithm == "ring_mcast" else 1)
+        return sc.n_ranks * sc.plan().parts[0].bytes_per_rank_b * (2 if sc.algorithm == "ring_mcast" else 1)
     ring_reduction = sc.algorithm == "ring" and sc.collective in ("reduce_scatter", "allreduce")
     steps = max(1, (sc.n_ranks - 1).bit_length())  # ceil(log2 P)
     if sc.collective == "reduce":  # the buffer, the partial sum, a landing zone per child (C++ TreeReduce)

@@ -13,15 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from mcsim import topology as topologies
 from mcsim.bounds import lacking_b
 from mcsim.config.collectives import ROOTED_COLLECTIVES
 from mcsim.config.rdma import MAX_MESSAGE_B
+from mcsim.config.setup import Setup
 from mcsim.errors import McsimError
-from mcsim.native import fabric
-from mcsim.runs.keyword_tables import KEYWORDS, known
-from mcsim.runs.scenario import TEAM_DEFAULTS, Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.assemble import plan_reductions
+from mcsim.runs.keyword_tables import KEYWORDS, STEP_FIELDS, known
+from mcsim.runs.scenario import TEAM_DEFAULTS, Scenario, scenario_of
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate
 from mcsim.workloads.job import (
     MAX_JOB_STEPS,
@@ -34,8 +33,7 @@ from mcsim.workloads.job import (
     holds_on,
     shown,
 )
-
-STEP_FIELDS = ("collective", "algorithm", "bytes_per_rank", "ranks", "overlap", "overlap_algorithm", "verify")
+from mcsim.workloads.workload_file import Workload, users_words
 
 
 class RunOptionError(McsimError):
@@ -55,7 +53,7 @@ def _step_scenario(base: Scenario, job: Job, step: Collective) -> Scenario:
         # the run's root is a Broadcast's or a Reduce's (a Scenario refuses it where it is not read)
         root=base.root if step.collective in ROOTED_COLLECTIVES else TEAM_DEFAULTS["root"],
     )
-    if len(sc._parts()) != 1:
+    if len(sc.plan().parts) != 1:
         raise McsimError(
             f"{step.collective} {step.algorithm} is two teams; a job's collective step is one (give its phases as "
             "two steps)"
@@ -65,8 +63,10 @@ def _step_scenario(base: Scenario, job: Job, step: Collective) -> Scenario:
 
 @dataclasses.dataclass
 class Plan:
-    """The fabric's groups and reductions, and each collective step's team, for every job."""
+    """The fabric every job runs on (``setup``: what every run on it shares), its groups and reductions, and each
+    collective step's team, for every job."""
 
+    setup: Setup
     groups: list[list[int]] = dataclasses.field(default_factory=list)
     reductions: list[list[int]] = dataclasses.field(default_factory=list)
     specs: dict[tuple[int, int], tuple[Scenario, int, int]] = dataclasses.field(default_factory=dict)
@@ -76,7 +76,7 @@ class Plan:
 def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> Plan:
     """Every collective step's Scenario, with the multicast groups (its endpoints) and the reduction
     (its aggregation trees) it gets in the fabric; the largest region any step needs."""
-    plan = Plan()
+    plan = Plan(setup=base.setup)
     made: dict[tuple[str, str, str | int, int], Scenario] = {}  # steps alike share one (a model's layers)
     for j, job in enumerate(jobs_):
         for s, step in enumerate(job.steps):
@@ -97,10 +97,11 @@ def _plan(base: Scenario, jobs_: tuple[Job, ...]) -> Plan:
                     f"job {job.name!r}: step {s} ({shown(step.label)}): {str(exc).removeprefix('Scenario: ')}"
                 ) from None
             plan.region_b = max(plan.region_b, sc.rdma.region_b)
-            groups = sc.endpoints if sc._mcast else 0
-            plan.specs[j, s] = (sc, len(plan.groups), len(plan.reductions) if sc._innet else -1)
+            step_plan = sc.plan()
+            groups = sc.endpoints if step_plan.multicast else 0
+            plan.specs[j, s] = (sc, len(plan.groups), len(plan.reductions) if step_plan.in_network else -1)
             plan.groups += [list(job.hosts)] * groups
-            if sc._innet:
+            if step_plan.in_network:
                 plan.reductions.append(list(job.hosts))
     return plan
 
@@ -125,7 +126,8 @@ def team_qps(sc: Scenario) -> int:
     """Queue pairs a collective step's team gives each rank's NIC, at least (C++ CollectiveTeam::Setup): its
     ring's two RC QPs (next, prev), two more per distance of its rings (an Alltoall: 2 .. P-1; a power-of-two
     algorithm: 2, 4, .. < P; a tree: its heap's), and its UD QPs (multicast: one per endpoint; in-network: one)."""
-    ud = sc.endpoints if sc._mcast else 1 if sc._innet else 0
+    plan = sc.plan()
+    ud = sc.endpoints if plan.multicast else 1 if plan.in_network else 0
     return RING_QPS + 2 * ring_distances(sc.collective, sc.algorithm, sc.n_ranks, sc.barriers) + ud
 
 
@@ -242,7 +244,9 @@ def _check_chain_per_rank(job: Job, j: int, plan: Plan, rate_bps: int) -> None:
 
 def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **options: Any) -> tuple[Scenario, Plan]:
     """What run_jobs checks before any C++ object exists (one McsimError line for the first fault): the
-    options, the jobs' hosts and every collective step's Scenario; the run's base Scenario and its plan."""
+    options, the jobs' hosts and every collective step's Scenario. Returns the run's options as every collective
+    step's Scenario takes them (checked once, on every host; a step's Scenario replaces its own fields) and the
+    plan (its Setup: the fabric every step shares)."""
     own = sorted(set(options) & set(STEP_FIELDS))
     if own:
         raise McsimError(f"run_jobs: {own[0]}= is each collective step's own; not an option of the run")
@@ -255,7 +259,8 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
         base = scenario_of(topology=topology, rate=rate, ranks=None, bytes_per_rank=4, **first, **options)
     except McsimError as exc:
         raise RunOptionError(str(exc)) from None
-    check_jobs(jobs_, topologies.host_count(base._base_graph()))
+    setup = base.setup
+    check_jobs(jobs_, setup.hosts)
     steps = sum(len(job.steps) for job in jobs_)  # each job is bounded by Job itself; together as one
     if steps > MAX_JOB_STEPS:
         raise McsimError(
@@ -267,13 +272,20 @@ def checked_run(jobs_: tuple[Job, ...], *, topology: Any, rate: str | None, **op
     plan = _plan(base, jobs_)
     for j, job in enumerate(jobs_):
         check_qps(job, lambda s, j=j: team_qps(plan.specs[j, s][0]))  # type: ignore[misc]
-        check_clock(job, j, plan, base.data_rate_bps)
+        check_clock(job, j, plan, setup.data_rate_bps)
     if plan.reductions:  # every in-network step's trees share the switches' buffers (fabric.build checks it late)
         try:
-            fabric.plan_reductions(base._layout(), plan.reductions, len(plan.groups), base.fabric, base.rdma.mtu_b)
+            plan_reductions(setup.layout(), plan.reductions, len(plan.groups), setup.fabric, setup.rdma.mtu_b)
         except McsimError as exc:
             raise McsimError(
                 f"workload: its in-network steps' aggregation trees (each step its own): "
                 f"{str(exc).removeprefix('FabricConfig: ')}, or give fewer in-network steps"
             ) from None
     return base, plan
+
+
+def check_workload(w: Workload) -> None:
+    """What running a workload checks before any C++ object exists (mcsim.runs.job_planning.checked_run): one line,
+    in the file's words (its key, or its [options] key, where the check is a Scenario's)."""
+    with users_words(w.where, w.options):
+        checked_run(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed, **w.options)

@@ -11,8 +11,8 @@ from typing import Protocol
 
 import numpy as np
 
-from mcsim.native import jobs
 from mcsim.result import NO_KNOWN_CAUSE_REASON, RC_ERROR_REASON, Result, cut_off_reason, ranks_text
+from mcsim.runs.assemble import ACKED, ARRIVED
 from mcsim.workloads.job import Collective, Compute, Job, Transfer, shown
 
 
@@ -20,14 +20,14 @@ from mcsim.workloads.job import Collective, Compute, Job, Transfer, shown
 class Unfinished:
     """What an incomplete job's run left that says why its steps never ended (JobResult.why_incomplete)."""
 
-    # per message of its Transfer steps (their order, message by message): jobs.ACKED | jobs.ARRIVED as they happened
+    # per message of its Transfer steps (their order, message by message): ACKED | ARRIVED as they happened
     message_states: np.ndarray
     rc_errors: np.ndarray | None  # per rank: its NIC's RC QPs that exhausted their retries
     link_down_for_good_ps: np.ndarray  # per rank: its host's only link down for good (NEVER: never)
 
 
 class Ran(Protocol):
-    """What the text reads of a job's run (mcsim.workloads.run.JobResult, which imports this module)."""
+    """What the text reads of a job's run (mcsim.runs.jobs.JobResult, which imports this module)."""
 
     @property
     def job(self) -> Job: ...
@@ -113,9 +113,9 @@ def _transfer_waits(r: Ran, s: int, ranks: list[int]) -> dict[int, str]:
     states = r.unfinished.message_states if r.unfinished is not None else np.zeros(len(rows), dtype=np.uint8)
     out: dict[int, list[int]] = {}
     into: dict[int, list[int]] = {}
-    for src, dst in rows[(rows[:, 0] == s) & (states & jobs.ACKED == 0)][:, [1, 3]].tolist():
+    for src, dst in rows[(rows[:, 0] == s) & (states & ACKED == 0)][:, [1, 3]].tolist():
         out.setdefault(src, []).append(dst)
-    for src, dst in rows[(rows[:, 2] == s) & (states & jobs.ARRIVED == 0)][:, [1, 3]].tolist():
+    for src, dst in rows[(rows[:, 2] == s) & (states & ARRIVED == 0)][:, [1, 3]].tolist():
         into.setdefault(dst, []).append(src)
     by_rank = {}
     for rank in ranks:

@@ -17,24 +17,18 @@ from mcsim.config.collectives import TeamSpec
 from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import Faults
 from mcsim.errors import IncompleteRun, McsimError
-from mcsim.native import collectives, fabric, jobs, rdma
-from mcsim.native.attributes import set_attributes_of
-from mcsim.native.simulation import Simulation
 from mcsim.result import FabricResult, Result
 from mcsim.runs import team_results
+from mcsim.runs.assemble import ALL_RANKS, TRANSFER, Assembly, Messages, assembled
+from mcsim.runs.job_incomplete import Unfinished, incomplete_text, message_rows
+from mcsim.runs.job_planning import MAX_QPS_PER_NIC, Plan, RunOptionError, checked_run
 from mcsim.runs.scenario import Scenario
-from mcsim.workloads.incomplete import Unfinished, incomplete_text, message_rows
-from mcsim.workloads.job import Collective, Compute, Job, Transfer, holds_on, present, shown
-from mcsim.workloads.planning import MAX_QPS_PER_NIC, Plan, RunOptionError, checked_run
+from mcsim.workloads.job import Compute, Job, Transfer, holds_on, present, shown, step_kind
+from mcsim.workloads.workload_file import Workload
 
 # the options of a run whose multicast receives on the paper's engine: the BlueField-3 DPA, 16 threads, one UD
 # endpoint each, datagrams in place (zero copy); run_jobs(..., **DPA_RECEIVE)
 DPA_RECEIVE: dict[str, Any] = {"processor": DpaConfig(threads=16), "endpoints": 16, "staging": False}
-
-
-def step_kind(step: Compute | Collective | Transfer) -> str:
-    """compute, collective or transfer: the timeline's kind column."""
-    return "compute" if isinstance(step, Compute) else "transfer" if isinstance(step, Transfer) else "collective"
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,46 +157,49 @@ def run_jobs(
         base, plan = checked_run(jobs_, topology=topology, rate=rate, **options)
     except RunOptionError as exc:  # the API's words: the keyword, not the Scenario's name
         raise McsimError(f"workload: {str(exc).removeprefix('Scenario: ')}") from None
-    rdma_cfg = dataclasses.replace(base.rdma, region_b=plan.region_b)
-    with Simulation() as sim:
-        fab = sim.own_fabric(
-            fabric.build(
-                base._layout(),
-                groups=plan.groups,
-                config=base.fabric,
-                faults=base.faults,
-                reductions=plan.reductions,
-                slot_b=rdma_cfg.mtu_b,
-            )
-        )
-        set_attributes_of(fab.cxx, base)
-        stack = sim.own_stack(rdma.build_stack(fab, rdma_cfg))
-        handles = [_build_job(sim, stack, fab, plan, j, job) for j, job in enumerate(jobs_)]
-        sim.run()
+    setup = plan.setup
+    rdma_cfg = dataclasses.replace(setup.rdma, region_b=plan.region_b)
+    with assembled(
+        setup.layout(),
+        fabric_config=setup.fabric,
+        rdma_config=rdma_cfg,
+        attributes=base,  # the fabric attributes a Scenario's fields set (verify: never a run option)
+        groups=plan.groups,
+        faults=setup.faults,
+        reductions=plan.reductions,
+        slot_b=rdma_cfg.mtu_b,
+    ) as run:
+        handles = [_build_job(run, plan, j, job) for j, job in enumerate(jobs_)]
+        run.run()
         timelines = [
-            jobs.timeline(h, len(job.steps), len(job.hosts)) for (h, _), job in zip(handles, jobs_, strict=True)
+            run.timeline(h, len(job.steps), len(job.hosts)) for (h, _), job in zip(handles, jobs_, strict=True)
         ]
-        states = [jobs.message_states(h, len(message_rows(job))) for (h, _), job in zip(handles, jobs_, strict=True)]
-        stats = [{s: (collectives.team_stats(t), spec) for s, (t, spec) in teams.items()} for _, teams in handles]
-        nic = rdma.read_nic_counters(stack, fab.n_hosts)
-        fres = fab.collect()
+        states = [run.message_states(h, len(message_rows(job))) for (h, _), job in zip(handles, jobs_, strict=True)]
+        stats = [{s: (run.team_stats(t), spec) for s, (t, spec) in teams.items()} for _, teams in handles]
+        nic = run.nic_counters()
+        fres = run.collect()
     return WorkloadResult(
         tuple(
-            _job_result(job, tl, st, nic, fres, plan, j, ms, base.faults or Faults())
+            _job_result(job, tl, st, nic, fres, plan, j, ms, setup.faults or Faults())
             for j, (job, tl, st, ms) in enumerate(zip(jobs_, timelines, stats, states, strict=True))
         ),
         fres,
     )
 
 
-def _build_job(sim: Simulation, stack: Any, fab: Any, plan: Plan, j: int, job: Job) -> tuple[Any, dict[int, Any]]:
+def run_workload(w: Workload) -> WorkloadResult:
+    """Run a workload's jobs on its fabric (run_jobs) with its options."""
+    return run_jobs(w.jobs, topology=w.topology, rate=w.rate, seed=w.seed, **w.options)
+
+
+def _build_job(run: Assembly, plan: Plan, j: int, job: Job) -> tuple[Any, dict[int, Any]]:
     """Job j's teams (set up, not started) and its C++ Job, started at 0: (the Job, step -> its team and
     TeamSpec)."""
     teams: dict[int, tuple[Any, TeamSpec]] = {}
     steps: list[Any] = []
     for s, step in enumerate(job.steps):
         if isinstance(step, Transfer):
-            steps.append(jobs.TRANSFER)
+            steps.append(TRANSFER)
             continue
         if isinstance(step, Compute):  # one rank's own: 0 on the others
             own = step.rank is None
@@ -210,16 +207,16 @@ def _build_job(sim: Simulation, stack: Any, fab: Any, plan: Plan, j: int, job: J
             continue
         sc, first_group, red = plan.specs[j, s]
         try:
-            spec = _team_spec(sc, job, first_group, fab.reductions[red] if red >= 0 else None)
-            teams[s] = (sim.own_app(collectives.setup_team(stack, spec)), spec)
+            spec = _team_spec(sc, job, first_group, run.reductions[red] if red >= 0 else None)
+            teams[s] = (run.setup_team(spec), spec)
         except McsimError as exc:
             raise McsimError(f"job {job.name!r}: step {s} ({shown(step.label)}): {users_words(str(exc))}") from None
         steps.append(teams[s][0])
     try:
-        made = jobs.build_job(j, job.compute_units, job.hosts, steps, _dependencies(job), stack, _messages(job))
+        made = run.add_job(j, job.compute_units, job.hosts, steps, _dependencies(job), _messages(job))
     except McsimError as exc:
         raise McsimError(f"job {job.name!r}: {users_words(str(exc))}") from None
-    return sim.own_app(made), teams
+    return made, teams
 
 
 # a C++ setup error's leading name of its class (and method), "Nic::AddQp: ", "Job: ", "TeamSpec: ": not the user's
@@ -239,18 +236,18 @@ def users_words(text: str) -> str:
 
 
 def _dependencies(job: Job) -> list[list[tuple[int, int]]]:
-    """Per step, what it waits for: (step, the rank it holds on or jobs.ALL_RANKS)."""
+    """Per step, what it waits for: (step, the rank it holds on or ALL_RANKS)."""
     out = []
     for step in job.steps:
         holds = ((a, holds_on(step, job.steps[a])) for a in step.after)
-        out.append([(a, jobs.ALL_RANKS if rank is None else rank) for a, rank in holds])
+        out.append([(a, ALL_RANKS if rank is None else rank) for a, rank in holds])
     return out
 
 
-def _messages(job: Job) -> jobs.Messages:
+def _messages(job: Job) -> Messages:
     """Every Transfer step's messages, as the C++ Job takes them."""
     cols = np.array(message_rows(job), dtype=np.int64).reshape(-1, 5).T
-    return jobs.Messages(*cols)
+    return Messages(*cols)
 
 
 def _job_result(
