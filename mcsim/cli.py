@@ -30,12 +30,12 @@ try:  # Ctrl-C while the commands load (numpy, networkx: the first half second) 
     from mcsim.report import commands as report_commands
     from mcsim.routing import commands as routing_commands
     from mcsim.runs import commands as run_commands
+    from mcsim.runs import job_commands as workload_command
     from mcsim.sweep import commands as sweep_commands
     from mcsim.topology import commands as topology_commands
     from mcsim.util import package_data
     from mcsim.util.options import Parser, refuse_repeats
     from mcsim.util.output import GuardedStdout, StdoutError
-    from mcsim.workloads import command as workload_command
 except KeyboardInterrupt:
     sys.stderr.write("mcsim: interrupted\n")
     raise SystemExit(130) from None
