@@ -10,8 +10,7 @@ import pytest
 from mcsim.cli import build_parser, main
 from mcsim.config.dpa import DpaConfig
 from mcsim.runs.commands import _collective_scenarios
-from mcsim.runs.scenario import Scenario
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import Scenario, scenario_of
 
 
 def test_options_are_named_as_the_api_fields_and_the_old_names_are_aliases():

@@ -18,7 +18,7 @@ from mcsim.config.rdma import NIC, RcOp, RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.native import runtime
 from mcsim.runs.keyword_tables import config_of
-from mcsim.runs.scenario_keywords import scenario_of
+from mcsim.runs.scenario import scenario_of
 from mcsim.runs.stream import two_hosts
 from mcsim.runs.verbs import run_verbs
 from mcsim.sweep.spec import SweepSpec
