@@ -46,6 +46,7 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_init": (TEXT, TEXT),
     "mcsim_bind_globals": (TEXT, TEXT),
     "mcsim_counter_names": (TEXT,),
+    "mcsim_counters": (PTR, TEXT, U64_OUT, U64),
     "mcsim_constants": (),
     "mcsim_dispose": (PTR,),
     "mcsim_unref": (PTR,),
@@ -71,15 +72,8 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_fabric_add_sources": (PTR, U32S, U32S, U64S, U32S, U32S, I64S, U64),
     "mcsim_fabric_n_ports": (PTR,),
     "mcsim_fabric_unroutable_packets": (PTR,),
-    "mcsim_fabric_port_counters": (PTR, U64_OUT, U64),
-    "mcsim_fabric_pfc_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_pfc_deadlock_length": (PTR,),
-    "mcsim_fabric_ecn_counters": (PTR, U64_OUT, U64),
-    "mcsim_fabric_int_counters": (PTR, U64_OUT, U64),
     "mcsim_fabric_pfc_deadlock": (PTR, U32_OUT, U64),
-    "mcsim_fabric_host_counters": (PTR, U64_OUT, U64),
-    "mcsim_fabric_source_counters": (PTR, U64_OUT, U64),
-    "mcsim_fabric_aggregation_counters": (PTR, U64_OUT, U64),
     # capi/rdma-abi.cc
     "mcsim_stack_setup": (PTR, PTR, PTR, PTR, PTR, PTR),
     "mcsim_stack_host_counters": (PTR, U64_OUT, U64),
@@ -100,7 +94,6 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_team_start": (PTR, I64),
     "mcsim_team_start_after": (PTR, PTR),
     "mcsim_team_n_ranks": (PTR,),
-    "mcsim_team_stats": (PTR, U64_OUT, U64),
     "mcsim_pcap_open": (PTR, PTR, TEXT),
     "mcsim_pcap_attach": (PTR, PTR, U32),
     "mcsim_pcap_attach_port": (PTR, PTR, U32, U32),
@@ -129,7 +122,6 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_source_processed": (PTR,),
     "mcsim_source_processed_ps": (PTR, U64_OUT, U64),
     "mcsim_source_busy_ps": (PTR,),
-    "mcsim_source_dpa_thread_counters": (PTR, U64_OUT, U64),
 }
 # functions that return a new handle (nullptr on failure) rather than an int64
 HANDLE_SIGNATURES: dict[str, tuple[Any, ...]] = {"mcsim_create": (TEXT,), "mcsim_factory_new": (TEXT,)}
