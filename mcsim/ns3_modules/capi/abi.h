@@ -3,7 +3,7 @@
 
 /**
  * @file
- * The C ABI that Python calls through ctypes (mcsim/native.py declares every function): how a
+ * The C ABI that Python calls through ctypes (mcsim/native/abi.py declares every function): how a
  * run is built, started and read without cppyy, so that a process that runs a Scenario never
  * imports cppyy nor has cling compile a call wrapper.
  *
