@@ -11,12 +11,13 @@ outlive the C++ objects).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from mcsim.native import runtime
+from mcsim.native import abi, runtime
 from mcsim.result import times_ps
 
 
@@ -60,8 +61,11 @@ def read_columns(rows: int, names: Sequence[str], fill: Callable[[np.ndarray, in
     return columns(read_u64(rows * len(names), fill), names)
 
 
-def read_counters(table: str, rows: int, fill: Callable[[np.ndarray, int], Any]) -> dict[str, np.ndarray]:
-    """Call a C++ bulk reader of the counter table ``table`` (``fill(out, size)``, e.g.
-    ``fabric.GetPortCounters``) for ``rows`` rows; return column name -> an array of ``rows``
-    values, the names and their order as C++ registered them (mcsim.native.runtime.counter_names)."""
-    return read_columns(rows, runtime.counter_names(table), fill)
+def read_counters(table: str, rows: int, source: abi.Handle) -> dict[str, np.ndarray]:
+    """``rows`` rows of the counter table ``table`` of the C++ object ``source`` (a Fabric's "port", "pfc",
+    "ecn", "int", "host", "source", "aggregation"; a CollectiveTeam's "rank"; a CompletionSource's
+    "dpa_thread"; an RdmaStack's "nic", "cc"; a VerbsWorkload's "rc_qp", "ud_qp"), read by the table's name
+    (mcsim_counters: one ABI function for every table); return column name -> an array of ``rows`` values, the
+    names and their order as C++ registered them (mcsim.native.runtime.counter_names)."""
+    names = runtime.counter_names(table)  # McsimError for a table no reader registered
+    return read_columns(rows, names, partial(runtime.load().mcsim_counters, source, table.encode()))

@@ -12,8 +12,6 @@ trees). ``start_team`` puts one team of ranks on an RdmaStack; several teams may
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
 from mcsim.config.collectives import ALGORITHMS, TEAM, TeamSpec
@@ -51,7 +49,7 @@ def start_team(stack: abi.Handle, spec: TeamSpec, after: abi.Handle | None = Non
 def team_stats(team: abi.Handle) -> dict[str, np.ndarray]:
     """The "rank" stats of every rank of a team, as numpy arrays (after the run)."""
     lib = runtime.load()
-    return read_counters("rank", lib.mcsim_team_n_ranks(team), partial(lib.mcsim_team_stats, team))
+    return read_counters("rank", lib.mcsim_team_n_ranks(team), team)
 
 
 # CollectiveRank::EventKind, in its order: what each protocol event was

@@ -43,4 +43,4 @@ def busy_ps(source: abi.Handle) -> int:
 
 def dpa_thread_counters(source: abi.Handle, threads: int) -> dict[str, np.ndarray]:
     """The "dpa_thread" counters of each of a DPA processor's ``threads`` threads (after the run)."""
-    return read_counters("dpa_thread", threads, partial(runtime.load().mcsim_source_dpa_thread_counters, source))
+    return read_counters("dpa_thread", threads, source)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -170,7 +169,7 @@ class BuiltFabric:
 
     def _host_counters(self) -> dict[str, np.ndarray]:
         """The "host" counters of every host, read in bulk (during or after the run)."""
-        return read_counters("host", self.n_hosts, partial(self.lib.mcsim_fabric_host_counters, self.cxx))
+        return read_counters("host", self.n_hosts, self.cxx)
 
     def _pfc_deadlock(self) -> tuple[tuple[int, int], ...]:
         """The ports of the PFC deadlock that stopped the run, as (node, port), each waiting on the next."""
@@ -189,28 +188,18 @@ class BuiltFabric:
             port_node=port_node.copy(),
             port_num=port_num.copy(),
             port_peer=port_peer.copy(),
-            ports=read_counters("port", n_ports, partial(lib.mcsim_fabric_port_counters, fabric)),
+            ports=read_counters("port", n_ports, fabric),
             hosts=self._host_counters(),
-            sources=read_counters("source", self.n_flows, partial(lib.mcsim_fabric_source_counters, fabric)),
+            sources=read_counters("source", self.n_flows, fabric),
             unroutable_packets=lib.mcsim_fabric_unroutable_packets(fabric),
-            pfc=read_counters("pfc", n_ports, partial(lib.mcsim_fabric_pfc_counters, fabric)) if self.pfc else None,
+            pfc=read_counters("pfc", n_ports, fabric) if self.pfc else None,
             pfc_deadlock=self._pfc_deadlock() if self.pfc else None,
-            ecn=read_counters("ecn", n_ports, partial(lib.mcsim_fabric_ecn_counters, fabric)) if self.ecn else None,
-            telemetry=(
-                read_counters("int", n_ports, partial(lib.mcsim_fabric_int_counters, fabric))
-                if self.telemetry
-                else None
-            ),
+            ecn=read_counters("ecn", n_ports, fabric) if self.ecn else None,
+            telemetry=(read_counters("int", n_ports, fabric) if self.telemetry else None),
             queue_trace=self._queue_trace(),
             end_ps=lib.mcsim_now_ps(),
             trees=self.trees,
-            aggregation=(
-                read_counters(
-                    "aggregation", len(self.layout.switches), partial(lib.mcsim_fabric_aggregation_counters, fabric)
-                )
-                if self.reductions
-                else {}
-            ),
+            aggregation=(read_counters("aggregation", len(self.layout.switches), fabric) if self.reductions else {}),
         )
 
 

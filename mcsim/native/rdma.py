@@ -67,8 +67,8 @@ def collect_verbs(work: abi.Handle, stack: abi.Handle, fab: BuiltFabric, n_ops: 
     """Every counter of a verbs run (after it, before the Simulation disposes its objects)."""
     lib = fab.lib
     times = read_u64(n_ops * 4, partial(lib.mcsim_verbs_rc_op_times, work)).reshape(-1, 4)
-    rc = read_counters("rc_qp", 2 * n_ops, partial(lib.mcsim_verbs_rc_qp_counters, work))  # requester, responder
-    ud = read_counters("ud_qp", lib.mcsim_verbs_n_ud_qps(work), partial(lib.mcsim_verbs_ud_qp_counters, work))
+    rc = read_counters("rc_qp", 2 * n_ops, work)  # requester, responder
+    ud = read_counters("ud_qp", lib.mcsim_verbs_n_ud_qps(work), work)
     nic = read_nic_counters(stack, fab.n_hosts)
     return VerbsResult(
         fabric=fab.collect(),
@@ -83,12 +83,12 @@ def collect_verbs(work: abi.Handle, stack: abi.Handle, fab: BuiltFabric, n_ops: 
 
 def read_nic_counters(stack: abi.Handle, n_hosts: int) -> dict[str, np.ndarray]:
     """The "nic" counters of every host of an RdmaStack, as numpy arrays."""
-    return read_counters("nic", n_hosts, partial(runtime.load().mcsim_stack_host_counters, stack))
+    return read_counters("nic", n_hosts, stack)
 
 
 def read_cc_counters(stack: abi.Handle, n_hosts: int) -> dict[str, np.ndarray]:
     """The "cc" counters (congestion control: CNPs sent and received, CE marks) of every host's NIC."""
-    return read_counters("cc", n_hosts, partial(runtime.load().mcsim_stack_cc_counters, stack))
+    return read_counters("cc", n_hosts, stack)
 
 
 def build_stack(fab: BuiltFabric, rdma: RdmaConfig) -> abi.Handle:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from mcsim.errors import McsimError, require_positive
-from mcsim.sweep import codec
+from mcsim.sweep import wire
 from mcsim.sweep.outcome import Outcome, Task, failed
 from mcsim.sweep.process import WorkerProcess, default_command
 from mcsim.sweep.worker import utc_now
@@ -113,7 +113,7 @@ class DaskExecutor:
     Each task is one ``client.submit(..., pure=False)``; on the Dask worker it drives a worker
     subprocess kept per Dask worker process (one per concurrently running task), so a run that
     crashes kills only that subprocess, not the Dask worker. Outcomes cross as JSON-able dicts
-    (:mod:`mcsim.sweep.codec`). ``on_start`` is called when a task is submitted, not when a Dask
+    (:mod:`mcsim.sweep.wire`). ``on_start`` is called when a task is submitted, not when a Dask
     worker begins it: every submitted task counts as running. ``command`` (None: the Dask worker's
     own ``python -m mcsim.sweep.worker``) as for :class:`LocalPool`. Closing the iterator early
     cancels the tasks not yet finished (a run already going ends on its own, its Outcome unread).
@@ -134,13 +134,13 @@ class DaskExecutor:
                 if on_start is not None:
                     on_start(task)
                 future = self.client.submit(
-                    run_in_worker_process, codec.task_to_dict(task), self.time_limit_s, self.command, pure=False
+                    run_in_worker_process, wire.task_to_dict(task), self.time_limit_s, self.command, pure=False
                 )
                 futures[future] = task
             for future in as_completed(list(futures)):
                 task = futures.pop(future)
                 try:
-                    outcome = codec.outcome_from_dict(future.result())
+                    outcome = wire.outcome_from_dict(future.result())
                 except McsimError as exc:
                     outcome = dask_failed(task, f"on Dask: {exc}")
                 except Exception as exc:  # a lost Dask worker, or the task's own error on it
@@ -185,7 +185,7 @@ def run_in_worker_process(
             proc.close()
             raise
     try:
-        outcome = proc.run(codec.task_from_dict(task), time_limit_s)
+        outcome = proc.run(wire.task_from_dict(task), time_limit_s)
     except BaseException:
         proc.close()
         raise
@@ -194,7 +194,7 @@ def run_in_worker_process(
     else:
         with _IDLE_LOCK:
             _IDLE[argv].append(proc)
-    return codec.outcome_to_dict(outcome)
+    return wire.outcome_to_dict(outcome)
 
 
 @atexit.register

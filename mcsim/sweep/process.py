@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from mcsim.errors import McsimError
-from mcsim.sweep import codec
+from mcsim.sweep import wire
 from mcsim.sweep.outcome import Outcome, Task, failed
 from mcsim.sweep.worker import utc_now
 
@@ -138,7 +138,7 @@ class WorkerProcess:
         self._time_limit_s = time_limit_s
         self._deadline_s = None if time_limit_s is None else self._start_s + time_limit_s
         try:
-            self._stdin.write(codec.to_line({"task": codec.task_to_dict(task)}))
+            self._stdin.write(wire.to_line({"task": wire.task_to_dict(task)}))
             self._stdin.flush()
         except BrokenPipeError:
             pass  # it died: reading its pipe finds the end and reports it
@@ -163,7 +163,7 @@ class WorkerProcess:
         if set(message) != {"outcome"}:
             return self._fail(f"worker process sent {sorted(message)}, not an outcome")
         try:
-            outcome = codec.outcome_from_dict(message["outcome"])
+            outcome = wire.outcome_from_dict(message["outcome"])
         except McsimError as exc:
             return self._fail(f"worker process sent a bad outcome ({exc})")
         if self.task is None or outcome.key != self.task.key:
@@ -232,7 +232,7 @@ class WorkerProcess:
             self._buffer += chunk
         line, _, rest = bytes(self._buffer).partition(b"\n")
         self._buffer = bytearray(rest)
-        return codec.from_line(line)
+        return wire.from_line(line)
 
     def _fail(self, why: str) -> Outcome | None:
         """The worker broke the protocol: kill it; its task (if any) failed."""

@@ -35,8 +35,8 @@ import numpy as np
 
 from mcsim.config.codec import canonical_json
 from mcsim.errors import McsimError
-from mcsim.sweep.codec import NUMERIC_KINDS
 from mcsim.sweep.outcome import COMPLETE_METRICS, CORRUPT, OK, STATUSES, Outcome, state
+from mcsim.sweep.wire import NUMERIC_KINDS
 
 if TYPE_CHECKING:
     import pandas  # type: ignore[import-untyped]

@@ -4,7 +4,7 @@ long-lived process (``python -m mcsim.sweep.worker``) that an executor drives ov
 
 The process loads the runtime once and runs many Tasks, so planning caches (routing tables per
 topology, the loaded libraries) serve every run after the first. Its protocol, one JSON object per line
-(:mod:`mcsim.sweep.codec`): it writes ``{"ready": {"pid", "host"}}`` once loaded, then reads
+(:mod:`mcsim.sweep.wire`): it writes ``{"ready": {"pid", "host"}}`` once loaded, then reads
 ``{"task": ...}`` lines from stdin and answers each with one ``{"outcome": ...}`` line, flushed. The
 protocol goes to a private copy of the original stdout; file descriptor 1 is pointed at stderr, so
 nothing C++ or Python prints can corrupt it. End of stdin (or the parent gone) ends the process.
@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from mcsim.errors import McsimError
-from mcsim.sweep import codec
+from mcsim.sweep import wire
 from mcsim.sweep.outcome import FAILED, OK, Outcome, Task, failed
 
 TRACEBACK_LINES = 40  # an unexpected exception's error keeps at most this many traceback lines
@@ -129,21 +129,21 @@ def _protocol_stream() -> BinaryIO:
 
 def serve(stdin: BinaryIO, protocol: BinaryIO) -> None:
     """Answer each task line of ``stdin`` with one outcome line on ``protocol`` until end of input."""
-    protocol.write(codec.to_line({"ready": {"pid": os.getpid(), "host": socket.gethostname()}}))
+    protocol.write(wire.to_line({"ready": {"pid": os.getpid(), "host": socket.gethostname()}}))
     for line in stdin:
         if not line.strip():
             continue
-        message = codec.from_line(line)
+        message = wire.from_line(line)
         if set(message) != {"task"}:
             raise McsimError(f"sweep worker: expected a {{task}} line, got keys {sorted(message)}")
-        task = codec.task_from_dict(message["task"])
+        task = wire.task_from_dict(message["task"])
         started, start_s = utc_now(), time.perf_counter()
         try:
             outcome = run_task(task)
         except Exception as exc:  # a bug in one run: record it and go on with the next
             traceback.print_exc()
             outcome = failed_by_exception(task, exc, started, time.perf_counter() - start_s)
-        protocol.write(codec.to_line({"outcome": codec.outcome_to_dict(outcome)}))
+        protocol.write(wire.to_line({"outcome": wire.outcome_to_dict(outcome)}))
 
 
 def main() -> int:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Sweep execution: the task/outcome codec, run_task in process, the local pool of worker processes
+"""Sweep execution: the task/outcome wire format, run_task in process, the local pool of worker processes
 (same numbers as in process; a crash, an exit or a passed time limit is one FAILED Outcome and the
 others go on; closing early leaves no worker) and the Dask executor (same numbers as the pool)."""
 
@@ -15,7 +15,7 @@ import pytest
 from mcsim.config.fabric import FOREVER, Faults
 from mcsim.errors import McsimError
 from mcsim.runs.scenario import Scenario, scenario_of
-from mcsim.sweep import codec
+from mcsim.sweep import wire
 from mcsim.sweep.executors import DaskExecutor, LocalPool
 from mcsim.sweep.outcome import FAILED, OK, Outcome, Task
 from mcsim.sweep.process import WorkerProcess
@@ -84,13 +84,13 @@ def worker_pids() -> set[int]:
 
 
 # -------------------------------------------------------------------------------------------------
-# codec
+# wire format
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.float64, np.uint8, np.bool_, ">i4"])
 def test_arrays_cross_as_json_with_dtype_and_shape(dtype):
     values = np.arange(12).reshape(3, 4).astype(dtype)
-    back = codec.decode_array(json.loads(json.dumps(codec.encode_array(values))))
+    back = wire.decode_array(json.loads(json.dumps(wire.encode_array(values))))
     assert back.dtype == values.dtype and back.shape == (3, 4) and back.flags.writeable
     np.testing.assert_array_equal(back, values)
 
@@ -106,30 +106,30 @@ def test_arrays_cross_as_json_with_dtype_and_shape(dtype):
 )
 def test_a_bad_array_is_one_error_line(data, match):
     with pytest.raises(McsimError, match=match):
-        codec.decode_array(data)
+        wire.decode_array(data)
 
 
 def test_an_object_array_is_not_encoded():
     with pytest.raises(McsimError, match="not numeric"):
-        codec.encode_array(np.array([{}], dtype=object))
+        wire.encode_array(np.array([{}], dtype=object))
 
 
 def test_outcomes_round_trip_through_a_protocol_line(in_process, tasks):
     outcome = in_process[tasks[0].key]
-    line = codec.to_line(codec.outcome_to_dict(outcome))
+    line = wire.to_line(wire.outcome_to_dict(outcome))
     assert line.endswith(b"\n") and line.count(b"\n") == 1
-    back = codec.outcome_from_dict(codec.from_line(line))
+    back = wire.outcome_from_dict(wire.from_line(line))
     assert_same_runs({outcome.key: back}, {outcome.key: outcome})
     for name in ("wall_s", "peak_rss_b", "host", "started", "ended", "metrics"):
         assert getattr(back, name) == getattr(outcome, name), name
-    assert codec.task_from_dict(json.loads(json.dumps(codec.task_to_dict(tasks[0])))) == tasks[0]
+    assert wire.task_from_dict(json.loads(json.dumps(wire.task_to_dict(tasks[0])))) == tasks[0]
 
 
 def test_a_line_that_is_not_an_outcome_is_one_error_line():
     with pytest.raises(McsimError, match="not JSON"):
-        codec.from_line(b"noise\n")
+        wire.from_line(b"noise\n")
     with pytest.raises(McsimError, match="must have the fields of Outcome"):
-        codec.outcome_from_dict({"key": "k"})
+        wire.outcome_from_dict({"key": "k"})
 
 
 # -------------------------------------------------------------------------------------------------

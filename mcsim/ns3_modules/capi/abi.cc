@@ -81,6 +81,42 @@ Constants::Registry()
     return registry;
 }
 
+CounterReaders::CounterReaders(std::initializer_list<std::pair<const char*, Reader>> readers)
+{
+    for (const auto& [table, reader] : readers)
+    {
+        if (!Registry().emplace(table, reader).second)
+        {
+            throw std::invalid_argument(std::string("capi::CounterReaders: ") + table +
+                                        " given twice");
+        }
+    }
+}
+
+void
+CounterReaders::Read(const std::string& table, void* handle, uint64_t* out, uint64_t n)
+{
+    auto it = Registry().find(table);
+    if (it == Registry().end())
+    {
+        std::string known;
+        for (const auto& [name, reader] : Registry())
+        {
+            known += (known.empty() ? "" : ", ") + name;
+        }
+        throw std::invalid_argument("CounterReaders: no reader of table " + table +
+                                    "; known: " + known);
+    }
+    it->second(handle, out, n);
+}
+
+std::map<std::string, CounterReaders::Reader>&
+CounterReaders::Registry()
+{
+    static std::map<std::string, Reader> registry;
+    return registry;
+}
+
 } // namespace capi
 } // namespace mcsim
 } // namespace ns3
@@ -153,6 +189,14 @@ mcsim_counter_names(const char* table)
         }
         capi::Text() = text;
     });
+}
+
+/** Counter table `table`'s rows, from the object behind a handle (its reader:
+ * capi::CounterReaders), into out[0, n); the columns are mcsim_counter_names(table). */
+MCSIM_ABI int64_t
+mcsim_counters(void* object, const char* table, uint64_t* out, uint64_t n)
+{
+    return capi::Do([&] { capi::CounterReaders::Read(table, object, out, n); });
 }
 
 /** Every shared constant (capi::Constants), one "NAME VALUE" line each, in mcsim_last_text(). */

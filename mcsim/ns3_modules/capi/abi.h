@@ -3,7 +3,7 @@
 
 /**
  * @file
- * The C ABI that Python calls through ctypes (mcsim/native.py declares every function): how a
+ * The C ABI that Python calls through ctypes (mcsim/native/abi.py declares every function): how a
  * run is built, started and read without cppyy, so that a process that runs a Scenario never
  * imports cppyy nor has cling compile a call wrapper.
  *
@@ -18,6 +18,7 @@
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <initializer_list>
@@ -118,6 +119,38 @@ class Constants
   private:
     static std::map<std::string, uint64_t>& Registry();
 };
+
+/**
+ * @brief The bulk reader of each counter table (ns3::mcsim::CounterTable names its columns), by the
+ * table's name: each module's `<module>-abi.cc` registers its readers with a static CounterReaders
+ * when the library loads, and mcsim_counters(handle, table, out, n) calls the one named.
+ */
+class CounterReaders
+{
+  public:
+    /** Write the table's rows, from the object behind a handle, to out[0, n) (throws if the handle
+     * is not the table's object or n is not the table's size). */
+    using Reader = void (*)(void* handle, uint64_t* out, uint64_t n);
+
+    /** Register (table, reader) pairs; @throws std::invalid_argument for a table given twice. */
+    CounterReaders(std::initializer_list<std::pair<const char*, Reader>> readers);
+    /**
+     * Read `table` from the object behind `handle` into out[0, n).
+     * @throws std::invalid_argument for a table no reader registered, naming the known ones
+     */
+    static void Read(const std::string& table, void* handle, uint64_t* out, uint64_t n);
+
+  private:
+    static std::map<std::string, Reader>& Registry();
+};
+
+/** A Reader that calls a T's bulk getter (e.g. ReadWith<Fabric, &Fabric::GetPortCounters>). */
+template <class T, void (T::*Get)(uint64_t*, std::size_t) const>
+void
+ReadWith(void* handle, uint64_t* out, uint64_t n)
+{
+    (As<T>(handle).*Get)(out, n);
+}
 
 } // namespace capi
 } // namespace mcsim

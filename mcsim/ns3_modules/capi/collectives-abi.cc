@@ -10,6 +10,14 @@
 using namespace ns3;
 using namespace ns3::mcsim;
 
+namespace
+{
+/** A team's ranks' stats (collectives/helper/collective-team.cc), read by mcsim_counters. */
+const capi::CounterReaders g_collectivesReaders({
+    {"rank", capi::ReadWith<CollectiveTeam, &CollectiveTeam::GetStats>},
+});
+} // namespace
+
 MCSIM_ABI int64_t
 mcsim_team_setup(void* team, void* stack, void* rankFactory, const uint32_t* hosts, uint64_t n)
 {
@@ -40,12 +48,6 @@ MCSIM_ABI int64_t
 mcsim_team_n_ranks(void* team)
 {
     return capi::Call([&] { return capi::As<CollectiveTeam>(team).GetNRanks(); });
-}
-
-MCSIM_ABI int64_t
-mcsim_team_stats(void* team, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<CollectiveTeam>(team).GetStats(out, n); });
 }
 
 /** Every rank of the team records its protocol events (before it starts). */

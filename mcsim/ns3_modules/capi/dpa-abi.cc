@@ -9,6 +9,25 @@
 using namespace ns3;
 using namespace ns3::mcsim;
 
+namespace
+{
+/** A completion source's processor's thread counters (Dpa::GetThreadCounters); fails if it is no
+ * Dpa. */
+void
+ReadDpaThreads(void* source, uint64_t* out, uint64_t n)
+{
+    Ptr<Dpa> dpa = DynamicCast<Dpa>(capi::As<CompletionSource>(source).GetProcessor());
+    if (!dpa)
+    {
+        throw std::invalid_argument("the completion source's processor is not a Dpa");
+    }
+    dpa->GetThreadCounters(out, n);
+}
+
+/** The DPA's counter table (dpa/model/dpa.cc), read by mcsim_counters from a CompletionSource. */
+const capi::CounterReaders g_dpaReaders({{"dpa_thread", ReadDpaThreads}});
+} // namespace
+
 MCSIM_ABI int64_t
 mcsim_source_setup(void* source, void* processorFactory)
 {
@@ -52,18 +71,4 @@ mcsim_source_busy_ps(void* source)
 {
     return capi::Call(
         [&] { return capi::As<CompletionSource>(source).GetProcessor()->GetBusyPs(); });
-}
-
-/** The source's processor's thread counters (Dpa::GetThreadCounters); fails if it is no Dpa. */
-MCSIM_ABI int64_t
-mcsim_source_dpa_thread_counters(void* source, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] {
-        Ptr<Dpa> dpa = DynamicCast<Dpa>(capi::As<CompletionSource>(source).GetProcessor());
-        if (!dpa)
-        {
-            throw std::invalid_argument("the completion source's processor is not a Dpa");
-        }
-        dpa->GetThreadCounters(out, n);
-    });
 }

@@ -17,6 +17,17 @@ const capi::Constants g_fabricConstants({
     {"GROUP_FLAG", FabricHeader::GROUP_FLAG},
     {"AGGREGATION_ROOT", AggregationUnit::ROOT},
 });
+
+/** The fabric's counter tables (fabric/helper/fabric-counters.cc), read by mcsim_counters. */
+const capi::CounterReaders g_fabricReaders({
+    {"port", capi::ReadWith<Fabric, &Fabric::GetPortCounters>},
+    {"pfc", capi::ReadWith<Fabric, &Fabric::GetPfcCounters>},
+    {"ecn", capi::ReadWith<Fabric, &Fabric::GetEcnCounters>},
+    {"int", capi::ReadWith<Fabric, &Fabric::GetIntCounters>},
+    {"host", capi::ReadWith<Fabric, &Fabric::GetHostCounters>},
+    {"source", capi::ReadWith<Fabric, &Fabric::GetSourceCounters>},
+    {"aggregation", capi::ReadWith<Fabric, &Fabric::GetAggregationCounters>},
+});
 } // namespace
 
 /** The factories of every switch and port (Fabric::SetSwitchFactory, SetPortFactory), before Build.
@@ -167,24 +178,6 @@ mcsim_fabric_unroutable_packets(void* fabric)
     return capi::Call([&] { return capi::As<Fabric>(fabric).GetUnroutablePackets(); });
 }
 
-MCSIM_ABI int64_t
-mcsim_fabric_port_counters(void* fabric, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<Fabric>(fabric).GetPortCounters(out, n); });
-}
-
-MCSIM_ABI int64_t
-mcsim_fabric_ecn_counters(void* fabric, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<Fabric>(fabric).GetEcnCounters(out, n); });
-}
-
-MCSIM_ABI int64_t
-mcsim_fabric_int_counters(void* fabric, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<Fabric>(fabric).GetIntCounters(out, n); });
-}
-
 /** Ports in the PFC deadlock that stopped the run (0: none). */
 MCSIM_ABI int64_t
 mcsim_fabric_pfc_deadlock_length(void* fabric)
@@ -197,28 +190,4 @@ MCSIM_ABI int64_t
 mcsim_fabric_pfc_deadlock(void* fabric, uint32_t* out, uint64_t n)
 {
     return capi::Do([&] { capi::As<Fabric>(fabric).GetPfcDeadlock(out, n); });
-}
-
-MCSIM_ABI int64_t
-mcsim_fabric_pfc_counters(void* fabric, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<Fabric>(fabric).GetPfcCounters(out, n); });
-}
-
-MCSIM_ABI int64_t
-mcsim_fabric_host_counters(void* fabric, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<Fabric>(fabric).GetHostCounters(out, n); });
-}
-
-MCSIM_ABI int64_t
-mcsim_fabric_source_counters(void* fabric, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<Fabric>(fabric).GetSourceCounters(out, n); });
-}
-
-MCSIM_ABI int64_t
-mcsim_fabric_aggregation_counters(void* fabric, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<Fabric>(fabric).GetAggregationCounters(out, n); });
 }

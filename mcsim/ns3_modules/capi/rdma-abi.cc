@@ -21,6 +21,14 @@ const capi::Constants g_rdmaConstants({
     {"RETRY_FOREVER", RcQp::RETRY_FOREVER},
     {"INT_HEADER_B", IntStore::HEADER_BYTES},
 });
+
+/** The stack's NICs' counters and a verbs workload's QPs' (rdma/helper), read by mcsim_counters. */
+const capi::CounterReaders g_rdmaReaders({
+    {"nic", capi::ReadWith<RdmaStack, &RdmaStack::GetHostCounters>},
+    {"cc", capi::ReadWith<RdmaStack, &RdmaStack::GetCcCounters>},
+    {"rc_qp", capi::ReadWith<VerbsWorkload, &VerbsWorkload::GetRcQpCounters>},
+    {"ud_qp", capi::ReadWith<VerbsWorkload, &VerbsWorkload::GetUdQpCounters>},
+});
 } // namespace
 
 MCSIM_ABI int64_t
@@ -46,18 +54,6 @@ mcsim_stack_set_congestion(void* stack, void* factory)
 {
     return capi::Do(
         [&] { capi::As<RdmaStack>(stack).SetCongestionControl(capi::FactoryAt(factory)); });
-}
-
-MCSIM_ABI int64_t
-mcsim_stack_host_counters(void* stack, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<RdmaStack>(stack).GetHostCounters(out, n); });
-}
-
-MCSIM_ABI int64_t
-mcsim_stack_cc_counters(void* stack, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<RdmaStack>(stack).GetCcCounters(out, n); });
 }
 
 /** Verify mode: host's NIC gets `bytes` of real memory (Nic::EnableMemory). */
@@ -132,18 +128,6 @@ MCSIM_ABI int64_t
 mcsim_verbs_rc_op_times(void* workload, uint64_t* out, uint64_t n)
 {
     return capi::Do([&] { capi::As<VerbsWorkload>(workload).GetRcOpTimes(out, n); });
-}
-
-MCSIM_ABI int64_t
-mcsim_verbs_rc_qp_counters(void* workload, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<VerbsWorkload>(workload).GetRcQpCounters(out, n); });
-}
-
-MCSIM_ABI int64_t
-mcsim_verbs_ud_qp_counters(void* workload, uint64_t* out, uint64_t n)
-{
-    return capi::Do([&] { capi::As<VerbsWorkload>(workload).GetUdQpCounters(out, n); });
 }
 
 // ---------------------------------------------------------------------------------------------

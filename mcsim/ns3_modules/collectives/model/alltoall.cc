@@ -69,7 +69,7 @@ Alltoall::GetRingDistances() const
 void
 Alltoall::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> prev)
 {
-    m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
+    m_chunks = static_cast<uint32_t>(ChunkCount(m_bytesPerRank, m_chunkBytes));
     m_out = {next};
     m_from.assign(m_nRanks, 0);
     prev->PostRecv(m_chunks);

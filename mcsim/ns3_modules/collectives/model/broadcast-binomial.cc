@@ -70,7 +70,7 @@ BroadcastBinomial::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> pre
                                     " is not a rank of " + std::to_string(m_nRanks));
     }
     m_peers.Wire(next, prev, GetRingDistances());
-    m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
+    m_chunks = static_cast<uint32_t>(ChunkCount(m_bytesPerRank, m_chunkBytes));
     const uint32_t v = (m_rank + m_nRanks - static_cast<uint32_t>(m_root)) % m_nRanks;
     // children v + 2^k below the lowest set bit of v (the root: every 2^k < P), farthest first
     const uint32_t top = v == 0 ? std::bit_width(m_nRanks - 1) : std::countr_zero(v);

@@ -69,6 +69,16 @@ class CollectiveRank : public Object, public QpOwner
 
     static constexpr uint64_t NEVER = NEVER_PS; //!< a time that did not happen
 
+    /**
+     * The chunks a message of `bytes` is cut into, each at most `chunkBytes` (a rank's
+     * "ChunkBytes", > 0) and only the last shorter: ceil(bytes / chunkBytes), 0 for no bytes. Every
+     * rank class counts its WRITEs, SENDs and datagrams so.
+     */
+    static uint64_t ChunkCount(uint64_t bytes, uint64_t chunkBytes)
+    {
+        return (bytes + chunkBytes - 1) / chunkBytes;
+    }
+
     /** The fields of CollectiveRank::Stats, in order: X(member, initial, python_name). */
 #define MCSIM_RANK_STATS(X)                                                                        \
     /* every byte of the output is here (NEVER: not yet) */                                        \

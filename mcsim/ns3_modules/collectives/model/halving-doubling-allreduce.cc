@@ -111,8 +111,7 @@ HalvingDoublingAllreduce::WireRings(std::vector<Ptr<RcQp>> out, std::vector<Ptr<
 uint64_t
 HalvingDoublingAllreduce::Chunks(uint32_t lo, uint32_t hi) const
 {
-    const uint64_t bytes = m_blocks.Offset(hi) - m_blocks.Offset(lo);
-    return (bytes + m_chunkBytes - 1) / m_chunkBytes;
+    return ChunkCount(m_blocks.Offset(hi) - m_blocks.Offset(lo), m_chunkBytes);
 }
 
 uint64_t

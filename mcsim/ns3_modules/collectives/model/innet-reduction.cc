@@ -80,7 +80,7 @@ void
 InnetReduction::Wire(uint32_t firstGroup, Ptr<RcQp> /* next */, Ptr<RcQp> /* prev */)
 {
     m_group = firstGroup;
-    m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
+    m_chunks = static_cast<uint32_t>(ChunkCount(m_bytesPerRank, m_chunkBytes));
     m_total = m_allreduce ? m_chunks : static_cast<uint64_t>(m_chunks) * m_nRanks;
     Ptr<Nic> nic = m_stack->GetNic(m_host);
     m_ud = m_stack->CreateUdQp();

@@ -216,7 +216,7 @@ McastAllgather::Connect(uint32_t firstGroup,
     }
     m_next = next;
     m_prev = prev;
-    m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
+    m_chunks = static_cast<uint32_t>(ChunkCount(m_bytesPerRank, m_chunkBytes));
     if (static_cast<uint64_t>(Sources()) * m_chunks > SOURCE_MASK)
     {
         throw std::invalid_argument("McastAllgather: more than 2^24 chunks");

@@ -57,8 +57,8 @@ RingRank::Connect(Ptr<RcQp> next, Ptr<RcQp> prev)
     m_prev = prev;
     m_blocks = BlockSplit(m_bytesPerRank, m_nRanks);
     // block 0 is the longest; a block of no bytes still takes one (empty) chunk
-    m_chunks = static_cast<uint32_t>(
-        std::max<uint64_t>(1, (BlockBytes(0) + m_chunkBytes - 1) / m_chunkBytes));
+    m_chunks =
+        static_cast<uint32_t>(std::max<uint64_t>(1, ChunkCount(BlockBytes(0), m_chunkBytes)));
     m_prev->PostRecv((m_nRanks - 1) * m_chunks); // every WRITE with immediate consumes one
 }
 

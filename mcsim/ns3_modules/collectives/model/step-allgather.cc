@@ -87,7 +87,7 @@ StepAllgather::Chunks(const std::vector<Range>& ranges) const
     uint64_t n = 0;
     for (const Range& r : ranges)
     {
-        n += (r.count * m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes;
+        n += ChunkCount(r.count * m_bytesPerRank, m_chunkBytes);
     }
     return n;
 }

@@ -122,7 +122,7 @@ TreeReduce::Wire(uint32_t /* firstGroup */, Ptr<RcQp> next, Ptr<RcQp> prev)
                                     " is not a rank of " + std::to_string(m_nRanks));
     }
     m_peers.Wire(next, prev, Distances());
-    m_chunks = static_cast<uint32_t>((m_bytesPerRank + m_chunkBytes - 1) / m_chunkBytes);
+    m_chunks = static_cast<uint32_t>(ChunkCount(m_bytesPerRank, m_chunkBytes));
     m_place = PlaceOf((m_rank + m_nRanks - static_cast<uint32_t>(m_root)) % m_nRanks);
     m_missing.assign(m_chunks, static_cast<uint32_t>(m_place.children.size()));
 }

@@ -103,12 +103,44 @@ class RingAllgatherTestCase : public TestCase
     }
 };
 
+/** CollectiveRank::ChunkCount: ceil(bytes / chunkBytes), the count every rank class cuts by. */
+class ChunkCountTestCase : public TestCase
+{
+  public:
+    ChunkCountTestCase()
+        : TestCase("ChunkCount: whole chunks, only the last shorter, none for no bytes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NS_TEST_ASSERT_MSG_EQ(CollectiveRank::ChunkCount(0, 4096),
+                              uint64_t{0},
+                              "no bytes, no chunk");
+        NS_TEST_ASSERT_MSG_EQ(CollectiveRank::ChunkCount(1, 4096),
+                              uint64_t{1},
+                              "one byte, one chunk");
+        NS_TEST_ASSERT_MSG_EQ(CollectiveRank::ChunkCount(4096, 4096),
+                              uint64_t{1},
+                              "exactly one chunk");
+        NS_TEST_ASSERT_MSG_EQ(CollectiveRank::ChunkCount(4097, 4096), uint64_t{2}, "one byte more");
+        NS_TEST_ASSERT_MSG_EQ(CollectiveRank::ChunkCount(uint64_t{1} << 40, 1),
+                              uint64_t{1} << 40,
+                              "1-byte chunks: one per byte");
+        NS_TEST_ASSERT_MSG_EQ(CollectiveRank::ChunkCount(3 * 65536 - 1, 65536),
+                              uint64_t{3},
+                              "rounded up");
+    }
+};
+
 class CollectivesTestSuite : public TestSuite
 {
   public:
     CollectivesTestSuite()
         : TestSuite("mcsim-collectives", Type::UNIT)
     {
+        AddTestCase(new ChunkCountTestCase, Duration::QUICK);
         AddTestCase(new RingAllgatherTestCase, Duration::QUICK);
     }
 };

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Tasks and Outcomes as JSON: the one encoding used on a worker's pipe (one object per line) and
-between Dask workers and the client (JSON-able dicts).
+"""The sweep's wire format: Tasks and Outcomes as JSON, the one encoding used on a worker's pipe (one
+object per line) and between Dask workers and the client (JSON-able dicts). (mcsim.config.codec is
+another thing: the canonical dicts of the configs.)
 
 A per-rank array travels as ``{"dtype": "<i8", "shape": [16], "data": <base64 of the raw bytes>}``
 and is read back with :func:`numpy.frombuffer` (numeric dtypes only; never pickle).
@@ -26,7 +27,7 @@ def encode_array(values: np.ndarray) -> dict[str, Any]:
     """A numeric array as dtype (with byte order), shape and base64 of its C-order bytes."""
     values = np.ascontiguousarray(values)
     if values.dtype.kind not in NUMERIC_KINDS:
-        raise McsimError(f"sweep codec: an array of dtype {values.dtype} is not numeric")
+        raise McsimError(f"sweep wire: an array of dtype {values.dtype} is not numeric")
     return {
         "dtype": values.dtype.str,
         "shape": list(values.shape),
@@ -34,7 +35,7 @@ def encode_array(values: np.ndarray) -> dict[str, Any]:
     }
 
 
-def decode_array(data: object, where: str = "sweep codec") -> np.ndarray:
+def decode_array(data: object, where: str = "sweep wire") -> np.ndarray:
     """The array of :func:`encode_array` (a writable copy); anything else is one McsimError line."""
     if not isinstance(data, dict) or set(data) != {"dtype", "shape", "data"}:
         raise McsimError(f"{where}: an array must be {{dtype, shape, data}}, not {str(data)[:80]}")
@@ -65,11 +66,11 @@ def task_to_dict(task: Task) -> dict[str, Any]:
 def task_from_dict(data: object) -> Task:
     if not isinstance(data, dict) or set(data) not in (TASK_FIELDS, WORKLOAD_TASK_FIELDS):
         raise McsimError(
-            f"sweep codec: a task must be {{key, label, scenario}} or {{key, label, workload}}, not {str(data)[:80]}"
+            f"sweep wire: a task must be {{key, label, scenario}} or {{key, label, workload}}, not {str(data)[:80]}"
         )
     if "workload" in data:
         if not isinstance(data["workload"], dict):
-            raise McsimError(f"sweep codec: a task's workload must be a dict, not {str(data['workload'])[:80]}")
+            raise McsimError(f"sweep wire: a task's workload must be a dict, not {str(data['workload'])[:80]}")
         return Task(key=str(data["key"]), label=str(data["label"]), scenario=None, workload=data["workload"])
     return Task(key=str(data["key"]), label=str(data["label"]), scenario=data["scenario"])
 
@@ -88,14 +89,14 @@ OUTCOME_FIELDS = frozenset(f.name for f in dataclasses.fields(Outcome))
 def outcome_from_dict(data: object) -> Outcome:
     """The Outcome of :func:`outcome_to_dict`; anything else is one McsimError line."""
     if not isinstance(data, dict) or set(data) != OUTCOME_FIELDS:
-        raise McsimError(f"sweep codec: an outcome must have the fields of Outcome, not {str(data)[:80]}")
+        raise McsimError(f"sweep wire: an outcome must have the fields of Outcome, not {str(data)[:80]}")
     if data["status"] not in STATUSES:
-        raise McsimError(f"sweep codec: status={data['status']!r} is not one of {', '.join(STATUSES)}")
+        raise McsimError(f"sweep wire: status={data['status']!r} is not one of {', '.join(STATUSES)}")
     arrays = data["arrays"]
     if arrays is not None:
         if not isinstance(arrays, dict):
-            raise McsimError(f"sweep codec: arrays must be a dict, not {type(arrays).__name__}")
-        arrays = {name: decode_array(values, f"sweep codec: array {name!r}") for name, values in arrays.items()}
+            raise McsimError(f"sweep wire: arrays must be a dict, not {type(arrays).__name__}")
+        arrays = {name: decode_array(values, f"sweep wire: array {name!r}") for name, values in arrays.items()}
     return Outcome(**{**data, "arrays": arrays})
 
 
@@ -109,7 +110,7 @@ def from_line(line: bytes) -> dict[str, Any]:
     try:
         message = json.loads(line)
     except ValueError as exc:
-        raise McsimError(f"sweep codec: a line that is not JSON ({exc}): {line[:80]!r}") from None
+        raise McsimError(f"sweep wire: a line that is not JSON ({exc}): {line[:80]!r}") from None
     if not isinstance(message, dict):
-        raise McsimError(f"sweep codec: a line that is not a JSON object: {line[:80]!r}")
+        raise McsimError(f"sweep wire: a line that is not a JSON object: {line[:80]!r}")
     return message
