@@ -45,16 +45,19 @@ def _imported(package: str, node: ast.Import | ast.ImportFrom, known: set[str]) 
 
 def import_graph(root: Path) -> nx.DiGraph:
     """Module -> the modules of the same package it imports, from every .py file under ``root``."""
+    return _graph(root, lambda tree: [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)])
+
+
+def _graph(root: Path, imports_of) -> nx.DiGraph:
+    """Module -> the modules of the same package that ``imports_of(tree)``, a module's import statements, import."""
     files = {_module_name(root, path): path for path in sorted(root.rglob("*.py"))}
     known = set(files)
     graph = nx.DiGraph()
     graph.add_nodes_from(known)
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                graph.add_edges_from((name, target) for target in _imported(package, node, known) if target != name)
+        for node in imports_of(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            graph.add_edges_from((name, target) for target in _imported(package, node, known) if target != name)
     return graph
 
 
@@ -89,16 +92,7 @@ def _run_imports(body: list[ast.stmt], module_level: bool) -> list[ast.Import | 
 def run_import_graph(root: Path, *, module_level: bool) -> nx.DiGraph:
     """import_graph of the imports that run: without type checkers' (``if TYPE_CHECKING``); ``module_level``: only
     those importing a module runs (none inside a function)."""
-    files = {_module_name(root, path): path for path in sorted(root.rglob("*.py"))}
-    known = set(files)
-    graph = nx.DiGraph()
-    graph.add_nodes_from(known)
-    for name, path in files.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node in _run_imports(tree.body, module_level):
-            graph.add_edges_from((name, target) for target in _imported(package, node, known) if target != name)
-    return graph
+    return _graph(root, lambda tree: _run_imports(tree.body, module_level))
 
 
 def cycles(graph: nx.DiGraph) -> list[str]:
