@@ -65,5 +65,5 @@ def write_pages(api_dir: Path = API_DIR) -> list[str]:
 
 
 def setup(app: Any) -> dict[str, Any]:
-    app.connect("builder-inited", lambda app: write_pages())
+    app.connect("config-inited", lambda app, config: write_pages())  # before Sphinx lists the source files
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
