@@ -9,7 +9,7 @@ import pytest
 from mcsim.config.fabric import FabricConfig, Flow
 from mcsim.config.rdma import RcConfig, RcOp
 from mcsim.errors import McsimError
-from mcsim.runs import flows, verbs
+from mcsim.runs import assemble, flows, verbs
 from mcsim.runs.stream import two_hosts
 from mcsim.topology.physics import Link
 
@@ -36,8 +36,7 @@ LINK = Link(rate_bps=10**9)
     ],
 )
 def test_the_run_functions_take_fabric_and_refuse_config_with_a_hint(monkeypatch, call, message):
-    monkeypatch.setattr(flows, "Simulation", None)  # a call would fail: the check comes first
-    monkeypatch.setattr(verbs, "Simulation", None)
+    monkeypatch.setattr(assemble, "Simulation", None)  # a run would fail (simulate, run_verbs): the check comes first
     with pytest.raises(McsimError, match=message):
         call()
 
@@ -217,8 +216,7 @@ def _flow_cases():
 
 @pytest.mark.parametrize(("make", "message"), [*_physics_cases(), *_flow_cases()])
 def test_physics_that_cannot_work_is_one_line_before_the_run(monkeypatch, make, message):
-    monkeypatch.setattr(flows, "Simulation", None)  # a call would fail: the check comes first
-    monkeypatch.setattr(verbs, "Simulation", None)
+    monkeypatch.setattr(assemble, "Simulation", None)  # a run would fail (simulate, run_verbs): the check comes first
     with pytest.raises(McsimError, match=message) as info:
         make()
     assert "\n" not in str(info.value)
@@ -308,8 +306,7 @@ def _wrong_type_cases():
 
 @pytest.mark.parametrize(("make", "message"), _wrong_type_cases())
 def test_the_run_functions_arguments_of_a_wrong_type_are_one_line(monkeypatch, make, message):
-    monkeypatch.setattr(flows, "Simulation", None)  # a call would fail: the check comes first
-    monkeypatch.setattr(verbs, "Simulation", None)
+    monkeypatch.setattr(assemble, "Simulation", None)  # a run would fail (simulate, run_verbs): the check comes first
     with pytest.raises(McsimError, match=message) as info:
         make()
     assert "\n" not in str(info.value)

@@ -242,9 +242,9 @@ def test_a_buffer_of_one_largest_packet_is_accepted_and_lossy_buffers_are_not_ch
 
 
 def test_run_verbs_refuses_a_lossless_buffer_below_one_packet_before_cxx(monkeypatch):
-    from mcsim.runs import verbs
+    from mcsim.runs import assemble, verbs
 
-    monkeypatch.setattr(verbs, "Simulation", None)  # a call would fail: the check comes first
+    monkeypatch.setattr(assemble, "Simulation", None)  # a run would fail: the check comes first
     with pytest.raises(McsimError, match=rf"^run_verbs: a 4182 B packet does not fit {BUF} of 100 B"):
         verbs.run_verbs(
             two_hosts(Link(rate_bps=10**9)),
