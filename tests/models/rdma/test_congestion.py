@@ -107,14 +107,14 @@ def test_the_old_keywords_of_rdmaconfig_are_one_line_with_the_new_spelling(old, 
 
 # --- a third congestion control, written outside mcsim --------------------------------------------------------
 
-RATE_CAP = "mcsim_test::RateCap"
+RATE_CAP = "mcsim_toy_cc::RateCap"
 RATE_CAP_CXX = """
-namespace mcsim_test {
+namespace mcsim_toy_cc {
 /** Every QP at a fixed rate, at most its line rate: the smallest congestion control. */
 class RateCap : public ns3::mcsim::CongestionControl {
   public:
     static ns3::TypeId GetTypeId() {
-        static ns3::TypeId tid = ns3::TypeId("mcsim_test::RateCap")
+        static ns3::TypeId tid = ns3::TypeId("mcsim_toy_cc::RateCap")
             .SetParent<ns3::mcsim::CongestionControl>()
             .SetGroupName("McsimTest")
             .AddConstructor<RateCap>()
@@ -140,10 +140,10 @@ class RateCapConfig:
 
 def _declare_rate_cap() -> None:
     cppyy = runtime.cppyy_module()
-    if not hasattr(cppyy.gbl, "mcsim_test") or not hasattr(cppyy.gbl.mcsim_test, "RateCap"):
+    if not hasattr(cppyy.gbl, "mcsim_toy_cc"):
         cppyy.include("ns3/uinteger.h")
         cppyy.cppdef(RATE_CAP_CXX)
-    cppyy.gbl.mcsim_test.RateCap.GetTypeId()  # registers the TypeId (ns-3's NS_OBJECT_ENSURE_REGISTERED)
+    cppyy.gbl.mcsim_toy_cc.RateCap.GetTypeId()  # registers the TypeId (ns-3's NS_OBJECT_ENSURE_REGISTERED)
 
 
 def test_a_third_congestion_control_runs_with_no_edit_to_mcsim():
