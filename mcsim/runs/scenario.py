@@ -40,6 +40,7 @@ from mcsim.runs.scenario_checks import BATCHINGS
 from mcsim.runs.scenario_keywords import folded
 from mcsim.runs.scenario_plan import ScenarioPlan
 from mcsim.runs.verify import Expected
+from mcsim.topology.nodes import nodes_of
 from mcsim.units import PS_PER_S, format_size, parse_rate, parse_size
 
 MIN_DATA_TIMEOUT_PS = 50_000_000  # 50 us: the multicast data phase never times out sooner
@@ -185,8 +186,10 @@ class Scenario:
 
     @property
     def data_rate_bps(self) -> int:
-        """Data rate of host 0's link (after encoding)."""
-        return self.setup.data_rate_bps
+        """The data rate the ranks reach each other at (after encoding): host 0's link; on nodes of several GPUs
+        NVLink's within one node, the NICs' across nodes (:meth:`mcsim.topology.nodes.Nodes.rate_bps`)."""
+        nodes = nodes_of(self.setup.graph())
+        return self.setup.data_rate_bps if nodes is None else nodes.rate_bps(self.n_ranks)
 
     def data_timeout_ps(self) -> int:
         rate = self.data_rate_bps if self.timeout_rate is None else parse_rate(self.timeout_rate)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 import networkx as nx
 
 from mcsim.errors import McsimError, require_integer, require_positive
+from mcsim.topology.nodes import nvlink_node, rail_optimised
 from mcsim.topology.physics import Link, edge_attrs
 from mcsim.topology.rules import HOST, SWITCH
 from mcsim.util import machine
@@ -368,13 +369,18 @@ BUILDERS: dict[str, Callable[..., nx.Graph]] = {
     "fat_tree": fat_tree,
     "general_fat_tree": general_fat_tree,
     "leaf_spine": leaf_spine,
+    "nvlink_node": nvlink_node,
+    "rail_optimised": rail_optimised,
 }
 
 
 def with_link(g: nx.Graph, link: Link) -> nx.Graph:
-    """A copy of topology g whose every link has this rate and encoding (delays, parallel kept)."""
+    """A copy of topology g whose every network link has this rate and encoding (delays, parallel kept); the
+    links inside a node of several GPUs (NVLink, PCIe: both ends in one node) keep theirs."""
     out = g.copy()
-    for _, _, e in out.edges(data=True):
+    for u, v, e in out.edges(data=True):
+        if "node" in out.nodes[u] and "node" in out.nodes[v]:
+            continue
         e.update(
             rate_bps=link.rate_bps,
             encoding_data_bits=link.encoding_data_bits,

@@ -43,9 +43,11 @@ _UNIT_KEYS = {
     "rate": ("rate_bps",),
     "tor_uplink_rate": ("tor_uplink_rate_bps",),
     "agg_uplink_rate": ("agg_uplink_rate_bps",),
+    "nvlink_rate": ("nvlink_rate_bps",),
     "delay": ("delay_ps",),
     "encoding": ("encoding_data_bits", "encoding_line_bits"),
 }
+_RATE_KEYS = tuple(key for key in _UNIT_KEYS if key.endswith("rate"))  # rates: "400Gbps" -> <key>_bps
 _TOP_KEYS = ("name", "description", "builder")
 
 
@@ -84,7 +86,7 @@ def call_builder(name: str, table: Mapping[str, Any], *, where: str = "topology"
             )
     kwargs: dict[str, Any] = {}
     for key, value in table.items():
-        if key in ("rate", "tor_uplink_rate", "agg_uplink_rate"):
+        if key in _RATE_KEYS:
             kwargs[f"{key}_bps"] = parse_rate(value, what=f"{where}: {key}")
         elif key == "delay":
             kwargs["delay_ps"] = parse_time(value, what=f"{where}: delay")
@@ -289,7 +291,7 @@ def _toml_text(g: nx.Graph) -> str:
     lines += ["", "[builder]", f"name = {toml_text.value(builder)}"]
     keys, _ = _builder_keys(builder)
     for key in keys:
-        if key in ("rate", "tor_uplink_rate", "agg_uplink_rate") and params.get(f"{key}_bps") is not None:
+        if key in _RATE_KEYS and params.get(f"{key}_bps") is not None:
             value = toml_text.value(_exact(params[f"{key}_bps"], format_rate, parse_rate, "bps"))
         elif key == "delay":
             value = toml_text.value(_exact(params["delay_ps"], format_time, parse_time, "ps"))

@@ -11,6 +11,7 @@ from mcsim.topology.physics import EDGE_ATTRS, check_link
 HOST = "host"
 SWITCH = "switch"
 NODE_ATTRS = ("role", "tier", "name")
+GPU, HUB, NVSWITCH, NIC = "gpu", "hub", "nvswitch", "nic"  # the parts of a node of several GPUs (mcsim.topology.nodes)
 
 
 def host_count(g: nx.Graph) -> int:
@@ -79,6 +80,8 @@ def validate(g: nx.Graph, *, where: str = "topology") -> None:
         (leaf,) = g[h]
         if g[h][leaf]["parallel"] != 1:
             raise McsimError(f"{where}: host {h} link parallel={g[h][leaf]['parallel']} must be 1 (one NIC port)")
+    if g.nodes[0].get("part") is not None or any(p is not None for _, p in g.nodes(data="part")):
+        check_nodes(g, where, last_host + 1)
     if not nx.is_connected(g):
         parts = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: c[0])
         far = parts[1][0]
@@ -86,3 +89,58 @@ def validate(g: nx.Graph, *, where: str = "topology") -> None:
             f"{where}: graph is disconnected: {len(parts)} components; e.g. node {far} "
             f"({g.nodes[far]['name']}) cannot reach node 0 ({g.nodes[0]['name']})"
         )
+
+
+def _node_index(g: nx.Graph, x: int, where: str) -> int:
+    node = g.nodes[x].get("node")
+    if isinstance(node, bool) or not isinstance(node, int) or node < 0:
+        raise McsimError(f"{where}: {g.nodes[x]['name']} node={node!r} must be the index of its node (an integer >= 0)")
+    return node
+
+
+def _part_of(g: nx.Graph, x: int, part: str, n: int, where: str) -> bool:
+    return g.nodes[x].get("part") == part and _node_index(g, x, where) == n
+
+
+def check_nodes(g: nx.Graph, where: str, hosts: int) -> None:
+    """Raise McsimError unless the nodes of several GPUs in ``g`` follow :mod:`mcsim.topology.nodes`: every host a
+    GPU whose one link goes to its hub, every hub linked to its node's NVSwitch, nodes of equal size numbered node
+    by node, no more GPU NVLinks than the NVSwitch's ports, and with several nodes a NIC on every GPU's hub."""
+    gpus: dict[int, list[int]] = {}
+    for h in range(hosts):
+        if g.nodes[h].get("part") != GPU:
+            raise McsimError(
+                f"{where}: host {h} part={g.nodes[h].get('part')!r}: in a topology of nodes every host is a GPU"
+            )
+        gpus.setdefault(_node_index(g, h, where), []).append(h)
+    if sorted(gpus) != list(range(len(gpus))) or len({len(v) for v in gpus.values()}) != 1:
+        sizes = dict(sorted((n, len(v)) for n, v in gpus.items()))
+        raise McsimError(f"{where}: nodes must be numbered 0.. and hold the same number of GPUs; got {sizes}")
+    size = len(gpus[0])
+    for n, members in gpus.items():
+        if members != list(range(n * size, (n + 1) * size)):
+            raise McsimError(f"{where}: node {n}'s GPUs must be hosts {n * size}..{(n + 1) * size - 1}, node by node")
+        nvswitches, links = set(), 0
+        for h in members:
+            (hub,) = g[h]
+            if not _part_of(g, hub, HUB, n, where):
+                raise McsimError(f"{where}: GPU {h}'s link goes to {g.nodes[hub]['name']}, not a hub of its node")
+            nvswitches |= {x for x in g[hub] if _part_of(g, x, NVSWITCH, n, where)}
+            if len(gpus) > 1 and not any(_part_of(g, x, NIC, n, where) for x in g[hub]):
+                raise McsimError(
+                    f"{where}: GPU {h} has no path to a NIC: its hub {g.nodes[hub]['name']} has no PCIe link to a NIC "
+                    "of its node (the way to the other nodes)"
+                )
+            nvlinks = g.nodes[h].get("nvlinks", 1)
+            require_integer(f"{where}: GPU {h}", nvlinks=nvlinks)
+            links += nvlinks
+        if len(nvswitches) != 1:
+            raise McsimError(f"{where}: node {n}'s GPUs' hubs must all link to one NVSwitch of node {n}")
+        attrs = g.nodes[nvswitches.pop()]
+        ports = attrs.get("nvlink_ports", links)
+        require_integer(f"{where}: {attrs['name']}", nvlink_ports=ports)
+        if links > ports:
+            raise McsimError(
+                f"{where}: node {n}'s {size} GPUs have {links} NVLinks, "
+                f"more than {attrs['name']}'s {ports} NVLink ports"
+            )

@@ -7,6 +7,7 @@ from typing import Any
 
 import networkx as nx
 
+from mcsim.topology.nodes import nodes_of
 from mcsim.topology.physics import Link
 from mcsim.topology.rules import host_count, validate
 from mcsim.units import format_rate
@@ -58,7 +59,8 @@ def summary(g: nx.Graph) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``name``; ``hosts``; ``switches``; ``switches_per_tier`` ({"tier1": 12, "tier2": 6});
+        ``nodes`` (:class:`mcsim.topology.nodes.Nodes`, only on a topology of nodes of several GPUs); ``name``;
+        ``hosts``; ``switches``; ``switches_per_tier`` ({"tier1": 12, "tier2": 6});
         ``links`` (parallel links counted one by one); ``tiers``: one entry per pair of tiers that
         links join, keyed "host-tier1", "tier1-tier2", ..., each ``{"links": n, "rates_bps": [...],
         "data_rates_bps": [...]}`` (the distinct signalling and data rates, ascending);
@@ -92,7 +94,7 @@ def summary(g: nx.Graph) -> dict[str, Any]:
             ports[node] = ports.get(node, 0) + attrs["parallel"]
     oversub: dict[str, float] = {}
     for node in range(hosts, g.number_of_nodes()):
-        if down.get(node) and up.get(node):
+        if down.get(node) and up.get(node) and "part" not in g.nodes[node]:  # a node's NVSwitch, NIC: not a tier
             label = _tier_label(tier[node])
             oversub[label] = max(oversub.get(label, 0.0), down[node] / up[node])
     tiers = {
@@ -103,7 +105,9 @@ def summary(g: nx.Graph) -> dict[str, Any]:
         }
         for (a, b), grp in sorted(groups.items())
     }
+    nodes = nodes_of(g)
     return {
+        **({"nodes": nodes} if nodes is not None else {}),
         "name": g.graph.get("name", ""),
         "hosts": hosts,
         "switches": g.number_of_nodes() - hosts,
@@ -118,11 +122,23 @@ def summary(g: nx.Graph) -> dict[str, Any]:
 
 
 def _tier_kinds(g: nx.Graph, hosts: int) -> dict[str, str]:
-    """Tier label -> the switches' common name stem ("tier1" -> "leaf"), where they share one."""
-    stems: dict[str, set[str]] = {}
+    """Tier label -> the switches' name stems ("tier1" -> "leaf (tier1)"; a tier of several parts of nodes:
+    "tier2 (16 nvswitch, 128 nic)"; other tiers of several stems: none)."""
+    stems: dict[str, dict[str, int]] = {}
+    parts: dict[str, bool] = {}  # tier label -> every switch of it is a part of a node
     for node in range(hosts, g.number_of_nodes()):
-        stems.setdefault(_tier_label(g.nodes[node]["tier"]), set()).add(g.nodes[node]["name"].rstrip("0123456789"))
-    return {label: f"{next(iter(names))} ({label})" for label, names in stems.items() if len(names) == 1}
+        label = _tier_label(g.nodes[node]["tier"])
+        parts[label] = parts.get(label, True) and "part" in g.nodes[node]
+        stem = g.nodes[node]["name"].rsplit(".", 1)[-1].rstrip("0123456789")  # "n3.nic5" -> "nic"
+        counts = stems.setdefault(_tier_label(g.nodes[node]["tier"]), {})
+        counts[stem] = counts.get(stem, 0) + 1
+    return {
+        label: f"{next(iter(names))} ({label})"
+        if len(names) == 1
+        else f"{label} ({', '.join(f'{n} {stem}' for stem, n in names.items())})"
+        for label, names in stems.items()
+        if len(names) == 1 or parts[label]
+    }
 
 
 def format_summary(g: nx.Graph) -> str:
@@ -134,6 +150,8 @@ def format_summary(g: nx.Graph) -> str:
         lines.append(f"  {g.graph['description']}")
     kinds = _tier_kinds(g, s["hosts"])
     per_tier = ", ".join(f"{n} {kinds.get(label, label)}" for label, n in s["switches_per_tier"].items())
+    if "nodes" in s:
+        lines += _node_lines(s["nodes"], g)
     lines += [
         f"  hosts             {s['hosts']}",
         f"  switches          {s['switches']} ({per_tier}), up to {s['max_switch_ports']} ports each",
@@ -154,3 +172,18 @@ def format_summary(g: nx.Graph) -> str:
         over = ", ".join(f"{label} {ratio:.3g}:1" for label, ratio in s["oversubscription"].items())
         lines.append(f"  oversubscription  {over} (max down/up data rate per switch)")
     return "\n".join(lines)
+
+
+def _node_lines(nodes: Any, g: nx.Graph) -> list[str]:
+    """The nodes of several GPUs: their count and size, the GPU's NVLink, the rails and a NIC's way out."""
+    gpu = g.graph.get("params", {}).get("gpu")
+    lines = [
+        f"  nodes             {nodes.count} x {nodes.gpus} GPUs{f' ({gpu})' if gpu else ''} = "
+        f"{nodes.count * nodes.gpus} GPUs (hosts), NVLink {format_rate(nodes.nvlink_bps)} data a GPU and direction",
+    ]
+    if nodes.rails:
+        lines.append(
+            f"  rails             {nodes.rails} (NIC r of every node on rail r), {format_rate(nodes.network_bps)} "
+            "data a NIC (the narrower of its PCIe link and its wire)"
+        )
+    return lines
