@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Collectives on nodes of several GPUs (mcsim.topology.nodes) against their closed forms: inside a node a ring is
+bound by the GPUs' NVLink, across nodes by their NICs; every byte lands where it should."""
+
+import pytest
+
+from mcsim import topology
+from mcsim.config.codec import GraphTopology
+from mcsim.runs.scenario import Scenario
+from mcsim.topology.nodes import nodes_of, rail_optimised
+from mcsim.units import PS_PER_S
+
+NDR = {"rate_bps": 425 * 10**9, "encoding_data_bits": 16, "encoding_line_bits": 17, "delay_ps": 100_000}
+RAIL_4X4 = GraphTopology.of(rail_optimised(nodes=4, gpus_per_node=4, spines=2, **NDR))
+
+
+def test_a_ring_allgather_inside_an_h100_node_lands_within_2_percent_of_its_nvlink_bound():
+    n, gpus = 64 << 20, 8
+    nvlink_bps = nodes_of(topology.resolve("dgx-h100")).nvlink_bps
+    r = Scenario(topology="dgx-h100", collective="allgather", algorithm="ring", bytes_per_rank="64MiB").run()
+    assert r.bound_ps == pytest.approx(n * (gpus - 1) * 8 * PS_PER_S / nvlink_bps, rel=1e-12)  # N(G-1)/B_NVLink
+    ratio = r.finish_ps / r.bound_ps
+    assert (ratio >= 1).all() and (ratio <= 1.02).all()
+
+
+def test_a_flat_ring_across_nodes_is_bound_by_the_nics():
+    r = Scenario(topology=RAIL_4X4, collective="allgather", algorithm="ring", bytes_per_rank="1MiB").run()
+    assert r.bound_ps == pytest.approx((1 << 20) * 15 * 8 * PS_PER_S / (400 * 10**9), rel=1e-12)  # N(P-1)/B_NIC
+    # every shard crosses the NIC into a node's first GPU: that rank is the last, within 3 % of the bound
+    assert 1 <= r.finish_ps.max() / r.bound_ps <= 1.03
+
+
+@pytest.mark.parametrize(
+    ("collective", "algorithm"),
+    [("allgather", "ring"), ("allgather", "mcast"), ("reduce_scatter", "ring"), ("allreduce", "ring")],
+)
+def test_collectives_on_nodes_are_byte_exact(collective, algorithm):
+    r = Scenario(
+        topology=RAIL_4X4, collective=collective, algorithm=algorithm, bytes_per_rank="256KiB", verify=True
+    ).run()
+    assert r.verified and not r.wrong_bytes.any()
+
+
+def test_a_node_inside_a_rail_cluster_runs_at_nvlink_rate():
+    """Ranks 0..3 are node 0's GPUs: their ring never leaves the node, so its bound is NVLink's."""
+    r = Scenario(topology=RAIL_4X4, ranks=4, collective="allgather", algorithm="ring", bytes_per_rank="16MiB").run()
+    nvlink_bps = nodes_of(RAIL_4X4.graph()).nvlink_bps
+    assert r.bound_ps == pytest.approx((16 << 20) * 3 * 8 * PS_PER_S / nvlink_bps, rel=1e-12)
+    assert 1 <= r.finish_ps.max() / r.bound_ps <= 1.03
+    g = RAIL_4X4.graph()
+    parts = [g.nodes[int(node)].get("part") for node in r.fabric.port_node]
+    tx = r.fabric.ports["tx_packets"]
+    assert sum(int(t) for t, part in zip(tx, parts, strict=True) if part == "nic") == 0  # no NIC sent a packet
+    assert sum(int(t) for t, part in zip(tx, parts, strict=True) if part == "nvswitch") > 0
