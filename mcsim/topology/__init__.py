@@ -20,7 +20,9 @@ Modules
 :mod:`mcsim.topology.builders` (:func:`fat_tree`, :func:`general_fat_tree`,
 :func:`leaf_spine`), :mod:`mcsim.topology.files`
 (``.toml``: a builder and its parameters with units; ``.graphml``: any valid graph) and
-:mod:`mcsim.topology.summary`; this package exports them all. :mod:`mcsim.topology.ibnetdiscover`
+:mod:`mcsim.topology.summary`; this package exports them all. :mod:`mcsim.topology.nodes` builds nodes of several GPUs
+(:func:`nvlink_node`, :func:`rail_optimised`; a GPU is a host, its hub, NVSwitch and NICs are switches with a
+``part`` attr) and reads them back (:func:`nodes_of`). :mod:`mcsim.topology.ibnetdiscover`
 imports a real fabric from ``ibnetdiscover`` output (:func:`read_ibnetdiscover`). Link physics (rates, line codes,
 delays, presets) is :mod:`mcsim.topology.physics`, which imports only mcsim.errors and mcsim.units.
 """
@@ -36,6 +38,7 @@ from mcsim.topology.files import (
     topology_dirs,
     write_topology_file,
 )
+from mcsim.topology.nodes import nodes_of, nvlink_node, rail_optimised
 from mcsim.topology.rules import HOST, NODE_ATTRS, SWITCH, host_count, validate
 from mcsim.topology.summary import diameter_hops, format_summary, summary
 
@@ -53,6 +56,9 @@ __all__ = [
     "general_fat_tree",
     "host_count",
     "leaf_spine",
+    "nodes_of",
+    "nvlink_node",
+    "rail_optimised",
     "read_topology_file",
     "ready",
     "resolve",

@@ -367,8 +367,8 @@ def nodes_of(g: nx.Graph[Any]) -> Nodes | None:
     fabrics)."""
     if g.nodes[0].get("part") != "gpu":
         return None
-    count = 1 + max(n for _, n in g.nodes(data="node") if n is not None)
     hosts = sum(1 for _, role in g.nodes(data="role") if role == HOST)
+    count = 1 + int(g.nodes[hosts - 1]["node"])  # the last GPU's node (nodes numbered node by node)
     (hub,) = g[0]
     parts = {g.nodes[x]["part"]: x for x in g[hub] if x != 0}
     nvlink = min(

@@ -55,7 +55,7 @@ def test_toml_rejects_unknown_builder(tmp_path):
     assert (
         str(info.value)
         == "unknown topology builder 'fat_treee'; choose one of fat_tree, general_fat_tree, leaf_spine, nvlink_node, "
-            "rail_optimised; "
+        "rail_optimised; "
         "did you mean 'fat_tree'?"
     )
 
