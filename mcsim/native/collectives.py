@@ -12,6 +12,8 @@ trees). ``start_team`` puts one team of ranks on an RdmaStack; several teams may
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from mcsim.config.collectives import ALGORITHMS, TEAM, TeamSpec
@@ -33,16 +35,19 @@ def setup_team(stack: abi.Handle, spec: TeamSpec) -> abi.Handle:
     return team
 
 
-def start_team(stack: abi.Handle, spec: TeamSpec, after: abi.Handle | None = None) -> abi.Handle:
+def start_team(
+    stack: abi.Handle, spec: TeamSpec, after: abi.Handle | Sequence[abi.Handle] | None = None
+) -> abi.Handle:
     """Create, wire and schedule one team on an RdmaStack (at spec.start_ps, or once every rank of the
-    team ``after`` has finished); return the C++ CollectiveTeam."""
+    team ``after``, or of every team in it, has finished); return the C++ CollectiveTeam."""
     team = setup_team(stack, spec)
     lib = runtime.load()
+    earlier = [] if after is None else list(after) if isinstance(after, Sequence) else [after]
     with runtime.disposed_on_error(team):
-        if after is None:
+        if not earlier:
             lib.mcsim_team_start(team, spec.start_ps)
-        else:
-            lib.mcsim_team_start_after(team, after)
+        for first in earlier:
+            lib.mcsim_team_start_after(team, first)
     return team
 
 

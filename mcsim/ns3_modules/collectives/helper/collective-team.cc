@@ -7,6 +7,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -63,7 +64,7 @@ CollectiveTeam::DoDispose()
         r->Dispose();
     }
     m_ranks.clear();
-    m_then = nullptr;
+    m_then.clear();
     m_listener = nullptr;
     Object::DoDispose();
 }
@@ -134,11 +135,14 @@ CollectiveTeam::Start(Time at)
 void
 CollectiveTeam::StartAfter(Ptr<CollectiveTeam> first)
 {
-    if (first == nullptr || first == this || first->m_then != nullptr)
+    if (first == nullptr || first == this ||
+        std::find(first->m_then.begin(), first->m_then.end(), this) != first->m_then.end())
     {
-        throw std::invalid_argument("CollectiveTeam::StartAfter: another team, not followed yet");
+        throw std::invalid_argument(
+            "CollectiveTeam::StartAfter: another team, not followed by this one yet");
     }
-    first->m_then = this;
+    first->m_then.push_back(this);
+    m_waiting++;
 }
 
 void
@@ -160,9 +164,16 @@ CollectiveTeam::RankFinished(uint32_t rank)
     {
         m_listener(rank);
     }
-    if (++m_finished == m_ranks.size() && m_then != nullptr)
+    if (++m_finished == m_ranks.size())
     {
-        mcsim::PostPlanned(Time(0), MakeEvent(&CollectiveTeam::StartAll, PeekPointer(m_then)));
+        for (const auto& then : m_then)
+        {
+            if (--then->m_waiting == 0)
+            {
+                mcsim::PostPlanned(Time(0),
+                                   MakeEvent(&CollectiveTeam::StartAll, PeekPointer(then)));
+            }
+        }
     }
 }
 

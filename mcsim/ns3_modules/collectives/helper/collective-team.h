@@ -42,8 +42,9 @@ class CollectiveTeam : public Object
                std::size_t n);
     /** Start every rank at an absolute time. */
     void Start(Time at);
-    /** Start every rank once every rank of `first` has finished (a collective made of two: the
-     * second phase begins when the first has ended everywhere). Instead of Start. */
+    /** Start every rank once every rank of `first` has finished, and of every other team given so
+     * (a collective in phases: a phase begins when the teams of the phase before have ended
+     * everywhere). Instead of Start; once per earlier team. */
     void StartAfter(Ptr<CollectiveTeam> first);
     /** Start every rank now (a Job's collective step, when its last rank is ready). */
     void StartNow();
@@ -74,10 +75,11 @@ class CollectiveTeam : public Object
     void RankFinished(uint32_t rank); //!< one of the ranks finished
 
     std::vector<Ptr<CollectiveRank>> m_ranks;
-    uint64_t m_bytesPerRank;    //!< "BytesPerRank"
-    uint32_t m_firstGroup;      //!< "FirstGroup"
-    std::size_t m_finished;     //!< ranks finished
-    Ptr<CollectiveTeam> m_then; //!< the team that starts once every rank here has finished
+    uint64_t m_bytesPerRank;                  //!< "BytesPerRank"
+    uint32_t m_firstGroup;                    //!< "FirstGroup"
+    std::size_t m_finished;                   //!< ranks finished
+    std::vector<Ptr<CollectiveTeam>> m_then;  //!< the teams that wait for every rank here to finish
+    std::size_t m_waiting = 0;                //!< earlier teams (StartAfter) not finished yet
     std::function<void(uint32_t)> m_listener; //!< SetRankListener's
 };
 
