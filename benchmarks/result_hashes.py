@@ -66,8 +66,9 @@ ADDED_LATER = (
     "telemetry",
     "queue_trace",
     "unfinished",
+    "placement",
 )  # Result.first_phase (issue 33), Result.protocol_events, .pcap_files (35), FabricResult.pfc (36), .queue_trace,
-# JobResult.unfinished (49: None for a job that completed)
+# JobResult.unfinished (49: None for a job that completed), Result.placement (51: hierarchical collectives only)
 
 
 def _walk(h: hashlib._Hash, value: object) -> None:

@@ -89,3 +89,11 @@ def bound_b(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) 
     if collective in ("broadcast", "reduce") and algorithm == "binomial":
         return (ranks - 1).bit_length() * bytes_per_rank_b
     return lacking_b(collective, bytes_per_rank_b, ranks)
+
+
+def hierarchical_b(bytes_per_rank_b: int, nodes: int, gpus: int) -> tuple[int, int]:
+    """(bytes through each GPU's NIC, bytes through its NVLink) that a hierarchical Allgather or Reduce-Scatter on
+    ``nodes`` nodes of ``gpus`` GPUs must move, one phase after the other: N(nodes-1) in the rail phase (each GPU
+    gets, or gives, the shards of its rail), then nodes x N(gpus-1) in the node phase (each GPU gets, or gives,
+    the other rails' blocks of nodes x N); a Reduce-Scatter runs the same phases the other way round."""
+    return bytes_per_rank_b * (nodes - 1), nodes * bytes_per_rank_b * (gpus - 1)

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from mcsim.bounds import bound_b, lacking_b, output_b
+from mcsim.bounds import bound_b, hierarchical_b, lacking_b, output_b
 from mcsim.errors import IncompleteRun, McsimError
 from mcsim.units import NEVER as NEVER  # declared in the ground (config/ reads it too); mcsim.result.NEVER stays
 from mcsim.units import PS_PER_S, format_size, format_time
@@ -278,6 +278,28 @@ UNFINISHED_REASONS: tuple[Callable[[Result, int], str | None], ...] = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a hierarchical collective's ranks sit: ``nodes`` nodes of ``gpus`` GPUs, rank h on host h (GPU l of node
+    n is host n x gpus + l), GPU l of every node on rail l; its shard (Allgather) or block (Reduce-Scatter) is the
+    output's position l x nodes + n (rail-major: each rail's shards side by side). ``nvlink_rate_bps``: the GPUs'
+    NVLink data rate, which the node phase runs at (the Result's data_rate_bps is the NICs')."""
+
+    nodes: int
+    gpus: int
+    nvlink_rate_bps: int
+
+    def position(self, host: int) -> int:
+        """The output position of host ``host``'s shard or block."""
+        return (host % self.gpus) * self.nodes + host // self.gpus
+
+    def text(self) -> str:
+        return (
+            f"{self.nodes} nodes x {self.gpus} GPUs; GPU l of node n (host n x {self.gpus} + l) on rail l, its shard "
+            f"at position l x {self.nodes} + n (rail-major)"
+        )
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class Result:
     """One collective run. Times in ps from the collective's start; bytes in bytes."""
@@ -306,6 +328,7 @@ class Result:
     congestion: dict[str, np.ndarray] | None = None
     # per rank: when its host's only link went down for good (Faults.link_down ... FOREVER), NEVER: never
     link_down_for_good_ps: np.ndarray | None = None
+    placement: Placement | None = None  # a hierarchical collective's nodes, rails and output order
 
     @property
     def complete(self) -> bool:
@@ -431,7 +454,12 @@ class Result:
     @property
     def bound_ps(self) -> float:
         """The algorithm's bound (:func:`mcsim.bounds.bound_b` through one link): the receive bound, or 2N(P-1)/(P BW)
-        for a host-based Allreduce; what "x bound" divides by."""
+        for a host-based Allreduce; a hierarchical collective's phases one after the other, its rail phase through
+        the NIC, its node phase through NVLink (:func:`mcsim.bounds.hierarchical_b`); what "x bound" divides by."""
+        if self.placement is not None:
+            p = self.placement
+            network_b, nvlink_b = hierarchical_b(self.bytes_per_rank_b, p.nodes, p.gpus)
+            return (network_b / self.data_rate_bps + nvlink_b / p.nvlink_rate_bps) * 8 * PS_PER_S
         return (
             bound_b(self.collective, self.algorithm, self.bytes_per_rank_b, self.ranks)
             * 8

@@ -11,6 +11,7 @@ import numpy as np
 
 from mcsim.config.collectives import SPLIT, TeamSpec
 from mcsim.config.fabric import Faults
+from mcsim.errors import McsimError
 from mcsim.result import FabricResult, Result
 from mcsim.units import NEVER
 
@@ -58,4 +59,31 @@ def combined(results: list[Result], collective: str, algorithm: str, bytes_per_r
         kept = {"finish_ps": both}
     return dataclasses.replace(
         second, collective=collective, algorithm=algorithm, bytes_per_rank_b=bytes_per_rank_b, rank=rank, **kept
+    )
+
+
+def merged(specs: list[TeamSpec], results: list[Result], ranks: int) -> Result:
+    """One phase of a hierarchical collective, several teams at once on disjoint hosts covering 0..P-1, as one
+    Result over ranks 0..P-1 (rank h on host h): each rank's times and counters its team's."""
+    order = np.concatenate([np.array(s.hosts, dtype=np.intp) for s in specs])
+    if sorted(order.tolist()) != list(range(ranks)):
+        raise McsimError(f"merged: the teams' hosts {sorted(order.tolist())} are not the ranks 0..{ranks - 1}")
+
+    def by_host(arrays: list[np.ndarray]) -> np.ndarray:
+        out = np.empty(ranks, dtype=arrays[0].dtype)
+        out[order] = np.concatenate(arrays)
+        return out
+
+    first = results[0]
+    return dataclasses.replace(
+        first,
+        ranks=ranks,
+        finish_ps=by_host([r.finish_ps for r in results]),
+        injected_b=by_host([r.injected_b for r in results]),
+        received_b=by_host([r.received_b for r in results]),
+        rank={k: by_host([r.rank[k] for r in results]) for k in first.rank},
+        nic={k: by_host([r.nic[k] for r in results]) for k in first.nic},
+        link_down_for_good_ps=None
+        if first.link_down_for_good_ps is None
+        else by_host([r.link_down_for_good_ps for r in results if r.link_down_for_good_ps is not None]),
     )
