@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from mcsim.bounds import tree_halves
 from mcsim.config.fabric import DEFAULT_MTU_BYTES
 from mcsim.config.ns3_attributes import sets
-from mcsim.errors import McsimError, pick
+from mcsim.errors import McsimError, pick, require_int
 
 RING_CHUNK_B = 64 << 10  # a ring's default pipelined RDMA WRITE (Scenario.ring_chunk's default)
 # the C++ rank applications, every one (RANKS) and each by name
@@ -86,6 +86,10 @@ TEAM = "ns3::mcsim::CollectiveTeam"  # the team of ranks (its size and first gro
 TREES = (REDUCE_CHAIN, REDUCE_BINOMIAL, TREE_AR)  # the ranks on TreeReduce (a buffer and a scratch area)
 AFTER_BUFFER = 2**64 - 1  # a tree's scratch area right after its buffer (C++ TreeReduce::AFTER_BUFFER)
 TREE_SHAPES = {"heap": "Heap", "in_order": "InOrder", "second": "Second"}  # C++ TreeAllreduce::Shape
+# the ranks whose whole buffer may sit at an offset of their region, the same on every rank of a team (teams
+# composed into a hierarchical collective; C++: the classes with RegionOffsetBytes, CollectiveRank::AddRegionOffset)
+REGION_OFFSET_RANKS = (RING_AG, RING_RS, RING_AR, CHAIN, MCAST, INNET)
+MAX_REGION_OFFSET_B = 2**63 - 1  # C++ CollectiveRank::MAX_REGION_OFFSET (a UD QP's local offset is an int64_t)
 # (collective, algorithm) -> the C++ rank application
 ALGORITHMS = {
     ("allgather", "ring"): RING_AG,
@@ -168,6 +172,9 @@ class TeamSpec:
     scratch_offset_b: int | None = field(  # None: right after the buffer
         default=None, metadata=sets(TREES, "ScratchOffset", lambda v, _: AFTER_BUFFER if v is None else v)
     )
+    # where the team's whole buffer (inputs, outputs, landing zones, every WRITE, READ and datagram) begins in each
+    # rank's region, the same on every rank (REGION_OFFSET_RANKS only; 0: at its start)
+    region_offset_b: int = field(default=0, metadata=sets(REGION_OFFSET_RANKS, "RegionOffsetBytes"))
     start_ps: int = 0
 
     def __post_init__(self) -> None:
@@ -175,6 +182,7 @@ class TeamSpec:
         if (self.collective, self.algorithm) in (*TWO_PHASE, *SPLIT):
             raise McsimError(f"TeamSpec: {self.collective} {self.algorithm} is two teams (TWO_PHASE, SPLIT)")
         pick("tree_shape", self.tree_shape, TREE_SHAPES)
+        check_region_offset("TeamSpec", self.collective, self.algorithm, self.region_offset_b)
         if self.chunk_b is None:  # the algorithm's default
             object.__setattr__(self, "chunk_b", RING_CHUNK_B if self.algorithm in RC_PIPELINES else DEFAULT_MTU_BYTES)
 
@@ -188,6 +196,19 @@ def ring_blocks(collective: str, bytes_per_rank_b: int, ranks: int) -> tuple[int
         return 1, bytes_per_rank_b
     granule = 4 if bytes_per_rank_b % 4 == 0 else 1
     return 2, -(-(bytes_per_rank_b // granule) // ranks) * granule
+
+
+def check_region_offset(where: str, collective: str, algorithm: str, region_offset_b: object) -> None:
+    """A team's region offset is an integer 0..MAX_REGION_OFFSET_B, and 0 unless its rank class honours one
+    (REGION_OFFSET_RANKS): else one McsimError line."""
+    offset = require_int(where, "region_offset_b", region_offset_b, lo=0, hi=MAX_REGION_OFFSET_B)
+    rank = ALGORITHMS[collective, algorithm]
+    if offset and rank not in REGION_OFFSET_RANKS:
+        honour = ", ".join(f"{c} {a}" for (c, a), r in ALGORITHMS.items() if r in REGION_OFFSET_RANKS)
+        raise McsimError(
+            f"{where}: region_offset_b={offset} is not honoured by {collective} {algorithm} ({rank}), which keeps "
+            f"its buffer at the region's start; these place it at an offset: {honour}"
+        )
 
 
 def check_algorithm(collective: str, algorithm: str) -> None:
@@ -207,6 +228,7 @@ class Part:
     tree_shape: str = "heap"
     buffer_offset_b: int = 0
     scratch_offset_b: int | None = None
+    region_offset_b: int = 0  # where the team's whole buffer begins in each rank's region (TeamSpec's)
 
 
 def parts_of(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) -> list[Part]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from mcsim.bounds import output_b
 from mcsim.config.collectives import (
     ALGORITHMS,
     HALVING_STEP_MAX_CHUNKS,
@@ -18,9 +19,11 @@ from mcsim.config.collectives import (
     MCAST_ALGORITHMS,
     POWER_OF_2_ONLY,
     RC_PIPELINES,
+    REGION_OFFSET_RANKS,
     ROOTED_COLLECTIVES,
     TREE_MAX_IDS,
     Part,
+    TeamSpec,
     ring_blocks,
 )
 from mcsim.config.rdma import MAX_PSNS, MCAST_MAX_CHUNKS, RING_MAX_CHUNKS
@@ -206,18 +209,42 @@ def buffer_transfers(sc: Scenario) -> int:
     return (transfers | {"recursive_doubling": each, "bruck": each}).get(sc.algorithm, 0)
 
 
+def region_end_b(team: Part | TeamSpec, ranks: int, verify: bool) -> int:
+    """Where a team's buffer ends in each rank's region (its ``ranks``' regions), for a rank class that may place it
+    at an offset (REGION_OFFSET_RANKS; 0 for the others, whose buffers memory_b sizes from the collective): the
+    team's region offset, then its output buffer (P shards, or one buffer: a Broadcast's, an Allreduce's), then, in
+    verify mode, a ring reduction's landing zone of the same size (C++ RingReduceScatter::LandingOffset)."""
+    if ALGORITHMS[team.collective, team.algorithm] not in REGION_OFFSET_RANKS:
+        return 0
+    landing = verify and team.algorithm == "ring" and team.collective in ("reduce_scatter", "allreduce")
+    return team.region_offset_b + output_b(team.collective, team.bytes_per_rank_b, ranks) * (2 if landing else 1)
+
+
+def parts_end_b(sc: Scenario, verify: bool) -> int:
+    """The furthest region_end_b of the collective's teams (each on the P ranks): the region holds every team."""
+    return max(region_end_b(part, sc.n_ranks, verify) for part in sc.plan().parts)
+
+
 def memory_b(sc: Scenario) -> int:
     """The region each rank registers (rdma.region_b): P x N, or more for verify mode's bytes (an
-    Alltoall's: its send and receive buffers always)."""
+    Alltoall's: its send and receive buffers always) and for teams placed at an offset of it (parts_end_b)."""
     # an Alltoall's receive buffer and the landing zones of a Reduce, a tree and a two-phase Allreduce's ring
     # (after its padded blocks) are written to even without verify
     landing = sc.collective in ("alltoall", "reduce") or sc.algorithm in (*TREE_ALLREDUCES, "ring_mcast", "innet_mcast")
     always = verify_memory_b(sc) if landing else 0
-    return max(1, sc.n_ranks * sc.bytes_per_rank_b, verify_memory_b(sc) if sc.verify else 0, always)
+    return max(
+        1, sc.n_ranks * sc.bytes_per_rank_b, verify_memory_b(sc) if sc.verify else 0, always, parts_end_b(sc, False)
+    )
 
 
 def verify_memory_b(sc: Scenario) -> int:
-    """Verify mode's real bytes per rank: its output buffer, twice that for a ring reduction (the
+    """Verify mode's real bytes per rank: the most of the collective's (_collective_verify_b) and of its teams placed
+    at an offset of the region (parts_end_b)."""
+    return max(_collective_verify_b(sc), parts_end_b(sc, True))
+
+
+def _collective_verify_b(sc: Scenario) -> int:
+    """The collective's real bytes per rank: its output buffer, twice that for a ring reduction (the
     landing zone its partial sums arrive in: C++ RingReduceScatter) and an Alltoall (its send
     buffer, then its receive buffer)."""
     if sc.algorithm in ("ring_mcast", "innet_mcast"):  # P blocks, a ring's landing zone after them

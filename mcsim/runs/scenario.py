@@ -280,6 +280,7 @@ class Scenario:
             tree_shape=part.tree_shape,
             buffer_offset_b=part.buffer_offset_b,
             scratch_offset_b=part.scratch_offset_b,
+            region_offset_b=part.region_offset_b,
             group=0 if algorithm == "mcast" else self.endpoints * multicast,
             trees=trees,
             roots=self.roots,

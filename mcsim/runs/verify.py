@@ -41,10 +41,14 @@ class Expected:
     Reduce-Scatter's rank holds P blocks of n bytes (pattern(rank, P n), 32-bit integers) and ends
     with its block r summed over all ranks in place; an Allreduce's rank holds n bytes and ends with
     their sum over all ranks; an Alltoall's rank holds P blocks of n (block j for rank j) and ends
-    with them and, after them, block r of every rank i's (block i)."""
+    with them and, after them, block r of every rank i's (block i).
 
-    def __init__(self, collective: str, ranks: int, n: int, root: int = 0) -> None:
+    ``region_offset_b``: where the team's buffer begins in each rank's region (TeamSpec.region_offset_b): the
+    inputs are written there and the output is read from there (:attr:`span`)."""
+
+    def __init__(self, collective: str, ranks: int, n: int, root: int = 0, region_offset_b: int = 0) -> None:
         self.collective, self.ranks, self.n, self.root = collective, ranks, n, root
+        self.region_offset_b = region_offset_b
         self._same: np.ndarray | None = None
         if collective == "alltoall":
             return
@@ -66,8 +70,18 @@ class Expected:
         )
         return blocks * self.n
 
+    @property
+    def span(self) -> slice:
+        """Where :meth:`output` is in the rank's region: output_b bytes from region_offset_b on."""
+        return slice(self.region_offset_b, self.region_offset_b + self.output_b)
+
     def input(self, rank: int) -> tuple[int, np.ndarray] | None:
         """(offset in the rank's region, bytes) the rank holds before the run, or None."""
+        held = self._input(rank)
+        return None if held is None else (self.region_offset_b + held[0], held[1])
+
+    def _input(self, rank: int) -> tuple[int, np.ndarray] | None:
+        """(offset in the team's buffer, bytes) the rank holds before the run, or None."""
         if self.collective == "broadcast":
             return (0, pattern(rank, self.n)) if rank == self.root else None
         if self.collective == "allgather":

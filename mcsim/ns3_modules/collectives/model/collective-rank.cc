@@ -3,6 +3,7 @@
 
 #include "ns3/mcsim/nic.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -19,10 +20,24 @@ CollectiveRank::GetTypeId()
     return tid;
 }
 
+TypeId
+CollectiveRank::AddRegionOffset(TypeId tid)
+{
+    return tid.AddAttribute("RegionOffsetBytes",
+                            "Where the team's buffer begins in each rank's region, in bytes, the "
+                            "same on every rank of the team: its inputs, outputs, landing zones "
+                            "and every WRITE, READ and datagram's place are that far in (teams "
+                            "composed into a hierarchical collective share one region).",
+                            UintegerValue(0), // the buffer at the region's start
+                            MakeUintegerAccessor(&CollectiveRank::m_regionOffset),
+                            MakeUintegerChecker<uint64_t>(0, MAX_REGION_OFFSET));
+}
+
 CollectiveRank::CollectiveRank()
     : m_rank(0),
       m_nRanks(0),
       m_bytesPerRank(0),
+      m_regionOffset(0),
       m_timerSource(EventClass::TIMER),
       m_computeSource(EventClass::COMPLETION)
 {
@@ -111,7 +126,7 @@ uint8_t*
 CollectiveRank::Bytes(uint64_t offset, uint64_t n) const
 {
     Ptr<Nic> nic = m_stack->GetNic(m_host);
-    return nic->HasMemory() ? nic->Memory(offset, n) : nullptr;
+    return nic->HasMemory() ? nic->Memory(InRegion(offset), n) : nullptr;
 }
 
 std::vector<uint32_t>

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -68,6 +69,15 @@ class CollectiveRank : public Object, public QpOwner
     void SetOnFinished(std::function<void()> onFinished);
 
     static constexpr uint64_t NEVER = NEVER_PS; //!< a time that did not happen
+    /** "RegionOffsetBytes" at most: UD QPs take a local offset as int64_t (UdQp::PostSend). */
+    static constexpr uint64_t MAX_REGION_OFFSET = std::numeric_limits<int64_t>::max();
+
+    /**
+     * Adds "RegionOffsetBytes" to the TypeId of a rank class that places its whole buffer at that
+     * offset of its region (RingRank, McastAllgather, InnetReduction; their subclasses inherit it).
+     * A class without it keeps its buffer at 0.
+     */
+    static TypeId AddRegionOffset(TypeId tid);
 
     /**
      * The chunks a message of `bytes` is cut into, each at most `chunkBytes` (a rank's
@@ -161,7 +171,14 @@ class CollectiveRank : public Object, public QpOwner
         }
     }
 
-    /** Verify mode: n bytes of this rank's region at offset; null when the NIC has no memory. */
+    /** Where byte `at` of the team's buffer is in this rank's region: RegionOffsetBytes + at. */
+    uint64_t InRegion(uint64_t at) const
+    {
+        return m_regionOffset + at;
+    }
+
+    /** Verify mode: n bytes of the team's buffer at offset (InRegion); null when the NIC has no
+     * memory. */
     uint8_t* Bytes(uint64_t offset, uint64_t n) const;
     /** The distances 2, 4, 8, ... below P: the rings of the logarithmic schedules. */
     std::vector<uint32_t> PowerOfTwoDistances() const;
@@ -171,6 +188,7 @@ class CollectiveRank : public Object, public QpOwner
     uint32_t m_nRanks;
     uint32_t m_host; //!< hosts[rank] (not the whole list: P ranks would keep P^2 entries)
     uint64_t m_bytesPerRank;
+    uint64_t m_regionOffset; //!< "RegionOffsetBytes" (AddRegionOffset; 0 in a class without it)
     Stats m_stats;
     /** The order of the rank's own events (Setup places them at (host, unit::RANK + the number
      * of QPs its NIC had then, its first QP's number): two ranks on one host never share one). */

@@ -17,7 +17,7 @@ NS_OBJECT_ENSURE_REGISTERED(InnetReduction);
 TypeId
 InnetReduction::GetTypeId()
 {
-    static TypeId tid =
+    static TypeId tid = AddRegionOffset(
         TypeId("ns3::mcsim::InnetReduction")
             .SetParent<CollectiveRank>()
             .SetGroupName("Mcsim")
@@ -47,7 +47,7 @@ InnetReduction::GetTypeId()
                           "Every rank receives the whole sum (else a Reduce-Scatter).",
                           BooleanValue(false),
                           MakeBooleanAccessor(&InnetReduction::m_allreduce),
-                          MakeBooleanChecker());
+                          MakeBooleanChecker()));
     return tid;
 }
 
@@ -141,7 +141,7 @@ InnetReduction::PostMore()
                                ChunkSize(i),
                                c,
                                static_cast<uint32_t>(c),
-                               static_cast<int64_t>(offset));
+                               static_cast<int64_t>(InRegion(offset)));
         m_inFlight++;
     }
 }
@@ -162,9 +162,10 @@ InnetReduction::OnReceive(uint32_t /* host */, const Completion& c)
     if (c.packet != nullptr && nic->HasMemory())
     {
         const uint64_t block = m_allreduce ? 0 : m_rank;
-        nic->StorePayload(c.packet,
-                          c.bytes,
-                          block * m_bytesPerRank + static_cast<uint64_t>(i) * m_chunkBytes);
+        nic->StorePayload(
+            c.packet,
+            c.bytes,
+            InRegion(block * m_bytesPerRank + static_cast<uint64_t>(i) * m_chunkBytes));
     }
     m_stats.chunksReceived++;
     if (++m_received == m_chunks)

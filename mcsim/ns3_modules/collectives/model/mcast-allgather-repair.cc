@@ -122,7 +122,7 @@ McastAllgather::IssueReads()
         NS_LOG_DEBUG("rank " << m_rank << ": repair READ of chunks [" << r.first << ", "
                              << r.first + r.chunks << ") of source " << r.source);
         Note(EventKind::READ_OUT, r.source, r.first, r.chunks);
-        m_next->PostSend(RcQp::Verb::READ, r.bytes, offset, wrId, false, 0);
+        m_next->PostSend(RcQp::Verb::READ, r.bytes, InRegion(offset), wrId, false, 0);
     }
 }
 

@@ -30,7 +30,7 @@ constexpr uint64_t FIN_WR_ID = 1;          //!< the FIN's work request (a repair
 TypeId
 McastAllgather::GetTypeId()
 {
-    static TypeId tid =
+    static TypeId tid = AddRegionOffset(
         TypeId("ns3::mcsim::McastAllgather")
             .SetParent<CollectiveRank>()
             .SetGroupName("Mcsim")
@@ -93,7 +93,7 @@ McastAllgather::GetTypeId()
                           "The only contributing rank (a Broadcast), or -1 (an Allgather).",
                           IntegerValue(-1),
                           MakeIntegerAccessor(&McastAllgather::m_bcastRoot),
-                          MakeIntegerChecker<int32_t>(-1));
+                          MakeIntegerChecker<int32_t>(-1)));
     return tid;
 }
 
@@ -356,7 +356,7 @@ McastAllgather::PostMore()
                           m_posted,
                           true,
                           id,
-                          static_cast<int64_t>(offset),
+                          static_cast<int64_t>(InRegion(offset)),
                           !m_stopAndWait || last);
         m_posted++;
         m_inFlight++;
@@ -430,7 +430,7 @@ McastAllgather::OnReceive(uint32_t host, const Completion& c)
                 // verify mode: the datagram's bytes go to the chunk's place in the output
                 const uint64_t offset = (id / m_chunks) * m_bytesPerRank +
                                         static_cast<uint64_t>(id % m_chunks) * m_chunkBytes;
-                m_stack->GetNic(m_host)->StorePayload(c.packet, c.bytes, offset);
+                m_stack->GetNic(m_host)->StorePayload(c.packet, c.bytes, InRegion(offset));
             }
             const bool fresh = m_have.Get(id) == 0;
             m_stats.chunksReceived += fresh;

@@ -15,14 +15,15 @@ NS_OBJECT_ENSURE_REGISTERED(RingRank);
 TypeId
 RingRank::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::mcsim::RingRank")
+    static TypeId tid =
+        AddRegionOffset(TypeId("ns3::mcsim::RingRank")
                             .SetParent<CollectiveRank>()
                             .SetGroupName("Mcsim")
                             .AddAttribute("ChunkBytes",
                                           "Pipelining unit: bytes per RDMA WRITE with immediate.",
                                           UintegerValue(64 * 1024),
                                           MakeUintegerAccessor(&RingRank::m_chunkBytes),
-                                          MakeUintegerChecker<uint32_t>(1));
+                                          MakeUintegerChecker<uint32_t>(1)));
     return tid;
 }
 
@@ -112,7 +113,7 @@ RingRank::Write(uint32_t id, uint64_t base, uint32_t imm)
     }
     else
     {
-        m_next->PostSend(RcQp::Verb::WRITE, bytes, base + ChunkOffset(id), id, true, imm);
+        m_next->PostSend(RcQp::Verb::WRITE, bytes, InRegion(base + ChunkOffset(id)), id, true, imm);
     }
     m_stats.chunksSent++;
 }
