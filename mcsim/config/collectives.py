@@ -64,6 +64,8 @@ RC_PIPELINES = (
     "tree",
     "ring_mcast",
     "double_tree",
+    "hier_ring",
+    "hier_mcast",
 )
 HALVING_STEP_MAX_CHUNKS = 2**24 - 1  # a halving-doubling step's chunks (C++ HalvingDoublingAllreduce::CHUNK_BITS)
 TREE_MAX_IDS = 2**31 - 1  # a tree's slot x chunks + chunk, below its way-down flag (C++ TreeReduce::DOWN)
@@ -121,8 +123,22 @@ TWO_PHASE = {
 # Split collectives: (collective, algorithm) -> the algorithm of its two teams, which run at once, each on its
 # half of the buffer (NCCL's double binary tree: two trees, each rank inside one and a leaf of the other)
 SPLIT = {("allreduce", "double_tree"): "tree"}
-EVERY_ALGORITHM = (*ALGORITHMS, *TWO_PHASE, *SPLIT)  # every (collective, algorithm) a Scenario runs
-MCAST_ALGORITHMS = ("mcast", *(a for _, a in TWO_PHASE))  # algorithms that multicast (the protocol's options)
+# Hierarchical collectives on nodes of several GPUs (mcsim.topology.nodes): (collective, algorithm) -> its phases,
+# one after the other, each (where, algorithm): "rail", a team per rail at once (GPU l of every node: its shards,
+# nodes x N, at l x nodes x N of the region), or "node", a team per node at once (its GPUs: blocks of nodes x N, at
+# the region's start). The output is rail-major: GPU l of node n owns position l x nodes + n (Result.placement).
+HIERARCHICAL = {
+    ("allgather", "hier_ring"): (("rail", "ring"), ("node", "ring")),
+    ("allgather", "hier_mcast"): (("rail", "mcast"), ("node", "ring")),
+    ("reduce_scatter", "hier_ring"): (("node", "ring"), ("rail", "ring")),
+}
+EVERY_ALGORITHM = (*ALGORITHMS, *TWO_PHASE, *SPLIT, *HIERARCHICAL)  # every (collective, algorithm) a Scenario runs
+# algorithms that multicast (the protocol's options)
+MCAST_ALGORITHMS = (
+    "mcast",
+    *(a for _, a in TWO_PHASE),
+    *(a for (_, a), phases in HIERARCHICAL.items() if ("rail", "mcast") in phases),
+)
 INNET_ALGORITHMS = ("innet", *(a for (_, a), phases in TWO_PHASE.items() if "innet" in phases))  # the switches sum
 COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
 
@@ -224,7 +240,11 @@ class Part:
     collective: str
     algorithm: str
     bytes_per_rank_b: int
-    after: bool = False  # it starts once every rank of the part before it has finished (TWO_PHASE)
+    after: bool = (
+        False  # it starts once every team of the phase before has finished everywhere (TWO_PHASE, HIERARCHICAL)
+    )
+    phase: int = 0  # its phase: 0, or 1 and on after the phase before (TWO_PHASE, HIERARCHICAL)
+    hosts: tuple[int, ...] | None = None  # its team's ranks (None: every rank, 0..P-1)
     tree_shape: str = "heap"
     buffer_offset_b: int = 0
     scratch_offset_b: int | None = None
@@ -242,7 +262,7 @@ def parts_of(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int)
         block = ring_blocks(collective, n, ranks)[1]
         return [
             Part(collective="reduce_scatter", algorithm=reduce, bytes_per_rank_b=block),
-            Part(collective="allgather", algorithm=gather, bytes_per_rank_b=block, after=True),
+            Part(collective="allgather", algorithm=gather, bytes_per_rank_b=block, after=True, phase=1),
         ]
     if (collective, algorithm) in SPLIT:
         first = tree_halves(n)[0]
@@ -260,3 +280,30 @@ def parts_of(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int)
             if size
         ]
     return [Part(collective=collective, algorithm=algorithm, bytes_per_rank_b=n)]
+
+
+def hierarchical_parts(collective: str, algorithm: str, bytes_per_rank_b: int, nodes: int, gpus: int) -> list[Part]:
+    """The teams of a HIERARCHICAL collective on ``nodes`` nodes of ``gpus`` GPUs (GPU l of node n on host
+    n x gpus + l), phase by phase: a rail phase's team l holds GPU l of every node, its buffer of nodes x N at
+    l x nodes x N of each region; a node phase's team n holds node n's GPUs, blocks of nodes x N from the region's
+    start. So an Allgather's output and a Reduce-Scatter's blocks are rail-major (Result.placement)."""
+    n = bytes_per_rank_b
+    parts: list[Part] = []
+    for phase, (where, team_algorithm) in enumerate(HIERARCHICAL[collective, algorithm]):
+        if where == "rail":
+            teams = [(tuple(k * gpus + rail for k in range(nodes)), rail * nodes * n, n) for rail in range(gpus)]
+        else:
+            teams = [(tuple(range(k * gpus, (k + 1) * gpus)), 0, nodes * n) for k in range(nodes)]
+        parts += [
+            Part(
+                collective=collective,
+                algorithm=team_algorithm,
+                bytes_per_rank_b=size,
+                region_offset_b=offset,
+                hosts=hosts,
+                phase=phase,
+                after=phase > 0,
+            )
+            for hosts, offset, size in teams
+        ]
+    return parts

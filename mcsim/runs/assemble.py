@@ -80,14 +80,15 @@ class Assembly:
         """The fabric's in-network reductions (their aggregation trees), as fabric.build planned them."""
         return list(self.fabric.reductions)
 
-    def fill(self, expected: Expected, size: int) -> None:
-        """Verify mode: every rank (on hosts 0..P-1) gets a region of real bytes; contributors hold their input."""
-        for rank in range(expected.ranks):
-            rdma.enable_memory(self.stack, rank, size)
-            held = expected.input(rank)
+    def fill(self, expected: Expected, size: int, ranks: Sequence[int] | None = None) -> None:
+        """Verify mode: every host 0..P-1 gets a region of real bytes; contributors hold their input (host h that of
+        rank ``ranks[h]``: a hierarchical collective's output position; by default rank h)."""
+        for host in range(expected.ranks):
+            rdma.enable_memory(self.stack, host, size)
+            held = expected.input(host if ranks is None else ranks[host])
             if held is not None:
                 offset, data = held
-                rdma.write_memory(self.stack, rank, offset, data)
+                rdma.write_memory(self.stack, host, offset, data)
 
     def start_team(self, spec: TeamSpec, *, after: Any = None, events: bool = False) -> Any:
         """A collective team, started at 0 (or once every rank of ``after`` has finished); ``events``: its ranks

@@ -14,6 +14,7 @@ from mcsim.bounds import output_b
 from mcsim.config.collectives import (
     ALGORITHMS,
     HALVING_STEP_MAX_CHUNKS,
+    HIERARCHICAL,
     HOST_REDUCTIONS,
     MCAST,
     MCAST_ALGORITHMS,
@@ -117,7 +118,8 @@ class Scenario(Protocol):
 
 def check_host_reduction(sc: Scenario, n: int) -> None:
     """Verify mode: a ring reduction sums 32-bit integers, whole ones in every chunk."""
-    host = sc.algorithm in ("ring", "halving_doubling", *TREE_ALLREDUCES, "ring_mcast") or sc.collective == "reduce"
+    host = sc.algorithm in ("ring", "halving_doubling", *TREE_ALLREDUCES, "ring_mcast", "hier_ring")
+    host = host or sc.collective == "reduce"
     if not host or sc.collective not in ("reduce_scatter", "allreduce", "reduce"):
         return
     if n % 4 or sc.ring_chunk_b % 4:
@@ -153,8 +155,35 @@ def check_tagged_ids(sc: Scenario, p: int, n: int, ring_chunk: int) -> None:
             )
 
 
+def check_team_ids(sc: Scenario, mtu: int, ring_chunk: int) -> None:
+    """A hierarchical collective's teams, each a collective of its own: their chunk ids and PSNs fit their
+    integers."""
+    for algorithm, p, n in sorted({(q.algorithm, len(q.hosts or ()), q.bytes_per_rank_b) for q in sc.plan().parts}):
+        if algorithm == "mcast" and p * -(-n // mtu) > MCAST_MAX_CHUNKS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {p * -(-n // mtu)} multicast chunks of {mtu} B "
+                f"in a team of {p}; the chunk id has 24 bits (at most {MCAST_MAX_CHUNKS}): use a smaller shard"
+            )
+        if algorithm == "ring" and p * max(1, -(-n // ring_chunk)) > RING_MAX_CHUNKS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {p * max(1, -(-n // ring_chunk))} ring chunks "
+                f"of {ring_chunk} B in a team of {p}; the chunk id is the WRITE's 32-bit immediate (at most "
+                f"{RING_MAX_CHUNKS}): raise ring_chunk"
+            )
+        if algorithm == "ring" and (p - 1) * max(1, cost.packets(n, ring_chunk, mtu)) > MAX_PSNS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} sends {(p - 1) * cost.packets(n, ring_chunk, mtu)} "
+                f"packets over each ring QP of a team of {p}; RC PSNs are 32-bit and must not wrap in a run (at most "
+                f"{MAX_PSNS}): use a smaller shard"
+            )
+
+
 def check_chunk_ids(sc: Scenario, p: int, n: int, mtu: int, ring_chunk: int) -> None:
-    """The chunk ids and PSNs the C++ collectives use must fit their integers."""
+    """The chunk ids and PSNs the C++ collectives use must fit their integers (a hierarchical collective's: its
+    teams', check_team_ids)."""
+    if (sc.collective, sc.algorithm) in HIERARCHICAL:
+        check_team_ids(sc, mtu, ring_chunk)
+        return
     plan = sc.plan()
     sources, shard = plan.sources, plan.parts[-1].bytes_per_rank_b  # a two-phase Allreduce multicasts its blocks
     if sc.algorithm in MCAST_ALGORITHMS:
@@ -221,8 +250,8 @@ def region_end_b(team: Part | TeamSpec, ranks: int, verify: bool) -> int:
 
 
 def parts_end_b(sc: Scenario, verify: bool) -> int:
-    """The furthest region_end_b of the collective's teams (each on the P ranks): the region holds every team."""
-    return max(region_end_b(part, sc.n_ranks, verify) for part in sc.plan().parts)
+    """The furthest region_end_b of the collective's teams (each on its ranks): the region holds every team."""
+    return max(region_end_b(part, len(part.hosts) if part.hosts else sc.n_ranks, verify) for part in sc.plan().parts)
 
 
 def memory_b(sc: Scenario) -> int:

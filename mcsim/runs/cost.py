@@ -46,6 +46,10 @@ class RunShape:
     # chunks (of mtu_b) each rank sends into the switches' sums (Reduce-Scatter: P blocks' of N; Allreduce: N's)
     innet_chunks: int = 0
     halving_b: int = 0  # a halving-doubling Allreduce's buffer N (0: another algorithm)
+    # a hierarchical collective's teams (each on k ranks): its ring teams' k(k-1) x their block's packets (each
+    # crosses at most hops links), its multicast teams' k x their shard's chunks (each crosses its tree once)
+    team_ring_packets: int = 0
+    team_mcast_chunks: int = 0
 
 
 def halving_packets(s: RunShape) -> int:
@@ -93,6 +97,8 @@ def estimate(s: RunShape, hops: int) -> dict[str, int]:
         each; a multicast chunk crosses each link of its tree once (at most ``tree_links_bound``);
         an in-network chunk goes up its aggregation tree and its sum comes down it (at most twice
         ``tree_links_bound``); control, ACKs and repair not counted.
+        A hierarchical collective's teams count as such collectives of their own (``team_ring_packets``,
+        ``team_mcast_chunks``; a team's tree is within the P ranks' bound).
         ``hops_bound``: ``hops``. ``tree_links_bound``: the P host links plus the switch links of
         the tree, at most (switches - 1) and at most (P-1) x (hops_bound - 2) (the tree is a BFS
         tree from its centre). ``memory_b``: a conservative bound of the process's RAM, the sum of
@@ -111,6 +117,7 @@ def estimate(s: RunShape, hops: int) -> dict[str, int]:
     # switches' sums included) and its sum comes down it (at most one on each link again)
     total += 2 * s.innet_chunks * tree_links
     total += halving_packets(s) * hops
+    total += s.team_ring_packets * hops + s.team_mcast_chunks * tree_links
     memory = memory_parts_b(s)
     return {
         "packets": total,

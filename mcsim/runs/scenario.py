@@ -19,11 +19,13 @@ from mcsim.bounds import lacking_b, output_b
 from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
 from mcsim.config.collectives import (
+    HIERARCHICAL,
     INNET_ALGORITHMS,
     MCAST_ALGORITHMS,
     RING_CHUNK_B,
     Part,
     TeamSpec,
+    hierarchical_parts,
     parts_of,
     ring_blocks,
 )
@@ -33,7 +35,7 @@ from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import PcapConfig, RdmaConfig
 from mcsim.config.setup import Setup, shared_graph
 from mcsim.errors import McsimError, as_int
-from mcsim.result import Result
+from mcsim.result import Placement, Result
 from mcsim.runs import assemble, buffers, cost, packet_trace, scenario_checks, team_results
 from mcsim.runs.assemble import Reduction
 from mcsim.runs.scenario_checks import BATCHINGS
@@ -156,8 +158,14 @@ class Scenario:
         buffers, its cost and a run of jobs read of it."""
         p, n = self.n_ranks, self.bytes_per_rank_b
         ring = self.algorithm in ("ring", "ring_mcast")
+        where = self.placement()
+        parts = (
+            parts_of(self.collective, self.algorithm, n, p)
+            if where is None
+            else hierarchical_parts(self.collective, self.algorithm, n, where.nodes, where.gpus)
+        )
         return ScenarioPlan(
-            parts=tuple(parts_of(self.collective, self.algorithm, n, p)),
+            parts=tuple(parts),
             ranks=p,
             multicast=self.algorithm in MCAST_ALGORITHMS,
             in_network=self.algorithm in INNET_ALGORITHMS
@@ -166,6 +174,15 @@ class Scenario:
             rings=ring + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring"),
             lacking_b=lacking_b(self.collective, n, p),
         )
+
+    def placement(self) -> Placement | None:
+        """A hierarchical collective's nodes and rails (its ranks: the first P / G nodes' GPUs), else None."""
+        if (self.collective, self.algorithm) not in HIERARCHICAL:
+            return None
+        nodes = nodes_of(self.setup.graph())
+        if nodes is None:
+            raise McsimError(f"Scenario: algorithm={self.algorithm!r} needs nodes of several GPUs")
+        return Placement(nodes=self.n_ranks // nodes.gpus, gpus=nodes.gpus, nvlink_rate_bps=nodes.nvlink_bps)
 
     @property
     def n_ranks(self) -> int:
@@ -226,7 +243,19 @@ class Scenario:
             verify=self.verify,
             innet_chunks=self._innet_chunks(),
             halving_b=self.bytes_per_rank_b if self.algorithm == "halving_doubling" else 0,
+            **self._team_packets(plan),
         )
+
+    def _team_packets(self, plan: ScenarioPlan) -> dict[str, int]:
+        """A hierarchical collective's teams' packets, each team a ring or a multicast of its own (cost.RunShape)."""
+        ring = mcast = 0
+        for q in plan.parts if self.placement() is not None else ():
+            k, n = len(q.hosts or ()), q.bytes_per_rank_b
+            if q.algorithm == "mcast":
+                mcast += k * -(-n // self.rdma.mtu_b)
+            else:
+                ring += k * (k - 1) * cost.packets(n, self.ring_chunk_b, self.rdma.mtu_b)
+        return {"team_ring_packets": ring, "team_mcast_chunks": mcast}
 
     def _innet_chunks(self) -> int:
         """Chunks (of the MTU) each rank sends into the switches' sums: its in-network parts' (a Reduce-Scatter's P
@@ -266,22 +295,24 @@ class Scenario:
         if self.overlap == "reduce_scatter":
             n = self.bytes_per_rank_b
             parts.append(Part(collective="reduce_scatter", algorithm=self.overlap_algorithm, bytes_per_rank_b=n))
-        return [self._spec(part, trees, plan.multicast) for part in parts]
+        mcast = [i for i, part in enumerate(parts) if part.algorithm == "mcast"]
+        groups = [mcast.index(i) if i in mcast else len(mcast) for i in range(len(parts))]
+        return [self._spec(part, trees, self.endpoints * g) for part, g in zip(parts, groups, strict=True)]
 
-    def _spec(self, part: Part, trees: int, multicast: bool) -> TeamSpec:
-        """One team on ranks 0..P-1 with the scenario's tunables (each rank type reads its own); the
-        multicast team's groups first, the others' after them."""
+    def _spec(self, part: Part, trees: int, group: int) -> TeamSpec:
+        """One team on its part's ranks (all P by default) with the scenario's tunables (each rank type reads its
+        own); the multicast teams' groups first (``group``: its first), the others' after them."""
         algorithm = part.algorithm
         return TeamSpec(
             collective=part.collective,
             algorithm=algorithm,
-            hosts=tuple(range(self.n_ranks)),
+            hosts=part.hosts or tuple(range(self.n_ranks)),
             bytes_per_rank_b=part.bytes_per_rank_b,
             tree_shape=part.tree_shape,
             buffer_offset_b=part.buffer_offset_b,
             scratch_offset_b=part.scratch_offset_b,
             region_offset_b=part.region_offset_b,
-            group=0 if algorithm == "mcast" else self.endpoints * multicast,
+            group=group,
             trees=trees,
             roots=self.roots,
             batch=self.batch,
@@ -327,9 +358,11 @@ class Scenario:
     def _run(self, events: bool, pcap: PcapConfig | None = None, queue_trace: QueueTraceConfig | None = None) -> Result:
         plan, n = self.plan(), self.bytes_per_rank_b
         hosts = tuple(range(plan.ranks))
-        groups = [list(hosts)] * self.endpoints if plan.multicast else []
+        groups = [list(q.hosts or hosts) for q in plan.parts if q.algorithm == "mcast" for _ in range(self.endpoints)]
         reductions = [list(hosts)] if plan.in_network else []
         expected = Expected(self.collective, len(hosts), n, self.root) if self.verify else None
+        where = self.placement()
+        ranks = [h if where is None else where.position(h) for h in hosts]  # the expected output each host holds
         outputs: list[np.ndarray] = []
         layout = self.setup.layout()
         with assemble.assembled(
@@ -344,10 +377,10 @@ class Scenario:
         ) as run:
             specs = self.teams(run.reductions[0] if run.reductions else None)
             if expected is not None:
-                run.fill(expected, buffers.verify_memory_b(self))
+                run.fill(expected, buffers.verify_memory_b(self), ranks)
             teams: list[Any] = []
             for s, after in zip(specs, self._afters(len(specs)), strict=True):
-                teams.append(run.start_team(s, after=teams[-1] if after else None, events=events))
+                teams.append(run.start_team(s, after=[teams[j] for j in after] or None, events=events))
             files = run.run(pcap=pcap, queue_trace=queue_trace, layout=layout)
             stats = [run.team_stats(t) for t in teams]
             log = np.concatenate([run.team_events(t, i) for i, t in enumerate(teams)]) if events else None
@@ -360,7 +393,9 @@ class Scenario:
         rate = self.data_rate_bps
         results = [team_results.of_team(s, st, nic, fres, rate, faults) for s, st in zip(specs, stats, strict=True)]
         parts = len(plan.parts)
-        result = team_results.combined(results[:parts], self.collective, self.algorithm, self.bytes_per_rank_b)
+        result = team_results.phased(
+            specs[:parts], results[:parts], plan.parts, (self.collective, self.algorithm, self.bytes_per_rank_b), where
+        )
         if self.overlap is not None:
             result = dataclasses.replace(result, concurrent=results[parts])
         if log is not None:
@@ -370,14 +405,16 @@ class Scenario:
         if cc is not None:
             result = dataclasses.replace(result, congestion={k: v[: len(hosts)] for k, v in cc.items()})
         if expected is not None:
-            wrong = np.array([int(np.count_nonzero(out != expected.output(r))) for r, out in enumerate(outputs)])
+            owned = where is not None
+            wrong = np.array([expected.wrong_b(r, out, owned) for r, out in zip(ranks, outputs, strict=True)])
             result = dataclasses.replace(result, verified=bool((wrong == 0).all()), wrong_bytes=wrong)
         return result
 
-    def _afters(self, teams: int) -> list[bool]:
-        """Per team of the run: whether it starts once every rank of the team before it has finished."""
-        afters = [part.after for part in self.plan().parts]
-        return afters + [False] * (teams - len(afters))
+    def _afters(self, teams: int) -> list[list[int]]:
+        """Per team of the run: the teams it starts after (every team of the phase before its own), or none."""
+        parts = self.plan().parts
+        afters = [[j for j, q in enumerate(parts) if q.phase == part.phase - 1] if part.after else [] for part in parts]
+        return afters + [[] for _ in range(teams - len(afters))]
 
     # -----------------------------------------------------------------------------------------
     # as plain data

@@ -9,7 +9,7 @@ import math
 from typing import Protocol
 
 from mcsim.config.codec import GraphTopology
-from mcsim.config.collectives import check_algorithm
+from mcsim.config.collectives import HIERARCHICAL, check_algorithm
 from mcsim.config.fabric import FabricConfig, Faults, check_pfc
 from mcsim.config.rdma import (
     ENDPOINTS_WHY,
@@ -25,6 +25,7 @@ from mcsim.config.rdma import (
 from mcsim.config.setup import Setup
 from mcsim.errors import McsimError, pick, require_bool, require_int
 from mcsim.runs import buffers
+from mcsim.topology.nodes import nodes_of
 from mcsim.units import CLOCK_LIMIT, MAX_SIMULATED_PS, PS_PER_S, format_rate, parse_rate, parse_size
 
 # verify mode is a check for small runs: each rank's output is generated, copied out of C++ and
@@ -124,6 +125,7 @@ def check_fields(sc: Scenario) -> None:
     if sc.ranks is not None:
         require_int("Scenario", "ranks", sc.ranks, lo=2, hi=n_hosts, why=f" (the hosts of {name})")
     p = sc.n_ranks
+    check_hierarchical(sc, name)
     require_int("Scenario", "roots", sc.roots, lo=1, hi=p, why=" (the ranks)")
     require_int("Scenario", "root", sc.root, lo=0, hi=p - 1, why=" (a rank)")
     require_int("Scenario", "batch", sc.batch, lo=1, hi=MAX_QP_WR, why=QP_WR_WHY)
@@ -149,6 +151,28 @@ def check_fields(sc: Scenario) -> None:
         check_pfc("Scenario", sc.fabric, sc.setup.layout(), "fabric.")
     if rdma_cfg.congestion is not None:
         check_congestion_control("Scenario", sc.setup.layout(), rdma_cfg, "rdma.")
+
+
+def check_hierarchical(sc: Scenario, name: str) -> None:
+    """A hierarchical collective runs on whole nodes of several GPUs with a network between them: at least 2
+    nodes of at least 2 GPUs (its rail and node teams), alone (no overlap)."""
+    if (sc.collective, sc.algorithm) not in HIERARCHICAL:
+        return
+    where = f"Scenario: algorithm={sc.algorithm!r}"
+    nodes = nodes_of(sc.setup.graph())
+    if nodes is None or not nodes.rails:
+        raise McsimError(
+            f"{where} runs on nodes of several GPUs joined by a network (e.g. topology='rail-16x8'); "
+            f"topology={name!r} has {'no network' if nodes else 'no nodes'}"
+        )
+    p, g = sc.n_ranks, nodes.gpus
+    if g < 2 or p % g or p // g < 2:
+        raise McsimError(
+            f"{where} needs whole nodes, at least 2 of at least 2 GPUs: ranks={p} on nodes of {g} GPUs"
+            + (f"; give ranks a multiple of {g} from {2 * g} on" if g >= 2 else "")
+        )
+    if sc.overlap is not None:
+        raise McsimError(f"{where} runs alone: overlap={sc.overlap!r} goes with the flat algorithms")
 
 
 def check_modes(sc: Scenario, n: int) -> None:

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from mcsim.config.collectives import SPLIT, TeamSpec
+from mcsim.config.collectives import SPLIT, Part, TeamSpec
 from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
-from mcsim.result import FabricResult, Result
+from mcsim.result import FabricResult, Placement, Result
 from mcsim.units import NEVER
 
 
@@ -87,3 +87,28 @@ def merged(specs: list[TeamSpec], results: list[Result], ranks: int) -> Result:
         if first.link_down_for_good_ps is None
         else by_host([r.link_down_for_good_ps for r in results if r.link_down_for_good_ps is not None]),
     )
+
+
+def phased(
+    specs: list[TeamSpec],
+    results: list[Result],
+    parts: tuple[Part, ...],
+    what: tuple[str, str, int],
+    placement: Placement | None,
+) -> Result:
+    """The collective's (``what``: collective, algorithm, bytes per rank) Result from its teams': :func:`combined`,
+    or for a hierarchical collective (``placement``) its phases, each its teams :func:`merged`, then combined as
+    TWO_PHASE's (a rank's finish is its last phase's, the phase before in ``first_phase``), with the placement."""
+    collective, algorithm, n = what
+    if placement is None:
+        return combined(results, collective, algorithm, n)
+    ranks = placement.nodes * placement.gpus
+    phases = [
+        merged(
+            [s for s, q in zip(specs, parts, strict=True) if q.phase == k],
+            [r for r, q in zip(results, parts, strict=True) if q.phase == k],
+            ranks,
+        )
+        for k in sorted({q.phase for q in parts})
+    ]
+    return dataclasses.replace(combined(phases, collective, algorithm, n), placement=placement)

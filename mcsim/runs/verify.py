@@ -90,6 +90,15 @@ class Expected:
             return 0, pattern(rank, self.n)
         return 0, pattern(rank, self.ranks * self.n)  # Reduce-Scatter, Alltoall: P blocks
 
+    def wrong_b(self, rank: int, out: np.ndarray, owned: bool = False) -> int:
+        """Bytes of the rank's output ``out`` that differ from :meth:`output`; ``owned``: of a Reduce-Scatter only its
+        own block (a hierarchical one leaves partial sums in the others)."""
+        want = self.output(rank)
+        if owned and self.collective == "reduce_scatter":
+            block = slice(rank * self.n, (rank + 1) * self.n)
+            out, want = out[block], want[block]
+        return int(np.count_nonzero(out != want))
+
     def output(self, rank: int) -> np.ndarray:
         """The rank's output buffer when the collective is right (an Alltoall's: its send buffer as it
         was, then the receive buffer, block i from rank i)."""

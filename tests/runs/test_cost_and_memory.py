@@ -8,7 +8,7 @@ import networkx as nx
 import pytest
 
 from mcsim import topology
-from mcsim.config.collectives import EVERY_ALGORITHM
+from mcsim.config.collectives import EVERY_ALGORITHM, HIERARCHICAL
 from mcsim.config.rdma import MAX_QP_WR
 from mcsim.errors import McsimError
 from mcsim.routing import routes
@@ -56,6 +56,7 @@ def test_estimate_bounds_the_multicast_tree_and_counts_the_bitmaps():
 # every algorithm of every collective, and the overlapped Reduce-Scatters: at 64 KiB on 16 ranks every data packet
 # carries a whole MTU of payload (the Allreduces' blocks are N/P = 4 KiB), so a run's data packet-hops are at most
 # the bytes its ports sent / MTU (the headers, ACKs and control packets only add to that), and at most its packets
+RAIL_4X4 = "rail-4x4"  # 4 nodes of 4 H100s, a 400G NIC per GPU, 4 rails, 2 spines
 RUNS = [{"collective": c, "algorithm": a} for c, a in EVERY_ALGORITHM] + [
     {"collective": "allgather", "algorithm": a, "overlap": "reduce_scatter", "overlap_algorithm": o}
     for a in ("ring", "mcast")
@@ -65,7 +66,8 @@ RUNS = [{"collective": c, "algorithm": a} for c, a in EVERY_ALGORITHM] + [
 
 @pytest.mark.parametrize("run", RUNS, ids=lambda run: "-".join(run.values()))
 def test_estimate_bounds_every_algorithm_s_data_packet_hops(run):
-    sc = Scenario(topology="fat-tree-k4", bytes_per_rank="64KiB", **run)
+    hierarchical = (run["collective"], run["algorithm"]) in HIERARCHICAL  # on nodes of several GPUs
+    sc = Scenario(topology=RAIL_4X4 if hierarchical else "fat-tree-k4", bytes_per_rank="64KiB", **run)
     mtu = sc.rdma.mtu_b
     estimate = sc.estimate()["packets"]
     r = sc.run()

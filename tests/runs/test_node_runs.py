@@ -5,13 +5,11 @@ bound by the GPUs' NVLink, across nodes by their NICs; every byte lands where it
 import pytest
 
 from mcsim import topology
-from mcsim.config.codec import GraphTopology
 from mcsim.runs.scenario import Scenario
-from mcsim.topology.nodes import nodes_of, rail_optimised
+from mcsim.topology.nodes import nodes_of
 from mcsim.units import PS_PER_S
 
-NDR = {"rate_bps": 425 * 10**9, "encoding_data_bits": 16, "encoding_line_bits": 17, "delay_ps": 100_000}
-RAIL_4X4 = GraphTopology.of(rail_optimised(nodes=4, gpus_per_node=4, spines=2, **NDR))
+RAIL_4X4 = "rail-4x4"  # 4 nodes of 4 H100s, a 400G NIC per GPU, 4 rails, 2 spines
 
 
 def test_a_ring_allgather_inside_an_h100_node_lands_within_2_percent_of_its_nvlink_bound():
@@ -44,10 +42,10 @@ def test_collectives_on_nodes_are_byte_exact(collective, algorithm):
 def test_a_node_inside_a_rail_cluster_runs_at_nvlink_rate():
     """Ranks 0..3 are node 0's GPUs: their ring never leaves the node, so its bound is NVLink's."""
     r = Scenario(topology=RAIL_4X4, ranks=4, collective="allgather", algorithm="ring", bytes_per_rank="16MiB").run()
-    nvlink_bps = nodes_of(RAIL_4X4.graph()).nvlink_bps
+    nvlink_bps = nodes_of(topology.resolve(RAIL_4X4)).nvlink_bps
     assert r.bound_ps == pytest.approx((16 << 20) * 3 * 8 * PS_PER_S / nvlink_bps, rel=1e-12)
     assert 1 <= r.finish_ps.max() / r.bound_ps <= 1.03
-    g = RAIL_4X4.graph()
+    g = topology.resolve(RAIL_4X4)
     parts = [g.nodes[int(node)].get("part") for node in r.fabric.port_node]
     tx = r.fabric.ports["tx_packets"]
     assert sum(int(t) for t, part in zip(tx, parts, strict=True) if part == "nic") == 0  # no NIC sent a packet
