@@ -117,6 +117,12 @@ class HostCpuConfig:
         require_bool("HostCpuConfig", defer_completions=self.defer_completions)
 
 
+# A GPU's own receive (nodes of several GPUs, mcsim.topology.nodes): the payload lands in its memory by the NIC's or
+# the NVSwitch's writes, zero copy, and a kernel polls a flag: no cost per completion is modelled. The NVSwitch's
+# multicast and reduction (NVLS) are then the mcast and innet algorithms on a node with this receive.
+GPU_RECEIVE = HostCpuConfig(completion_ps=0)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RcConfig:
     """Reliable Connected QP settings, with their InfiniBand encodings (ibv_modify_qp).

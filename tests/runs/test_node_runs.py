@@ -5,6 +5,7 @@ bound by the GPUs' NVLink, across nodes by their NICs; every byte lands where it
 import pytest
 
 from mcsim import topology
+from mcsim.config.rdma import GPU_RECEIVE, RdmaConfig
 from mcsim.runs.scenario import Scenario
 from mcsim.topology.nodes import nodes_of
 from mcsim.units import PS_PER_S
@@ -50,3 +51,25 @@ def test_a_node_inside_a_rail_cluster_runs_at_nvlink_rate():
     tx = r.fabric.ports["tx_packets"]
     assert sum(int(t) for t, part in zip(tx, parts, strict=True) if part == "nic") == 0  # no NIC sent a packet
     assert sum(int(t) for t, part in zip(tx, parts, strict=True) if part == "nvswitch") > 0
+
+
+GPU = RdmaConfig(staging=False, processor=GPU_RECEIVE)  # zero copy into GPU memory, no cost per completion
+
+
+def test_nvls_allgather_injects_each_shard_once_and_the_nvswitch_copies_it():
+    """NVLS in mcsim is the switch multicast inside a node: each GPU injects its N once (4096 chunks of 4 KiB) and
+    receives the 7 others' shards, 7N."""
+    n = 16 << 20
+    r = Scenario(topology="dgx-h100", collective="allgather", algorithm="mcast", bytes_per_rank="16MiB", rdma=GPU).run()
+    assert r.complete
+    assert (r.injected_b == n).all() and (r.received_b == 7 * n).all()
+    assert (r.rank["chunks_sent"] == n // 4096).all()
+
+
+def test_nvls_allreduce_sends_n_and_receives_the_sum_once():
+    """The NVSwitch sums (in-network reduction): every GPU sends its N once and receives the N of the sum."""
+    n = 16 << 20
+    r = Scenario(topology="dgx-h100", collective="allreduce", algorithm="innet", bytes_per_rank="16MiB", rdma=GPU).run()
+    assert r.complete
+    assert (r.injected_b == n).all() and (r.received_b == n).all()
+    assert r.finish_ps.max() >= r.bound_ps  # N/B_NVLink: the bound of an in-network Allreduce
