@@ -6,7 +6,8 @@ A claim's ``kind`` says what agreement would mean: an "outcome" is predicted by 
 it proves nothing; a "structure" is an input of the topology, true by construction; a "conditional"
 claim is an outcome only under a named assumption, the DPA profile ``holds_under`` (mcsim.config.dpa.PROFILES)
 whose choice the claim itself bounded, so it is also evaluated under the other profiles; "not
-published" has no number to compare. ``runs`` / ``quick_runs`` are the sweeps (mcsim.sweep) that
+published" has no number to compare; "not modelled" has one, of a mechanism mcsim does not model yet (its note
+says which). ``runs`` / ``quick_runs`` are the sweeps (mcsim.sweep) that
 reproduce it, None where the check is a closed form (mcsim.config.dpa) or the topology itself.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 from mcsim.errors import McsimError
 from mcsim.sweep.spec import SweepSpec
 
-KINDS = ("outcome", "calibrated input", "structure", "conditional", "not published")
+KINDS = ("outcome", "calibrated input", "structure", "conditional", "not published", "not modelled")
 INPUT_KINDS = ("calibrated input", "structure")  # agreement proves nothing: the verdict "input"
 # "equal": the simulated value should be the published one; "at_most": the published value is an
 # upper bound the simulated one must not exceed (e.g. "16 threads are enough")
@@ -237,6 +238,10 @@ CLAIMS: tuple[Claim, ...] = (
     ),
 )
 
+# the other sections of PUBLISHED.md (nodes of several GPUs, in-network reduction), each module importing Claim
+from mcsim.reference.node_claims import NODE_CLAIMS  # noqa: E402  (after Claim and _spec, which it imports)
+
+CLAIMS = (*CLAIMS, *NODE_CLAIMS)
 BY_ID: dict[str, Claim] = {c.id: c for c in CLAIMS}
 
 

@@ -16,7 +16,8 @@ reuses them); the DPA claims are closed forms of mcsim.config.dpa under a DPA pr
   sdr-rdma: differs (22 threads)"), the chosen profile's first;
 - "differs": an outcome off its tolerance, an input that no longer matches, or a conditional claim
   false even under its profile;
-- "not published": no number to compare.
+- "not published": no number to compare;
+- "not modelled": a published number of a mechanism mcsim does not model yet (the reason says which).
 
 ``exit_status`` is 1 if a must-reproduce claim "differs": so an input must still match and a
 conditional claim must hold under its own profile (under another one it may differ: that is what the
@@ -38,6 +39,7 @@ from mcsim.bounds import lacking_b
 from mcsim.config.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError, pick
 from mcsim.reference.claims import DPA_HALF_THREADS, FDR, INPUT_KINDS, QUICK_TOPOLOGY, TESTBED, Claim, select
+from mcsim.reference.node_claims import NODE_EVALUATORS
 from mcsim.units import PS_PER_S, format_rate, parse_rate
 from mcsim.util.machine import check_workers
 from mcsim.util.output import Column, Table, check_writable
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
     from mcsim.sweep.spec import SweepSpec
 
 DEFAULT_STORE = Path("compare.sqlite")
-VERDICTS = ("reproduced", "within tolerance", "input", "conditional", "differs", "not published")
+VERDICTS = ("reproduced", "within tolerance", "input", "conditional", "differs", "not published", "not modelled")
 HOLDS = ("reproduced", "within tolerance")  # an outcome's verdicts that say the claim holds
 # published numbers are given to 2-3 digits: closer than this is the published number itself
 PRECISION = 0.005
@@ -332,6 +334,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "dpa-half": _dpa_half,
     "dpa-thread": _dpa_thread,
     "testbed": _testbed,
+    **NODE_EVALUATORS,
 }
 
 
@@ -341,6 +344,8 @@ def verdict(claim: Claim, value: float | None) -> tuple[float | None, str]:
     :func:`evaluate` turns into "conditional" or "differs"."""
     if claim.kind == "not published" or claim.value is None:
         return None, "not published"
+    if claim.kind == "not modelled":
+        return None, "not modelled"
     if value is None:
         return None, "differs"
     ratio = value / claim.value

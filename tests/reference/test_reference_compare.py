@@ -14,17 +14,21 @@ from pathlib import Path
 
 import pytest
 
+from mcsim import topology
 from mcsim.cli import main
 from mcsim.config import dpa
 from mcsim.errors import McsimError
 from mcsim.reference import claims
 from mcsim.reference.claims import BY_ID, CLAIMS, Claim
 from mcsim.reference.compare import VERDICTS, counts, evaluate, exit_status, table_text, verdict, verdict_summary
+from mcsim.topology.nodes import nodes_of
 from mcsim.units import parse_rate
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 CONDITIONAL = ("dpa-1/16", "dpa-half")
-INPUTS = ("dpa-thread", "dpa-zc-4x", "testbed")
+INPUTS = ("dpa-thread", "dpa-zc-4x", "testbed", "h100-ring-ar")
+NOT_MODELLED = ("h200-ar", "b300-nvls-ar", "multinode-nvls", "256gpu-ag", "sharp-fsdp")
+NODE_OUTCOMES = ("h100-nvls-ag", "h100-nvls-ar", "ndr-nic", "sharp-95")  # simulated on nodes, a fat tree
 
 # the published record sits beside the repository (../shared/PUBLISHED.md), as the issue names it
 PUBLISHED = Path(__file__).resolve().parents[3] / "shared" / "PUBLISHED.md"
@@ -32,11 +36,16 @@ TRAFFIC = "traffic-2x"  # needs mcsim.reference.traffic (the traffic slice)
 SIMULATED = [c.id for c in CLAIMS if c.runs is not None and c.id != TRAFFIC]
 
 
+# the sections of PUBLISHED.md whose tables' rows are claims (the first cell: the id)
+CLAIM_SECTIONS = ("## Claims", "## Nodes of several GPUs", "## In-network reduction (SHARP)")
+
+
 def published_ids() -> list[str]:
-    """The ids of PUBLISHED.md's Claims table: the first cell of each row under "## Claims"."""
+    """The ids of PUBLISHED.md's claim tables: the first cell of each row under CLAIM_SECTIONS."""
     if not PUBLISHED.is_file():
         pytest.skip(f"the published record {PUBLISHED} is not beside this checkout")
-    section = PUBLISHED.read_text().split("## Claims", 1)[1].split("\n## ", 1)[0]
+    text = PUBLISHED.read_text()
+    section = "".join(text.split(head, 1)[1].split("\n## ", 1)[0] for head in CLAIM_SECTIONS)
     ids = [m.group(1).strip() for m in re.finditer(r"^\|([^|]+)\|", section, re.M)]
     return [i for i in ids if i not in ("id",) and not set(i) <= set("-: ")]
 
@@ -84,6 +93,17 @@ def test_inputs_are_labelled_input_and_match_the_models_constants(quick_rows):
     assert dpa.thread_rate("zero_copy", 4096, cfg) * 4096 / 2**30 == pytest.approx(BY_ID["dpa-thread"].value, 1e-3)
     assert cfg.staging_cycles / cfg.zero_copy_cycles == BY_ID["dpa-zc-4x"].value
     assert rows["dpa-thread"].ratio == pytest.approx(1, abs=1e-3)
+    # the H100's NVLink data rate is NCCL's model's 18 x 20.6 GB/s: the ring figure is its input
+    assert nodes_of(topology.resolve("dgx-h100")).nvlink_bps == 18 * 206 * 10**8 * 8
+    assert rows["h100-ring-ar"].ratio == pytest.approx(1, abs=0.05)
+
+
+def test_what_mcsim_does_not_model_is_said_and_fails_nothing(quick_rows):
+    _, rows = quick_rows
+    assert {c.id for c in CLAIMS if c.kind == "not modelled"} == set(NOT_MODELLED)
+    for cid in NOT_MODELLED:
+        assert rows[cid].verdict == "not modelled" and rows[cid].ratio is None and rows[cid].note
+        assert not BY_ID[cid].must_reproduce and BY_ID[cid].runs is None
 
 
 def holds_under(cid: str, profile: str) -> tuple[bool, list[int | None]]:
@@ -146,7 +166,14 @@ def test_kinds_and_the_claim_mcsim_cannot_reproduce(quick_rows):
     assert 0.9 * 2 * 15 / 17 <= rows["ag-rs-2x"].ratio * BY_ID["ag-rs-2x"].value <= 2 * 15 / 17
     # the DPA claims are closed forms (no sweep); the simulated ones have a quick and a full sweep
     assert all((c.runs is None) == (c.quick_runs is None) for c in CLAIMS)
-    assert {c.id for c in CLAIMS if c.runs is not None} == {TRAFFIC, "scales-1.6T", "ring-bound", "ag-rs-2x"}
+    assert {c.id for c in CLAIMS if c.runs is not None} == {
+        TRAFFIC,
+        "scales-1.6T",
+        "ring-bound",
+        "ag-rs-2x",
+        "h100-ring-ar",
+        *NODE_OUTCOMES,
+    }
     assert exit_status(list(rows.values())) == 0
 
 
