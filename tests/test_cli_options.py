@@ -152,7 +152,8 @@ BAD_INPUT = [
     (["allgather", "--threads", "4"], r"--threads=4 is the DPA's; give --processor dpa"),
     (
         ["allreduce", "--receive-path", "zero_copy"],
-        r"--receive-path is for datagrams \(mcast, ring_mcast, innet_mcast, innet\); ring receives RDMA WRITEs "
+        r"--receive-path is for datagrams \(mcast, ring_mcast, innet_mcast, hier_mcast, innet\); ring receives RDMA "
+        r"WRITEs "
         "in place",
     ),
     (["allreduce", "--overlap", "reduce_scatter"], r"allreduce: --overlap is for allgather \(FSDP's .*\)"),
@@ -179,7 +180,8 @@ BAD_INPUT = [
     (["allreduce", "--reduce-ps-per-byte", "-1"], r"Scenario: reduce_ps_per_byte=-1 must be >= 0"),
     (
         ["allgather", "--algorithm", "rign", "--roots", "2"],
-        r"unknown algorithm for allgather 'rign'; choose one of bruck, mcast, recursive_doubling, ring; "
+        r"unknown algorithm for allgather 'rign'; choose one of bruck, hier_mcast, hier_ring, mcast, "
+        r"recursive_doubling, ring; "
         r"did you mean 'ring'\?",
     ),
     # outputs and inputs checked before any run
@@ -281,7 +283,10 @@ def test_an_option_that_the_combination_reads_is_accepted():
     [
         (
             "allgather",
-            ["--roots K mcast, ring_mcast, innet_mcast: roots multicasting at once (default: 2)", "(default: 5)"],
+            [
+                "--roots K mcast, ring_mcast, innet_mcast, hier_mcast: roots multicasting at once (default: 2)",
+                "(default: 5)",
+            ],
         ),
         ("broadcast", ["the root rank (default: 0)", "(default: 1MiB)", "binomial or chain or mcast"]),
         (

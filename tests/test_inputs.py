@@ -200,7 +200,8 @@ def _with_edges(**attrs) -> nx.Graph:
         ),
         (
             {"algorithm": "tree"},
-            r"^unknown algorithm for allgather 'tree'; choose one of bruck, mcast, recursive_doubling, ring$",
+            r"^unknown algorithm for allgather 'tree'; choose one of bruck, hier_mcast, hier_ring, mcast, "
+            r"recursive_doubling, ring$",
         ),
         # a lossless buffer holds one largest packet: the MTU, 86 B of RDMA headers, the physical overhead
         (

@@ -5,8 +5,10 @@ size / time, busbw algbw times the collective's factor."""
 
 import pytest
 
-from mcsim.config.collectives import EVERY_ALGORITHM
+from mcsim.config.codec import GraphTopology
+from mcsim.config.collectives import EVERY_ALGORITHM, HIERARCHICAL
 from mcsim.runs.scenario import Scenario
+from mcsim.topology.nodes import rail_optimised
 
 P, N = 4, 4096
 # nccl-tests' size for N bytes per rank (mcsim's bytes_per_rank): the received buffer of all_gather
@@ -24,8 +26,11 @@ NCCL = {
 
 @pytest.mark.parametrize(("collective", "algorithm"), sorted(EVERY_ALGORITHM))
 def test_size_count_algbw_and_busbw_are_nccl_tests(collective, algorithm):
+    # a hierarchical algorithm runs on nodes: P = 2 nodes of 2 GPUs, 400G NICs
+    nodes = GraphTopology.of(rail_optimised(nodes=2, gpus_per_node=2, rate_bps=400 * 10**9, delay_ps=100_000))
+    topology = nodes if (collective, algorithm) in HIERARCHICAL else "fat-tree-k4"
     row = (
-        Scenario(topology="fat-tree-k4", collective=collective, algorithm=algorithm, ranks=P, bytes_per_rank=N)
+        Scenario(topology=topology, collective=collective, algorithm=algorithm, ranks=P, bytes_per_rank=N)
         .run()
         .summary()
     )

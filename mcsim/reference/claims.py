@@ -13,17 +13,13 @@ reproduce it, None where the check is a closed form (mcsim.config.dpa) or the to
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from mcsim.errors import McsimError
+from mcsim.reference.claim import Claim, spec_of
+from mcsim.reference.node_claims import NODE_CLAIMS
 from mcsim.sweep.spec import SweepSpec
 
-KINDS = ("outcome", "calibrated input", "structure", "conditional", "not published", "not modelled")
-INPUT_KINDS = ("calibrated input", "structure")  # agreement proves nothing: the verdict "input"
-# "equal": the simulated value should be the published one; "at_most": the published value is an
-# upper bound the simulated one must not exceed (e.g. "16 threads are enough")
-RELATIONS = ("equal", "at_most")
 PAPER = "Khalilov et al., SC'24 (arXiv 2408.13356)"
 QUICK_TOPOLOGY = "fat-tree-k4"  # --quick: 16 ranks instead of the testbed's 188
 TESTBED = "testbed-188"
@@ -32,61 +28,15 @@ DPA_HALF_THREADS = 128  # half of BlueField-3's 16 x 16 threads
 DPA_HALF = {"kind": "dpa", "threads": DPA_HALF_THREADS}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Claim:
-    """One published claim, named by its id in PUBLISHED.md."""
-
-    id: str
-    statement: str
-    value: float | None  # the published number, None where the claim has none
-    unit: str | None
-    source: str
-    kind: str  # one of KINDS
-    tolerance: float  # relative: |simulated / published - 1| <= tolerance counts as reproduced
-    # `mcsim compare` exits 1 if this claim's verdict is "differs": an outcome off its tolerance, an
-    # input that no longer matches the published number, a conditional claim false under holds_under
-    must_reproduce: bool
-    quick: bool  # part of `mcsim compare --quick`
-    relation: str = "equal"  # one of RELATIONS
-    runs: SweepSpec | None = None  # the reproducing runs (full mode), None: closed form / structure
-    quick_runs: SweepSpec | None = None  # the same, smaller (--quick)
-    note: str = ""  # why the kind / must_reproduce is what it is
-    holds_under: str | None = None  # "conditional": the DPA profile under which it is an outcome
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise McsimError(f"claim {self.id!r}: kind={self.kind!r} must be one of {', '.join(KINDS)}")
-        if self.relation not in RELATIONS:
-            raise McsimError(f"claim {self.id!r}: relation={self.relation!r} must be one of {', '.join(RELATIONS)}")
-        if (self.value is None) != (self.kind == "not published"):
-            raise McsimError(f"claim {self.id!r}: a value goes with every kind but 'not published'")
-        if (self.holds_under is None) == (self.kind == "conditional"):
-            raise McsimError(f"claim {self.id!r}: holds_under (a DPA profile) goes with kind 'conditional' only")
-
-    def published(self) -> str:
-        """The published value with its unit, e.g. "1.6 Tbit/s"; "-" where none was published."""
-        if self.value is None:
-            return "-"
-        return f"{self.value:g} {self.unit}" if self.unit else f"{self.value:g}"
-
-    def spec(self, quick: bool) -> SweepSpec | None:
-        """The sweep this claim runs in quick or full mode."""
-        return self.quick_runs if quick else self.runs
-
-
-def _spec(name: str, base: dict[str, Any], axes: dict[str, list[Any]]) -> SweepSpec:
-    return SweepSpec(name=f"compare-{name}", base=base, axes=axes)
-
-
 def _ring_vs_mcast(name: str, topology: str, size: str, **base: Any) -> SweepSpec:
     common = {"topology": topology, "rate": FDR, "bytes_per_rank": size, **base}
-    return _spec(name, common, {"algorithm": ["ring", "mcast"]})
+    return spec_of(name, common, {"algorithm": ["ring", "mcast"]})
 
 
 def _offloaded_pair(name: str, topology: str) -> SweepSpec:
     """FSDP's AG || RS at 1 MiB per rank, each collective ring or offloaded (the four pairs)."""
     base = {"topology": topology, "rate": FDR, "bytes_per_rank": "1MiB", "overlap": "reduce_scatter"}
-    return _spec(name, base, {"algorithm": ["ring", "mcast"], "overlap_algorithm": ["ring", "innet"]})
+    return spec_of(name, base, {"algorithm": ["ring", "mcast"], "overlap_algorithm": ["ring", "innet"]})
 
 
 def _at_line_rate(name: str, topology: str, size: str) -> SweepSpec:
@@ -94,7 +44,7 @@ def _at_line_rate(name: str, topology: str, size: str) -> SweepSpec:
     (one endpoint per thread, so every thread has work)."""
     base = {"topology": topology, "bytes_per_rank": size, "algorithm": "mcast", "staging": False}
     base |= {"processor": DPA_HALF, "endpoints": DPA_HALF["threads"]}
-    return _spec(name, base, {"rate": ["1.6Tbps"]})
+    return spec_of(name, base, {"rate": ["1.6Tbps"]})
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -238,10 +188,7 @@ CLAIMS: tuple[Claim, ...] = (
     ),
 )
 
-# the other sections of PUBLISHED.md (nodes of several GPUs, in-network reduction), each module importing Claim
-from mcsim.reference.node_claims import NODE_CLAIMS  # noqa: E402  (after Claim and _spec, which it imports)
-
-CLAIMS = (*CLAIMS, *NODE_CLAIMS)
+CLAIMS = (*CLAIMS, *NODE_CLAIMS)  # then the other sections of PUBLISHED.md: nodes of several GPUs, SHARP
 BY_ID: dict[str, Claim] = {c.id: c for c in CLAIMS}
 
 

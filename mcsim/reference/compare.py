@@ -38,14 +38,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 from mcsim.bounds import lacking_b
 from mcsim.config.dpa import DEFAULT_PROFILE
 from mcsim.errors import McsimError, pick
-from mcsim.reference.claims import DPA_HALF_THREADS, FDR, INPUT_KINDS, QUICK_TOPOLOGY, TESTBED, Claim, select
+from mcsim.reference.claim import INPUT_KINDS, Claim
+from mcsim.reference.claims import DPA_HALF_THREADS, FDR, QUICK_TOPOLOGY, TESTBED, select
+from mcsim.reference.evaluation import Context, Measure, by_algorithm, sweep_rows, where
 from mcsim.reference.node_claims import NODE_EVALUATORS
 from mcsim.units import PS_PER_S, format_rate, parse_rate
 from mcsim.util.machine import check_workers
 from mcsim.util.output import Column, Table, check_writable
 
 if TYPE_CHECKING:
-    from mcsim.config.dpa import DpaConfig
     from mcsim.sweep.spec import SweepSpec
 
 DEFAULT_STORE = Path("compare.sqlite")
@@ -73,32 +74,6 @@ class Row:
     must_reproduce: bool
     reason: str  # one line: how the simulated value was had
     note: str  # the claim's note: why its kind (and must_reproduce) is what it is
-
-
-@dataclass(frozen=True, slots=True)
-class Measure:
-    """What an evaluator found: the value compared with the claim's, as text, and why."""
-
-    simulated: str
-    value: float | None  # in the claim's unit; None: none could be had (the reason says why)
-    reason: str
-    brief: str = ""  # the value in a few words, for a conditional claim's condition ("22 threads")
-
-
-@dataclass(frozen=True, slots=True)
-class Context:
-    """What every evaluator may use: the mode, the store and workers of its runs, the DPA profile of
-    the closed forms (a name in mcsim.config.dpa.PROFILES)."""
-
-    quick: bool
-    store: Path
-    workers: int | None
-    profile: str = DEFAULT_PROFILE
-
-    def dpa(self) -> DpaConfig:
-        from mcsim.config import dpa
-
-        return dpa.profile(self.profile)
 
 
 class Progress:
@@ -131,37 +106,15 @@ def runs_text(specs: Sequence[SweepSpec], store: Path) -> str:
     return f"{len(keys)} run{'s' * (len(keys) != 1)}: {stored} from the store, {len(keys) - stored} to simulate"
 
 
-def _sweep_rows(claim: Claim, ctx: Context) -> list[dict[str, Any]]:
-    """The claim's runs (mcsim.sweep.run_sweep: stored ones are reused), in spec order, all ended complete."""
-    from mcsim.sweep import run_sweep
-
-    spec = claim.spec(ctx.quick)
-    if spec is None:
-        raise McsimError(f"claim {claim.id!r} has no runs in {'quick' if ctx.quick else 'full'} mode")
-    rows, untimed = run_sweep(spec, ctx.store, workers=ctx.workers, progress=False).timed_rows()
-    if untimed:
-        raise McsimError(f"claim {claim.id!r}: run {untimed[0]}")
-    return rows
-
-
-def _by_algorithm(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return {r["algorithm"]: r for r in rows}
-
-
-def _where(rows: list[dict[str, Any]]) -> str:
-    r = rows[0]
-    return f"P={r['ranks']}, {r['bytes_per_rank_b'] // 1024} KiB/rank, {format_rate(r['data_rate_bps'])} data rate"
-
-
 def _ring_bound(claim: Claim, ctx: Context) -> Measure:
-    rows = _sweep_rows(claim, ctx)
-    by = _by_algorithm(rows)
+    rows = sweep_rows(claim, ctx)
+    by = by_algorithm(rows)
     ring, mcast = by["ring"]["time_over_bound"], by["mcast"]["time_over_bound"]
     worst = max(ring, mcast)
     return Measure(
         f"ring {ring:.3f}, mcast {mcast:.3f} x N(P-1)/BW",
         worst,
-        f"simulated time / receive bound, the worse of ring and multicast ({_where(rows)})",
+        f"simulated time / receive bound, the worse of ring and multicast ({where(rows)})",
     )
 
 
@@ -175,8 +128,8 @@ def _traffic(claim: Claim, ctx: Context) -> Measure:
     except ModuleNotFoundError:
         raise McsimError(f"claim {claim.id!r} needs mcsim.reference.traffic, which this install lacks") from None
 
-    rows = _sweep_rows(claim, ctx)
-    by = _by_algorithm(rows)
+    rows = sweep_rows(claim, ctx)
+    by = by_algorithm(rows)
     simulated = by["ring"]["link_traversals"] / by["mcast"]["link_traversals"]
     topology = QUICK_TOPOLOGY if ctx.quick else TESTBED
     p = int(by["ring"]["ranks"])
@@ -185,7 +138,7 @@ def _traffic(claim: Claim, ctx: Context) -> Measure:
     return Measure(
         f"{simulated:.2f} x simulated, {counted:.2f} x counted",
         simulated,
-        f"ring / multicast link traversals on {topology} ({_where(rows)}): simulated packets (RC ACKs and the "
+        f"ring / multicast link traversals on {topology} ({where(rows)}): simulated packets (RC ACKs and the "
         f"multicast's TOKEN/FIN SENDs included), and mcsim's routes counted for the data alone "
         f"(mcsim.reference.traffic); the authors' rule gives {authors:.2f} x for P={p} on their 1024-host tree, "
         "where it counts a backward send as 2 hops (mcsim report: traffic-vs-p)",
@@ -198,7 +151,7 @@ def _finish_ps(row: dict[str, Any]) -> int:
 
 
 def _ag_rs(claim: Claim, ctx: Context) -> Measure:
-    rows = _sweep_rows(claim, ctx)
+    rows = sweep_rows(claim, ctx)
     by = {(r["algorithm"], r["overlap_algorithm"]): r for r in rows}
     pairs = (("ring", "ring"), ("mcast", "innet"), ("mcast", "ring"))
     rings, offloaded, mcast_ring = (_finish_ps(by[pair]) for pair in pairs)
@@ -206,7 +159,7 @@ def _ag_rs(claim: Claim, ctx: Context) -> Measure:
     return Measure(
         f"{rings / offloaded:.2f} x speedup",
         rings / offloaded,
-        f"AG||RS finish, ring || ring over multicast AG || in-network RS ({_where(rows)}); at most "
+        f"AG||RS finish, ring || ring over multicast AG || in-network RS ({where(rows)}); at most "
         f"2(P-1)/(P+1) = {2 * (p - 1) / (p + 1):.2f}: two rings move 2(P-1)N through each link, the offloaded pair "
         f"(P+1)N. Multicast AG || ring RS gives {rings / mcast_ring:.2f}x: every rank still receives (P-1)N for "
         "the ring RS",
@@ -216,7 +169,7 @@ def _ag_rs(claim: Claim, ctx: Context) -> Measure:
 def _scales(claim: Claim, ctx: Context) -> Measure:
     from mcsim.config import dpa
 
-    rows = _sweep_rows(claim, ctx)
+    rows = sweep_rows(claim, ctx)
     r = rows[0]
     received_bps = lacking_b("allgather", r["bytes_per_rank_b"], r["ranks"]) * 8 * PS_PER_S / r["time_ps"]
     threads = DPA_HALF_THREADS
@@ -228,7 +181,7 @@ def _scales(claim: Claim, ctx: Context) -> Measure:
         f"{received_bps / 1e12:.2f} Tbit/s",
         received_bps / 1e12,
         f"bytes each rank received per second, multicast Allgather at 1.6 Tbit/s links on the zero-copy path "
-        f"with {threads} DPA threads ({_where(rows)}; {r['time_over_bound']:.2f} x N(P-1)/BW); the runs use the "
+        f"with {threads} DPA threads ({where(rows)}; {r['time_over_bound']:.2f} x N(P-1)/BW); the runs use the "
         f"default (sc24) sharing; closed form, {threads} threads: {have} chunks/s, "
         f"{dpa.packet_rate(parse_rate('1.6Tbps'), CHUNK_B) / 1e6:.1f} M needed",
     )

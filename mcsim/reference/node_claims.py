@@ -11,12 +11,10 @@ model yet is "not modelled", with what is missing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mcsim.reference.claims import Claim, _spec
-
-if TYPE_CHECKING:
-    from mcsim.reference.compare import Context, Measure
+from mcsim.reference.claim import Claim, spec_of
+from mcsim.reference.evaluation import Context, Measure, by_algorithm, sweep_rows, where
 
 NODE = "dgx-h100"
 RAILS = "rail-4x4"  # 4 nodes of 4 H100s, a 400G NDR NIC per GPU
@@ -34,7 +32,7 @@ NCCL_TESTS = "github.com/NVIDIA/nccl-tests issues"
 
 
 def _node(name: str, collective: str, size: str, algorithms: list[str]) -> Any:
-    return _spec(
+    return spec_of(
         name, {"topology": NODE, "collective": collective, "bytes_per_rank": size, **GPU}, {"algorithm": algorithms}
     )
 
@@ -96,12 +94,12 @@ NODE_CLAIMS: tuple[Claim, ...] = (
         tolerance=0.05,
         must_reproduce=False,
         quick=True,
-        runs=_spec(
+        runs=spec_of(
             "ndr-nic",
             {"topology": RAILS, "collective": "allgather", "bytes_per_rank": "16MiB", **GPU},
             {"algorithm": ["ring"]},
         ),
-        quick_runs=_spec(
+        quick_runs=spec_of(
             "ndr-nic-quick",
             {"topology": RAILS, "collective": "allgather", "bytes_per_rank": "4MiB", **GPU},
             {"algorithm": ["ring"]},
@@ -171,7 +169,7 @@ NODE_CLAIMS: tuple[Claim, ...] = (
         tolerance=0.05,
         must_reproduce=False,
         quick=True,
-        runs=_spec(
+        runs=spec_of(
             "sharp-95",
             {
                 "topology": "fat-tree-k8",
@@ -182,7 +180,7 @@ NODE_CLAIMS: tuple[Claim, ...] = (
             },
             {"algorithm": ["innet"]},
         ),
-        quick_runs=_spec(
+        quick_runs=spec_of(
             "sharp-95-quick",
             {
                 "topology": "fat-tree-k4",
@@ -213,35 +211,27 @@ NODE_CLAIMS: tuple[Claim, ...] = (
 
 
 def _busbw(claim: Claim, ctx: Context) -> Measure:
-    from mcsim.reference.compare import Measure, _sweep_rows, _where
-
-    rows = _sweep_rows(claim, ctx)
+    rows = sweep_rows(claim, ctx)
     busbw = rows[0]["busbw_Bps"] / 1e9
-    return Measure(f"{busbw:.1f} GB/s busbw", busbw, f"{rows[0]['algorithm']} {rows[0]['collective']} ({_where(rows)})")
+    return Measure(f"{busbw:.1f} GB/s busbw", busbw, f"{rows[0]['algorithm']} {rows[0]['collective']} ({where(rows)})")
 
 
 def _nvls_over_ring(claim: Claim, ctx: Context) -> Measure:
-    from mcsim.reference.compare import Measure, _by_algorithm, _sweep_rows, _where
-
-    rows = _sweep_rows(claim, ctx)
-    by = _by_algorithm(rows)
+    rows = sweep_rows(claim, ctx)
+    by = by_algorithm(rows)
     ring, nvls = by["ring"]["busbw_Bps"] / 1e9, by["mcast"]["busbw_Bps"] / 1e9
     return Measure(
-        f"NVLS {nvls:.1f}, ring {ring:.1f} GB/s busbw", nvls / ring, f"NVLS busbw / ring busbw ({_where(rows)})"
+        f"NVLS {nvls:.1f}, ring {ring:.1f} GB/s busbw", nvls / ring, f"NVLS busbw / ring busbw ({where(rows)})"
     )
 
 
 def _fraction_of_bound(claim: Claim, ctx: Context) -> Measure:
-    from mcsim.reference.compare import Measure, _sweep_rows, _where
-
-    rows = _sweep_rows(claim, ctx)
+    rows = sweep_rows(claim, ctx)
     share = 1 / rows[0]["time_over_bound"]
-    return Measure(f"{share:.3f} x N/BW", share, f"the bound over the simulated time ({_where(rows)})")
+    return Measure(f"{share:.3f} x N/BW", share, f"the bound over the simulated time ({where(rows)})")
 
 
 def _not_modelled(claim: Claim, ctx: Context) -> Measure:
-    from mcsim.reference.compare import Measure
-
     return Measure("-", None, "a mechanism mcsim does not model yet: see the note")
 
 

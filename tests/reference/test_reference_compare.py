@@ -19,7 +19,8 @@ from mcsim.cli import main
 from mcsim.config import dpa
 from mcsim.errors import McsimError
 from mcsim.reference import claims
-from mcsim.reference.claims import BY_ID, CLAIMS, Claim
+from mcsim.reference.claim import INPUT_KINDS, Claim
+from mcsim.reference.claims import BY_ID, CLAIMS
 from mcsim.reference.compare import VERDICTS, counts, evaluate, exit_status, table_text, verdict, verdict_summary
 from mcsim.topology.nodes import nodes_of
 from mcsim.units import parse_rate
@@ -82,7 +83,7 @@ def test_every_claim_has_a_row_with_a_verdict_a_one_line_reason_and_its_note(qui
 
 def test_inputs_are_labelled_input_and_match_the_models_constants(quick_rows):
     _, rows = quick_rows
-    assert {c.id for c in CLAIMS if c.kind in claims.INPUT_KINDS} == set(INPUTS)
+    assert {c.id for c in CLAIMS if c.kind in INPUT_KINDS} == set(INPUTS)
     for cid in INPUTS:
         assert rows[cid].verdict == "input", rows[cid]
     # the testbed is an input by construction: the topology file was built to have these numbers
@@ -186,7 +187,7 @@ def test_verdict_rules():
     at_most = dataclasses.replace(eq, relation="at_most")
     assert verdict(at_most, 0.5) == (0.25, "reproduced")  # the bound holds
     assert verdict(at_most, 2.4)[1] == "differs"
-    for kind in claims.INPUT_KINDS:
+    for kind in INPUT_KINDS:
         assert verdict(dataclasses.replace(eq, kind=kind), 2.0) == (1.0, "input")
         assert verdict(dataclasses.replace(eq, kind=kind), 3.0)[1] == "differs"  # an input that no longer matches
     gap = dataclasses.replace(eq, kind="not published", value=None)

@@ -126,7 +126,8 @@ def test_same_scenario_twice_is_identical():
         ({"bytes_per_rank": "0"}, r"Scenario: bytes_per_rank='0' must be > 0"),
         (
             {"algorithm": "tree"},
-            r"unknown algorithm for allgather 'tree'; choose one of bruck, mcast, recursive_doubling, ring",
+            r"unknown algorithm for allgather 'tree'; choose one of bruck, hier_mcast, hier_ring, mcast, "
+            r"recursive_doubling, ring",
         ),
         (
             {"collective": "broadcast", "algorithm": "ring"},
