@@ -7,7 +7,9 @@ The cluster is the ready topology rail-16x8 (--topology; --quick: rail-4x4, 4 no
 H100 nodes, each GPU with its own 400G NDR ConnectX-7 on PCIe Gen5 x16, NIC r of every node on rail r's leaf (8
 rails), 4 spines joining the rails (docs/topologies.md, "Nodes of several GPUs"); NVLink 370.8 GB/s a GPU each
 way (NCCL's 18 x 20.6). Every GPU runs one collective of --bytes-per-rank N (docs/collectives.md):
-- ring: the flat ring over all GPUs in host order (NVLink inside a node, NIC to NIC between nodes);
+- ring: the flat ring over all GPUs in host order (NVLink inside a node; from GPU G-1 of a node to GPU 0 of the
+  next: another rail, so through the spines, where ECMP puts two of rail-16x8's 16 such flows on one link: 2.06 x
+  its bound measured at 1 and 16 MiB; NCCL's rings cross between nodes on one rail);
 - hier_ring: a ring per rail at once through the NICs (GPU l of every node), then a ring per node over NVLink
   (Reduce-Scatter: the other way round); no packet leaves its rail;
 - hier_mcast (Allgather): the rail phase is the multicast Allgather (a group per rail), every node's GPU
@@ -30,7 +32,7 @@ N(P-1)/B_NIC, nccl-tests' bus bandwidth, and the wire bytes (headers included), 
 its leaf and received from it, what a GPU sent into the NVSwitch, and what all spines sent together (0 for the
 hierarchical ones: no packet crosses rails).
 
-Time on this machine (2 cores): --quick 1 s; rail-16x8 at 1 MiB 25 s; at 16 MiB 7 min.
+Time on this machine (2 cores, shared): --quick 3 s; rail-16x8 at 1 MiB 25 s; at 16 MiB 7 min.
 
 Run: mcsim run scenarios/rail_cluster.py [--quick | --topology rail-16x8] [--bytes-per-rank 1MiB]
      [--mcast-receive gpu|dpa]
