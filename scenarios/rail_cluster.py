@@ -137,7 +137,7 @@ def run(name: str, collective: str, algorithm: str, n: int, receive: str) -> dic
 def main() -> int:
     parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--topology", default=None, help=f"a rail-optimised cluster (default {TOPOLOGY})")
-    parser.add_argument("--quick", action="store_true", help=f"{QUICK}: 4 nodes of 4 GPUs (~1 s)")
+    parser.add_argument("--quick", action="store_true", help=f"{QUICK}: 4 nodes of 4 GPUs (~3 s)")
     parser.add_argument(
         "--bytes-per-rank", default="1MiB", help="each GPU's shard (Allgather) or block (Reduce-Scatter)"
     )
