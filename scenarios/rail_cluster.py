@@ -32,7 +32,7 @@ N(P-1)/B_NIC, nccl-tests' bus bandwidth, and the wire bytes (headers included), 
 its leaf and received from it, what a GPU sent into the NVSwitch, and what all spines sent together (0 for the
 hierarchical ones: no packet crosses rails).
 
-Time on this machine (2 cores, shared): --quick 3 s; rail-16x8 at 1 MiB 25 s; at 16 MiB 7 min.
+Time on this machine (2 cores, shared): --quick 3 s; rail-16x8 at 1 MiB 30 s; at 16 MiB 7 min.
 
 Run: mcsim run scenarios/rail_cluster.py [--quick | --topology rail-16x8] [--bytes-per-rank 1MiB]
      [--mcast-receive gpu|dpa]
