@@ -67,8 +67,9 @@ ADDED_LATER = (
     "queue_trace",
     "unfinished",
     "placement",
+    "team_ranks",
 )  # Result.first_phase (issue 33), Result.protocol_events, .pcap_files (35), FabricResult.pfc (36), .queue_trace,
-# JobResult.unfinished (49: None for a job that completed), Result.placement (51: hierarchical collectives only)
+# JobResult.unfinished (49: None for a job that completed), Result.placement, .team_ranks (51: hierarchical)
 
 
 def _walk(h: hashlib._Hash, value: object) -> None:

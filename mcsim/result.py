@@ -329,6 +329,9 @@ class Result:
     # per rank: when its host's only link went down for good (Faults.link_down ... FOREVER), NEVER: never
     link_down_for_good_ps: np.ndarray | None = None
     placement: Placement | None = None  # a hierarchical collective's nodes, rails and output order
+    # a phase of a hierarchical collective (Result.first_phase): the ranks of each of its teams (its bound's P;
+    # its arrays hold every rank's); None otherwise
+    team_ranks: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -461,7 +464,7 @@ class Result:
             network_b, nvlink_b = hierarchical_b(self.bytes_per_rank_b, p.nodes, p.gpus)
             return (network_b / self.data_rate_bps + nvlink_b / p.nvlink_rate_bps) * 8 * PS_PER_S
         return (
-            bound_b(self.collective, self.algorithm, self.bytes_per_rank_b, self.ranks)
+            bound_b(self.collective, self.algorithm, self.bytes_per_rank_b, self.team_ranks or self.ranks)
             * 8
             * PS_PER_S
             / (self.data_rate_bps)

@@ -35,9 +35,7 @@ def setup_team(stack: abi.Handle, spec: TeamSpec) -> abi.Handle:
     return team
 
 
-def start_team(
-    stack: abi.Handle, spec: TeamSpec, after: abi.Handle | Sequence[abi.Handle] | None = None
-) -> abi.Handle:
+def start_team(stack: abi.Handle, spec: TeamSpec, after: abi.Handle | Sequence[abi.Handle] | None = None) -> abi.Handle:
     """Create, wire and schedule one team on an RdmaStack (at spec.start_ps, or once every rank of the
     team ``after``, or of every team in it, has finished); return the C++ CollectiveTeam."""
     team = setup_team(stack, spec)

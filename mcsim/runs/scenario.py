@@ -184,6 +184,12 @@ class Scenario:
             raise McsimError(f"Scenario: algorithm={self.algorithm!r} needs nodes of several GPUs")
         return Placement(nodes=self.n_ranks // nodes.gpus, gpus=nodes.gpus, nvlink_rate_bps=nodes.nvlink_bps)
 
+    def _team_rate_bps(self, spec: TeamSpec) -> int:
+        """A team's data rate on nodes of several GPUs: NVLink's if its ranks share a node, else the NICs'."""
+        nodes = nodes_of(self.setup.graph())
+        assert nodes is not None  # a hierarchical collective's (placement)
+        return nodes.nvlink_bps if len({nodes.node_of(h) for h in spec.hosts}) == 1 else nodes.network_bps
+
     @property
     def n_ranks(self) -> int:
         return self.ranks if self.ranks is not None else self.setup.hosts
@@ -391,10 +397,18 @@ class Scenario:
                 outputs = [run.read_memory(h, expected.output_b) for h in hosts]
         faults = self.faults or Faults()
         rate = self.data_rate_bps
-        results = [team_results.of_team(s, st, nic, fres, rate, faults) for s, st in zip(specs, stats, strict=True)]
+        rates = [rate if where is None else self._team_rate_bps(s) for s in specs]
+        results = [
+            team_results.of_team(s, st, nic, fres, r, faults) for s, st, r in zip(specs, stats, rates, strict=True)
+        ]
         parts = len(plan.parts)
         result = team_results.phased(
-            specs[:parts], results[:parts], plan.parts, (self.collective, self.algorithm, self.bytes_per_rank_b), where
+            specs[:parts],
+            results[:parts],
+            plan.parts,
+            (self.collective, self.algorithm, self.bytes_per_rank_b),
+            where,
+            rate,
         )
         if self.overlap is not None:
             result = dataclasses.replace(result, concurrent=results[parts])

@@ -64,7 +64,8 @@ def combined(results: list[Result], collective: str, algorithm: str, bytes_per_r
 
 def merged(specs: list[TeamSpec], results: list[Result], ranks: int) -> Result:
     """One phase of a hierarchical collective, several teams at once on disjoint hosts covering 0..P-1, as one
-    Result over ranks 0..P-1 (rank h on host h): each rank's times and counters its team's."""
+    Result over ranks 0..P-1 (rank h on host h): each rank's times and counters its team's; its bound a team's
+    (team_ranks, the teams' data rate)."""
     order = np.concatenate([np.array(s.hosts, dtype=np.intp) for s in specs])
     if sorted(order.tolist()) != list(range(ranks)):
         raise McsimError(f"merged: the teams' hosts {sorted(order.tolist())} are not the ranks 0..{ranks - 1}")
@@ -78,6 +79,7 @@ def merged(specs: list[TeamSpec], results: list[Result], ranks: int) -> Result:
     return dataclasses.replace(
         first,
         ranks=ranks,
+        team_ranks=len(specs[0].hosts),
         finish_ps=by_host([r.finish_ps for r in results]),
         injected_b=by_host([r.injected_b for r in results]),
         received_b=by_host([r.received_b for r in results]),
@@ -95,10 +97,12 @@ def phased(
     parts: tuple[Part, ...],
     what: tuple[str, str, int],
     placement: Placement | None,
+    network_bps: int = 0,
 ) -> Result:
     """The collective's (``what``: collective, algorithm, bytes per rank) Result from its teams': :func:`combined`,
     or for a hierarchical collective (``placement``) its phases, each its teams :func:`merged`, then combined as
-    TWO_PHASE's (a rank's finish is its last phase's, the phase before in ``first_phase``), with the placement."""
+    TWO_PHASE's (a rank's finish is its last phase's, the phase before in ``first_phase``), with the placement and
+    the NICs' data rate ``network_bps`` (each phase keeps its teams': NVLink's in a node)."""
     collective, algorithm, n = what
     if placement is None:
         return combined(results, collective, algorithm, n)
@@ -111,4 +115,5 @@ def phased(
         )
         for k in sorted({q.phase for q in parts})
     ]
-    return dataclasses.replace(combined(phases, collective, algorithm, n), placement=placement)
+    whole = combined(phases, collective, algorithm, n)
+    return dataclasses.replace(whole, placement=placement, team_ranks=None, data_rate_bps=network_bps)

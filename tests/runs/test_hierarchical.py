@@ -50,10 +50,15 @@ def test_hierarchical_ring_lands_within_3_percent_of_its_bound_and_stays_on_its_
         assert int(wire_b[port]) >= n * 3
 
 
-def test_the_phases_run_one_after_the_other():
-    r = Scenario(topology=RAIL_4X4, collective="allgather", algorithm="hier_ring", bytes_per_rank="1MiB").run()
-    first = r.first_phase
+def test_the_phases_run_one_after_the_other_each_within_its_own_bound():
+    n = 4 << 20
+    r = Scenario(topology=RAIL_4X4, collective="allgather", algorithm="hier_ring", bytes_per_rank="4MiB").run()
+    first, found = r.first_phase, nodes_of(topology.resolve(RAIL_4X4))
     assert first is not None and first.finish_ps.max() < r.finish_ps.min()  # every rail done before any node is
+    # the rail phase's bound: N(nodes-1) through each NIC; the two phases' bounds add up to the whole's
+    assert first.bound_ps == pytest.approx(n * 3 * 8 * PS_PER_S / found.network_bps, rel=1e-12)
+    assert first.team_ranks == 4 and r.team_ranks is None and r.data_rate_bps == found.network_bps
+    assert 1 <= first.finish_ps.max() / first.bound_ps <= 1.03
 
 
 @pytest.mark.parametrize(
