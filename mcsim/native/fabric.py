@@ -292,6 +292,10 @@ def _configure(
         i64([e["delay_ps"] for e in edges]),
         len(layout.links),
     )
+    latencies = [layout.graph.nodes[n].get("latency_ps") for n in layout.switches]
+    if any(ps is not None for ps in latencies):  # a switch of its own latency (a node's hub or NIC: 0)
+        own = u64([config.switch_latency_ps if ps is None else ps for ps in latencies])
+        lib.mcsim_fabric_set_switch_latencies(fabric, own, len(own))
     switches = list(layout.switches)
     _set_routes(lib, fabric, switches, start, None)
     for reroute in reroutes:

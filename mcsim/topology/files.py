@@ -166,6 +166,8 @@ def _load_graphml(data: bytes, where: str, stem: str) -> nx.Graph:
         attrs = dict(raw.nodes[node])
         if "tier" in attrs:
             attrs["tier"] = _int_attr(f"{where}: node {node}", "tier", attrs["tier"])
+        if "latency_ps" in attrs:
+            attrs["latency_ps"] = _int_attr(f"{where}: node {node}", "latency_ps", attrs["latency_ps"])
         g.add_node(ids[node], **attrs)
     for u, v, attrs in sorted(raw.edges(data=True), key=lambda e: sorted((ids[e[0]], ids[e[1]]))):
         attrs = {"encoding_data_bits": 1, "encoding_line_bits": 1, "parallel": 1, **attrs}

@@ -14,15 +14,16 @@ The GPU's RDMA engine (its QPs, its completion processing) is the host's NIC mod
 the same packets (the NIC's MTU and headers). Routes take the shortest paths: inside a node through the
 NVSwitch; to GPU l of another node on rail l (GPU l's own NIC at both ends); to another GPU of another node
 over any of the equally short ways (the own rail and a spine, the NVSwitch and the destination's rail, or the
-own rail and the destination node's NVSwitch), spread by ECMP. Two simplifications, stated: a GPU's NVLink
-and network traffic share its one link into its hub (NVLink at 450 GB/s is 9x a 400G NIC), and the hub and
-the NIC forward with the fabric's switch latency.
+own rail and the destination node's NVSwitch), spread by ECMP. The hub and the NIC forward in 0 (their
+``latency_ps``: the hub is no device, the NIC's latency is the NIC model's), the NVSwitch with the fabric's switch
+latency (an assumption: no NVSwitch figure is published). A simplification, stated: a GPU's NVLink and network
+traffic share its one link into its hub (NVLink at 450 GB/s is 9x a 400G NIC).
 
 Graph conventions beyond :mod:`mcsim.topology`'s: node attr ``part`` ("gpu", "hub", "nvswitch", "nic") and
 ``node`` (the node's index) on every part of a node; ``gpu`` (its index in the node) on a GPU and its hub;
-``nvlinks`` (its NVLink count) on a GPU; ``nvlink_ports`` on an NVSwitch; ``rail`` on a NIC and on a rail's
-leaves. A link between two parts of one node is inside the node (NVLink, PCIe, a GPU's link to its hub): a
-topology-wide ``rate`` leaves it alone.
+``nvlinks`` (its NVLink count) on a GPU; ``latency_ps`` (0) on a hub and a NIC; ``nvlink_ports`` on an NVSwitch;
+``rail`` on a NIC and on a rail's leaves. A link between two parts of one node is inside the node (NVLink, PCIe,
+a GPU's link to its hub): a topology-wide ``rate`` leaves it alone.
 """
 
 from __future__ import annotations
@@ -165,6 +166,7 @@ def add_node(
         g.add_node(host, role=HOST, tier=GPU_TIER, name=f"n{n}.gpu{local}", part="gpu", node=n, gpu=local)
         g.nodes[host]["nvlinks"] = gpu.links
         g.add_node(hub, role=SWITCH, tier=HUB_TIER, name=f"n{n}.hub{local}", part="hub", node=n, gpu=local)
+        g.nodes[hub]["latency_ps"] = 0  # no device: where the GPU's NVLink and PCIe part
         g.add_edge(host, hub, **{**nvlink, "delay_ps": 0})
         g.add_edge(hub, nvswitch, **nvlink)
     return nvswitch + 1
@@ -331,6 +333,7 @@ def rail_optimised(
         for r in range(rails):
             nic = first_nic + r
             g.add_node(nic, role=SWITCH, tier=NIC_TIER, name=f"n{n}.nic{r}", part="nic", node=n, rail=r)
+            g.nodes[nic]["latency_ps"] = 0  # the NIC's own latency is the NIC model's (SendLatency, ReceiveLatency)
             for local in range(r * gpus_per_nic, (r + 1) * gpus_per_nic):
                 g.add_edge(first_hub + local, nic, **pcie_edge)
             g.add_edge(nic, first_leaf + r * leaves + n // per_leaf, **wire)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import networkx as nx
 
 from mcsim.errors import McsimError, require_integer
-from mcsim.topology.physics import EDGE_ATTRS, check_link
+from mcsim.topology.physics import EDGE_ATTRS, MAX_DELAY_PS, check_link
 
 HOST = "host"
 SWITCH = "switch"
@@ -23,7 +23,8 @@ def validate(g: nx.Graph, *, where: str = "topology") -> None:
     """Raise McsimError unless ``g`` follows the graph conventions of this module.
 
     Checks: an undirected simple graph; node ids 0..N-1 with the hosts first (at least one host);
-    node attrs role, tier (0 for hosts, >= 1 for switches) and a unique name; edge attrs all
+    node attrs role, tier (0 for hosts, >= 1 for switches) and a unique name (a switch may have latency_ps, its own
+    forwarding latency: 0..1 s); edge attrs all
     positive integers (delay_ps >= 0, encoding_data_bits <= encoding_line_bits); no self-loops;
     every host has exactly one link, with parallel=1 (one NIC port); connected. So the only graph
     without switches is two hosts joined by one link. Every message starts with ``where`` (a file's
@@ -56,6 +57,8 @@ def validate(g: nx.Graph, *, where: str = "topology") -> None:
         if name in names:
             raise McsimError(f"{where}: node {node} name={name!r} is already node {names[name]}'s; names are unique")
         names[name] = node
+        if "latency_ps" in attrs:  # a switch's own forwarding latency (a node's hub and NIC: 0)
+            check_latency(f"{where}: node {node}", role, attrs["latency_ps"])
         if role == HOST:
             last_host = node
         else:
@@ -89,6 +92,15 @@ def validate(g: nx.Graph, *, where: str = "topology") -> None:
             f"{where}: graph is disconnected: {len(parts)} components; e.g. node {far} "
             f"({g.nodes[far]['name']}) cannot reach node 0 ({g.nodes[0]['name']})"
         )
+
+
+def check_latency(where: str, role: str, latency_ps: object) -> None:
+    """A switch's ``latency_ps``: an integer 0..MAX_DELAY_PS (1 s, as a link's delay); a host has none."""
+    if role != SWITCH:
+        raise McsimError(f"{where}: latency_ps is a switch's; a host's latency is its NIC's")
+    require_integer(where, latency_ps=latency_ps)
+    if not 0 <= int(latency_ps) <= MAX_DELAY_PS:  # type: ignore[call-overload]
+        raise McsimError(f"{where}: latency_ps={latency_ps} must be 0..{MAX_DELAY_PS} (1 s)")
 
 
 def _node_index(g: nx.Graph, x: int, where: str) -> int:

@@ -184,3 +184,33 @@ def test_a_bad_node_file_is_one_line_from_the_command(tmp_path):
     res = subprocess.run([sys.executable, "-m", "mcsim", "topo", "show", str(f)], capture_output=True, text=True)
     assert res.returncode != 0
     assert res.stderr.strip().count("\n") == 0 and "gpus=0 must be >= 1" in res.stderr
+
+
+def test_a_switch_s_own_latency_is_added_on_every_path_through_it():
+    """A node's hubs forward in 0 (their latency_ps); give them 1 us and a 2-GPU ring's one WRITE, which crosses
+    both hubs (GPU, hub, NVSwitch, hub, GPU), lands exactly 2 us later."""
+    g = nvlink_node(2)
+    assert {d["latency_ps"] for _, d in g.nodes(data=True) if d.get("part") in ("hub", "nic")} == {0}
+    run = {"collective": "allgather", "algorithm": "ring", "bytes_per_rank": "4KiB"}
+    base = Scenario(topology=g, **run).run().finish_ps
+    slow = nx.Graph(g)
+    for _, d in slow.nodes(data=True):
+        if d.get("part") == "hub":
+            d["latency_ps"] = 1_000_000
+    assert (Scenario(topology=slow, **run).run().finish_ps - base == 2_000_000).all()
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [(-1, r"latency_ps=-1 must be 0..1000000000000 \(1 s\)$"), (2.5, r"latency_ps=2.5 must be an integer"),
+     (10**13, r"latency_ps=10000000000000 must be 0..1000000000000")],
+)  # fmt: skip
+def test_a_bad_switch_latency_is_one_line(value, message, tmp_path):
+    g = nx.Graph(nvlink_node(2))
+    g.nodes[2]["latency_ps"] = value
+    with pytest.raises(McsimError, match=message):
+        topology.validate(g)
+    host = nx.Graph(nvlink_node(2))
+    host.nodes[0]["latency_ps"] = 0
+    with pytest.raises(McsimError, match=r"latency_ps is a switch's; a host's latency is its NIC's$"):
+        topology.validate(host)

@@ -131,6 +131,12 @@ mcsim_fabric_set_lossy_hosts(void* fabric, const uint32_t* hosts, uint64_t n)
 }
 
 MCSIM_ABI int64_t
+mcsim_fabric_set_switch_latencies(void* fabric, const uint64_t* latency_ps, uint64_t n)
+{
+    return capi::Do([&] { capi::As<Fabric>(fabric).SetSwitchLatencies(latency_ps, n); });
+}
+
+MCSIM_ABI int64_t
 mcsim_fabric_set_chosen_drops(void* fabric,
                               uint32_t node,
                               uint32_t port,

@@ -182,5 +182,30 @@ Fabric::GetRouteUpdates() const
     return m_routeUpdatesApplied;
 }
 
+void
+Fabric::SetSwitchLatencies(const uint64_t* latencyPs, std::size_t n)
+{
+    constexpr uint64_t maxPs = 1000000000000; // 1 s, as a link's delay
+    if (n != m_switches.size())
+    {
+        throw std::invalid_argument("Fabric::SetSwitchLatencies: " + std::to_string(n) +
+                                    " latencies for " + std::to_string(m_switches.size()) +
+                                    " switches");
+    }
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        if (latencyPs[i] > maxPs)
+        {
+            throw std::invalid_argument(
+                "Fabric::SetSwitchLatencies: " + std::to_string(latencyPs[i]) + " ps is over 1 s");
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        m_switches[i]->SetAttribute("Latency",
+                                    TimeValue(PicoSeconds(static_cast<int64_t>(latencyPs[i]))));
+    }
+}
+
 } // namespace mcsim
 } // namespace ns3

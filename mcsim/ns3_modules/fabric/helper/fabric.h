@@ -147,6 +147,13 @@ class Fabric : public Object
      */
     void SetLossyHosts(const uint32_t* hosts, std::size_t n);
     /**
+     * After Build: switch i (node nHosts + i) forwards with latencyPs[i] ps (its "Latency"); n must
+     * be the number of switches, each at most 1 s. A part of a node that is no switch chip (a GPU's
+     * hub, a NIC's port) forwards in 0.
+     * @throws std::invalid_argument for another n or a latency over 1 s
+     */
+    void SetSwitchLatencies(const uint64_t* latencyPs, std::size_t n);
+    /**
      * Give port g's loss random variable stream `stream + g`, drawn with RngSeed 1 and RngRun
      * Seed whatever the global RngSeedManager says (it is left as it was): the losses depend only
      * on Seed, the stream numbers and the traffic. Ports given a loss later use the same base.
