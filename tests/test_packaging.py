@@ -144,7 +144,8 @@ def test_user_topology_folders(monkeypatch, tmp_path):
     assert topology.ready()["my-k4"] == first / "my-k4.toml"
     assert topology.host_count(topology.resolve("my-k4")) == 16
     assert topology.host_count(topology.resolve("testbed-188")) == 128  # the user's (a k8 fat tree)
-    known = r"choose one of fat-tree-1024-r32, fat-tree-k16, .*, my-k4, testbed-188; did you mean 'my-k4'\?$"
+    known = r"choose one of dgx-h100, fat-tree-1024-r32, fat-tree-k16, .*, my-k4, .*, testbed-188; "
+    known += r"did you mean 'my-k4'\?$"
     with pytest.raises(McsimError, match=r"^unknown topology 'my-k5'; " + known):
         topology.resolve("my-k5")
 
