@@ -174,6 +174,7 @@ def test_kinds_and_the_claim_mcsim_cannot_reproduce(quick_rows):
         "ring-bound",
         "ag-rs-2x",
         "h100-ring-ar",
+        "h100-nvls-ar",
         *NODE_OUTCOMES,
     }
     assert exit_status(list(rows.values())) == 0
