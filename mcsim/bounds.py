@@ -91,9 +91,20 @@ def bound_b(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) 
     return lacking_b(collective, bytes_per_rank_b, ranks)
 
 
-def hierarchical_b(bytes_per_rank_b: int, nodes: int, gpus: int) -> tuple[int, int]:
-    """(bytes through each GPU's NIC, bytes through its NVLink) that a hierarchical Allgather or Reduce-Scatter on
-    ``nodes`` nodes of ``gpus`` GPUs must move, one phase after the other: N(nodes-1) in the rail phase (each GPU
-    gets, or gives, the shards of its rail), then nodes x N(gpus-1) in the node phase (each GPU gets, or gives,
-    the other rails' blocks of nodes x N); a Reduce-Scatter runs the same phases the other way round."""
+def allreduce_block_b(bytes_per_rank_b: int, ranks: int) -> int:
+    """The largest of the P blocks an Allreduce of N bytes is split into: 4-byte elements when N is a multiple of
+    4, else bytes, the first N mod P elements' blocks one longer (C++ RingRank::BlockBytes)."""
+    granule = 4 if bytes_per_rank_b % 4 == 0 else 1
+    return -(-(bytes_per_rank_b // granule) // ranks) * granule
+
+
+def hierarchical_b(collective: str, bytes_per_rank_b: int, nodes: int, gpus: int) -> tuple[int, int]:
+    """(bytes through each GPU's NIC, bytes through its NVLink) that a hierarchical collective on ``nodes`` nodes of
+    ``gpus`` GPUs must move, one phase after the other: n(nodes-1) in a rail phase (each GPU gets, or gives, the
+    shards of its rail), nodes x n(gpus-1) in a node phase (the other rails' blocks of nodes x n); n is N, and an
+    Allgather or a Reduce-Scatter has one phase of each, an Allreduce (its blocks n, allreduce_block_b) two of each
+    (the Reduce-Scatter, then the Allgather)."""
+    if collective == "allreduce":
+        n = allreduce_block_b(bytes_per_rank_b, nodes * gpus)
+        return 2 * n * (nodes - 1), 2 * nodes * n * (gpus - 1)
     return bytes_per_rank_b * (nodes - 1), nodes * bytes_per_rank_b * (gpus - 1)

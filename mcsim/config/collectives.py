@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mcsim.bounds import tree_halves
+from mcsim.bounds import allreduce_block_b, tree_halves
 from mcsim.config.fabric import DEFAULT_MTU_BYTES
 from mcsim.config.ns3_attributes import sets
 from mcsim.errors import McsimError, pick, require_int
@@ -124,20 +124,23 @@ TWO_PHASE = {
 # half of the buffer (NCCL's double binary tree: two trees, each rank inside one and a leaf of the other)
 SPLIT = {("allreduce", "double_tree"): "tree"}
 # Hierarchical collectives on nodes of several GPUs (mcsim.topology.nodes): (collective, algorithm) -> its phases,
-# one after the other, each (where, algorithm): "rail", a team per rail at once (GPU l of every node: its shards,
-# nodes x N, at l x nodes x N of the region), or "node", a team per node at once (its GPUs: blocks of nodes x N, at
-# the region's start). The output is rail-major: GPU l of node n owns position l x nodes + n (Result.placement).
+# one after the other, each (where, collective, algorithm): "rail", a team per rail at once (GPU l of every node: its
+# shards, nodes x n, at l x nodes x n of the region), or "node", a team per node at once (its GPUs: blocks of
+# nodes x n, at the region's start); n is N, or an Allreduce's block (ring_blocks). The output is rail-major: GPU l
+# of node n owns position l x nodes + n (Result.placement). An Allreduce is the Reduce-Scatter, then the Allgather.
+_HIER_RS = (("node", "reduce_scatter", "ring"), ("rail", "reduce_scatter", "ring"))
 HIERARCHICAL = {
-    ("allgather", "hier_ring"): (("rail", "ring"), ("node", "ring")),
-    ("allgather", "hier_mcast"): (("rail", "mcast"), ("node", "ring")),
-    ("reduce_scatter", "hier_ring"): (("node", "ring"), ("rail", "ring")),
+    ("allgather", "hier_ring"): (("rail", "allgather", "ring"), ("node", "allgather", "ring")),
+    ("allgather", "hier_mcast"): (("rail", "allgather", "mcast"), ("node", "allgather", "ring")),
+    ("reduce_scatter", "hier_ring"): _HIER_RS,
+    ("allreduce", "hier_ring"): (*_HIER_RS, ("rail", "allgather", "ring"), ("node", "allgather", "ring")),
 }
 EVERY_ALGORITHM = (*ALGORITHMS, *TWO_PHASE, *SPLIT, *HIERARCHICAL)  # every (collective, algorithm) a Scenario runs
 # algorithms that multicast (the protocol's options)
 MCAST_ALGORITHMS = (
     "mcast",
     *(a for _, a in TWO_PHASE),
-    *(a for (_, a), phases in HIERARCHICAL.items() if ("rail", "mcast") in phases),
+    *(a for (_, a), phases in HIERARCHICAL.items() if any(alg == "mcast" for *_, alg in phases)),
 )
 INNET_ALGORITHMS = ("innet", *(a for (_, a), phases in TWO_PHASE.items() if "innet" in phases))  # the switches sum
 COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
@@ -210,8 +213,7 @@ def ring_blocks(collective: str, bytes_per_rank_b: int, ranks: int) -> tuple[int
     C++ RingRank::BlockBytes) and moves them in two phases (Reduce-Scatter, then Allgather)."""
     if collective != "allreduce":
         return 1, bytes_per_rank_b
-    granule = 4 if bytes_per_rank_b % 4 == 0 else 1
-    return 2, -(-(bytes_per_rank_b // granule) // ranks) * granule
+    return 2, allreduce_block_b(bytes_per_rank_b, ranks)
 
 
 def check_region_offset(where: str, collective: str, algorithm: str, region_offset_b: object) -> None:
@@ -287,16 +289,16 @@ def hierarchical_parts(collective: str, algorithm: str, bytes_per_rank_b: int, n
     n x gpus + l), phase by phase: a rail phase's team l holds GPU l of every node, its buffer of nodes x N at
     l x nodes x N of each region; a node phase's team n holds node n's GPUs, blocks of nodes x N from the region's
     start. So an Allgather's output and a Reduce-Scatter's blocks are rail-major (Result.placement)."""
-    n = bytes_per_rank_b
+    n = ring_blocks(collective, bytes_per_rank_b, nodes * gpus)[1]  # N, or an Allreduce's block
     parts: list[Part] = []
-    for phase, (where, team_algorithm) in enumerate(HIERARCHICAL[collective, algorithm]):
+    for phase, (where, team_collective, team_algorithm) in enumerate(HIERARCHICAL[collective, algorithm]):
         if where == "rail":
             teams = [(tuple(k * gpus + rail for k in range(nodes)), rail * nodes * n, n) for rail in range(gpus)]
         else:
             teams = [(tuple(range(k * gpus, (k + 1) * gpus)), 0, nodes * n) for k in range(nodes)]
         parts += [
             Part(
-                collective=collective,
+                collective=team_collective,
                 algorithm=team_algorithm,
                 bytes_per_rank_b=size,
                 region_offset_b=offset,

@@ -67,7 +67,7 @@ SIGNATURES: dict[str, tuple[Any, ...]] = {
     "mcsim_fabric_set_aggregation_trees": (PTR, U32S, U64, U32),
     "mcsim_fabric_set_loss_probabilities": (PTR, F64S, U64),
     "mcsim_fabric_set_lossy_hosts": (PTR, U32S, U64),
-    "mcsim_fabric_set_switch_latencies": (PTR, U64S, U64),
+    "mcsim_fabric_set_switch_attributes": (PTR, U64S, U64S, U64),
     "mcsim_fabric_set_chosen_drops": (PTR, U32, U32, U64S, U64),
     "mcsim_fabric_set_link_down": (PTR, U32, U32, I64S, U64),
     "mcsim_fabric_add_sources": (PTR, U32S, U32S, U64S, U32S, U32S, I64S, U64),

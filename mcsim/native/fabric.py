@@ -292,10 +292,11 @@ def _configure(
         i64([e["delay_ps"] for e in edges]),
         len(layout.links),
     )
-    latencies = [layout.graph.nodes[n].get("latency_ps") for n in layout.switches]
-    if any(ps is not None for ps in latencies):  # a switch of its own latency (a node's hub or NIC: 0)
-        own = u64([config.switch_latency_ps if ps is None else ps for ps in latencies])
-        lib.mcsim_fabric_set_switch_latencies(fabric, own, len(own))
+    nodes = [layout.graph.nodes[n] for n in layout.switches]
+    if any("latency_ps" in d or "aggregation_bps" in d for d in nodes):  # switches of their own (a node's parts)
+        latency = u64([d.get("latency_ps", config.switch_latency_ps) for d in nodes])
+        aggregation = u64([d.get("aggregation_bps", config.aggregation_rate_bps) for d in nodes])
+        lib.mcsim_fabric_set_switch_attributes(fabric, latency, aggregation, len(nodes))
     switches = list(layout.switches)
     _set_routes(lib, fabric, switches, start, None)
     for reroute in reroutes:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from mcsim.bounds import allreduce_block_b
 from mcsim.config.collectives import SPLIT, Part, TeamSpec
 from mcsim.config.fabric import Faults
 from mcsim.errors import McsimError
@@ -101,7 +102,8 @@ def phased(
 ) -> Result:
     """The collective's (``what``: collective, algorithm, bytes per rank) Result from its teams': :func:`combined`,
     or for a hierarchical collective (``placement``) its phases, each its teams :func:`merged`, then combined as
-    TWO_PHASE's (a rank's finish is its last phase's, the phase before in ``first_phase``), with the placement and
+    TWO_PHASE's (a rank's finish is its last phase's, the phase before in ``first_phase``; an Allreduce's four: its
+    Reduce-Scatter's two, then its Allgather's, first_phase the Reduce-Scatter's), with the placement and
     the NICs' data rate ``network_bps`` (each phase keeps its teams': NVLink's in a node)."""
     collective, algorithm, n = what
     if placement is None:
@@ -115,5 +117,11 @@ def phased(
         )
         for k in sorted({q.phase for q in parts})
     ]
-    whole = combined(phases, collective, algorithm, n)
-    return dataclasses.replace(whole, placement=placement, team_ranks=None, data_rate_bps=network_bps)
+    kept = {"placement": placement, "team_ranks": None, "data_rate_bps": network_bps}
+    if len(phases) == 4:  # an Allreduce: its Reduce-Scatter's two phases, then its Allgather's, on blocks
+        block = allreduce_block_b(n, ranks)
+        phases = [
+            dataclasses.replace(combined(phases[:2], "reduce_scatter", algorithm, block), **kept),
+            dataclasses.replace(combined(phases[2:], "allgather", algorithm, block), **kept),
+        ]
+    return dataclasses.replace(combined(phases, collective, algorithm, n), **kept)

@@ -166,8 +166,9 @@ def _load_graphml(data: bytes, where: str, stem: str) -> nx.Graph:
         attrs = dict(raw.nodes[node])
         if "tier" in attrs:
             attrs["tier"] = _int_attr(f"{where}: node {node}", "tier", attrs["tier"])
-        if "latency_ps" in attrs:
-            attrs["latency_ps"] = _int_attr(f"{where}: node {node}", "latency_ps", attrs["latency_ps"])
+        for key in ("latency_ps", "aggregation_bps"):  # a switch's own (rules.check_switch_attrs)
+            if key in attrs:
+                attrs[key] = _int_attr(f"{where}: node {node}", key, attrs[key])
         g.add_node(ids[node], **attrs)
     for u, v, attrs in sorted(raw.edges(data=True), key=lambda e: sorted((ids[e[0]], ids[e[1]]))):
         attrs = {"encoding_data_bits": 1, "encoding_line_bits": 1, "parallel": 1, **attrs}

@@ -21,7 +21,8 @@ traffic share its one link into its hub (NVLink at 450 GB/s is 9x a 400G NIC).
 
 Graph conventions beyond :mod:`mcsim.topology`'s: node attr ``part`` ("gpu", "hub", "nvswitch", "nic") and
 ``node`` (the node's index) on every part of a node; ``gpu`` (its index in the node) on a GPU and its hub;
-``nvlinks`` (its NVLink count) on a GPU; ``latency_ps`` (0) on a hub and a NIC; ``nvlink_ports`` on an NVSwitch;
+``nvlinks`` (its NVLink count) on a GPU; ``latency_ps`` (0) on a hub and a NIC; ``nvlink_ports`` and
+``aggregation_bps`` (NVLS: the rate it sums at, GPUs x Gpu.nvls_gbps, where calibrated) on an NVSwitch;
 ``rail`` on a NIC and on a rail's leaves. A link between two parts of one node is inside the node (NVLink, PCIe,
 a GPU's link to its hub): a topology-wide ``rate`` leaves it alone.
 """
@@ -53,6 +54,7 @@ class Gpu:
     chips: int
     ports: int
     source: str
+    nvls_gbps: float | None = None  # NVLS: what the NVSwitch sums per GPU, GB/s (None: at its ports' rate)
 
     def link(self, delay_ps: int) -> dict[str, int]:
         """The GPU's NVLink bundle as one edge: the raw rate, with NCCL's usable share as its line code (so its
@@ -71,10 +73,15 @@ class Gpu:
 # B200 18 x 50 = 900 GB/s per direction); usable per link: NCCL's src/graph/topo.h (SM80 20, SM90 20.6, SM100
 # 40.1 GB/s); NVSwitch chips per 8-GPU board and NVLink ports per chip: DGX A100 6 x 36 (NVSwitch gen 2),
 # DGX H100 4 x 64 (gen 3), DGX B200 2 x 72 (gen 4); GB200 NVL72: 18 chips of 72 ports for 72 GPUs.
+# NVLS on an H100 board (NVSwitch gen 3): the NVSwitch sums 275 GB/s of contributions per GPU, CALIBRATED on the
+# published NVLS Allreduce of 8 H100s (~480 GB/s busbw, algbw ~275: nccl-tests #212, NCCL #1455; the claim
+# h100-nvls-ar, an input). Per GPU, because the published algbw stays near 250-275 GB/s from 4 to 8 GPUs (NCCL
+# #1455). Other generations: not calibrated (their NVSwitch sums at its ports' rate).
+NVLS_H100_GBPS = 275.0
 GPUS: dict[str, Gpu] = {
     "a100": Gpu(12, 25.0, 20.0, 6, 36, "DGX A100; NCCL topo.h SM80"),
-    "h100": Gpu(18, 25.0, 20.6, 4, 64, "DGX H100; NCCL topo.h SM90"),
-    "h200": Gpu(18, 25.0, 20.6, 4, 64, "DGX H200 (H100's NVLink); NCCL topo.h SM90"),
+    "h100": Gpu(18, 25.0, 20.6, 4, 64, "DGX H100; NCCL topo.h SM90", NVLS_H100_GBPS),
+    "h200": Gpu(18, 25.0, 20.6, 4, 64, "DGX H200 (H100's NVLink); NCCL topo.h SM90", NVLS_H100_GBPS),
     "b200": Gpu(18, 50.0, 40.1, 2, 72, "DGX B200; NCCL topo.h SM100"),
     "gb200": Gpu(18, 50.0, 40.1, 18, 72, "GB200 NVL72 (72 GPUs); NCCL topo.h SM100"),
 }
@@ -161,6 +168,8 @@ def add_node(
     nvswitch = first_switch + gpus
     g.add_node(nvswitch, role=SWITCH, tier=NVSWITCH_TIER, name=f"n{n}.nvswitch", part="nvswitch", node=n)
     g.nodes[nvswitch]["nvlink_ports"] = ports
+    if gpu.nvls_gbps is not None:  # its in-network reduction's rate (NVLS): per GPU
+        g.nodes[nvswitch]["aggregation_bps"] = round(gpus * gpu.nvls_gbps * GB)
     for local in range(gpus):
         host, hub = first_gpu + local, first_switch + local
         g.add_node(host, role=HOST, tier=GPU_TIER, name=f"n{n}.gpu{local}", part="gpu", node=n, gpu=local)

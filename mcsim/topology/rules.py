@@ -6,7 +6,7 @@ from __future__ import annotations
 import networkx as nx
 
 from mcsim.errors import McsimError, require_integer
-from mcsim.topology.physics import EDGE_ATTRS, MAX_DELAY_PS, check_link
+from mcsim.topology.physics import EDGE_ATTRS, MAX_DELAY_PS, MAX_RATE_BPS, check_link
 
 HOST = "host"
 SWITCH = "switch"
@@ -24,7 +24,7 @@ def validate(g: nx.Graph, *, where: str = "topology") -> None:
 
     Checks: an undirected simple graph; node ids 0..N-1 with the hosts first (at least one host);
     node attrs role, tier (0 for hosts, >= 1 for switches) and a unique name (a switch may have latency_ps, its own
-    forwarding latency: 0..1 s); edge attrs all
+    forwarding latency: 0..1 s, and aggregation_bps, its in-network reduction's rate); edge attrs all
     positive integers (delay_ps >= 0, encoding_data_bits <= encoding_line_bits); no self-loops;
     every host has exactly one link, with parallel=1 (one NIC port); connected. So the only graph
     without switches is two hosts joined by one link. Every message starts with ``where`` (a file's
@@ -57,8 +57,8 @@ def validate(g: nx.Graph, *, where: str = "topology") -> None:
         if name in names:
             raise McsimError(f"{where}: node {node} name={name!r} is already node {names[name]}'s; names are unique")
         names[name] = node
-        if "latency_ps" in attrs:  # a switch's own forwarding latency (a node's hub and NIC: 0)
-            check_latency(f"{where}: node {node}", role, attrs["latency_ps"])
+        if "latency_ps" in attrs or "aggregation_bps" in attrs:  # a switch's own (a node's parts)
+            check_switch_attrs(f"{where}: node {node}", role, attrs)
         if role == HOST:
             last_host = node
         else:
@@ -94,13 +94,16 @@ def validate(g: nx.Graph, *, where: str = "topology") -> None:
         )
 
 
-def check_latency(where: str, role: str, latency_ps: object) -> None:
-    """A switch's ``latency_ps``: an integer 0..MAX_DELAY_PS (1 s, as a link's delay); a host has none."""
+def check_switch_attrs(where: str, role: str, attrs: dict[str, object]) -> None:
+    """A switch's own ``latency_ps`` (an integer 0..MAX_DELAY_PS, 1 s, as a link's delay) and ``aggregation_bps``
+    (its in-network reduction's rate: 1..MAX_RATE_BPS); a host has neither."""
     if role != SWITCH:
-        raise McsimError(f"{where}: latency_ps is a switch's; a host's latency is its NIC's")
-    require_integer(where, latency_ps=latency_ps)
-    if not 0 <= int(latency_ps) <= MAX_DELAY_PS:  # type: ignore[call-overload]
-        raise McsimError(f"{where}: latency_ps={latency_ps} must be 0..{MAX_DELAY_PS} (1 s)")
+        raise McsimError(f"{where}: latency_ps and aggregation_bps are a switch's; a host's are its NIC's")
+    for key, lo, hi, unit in (("latency_ps", 0, MAX_DELAY_PS, "1 s"), ("aggregation_bps", 1, MAX_RATE_BPS, "1 Pbit/s")):
+        if key in attrs:
+            require_integer(where, **{key: attrs[key]})
+            if not lo <= int(attrs[key]) <= hi:  # type: ignore[call-overload]
+                raise McsimError(f"{where}: {key}={attrs[key]} must be {lo}..{hi} ({unit})")
 
 
 def _node_index(g: nx.Graph, x: int, where: str) -> int:

@@ -62,14 +62,33 @@ def test_the_phases_run_one_after_the_other_each_within_its_own_bound():
 
 
 @pytest.mark.parametrize(
-    ("collective", "algorithm"),
-    [("allgather", "hier_ring"), ("allgather", "hier_mcast"), ("reduce_scatter", "hier_ring")],
+    ("collective", "algorithm", "size"),
+    [
+        ("allgather", "hier_ring", "256KiB"),
+        ("allgather", "hier_mcast", "256KiB"),
+        ("reduce_scatter", "hier_ring", "256KiB"),
+        ("allreduce", "hier_ring", "256KiB"),
+        ("allreduce", "hier_ring", "1000000B"),  # 62,500 B blocks of 4-byte elements: the last ones padded
+    ],
 )
-def test_hierarchical_collectives_are_byte_exact(collective, algorithm):
-    r = Scenario(
-        topology=RAIL_4X4, collective=collective, algorithm=algorithm, bytes_per_rank="256KiB", verify=True
-    ).run()
+def test_hierarchical_collectives_are_byte_exact(collective, algorithm, size):
+    r = Scenario(topology=RAIL_4X4, collective=collective, algorithm=algorithm, bytes_per_rank=size, verify=True).run()
     assert r.verified and not r.wrong_bytes.any() and r.complete
+
+
+def test_hierarchical_allreduce_is_its_reduce_scatter_then_its_allgather():
+    """Four phases: node RS, rail RS, rail AG, node AG, on blocks b = N/P: twice the hierarchical bound of b."""
+    n, block = 32 << 20, (32 << 20) // 16
+    r = Scenario(
+        topology=RAIL_4X4, collective="allreduce", algorithm="hier_ring", bytes_per_rank="32MiB", reduce_ps_per_byte=1
+    ).run()
+    found = nodes_of(topology.resolve(RAIL_4X4))
+    half = (block * 3 * 8 / found.network_bps + 4 * block * 3 * 8 / found.nvlink_bps) * PS_PER_S
+    assert r.bound_ps == pytest.approx(2 * half, rel=1e-12) and r.bytes_per_rank_b == n
+    rs = r.first_phase
+    assert (rs.collective, rs.bytes_per_rank_b) == ("reduce_scatter", block) and rs.bound_ps == pytest.approx(half)
+    assert rs.finish_ps.max() < r.finish_ps.min()  # every block summed before any is gathered
+    assert 1 <= r.finish_ps.max() / r.bound_ps <= 1.03
 
 
 @pytest.mark.parametrize("seed", range(1, 7))

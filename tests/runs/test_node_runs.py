@@ -7,7 +7,7 @@ import pytest
 from mcsim import topology
 from mcsim.config.rdma import GPU_RECEIVE, RdmaConfig
 from mcsim.runs.scenario import Scenario
-from mcsim.topology.nodes import nodes_of
+from mcsim.topology.nodes import GB, NVLS_H100_GBPS, nodes_of
 from mcsim.units import PS_PER_S
 
 RAIL_4X4 = "rail-4x4"  # 4 nodes of 4 H100s, a 400G NIC per GPU, 4 rails, 2 spines
@@ -66,10 +66,18 @@ def test_nvls_allgather_injects_each_shard_once_and_the_nvswitch_copies_it():
     assert (r.rank["chunks_sent"] == n // 4096).all()
 
 
-def test_nvls_allreduce_sends_n_and_receives_the_sum_once():
-    """The NVSwitch sums (in-network reduction): every GPU sends its N once and receives the N of the sum."""
+def test_nvls_allreduce_sends_n_and_receives_the_sum_once_at_the_nvswitch_s_rate():
+    """The NVSwitch sums (in-network reduction): every GPU sends its N once and receives the N of the sum; the
+    NVSwitch's ALU takes the 8 GPUs' 4096 chunks each at its own rate (8 x 275 GB/s: NVLS_H100_GBPS, calibrated),
+    which bounds the run (not NVLink)."""
     n = 16 << 20
     r = Scenario(topology="dgx-h100", collective="allreduce", algorithm="innet", bytes_per_rank="16MiB", rdma=GPU).run()
     assert r.complete
     assert (r.injected_b == n).all() and (r.received_b == n).all()
-    assert r.finish_ps.max() >= r.bound_ps  # N/B_NVLink: the bound of an in-network Allreduce
+    g = topology.resolve("dgx-h100")
+    nvswitch = [d.get("part") for _, d in sorted(g.nodes(data=True)) if d["role"] == "switch"].index("nvswitch")
+    agg = {k: int(v[nvswitch]) for k, v in r.fabric.aggregation.items()}
+    assert agg["contributions"] == 8 * n // 4096 and agg["sums"] == n // 4096
+    assert g.nodes[8 + 8]["aggregation_bps"] == round(8 * NVLS_H100_GBPS * GB)
+    assert r.finish_ps.max() >= agg["alu_busy_ps"] > r.bound_ps  # the ALU, not NVLink, is the bound
+    assert r.finish_ps.max() <= 1.02 * agg["alu_busy_ps"]

@@ -201,16 +201,19 @@ def test_a_switch_s_own_latency_is_added_on_every_path_through_it():
 
 
 @pytest.mark.parametrize(
-    ("value", "message"),
-    [(-1, r"latency_ps=-1 must be 0..1000000000000 \(1 s\)$"), (2.5, r"latency_ps=2.5 must be an integer"),
-     (10**13, r"latency_ps=10000000000000 must be 0..1000000000000")],
+    ("key", "value", "message"),
+    [("latency_ps", -1, r"latency_ps=-1 must be 0..1000000000000 \(1 s\)$"),
+     ("latency_ps", 2.5, r"latency_ps=2.5 must be an integer"),
+     ("latency_ps", 10**13, r"latency_ps=10000000000000 must be 0..1000000000000"),
+     ("aggregation_bps", 0, r"aggregation_bps=0 must be 1..1000000000000000 \(1 Pbit/s\)$"),
+     ("aggregation_bps", 10**16, r"aggregation_bps=10000000000000000 must be 1..")],
 )  # fmt: skip
-def test_a_bad_switch_latency_is_one_line(value, message, tmp_path):
+def test_a_bad_switch_attribute_is_one_line(key, value, message, tmp_path):
     g = nx.Graph(nvlink_node(2))
-    g.nodes[2]["latency_ps"] = value
+    g.nodes[2][key] = value
     with pytest.raises(McsimError, match=message):
         topology.validate(g)
     host = nx.Graph(nvlink_node(2))
     host.nodes[0]["latency_ps"] = 0
-    with pytest.raises(McsimError, match=r"latency_ps is a switch's; a host's latency is its NIC's$"):
+    with pytest.raises(McsimError, match=r"latency_ps and aggregation_bps are a switch's; a host's are its NIC's$"):
         topology.validate(host)

@@ -131,9 +131,13 @@ mcsim_fabric_set_lossy_hosts(void* fabric, const uint32_t* hosts, uint64_t n)
 }
 
 MCSIM_ABI int64_t
-mcsim_fabric_set_switch_latencies(void* fabric, const uint64_t* latency_ps, uint64_t n)
+mcsim_fabric_set_switch_attributes(void* fabric,
+                                   const uint64_t* latency_ps,
+                                   const uint64_t* aggregation_bps,
+                                   uint64_t n)
 {
-    return capi::Do([&] { capi::As<Fabric>(fabric).SetSwitchLatencies(latency_ps, n); });
+    return capi::Do(
+        [&] { capi::As<Fabric>(fabric).SetSwitchAttributes(latency_ps, aggregation_bps, n); });
 }
 
 MCSIM_ABI int64_t

@@ -158,7 +158,7 @@ def test_the_reduction_cost_default_is_not_free():
     [
         (
             {"collective": "allreduce", "algorithm": "mcast"},
-            r"^unknown algorithm for allreduce 'mcast'; choose one of double_tree, halving_doubling, innet, "
+            r"^unknown algorithm for allreduce 'mcast'; choose one of double_tree, halving_doubling, hier_ring, innet, "
             r"innet_mcast, ring, ring_mcast, tree; did you mean 'ring_mcast'\?$",
         ),
         (

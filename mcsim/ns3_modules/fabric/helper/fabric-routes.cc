@@ -5,6 +5,7 @@
 #include "fabric-header.h"
 #include "fabric.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/make-event.h"
 #include "ns3/mcsim/event-loop.h"
@@ -183,12 +184,14 @@ Fabric::GetRouteUpdates() const
 }
 
 void
-Fabric::SetSwitchLatencies(const uint64_t* latencyPs, std::size_t n)
+Fabric::SetSwitchAttributes(const uint64_t* latencyPs,
+                            const uint64_t* aggregationBps,
+                            std::size_t n)
 {
     constexpr uint64_t maxPs = 1000000000000; // 1 s, as a link's delay
     if (n != m_switches.size())
     {
-        throw std::invalid_argument("Fabric::SetSwitchLatencies: " + std::to_string(n) +
+        throw std::invalid_argument("Fabric::SetSwitchAttributes: " + std::to_string(n) +
                                     " latencies for " + std::to_string(m_switches.size()) +
                                     " switches");
     }
@@ -197,13 +200,14 @@ Fabric::SetSwitchLatencies(const uint64_t* latencyPs, std::size_t n)
         if (latencyPs[i] > maxPs)
         {
             throw std::invalid_argument(
-                "Fabric::SetSwitchLatencies: " + std::to_string(latencyPs[i]) + " ps is over 1 s");
+                "Fabric::SetSwitchAttributes: " + std::to_string(latencyPs[i]) + " ps is over 1 s");
         }
     }
     for (std::size_t i = 0; i < n; ++i)
     {
         m_switches[i]->SetAttribute("Latency",
                                     TimeValue(PicoSeconds(static_cast<int64_t>(latencyPs[i]))));
+        m_switches[i]->SetAttribute("AggregationRate", DataRateValue(DataRate(aggregationBps[i])));
     }
 }
 

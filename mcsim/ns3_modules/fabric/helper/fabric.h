@@ -147,12 +147,16 @@ class Fabric : public Object
      */
     void SetLossyHosts(const uint32_t* hosts, std::size_t n);
     /**
-     * After Build: switch i (node nHosts + i) forwards with latencyPs[i] ps (its "Latency"); n must
-     * be the number of switches, each at most 1 s. A part of a node that is no switch chip (a GPU's
-     * hub, a NIC's port) forwards in 0.
+     * After Build, before the aggregation trees: switch i (node nHosts + i) forwards with
+     * latencyPs[i] ps (its "Latency") and sums at aggregationBps[i] bit/s (its "AggregationRate";
+     * 0: its ports' sum). n must be the number of switches; each latency at most 1 s. A part of a
+     * node that is no switch chip (a GPU's hub, a NIC's port) forwards in 0; an NVSwitch sums at
+     * its own rate (NVLS).
      * @throws std::invalid_argument for another n or a latency over 1 s
      */
-    void SetSwitchLatencies(const uint64_t* latencyPs, std::size_t n);
+    void SetSwitchAttributes(const uint64_t* latencyPs,
+                             const uint64_t* aggregationBps,
+                             std::size_t n);
     /**
      * Give port g's loss random variable stream `stream + g`, drawn with RngSeed 1 and RngRun
      * Seed whatever the global RngSeedManager says (it is left as it was): the losses depend only
