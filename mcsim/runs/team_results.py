@@ -117,11 +117,14 @@ def phased(
         )
         for k in sorted({q.phase for q in parts})
     ]
-    kept = {"placement": placement, "team_ranks": None, "data_rate_bps": network_bps}
+
+    def placed(r: Result) -> Result:  # the collective's (or a half's): its placement, bound, the NICs' rate
+        return dataclasses.replace(r, placement=placement, team_ranks=None, data_rate_bps=network_bps)
+
     if len(phases) == 4:  # an Allreduce: its Reduce-Scatter's two phases, then its Allgather's, on blocks
         block = allreduce_block_b(n, ranks)
         phases = [
-            dataclasses.replace(combined(phases[:2], "reduce_scatter", algorithm, block), **kept),
-            dataclasses.replace(combined(phases[2:], "allgather", algorithm, block), **kept),
+            placed(combined(phases[:2], "reduce_scatter", algorithm, block)),
+            placed(combined(phases[2:], "allgather", algorithm, block)),
         ]
-    return dataclasses.replace(combined(phases, collective, algorithm, n), **kept)
+    return placed(combined(phases, collective, algorithm, n))
