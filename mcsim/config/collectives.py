@@ -242,10 +242,8 @@ class Part:
     collective: str
     algorithm: str
     bytes_per_rank_b: int
-    after: bool = (
-        False  # it starts once every team of the phase before has finished everywhere (TWO_PHASE, HIERARCHICAL)
-    )
-    phase: int = 0  # its phase: 0, or 1 and on after the phase before (TWO_PHASE, HIERARCHICAL)
+    # its phase: 0, or 1 and on, when every team of the phase before has finished everywhere (TWO_PHASE, HIERARCHICAL)
+    phase: int = 0
     hosts: tuple[int, ...] | None = None  # its team's ranks (None: every rank, 0..P-1)
     tree_shape: str = "heap"
     buffer_offset_b: int = 0
@@ -264,7 +262,7 @@ def parts_of(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int)
         block = ring_blocks(collective, n, ranks)[1]
         return [
             Part(collective="reduce_scatter", algorithm=reduce, bytes_per_rank_b=block),
-            Part(collective="allgather", algorithm=gather, bytes_per_rank_b=block, after=True, phase=1),
+            Part(collective="allgather", algorithm=gather, bytes_per_rank_b=block, phase=1),
         ]
     if (collective, algorithm) in SPLIT:
         first = tree_halves(n)[0]
@@ -304,7 +302,6 @@ def hierarchical_parts(collective: str, algorithm: str, bytes_per_rank_b: int, n
                 region_offset_b=offset,
                 hosts=hosts,
                 phase=phase,
-                after=phase > 0,
             )
             for hosts, offset, size in teams
         ]

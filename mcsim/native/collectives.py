@@ -35,16 +35,15 @@ def setup_team(stack: abi.Handle, spec: TeamSpec) -> abi.Handle:
     return team
 
 
-def start_team(stack: abi.Handle, spec: TeamSpec, after: abi.Handle | Sequence[abi.Handle] | None = None) -> abi.Handle:
-    """Create, wire and schedule one team on an RdmaStack (at spec.start_ps, or once every rank of the
-    team ``after``, or of every team in it, has finished); return the C++ CollectiveTeam."""
+def start_team(stack: abi.Handle, spec: TeamSpec, after: Sequence[abi.Handle] = ()) -> abi.Handle:
+    """Create, wire and schedule one team on an RdmaStack (at spec.start_ps, or once every rank of every team
+    in ``after`` has finished); return the C++ CollectiveTeam."""
     team = setup_team(stack, spec)
     lib = runtime.load()
-    earlier = [] if after is None else list(after) if isinstance(after, Sequence) else [after]
     with runtime.disposed_on_error(team):
-        if not earlier:
+        if not after:
             lib.mcsim_team_start(team, spec.start_ps)
-        for first in earlier:
+        for first in after:
             lib.mcsim_team_start_after(team, first)
     return team
 

@@ -90,9 +90,9 @@ class Assembly:
                 offset, data = held
                 rdma.write_memory(self.stack, host, offset, data)
 
-    def start_team(self, spec: TeamSpec, *, after: Any = None, events: bool = False) -> Any:
-        """A collective team, started at 0 (or once every rank of ``after`` has finished); ``events``: its ranks
-        record their protocol events."""
+    def start_team(self, spec: TeamSpec, *, after: Sequence[Any] = (), events: bool = False) -> Any:
+        """A collective team, started at 0 (or once every rank of every team in ``after`` has finished); ``events``:
+        its ranks record their protocol events."""
         team = self.sim.own_app(collectives.start_team(self.stack, spec, after=after))
         if events:
             collectives.record_events(team)

@@ -155,27 +155,43 @@ def check_tagged_ids(sc: Scenario, p: int, n: int, ring_chunk: int) -> None:
             )
 
 
+def _check_mcast_ids(sc: Scenario, sources: int, shard: int, mtu: int, team: str = "") -> None:
+    """A multicast's chunk ids (``sources`` shards of ``shard`` bytes cut at the MTU) fit their 24 bits; ``team``:
+    the words that name a team of a hierarchical collective ("" for the collective)."""
+    chunks = sources * -(-shard // mtu)
+    if chunks > MCAST_MAX_CHUNKS:
+        raise McsimError(
+            f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {chunks} multicast chunks of {mtu} B "
+            f"({sources} shards{team}); the chunk id has 24 bits (at most {MCAST_MAX_CHUNKS}): use a smaller "
+            "shard or fewer ranks"
+        )
+
+
+def _check_ring_ids(sc: Scenario, phases: int, p: int, block: int, mtu: int, ring_chunk: int, team: str = "") -> None:
+    """A ring's chunk ids (its WRITEs' immediates) and its QPs' PSNs fit their 32 bits: ``phases`` of p-1 steps of
+    ``block`` bytes on ``p`` ranks; ``team`` as in _check_mcast_ids."""
+    chunks = phases * p * max(1, -(-block // ring_chunk))
+    if chunks > RING_MAX_CHUNKS:
+        raise McsimError(
+            f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {chunks} ring chunks of {ring_chunk} B{team}; "
+            f"the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): raise ring_chunk"
+        )
+    packets = phases * (p - 1) * max(1, cost.packets(block, ring_chunk, mtu))
+    if packets > MAX_PSNS:
+        raise McsimError(
+            f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} sends {packets} packets over each ring QP{team}; "
+            f"RC PSNs are 32-bit and must not wrap in a run (at most {MAX_PSNS}): use a smaller shard"
+        )
+
+
 def check_team_ids(sc: Scenario, mtu: int, ring_chunk: int) -> None:
     """A hierarchical collective's teams, each a collective of its own: their chunk ids and PSNs fit their
     integers."""
     for algorithm, p, n in sorted({(q.algorithm, len(q.hosts or ()), q.bytes_per_rank_b) for q in sc.plan().parts}):
-        if algorithm == "mcast" and p * -(-n // mtu) > MCAST_MAX_CHUNKS:
-            raise McsimError(
-                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {p * -(-n // mtu)} multicast chunks of {mtu} B "
-                f"in a team of {p}; the chunk id has 24 bits (at most {MCAST_MAX_CHUNKS}): use a smaller shard"
-            )
-        if algorithm == "ring" and p * max(1, -(-n // ring_chunk)) > RING_MAX_CHUNKS:
-            raise McsimError(
-                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {p * max(1, -(-n // ring_chunk))} ring chunks "
-                f"of {ring_chunk} B in a team of {p}; the chunk id is the WRITE's 32-bit immediate (at most "
-                f"{RING_MAX_CHUNKS}): raise ring_chunk"
-            )
-        if algorithm == "ring" and (p - 1) * max(1, cost.packets(n, ring_chunk, mtu)) > MAX_PSNS:
-            raise McsimError(
-                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} sends {(p - 1) * cost.packets(n, ring_chunk, mtu)} "
-                f"packets over each ring QP of a team of {p}; RC PSNs are 32-bit and must not wrap in a run (at most "
-                f"{MAX_PSNS}): use a smaller shard"
-            )
+        if algorithm == "mcast":
+            _check_mcast_ids(sc, p, n, mtu, f" in a team of {p}")
+        else:
+            _check_ring_ids(sc, 1, p, n, mtu, ring_chunk, f" in a team of {p}")
 
 
 def check_chunk_ids(sc: Scenario, p: int, n: int, mtu: int, ring_chunk: int) -> None:
@@ -187,28 +203,11 @@ def check_chunk_ids(sc: Scenario, p: int, n: int, mtu: int, ring_chunk: int) -> 
     plan = sc.plan()
     sources, shard = plan.sources, plan.parts[-1].bytes_per_rank_b  # a two-phase Allreduce multicasts its blocks
     if sc.algorithm in MCAST_ALGORITHMS:
-        chunks = sources * -(-shard // mtu)
-        if chunks > MCAST_MAX_CHUNKS:
-            raise McsimError(
-                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {chunks} multicast chunks of {mtu} B "
-                f"({sources} shards); the chunk id has 24 bits (at most {MCAST_MAX_CHUNKS}): use a smaller "
-                "shard or fewer ranks"
-            )
+        _check_mcast_ids(sc, sources, shard, mtu)
     if plan.rings:  # the ring algorithm's, or a Reduce-Scatter's (the overlap's, ring_mcast's first phase)
         ring = sc.algorithm == "ring"
         phases, block = ring_blocks(sc.collective, n, p) if ring else (1, plan.parts[0].bytes_per_rank_b)
-        chunks = phases * p * max(1, -(-block // ring_chunk))
-        if chunks > RING_MAX_CHUNKS:
-            raise McsimError(
-                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {chunks} ring chunks of {ring_chunk} B; "
-                f"the chunk id is the WRITE's 32-bit immediate (at most {RING_MAX_CHUNKS}): raise ring_chunk"
-            )
-        packets = phases * (p - 1) * max(1, cost.packets(block, ring_chunk, mtu))
-        if packets > MAX_PSNS:
-            raise McsimError(
-                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} sends {packets} packets over each ring QP; "
-                f"RC PSNs are 32-bit and must not wrap in a run (at most {MAX_PSNS}): use a smaller shard"
-            )
+        _check_ring_ids(sc, phases, p, block, mtu, ring_chunk)
     if sc.collective == "alltoall" and p * -(-n // ring_chunk) > RING_MAX_CHUNKS:
         raise McsimError(
             f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {p * -(-n // ring_chunk)} Alltoall chunks "

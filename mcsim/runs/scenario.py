@@ -184,12 +184,6 @@ class Scenario:
             raise McsimError(f"Scenario: algorithm={self.algorithm!r} needs nodes of several GPUs")
         return Placement(nodes=self.n_ranks // nodes.gpus, gpus=nodes.gpus, nvlink_rate_bps=nodes.nvlink_bps)
 
-    def _team_rate_bps(self, spec: TeamSpec) -> int:
-        """A team's data rate on nodes of several GPUs: NVLink's if its ranks share a node, else the NICs'."""
-        nodes = nodes_of(self.setup.graph())
-        assert nodes is not None  # a hierarchical collective's (placement)
-        return nodes.nvlink_bps if len({nodes.node_of(h) for h in spec.hosts}) == 1 else nodes.network_bps
-
     @property
     def n_ranks(self) -> int:
         return self.ranks if self.ranks is not None else self.setup.hosts
@@ -212,7 +206,7 @@ class Scenario:
         """The data rate the ranks reach each other at (after encoding): host 0's link; on nodes of several GPUs
         NVLink's within one node, the NICs' across nodes (:meth:`mcsim.topology.nodes.Nodes.rate_bps`)."""
         nodes = nodes_of(self.setup.graph())
-        return self.setup.data_rate_bps if nodes is None else nodes.rate_bps(self.n_ranks)
+        return self.setup.data_rate_bps if nodes is None else nodes.rate_bps(range(self.n_ranks))
 
     def data_timeout_ps(self) -> int:
         rate = self.data_rate_bps if self.timeout_rate is None else parse_rate(self.timeout_rate)
@@ -255,8 +249,10 @@ class Scenario:
     def _team_packets(self, plan: ScenarioPlan) -> dict[str, int]:
         """A hierarchical collective's teams' packets, each team a ring or a multicast of its own (cost.RunShape)."""
         ring = mcast = 0
-        for q in plan.parts if self.placement() is not None else ():
-            k, n = len(q.hosts or ()), q.bytes_per_rank_b
+        for q in plan.parts:
+            if q.hosts is None:  # only a hierarchical collective's teams sit on some of the ranks
+                continue
+            k, n = len(q.hosts), q.bytes_per_rank_b
             if q.algorithm == "mcast":
                 mcast += k * -(-n // self.rdma.mtu_b)
             else:
@@ -386,7 +382,7 @@ class Scenario:
                 run.fill(expected, buffers.verify_memory_b(self), ranks)
             teams: list[Any] = []
             for s, after in zip(specs, self._afters(len(specs)), strict=True):
-                teams.append(run.start_team(s, after=[teams[j] for j in after] or None, events=events))
+                teams.append(run.start_team(s, after=[teams[j] for j in after], events=events))
             files = run.run(pcap=pcap, queue_trace=queue_trace, layout=layout)
             stats = [run.team_stats(t) for t in teams]
             log = np.concatenate([run.team_events(t, i) for i, t in enumerate(teams)]) if events else None
@@ -397,7 +393,8 @@ class Scenario:
                 outputs = [run.read_memory(h, expected.output_b) for h in hosts]
         faults = self.faults or Faults()
         rate = self.data_rate_bps
-        rates = [rate if where is None else self._team_rate_bps(s) for s in specs]
+        nodes = nodes_of(self.setup.graph())
+        rates = [rate if nodes is None or where is None else nodes.rate_bps(s.hosts) for s in specs]
         results = [
             team_results.of_team(s, st, nic, fres, r, faults) for s, st, r in zip(specs, stats, rates, strict=True)
         ]
@@ -427,7 +424,7 @@ class Scenario:
     def _afters(self, teams: int) -> list[list[int]]:
         """Per team of the run: the teams it starts after (every team of the phase before its own), or none."""
         parts = self.plan().parts
-        afters = [[j for j, q in enumerate(parts) if q.phase == part.phase - 1] if part.after else [] for part in parts]
+        afters = [[j for j, q in enumerate(parts) if q.phase == part.phase - 1] for part in parts]
         return afters + [[] for _ in range(teams - len(afters))]
 
     # -----------------------------------------------------------------------------------------

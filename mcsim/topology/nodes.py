@@ -29,7 +29,7 @@ a GPU's link to its hub): a topology-wide ``rate`` leaves it alone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +37,7 @@ import networkx as nx
 
 from mcsim.errors import McsimError, pick, require_integer
 from mcsim.topology.physics import Link, edge_attrs
-from mcsim.topology.rules import HOST, SWITCH
+from mcsim.topology.rules import GPU, HOST, HUB, NIC, NVSWITCH, SWITCH
 
 GB = 8 * 10**9  # bit/s in one GB/s
 
@@ -166,15 +166,15 @@ def add_node(
     """Add node ``n``: GPUs first_gpu.. (hosts), their hubs (switches first_switch..) and the NVSwitch after them,
     joined by NVLink; return the next free switch id. A GPU's link to its hub is its NVLink without delay."""
     nvswitch = first_switch + gpus
-    g.add_node(nvswitch, role=SWITCH, tier=NVSWITCH_TIER, name=f"n{n}.nvswitch", part="nvswitch", node=n)
+    g.add_node(nvswitch, role=SWITCH, tier=NVSWITCH_TIER, name=f"n{n}.nvswitch", part=NVSWITCH, node=n)
     g.nodes[nvswitch]["nvlink_ports"] = ports
     if gpu.nvls_gbps is not None:  # its in-network reduction's rate (NVLS): per GPU
         g.nodes[nvswitch]["aggregation_bps"] = round(gpus * gpu.nvls_gbps * GB)
     for local in range(gpus):
         host, hub = first_gpu + local, first_switch + local
-        g.add_node(host, role=HOST, tier=GPU_TIER, name=f"n{n}.gpu{local}", part="gpu", node=n, gpu=local)
+        g.add_node(host, role=HOST, tier=GPU_TIER, name=f"n{n}.gpu{local}", part=GPU, node=n, gpu=local)
         g.nodes[host]["nvlinks"] = gpu.links
-        g.add_node(hub, role=SWITCH, tier=HUB_TIER, name=f"n{n}.hub{local}", part="hub", node=n, gpu=local)
+        g.add_node(hub, role=SWITCH, tier=HUB_TIER, name=f"n{n}.hub{local}", part=HUB, node=n, gpu=local)
         g.nodes[hub]["latency_ps"] = 0  # no device: where the GPU's NVLink and PCIe part
         g.add_edge(host, hub, **{**nvlink, "delay_ps": 0})
         g.add_edge(hub, nvswitch, **nvlink)
@@ -341,7 +341,7 @@ def rail_optimised(
         first_nic = add_node(g, n, n * gpus_per_node, first_hub, gpus_per_node, spec, nvlink, ports)
         for r in range(rails):
             nic = first_nic + r
-            g.add_node(nic, role=SWITCH, tier=NIC_TIER, name=f"n{n}.nic{r}", part="nic", node=n, rail=r)
+            g.add_node(nic, role=SWITCH, tier=NIC_TIER, name=f"n{n}.nic{r}", part=NIC, node=n, rail=r)
             g.nodes[nic]["latency_ps"] = 0  # the NIC's own latency is the NIC model's (SendLatency, ReceiveLatency)
             for local in range(r * gpus_per_nic, (r + 1) * gpus_per_nic):
                 g.add_edge(first_hub + local, nic, **pcie_edge)
@@ -368,28 +368,29 @@ class Nodes:
         """The node of a GPU (host)."""
         return host // self.gpus
 
-    def rate_bps(self, hosts: int) -> int:
-        """The data rate ranks on hosts 0..hosts-1 reach each other at: NVLink's within node 0, else the
-        network's (a collective across nodes is bound by its NICs)."""
-        return self.nvlink_bps if hosts <= self.gpus or not self.network_bps else self.network_bps
+    def rate_bps(self, hosts: Iterable[int]) -> int:
+        """The data rate ranks on ``hosts`` reach each other at: NVLink's if they share a node (or there is no
+        network), else the network's (a collective across nodes is bound by its NICs)."""
+        one_node = len({self.node_of(h) for h in hosts}) == 1
+        return self.nvlink_bps if one_node or not self.network_bps else self.network_bps
 
 
 def nodes_of(g: nx.Graph[Any]) -> Nodes | None:
     """The nodes of a validated topology, or None if it has none (every host its own NIC: the existing
     fabrics)."""
-    if g.nodes[0].get("part") != "gpu":
+    if g.nodes[0].get("part") != GPU:
         return None
     hosts = sum(1 for _, role in g.nodes(data="role") if role == HOST)
     count = 1 + int(g.nodes[hosts - 1]["node"])  # the last GPU's node (nodes numbered node by node)
     (hub,) = g[0]
     parts = {g.nodes[x]["part"]: x for x in g[hub] if x != 0}
     nvlink = min(
-        Link.from_edge(g.edges[0, hub]).data_rate_bps, Link.from_edge(g.edges[hub, parts["nvswitch"]]).data_rate_bps
+        Link.from_edge(g.edges[0, hub]).data_rate_bps, Link.from_edge(g.edges[hub, parts[NVSWITCH]]).data_rate_bps
     )
     network, rails = 0, 0
-    if "nic" in parts:
-        nic = parts["nic"]
+    if NIC in parts:
+        nic = parts[NIC]
         wire = next(x for x in g[nic] if g.nodes[x].get("node") is None)
         network = min(Link.from_edge(g.edges[hub, nic]).data_rate_bps, Link.from_edge(g.edges[nic, wire]).data_rate_bps)
-        rails = sum(1 for _, d in g.nodes(data=True) if d.get("part") == "nic" and d["node"] == 0)
+        rails = sum(1 for _, d in g.nodes(data=True) if d.get("part") == NIC and d["node"] == 0)
     return Nodes(count=count, gpus=hosts // count, rails=rails, nvlink_bps=nvlink, network_bps=network)

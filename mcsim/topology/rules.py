@@ -83,7 +83,7 @@ def validate(g: nx.Graph, *, where: str = "topology") -> None:
         (leaf,) = g[h]
         if g[h][leaf]["parallel"] != 1:
             raise McsimError(f"{where}: host {h} link parallel={g[h][leaf]['parallel']} must be 1 (one NIC port)")
-    if g.nodes[0].get("part") is not None or any(p is not None for _, p in g.nodes(data="part")):
+    if any(p is not None for _, p in g.nodes(data="part")):
         check_nodes(g, where, last_host + 1)
     if not nx.is_connected(g):
         parts = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: c[0])

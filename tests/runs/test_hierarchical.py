@@ -151,3 +151,24 @@ def test_rail_16x8_hierarchical_allgather_at_16_mib_lands_within_3_percent_of_it
     assert sum(int(t) for t, node in zip(g.ports["tx_packets"], g.port_node, strict=True) if int(node) in spines) == 0
     assert r.bound_ps == pytest.approx(_closed_form_ps(16 << 20, 16, 8, graph), rel=1e-12)
     assert 1 <= r.finish_ps.max() / r.bound_ps <= 1.03
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"algorithm": "hier_mcast", "bytes_per_rank": "17GiB"},
+            r"^Scenario: bytes_per_rank='17GiB' makes 17825792 multicast chunks of 4096 B \(4 shards in a team of 4\); "
+            r"the chunk id has 24 bits \(at most 16777215\)",
+        ),
+        (
+            {"algorithm": "hier_ring", "bytes_per_rank": "4GiB", "ring_chunk": "4B"},
+            r"^Scenario: bytes_per_rank='4GiB' makes 4294967296 ring chunks of 4 B in a team of 4; the chunk id is the "
+            r"WRITE's 32-bit immediate \(at most 4294967295\): raise ring_chunk$",
+        ),
+    ],
+)
+def test_a_team_s_ids_must_fit_their_integers(kwargs, message):
+    """Each team of a hierarchical collective is checked as a collective of its own (its size, its shard)."""
+    with pytest.raises(McsimError, match=message):
+        Scenario(topology=RAIL_4X4, collective="allgather", **kwargs)

@@ -192,7 +192,7 @@ Fabric::SetSwitchAttributes(const uint64_t* latencyPs,
     if (n != m_switches.size())
     {
         throw std::invalid_argument("Fabric::SetSwitchAttributes: " + std::to_string(n) +
-                                    " latencies for " + std::to_string(m_switches.size()) +
+                                    " entries for " + std::to_string(m_switches.size()) +
                                     " switches");
     }
     for (std::size_t i = 0; i < n; ++i)
