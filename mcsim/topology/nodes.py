@@ -38,6 +38,7 @@ import networkx as nx
 from mcsim.errors import McsimError, pick, require_integer
 from mcsim.topology.physics import Link, edge_attrs
 from mcsim.topology.rules import GPU, HOST, HUB, NIC, NVSWITCH, SWITCH
+from mcsim.util import machine
 
 GB = 8 * 10**9  # bit/s in one GB/s
 
@@ -153,6 +154,15 @@ def _check_counts(
     return ports
 
 
+def _require_fits(where: str, hosts: int, switches: int, links: int) -> None:
+    """The fabric's planning memory fits the machine (mcsim.util.machine), or one McsimError line: checked from the
+    counts, before a graph is built."""
+    machine.require_fits(
+        f"{where}: {hosts} GPUs, {switches} switches (a route from every switch to every host)",
+        machine.fabric_memory_b(hosts, switches, links),
+    )
+
+
 def add_node(
     g: nx.Graph[int],
     n: int,
@@ -204,6 +214,7 @@ def nvlink_node(
     """
     spec, nvlink = _gpu(gpu, nvlink_rate_bps)
     ports = _check_counts(1, gpus, 1, spec, nvswitches, "gpus")
+    _require_fits("nvlink_node", gpus, gpus + 1, 2 * gpus)  # a hub each and the NVSwitch; two links a GPU
     g: nx.Graph[int] = nx.Graph(name=f"node-{gpus}x{gpu}", builder="nvlink_node")
     g.graph["params"] = {"gpus": gpus, "gpu": gpu, "nvlink_rate_bps": nvlink_rate_bps, "nvswitches": nvswitches}
     add_node(g, 0, 0, gpus, gpus, spec, nvlink, ports)
@@ -308,6 +319,13 @@ def rail_optimised(
     pcie_edge = pcie_link(pcie, NODE_DELAY_PS)
     rails = gpus_per_node // gpus_per_nic
     leaves = _rail_leaves(nodes, rails, nodes_per_leaf, spines, links_per_leaf_spine, switch_ports)
+    hosts = nodes * gpus_per_node
+    _require_fits(
+        "rail_optimised",
+        hosts,
+        nodes * (gpus_per_node + 1 + rails) + rails * leaves + spines,
+        2 * hosts + hosts + nodes * rails + rails * leaves * spines,  # GPU-hub, hub-NVSwitch, PCIe; wires; uplinks
+    )
     g: nx.Graph[int] = nx.Graph(name=f"rail-{nodes}x{gpus_per_node}", builder="rail_optimised")
     g.graph["params"] = {
         "nodes": nodes,
@@ -326,7 +344,6 @@ def rail_optimised(
         "links_per_leaf_spine": links_per_leaf_spine,
         "switch_ports": switch_ports,
     }
-    hosts = nodes * gpus_per_node
     per_node = gpus_per_node + 1 + rails  # hubs, the NVSwitch, NICs
     first_leaf = hosts + nodes * per_node
     first_spine = first_leaf + rails * leaves

@@ -122,6 +122,12 @@ LINK_100G = {"rate_bps": 10**11, "delay_ps": 0}
     [
         (lambda: topology.fat_tree(200, **LINK_100G), r"^fat_tree: k=200 \(2000000 hosts, 50000 switches"),
         (lambda: topology.leaf_spine(4000, 500, 500, **LINK_100G), r"^leaf_spine: 2000000 hosts, 4500 switches"),
+        # nodes of several GPUs: a file may ask for any count (nvswitches and switch_ports lift the port checks)
+        (lambda: topology.nvlink_node(2_000_000, nvswitches=10**6), r"^nvlink_node: 2000000 GPUs, 2000001 switches"),
+        (
+            lambda: topology.rail_optimised(250_000, 8, switch_ports=10**7, **LINK_100G),
+            r"^rail_optimised: 2000000 GPUs, 4250008 switches",
+        ),
     ],
 )
 def test_a_fabric_too_big_for_this_machine_is_refused_before_it_is_built(build, message, monkeypatch):
