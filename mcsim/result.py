@@ -310,7 +310,7 @@ class Result:
     bytes_per_rank_b: int
     data_rate_bps: int  # the hosts' link data rate (after encoding)
     finish_ps: np.ndarray  # per rank: every byte of its output is there (NEVER: it never was)
-    injected_b: np.ndarray  # per rank: payload bytes its NIC sent (data, control, repair)
+    injected_b: np.ndarray  # per rank: payload bytes its NIC sent (data, control, repair; an NCCL protocol's flags)
     received_b: np.ndarray  # per rank: payload bytes its NIC received
     rank: dict[str, np.ndarray]  # counter_names("rank") per rank
     nic: dict[str, np.ndarray]  # counter_names("nic") per rank (the NIC's: every collective on it)

@@ -110,6 +110,22 @@ def _with_edges(**attrs) -> nx.Graph:
         ({"seed": -1}, r"^Scenario: seed=-1 must be 0..18446744073709551615$"),
         ({"seed": 2**64}, r"^Scenario: seed=18446744073709551616 must be 0..18446744073709551615$"),
         ({"reduce_ps_per_byte": 0.5}, r"^Scenario: reduce_ps_per_byte=0.5 must be an integer >= 0$"),
+        # NCCL's protocols: a name, and only on rings (every team of the run, the overlap's too)
+        ({"nccl_protocol": 3}, r"^Scenario: nccl_protocol=3 must be a string$"),
+        ({"nccl_protocol": None}, r"^Scenario: nccl_protocol=None must be a string$"),
+        (
+            {"algorithm": "ring", "nccl_protocol": "ll256"},
+            r"^unknown nccl_protocol 'll256'; choose one of ll, ll128, none, simple; did you mean 'll128'\?$",
+        ),
+        ({"algorithm": "mcast", "nccl_protocol": "ll"}, r"^Scenario: nccl_protocol='ll' is NCCL's ring protocol: .*"),
+        (
+            {"collective": "allreduce", "algorithm": "double_tree", "nccl_protocol": "ll128"},
+            r"^Scenario: nccl_protocol='ll128' is NCCL's ring protocol: .* this run has allreduce tree \(mcsim's",
+        ),
+        (
+            {"algorithm": "ring", "overlap": "reduce_scatter", "overlap_algorithm": "innet", "nccl_protocol": "simple"},
+            r"^Scenario: nccl_protocol='simple' is NCCL's ring protocol: .* this run has reduce_scatter innet ",
+        ),
         ({"staging": "no"}, r"^Scenario: staging='no' must be True or False$"),
         ({"staging": 0}, r"^Scenario: staging=0 must be True or False$"),
         ({"verify": "yes"}, r"^Scenario: verify='yes' must be True or False$"),

@@ -91,6 +91,8 @@ TREE_SHAPES = {"heap": "Heap", "in_order": "InOrder", "second": "Second"}  # C++
 # the ranks whose whole buffer may sit at an offset of their region, the same on every rank of a team (teams
 # composed into a hierarchical collective; C++: the classes with RegionOffsetBytes, CollectiveRank::AddRegionOffset)
 REGION_OFFSET_RANKS = (RING_AG, RING_RS, RING_AR, CHAIN, MCAST, INNET)
+# the ranks that run NCCL's protocols (mcsim.config.protocols: lines on the wire, a delay per step; C++ RingRank)
+PROTOCOL_RANKS = (RING_AG, RING_RS, RING_AR)
 MAX_REGION_OFFSET_B = 2**63 - 1  # C++ CollectiveRank::MAX_REGION_OFFSET (a UD QP's local offset is an int64_t)
 # (collective, algorithm) -> the C++ rank application
 ALGORITHMS = {
@@ -194,6 +196,13 @@ class TeamSpec:
     # where the team's whole buffer (inputs, outputs, landing zones, every WRITE, READ and datagram) begins in each
     # rank's region, the same on every rank (REGION_OFFSET_RANKS only; 0: at its start)
     region_offset_b: int = field(default=0, metadata=sets(REGION_OFFSET_RANKS, "RegionOffsetBytes"))
+    # a protocol (mcsim.config.protocols; PROTOCOL_RANKS): its lines on the wire (0: none), the delay before each
+    # chunk sent to a rank of the same node and of another node, and hosts per node (0: a node per host)
+    line_b: int = field(default=0, metadata=sets(PROTOCOL_RANKS, "LineBytes"))
+    line_data_b: int = field(default=0, metadata=sets(PROTOCOL_RANKS, "LineDataBytes"))
+    step_node_ps: int = field(default=0, metadata=sets(PROTOCOL_RANKS, "StepDelayNode"))
+    step_net_ps: int = field(default=0, metadata=sets(PROTOCOL_RANKS, "StepDelayNet"))
+    gpus_per_node: int = field(default=0, metadata=sets(PROTOCOL_RANKS, "GpusPerNode"))
     start_ps: int = 0
 
     def __post_init__(self) -> None:

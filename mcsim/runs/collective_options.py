@@ -14,6 +14,7 @@ from mcsim.config.collectives import EVERY_ALGORITHM, INNET_ALGORITHMS, MCAST_AL
 from mcsim.config.congestion import DCQCN_PRESETS, KINDS, kind_of
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
 from mcsim.config.fabric import FLOW_CONTROLS, FORWARDINGS, FabricConfig
+from mcsim.config.protocols import PROTOCOLS
 from mcsim.config.queue_trace import DEFAULT_QUEUE_INTERVAL_PS
 from mcsim.config.rdma import WIRE_FORMATS, RdmaConfig
 from mcsim.runs.scenario import Scenario
@@ -93,6 +94,13 @@ def _workload_options(add: Add, name: str) -> None:
     reduce = f"time the host takes to add one received byte (default: {d['reduce_ps_per_byte']}; 0: free)"
     reduces = name in REDUCING_COMMANDS
     add("--reduce-ps-per-byte", type=int, default=None, metavar="PS", help=reduce if reduces else hidden)
+    add(
+        "--nccl-protocol",
+        choices=tuple(PROTOCOLS),
+        default=None,
+        help=f"ring, hier_ring: NCCL's protocol, its lines on the wire and its latencies (default: "
+        f"{d['nccl_protocol']}, mcsim's own rings; see The collectives)",
+    )
 
 
 def _fabric_options(add: Add) -> None:

@@ -216,6 +216,7 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         "roots": args.roots,
         "root": args.root,
         "reduce_ps_per_byte": args.reduce_ps_per_byte,
+        "nccl_protocol": args.nccl_protocol,
         "ring_chunk": args.ring_chunk,
         "endpoints": args.endpoints,
         "overlap": args.overlap,

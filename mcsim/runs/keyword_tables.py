@@ -37,6 +37,7 @@ SCENARIO_FIELDS = (
     "overlap_algorithm",
     "verify",
     "reduce_ps_per_byte",
+    "nccl_protocol",
     "faults",
     "fabric",
     "rdma",

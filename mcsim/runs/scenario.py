@@ -31,6 +31,7 @@ from mcsim.config.collectives import (
 )
 from mcsim.config.fabric import FABRIC, FabricConfig, Faults
 from mcsim.config.ns3_attributes import sets
+from mcsim.config.protocols import DEFAULT_PROTOCOL, ring_mtu_b
 from mcsim.config.queue_trace import QueueTraceConfig
 from mcsim.config.rdma import PcapConfig, RdmaConfig
 from mcsim.config.setup import Setup, shared_graph
@@ -38,6 +39,7 @@ from mcsim.errors import McsimError, as_int
 from mcsim.result import Placement, Result
 from mcsim.runs import assemble, buffers, cost, packet_trace, scenario_checks, team_results
 from mcsim.runs.assemble import Reduction
+from mcsim.runs.protocol_plan import protocol_fields
 from mcsim.runs.scenario_checks import BATCHINGS
 from mcsim.runs.scenario_keywords import folded
 from mcsim.runs.scenario_plan import ScenarioPlan
@@ -122,6 +124,8 @@ class Scenario:
     verify: bool = field(default=False, metadata=sets(FABRIC, "SumPayloads"))  # real bytes, every output checked
     # host reductions (ring Reduce-Scatter, ring Allreduce): time to add one byte (0: free)
     reduce_ps_per_byte: int = TEAM_DEFAULTS["reduce_ps_per_byte"]
+    # NCCL's ring protocol: "none" (mcsim's own rings), "simple", "ll", "ll128" (mcsim.config.protocols)
+    nccl_protocol: str = DEFAULT_PROTOCOL
     faults: Faults | None = field(default=None, metadata={PLAIN: codec.FAULTS_PLAIN})  # drops, loss, links down
     fabric: FabricConfig = field(default_factory=FabricConfig, metadata=codec.config_plain(FabricConfig))
     rdma: RdmaConfig = field(default_factory=RdmaConfig, metadata=codec.config_plain(RdmaConfig))
@@ -238,7 +242,7 @@ class Scenario:
             ring_block_b=block,
             buffer_transfers=buffers.buffer_transfers(self),
             mcast_shard_b=plan.parts[-1].bytes_per_rank_b if plan.multicast else 0,
-            mtu_b=self.rdma.mtu_b,
+            mtu_b=ring_mtu_b(self.nccl_protocol, self.rdma.mtu_b),  # a protocol runs on rings alone
             ring_chunk_b=self.ring_chunk_b,
             verify=self.verify,
             innet_chunks=self._innet_chunks(),
@@ -256,7 +260,9 @@ class Scenario:
             if q.algorithm == "mcast":
                 mcast += k * -(-n // self.rdma.mtu_b)
             else:
-                ring += k * (k - 1) * cost.packets(n, self.ring_chunk_b, self.rdma.mtu_b)
+                ring += (
+                    k * (k - 1) * cost.packets(n, self.ring_chunk_b, ring_mtu_b(self.nccl_protocol, self.rdma.mtu_b))
+                )
         return {"team_ring_packets": ring, "team_mcast_chunks": mcast}
 
     def _innet_chunks(self) -> int:
@@ -327,6 +333,17 @@ class Scenario:
             root=self.root,
             reduce_ps_per_byte=self.reduce_ps_per_byte,
             endpoints=self.endpoints,
+            **self._protocol_fields(part),
+        )
+
+    def _protocol_fields(self, part: Part) -> dict[str, int]:
+        """The protocol's settings of a ring team (mcsim.runs.protocol_plan); {} without a protocol."""
+        if self.nccl_protocol == DEFAULT_PROTOCOL:
+            return {}
+        g = self.graph()
+        hosts = part.hosts or tuple(range(self.n_ranks))
+        return protocol_fields(
+            self.nccl_protocol, hosts, g, nodes_of(g), self.fabric.switch_latency_ps, first_phase=part.phase == 0
         )
 
     def run(

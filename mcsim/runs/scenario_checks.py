@@ -9,8 +9,9 @@ import math
 from typing import Protocol
 
 from mcsim.config.codec import GraphTopology
-from mcsim.config.collectives import HIERARCHICAL, check_algorithm
+from mcsim.config.collectives import ALGORITHMS, HIERARCHICAL, PROTOCOL_RANKS, check_algorithm
 from mcsim.config.fabric import FabricConfig, Faults, check_pfc
+from mcsim.config.protocols import DEFAULT_PROTOCOL, PROTOCOLS, ring_mtu_b
 from mcsim.config.rdma import (
     ENDPOINTS_WHY,
     MAX_ENDPOINTS,
@@ -36,7 +37,13 @@ VERIFY_MAX_BYTES = 64 << 20
 # artifact's whole batches (the last one signalled, the next batch after its completion)
 BATCHINGS = {"window": False, "stop_and_wait": True}
 MAX_BARRIERS = 64  # RC barriers before a multicast collective's data phase (the artifact runs 2)
-STRING_FIELDS = ("collective", "algorithm", "overlap_algorithm", "batching")  # checked as strings first
+STRING_FIELDS = (
+    "collective",
+    "algorithm",
+    "overlap_algorithm",
+    "batching",
+    "nccl_protocol",
+)  # checked as strings first
 FLAG_FIELDS = ("verify", "fin_wait")  # True or False
 
 
@@ -73,6 +80,8 @@ class Scenario(buffers.Scenario, Protocol):
     def overlap_algorithm(self) -> str: ...
     @property
     def reduce_ps_per_byte(self) -> int: ...
+    @property
+    def nccl_protocol(self) -> str: ...
     @property
     def faults(self) -> Faults | None: ...
     @property
@@ -143,7 +152,8 @@ def check_fields(sc: Scenario) -> None:
     rdma_cfg = dataclasses.replace(sc.rdma, region_b=buffers.memory_b(sc))
     object.__setattr__(sc, "rdma", rdma_cfg)
     object.__setattr__(sc, "fabric", fabric_config_for(rdma_cfg, sc.fabric, "Scenario"))
-    buffers.check_chunk_ids(sc, p, n, rdma_cfg.mtu_b, ring_chunk)
+    check_protocol(sc)
+    buffers.check_chunk_ids(sc, p, n, ring_mtu_b(sc.nccl_protocol, rdma_cfg.mtu_b), ring_chunk)
     buffers.check_tagged_ids(sc, p, n, ring_chunk)
     check_timeout(sc)
     check_modes(sc, n)
@@ -173,6 +183,22 @@ def check_hierarchical(sc: Scenario, name: str) -> None:
         )
     if sc.overlap is not None:
         raise McsimError(f"{where} runs alone: overlap={sc.overlap!r} goes with the flat algorithms")
+
+
+def check_protocol(sc: Scenario) -> None:
+    """An NCCL protocol runs on rings: every team of the run (the overlap's too) a ring (PROTOCOL_RANKS)."""
+    pick("nccl_protocol", sc.nccl_protocol, PROTOCOLS)
+    if sc.nccl_protocol == DEFAULT_PROTOCOL:
+        return
+    teams = {(q.collective, q.algorithm) for q in sc.plan().parts}
+    if sc.overlap is not None:
+        teams.add(("reduce_scatter", sc.overlap_algorithm))
+    other = sorted(f"{c} {a}" for c, a in teams if ALGORITHMS[c, a] not in PROTOCOL_RANKS)
+    if other:
+        raise McsimError(
+            f"Scenario: nccl_protocol={sc.nccl_protocol!r} is NCCL's ring protocol: it runs on the ring algorithms "
+            f"(ring, hier_ring); this run has {', '.join(other)} (mcsim's own protocol: give nccl_protocol='none')"
+        )
 
 
 def check_modes(sc: Scenario, n: int) -> None:

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ring-rank.h"
 
+#include "ns3/make-event.h"
+#include "ns3/mcsim/event-loop.h"
+#include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -15,15 +18,44 @@ NS_OBJECT_ENSURE_REGISTERED(RingRank);
 TypeId
 RingRank::GetTypeId()
 {
-    static TypeId tid =
-        AddRegionOffset(TypeId("ns3::mcsim::RingRank")
-                            .SetParent<CollectiveRank>()
-                            .SetGroupName("Mcsim")
-                            .AddAttribute("ChunkBytes",
-                                          "Pipelining unit: bytes per RDMA WRITE with immediate.",
-                                          UintegerValue(64 * 1024),
-                                          MakeUintegerAccessor(&RingRank::m_chunkBytes),
-                                          MakeUintegerChecker<uint32_t>(1)));
+    static TypeId tid = AddRegionOffset(
+        TypeId("ns3::mcsim::RingRank")
+            .SetParent<CollectiveRank>()
+            .SetGroupName("Mcsim")
+            .AddAttribute("ChunkBytes",
+                          "Pipelining unit: bytes per RDMA WRITE with immediate.",
+                          UintegerValue(64 * 1024),
+                          MakeUintegerAccessor(&RingRank::m_chunkBytes),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("LineBytes",
+                          "A protocol's line on the wire (NCCL's LL: 16, LL128: "
+                          "128; 0: no lines, the verbs' bytes alone).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RingRank::m_lineBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("LineDataBytes",
+                          "The message's bytes in a full line (LL: 8, LL128: 120).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RingRank::m_lineDataBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("StepDelayNode",
+                          "A protocol's time before each chunk a rank sends to a "
+                          "rank of its own node (0: none).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RingRank::m_stepDelayNode),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("StepDelayNet",
+                          "A protocol's time before each chunk a rank sends to a "
+                          "rank of another node (0: none).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RingRank::m_stepDelayNet),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("GpusPerNode",
+                          "Hosts per node, numbered node by node (0: a node per "
+                          "host): r+1 is in r's node when host / GpusPerNode agree.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RingRank::m_gpusPerNode),
+                          MakeUintegerChecker<uint32_t>()));
     return tid;
 }
 
@@ -61,6 +93,16 @@ RingRank::Connect(Ptr<RcQp> next, Ptr<RcQp> prev)
     m_chunks =
         static_cast<uint32_t>(std::max<uint64_t>(1, ChunkCount(BlockBytes(0), m_chunkBytes)));
     m_prev->PostRecv((m_nRanks - 1) * m_chunks); // every WRITE with immediate consumes one
+    if (m_lineBytes != 0)
+    {
+        m_next->SetLines({m_lineBytes, m_lineDataBytes});
+        m_prev->SetLines({m_lineBytes, m_lineDataBytes});
+    }
+    uint32_t nextHost = 0;
+    uint32_t nextQpn = 0;
+    m_next->GetPeer(nextHost, nextQpn);
+    const bool sameNode = m_gpusPerNode != 0 && nextHost / m_gpusPerNode == m_host / m_gpusPerNode;
+    m_stepDelay = sameNode ? m_stepDelayNode : m_stepDelayNet;
 }
 
 void
@@ -105,6 +147,19 @@ RingRank::ChunkOffset(uint32_t id) const
 
 void
 RingRank::Write(uint32_t id, uint64_t base, uint32_t imm)
+{
+    if (!m_stepDelay.IsZero())
+    {
+        mcsim::Post(m_stepDelay,
+                    Ptr<EventImpl>(MakeEvent(&RingRank::Send, this, id, base, imm), false),
+                    m_timerSource);
+        return;
+    }
+    Send(id, base, imm);
+}
+
+void
+RingRank::Send(uint32_t id, uint64_t base, uint32_t imm)
 {
     const uint64_t bytes = ChunkBytes(id);
     if (bytes == 0)

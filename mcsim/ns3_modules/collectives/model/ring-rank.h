@@ -23,6 +23,11 @@ namespace mcsim
  * The blocks are BytesPerRank each at block * BytesPerRank (Allgather, Reduce-Scatter), or one
  * buffer of BytesPerRank split into P blocks (Allreduce: SplitBlocks), in 4-byte elements when
  * BytesPerRank is a multiple of 4, the first BytesPerRank mod P elements one longer.
+ *
+ * A protocol (NCCL's Simple, LL, LL128; mcsim.config.protocols) adds two things: lines on the
+ * wire (LineBytes, LineDataBytes: RcQp::SetLines on both QPs), and a time before every chunk the
+ * rank sends (StepDelayNode to a rank of its own node, StepDelayNet to another node's), so a
+ * chunk that crosses k ranks waits k steps, as NCCL's latency model counts them.
  */
 class RingRank : public CollectiveRank
 {
@@ -46,7 +51,8 @@ class RingRank : public CollectiveRank
     uint64_t BlockOffset(uint32_t b) const;  //!< where block b starts in the region
     uint64_t ChunkBytes(uint32_t id) const;  //!< bytes of chunk id (0 past its block's end)
     uint64_t ChunkOffset(uint32_t id) const; //!< where chunk id starts in the region
-    /** Send chunk id to r+1 at base + ChunkOffset(id) with immediate imm. */
+    /** Send chunk id to r+1 at base + ChunkOffset(id) with immediate imm (after the step's delay).
+     */
     void Write(uint32_t id, uint64_t base, uint32_t imm);
     void Write(uint32_t id); //!< Write(id, 0, id)
 
@@ -56,8 +62,16 @@ class RingRank : public CollectiveRank
     Ptr<RcQp> m_prev;
 
   private:
-    bool m_split;        //!< SplitBlocks()
-    BlockSplit m_blocks; //!< split blocks (set at Connect)
+    void Send(uint32_t id, uint64_t base, uint32_t imm); //!< Write's post, now
+
+    uint32_t m_lineBytes = 0;     //!< "LineBytes"
+    uint32_t m_lineDataBytes = 0; //!< "LineDataBytes"
+    Time m_stepDelayNode;         //!< "StepDelayNode"
+    Time m_stepDelayNet;          //!< "StepDelayNet"
+    uint32_t m_gpusPerNode = 0;   //!< "GpusPerNode"
+    Time m_stepDelay;             //!< this rank's: to r+1 (set at Connect)
+    bool m_split;                 //!< SplitBlocks()
+    BlockSplit m_blocks;          //!< split blocks (set at Connect)
 };
 
 } // namespace mcsim

@@ -228,21 +228,21 @@ Nic::AttachMulticast(uint32_t group, uint32_t qpn)
 }
 
 OutgoingPacket
-Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data)
+Nic::MakePacket(TransportHeader& h, uint32_t payloadBytes, const uint8_t* data, uint32_t padBytes)
 {
     h.srcHost = m_host->GetId();
     // a contribution to an in-network reduction is as large as the sum it becomes
     const bool contribution = FabricHeader::IsAggregateDestination(h.dst);
     const bool multicast = ((contribution ? h.flow : h.dst) & FabricHeader::GROUP_FLAG) != 0;
-    const uint32_t size = payloadBytes + WireHeaderBytes(m_format, h.opcode, multicast) +
+    const uint32_t size = payloadBytes + padBytes + WireHeaderBytes(m_format, h.opcode, multicast) +
                           (h.intHandle != 0 ? IntStore::HEADER_BYTES : 0);
     if (data == nullptr)
     {
-        return {m_blank->Get(size), h.ToFields(), payloadBytes};
+        return {m_blank->Get(size), h.ToFields(), payloadBytes + padBytes};
     }
-    std::vector<uint8_t> bytes(size, 0); // the payload, then the header bytes as padding
+    std::vector<uint8_t> bytes(size, 0); // the payload, then the flags and header bytes as padding
     std::copy(data, data + payloadBytes, bytes.begin());
-    return {Create<Packet>(bytes.data(), size), h.ToFields(), payloadBytes};
+    return {Create<Packet>(bytes.data(), size), h.ToFields(), payloadBytes + padBytes};
 }
 
 void

@@ -121,11 +121,14 @@ class Nic : public Object, public PacketReceiver, public PortWaker
      * @param h the header (srcHost is filled in)
      * @param payloadBytes payload
      * @param data verify mode: the payload's bytes (the packet then has them first)
-     * @return the packet with its fabric fields and payloadBytes
+     * @param padBytes a protocol's flag bytes after the payload (RcQp::SetLines; 0: none)
+     * @return the packet with its fabric fields and payloadBytes + padBytes (the payload on the
+     * wire, as Receive counts it)
      */
     OutgoingPacket MakePacket(TransportHeader& h,
                               uint32_t payloadBytes,
-                              const uint8_t* data = nullptr);
+                              const uint8_t* data = nullptr,
+                              uint32_t padBytes = 0);
 
     /**
      * Verify mode: give this NIC a registered region of real bytes (zeroed). Packets then carry

@@ -109,9 +109,35 @@ RcQp::Connect(uint32_t remoteHost, uint32_t remoteQpn, uint64_t remoteRegionByte
 }
 
 uint32_t
-RcQp::Packets(uint64_t bytes) const
+RcQp::DataMtu() const
 {
     const uint32_t mtu = m_nic->GetMtuBytes();
+    return m_lines.bytes == 0 ? mtu : m_lines.PerPacket(mtu);
+}
+
+void
+RcQp::SetLines(ProtocolLines lines)
+{
+    const std::string where = "RcQp " + std::to_string(m_qpn) + ": ";
+    if (lines.bytes != 0 && (lines.data == 0 || lines.data >= lines.bytes))
+    {
+        throw std::invalid_argument(where + "a line of " + std::to_string(lines.bytes) +
+                                    " bytes must carry 1 to " + std::to_string(lines.bytes - 1) +
+                                    " bytes of data, not " + std::to_string(lines.data));
+    }
+    if (m_nic != nullptr && lines.bytes > m_nic->GetMtuBytes())
+    {
+        throw std::invalid_argument(where + "a line of " + std::to_string(lines.bytes) +
+                                    " bytes is longer than the MTU of " +
+                                    std::to_string(m_nic->GetMtuBytes()));
+    }
+    m_lines = lines;
+}
+
+uint32_t
+RcQp::Packets(uint64_t bytes) const
+{
+    const uint32_t mtu = DataMtu();
     return bytes == 0 ? 1 : static_cast<uint32_t>((bytes + mtu - 1) / mtu);
 }
 
@@ -144,6 +170,10 @@ RcQp::PostSend(Verb verb,
     if (verb == Verb::READ && withImm)
     {
         throw std::invalid_argument(where + "a READ has no immediate data");
+    }
+    if (verb == Verb::READ && m_lines.bytes != 0)
+    {
+        throw std::invalid_argument(where + "a READ on a QP whose packets carry lines (SetLines)");
     }
     const uint32_t n = Packets(bytes);
     const uint64_t local = localOffset == SAME_OFFSET ? remoteOffset : localOffset;
@@ -220,14 +250,14 @@ RcQp::HasWork() const
 }
 
 OutgoingPacket
-RcQp::Build(TransportHeader& h, uint32_t payload, const uint8_t* data)
+RcQp::Build(TransportHeader& h, uint32_t payload, const uint8_t* data, uint32_t padBytes)
 {
     h.dst = m_remoteHost;
     h.dstQpn = static_cast<uint16_t>(m_remoteQpn);
     h.flow = (m_qpn << 16) | m_remoteQpn;
     m_counters.txPackets++;
     m_counters.txPayload += payload;
-    return m_nic->MakePacket(h, payload, data);
+    return m_nic->MakePacket(h, payload, data, padBytes);
 }
 
 OutgoingPacket
@@ -239,7 +269,7 @@ RcQp::NextPacket()
 OutgoingPacket
 RcQp::NextRequesterPacket()
 {
-    const uint32_t mtu = m_nic->GetMtuBytes();
+    const uint32_t mtu = DataMtu();
     const std::size_t idx = FindWqe(m_txPsn);
     NS_ASSERT_MSG(idx < m_sq.size(), "RcQp: no work request holds the PSN to send");
     Wqe& w = m_sq[idx];
@@ -300,7 +330,7 @@ RcQp::NextRequesterPacket()
     }
     m_sentEnd = std::max(m_sentEnd, m_txPsn);
     ArmTimer();
-    return Build(h, payload, data);
+    return Build(h, payload, data, m_lines.bytes == 0 ? 0 : m_lines.Pad(payload));
 }
 
 void
@@ -318,9 +348,11 @@ RcQp::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadByte
     {
         HandleReadResponse(packet, h, payloadBytes);
     }
-    else
+    else // a SEND or WRITE (its lines' flags off) or a READ request (no payload)
     {
-        m_responder.Receive(packet, h, payloadBytes);
+        m_responder.Receive(packet,
+                            h,
+                            m_lines.bytes == 0 ? payloadBytes : m_lines.Data(payloadBytes));
     }
 }
 

@@ -22,6 +22,36 @@ namespace mcsim
  *
  * The model: rdma/doc/rdma.md, "RcQp".
  */
+/**
+ * @brief A protocol's lines on the wire (NCCL's LL and LL128): each line of `bytes` carries `data`
+ * bytes of the message and the rest flags, so a packet of P payload bytes is P + (bytes - data) x
+ * ceil(P / data) on the wire; only the last line of a message is partial. `bytes` 0: none (the
+ * message's bytes alone, as the verbs define them).
+ */
+struct ProtocolLines
+{
+    uint32_t bytes = 0; //!< a line on the wire (0: no lines)
+    uint32_t data = 0;  //!< the message's bytes in a full line (< bytes)
+
+    /** The flag bytes a packet of `payload` message bytes adds. */
+    uint32_t Pad(uint32_t payload) const
+    {
+        return (bytes - data) * ((payload + data - 1) / data);
+    }
+
+    /** The message bytes of a packet whose payload on the wire is `wire` (Pad's inverse). */
+    uint32_t Data(uint32_t wire) const
+    {
+        return wire - (bytes - data) * ((wire + bytes - 1) / bytes);
+    }
+
+    /** The message bytes a packet of an `mtu`-byte payload carries: whole lines. */
+    uint32_t PerPacket(uint32_t mtu) const
+    {
+        return mtu / bytes * data;
+    }
+};
+
 class RcQp : public QueuePair
 {
   public:
@@ -64,6 +94,12 @@ class RcQp : public QueuePair
                   uint64_t localOffset = SAME_OFFSET);
     /** Post n receive work requests (consumed by SENDs and WRITEs with immediate). */
     void PostRecv(uint32_t n);
+    /**
+     * Carry this QP's SENDs and WRITEs in `lines` (both QPs of a pair, before the first post):
+     * each packet holds whole lines of the message, PerPacket(MTU) bytes of it at most.
+     * @throws std::invalid_argument for data >= bytes, data 0, or a line longer than the MTU
+     */
+    void SetLines(ProtocolLines lines);
 
     bool HasPacket() const override;
     bool HasWork() const override;
@@ -137,9 +173,14 @@ class RcQp : public QueuePair
     };
 
     uint32_t Packets(uint64_t bytes) const;
+    /** The message bytes in one SEND or WRITE packet: the MTU, or its whole lines (SetLines). */
+    uint32_t DataMtu() const;
     std::size_t FindWqe(uint32_t psn) const; //!< index in m_sq, or m_sq.size()
     OutgoingPacket NextRequesterPacket();
-    OutgoingPacket Build(TransportHeader& h, uint32_t payload, const uint8_t* data = nullptr);
+    OutgoingPacket Build(TransportHeader& h,
+                         uint32_t payload,
+                         const uint8_t* data = nullptr,
+                         uint32_t padBytes = 0);
     void HandleAck(const TransportHeader& h);
     void HandleReadResponse(Ptr<Packet> packet, const TransportHeader& h, uint32_t payload);
     /** Acknowledge SEND/WRITE PSNs below limit and complete what is done; stops at a READ. */
@@ -160,6 +201,7 @@ class RcQp : public QueuePair
     uint32_t m_rnrRetry;    //!< "RnrRetry" (7: for ever)
     uint32_t m_maxReads;    //!< "MaxOutstandingReads"
     Time m_rnrDelay;        //!< "RnrDelay"
+    ProtocolLines m_lines;  //!< SetLines (none by default)
 
     bool m_connected;
     uint32_t m_remoteHost;

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A protocol's settings for one ring team (mcsim.config.protocols), planned from its hosts and the fabric.
+
+A step of NCCL's latency model costs hwLat in all. mcsim's packets already take the path's own latency
+(the links' propagation and the switches' forwarding), so a rank waits hwLat less that before each chunk:
+less the fastest such path of the team's steps of that kind (to a rank of the same node, or of another node).
+A step on a longer path (a spine more) then takes that much longer than NCCL's constant, as on a machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import networkx as nx
+
+from mcsim.config.protocols import PROTOCOLS, Protocol
+from mcsim.topology.nodes import Nodes
+from mcsim.topology.rules import SWITCH
+
+
+def path_latency_ps(g: nx.Graph[Any], src: int, dst: int, switch_latency_ps: int) -> int:
+    """The fastest path's latency from host ``src`` to host ``dst``, serialisation aside: its links' delay_ps and
+    the forwarding latency of every switch on it (a switch's own ``latency_ps``, else the fabric's)."""
+
+    def weight(_a: Any, b: Any, edge: dict[str, Any]) -> int:
+        node = g.nodes[b]
+        forwarding = node.get("latency_ps", switch_latency_ps) if node.get("role") == SWITCH else 0
+        return int(edge["delay_ps"]) + int(forwarding)
+
+    return int(nx.shortest_path_length(g, src, dst, weight=weight))
+
+
+def _step_ps(latency_ps: int, edges: list[tuple[int, int]], g: nx.Graph[Any], switch_latency_ps: int) -> int:
+    if not edges:
+        return 0
+    own = min(path_latency_ps(g, a, b, switch_latency_ps) for a, b in edges)
+    return max(0, latency_ps - own)
+
+
+def protocol_fields(
+    name: str,
+    hosts: Sequence[int],
+    g: nx.Graph[Any],
+    nodes: Nodes | None,
+    switch_latency_ps: int,
+    first_phase: bool,
+) -> dict[str, int]:
+    """The TeamSpec fields of protocol ``name`` for a ring on ``hosts`` (in ring order): lines, the step delays,
+    hosts per node, and (``first_phase``: the collective's first teams) the launch as start_ps. {} for "none"."""
+    protocol: Protocol | None = PROTOCOLS[name]
+    if protocol is None:
+        return {}
+    gpus = nodes.gpus if nodes is not None else 1
+    count = len({h // gpus for h in hosts})
+    per_node = len(hosts) // count
+    ring = list(zip(hosts, (*hosts[1:], hosts[0]), strict=True)) if len(hosts) > 1 else []
+    inside = [(a, b) for a, b in ring if a // gpus == b // gpus]
+    across = [(a, b) for a, b in ring if a // gpus != b // gpus]
+    node_ps = protocol.nvlink_ps if count == 1 else max(protocol.nvlink_ps, protocol.net_overhead_ps)
+    net_ps = protocol.net_ps if per_node > 1 else protocol.net_one_per_node_ps
+    return {
+        "line_b": protocol.line_b,
+        "line_data_b": protocol.line_data_b,
+        "step_node_ps": _step_ps(node_ps, inside, g, switch_latency_ps),
+        "step_net_ps": _step_ps(net_ps, across, g, switch_latency_ps),
+        "gpus_per_node": nodes.gpus if nodes is not None else 0,
+        "start_ps": protocol.launch_ps if first_phase else 0,
+    }

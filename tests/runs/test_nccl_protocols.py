@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""NCCL's protocols on the rings (mcsim.config.protocols): each against its closed form.
+
+- Time: a ring whose blocks are one packet each takes, under a protocol without lines (Simple), exactly its
+  launch plus its critical path's step delays longer than mcsim's own ring: the chunk from the rank after a
+  node's last GPU crosses P-1 edges, every edge but the one into its own source.
+- Lines: the payload a NIC sends is the data plus (line - data) flag bytes for each started line of each packet;
+  its packets carry whole lines (LL: 2048 of a 4096-byte MTU, LL128: 3840).
+- Bandwidth: at a size where the wire bounds the ring, LL takes twice as long as no protocol and LL128 16/15 as
+  long, within the pipeline's fill and the launch.
+- Byte-exact under loss, over seeds (RC's go-back-N resends whole lines).
+
+Bad values are rows of tests/test_inputs.py's tables.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mcsim.config.protocols import PROTOCOLS
+from mcsim.runs.protocol_plan import path_latency_ps
+from mcsim.runs.scenario import Scenario, scenario_of
+from mcsim.topology.nodes import nodes_of
+
+
+def _run(**kw):
+    sc = Scenario(algorithm="ring", verify=True, reduce_ps_per_byte=1, **kw)
+    r = sc.run()
+    assert r.verified and r.complete
+    return sc, r
+
+
+@pytest.mark.parametrize(
+    ("topology", "collective", "size"),
+    [
+        ("dgx-h100", "allgather", "4KiB"),
+        ("dgx-h100", "reduce_scatter", "4KiB"),
+        ("dgx-h100", "allreduce", "32KiB"),
+        ("rail-4x4", "allgather", "4KiB"),
+        ("rail-4x4", "allreduce", "64KiB"),
+        ("testbed-188", "allgather", "4KiB"),
+    ],
+)
+def test_simple_adds_its_launch_and_steps(topology, collective, size):
+    ranks = 8 if topology == "testbed-188" else None
+    _, none = _run(topology=topology, collective=collective, bytes_per_rank=size, ranks=ranks)
+    sc, simple = _run(
+        topology=topology, collective=collective, bytes_per_rank=size, ranks=ranks, nccl_protocol="simple"
+    )
+    (team,) = sc.teams()
+    g = sc.graph()
+    nodes = nodes_of(g)
+    gpus = nodes.gpus if nodes else 1
+    hosts = team.hosts
+    p = len(hosts)
+    steps = 2 * (p - 1) if collective == "allreduce" else p - 1
+    # the step delays: NCCL's hwLat less mcsim's own fastest path of that kind
+    protocol = PROTOCOLS["simple"]
+    count = len({h // gpus for h in hosts})
+    inside = [(a, b) for a, b in zip(hosts, (*hosts[1:], hosts[0]), strict=True) if a // gpus == b // gpus]
+    across = [(a, b) for a, b in zip(hosts, (*hosts[1:], hosts[0]), strict=True) if a // gpus != b // gpus]
+    lat = sc.fabric.switch_latency_ps
+    node_ps = max(protocol.nvlink_ps, protocol.net_overhead_ps) if count > 1 else protocol.nvlink_ps
+    net_ps = protocol.net_ps if p // count > 1 else protocol.net_one_per_node_ps
+    step_node = node_ps - min(path_latency_ps(g, a, b, lat) for a, b in inside) if inside else 0
+    step_net = net_ps - min(path_latency_ps(g, a, b, lat) for a, b in across) if across else 0
+    assert (team.step_node_ps, team.step_net_ps, team.start_ps) == (step_node, step_net, protocol.launch_ps)
+    assert team.line_b == 0
+    # the longest chain of steps: every source's chunk, the worst
+    extra = max(
+        sum(
+            step_node if hosts[(s + i) % p] // gpus == hosts[(s + i + 1) % p] // gpus else step_net
+            for i in range(steps)
+        )
+        for s in range(p)
+    )
+    assert simple.time_ps - none.time_ps == protocol.launch_ps + extra
+    assert simple.injected_b.tolist() == none.injected_b.tolist()  # Simple: no bytes of its own
+
+
+def _wire_payload(data_b: int, chunk_b: int, mtu_b: int, line_b: int, line_data_b: int) -> int:
+    """The payload bytes on the wire of ``data_b`` sent as WRITEs of chunk_b, each cut into packets of whole
+    lines: every started line carries line - data flag bytes."""
+    per_packet = mtu_b // line_b * line_data_b
+    total = 0
+    for start in range(0, data_b, chunk_b):
+        chunk = min(chunk_b, data_b - start)
+        for at in range(0, chunk, per_packet):
+            payload = min(per_packet, chunk - at)
+            total += payload + (line_b - line_data_b) * math.ceil(payload / line_data_b)
+    return total
+
+
+@pytest.mark.parametrize("name", ["ll", "ll128"])
+@pytest.mark.parametrize("size", [4096, 100_000, 1 << 20])
+def test_lines_on_the_wire(name, size):
+    protocol = PROTOCOLS[name]
+    sc, r = _run(topology="dgx-h100", collective="allgather", bytes_per_rank=size, nccl_protocol=name)
+    p = r.ranks
+    wire = (p - 1) * _wire_payload(size, sc.ring_chunk_b, sc.rdma.mtu_b, protocol.line_b, protocol.line_data_b)
+    assert r.injected_b.tolist() == [wire] * p
+    assert r.rank["chunks_sent"].tolist() == [(p - 1) * math.ceil(size / sc.ring_chunk_b)] * p
+    # every packet holds whole lines, an MTU's lines' data at most: the data packets a rank receives
+    packets = (p - 1) * sum(
+        math.ceil(min(sc.ring_chunk_b, size - s) / protocol.data_mtu_b(sc.rdma.mtu_b))
+        for s in range(0, size, sc.ring_chunk_b)
+    )
+    assert r.nic["rx_payload"].tolist() == [wire] * p
+    assert (r.nic["rx_packets"] >= packets).all()
+    assert (r.nic["rx_packets"] <= packets + r.nic["tx_packets"] - packets).all()  # the rest are ACKs
+
+
+@pytest.mark.parametrize(("name", "ratio"), [("ll", 2.0), ("ll128", 128 / 120)])
+def test_lines_cost_bandwidth(name, ratio):
+    _, none = _run(topology="dgx-h100", collective="allgather", bytes_per_rank="4MiB")
+    _, lines = _run(topology="dgx-h100", collective="allgather", bytes_per_rank="4MiB", nccl_protocol=name)
+    protocol = PROTOCOLS[name]
+    fixed = protocol.launch_ps + 7 * protocol.nvlink_ps  # at most: launch, then the steps' delays
+    assert ratio * none.time_ps * 0.995 <= lines.time_ps <= ratio * none.time_ps * 1.01 + fixed
+
+
+@pytest.mark.parametrize("name", ["ll", "ll128", "simple"])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_byte_exact_under_loss(name, seed):
+    """Every link loses 2e-3 of its packets: RC resends from the lost PSN (whole lines again); every byte right."""
+    r = scenario_of(
+        topology="rail-4x4",
+        collective="allreduce",
+        algorithm="ring",
+        bytes_per_rank="200KiB",
+        nccl_protocol=name,
+        reduce_ps_per_byte=1,
+        verify=True,
+        loss=2e-3,
+        seed=seed,
+    ).run()
+    assert r.verified and r.complete
+    assert int(r.fabric.ports["loss_packets"].sum()) > 0
+    assert int(r.nic["retransmits"].sum()) > 0
