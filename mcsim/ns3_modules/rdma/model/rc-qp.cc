@@ -175,6 +175,7 @@ RcQp::PostSend(Verb verb,
     {
         throw std::invalid_argument(where + "a READ on a QP whose packets carry lines (SetLines)");
     }
+    m_mtu = DataMtu(); // the same for every post (the NIC's MTU and the lines are set before)
     const uint32_t n = Packets(bytes);
     const uint64_t local = localOffset == SAME_OFFSET ? remoteOffset : localOffset;
     const uint64_t memory = m_nic->GetMemoryBytes();
@@ -269,7 +270,7 @@ RcQp::NextPacket()
 OutgoingPacket
 RcQp::NextRequesterPacket()
 {
-    const uint32_t mtu = DataMtu();
+    const uint32_t mtu = m_mtu; // PostSend's DataMtu()
     const std::size_t idx = FindWqe(m_txPsn);
     NS_ASSERT_MSG(idx < m_sq.size(), "RcQp: no work request holds the PSN to send");
     Wqe& w = m_sq[idx];
@@ -330,7 +331,11 @@ RcQp::NextRequesterPacket()
     }
     m_sentEnd = std::max(m_sentEnd, m_txPsn);
     ArmTimer();
-    return Build(h, payload, data, m_lines.bytes == 0 ? 0 : m_lines.Pad(payload));
+    if (m_lines.bytes != 0) [[unlikely]]
+    {
+        return Build(h, payload, data, m_lines.Pad(payload));
+    }
+    return Build(h, payload, data);
 }
 
 void
@@ -348,11 +353,13 @@ RcQp::Receive(Ptr<Packet> packet, const TransportHeader& h, uint32_t payloadByte
     {
         HandleReadResponse(packet, h, payloadBytes);
     }
-    else // a SEND or WRITE (its lines' flags off) or a READ request (no payload)
+    else // a SEND or WRITE (in lines: their flags off), or a READ request (no payload)
     {
-        m_responder.Receive(packet,
-                            h,
-                            m_lines.bytes == 0 ? payloadBytes : m_lines.Data(payloadBytes));
+        if (m_lines.bytes != 0) [[unlikely]]
+        {
+            payloadBytes = m_lines.Data(payloadBytes);
+        }
+        m_responder.Receive(packet, h, payloadBytes);
     }
 }
 

@@ -202,6 +202,7 @@ class RcQp : public QueuePair
     uint32_t m_maxReads;    //!< "MaxOutstandingReads"
     Time m_rnrDelay;        //!< "RnrDelay"
     ProtocolLines m_lines;  //!< SetLines (none by default)
+    uint32_t m_mtu = 0; //!< DataMtu() at the last PostSend: the requester's packets' message bytes
 
     bool m_connected;
     uint32_t m_remoteHost;
