@@ -131,7 +131,8 @@ SPLIT = {("allreduce", "double_tree"): "tree"}
 # nodes x n, at the region's start); n is N, or an Allreduce's block (ring_blocks). The output is rail-major: GPU l
 # of node n owns position l x nodes + n (Result.placement). An Allreduce is the Reduce-Scatter, then the Allgather;
 # or (hier_tree, NCCL's tree across nodes) the node Reduce-Scatter, an Allreduce per rail of its nodes x n on
-# NCCL's double binary tree (SPLIT's two trees: two teams per rail), then the node Allgather.
+# NCCL's double binary tree (SPLIT's two trees: two teams per rail), then the node Allgather (NCCL's own Tree chains
+# a node's GPUs and pipelines chain and tree at once: what that changes, docs/collectives.md).
 _HIER_RS = (("node", "reduce_scatter", "ring"), ("rail", "reduce_scatter", "ring"))
 HIERARCHICAL = {
     ("allgather", "hier_ring"): (("rail", "allgather", "ring"), ("node", "allgather", "ring")),

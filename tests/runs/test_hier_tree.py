@@ -121,7 +121,7 @@ def test_hier_tree_recovers_a_lossy_rail(seed):
     assert _spine_packets(r, g) == 0
 
 
-def test_the_rails_trees_stay_on_their_rails_and_move_the_double_tree_s_bytes():
+def test_the_rails_trees_stay_on_their_rails_and_each_link_moves_its_closed_form():
     """No packet reaches a spine; each NIC's wire carries, each way, its node's halves in the two trees (the closed
     form's degrees: nodes 1 and 2 inside one tree, 0 and 3 leaves of both) plus headers and ACKs (< 1 %: ~28 B per
     4 KiB packet)."""
@@ -138,6 +138,17 @@ def test_the_rails_trees_stay_on_their_rails_and_move_the_double_tree_s_bytes():
     for node, out, back in wires:
         payload = d[node] * first + other[node] * second
         assert payload <= int(wire_b[out]) <= payload * 1.01 and payload <= int(wire_b[back]) <= payload * 1.01
+    # each GPU's NVLink (its hub to the NVSwitch) carries the node phases only: 2 nodes b (G-1) = 2N(G-1)/G each way
+    # (N a multiple of 4P), where NCCL's chain gives a GPU inside it 2N (docs/collectives.md)
+    f, nvlink_b = r.fabric, 2 * 4 * allreduce_block_b(n, 16) * 3
+    links = [
+        (port, int(peer))
+        for port, (node, peer) in enumerate(zip(f.port_node, f.port_peer, strict=True))
+        if g.nodes[int(node)].get("part") == "hub" and g.nodes[int(f.port_node[peer])].get("part") == "nvswitch"
+    ]
+    assert len(links) == 16
+    for out, back in links:
+        assert nvlink_b <= int(wire_b[out]) <= nvlink_b * 1.01 and nvlink_b <= int(wire_b[back]) <= nvlink_b * 1.01
 
 
 def _closed_form_ps(n, nodes, gpus, graph):
