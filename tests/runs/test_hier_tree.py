@@ -100,6 +100,22 @@ def test_hier_tree_is_byte_exact(size, chunk):
     assert r.complete and r.verified and not r.wrong_bytes.any()
 
 
+@pytest.mark.parametrize("ranks", [24, 128])
+def test_hier_tree_is_byte_exact_on_an_odd_number_of_nodes_and_on_16(ranks):
+    """3 nodes of 8 (the second tree the first shifted by one, P odd) and rail-16x8 whole (trees 4 levels deep)."""
+    r = Scenario(
+        topology="rail-16x8",
+        ranks=ranks,
+        collective="allreduce",
+        algorithm="hier_tree",
+        bytes_per_rank="100004B",  # 25,001 elements: blocks padded
+        ring_chunk="8KiB",
+        verify=True,
+    ).run()
+    assert (r.placement.nodes, r.placement.gpus) == (ranks // 8, 8)
+    assert r.complete and r.verified and not r.wrong_bytes.any()
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_hier_tree_recovers_a_lossy_rail(seed):
     """Every NIC's wire loses 1e-3 of its packets (both ways): RC retransmits within the rail, every sum still exact."""
