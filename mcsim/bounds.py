@@ -98,13 +98,19 @@ def allreduce_block_b(bytes_per_rank_b: int, ranks: int) -> int:
     return -(-(bytes_per_rank_b // granule) // ranks) * granule
 
 
-def hierarchical_b(collective: str, bytes_per_rank_b: int, nodes: int, gpus: int) -> tuple[int, int]:
+def hierarchical_b(
+    collective: str, bytes_per_rank_b: int, nodes: int, gpus: int, *, algorithm: str = ""
+) -> tuple[int, int]:
     """(bytes through each GPU's NIC, bytes through its NVLink) that a hierarchical collective on ``nodes`` nodes of
     ``gpus`` GPUs must move, one phase after the other: n(nodes-1) in a rail phase (each GPU gets, or gives, the
     shards of its rail), nodes x n(gpus-1) in a node phase (the other rails' blocks of nodes x n); n is N, and an
     Allgather or a Reduce-Scatter has one phase of each, an Allreduce (its blocks n, allreduce_block_b) two of each
-    (the Reduce-Scatter, then the Allgather)."""
+    (the Reduce-Scatter, then the Allgather). ``algorithm``: the hierarchical algorithm, where it changes the bytes:
+    the tree Allreduce across nodes ("hier_tree") has the same two node phases and, between them, a double binary
+    tree per rail on its nodes x n: through the NIC what the busiest rank of the flat double tree on ``nodes`` ranks
+    receives (:func:`double_tree_bound_b`: 2 nodes x n from 4 nodes on, even)."""
     if collective == "allreduce":
         n = allreduce_block_b(bytes_per_rank_b, nodes * gpus)
-        return 2 * n * (nodes - 1), 2 * nodes * n * (gpus - 1)
+        network = double_tree_bound_b(nodes * n, nodes) if algorithm == "hier_tree" else 2 * n * (nodes - 1)
+        return network, 2 * nodes * n * (gpus - 1)
     return bytes_per_rank_b * (nodes - 1), nodes * bytes_per_rank_b * (gpus - 1)

@@ -461,7 +461,9 @@ class Result:
         the NIC, its node phase through NVLink (:func:`mcsim.bounds.hierarchical_b`); what "x bound" divides by."""
         if self.placement is not None:
             p = self.placement
-            network_b, nvlink_b = hierarchical_b(self.collective, self.bytes_per_rank_b, p.nodes, p.gpus)
+            network_b, nvlink_b = hierarchical_b(
+                self.collective, self.bytes_per_rank_b, p.nodes, p.gpus, algorithm=self.algorithm
+            )
             return (network_b / self.data_rate_bps + nvlink_b / p.nvlink_rate_bps) * 8 * PS_PER_S
         return (
             bound_b(self.collective, self.algorithm, self.bytes_per_rank_b, self.team_ranks or self.ranks)

@@ -7,7 +7,7 @@ mcsim.native.collectives starts a team on an RdmaStack (start_team) and reads it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mcsim.bounds import allreduce_block_b, tree_halves
 from mcsim.config.fabric import DEFAULT_MTU_BYTES
@@ -66,6 +66,7 @@ RC_PIPELINES = (
     "double_tree",
     "hier_ring",
     "hier_mcast",
+    "hier_tree",
 )
 HALVING_STEP_MAX_CHUNKS = 2**24 - 1  # a halving-doubling step's chunks (C++ HalvingDoublingAllreduce::CHUNK_BITS)
 TREE_MAX_IDS = 2**31 - 1  # a tree's slot x chunks + chunk, below its way-down flag (C++ TreeReduce::DOWN)
@@ -86,6 +87,7 @@ ROOTED_COLLECTIVES = ("broadcast", "reduce")  # collectives with a root rank (th
 HOST_REDUCE_PS_PER_BYTE = 68
 TEAM = "ns3::mcsim::CollectiveTeam"  # the team of ranks (its size and first group)
 TREES = (REDUCE_CHAIN, REDUCE_BINOMIAL, TREE_AR)  # the ranks on TreeReduce (a buffer and a scratch area)
+TREE_SCRATCH = 3  # a tree Allreduce rank's scratch in buffers: its partial sum, a landing zone per child (TreeReduce)
 AFTER_BUFFER = 2**64 - 1  # a tree's scratch area right after its buffer (C++ TreeReduce::AFTER_BUFFER)
 TREE_SHAPES = {"heap": "Heap", "in_order": "InOrder", "second": "Second"}  # C++ TreeAllreduce::Shape
 # the ranks whose whole buffer may sit at an offset of their region, the same on every rank of a team (teams
@@ -129,13 +131,21 @@ SPLIT = {("allreduce", "double_tree"): "tree"}
 # one after the other, each (where, collective, algorithm): "rail", a team per rail at once (GPU l of every node: its
 # shards, nodes x n, at l x nodes x n of the region), or "node", a team per node at once (its GPUs: blocks of
 # nodes x n, at the region's start); n is N, or an Allreduce's block (ring_blocks). The output is rail-major: GPU l
-# of node n owns position l x nodes + n (Result.placement). An Allreduce is the Reduce-Scatter, then the Allgather.
+# of node n owns position l x nodes + n (Result.placement). An Allreduce is the Reduce-Scatter, then the Allgather;
+# or (hier_tree, NCCL's tree across nodes) the node Reduce-Scatter, an Allreduce per rail of its nodes x n on
+# NCCL's double binary tree (SPLIT's two trees: two teams per rail), then the node Allgather (NCCL's own Tree chains
+# a node's GPUs and pipelines chain and tree at once: what that changes, docs/collectives.md).
 _HIER_RS = (("node", "reduce_scatter", "ring"), ("rail", "reduce_scatter", "ring"))
 HIERARCHICAL = {
     ("allgather", "hier_ring"): (("rail", "allgather", "ring"), ("node", "allgather", "ring")),
     ("allgather", "hier_mcast"): (("rail", "allgather", "mcast"), ("node", "allgather", "ring")),
     ("reduce_scatter", "hier_ring"): _HIER_RS,
     ("allreduce", "hier_ring"): (*_HIER_RS, ("rail", "allgather", "ring"), ("node", "allgather", "ring")),
+    ("allreduce", "hier_tree"): (
+        ("node", "reduce_scatter", "ring"),
+        ("rail", "allreduce", "double_tree"),
+        ("node", "allgather", "ring"),
+    ),
 }
 EVERY_ALGORITHM = (*ALGORITHMS, *TWO_PHASE, *SPLIT, *HIERARCHICAL)  # every (collective, algorithm) a Scenario runs
 # algorithms that multicast (the protocol's options)
@@ -262,9 +272,7 @@ class Part:
 
 def parts_of(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) -> list[Part]:
     """The teams a collective runs: one, or TWO_PHASE's (a Reduce-Scatter, then an Allgather, of ring_blocks'
-    block), or SPLIT's (two trees at once: the first half of the 4-byte elements, at least one, on the
-    in-order tree, the rest on the second; each half's partial sum and landing zones, 3 halves, after the
-    buffer, the first half's first)."""
+    block), or SPLIT's (two trees at once: :func:`double_tree_parts` on the buffer, their scratch after it)."""
     n = bytes_per_rank_b
     if (collective, algorithm) in TWO_PHASE:
         reduce, gather = TWO_PHASE[collective, algorithm]
@@ -274,28 +282,36 @@ def parts_of(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int)
             Part(collective="allgather", algorithm=gather, bytes_per_rank_b=block, phase=1),
         ]
     if (collective, algorithm) in SPLIT:
-        first = tree_halves(n)[0]
-        halves = [(first, 0, "in_order", n), (n - first, first, "second", n + 3 * first)]
-        return [
-            Part(
-                collective=collective,
-                algorithm=SPLIT[collective, algorithm],
-                bytes_per_rank_b=size,
-                tree_shape=shape,
-                buffer_offset_b=offset,
-                scratch_offset_b=scratch,
-            )
-            for size, offset, shape, scratch in halves
-            if size
-        ]
+        return double_tree_parts(collective, algorithm, n, 0, n)
     return [Part(collective=collective, algorithm=algorithm, bytes_per_rank_b=n)]
+
+
+def double_tree_parts(collective: str, algorithm: str, size_b: int, buffer_b: int, scratch_b: int) -> list[Part]:
+    """SPLIT's two trees on the ``size_b`` bytes at ``buffer_b`` of each rank's region: the first half of the 4-byte
+    elements, at least one, on the in-order tree, the rest on the second; each half's scratch (its partial sum and
+    a landing zone per child: TREE_SCRATCH halves) from ``scratch_b`` on, the first half's first."""
+    first = tree_halves(size_b)[0]
+    halves = [(first, 0, "in_order", 0), (size_b - first, first, "second", TREE_SCRATCH * first)]
+    return [
+        Part(
+            collective=collective,
+            algorithm=SPLIT[collective, algorithm],
+            bytes_per_rank_b=size,
+            tree_shape=shape,
+            buffer_offset_b=buffer_b + offset,
+            scratch_offset_b=scratch_b + scratch,
+        )
+        for size, offset, shape, scratch in halves
+        if size
+    ]
 
 
 def hierarchical_parts(collective: str, algorithm: str, bytes_per_rank_b: int, nodes: int, gpus: int) -> list[Part]:
     """The teams of a HIERARCHICAL collective on ``nodes`` nodes of ``gpus`` GPUs (GPU l of node n on host
     n x gpus + l), phase by phase: a rail phase's team l holds GPU l of every node, its buffer of nodes x N at
     l x nodes x N of each region; a node phase's team n holds node n's GPUs, blocks of nodes x N from the region's
-    start. So an Allgather's output and a Reduce-Scatter's blocks are rail-major (Result.placement)."""
+    start. So an Allgather's output and a Reduce-Scatter's blocks are rail-major (Result.placement). A SPLIT phase
+    (hier_tree's double tree per rail) is two teams per rail, their scratch at :func:`hierarchical_scratch_b`."""
     n = ring_blocks(collective, bytes_per_rank_b, nodes * gpus)[1]  # N, or an Allreduce's block
     parts: list[Part] = []
     for phase, (where, team_collective, team_algorithm) in enumerate(HIERARCHICAL[collective, algorithm]):
@@ -303,15 +319,29 @@ def hierarchical_parts(collective: str, algorithm: str, bytes_per_rank_b: int, n
             teams = [(tuple(k * gpus + rail for k in range(nodes)), rail * nodes * n, n) for rail in range(gpus)]
         else:
             teams = [(tuple(range(k * gpus, (k + 1) * gpus)), 0, nodes * n) for k in range(nodes)]
-        parts += [
-            Part(
-                collective=team_collective,
-                algorithm=team_algorithm,
-                bytes_per_rank_b=size,
-                region_offset_b=offset,
-                hosts=hosts,
-                phase=phase,
+        for hosts, offset, size in teams:
+            if (team_collective, team_algorithm) in SPLIT:  # the rail's slice, nodes x n, on two trees
+                halves = double_tree_parts(
+                    team_collective, team_algorithm, nodes * size, offset, hierarchical_scratch_b(n, nodes * gpus)
+                )
+                parts += [replace(q, hosts=hosts, phase=phase) for q in halves]
+                continue
+            parts.append(
+                Part(
+                    collective=team_collective,
+                    algorithm=team_algorithm,
+                    bytes_per_rank_b=size,
+                    region_offset_b=offset,
+                    hosts=hosts,
+                    phase=phase,
+                )
             )
-            for hosts, offset, size in teams
-        ]
     return parts
+
+
+def hierarchical_scratch_b(block_b: int, ranks: int) -> int:
+    """Where a rail's trees keep their scratch (hier_tree) in each rank's region: past the hierarchical buffer
+    (``ranks`` blocks of ``block_b``) and past the node Reduce-Scatter's landing zone of the same size after it
+    (verify mode's: C++ RingReduceScatter::LandingOffset), so it overlaps no other team's bytes. Every rail's at the
+    same offset: a rank is on one rail."""
+    return 2 * ranks * block_b

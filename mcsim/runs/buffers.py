@@ -22,7 +22,9 @@ from mcsim.config.collectives import (
     RC_PIPELINES,
     REGION_OFFSET_RANKS,
     ROOTED_COLLECTIVES,
+    TREE_AR,
     TREE_MAX_IDS,
+    TREE_SCRATCH,
     Part,
     TeamSpec,
     ring_blocks,
@@ -118,7 +120,7 @@ class Scenario(Protocol):
 
 def check_host_reduction(sc: Scenario, n: int) -> None:
     """Verify mode: a ring reduction sums 32-bit integers, whole ones in every chunk."""
-    host = sc.algorithm in ("ring", "halving_doubling", *TREE_ALLREDUCES, "ring_mcast", "hier_ring")
+    host = sc.algorithm in ("ring", "halving_doubling", *TREE_ALLREDUCES, "ring_mcast", "hier_ring", "hier_tree")
     host = host or sc.collective == "reduce"
     if not host or sc.collective not in ("reduce_scatter", "allreduce", "reduce"):
         return
@@ -147,12 +149,18 @@ def check_tagged_ids(sc: Scenario, p: int, n: int, ring_chunk: int) -> None:
             )
     if sc.collective == "reduce" or sc.algorithm in TREE_ALLREDUCES:  # a double tree's halves: fewer chunks
         slots = {"chain": 1, "tree": 2, "double_tree": 2}.get(sc.algorithm, max(1, (p - 1).bit_length()))
-        if slots * chunks > TREE_MAX_IDS:
-            raise McsimError(
-                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {slots * chunks} chunk ids of {ring_chunk} B "
-                f"({slots} children of {chunks} chunks); the immediate holds at most {TREE_MAX_IDS} beside its "
-                "way-down flag: raise ring_chunk"
-            )
+        _check_tree_ids(sc, slots, chunks, ring_chunk)
+
+
+def _check_tree_ids(sc: Scenario, slots: int, chunks: int, ring_chunk: int, team: str = "") -> None:
+    """A tree's chunk ids (slot x chunks + chunk, ``slots`` children of ``chunks`` chunks) stay below its way-down
+    flag; ``team`` as in _check_mcast_ids."""
+    if slots * chunks > TREE_MAX_IDS:
+        raise McsimError(
+            f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {slots * chunks} chunk ids of {ring_chunk} B "
+            f"({slots} children of {chunks} chunks{team}); the immediate holds at most {TREE_MAX_IDS} beside its "
+            "way-down flag: raise ring_chunk"
+        )
 
 
 def _check_mcast_ids(sc: Scenario, sources: int, shard: int, mtu: int, team: str = "") -> None:
@@ -190,6 +198,8 @@ def check_team_ids(sc: Scenario, mtu: int, ring_chunk: int) -> None:
     for algorithm, p, n in sorted({(q.algorithm, len(q.hosts or ()), q.bytes_per_rank_b) for q in sc.plan().parts}):
         if algorithm == "mcast":
             _check_mcast_ids(sc, p, n, mtu, f" in a team of {p}")
+        elif algorithm == "tree":  # a tree of a rail's double tree (hier_tree): two children a rank
+            _check_tree_ids(sc, 2, max(1, -(-n // ring_chunk)), ring_chunk, f" in a team of {p}")
         else:
             _check_ring_ids(sc, 1, p, n, mtu, ring_chunk, f" in a team of {p}")
 
@@ -239,13 +249,26 @@ def buffer_transfers(sc: Scenario) -> int:
 
 def region_end_b(team: Part | TeamSpec, ranks: int, verify: bool) -> int:
     """Where a team's buffer ends in each rank's region (its ``ranks``' regions), for a rank class that may place it
-    at an offset (REGION_OFFSET_RANKS; 0 for the others, whose buffers memory_b sizes from the collective): the
-    team's region offset, then its output buffer (P shards, or one buffer: a Broadcast's, an Allreduce's), then, in
-    verify mode, a ring reduction's landing zone of the same size (C++ RingReduceScatter::LandingOffset)."""
-    if ALGORITHMS[team.collective, team.algorithm] not in REGION_OFFSET_RANKS:
+    at an offset (REGION_OFFSET_RANKS; a tree Allreduce's, tree_end_b; 0 for the others, whose buffers memory_b
+    sizes from the collective): the team's region offset, then its output buffer (P shards, or one buffer: a
+    Broadcast's, an Allreduce's), then, in verify mode, a ring reduction's landing zone of the same size (C++
+    RingReduceScatter::LandingOffset)."""
+    rank = ALGORITHMS[team.collective, team.algorithm]
+    if rank == TREE_AR:
+        return tree_end_b(team)
+    if rank not in REGION_OFFSET_RANKS:
         return 0
     landing = verify and team.algorithm == "ring" and team.collective in ("reduce_scatter", "allreduce")
     return team.region_offset_b + output_b(team.collective, team.bytes_per_rank_b, ranks) * (2 if landing else 1)
+
+
+def tree_end_b(team: Part | TeamSpec) -> int:
+    """Where a tree Allreduce's bytes end in each rank's region, verify mode or not (its WRITEs land in its scratch
+    either way): its buffer at buffer_offset_b, its scratch (TREE_SCRATCH buffers: the partial sum, a landing zone
+    per child) at scratch_offset_b, or right after the buffer."""
+    end = team.buffer_offset_b + team.bytes_per_rank_b
+    scratch = end if team.scratch_offset_b is None else team.scratch_offset_b
+    return max(end, scratch + TREE_SCRATCH * team.bytes_per_rank_b)
 
 
 def parts_end_b(sc: Scenario, verify: bool) -> int:

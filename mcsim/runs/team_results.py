@@ -43,17 +43,20 @@ def of_team(
     )
 
 
-def combined(results: list[Result], collective: str, algorithm: str, bytes_per_rank_b: int) -> Result:
+def combined(
+    results: list[Result], collective: str, algorithm: str, bytes_per_rank_b: int, *, at_once: bool | None = None
+) -> Result:
     """The collective's Result from its teams' (TWO_PHASE, SPLIT: two), the ranks' counters of both
     added. TWO_PHASE: the second team's times (a rank's finish is its second phase's), the first
-    phase's Result in ``first_phase``; SPLIT: a rank finishes when both its halves are in."""
+    phase's Result in ``first_phase``; SPLIT: a rank finishes when both its halves are in. ``at_once``: SPLIT's
+    (None: whether the collective is in SPLIT; False: a SPLIT collective's Result as a phase)."""
     if len(results) == 1:
         return results[0]
     first, second = results
     times = ("finish_ps", "data_phase_end_ps")
     rank = {k: v if k in times else v + first.rank[k] for k, v in second.rank.items()}
     kept: dict[str, Any] = {"first_phase": first}
-    if (collective, algorithm) in SPLIT:
+    if ((collective, algorithm) in SPLIT) if at_once is None else at_once:
         never = (first.finish_ps == NEVER) | (second.finish_ps == NEVER)
         both = np.where(never, NEVER, np.maximum(first.finish_ps, second.finish_ps))
         rank["finish_ps"] = both
@@ -101,16 +104,17 @@ def phased(
     network_bps: int = 0,
 ) -> Result:
     """The collective's (``what``: collective, algorithm, bytes per rank) Result from its teams': :func:`combined`,
-    or for a hierarchical collective (``placement``) its phases, each its teams :func:`merged`, then combined as
-    TWO_PHASE's (a rank's finish is its last phase's, the phase before in ``first_phase``; an Allreduce's four: its
-    Reduce-Scatter's two, then its Allgather's, first_phase the Reduce-Scatter's), with the placement and
-    the NICs' data rate ``network_bps`` (each phase keeps its teams': NVLink's in a node)."""
+    or for a hierarchical collective (``placement``) its phases (:func:`_phase`), then combined as TWO_PHASE's (a
+    rank's finish is its last phase's, the phase before in ``first_phase``; an Allreduce's four: its Reduce-Scatter's
+    two, then its Allgather's, first_phase the Reduce-Scatter's; hier_tree's three: first_phase the rails' double
+    trees, theirs the node Reduce-Scatter), with the placement and the NICs' data rate ``network_bps`` (each phase
+    keeps its teams': NVLink's in a node)."""
     collective, algorithm, n = what
     if placement is None:
         return combined(results, collective, algorithm, n)
     ranks = placement.nodes * placement.gpus
     phases = [
-        merged(
+        _phase(
             [s for s, q in zip(specs, parts, strict=True) if q.phase == k],
             [r for r, q in zip(results, parts, strict=True) if q.phase == k],
             ranks,
@@ -127,4 +131,26 @@ def phased(
             placed(combined(phases[:2], "reduce_scatter", algorithm, block)),
             placed(combined(phases[2:], "allgather", algorithm, block)),
         ]
+    if len(phases) == 3:  # the node Reduce-Scatter, then the rails' trees (their own bound), then the node Allgather
+        trees = phases[1]
+        first = combined(phases[:2], trees.collective, trees.algorithm, trees.bytes_per_rank_b, at_once=False)
+        phases = [first, phases[2]]
     return placed(combined(phases, collective, algorithm, n))
+
+
+def _phase(specs: list[TeamSpec], results: list[Result], ranks: int) -> Result:
+    """One phase of a hierarchical collective, its teams :func:`merged`; the two teams of a SPLIT collective on the
+    same hosts (a rail's double tree: hier_tree) first :func:`combined` into that collective's."""
+    teams: dict[tuple[int, ...], list[int]] = {}
+    for i, spec in enumerate(specs):
+        teams.setdefault(spec.hosts, []).append(i)
+    joined = []
+    for team in teams.values():
+        halves = [results[i] for i in team]
+        spec = specs[team[0]]
+        if len(halves) == 1:
+            joined.append(halves[0])
+            continue
+        split = next(key for key, a in SPLIT.items() if key[0] == spec.collective and a == spec.algorithm)
+        joined.append(combined(halves, *split, sum(r.bytes_per_rank_b for r in halves)))
+    return merged([specs[team[0]] for team in teams.values()], joined, ranks)
