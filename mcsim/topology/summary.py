@@ -9,6 +9,7 @@ import networkx as nx
 
 from mcsim.topology.nodes import nodes_of
 from mcsim.topology.physics import Link
+from mcsim.topology.rail_fabric import PER_RAIL, SHARED, spine_groups_of
 from mcsim.topology.rules import host_count, validate
 from mcsim.units import format_rate
 
@@ -184,6 +185,23 @@ def _node_lines(nodes: Any, g: nx.Graph) -> list[str]:
     if nodes.rails:
         lines.append(
             f"  rails             {nodes.rails} (NIC r of every node on rail r), {format_rate(nodes.network_bps)} "
-            "data a NIC (the narrower of its PCIe link and its wire)"
+            f"data a NIC (the narrower of its PCIe link and its wire{'s' if nodes.planes > 1 else ''})"
         )
+        lines.append(
+            f"  planes            {nodes.planes}"
+            + (
+                f" (each NIC's port split into {nodes.planes}, a plane's own leaves and spines at 1/{nodes.planes} "
+                "of the rate)"
+                if nodes.planes > 1
+                else " (a port a NIC)"
+            )
+        )
+        lines.append(f"  spines            {_SPINES[spine_groups_of(g)]}")
     return lines
+
+
+_SPINES = {
+    None: "none (one leaf a rail: across rails through a node's NVSwitch)",
+    SHARED: "shared by the rails",
+    PER_RAIL: "per rail (rail-only: across rails and nodes through a node's NVSwitch, PXN)",
+}
