@@ -339,7 +339,7 @@ def rail_optimised(
     }
     per_node = gpus_per_node + 1 + rails  # hubs, the NVSwitch, NICs
     first_leaf = hosts + nodes * per_node
-    rail_fabric.add_switches(g, fabric, first_leaf)
+    _add_rail_switches(g, fabric, first_leaf)
     nics: dict[tuple[int, int], int] = {}
     for n in range(nodes):
         first_hub = hosts + n * per_node
@@ -350,8 +350,41 @@ def rail_optimised(
             g.nodes[nic]["latency_ps"] = 0  # the NIC's own latency is the NIC model's (SendLatency, ReceiveLatency)
             for local in range(r * gpus_per_nic, (r + 1) * gpus_per_nic):
                 g.add_edge(first_hub + local, nic, **pcie_edge)
-    rail_fabric.add_links(g, fabric, first_leaf, nics, wire)
+    _add_rail_links(g, fabric, first_leaf, nics, wire)
     return g
+
+
+def _add_rail_switches(g: nx.Graph[int], f: rail_fabric.RailFabric, first_leaf: int) -> None:
+    """Add the rail network's leaves (from ``first_leaf``), plane by plane and rail by rail, then its spines."""
+    for p in range(f.planes):
+        for r in range(f.rails):
+            for i in range(f.leaves):
+                g.add_node(first_leaf + f.leaf(p, r, i), role=SWITCH, **f.leaf_attrs(p, r, i))
+    first_spine = first_leaf + f.leaf_count
+    for p in range(f.planes):
+        for k in range(f.groups):
+            for s in range(f.spines):
+                g.add_node(first_spine + f.spine(p, k, s), role=SWITCH, **f.spine_attrs(p, k, s))
+
+
+def _add_rail_links(
+    g: nx.Graph[int],
+    f: rail_fabric.RailFabric,
+    first_leaf: int,
+    nics: Mapping[tuple[int, int], int],
+    wire: Mapping[str, int],
+) -> None:
+    """Link NIC ``nics[node, rail]`` to its rail's leaf in every plane, and every leaf to its group's spines."""
+    for (n, r), nic in nics.items():
+        for p in range(f.planes):
+            g.add_edge(nic, first_leaf + f.leaf(p, r, n // f.per_leaf), **wire)
+    first_spine = first_leaf + f.leaf_count
+    for p in range(f.planes):
+        for r in range(f.rails):
+            for i in range(f.leaves):
+                for s in range(f.spines):
+                    spine = first_spine + f.spine(p, f.group_of(r), s)
+                    g.add_edge(first_leaf + f.leaf(p, r, i), spine, **{**wire, "parallel": f.links})
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,7 +427,27 @@ def nodes_of(g: nx.Graph[Any]) -> Nodes | None:
     network, rails, planes = 0, 0, 0
     if NIC in parts:
         nic = parts[NIC]
-        planes, wires_bps = rail_fabric.planes_of(g, nic)
+        planes, wires_bps = _planes_of(g, nic)
         network = min(Link.from_edge(g.edges[hub, nic]).data_rate_bps, wires_bps)
         rails = sum(1 for _, d in g.nodes(data=True) if d.get("part") == NIC and d["node"] == 0)
     return Nodes(count=count, gpus=hosts // count, rails=rails, nvlink_bps=nvlink, network_bps=network, planes=planes)
+
+
+def _planes_of(g: nx.Graph[Any], nic: int) -> tuple[int, int]:
+    """A NIC's network ports (its planes) and their summed data rate in bit/s."""
+    wires = [g.edges[nic, x] for x in g[nic] if g.nodes[x].get("node") is None]
+    return sum(e["parallel"] for e in wires), sum(Link.from_edge(e).data_rate_bps * e["parallel"] for e in wires)
+
+
+def spine_groups_of(g: nx.Graph[Any]) -> str | None:
+    """Return "per_rail" if some spine of a rail-optimised fabric joins the leaves of fewer rails than there are,
+    "shared" if every spine joins every rail's, None without spines (the spines: switches outside the nodes that no
+    NIC links to; the rails: the leaves' ``rail``)."""
+    nics = (x for x, part in g.nodes(data="part") if part == NIC)
+    leaves = {y for x in nics for y in g[x] if g.nodes[y].get("node") is None}
+    spines = [x for x, d in g.nodes(data=True) if d["role"] == SWITCH and d.get("node") is None and x not in leaves]
+    if not spines:
+        return None
+    rails = {g.nodes[x].get("rail") for x in leaves}
+    own = any({g.nodes[x].get("rail") for x in g[s] if x in leaves} != rails for s in spines)
+    return rail_fabric.PER_RAIL if own else rail_fabric.SHARED

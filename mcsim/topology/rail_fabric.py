@@ -8,14 +8,16 @@ shared by the rails or each rail's own, and planes.
   Wang et al., "Rail-only: A Low-Cost High-Performance Network for Training LLMs with Trillion Parameters", 2023,
   and DeepSeek's multi-plane fat tree, where each GPU-NIC pair is on its own plane: Zhao et al., "Insights into
   DeepSeek-V3: Scaling Challenges and Reflections on Hardware for AI Architectures", ISCA 2025). In a per-rail
-  fabric traffic between GPUs of different rails on different nodes has no way through the spines: its shortest
+  fabric (Rail-only has no spines at all: ``spines=0``, one leaf a rail, which "shared" builds too) traffic
+  between GPUs of different rails on different nodes has no way through the spines: its shortest
   paths cross a node's NVSwitch (the source's, onto the destination's rail, or the destination's; NCCL's PXN).
 - **Planes**, ``planes``: each NIC's one port becomes ``planes`` ports of rate/planes each, and plane p has its own
   leaves and spines (every network link of a plane at rate/planes), so the planes meet only in the NICs; a NIC's
   total rate is unchanged. As Alibaba HPN (Qian et al., "Alibaba HPN: A Data Center Network for Large Language
   Model Training", SIGCOMM 2024: each NIC's 2 x 200G ports on two ToRs of two isolated planes, rail-optimised) and
-  NVIDIA's planarized fabrics (ConnectX-8 SuperNIC: 800G as planes of 2 x 400G, firmware release notes 40.44;
-  Spectrum-X "multiplane" with per-rail, per-plane resources, NVIDIA Network Operator). A NIC is a switch of the
+  NVIDIA's planarized fabrics (ConnectX-8 SuperNIC firmware release notes 40.44.0208: 800 Gb/s XDR reached over a
+  "planarized topology network", or 2 x 400GbE; the Network Operator's Spectrum-X profiles: "multiplane" with
+  --number-of-planes and resources per rail and plane, docs.nvidia.com/networking). A NIC is a switch of the
   graph, so it picks a plane per flow by ECMP (the switches' hash of source, destination and flow: every packet of
   a flow on one plane; no plane load balancing per packet).
 
@@ -28,13 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import networkx as nx
 
 from mcsim.errors import McsimError, pick, require_integer
-from mcsim.topology.physics import Link
-from mcsim.topology.rules import NIC, SWITCH
 
 LEAF_TIER, SPINE_TIER = 3, 4  # a rail-optimised fabric's leaves and spines (a node's parts are below them)
 SHARED, PER_RAIL = "shared", "per_rail"
@@ -74,6 +71,24 @@ class RailFabric:
     def spine(self, plane: int, group: int, s: int) -> int:
         """The index of spine s of a group and plane among the spines."""
         return (plane * self.groups + group) * self.spines + s
+
+    def leaf_attrs(self, plane: int, rail: int, i: int) -> dict[str, int | str]:
+        """Leaf i of a rail and plane: its tier, name, rail (and plane, with several)."""
+        return self._attrs(LEAF_TIER, plane, f"rail{rail}.leaf{i}", rail)
+
+    def spine_attrs(self, plane: int, group: int, s: int) -> dict[str, int | str]:
+        """Spine s of a group and plane: its tier, name (and rail per rail, plane with several)."""
+        if self.groups == 1:
+            return self._attrs(SPINE_TIER, plane, f"spine{s}", None)
+        return self._attrs(SPINE_TIER, plane, f"rail{group}.spine{s}", group)
+
+    def _attrs(self, tier: int, plane: int, name: str, rail: int | None) -> dict[str, int | str]:
+        attrs: dict[str, int | str] = {"tier": tier, "name": f"plane{plane}.{name}" if self.planes > 1 else name}
+        if rail is not None:
+            attrs["rail"] = rail
+        if self.planes > 1:
+            attrs["plane"] = plane
+        return attrs
 
 
 def plan(
@@ -143,63 +158,3 @@ def plane_wire(wire: Mapping[str, int], planes: int) -> dict[str, int]:
             "(a NIC's port splits into planes ports of rate/planes each)"
         )
     return {**wire, "rate_bps": wire["rate_bps"] // planes}
-
-
-def _name(f: RailFabric, plane: int, rest: str) -> str:
-    return f"plane{plane}.{rest}" if f.planes > 1 else rest
-
-
-def add_switches(g: nx.Graph, f: RailFabric, first_leaf: int) -> None:
-    """Add the leaves (from ``first_leaf``) and after them the spines."""
-    for p in range(f.planes):
-        for r in range(f.rails):
-            for i in range(f.leaves):
-                leaf = first_leaf + f.leaf(p, r, i)
-                g.add_node(leaf, role=SWITCH, tier=LEAF_TIER, name=_name(f, p, f"rail{r}.leaf{i}"), rail=r)
-                if f.planes > 1:
-                    g.nodes[leaf]["plane"] = p
-    first_spine = first_leaf + f.leaf_count
-    for p in range(f.planes):
-        for k in range(f.groups):
-            for s in range(f.spines):
-                spine = first_spine + f.spine(p, k, s)
-                name = f"rail{k}.spine{s}" if f.groups > 1 else f"spine{s}"
-                g.add_node(spine, role=SWITCH, tier=SPINE_TIER, name=_name(f, p, name))
-                if f.groups > 1:
-                    g.nodes[spine]["rail"] = k
-                if f.planes > 1:
-                    g.nodes[spine]["plane"] = p
-
-
-def add_links(g: nx.Graph, f: RailFabric, first_leaf: int, nics: Mapping[tuple[int, int], int], wire: dict) -> None:
-    """Link NIC ``nics[node, rail]`` to its rail's leaf in every plane, and every leaf to its group's spines."""
-    for (n, r), nic in nics.items():
-        for p in range(f.planes):
-            g.add_edge(nic, first_leaf + f.leaf(p, r, n // f.per_leaf), **wire)
-    first_spine = first_leaf + f.leaf_count
-    for p in range(f.planes):
-        for r in range(f.rails):
-            for i in range(f.leaves):
-                for s in range(f.spines):
-                    spine = first_spine + f.spine(p, f.group_of(r), s)
-                    g.add_edge(first_leaf + f.leaf(p, r, i), spine, **{**wire, "parallel": f.links})
-
-
-def planes_of(g: nx.Graph[Any], nic: int) -> tuple[int, int]:
-    """A NIC's network ports (its planes) and their summed data rate in bit/s."""
-    wires = [g.edges[nic, x] for x in g[nic] if g.nodes[x].get("node") is None]
-    return sum(e["parallel"] for e in wires), sum(Link.from_edge(e).data_rate_bps * e["parallel"] for e in wires)
-
-
-def spine_groups_of(g: nx.Graph[Any]) -> str | None:
-    """Return "per_rail" if some spine joins the leaves of fewer rails than there are, "shared" if every spine joins
-    every rail's, None without spines (the spines: switches outside the nodes that no NIC links to; the rails: the
-    leaves' ``rail``)."""
-    nics = (x for x, part in g.nodes(data="part") if part == NIC)
-    leaves = {y for x in nics for y in g[x] if g.nodes[y].get("node") is None}
-    spines = [x for x, d in g.nodes(data=True) if d["role"] == SWITCH and d.get("node") is None and x not in leaves]
-    if not spines:
-        return None
-    rails = {g.nodes[x].get("rail") for x in leaves}
-    own = any({g.nodes[x].get("rail") for x in g[s] if x in leaves} != rails for s in spines)
-    return PER_RAIL if own else SHARED

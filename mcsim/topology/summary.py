@@ -7,9 +7,9 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim.topology.nodes import nodes_of
+from mcsim.topology.nodes import nodes_of, spine_groups_of
 from mcsim.topology.physics import Link
-from mcsim.topology.rail_fabric import PER_RAIL, SHARED, spine_groups_of
+from mcsim.topology.rail_fabric import PER_RAIL, SHARED
 from mcsim.topology.rules import host_count, validate
 from mcsim.units import format_rate
 

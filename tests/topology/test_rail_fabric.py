@@ -11,9 +11,9 @@ import pytest
 from mcsim import topology
 from mcsim.routing.layout import layout_of
 from mcsim.routing.routes import path, unicast_tables
-from mcsim.topology.nodes import nodes_of, rail_optimised
+from mcsim.topology.nodes import nodes_of, rail_optimised, spine_groups_of
 from mcsim.topology.physics import Link
-from mcsim.topology.rail_fabric import LEAF_TIER, SPINE_TIER, spine_groups_of
+from mcsim.topology.rail_fabric import LEAF_TIER, SPINE_TIER
 
 NDR = {"rate_bps": 425 * 10**9, "encoding_data_bits": 16, "encoding_line_bits": 17, "delay_ps": 100_000}
 PER_RAIL = {"spines": 8, "nodes_per_leaf": 2, "spine_groups": "per_rail"}  # 2 leaves a rail, 2 spines a rail
