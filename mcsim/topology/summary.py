@@ -196,7 +196,9 @@ def _node_lines(nodes: Any, g: nx.Graph) -> list[str]:
                 else " (a port a NIC)"
             )
         )
-        lines.append(f"  spines            {_SPINES[spine_groups_of(g)]}")
+        groups = spine_groups_of(g)
+        each = " (in each plane)" if nodes.planes > 1 and groups is not None else ""
+        lines.append(f"  spines            {_SPINES[groups]}{each}")
     return lines
 
 

@@ -158,3 +158,14 @@ def test_a_bad_plane_count_in_a_file_is_one_line_from_the_command(tmp_path):
     res = subprocess.run([sys.executable, "-m", "mcsim", "topo", "show", str(f)], capture_output=True, text=True)
     assert res.returncode != 0 and res.stderr.strip().count("\n") == 0
     assert "p.toml: rail_optimised: planes=0 must be >= 1 (a NIC's ports, each on its own plane)" in res.stderr
+
+
+def test_the_ready_two_plane_cluster_is_rail_16x8_with_each_nic_split_in_two():
+    g, one = topology.resolve("rail-16x8-2plane"), topology.resolve("rail-16x8")
+    nodes = nodes_of(g)
+    assert (nodes.count, nodes.gpus, nodes.rails, nodes.planes) == (16, 8, 8, 2)
+    assert nodes.network_bps == nodes_of(one).network_bps == 400 * 10**9
+    s = topology.summary(g)
+    assert s["oversubscription"] == {"tier3": 1.0} and s["bisection_bps"] == topology.summary(one)["bisection_bps"]
+    assert len(_tier(g, LEAF_TIER)) == 16 and len(_tier(g, SPINE_TIER)) == 8
+    assert "  spines            shared by the rails (in each plane)" in topology.format_summary(g)
