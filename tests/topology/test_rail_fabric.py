@@ -101,6 +101,33 @@ def test_a_per_rail_fabric_s_pairs_across_rails_and_nodes_cross_a_node_s_nvswitc
                     assert len(hops) == (11 if n[src]["node"] // 2 != n[dst]["node"] // 2 else 9)
 
 
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"spine_groups": "per_rail"},  # no spines: one leaf a rail (Rail-only)
+        {"spine_groups": "per_rail", "gpus_per_node": 8, "gpus_per_nic": 2, "spines": 4, "nodes_per_leaf": 3},
+        {
+            "spine_groups": "per_rail",
+            "nodes": 5,
+            "spines": 12,
+            "nodes_per_leaf": 2,
+            "planes": 3,
+            "rate_bps": 3 * 10**11,
+        },
+    ],
+    ids=["no-spines", "shared-nics", "three-planes"],
+)
+def test_every_pair_of_a_per_rail_fabric_has_a_path(kw):
+    g = rail(**kw)
+    lay = layout_of(g)
+    tables = unicast_tables(lay)
+    hosts = topology.host_count(g)
+    for src in range(hosts):
+        for dst in range(hosts):
+            if src != dst:
+                assert path(lay, tables, src, dst, lambda s, c: len(c) - 1)[-1] == dst
+
+
 def test_a_flow_stays_on_one_plane():
     """The NIC picks a plane by its ECMP hash of the flow (every packet of a flow the same port): every path's
     leaves and spines are one plane's, and the NIC's choice decides which."""
