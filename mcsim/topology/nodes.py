@@ -8,13 +8,15 @@ A node is fabric parts like any other (so counters, traces, faults and routes wo
 - the node's NVSwitch chips are one switch (tier 2): every GPU has links to every chip, so the chips act as
   one non-blocking crossbar (NCCL's topology model treats them so too); its NVLink ports are the chips' sum;
 - each NIC is a switch (tier 2) between its GPUs' PCIe links and its network port on its rail's leaf
-  (tier 3); the spines (tier 4) join the rails.
+  (tier 3); the spines (tier 4) join the rails, or each rail's own leaves (``spine_groups="per_rail"``); with
+  ``planes`` a NIC has a port on each plane's leaf (:mod:`mcsim.topology.rail_fabric`).
 
 The GPU's RDMA engine (its QPs, its completion processing) is the host's NIC model, so both of its ways carry
 the same packets (the NIC's MTU and headers). Routes take the shortest paths: inside a node through the
 NVSwitch; to GPU l of another node on rail l (GPU l's own NIC at both ends); to another GPU of another node
 over any of the equally short ways (the own rail and a spine, the NVSwitch and the destination's rail, or the
-own rail and the destination node's NVSwitch), spread by ECMP. The hub and the NIC forward in 0 (their
+own rail and the destination node's NVSwitch), spread by ECMP; with per-rail spines and several leaves a rail only
+the ways through a node's NVSwitch are left (NCCL's PXN). The hub and the NIC forward in 0 (their
 ``latency_ps``: the hub is no device, the NIC's latency is the NIC model's), the NVSwitch with the fabric's switch
 latency (an assumption: no NVSwitch figure is published). A simplification, stated: a GPU's NVLink and network
 traffic share its one link into its hub (NVLink at 450 GB/s is 9x a 400G NIC).
@@ -23,8 +25,9 @@ Graph conventions beyond :mod:`mcsim.topology`'s: node attr ``part`` ("gpu", "hu
 ``node`` (the node's index) on every part of a node; ``gpu`` (its index in the node) on a GPU and its hub;
 ``nvlinks`` (its NVLink count) on a GPU; ``latency_ps`` (0) on a hub and a NIC; ``nvlink_ports`` and
 ``aggregation_bps`` (NVLS: the rate it sums at, GPUs x Gpu.nvls_gbps, where calibrated) on an NVSwitch;
-``rail`` on a NIC and on a rail's leaves. A link between two parts of one node is inside the node (NVLink, PCIe,
-a GPU's link to its hub): a topology-wide ``rate`` leaves it alone.
+``rail`` on a NIC, on a rail's leaves and on a per-rail spine; ``plane`` on a leaf and a spine of several planes.
+A link between two parts of one node is inside the node (NVLink, PCIe, a GPU's link to its hub): a topology-wide
+``rate`` leaves it alone.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from typing import Any
 import networkx as nx
 
 from mcsim.errors import McsimError, pick, require_integer
+from mcsim.topology import rail_fabric
 from mcsim.topology.physics import Link, edge_attrs
 from mcsim.topology.rules import GPU, HOST, HUB, NIC, NVSWITCH, SWITCH
 from mcsim.util import machine
@@ -95,8 +99,8 @@ PCIE: dict[str, tuple[int, int, int]] = {  # name -> (bit/s a lane, data bits, l
 }
 PCIE_LANES = 16  # a GPU's and a NIC's PCIe width (DGX H100: x16 Gen5 to each ConnectX-7)
 NODE_DELAY_PS = 5_000  # NVLink and PCIe propagation: about 1 m of board and cable at 5 ns/m (an assumption)
-# Tiers of a node's parts and of a rail-optimised fabric (routes go up toward the spines, then down).
-GPU_TIER, HUB_TIER, NVSWITCH_TIER, NIC_TIER, LEAF_TIER, SPINE_TIER = 0, 1, 2, 2, 3, 4
+# Tiers of a node's parts (a rail-optimised fabric's leaves and spines: rail_fabric.LEAF_TIER, SPINE_TIER above them).
+GPU_TIER, HUB_TIER, NVSWITCH_TIER, NIC_TIER = 0, 1, 2, 2
 
 
 def _ratio(num: float, den: float) -> tuple[int, int]:
@@ -221,36 +225,6 @@ def nvlink_node(
     return g
 
 
-def _rail_leaves(nodes: int, rails: int, nodes_per_leaf: int | None, spines: int, links: int, ports: int) -> int:
-    """Leaves per rail, checked against the switches' ports."""
-    require_integer("rail_optimised", spines=spines, links_per_leaf_spine=links, switch_ports=ports)
-    if spines < 0 or links < 1 or ports < 1:
-        raise McsimError(
-            f"rail_optimised: spines={spines} must be >= 0, links_per_leaf_spine={links} and switch_ports={ports} >= 1"
-        )
-    per_leaf = nodes if nodes_per_leaf is None else nodes_per_leaf
-    require_integer("rail_optimised", nodes_per_leaf=per_leaf)
-    if per_leaf < 1:
-        raise McsimError(f"rail_optimised: nodes_per_leaf={per_leaf} must be >= 1")
-    leaves = -(-nodes // per_leaf)
-    if leaves > 1 and spines == 0:
-        raise McsimError(
-            f"rail_optimised: {leaves} leaves a rail need spines to join them; "
-            f"give spines >= 1 or nodes_per_leaf={nodes}"
-        )
-    if min(per_leaf, nodes) + spines * links > ports:
-        raise McsimError(
-            f"rail_optimised: a leaf needs {min(per_leaf, nodes)} NIC ports + {spines} spines x {links} links = "
-            f"{min(per_leaf, nodes) + spines * links} ports, more than switch_ports={ports}"
-        )
-    if leaves * rails * links > ports and spines:
-        raise McsimError(
-            f"rail_optimised: a spine needs {leaves * rails} leaves x {links} links = {leaves * rails * links} ports, "
-            f"more than switch_ports={ports}"
-        )
-    return leaves
-
-
 def rail_optimised(
     nodes: int,
     gpus_per_node: int = 8,
@@ -268,6 +242,8 @@ def rail_optimised(
     spines: int = 0,
     links_per_leaf_spine: int = 1,
     switch_ports: int = 64,
+    spine_groups: str = rail_fabric.SHARED,
+    planes: int = 1,
 ) -> nx.Graph:
     """Return ``nodes`` nodes of GPUs on a rail-optimised fabric: NIC r of every node on rail r's leaves.
 
@@ -287,25 +263,36 @@ def rail_optimised(
     nodes_per_leaf : int or None
         Nodes a rail leaf serves (None: every node of the rail on one leaf).
     spines : int
-        Spine switches, shared by the rails (0: rail-only, one leaf a rail; traffic across rails then
-        crosses a node's NVSwitch).
+        Spine switches in all (0: one leaf a rail, no spines; traffic across rails then crosses a node's
+        NVSwitch), split evenly among the planes and, per rail, the rails.
     links_per_leaf_spine : int
-        Parallel links from every leaf to every spine.
+        Parallel links from every leaf to every spine of its group.
     switch_ports : int
         Ports of a leaf or spine (64: a Quantum-2 NDR switch).
+    spine_groups : str
+        "shared" (every spine joins every rail's leaves) or "per_rail" (rail r's leaves join only rail r's own
+        spines: a rail-only fabric, where traffic across rails and nodes crosses a node's NVSwitch, NCCL's PXN).
+        See :mod:`mcsim.topology.rail_fabric`, with the sources.
+    planes : int
+        Planes (1: none): each NIC's port becomes ``planes`` ports of rate/planes each, plane p with its own
+        leaves and spines, every link of a plane at rate/planes (a NIC's total rate unchanged; ECMP picks a
+        plane per flow). As Alibaba HPN's dual plane and NVIDIA's ConnectX-8 planes: see
+        :mod:`mcsim.topology.rail_fabric`.
 
     Returns
     -------
     networkx.Graph
         GPUs ``0..H-1`` node by node ("n3.gpu5", tier 0); then node by node its GPUs' hubs ("n3.hub5", tier 1),
         its NVSwitch ("n3.nvswitch", tier 2) and its NICs ("n3.nic5", tier 2); rail leaves ("rail5.leaf0",
-        tier 3), spines ("spine0", tier 4).
+        tier 3), spines ("spine0", per rail "rail5.spine0", tier 4); with several planes, the leaves and spines
+        plane by plane ("plane1.rail5.leaf0").
 
     Raises
     ------
     McsimError
         For bad counts, a NIC shared across nodes, more GPU NVLinks than NVSwitch ports, several leaves a
-        rail without spines, a switch with more links than switch_ports, or bad link parameters.
+        rail without spines, spines that do not split evenly into their groups, planes that do not divide the
+        rate, a switch with more links than switch_ports, or bad link parameters.
     """
     spec, nvlink = _gpu(gpu, nvlink_rate_bps)
     ports = _check_counts(nodes, gpus_per_node, gpus_per_nic, spec, nvswitches)
@@ -318,13 +305,17 @@ def rail_optimised(
     )
     pcie_edge = pcie_link(pcie, NODE_DELAY_PS)
     rails = gpus_per_node // gpus_per_nic
-    leaves = _rail_leaves(nodes, rails, nodes_per_leaf, spines, links_per_leaf_spine, switch_ports)
+    fabric = rail_fabric.plan(
+        nodes, rails, nodes_per_leaf, spines, links_per_leaf_spine, switch_ports, spine_groups, planes
+    )
+    wire = rail_fabric.plane_wire(wire, planes)
     hosts = nodes * gpus_per_node
     _require_fits(
         "rail_optimised",
         hosts,
-        nodes * (gpus_per_node + 1 + rails) + rails * leaves + spines,
-        2 * hosts + hosts + nodes * rails + rails * leaves * spines,  # GPU-hub, hub-NVSwitch, PCIe; wires; uplinks
+        nodes * (gpus_per_node + 1 + rails) + fabric.leaf_count + fabric.spine_count,
+        # GPU-hub, hub-NVSwitch, PCIe; NIC ports; leaf uplinks
+        2 * hosts + hosts + nodes * rails * planes + fabric.leaf_count * fabric.spines,
     )
     g: nx.Graph[int] = nx.Graph(name=f"rail-{nodes}x{gpus_per_node}", builder="rail_optimised")
     g.graph["params"] = {
@@ -343,43 +334,72 @@ def rail_optimised(
         "spines": spines,
         "links_per_leaf_spine": links_per_leaf_spine,
         "switch_ports": switch_ports,
+        "spine_groups": spine_groups,
+        "planes": planes,
     }
     per_node = gpus_per_node + 1 + rails  # hubs, the NVSwitch, NICs
     first_leaf = hosts + nodes * per_node
-    first_spine = first_leaf + rails * leaves
-    per_leaf = -(-nodes // leaves)
-    for r in range(rails):
-        for i in range(leaves):
-            g.add_node(first_leaf + r * leaves + i, role=SWITCH, tier=LEAF_TIER, name=f"rail{r}.leaf{i}", rail=r)
-    for s in range(spines):
-        g.add_node(first_spine + s, role=SWITCH, tier=SPINE_TIER, name=f"spine{s}")
+    _add_rail_switches(g, fabric, first_leaf)
+    nics: dict[tuple[int, int], int] = {}
     for n in range(nodes):
         first_hub = hosts + n * per_node
         first_nic = add_node(g, n, n * gpus_per_node, first_hub, gpus_per_node, spec, nvlink, ports)
         for r in range(rails):
-            nic = first_nic + r
+            nic = nics[n, r] = first_nic + r
             g.add_node(nic, role=SWITCH, tier=NIC_TIER, name=f"n{n}.nic{r}", part=NIC, node=n, rail=r)
             g.nodes[nic]["latency_ps"] = 0  # the NIC's own latency is the NIC model's (SendLatency, ReceiveLatency)
             for local in range(r * gpus_per_nic, (r + 1) * gpus_per_nic):
                 g.add_edge(first_hub + local, nic, **pcie_edge)
-            g.add_edge(nic, first_leaf + r * leaves + n // per_leaf, **wire)
-    for leaf in range(first_leaf, first_spine):
-        for s in range(spines):
-            g.add_edge(leaf, first_spine + s, **{**wire, "parallel": links_per_leaf_spine})
+    _add_rail_links(g, fabric, first_leaf, nics, wire)
     return g
+
+
+def _add_rail_switches(g: nx.Graph[int], f: rail_fabric.RailFabric, first_leaf: int) -> None:
+    """Add the rail network's leaves (from ``first_leaf``), plane by plane and rail by rail, then its spines."""
+    for p in range(f.planes):
+        for r in range(f.rails):
+            for i in range(f.leaves):
+                g.add_node(first_leaf + f.leaf(p, r, i), role=SWITCH, **f.leaf_attrs(p, r, i))
+    first_spine = first_leaf + f.leaf_count
+    for p in range(f.planes):
+        for k in range(f.groups):
+            for s in range(f.spines):
+                g.add_node(first_spine + f.spine(p, k, s), role=SWITCH, **f.spine_attrs(p, k, s))
+
+
+def _add_rail_links(
+    g: nx.Graph[int],
+    f: rail_fabric.RailFabric,
+    first_leaf: int,
+    nics: Mapping[tuple[int, int], int],
+    wire: Mapping[str, int],
+) -> None:
+    """Link NIC ``nics[node, rail]`` to its rail's leaf in every plane, and every leaf to its group's spines."""
+    for (n, r), nic in nics.items():
+        for p in range(f.planes):
+            g.add_edge(nic, first_leaf + f.leaf(p, r, n // f.per_leaf), **wire)
+    first_spine = first_leaf + f.leaf_count
+    for p in range(f.planes):
+        for r in range(f.rails):
+            for i in range(f.leaves):
+                for s in range(f.spines):
+                    spine = first_spine + f.spine(p, f.group_of(r), s)
+                    g.add_edge(first_leaf + f.leaf(p, r, i), spine, **{**wire, "parallel": f.links})
 
 
 @dataclass(frozen=True, slots=True)
 class Nodes:
     """The nodes of a topology: ``gpus`` per node (hosts n x gpus .. are node n's), ``count`` nodes, ``rails``
     (NICs a node; 0 without a network), and the data rates of a GPU's NVLink and of its way to the network
-    (the narrower of its NIC's PCIe link and wire; 0 without a network)."""
+    (the narrower of its NIC's PCIe link and its wires, all its planes' together; 0 without a network);
+    ``planes``: a NIC's network ports (0 without a network)."""
 
     count: int
     gpus: int
     rails: int
     nvlink_bps: int
     network_bps: int
+    planes: int = 0
 
     def node_of(self, host: int) -> int:
         """The node of a GPU (host)."""
@@ -404,10 +424,30 @@ def nodes_of(g: nx.Graph[Any]) -> Nodes | None:
     nvlink = min(
         Link.from_edge(g.edges[0, hub]).data_rate_bps, Link.from_edge(g.edges[hub, parts[NVSWITCH]]).data_rate_bps
     )
-    network, rails = 0, 0
+    network, rails, planes = 0, 0, 0
     if NIC in parts:
         nic = parts[NIC]
-        wire = next(x for x in g[nic] if g.nodes[x].get("node") is None)
-        network = min(Link.from_edge(g.edges[hub, nic]).data_rate_bps, Link.from_edge(g.edges[nic, wire]).data_rate_bps)
+        planes, wires_bps = _planes_of(g, nic)
+        network = min(Link.from_edge(g.edges[hub, nic]).data_rate_bps, wires_bps)
         rails = sum(1 for _, d in g.nodes(data=True) if d.get("part") == NIC and d["node"] == 0)
-    return Nodes(count=count, gpus=hosts // count, rails=rails, nvlink_bps=nvlink, network_bps=network)
+    return Nodes(count=count, gpus=hosts // count, rails=rails, nvlink_bps=nvlink, network_bps=network, planes=planes)
+
+
+def _planes_of(g: nx.Graph[Any], nic: int) -> tuple[int, int]:
+    """A NIC's network ports (its planes) and their summed data rate in bit/s."""
+    wires = [g.edges[nic, x] for x in g[nic] if g.nodes[x].get("node") is None]
+    return sum(e["parallel"] for e in wires), sum(Link.from_edge(e).data_rate_bps * e["parallel"] for e in wires)
+
+
+def spine_groups_of(g: nx.Graph[Any]) -> str | None:
+    """Return "per_rail" if some spine of a rail-optimised fabric joins the leaves of fewer rails than there are,
+    "shared" if every spine joins every rail's, None without spines (the spines: switches outside the nodes that no
+    NIC links to; the rails: the leaves' ``rail``)."""
+    nics = (x for x, part in g.nodes(data="part") if part == NIC)
+    leaves = {y for x in nics for y in g[x] if g.nodes[y].get("node") is None}
+    spines = [x for x, d in g.nodes(data=True) if d["role"] == SWITCH and d.get("node") is None and x not in leaves]
+    if not spines:
+        return None
+    rails = {g.nodes[x].get("rail") for x in leaves}
+    own = any({g.nodes[x].get("rail") for x in g[s] if x in leaves} != rails for s in spines)
+    return rail_fabric.PER_RAIL if own else rail_fabric.SHARED

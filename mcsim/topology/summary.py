@@ -7,8 +7,9 @@ from typing import Any
 
 import networkx as nx
 
-from mcsim.topology.nodes import nodes_of
+from mcsim.topology.nodes import nodes_of, spine_groups_of
 from mcsim.topology.physics import Link
+from mcsim.topology.rail_fabric import PER_RAIL, SHARED
 from mcsim.topology.rules import host_count, validate
 from mcsim.units import format_rate
 
@@ -184,6 +185,25 @@ def _node_lines(nodes: Any, g: nx.Graph) -> list[str]:
     if nodes.rails:
         lines.append(
             f"  rails             {nodes.rails} (NIC r of every node on rail r), {format_rate(nodes.network_bps)} "
-            "data a NIC (the narrower of its PCIe link and its wire)"
+            f"data a NIC (the narrower of its PCIe link and its wire{'s' if nodes.planes > 1 else ''})"
         )
+        lines.append(
+            f"  planes            {nodes.planes}"
+            + (
+                f" (each NIC's port split into {nodes.planes}, a plane's own leaves and spines at 1/{nodes.planes} "
+                "of the rate)"
+                if nodes.planes > 1
+                else " (a port a NIC)"
+            )
+        )
+        groups = spine_groups_of(g)
+        each = " (in each plane)" if nodes.planes > 1 and groups is not None else ""
+        lines.append(f"  spines            {_SPINES[groups]}{each}")
     return lines
+
+
+_SPINES = {
+    None: "none (one leaf a rail: across rails through a node's NVSwitch)",
+    SHARED: "shared by the rails",
+    PER_RAIL: "per rail (rail-only: across rails and nodes through a node's NVSwitch, PXN)",
+}

@@ -105,6 +105,33 @@ def test_routes_stay_in_the_node_or_take_the_gpu_s_rail():
         ({"spines": 0, "nodes_per_leaf": 2}, r"^rail_optimised: 2 leaves a rail need spines to join them"),
         ({"switch_ports": 3}, r"^rail_optimised: a leaf needs 4 NIC ports \+ 2 spines x 1 links = 6 ports"),
         ({"spines": -1}, r"^rail_optimised: spines=-1 must be >= 0"),
+        ({"planes": 0}, r"^rail_optimised: planes=0 must be >= 1 \(a NIC's ports, each on its own plane\)$"),
+        ({"planes": 1.5}, r"^rail_optimised: planes=1.5 must be an integer$"),
+        (
+            {"planes": 3, "spines": 3},
+            r"^rail_optimised: planes=3 must divide rate=425000000000 bit/s exactly \(a NIC's port splits ",
+        ),
+        (
+            {"planes": 2, "spines": 3},
+            r"^rail_optimised: spines=3 must be a multiple of 2: each of the 2 planes has its ",
+        ),
+        (
+            {"spine_groups": "per_rail"},
+            r"^rail_optimised: spines=2 must be a multiple of 4: each of the 4 rails has its own spines, as many each "
+            r"\(spine_groups='per_rail', planes=1\)$",
+        ),
+        (
+            {"spine_groups": "per_rail", "planes": 2, "spines": 4},
+            r"^rail_optimised: spines=4 must be a multiple of 8: each of the 4 rails in each of the 2 planes has its ",
+        ),
+        (
+            {"spine_groups": "rails"},
+            r"^unknown spine_groups 'rails'; choose one of per_rail, shared; did you mean 'per",
+        ),
+        (
+            {"spine_groups": "per_rail", "spines": 4, "nodes_per_leaf": 1, "switch_ports": 3},
+            r"^rail_optimised: a spine needs 4 leaves x 1 links = 4 ports, more than switch_ports=3$",
+        ),
     ],
 )
 def test_bad_node_descriptions_are_one_line(kwargs, message, tmp_path):
