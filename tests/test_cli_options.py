@@ -146,8 +146,8 @@ BAD_INPUT = [
     ),
     (
         ["allreduce", "--algorithm", "mcast"],
-        r"unknown algorithm for allreduce 'mcast'; choose one of double_tree, halving_doubling, hier_ring, innet, "
-        r"innet_mcast, ring, ring_mcast, tree; did you mean 'ring_mcast'\?",
+        r"unknown algorithm for allreduce 'mcast'; choose one of double_tree, halving_doubling, hier_ring, hier_tree, "
+        r"innet, innet_mcast, ring, ring_mcast, tree; did you mean 'ring_mcast'\?",
     ),
     (["allgather", "--threads", "4"], r"--threads=4 is the DPA's; give --processor dpa"),
     (
@@ -292,7 +292,8 @@ def test_an_option_that_the_combination_reads_is_accepted():
         (
             "allreduce",
             [
-                "double_tree or halving_doubling or hier_ring or innet or innet_mcast or ring or ring_mcast or tree "
+                "double_tree or halving_doubling or hier_ring or hier_tree or innet or innet_mcast or ring or "
+                "ring_mcast or tree "
                 "(--algo: the same) "
                 "(default: ring)",
                 "(default: 68; 0: free)",

@@ -251,18 +251,20 @@ class Scenario:
         )
 
     def _team_packets(self, plan: ScenarioPlan) -> dict[str, int]:
-        """A hierarchical collective's teams' packets, each team a ring or a multicast of its own (cost.RunShape)."""
+        """A hierarchical collective's teams' packets, each team a ring, a tree or a multicast of its own
+        (cost.RunShape)."""
         ring = mcast = 0
         for q in plan.parts:
             if q.hosts is None:  # only a hierarchical collective's teams sit on some of the ranks
                 continue
             k, n = len(q.hosts), q.bytes_per_rank_b
+            packets = cost.packets(n, self.ring_chunk_b, ring_mtu_b(self.nccl_protocol, self.rdma.mtu_b))
             if q.algorithm == "mcast":
                 mcast += k * -(-n // self.rdma.mtu_b)
-            else:
-                ring += (
-                    k * (k - 1) * cost.packets(n, self.ring_chunk_b, ring_mtu_b(self.nccl_protocol, self.rdma.mtu_b))
-                )
+            elif q.algorithm == "tree":  # a tree's edges carry its buffer up and the sum down: 2(k-1) sends
+                ring += 2 * (k - 1) * packets
+            else:  # a ring: k ranks send k-1 blocks each
+                ring += k * (k - 1) * packets
         return {"team_ring_packets": ring, "team_mcast_chunks": mcast}
 
     def _innet_chunks(self) -> int:
