@@ -38,6 +38,7 @@ import numpy as np
 
 from mcsim.errors import McsimError
 from mcsim.routing.layout import Layout, PhysicalLink, PortMap
+from mcsim.topology.rules import GPU
 
 TreeLink = PhysicalLink  # (u, port_u, v, port_v) with u < v
 _UNREACHABLE = -2  # a distance that never equals (distance of a switch) - 1
@@ -198,8 +199,11 @@ def _tables(layout: Layout, offsets: np.ndarray, chunks: list[np.ndarray]) -> Un
     )
 
 
-def _unicast_tables(layout: Layout) -> UnicastTables:
-    g, ports, hosts, nodes = layout.graph, layout.ports, layout.hosts, layout.nodes
+def _unicast_tables(layout: Layout, dead: frozenset[tuple[int, int]] = frozenset()) -> UnicastTables:
+    """Every minimal path over the links that are up (``dead``: edges down; none by default, where every leaf must be
+    reached); a leaf the links up do not reach gets no candidate (the switch drops as unroutable)."""
+    ports, hosts, nodes = layout.ports, layout.hosts, layout.nodes
+    g = nx.restricted_view(layout.graph, [], dead) if dead else layout.graph
     switches = nodes - hosts
     leaves = np.unique(np.asarray(layout.leaf_of, dtype=np.int64)) if switches else np.zeros(0, dtype=np.int64)
     # dist[r, n]: hops from leaves[r] to node n; hosts never lie on a path to another host.
@@ -212,11 +216,14 @@ def _unicast_tables(layout: Layout) -> UnicastTables:
         nbr = np.fromiter((n for n, _ in ports[s]), dtype=np.int64, count=len(ports[s]))
         # match[r, p]: port p leads one hop closer to leaf r (never true for r = s's own row)
         match = dist[:, nbr] == (dist[:, s] - 1)[:, None]
+        if dead:  # neither a port whose link is down, nor a leaf s does not reach (-1) or is (0)
+            up = np.fromiter((_edge(s, int(n)) not in dead for n in nbr), dtype=bool, count=nbr.size)
+            match &= up[None, :] & (dist[:, s] > 0)[:, None]
         rows, cols = np.nonzero(match)  # row-major: leaves ascending, ports ascending within a row
         count = np.zeros(switches, dtype=np.int64)
         count[leaves - hosts] = np.bincount(rows, minlength=leaves.size)
         others = leaves[leaves != s] - hosts
-        if np.any(count[others] == 0):  # impossible in a connected graph that validate() accepted
+        if not dead and np.any(count[others] == 0):  # impossible in a connected graph that validate() accepted
             raise AssertionError(
                 f"switch {s} has no route to the hosts of switch {hosts + int(others[count[others] == 0][0])}"
             )
@@ -239,8 +246,16 @@ def updown_tables(layout: Layout, down: Iterable[tuple[int, int]] = ()) -> Unica
     Where no up*/down* path is left, the slice is empty: the switch drops the packet as
     unroutable. With no link down these are exactly :func:`unicast_tables` on fat-trees and
     leaf-spines (a test checks it). Computed once per Layout and set of edges down.
+
+    On nodes of several GPUs (mcsim.topology.nodes) every path between rails goes down into a node and up again
+    (NIC, hub, NVSwitch: NCCL's PXN), so no up*/down* route joins them; there the routes are every minimal path over
+    the links that are up, as :func:`unicast_tables` gives them with every link up. NVLink is a network of its own
+    on a machine, so no credit loop runs through it; in mcsim it shares the fabric's flow control, as it does with
+    every link up.
     """
     dead = frozenset(_edge(u, v) for u, v in down)
+    if layout.graph.nodes[0].get("part") == GPU:  # nodes of several GPUs: their NVSwitch sits between two downs
+        return layout.memo(("updown", dead), lambda: _unicast_tables(layout, dead))
     return layout.memo(("updown", dead), lambda: _updown_tables(layout, dead))
 
 

@@ -376,13 +376,20 @@ BUILDERS: dict[str, Callable[..., nx.Graph]] = {
 
 def with_link(g: nx.Graph, link: Link) -> nx.Graph:
     """A copy of topology g whose every network link has this rate and encoding (delays, parallel kept); the
-    links inside a node of several GPUs (NVLink, PCIe: both ends in one node) keep theirs."""
+    links inside a node of several GPUs (NVLink, PCIe: both ends in one node) keep theirs. On a fabric of planes
+    (node attr ``plane``: mcsim.topology.rail_fabric) the rate is a NIC's: each plane's links get rate/planes."""
+    planes = 1 + max((p for _, p in g.nodes(data="plane") if p is not None), default=0)
+    if link.rate_bps % planes:
+        raise McsimError(
+            f"rate={link.rate_bps} bit/s: the fabric has {planes} planes, each at rate/{planes}; give a rate they "
+            "divide exactly"
+        )
     out = g.copy()
     for u, v, e in out.edges(data=True):
         if "node" in out.nodes[u] and "node" in out.nodes[v]:
             continue
         e.update(
-            rate_bps=link.rate_bps,
+            rate_bps=link.rate_bps // planes,
             encoding_data_bits=link.encoding_data_bits,
             encoding_line_bits=link.encoding_line_bits,
         )

@@ -3,6 +3,8 @@
 ones keep their inter-node traffic on its rail, a flow keeps to one plane (and so runs at a plane's rate), and a
 flat ring on a per-rail fabric completes through the NVSwitches of the nodes (PXN)."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,35 @@ def test_a_flat_ring_on_a_per_rail_fabric_completes_through_the_nodes_nvswitches
     assert _nvswitch_packets(g, r) == from_gpus
     shared = Scenario(topology="rail-4x4", collective="allgather", algorithm="ring", bytes_per_rank=N).run()
     assert _nvswitch_packets(topology.resolve("rail-4x4"), shared) < from_gpus  # there the spines carry some
+
+
+@pytest.mark.parametrize("name", ["per-rail", "two-planes"])
+def test_a_nic_wire_down_mid_run_is_routed_around_through_a_node(name):
+    """A NIC's wire dies 20 us into a flat ring: the subnet manager reroutes over the links that are up (on nodes,
+    every minimal path: up*/down* has no way through a node), so its GPU's traffic leaves through another GPU's NIC
+    (PXN) and every byte arrives; without the reroute the flows on that wire never do."""
+    from mcsim.config.fabric import FOREVER, Faults
+    from mcsim.routing import routes
+    from mcsim.routing.layout import layout_of
+
+    g = fabric(name)
+    nic = next(n for n in g if g.nodes[n].get("part") == "nic" and g.nodes[n].get("node") == 1)
+    wire = next((nic, x) for x in g[nic] if g.nodes[x].get("tier") == LEAF_TIER)
+    layout = layout_of(g)
+    rerouted = routes.updown_tables(layout, [wire])
+    for a in range(layout.hosts):  # every pair still has a path, none over the dead wire
+        for b in range(layout.hosts):
+            if a != b:
+                hops = routes.path(layout, rerouted, a, b, lambda _s, c: len(c) - 1)
+                links = set(itertools.pairwise(hops))
+                assert wire not in links and wire[::-1] not in links
+
+    def run(reroute_delay_ps):
+        faults = Faults(link_down=[(*wire, 20_000_000, FOREVER)], reroute_delay_ps=reroute_delay_ps)
+        return Scenario(topology=g, algorithm="ring", bytes_per_rank="256KiB", verify=True, faults=faults).run()
+
+    r = run(1_000_000)
+    assert r.fabric.drops_by_cause()["link_down"] > 0, "the wire carried traffic when it died"
+    assert r.complete and r.verified
+    static = run(None)
+    assert not static.complete

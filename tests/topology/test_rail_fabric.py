@@ -196,3 +196,21 @@ def test_the_ready_two_plane_cluster_is_rail_16x8_with_each_nic_split_in_two():
     assert s["oversubscription"] == {"tier3": 1.0} and s["bisection_bps"] == topology.summary(one)["bisection_bps"]
     assert len(_tier(g, LEAF_TIER)) == 16 and len(_tier(g, SPINE_TIER)) == 8
     assert "  spines            shared by the rails (in each plane)" in topology.format_summary(g)
+
+
+def test_a_rate_given_to_a_fabric_of_planes_is_a_nics_and_each_plane_gets_its_share():
+    """Scenario(rate=...) sets every network link; on planes each plane's link gets rate/planes, so a NIC's total is
+    the rate given, as on one plane; a rate the planes do not divide is one line."""
+    from mcsim.errors import McsimError
+    from mcsim.runs.scenario import Scenario
+
+    for rate in ("200Gbps", "800Gbps"):
+        one = Scenario(topology="rail-16x8", algorithm="ring", rate=rate, bytes_per_rank="64KiB")
+        two = Scenario(topology="rail-16x8-2plane", algorithm="ring", rate=rate, bytes_per_rank="64KiB")
+        g, g1 = two.graph(), one.graph()
+        wires = {e["rate_bps"] for u, v, e in g.edges(data=True) if "plane" in g.nodes[u] or "plane" in g.nodes[v]}
+        (wire,) = {e["rate_bps"] for u, v, e in g1.edges(data=True) if "node" not in g1.nodes[u]}
+        assert wires == {wire // 2}
+        assert nodes_of(g).network_bps == nodes_of(one.graph()).network_bps
+    with pytest.raises(McsimError, match=r"^rate=3 bit/s: the fabric has 2 planes, each at rate/2; give a rate"):
+        Scenario(topology="rail-16x8-2plane", algorithm="ring", rate="3bps", bytes_per_rank="64KiB")
