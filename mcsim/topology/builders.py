@@ -378,7 +378,7 @@ def with_link(g: nx.Graph, link: Link) -> nx.Graph:
     """A copy of topology g whose every network link has this rate and encoding (delays, parallel kept); the
     links inside a node of several GPUs (NVLink, PCIe: both ends in one node) keep theirs. On a fabric of planes
     (node attr ``plane``: mcsim.topology.rail_fabric) the rate is a NIC's: each plane's links get rate/planes."""
-    planes = 1 + max((p for _, p in g.nodes(data="plane") if p is not None), default=0)
+    planes = 1 + max((int(a["plane"]) for _, a in g.nodes(data=True) if "plane" in a), default=0)
     if link.rate_bps % planes:
         raise McsimError(
             f"rate={link.rate_bps} bit/s: the fabric has {planes} planes, each at rate/{planes}; give a rate they "
