@@ -6,15 +6,17 @@ figures?
 The node is the ready topology dgx-h100 (one DGX H100: 8 GPUs, 18 NVLinks each into 4 NVSwitch chips that act as
 one crossbar; no network). A GPU's NVLink data rate is NCCL's model, 18 x 20.6 = 370.8 GB/s each way
 (src/graph/topo.h; docs/topologies.md, "Nodes of several GPUs"). Per collective, size and algorithm it runs:
-- ring: pipelined RC RDMA WRITEs over NVLink; its Reduce-Scatter and Allreduce sum at 1 ps/B
+- ring: pipelined RC RDMA WRITEs over NVLink with NCCL's Simple protocol (--nccl-protocol; its launch and step
+  latencies, as nccl-tests measures NCCL: mcsim.config.protocols); its Reduce-Scatter and Allreduce sum at 1 ps/B
   (reduce_ps_per_byte=1: an H100 sums at HBM speed, 3.35 TB/s over 3 bytes moved per summed byte, ~0.9 ps/B;
   mcsim's default, 68, is a host CPU's);
 - NVLS: the multicast Allgather (mcast) with all 8 GPUs multicasting at once (roots=8, as NCCL's NVLS kernels
   store to the multicast address together; with the default 2 roots at a time a round's roots receive only from
-  each other, and it takes P/(P-1) of its bound: 1.18 x measured at 16 MiB), and the in-network Reduce-Scatter
-  and Allreduce (innet), summed in the NVSwitch. Both receive with the GPU's own receive,
-  RdmaConfig(staging=False, processor=GPU_RECEIVE): zero copy, no cost per completion. mcsim's NVSwitch
-  multicasts and sums at its ports' rate: NVLS has no rate of its own here.
+  each other, and it takes P/(P-1) of its bound: 1.17 x measured at 16 MiB), and the in-network Reduce-Scatter
+  and Allreduce (innet), summed in the NVSwitch at 275 GB/s per GPU (topology.nodes.NVLS_H100_GBPS, calibrated on
+  the published NVLS Allreduce: that row is an input). Both receive with the GPU's own receive,
+  RdmaConfig(staging=False, processor=GPU_RECEIVE): zero copy, no cost per completion. NVLS runs mcsim's own
+  protocol (NCCL's protocols are for its rings).
 
 Sizes are nccl-tests' (--sizes, its -b ... -e): the Allgather's output and the Reduce-Scatter's input, 8 x N for N
 per GPU, and the Allreduce's buffer; each a multiple of 32 B (8 GPUs x a 4-byte float). Per collective, size and
@@ -23,16 +25,18 @@ algorithm's bound (Result.bound_ps: N(G-1)/B_NVLink for a ring Allgather or Redu
 a ring Allreduce, G N/B_NVLink for an in-network Reduce-Scatter, N/B_NVLink for an in-network Allreduce), and, where
 the setup of a published row of ../shared/PUBLISHED.md "Nodes" applies (its algorithm, size at least its own), its
 bus bandwidth, its id and a verdict: "input" for the ring rows (mcsim's NVLink rate IS NCCL's 370.8 GB/s, so they
-agree by construction: they are not reproduced), "agrees" within 10 % (the published figures are approximate), else
-mcsim "higher" or "lower" with the ratio. The rows' sources are printed below the table. Measured from 1 GiB: the
-rings at 368 GB/s busbw (1.007 x bound); NVLS Allgather 364 (1.21 x the published ~300), NVLS Allreduce 636 (1.33 x
-~480): with no NVLS rate of its own, mcsim's NVSwitch reaches NVLink's bound where the hardware does not. NVLS
-Reduce-Scatter 321 (7/8 of the ring's: every GPU sends its whole input, G N, into the switch).
+agree by construction: they are not reproduced) and for the NVLS Allreduce (the NVSwitch's sum rate is fitted to
+it), "agrees" within 10 % (the published figures are approximate), else mcsim "higher" or "lower" with the ratio.
+The rows' sources are printed below the table. Measured at 1 GiB (Simple on the rings): ring Allgather and
+Reduce-Scatter 366.4 GB/s busbw (1.012 x bound), Allreduce 367.3 (input); NVLS Allgather 363.8 (1.21 x the
+published ~300: mcsim's NVSwitch multicasts at NVLink's rate, where the hardware does not), NVLS Reduce-Scatter 238.2
+(every GPU sends its whole input, G N, into the switch), NVLS Allreduce 472.0 (the row's setup starts at 2 GiB).
 
 Time on this machine (2 cores, shared): the default sizes 3 s; the six runs of 1GiB 9 s, of 4GiB 37 s (--sizes
 1MiB,...,4GiB, the issue's range in x4 steps: about a minute).
 
-Run: mcsim run scenarios/node_h100.py [--sizes 1MiB,16MiB,256MiB]   (up to 4GiB: --sizes 1MiB,...,4GiB)
+Run: mcsim run scenarios/node_h100.py [--sizes 1MiB,16MiB,256MiB] [--nccl-protocol simple|ll|ll128|none]
+     (up to 4GiB: --sizes 1MiB,...,4GiB)
 """
 
 import sys
@@ -40,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcsim import topology
+from mcsim.config.protocols import PROTOCOLS
 from mcsim.config.rdma import GPU_RECEIVE, RdmaConfig
 from mcsim.runs.scenario import Scenario
 from mcsim.topology.nodes import nodes_of
@@ -53,6 +58,7 @@ FLOAT_B = 4  # nccl-tests' default type
 GiB = 1 << 30
 GPU_REDUCE_PS_PER_B = 1  # an H100 sums at HBM speed: 3.35 TB/s over 3 bytes a summed byte, ~0.9 ps/B
 GPU = RdmaConfig(staging=False, processor=GPU_RECEIVE)  # the GPU's own receive: zero copy, no cost per completion
+DEFAULT_NCCL = "simple"  # the rings run NCCL's Simple protocol, as nccl-tests' large-message figures do
 RUNS = (
     ("allgather", "ring"),
     ("allgather", "mcast"),
@@ -111,8 +117,9 @@ PUBLISHED = (
         "innet",
         480,
         2 * GiB,
-        False,
-        "~480 GB/s busbw (algbw ~275), NVLS Allreduce, 8 x H100, >= 2-4 GiB (nccl-tests #212, NCCL #1455, #2140)",
+        True,
+        "~480 GB/s busbw (algbw ~275), NVLS Allreduce, 8 x H100, >= 2-4 GiB (nccl-tests #212, NCCL #1455, #2140); "
+        "mcsim's NVSwitch sums 275 GB/s per GPU, fitted to this figure: an input",
     ),
     Published(
         "h100-nvls-ag",
@@ -145,9 +152,11 @@ def verdict(row: Published, busbw_GBps: float) -> str:
     return f"{'higher' if ratio > 1 else 'lower'} {ratio:.2f}x"
 
 
-def run(collective: str, algorithm: str, size_b: int, gpus: int) -> dict[str, object]:
+def run(collective: str, algorithm: str, size_b: int, gpus: int, protocol: str = DEFAULT_NCCL) -> dict[str, object]:
     n = size_b if collective == "allreduce" else size_b // gpus  # nccl-tests' size: the output, or the buffer
-    options: dict[str, Any] = {"rdma": GPU} if algorithm in NVLS else {"reduce_ps_per_byte": GPU_REDUCE_PS_PER_B}
+    options: dict[str, Any] = (
+        {"rdma": GPU} if algorithm in NVLS else {"reduce_ps_per_byte": GPU_REDUCE_PS_PER_B, "nccl_protocol": protocol}
+    )
     if algorithm == "mcast":
         options["roots"] = gpus  # every GPU multicasts at once, as NVLS does
     r = Scenario(topology=TOPOLOGY, collective=collective, algorithm=algorithm, bytes_per_rank=n, **options).run()
@@ -175,6 +184,12 @@ def run(collective: str, algorithm: str, size_b: int, gpus: int) -> dict[str, ob
 def main() -> int:
     parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"nccl-tests sizes (default {DEFAULT_SIZES}; to 4GiB)")
+    parser.add_argument(
+        "--nccl-protocol",
+        choices=tuple(PROTOCOLS),
+        default=DEFAULT_NCCL,
+        help=f"the rings' protocol (default {DEFAULT_NCCL}; none: mcsim's own rings, no NCCL latencies)",
+    )
     args = parser.parse_args()
     node = nodes_of(topology.resolve(TOPOLOGY))
     assert node is not None  # dgx-h100 is one node
@@ -188,13 +203,16 @@ def main() -> int:
             )
     if not sizes:
         parser.error(f"--sizes={args.sizes!r} gives no size; e.g. --sizes {DEFAULT_SIZES}")
-    print(f"{TOPOLOGY}: {gpus} H100 GPUs, NVLink 370.8 GB/s each way (NCCL's 18 x 20.6); rings sum at 1 ps/B")
+    print(
+        f"{TOPOLOGY}: {gpus} H100 GPUs, NVLink 370.8 GB/s each way (NCCL's 18 x 20.6); rings sum at 1 ps/B and run "
+        f"NCCL protocol {args.nccl_protocol!r}"
+    )
     print(TABLE.header())
     incomplete = 0
     for collective, algorithm in RUNS:
         for size_b in sizes:
             print(f"mcsim: {collective} {algorithm} {size_b} B ...", file=sys.stderr, flush=True)
-            row = run(collective, algorithm, size_b, gpus)
+            row = run(collective, algorithm, size_b, gpus, args.nccl_protocol)
             if "incomplete" in row:
                 incomplete += 1
                 print(TABLE.note(size_b, f"{collective} {algorithm}: {row['incomplete']}"), flush=True)
