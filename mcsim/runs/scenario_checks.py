@@ -200,13 +200,13 @@ def check_nvls_receive(sc: Scenario, where: str, nvlink_bps: int) -> None:
             f"processor={type(rdma.processor).__name__} is a NIC's: {gpu}"
         )
     cpu = rdma.processor
-    takes = [cpu.memcpy_bps] if rdma.staging else []
-    takes += [rdma.mtu_b * 8 * PS_PER_S // cpu.completion_ps] if cpu.completion_ps else []
-    if takes and min(takes) < nvlink_bps:
+    takes = {f"completion_ps={cpu.completion_ps} per {rdma.mtu_b} B datagram": rdma.mtu_b * 8 * PS_PER_S}
+    takes = {why: bits // cpu.completion_ps for why, bits in takes.items() if cpu.completion_ps}
+    takes |= {f"staging=True, copies at {cpu.memcpy_bps / 8e9:.1f} GB/s": cpu.memcpy_bps} if rdma.staging else {}
+    if takes and min(takes.values()) < nvlink_bps:
         raise McsimError(
-            f"{where} runs its node phases in the NVSwitch (NVLS) at NVLink's {nvlink_bps / 8e9:.1f} GB/s; the "
-            f"receive takes {min(takes) / 8e9:.1f} GB/s (completion_ps={cpu.completion_ps} a {rdma.mtu_b} B datagram, "
-            f"staging={rdma.staging} at {cpu.memcpy_bps / 8e9:.1f} GB/s): {gpu}"
+            f"{where} runs its node phases in the NVSwitch (NVLS) at NVLink's {nvlink_bps / 8e9:.1f} GB/s; the receive "
+            f"takes {min(takes.values()) / 8e9:.1f} GB/s ({'; '.join(takes)}): {gpu}"
         )
 
 
