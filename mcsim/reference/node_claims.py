@@ -3,10 +3,10 @@
 several GPUs" and "In-network reduction (SHARP)") as claims, and their evaluators.
 
 Each figure is a maintainer's or a user's measurement in a public thread (NCCL, nccl-tests) or a paper; mcsim's
-runs are on its ready topologies (dgx-h100, rail-4x4, two nodes of rail-16x8) with a GPU's own receive (config.rdma.GPU_RECEIVE) and a GPU's
-sum (GPU_REDUCE_PS_PER_B). mcsim's NVLink data rate IS NCCL's model's (18 x 20.6 GB/s on an H100): a ring over
-NVLink agrees with the ring figure by construction, the verdict "input". A figure of a mechanism mcsim does not
-model yet is "not modelled", with what is missing.
+runs are on its ready topologies (dgx-h100, rail-4x4, two nodes of rail-16x8) with a GPU's own receive
+(config.rdma.GPU_RECEIVE) and a GPU's sum (GPU_REDUCE_PS_PER_B). mcsim's NVLink data rate IS NCCL's model's
+(18 x 20.6 GB/s on an H100): a ring over NVLink agrees with the ring figure by construction, the verdict "input".
+A figure of a mechanism mcsim does not model yet is "not modelled", with what is missing.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ import pytest
 from mcsim import topology
 from mcsim.bounds import NVLS_NODE_PHASES, TREE_ACROSS_NODES, allreduce_block_b, hierarchical_b
 from mcsim.config.collectives import HIERARCHICAL, NVLS_HIERARCHICAL, hierarchical_parts
+from mcsim.config.dpa import DpaConfig
 from mcsim.config.fabric import Faults
 from mcsim.config.rdma import GPU_RECEIVE, RdmaConfig
 from mcsim.errors import McsimError
@@ -259,7 +260,7 @@ def test_the_published_multinode_nvls_row_is_an_outcome_mcsim_puts_below(tmp_pat
     assert "one after the other" in row.note and "RoCE" in row.note
 
 
-GIVE = r"give rdma=RdmaConfig\(staging=False, processor=GPU_RECEIVE\)"
+GIVE = r"give rdma=RdmaConfig\(staging=False, processor=GPU_RECEIVE\), the GPU's own \(mcsim.config.rdma\)$"
 
 
 @pytest.mark.parametrize(
@@ -272,6 +273,11 @@ GIVE = r"give rdma=RdmaConfig\(staging=False, processor=GPU_RECEIVE\)"
         (RAIL_4X4, {"nccl_protocol": "simple"}, r"^Scenario: nccl_protocol='simple' is NCCL's ring protocol: .*innet"),
         (RAIL_4X4, {"rdma": RdmaConfig()}, rf"receive takes 12.5 GB/s \(completion_ps=100000 per 4096 B .*{GIVE}"),
         (RAIL_4X4, {"rdma": RdmaConfig(staging=False)}, rf"NVLink's 370.8 GB/s; the receive takes 41.0 GB/s .*{GIVE}"),
+        (
+            RAIL_4X4,
+            {"rdma": RdmaConfig(staging=False, processor=DpaConfig())},
+            rf"processor=DpaConfig is a NIC's: {GIVE}",
+        ),
         (RAIL_4X4, {"loss": 1e-3}, r"^Scenario: in-network reduction \(innet\) needs flow_control='lossless'"),
     ],
 )
