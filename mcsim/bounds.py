@@ -98,6 +98,11 @@ def allreduce_block_b(bytes_per_rank_b: int, ranks: int) -> int:
     return -(-(bytes_per_rank_b // granule) // ranks) * granule
 
 
+# hierarchical algorithms by what their phases move (mcsim.config.collectives.HIERARCHICAL: a test holds these to it)
+TREE_ACROSS_NODES = ("hier_tree", "nvls_tree")  # an Allreduce per rail on NCCL's double binary tree
+NVLS_NODE_PHASES = ("nvls_ring", "nvls_tree")  # node phases in the NVSwitch: innet Reduce-Scatter, mcast Allgather
+
+
 def hierarchical_b(
     collective: str, bytes_per_rank_b: int, nodes: int, gpus: int, *, algorithm: str = ""
 ) -> tuple[int, int]:
@@ -106,11 +111,16 @@ def hierarchical_b(
     shards of its rail), nodes x n(gpus-1) in a node phase (the other rails' blocks of nodes x n); n is N, and an
     Allgather or a Reduce-Scatter has one phase of each, an Allreduce (its blocks n, allreduce_block_b) two of each
     (the Reduce-Scatter, then the Allgather). ``algorithm``: the hierarchical algorithm, where it changes the bytes:
-    the tree Allreduce across nodes ("hier_tree") has the same two node phases and, between them, a double binary
-    tree per rail on its nodes x n: through the NIC what the busiest rank of the flat double tree on ``nodes`` ranks
-    receives (:func:`double_tree_bound_b`: 2 nodes x n from 4 nodes on, even)."""
+    the tree Allreduce across nodes (TREE_ACROSS_NODES) has the same two node phases and, between them, a double
+    binary tree per rail on its nodes x n: through the NIC what the busiest rank of the flat double tree on ``nodes``
+    ranks receives (:func:`double_tree_bound_b`: 2 nodes x n from 4 nodes on, even); an NVLS node Reduce-Scatter
+    (NVLS_NODE_PHASES) sends all its gpus blocks of nodes x n into the NVSwitch, gpus x nodes x n (the in-network
+    Reduce-Scatter's P N, :func:`bound_b`), where the ring's gets nodes x n (gpus-1); the NVLS Allgather receives
+    the ring's nodes x n (gpus-1)."""
+    nvls = algorithm in NVLS_NODE_PHASES
     if collective == "allreduce":
         n = allreduce_block_b(bytes_per_rank_b, nodes * gpus)
-        network = double_tree_bound_b(nodes * n, nodes) if algorithm == "hier_tree" else 2 * n * (nodes - 1)
-        return network, 2 * nodes * n * (gpus - 1)
-    return bytes_per_rank_b * (nodes - 1), nodes * bytes_per_rank_b * (gpus - 1)
+        network = double_tree_bound_b(nodes * n, nodes) if algorithm in TREE_ACROSS_NODES else 2 * n * (nodes - 1)
+        return network, nodes * n * ((gpus if nvls else gpus - 1) + gpus - 1)
+    node = nodes * bytes_per_rank_b * (gpus if nvls and collective == "reduce_scatter" else gpus - 1)
+    return bytes_per_rank_b * (nodes - 1), node

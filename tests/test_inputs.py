@@ -216,7 +216,7 @@ def _with_edges(**attrs) -> nx.Graph:
         ),
         (
             {"algorithm": "tree"},
-            r"^unknown algorithm for allgather 'tree'; choose one of bruck, hier_mcast, hier_ring, mcast, "
+            r"^unknown algorithm for allgather 'tree'; choose one of bruck, hier_mcast, hier_ring, mcast, nvls_ring, "
             r"recursive_doubling, ring$",
         ),
         # a lossless buffer holds one largest packet: the MTU, 86 B of RDMA headers, the physical overhead

@@ -67,6 +67,8 @@ RC_PIPELINES = (
     "hier_ring",
     "hier_mcast",
     "hier_tree",
+    "nvls_ring",
+    "nvls_tree",
 )
 HALVING_STEP_MAX_CHUNKS = 2**24 - 1  # a halving-doubling step's chunks (C++ HalvingDoublingAllreduce::CHUNK_BITS)
 TREE_MAX_IDS = 2**31 - 1  # a tree's slot x chunks + chunk, below its way-down flag (C++ TreeReduce::DOWN)
@@ -135,7 +137,17 @@ SPLIT = {("allreduce", "double_tree"): "tree"}
 # or (hier_tree, NCCL's tree across nodes) the node Reduce-Scatter, an Allreduce per rail of its nodes x n on
 # NCCL's double binary tree (SPLIT's two trees: two teams per rail), then the node Allgather (NCCL's own Tree chains
 # a node's GPUs and pipelines chain and tree at once: what that changes, docs/collectives.md).
+#
+# NVLS (the NVSwitch's own multicast and reduction, NCCL's NVLS algorithms) runs a node phase in the switch: a node
+# Reduce-Scatter as the in-network reduction (innet: each node's team its own aggregation tree, rooted at its
+# NVSwitch), a node Allgather as the multicast (mcast: each node's team its own groups, every GPU a root at once,
+# Part.roots, as NCCL's NVLS kernels store to the multicast address together); they need the GPU's own receive
+# (config.rdma.GPU_RECEIVE). nvls_ring's Allreduce: the node NVLS Reduce-Scatter, a ring Allreduce per rail of its
+# nodes x n slice, the node NVLS Allgather (NCCL's NVLS shape; across nodes NCCL's own runs SHARP, CollNet, where
+# mcsim runs a ring); nvls_tree (NCCL's NVLS_TREE): the same with the rail's double binary tree (as hier_tree's).
 _HIER_RS = (("node", "reduce_scatter", "ring"), ("rail", "reduce_scatter", "ring"))
+_NVLS_RS = ("node", "reduce_scatter", "innet")
+_NVLS_AG = ("node", "allgather", "mcast")
 HIERARCHICAL = {
     ("allgather", "hier_ring"): (("rail", "allgather", "ring"), ("node", "allgather", "ring")),
     ("allgather", "hier_mcast"): (("rail", "allgather", "mcast"), ("node", "allgather", "ring")),
@@ -146,15 +158,28 @@ HIERARCHICAL = {
         ("rail", "allreduce", "double_tree"),
         ("node", "allgather", "ring"),
     ),
+    ("allgather", "nvls_ring"): (("rail", "allgather", "ring"), _NVLS_AG),
+    ("reduce_scatter", "nvls_ring"): (_NVLS_RS, ("rail", "reduce_scatter", "ring")),
+    ("allreduce", "nvls_ring"): (_NVLS_RS, ("rail", "allreduce", "ring"), _NVLS_AG),
+    ("allreduce", "nvls_tree"): (_NVLS_RS, ("rail", "allreduce", "double_tree"), _NVLS_AG),
 }
+# the hierarchical algorithms with a node phase in the NVSwitch (NVLS): they need a receive at NVLink's rate
+NVLS_HIERARCHICAL = tuple(
+    sorted({a for (_, a), phases in HIERARCHICAL.items() if any(p in (_NVLS_RS, _NVLS_AG) for p in phases)})
+)
 EVERY_ALGORITHM = (*ALGORITHMS, *TWO_PHASE, *SPLIT, *HIERARCHICAL)  # every (collective, algorithm) a Scenario runs
 # algorithms that multicast (the protocol's options)
-MCAST_ALGORITHMS = (
-    "mcast",
-    *(a for _, a in TWO_PHASE),
-    *(a for (_, a), phases in HIERARCHICAL.items() if any(alg == "mcast" for *_, alg in phases)),
+MCAST_ALGORITHMS = tuple(
+    dict.fromkeys(
+        (
+            "mcast",
+            *(a for _, a in TWO_PHASE),
+            *(a for (_, a), phases in HIERARCHICAL.items() if any(alg == "mcast" for *_, alg in phases)),
+        )
+    )
 )
-INNET_ALGORITHMS = ("innet", *(a for (_, a), phases in TWO_PHASE.items() if "innet" in phases))  # the switches sum
+# the switches sum every byte (a hierarchical NVLS collective sums in its node phase only: not among them)
+INNET_ALGORITHMS = ("innet", *(a for (_, a), phases in TWO_PHASE.items() if "innet" in phases))
 COLLECTIVES = sorted({c for c, _ in ALGORITHMS})
 
 
@@ -268,6 +293,7 @@ class Part:
     buffer_offset_b: int = 0
     scratch_offset_b: int | None = None
     region_offset_b: int = 0  # where the team's whole buffer begins in each rank's region (TeamSpec's)
+    roots: int | None = None  # a multicast Allgather's roots at once (None: the Scenario's; a node's NVLS: its GPUs)
 
 
 def parts_of(collective: str, algorithm: str, bytes_per_rank_b: int, ranks: int) -> list[Part]:
@@ -310,22 +336,25 @@ def hierarchical_parts(collective: str, algorithm: str, bytes_per_rank_b: int, n
     """The teams of a HIERARCHICAL collective on ``nodes`` nodes of ``gpus`` GPUs (GPU l of node n on host
     n x gpus + l), phase by phase: a rail phase's team l holds GPU l of every node, its buffer of nodes x N at
     l x nodes x N of each region; a node phase's team n holds node n's GPUs, blocks of nodes x N from the region's
-    start. So an Allgather's output and a Reduce-Scatter's blocks are rail-major (Result.placement). A SPLIT phase
-    (hier_tree's double tree per rail) is two teams per rail, their scratch at :func:`hierarchical_scratch_b`."""
+    start. So an Allgather's output and a Reduce-Scatter's blocks are rail-major (Result.placement). A rail Allreduce
+    (hier_tree's, nvls_ring's, nvls_tree's) sums its whole slice of nodes x n; a SPLIT one (a double tree per rail) is
+    two teams per rail, their scratch at :func:`hierarchical_scratch_b`."""
     n = ring_blocks(collective, bytes_per_rank_b, nodes * gpus)[1]  # N, or an Allreduce's block
     parts: list[Part] = []
     for phase, (where, team_collective, team_algorithm) in enumerate(HIERARCHICAL[collective, algorithm]):
         if where == "rail":
-            teams = [(tuple(k * gpus + rail for k in range(nodes)), rail * nodes * n, n) for rail in range(gpus)]
+            size = nodes * n if team_collective == "allreduce" else n  # its slice, or its shards of n
+            teams = [(tuple(k * gpus + rail for k in range(nodes)), rail * nodes * n, size) for rail in range(gpus)]
         else:
             teams = [(tuple(range(k * gpus, (k + 1) * gpus)), 0, nodes * n) for k in range(nodes)]
         for hosts, offset, size in teams:
-            if (team_collective, team_algorithm) in SPLIT:  # the rail's slice, nodes x n, on two trees
+            if (team_collective, team_algorithm) in SPLIT:  # the rail's slice on two trees
                 halves = double_tree_parts(
-                    team_collective, team_algorithm, nodes * size, offset, hierarchical_scratch_b(n, nodes * gpus)
+                    team_collective, team_algorithm, size, offset, hierarchical_scratch_b(n, nodes * gpus)
                 )
                 parts += [replace(q, hosts=hosts, phase=phase) for q in halves]
                 continue
+            nvls = where == "node" and team_algorithm == "mcast"  # NVLS: every GPU multicasts at once
             parts.append(
                 Part(
                     collective=team_collective,
@@ -334,6 +363,7 @@ def hierarchical_parts(collective: str, algorithm: str, bytes_per_rank_b: int, n
                     region_offset_b=offset,
                     hosts=hosts,
                     phase=phase,
+                    roots=len(hosts) if nvls else None,
                 )
             )
     return parts

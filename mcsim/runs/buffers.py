@@ -18,6 +18,7 @@ from mcsim.config.collectives import (
     HOST_REDUCTIONS,
     MCAST,
     MCAST_ALGORITHMS,
+    NVLS_HIERARCHICAL,
     POWER_OF_2_ONLY,
     RC_PIPELINES,
     REGION_OFFSET_RANKS,
@@ -83,7 +84,10 @@ def read_tunables(
         teams.append(("reduce_scatter", overlap_algorithm))
     ranks = {ALGORITHMS[team] for team in teams}
     reads = {"overlap_algorithm"} if overlap is not None else set()
-    reads |= {"roots"} if ("allgather", "mcast") in teams else set()
+    # (a node's NVLS multicast has its own roots, every GPU: Part.roots)
+    reads |= (
+        {"roots"} if any((q.collective, q.algorithm, q.roots) == ("allgather", "mcast", None) for q in parts) else set()
+    )
     reads |= {"batch"} if any(a in ("mcast", "innet") for _, a in teams) else set()
     reads |= set(MCAST_PROTOCOL) if MCAST in ranks else set()
     reads |= {"ring_chunk"} if any(a in RC_PIPELINES for _, a in teams) else set()
@@ -121,6 +125,7 @@ class Scenario(Protocol):
 def check_host_reduction(sc: Scenario, n: int) -> None:
     """Verify mode: a ring reduction sums 32-bit integers, whole ones in every chunk."""
     host = sc.algorithm in ("ring", "halving_doubling", *TREE_ALLREDUCES, "ring_mcast", "hier_ring", "hier_tree")
+    host = host or sc.algorithm in NVLS_HIERARCHICAL  # their rail phases sum on the GPUs
     host = host or sc.collective == "reduce"
     if not host or sc.collective not in ("reduce_scatter", "allreduce", "reduce"):
         return
@@ -198,6 +203,8 @@ def check_team_ids(sc: Scenario, mtu: int, ring_chunk: int) -> None:
     for algorithm, p, n in sorted({(q.algorithm, len(q.hosts or ()), q.bytes_per_rank_b) for q in sc.plan().parts}):
         if algorithm == "mcast":
             _check_mcast_ids(sc, p, n, mtu, f" in a team of {p}")
+        elif algorithm == "innet":  # a node's NVLS Reduce-Scatter: checked with the in-network reductions
+            continue
         elif algorithm == "tree":  # a tree of a rail's double tree (hier_tree): two children a rank
             _check_tree_ids(sc, 2, max(1, -(-n // ring_chunk)), ring_chunk, f" in a team of {p}")
         else:

@@ -20,8 +20,6 @@ from mcsim.config import codec
 from mcsim.config.codec import PLAIN, GraphTopology, Plain, canonical_json
 from mcsim.config.collectives import (
     HIERARCHICAL,
-    INNET_ALGORITHMS,
-    MCAST_ALGORITHMS,
     RING_CHUNK_B,
     Part,
     TeamSpec,
@@ -168,11 +166,11 @@ class Scenario:
             if where is None
             else hierarchical_parts(self.collective, self.algorithm, n, where.nodes, where.gpus)
         )
-        return ScenarioPlan(
+        return ScenarioPlan(  # (a name may be several collectives': nvls_ring's Reduce-Scatter multicasts nothing)
             parts=tuple(parts),
             ranks=p,
-            multicast=self.algorithm in MCAST_ALGORITHMS,
-            in_network=self.algorithm in INNET_ALGORITHMS
+            multicast=any(q.algorithm == "mcast" for q in parts),
+            in_network=any(q.algorithm == "innet" for q in parts)
             or (self.overlap is not None and self.overlap_algorithm == "innet"),
             sources=1 if self.collective == "broadcast" else p,
             rings=ring + (self.overlap == "reduce_scatter" and self.overlap_algorithm == "ring"),
@@ -289,25 +287,42 @@ class Scenario:
         """
         cost.check_memory(self._shape(), available_b)
 
-    def teams(self, reduction: Reduction | None = None) -> list[TeamSpec]:
+    def teams(self, reduction: Reduction | None = None, *more: Reduction) -> list[TeamSpec]:
         """The collectives of the run on ranks 0..P-1: the scenario's (two for a TWO_PHASE collective, the
-        second started when the first has ended everywhere), and the Reduce-Scatter of overlap.
+        second started when the first has ended everywhere; a HIERARCHICAL one's phase by phase), and the
+        Reduce-Scatter of overlap.
 
         Multicast groups: a multicast team's endpoints come first; an in-network reduction's
         aggregation trees follow them, each also a group. The trees are the built fabric's
-        (``reduction``: BuiltFabric.reductions[0], planned once by fabric.build), so a run with an
-        in-network reduction has its teams only once its fabric exists."""
+        (``reduction``, ``more``: BuiltFabric.reductions, planned once by fabric.build from
+        :meth:`reduction_hosts`, one per in-network team in order), so a run with an in-network reduction has its
+        teams only once its fabric exists."""
         plan = self.plan()
-        if plan.in_network and reduction is None:
+        reductions = [r for r in (reduction, *more) if r is not None]
+        parts = self._parts()
+        innet = [i for i, part in enumerate(parts) if part.algorithm == "innet"]
+        if len(reductions) < len(innet):
             raise McsimError("Scenario.teams: an in-network reduction's teams need its built fabric's Reduction")
-        trees = 1 if reduction is None else len(reduction.trees)
-        parts = list(plan.parts)
+        trees = len(reductions[0].trees) if plan.in_network else 1
+        mcast = [i for i, part in enumerate(parts) if part.algorithm == "mcast"]
+        groups = [mcast.index(i) if i in mcast else len(mcast) for i in range(len(parts))]
+        specs = [self._spec(part, trees, self.endpoints * g) for part, g in zip(parts, groups, strict=True)]
+        for i, r in zip(innet, reductions, strict=False):  # each in-network team on its own trees
+            specs[i] = dataclasses.replace(specs[i], group=r.first_group, first_tree=r.first_tree, trees=len(r.trees))
+        return specs
+
+    def reduction_hosts(self) -> list[list[int]]:
+        """The hosts of each in-network team of the run, in :meth:`teams`' order (fabric.build's ``reductions``:
+        an aggregation tree each): the collective's (a hierarchical NVLS one's: one per node), then the overlap's."""
+        return [list(q.hosts or range(self.n_ranks)) for q in self._parts() if q.algorithm == "innet"]
+
+    def _parts(self) -> list[Part]:
+        """The run's teams as parts: the plan's, then the overlapped Reduce-Scatter."""
+        parts = list(self.plan().parts)
         if self.overlap == "reduce_scatter":
             n = self.bytes_per_rank_b
             parts.append(Part(collective="reduce_scatter", algorithm=self.overlap_algorithm, bytes_per_rank_b=n))
-        mcast = [i for i, part in enumerate(parts) if part.algorithm == "mcast"]
-        groups = [mcast.index(i) if i in mcast else len(mcast) for i in range(len(parts))]
-        return [self._spec(part, trees, self.endpoints * g) for part, g in zip(parts, groups, strict=True)]
+        return parts
 
     def _spec(self, part: Part, trees: int, group: int) -> TeamSpec:
         """One team on its part's ranks (all P by default) with the scenario's tunables (each rank type reads its
@@ -324,7 +339,7 @@ class Scenario:
             region_offset_b=part.region_offset_b,
             group=group,
             trees=trees,
-            roots=self.roots,
+            roots=self.roots if part.roots is None else part.roots,
             batch=self.batch,
             stop_and_wait=BATCHINGS[self.batching],
             barriers=self.barriers,
@@ -380,7 +395,7 @@ class Scenario:
         plan, n = self.plan(), self.bytes_per_rank_b
         hosts = tuple(range(plan.ranks))
         groups = [list(q.hosts or hosts) for q in plan.parts if q.algorithm == "mcast" for _ in range(self.endpoints)]
-        reductions = [list(hosts)] if plan.in_network else []
+        reductions = self.reduction_hosts()
         expected = Expected(self.collective, len(hosts), n, self.root) if self.verify else None
         where = self.placement()
         ranks = [h if where is None else where.position(h) for h in hosts]  # the expected output each host holds
@@ -396,7 +411,7 @@ class Scenario:
             reductions=reductions,
             slot_b=self.rdma.mtu_b,
         ) as run:
-            specs = self.teams(run.reductions[0] if run.reductions else None)
+            specs = self.teams(*run.reductions)
             if expected is not None:
                 run.fill(expected, buffers.verify_memory_b(self), ranks)
             teams: list[Any] = []

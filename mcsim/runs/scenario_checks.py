@@ -9,7 +9,7 @@ import math
 from typing import Protocol
 
 from mcsim.config.codec import GraphTopology
-from mcsim.config.collectives import ALGORITHMS, HIERARCHICAL, PROTOCOL_RANKS, check_algorithm
+from mcsim.config.collectives import ALGORITHMS, HIERARCHICAL, NVLS_HIERARCHICAL, PROTOCOL_RANKS, check_algorithm
 from mcsim.config.fabric import FabricConfig, Faults, check_pfc
 from mcsim.config.protocols import DEFAULT_PROTOCOL, PROTOCOLS, ring_mtu_b
 from mcsim.config.rdma import (
@@ -19,6 +19,7 @@ from mcsim.config.rdma import (
     MAX_QP_WR,
     QP_WR_WHY,
     RING_MAX_CHUNKS,
+    HostCpuConfig,
     RdmaConfig,
     check_congestion_control,
     fabric_config_for,
@@ -183,6 +184,30 @@ def check_hierarchical(sc: Scenario, name: str) -> None:
         )
     if sc.overlap is not None:
         raise McsimError(f"{where} runs alone: overlap={sc.overlap!r} goes with the flat algorithms")
+    if sc.algorithm in NVLS_HIERARCHICAL:
+        check_nvls_receive(sc, where, nodes.nvlink_bps)
+
+
+def check_nvls_receive(sc: Scenario, where: str, nvlink_bps: int) -> None:
+    """An NVLS node phase (the NVSwitch's multicast or sum) delivers a datagram of the MTU per NVLink serialization:
+    the completion processor must take them at NVLink's rate, as the GPU's own receive does (config.rdma.GPU_RECEIVE:
+    no cost per completion, zero copy); a host CPU thread that takes completion_ps a datagram, or copies staged
+    payloads at memcpy_bps, would make the run the CPU's, not the NVSwitch's."""
+    rdma, gpu = sc.rdma, "give rdma=RdmaConfig(staging=False, processor=GPU_RECEIVE), the GPU's own (mcsim.config.rdma)"
+    if not isinstance(rdma.processor, HostCpuConfig):
+        raise McsimError(
+            f"{where} runs its node phases in the NVSwitch (NVLS), received by the GPU itself; "
+            f"processor={type(rdma.processor).__name__} is a NIC's: {gpu}"
+        )
+    cpu = rdma.processor
+    takes = {f"completion_ps={cpu.completion_ps} per {rdma.mtu_b} B datagram": rdma.mtu_b * 8 * PS_PER_S}
+    takes = {why: bits // cpu.completion_ps for why, bits in takes.items() if cpu.completion_ps}
+    takes |= {f"staging=True, copies at {cpu.memcpy_bps / 8e9:.1f} GB/s": cpu.memcpy_bps} if rdma.staging else {}
+    if takes and min(takes.values()) < nvlink_bps:
+        raise McsimError(
+            f"{where} runs its node phases in the NVSwitch (NVLS) at NVLink's {nvlink_bps / 8e9:.1f} GB/s; the receive "
+            f"takes {min(takes.values()) / 8e9:.1f} GB/s ({'; '.join(takes)}): {gpu}"
+        )
 
 
 def check_protocol(sc: Scenario) -> None:
@@ -237,14 +262,19 @@ def check_innet(sc: Scenario, n: int) -> None:
             "Scenario: in-network reduction (innet) needs flow_control='lossless' (or 'pfc' with its computed "
             "headroom), loss=0 and no faults: the switches' aggregation has no retransmission"
         )
-    first = sc.plan().parts[0]  # the scenario's in-network team, or else the overlap's Reduce-Scatter of n
-    collective, n = (first.collective, first.bytes_per_rank_b) if first.algorithm == "innet" else ("", n)
-    chunks = -(-n // sc.rdma.mtu_b) * (1 if collective == "allreduce" else sc.n_ranks)
-    if chunks > RING_MAX_CHUNKS:
-        raise McsimError(
-            f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {chunks} in-network chunks of "
-            f"{sc.rdma.mtu_b} B; the chunk id is the datagram's 32-bit immediate (at most {RING_MAX_CHUNKS})"
-        )
+    # the in-network teams (a hierarchical NVLS collective's: one per node, on its GPUs), or else the overlap's
+    # Reduce-Scatter of n: (collective, bytes per rank, ranks)
+    teams = [(q.collective, q.bytes_per_rank_b, len(q.hosts or ())) for q in sc.plan().parts if q.algorithm == "innet"]
+    teams = teams or [("", n, 0)]
+    for collective, size, ranks in teams:
+        chunks = -(-size // sc.rdma.mtu_b) * (1 if collective == "allreduce" else ranks or sc.n_ranks)
+        if chunks > RING_MAX_CHUNKS:
+            raise McsimError(
+                f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} makes {chunks} in-network chunks of "
+                f"{sc.rdma.mtu_b} B{f' in a team of {ranks}' if ranks else ''}; the chunk id is the datagram's 32-bit "
+                f"immediate (at most {RING_MAX_CHUNKS})"
+            )
+    n = teams[0][1]
     if sc.verify and n % 4:
         raise McsimError(
             f"Scenario: bytes_per_rank={sc.bytes_per_rank!r} is not a whole number of 32-bit integers, "
