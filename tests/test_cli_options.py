@@ -147,12 +147,22 @@ BAD_INPUT = [
     (
         ["allreduce", "--algorithm", "mcast"],
         r"unknown algorithm for allreduce 'mcast'; choose one of double_tree, halving_doubling, hier_ring, hier_tree, "
-        r"innet, innet_mcast, ring, ring_mcast, tree; did you mean 'ring_mcast'\?",
+        r"innet, innet_mcast, nvls_ring, nvls_tree, ring, ring_mcast, tree; did you mean 'ring_mcast'\?",
     ),
     (["allgather", "--threads", "4"], r"--threads=4 is the DPA's; give --processor dpa"),
+    (["allgather", "--threads", "4", "--processor", "gpu"], r"--threads=4 is the DPA's; give --processor dpa"),
+    (
+        ["allgather", "--topology", "rail-4x4", "--algorithm", "nvls_ring", "--processor", "gpu", "--roots", "2"],
+        r"--roots=2 sets the multicast's roots; nvls_ring's NVLS multicast has every GPU of a node a root at once",
+    ),
+    (
+        ["allgather", "--topology", "rail-4x4", "--algorithm", "nvls_ring"],
+        r"Scenario: algorithm='nvls_ring' runs its node phases in the NVSwitch .* the commands' --processor gpu\)",
+    ),
     (
         ["allreduce", "--receive-path", "zero_copy"],
-        r"--receive-path is for datagrams \(mcast, ring_mcast, innet_mcast, hier_mcast, innet\); ring receives RDMA "
+        r"--receive-path is for datagrams \(mcast, ring_mcast, innet_mcast, hier_mcast, nvls_ring, nvls_tree, innet\); "
+        r"ring receives RDMA "
         r"WRITEs "
         "in place",
     ),
@@ -180,7 +190,7 @@ BAD_INPUT = [
     (["allreduce", "--reduce-ps-per-byte", "-1"], r"Scenario: reduce_ps_per_byte=-1 must be >= 0"),
     (
         ["allgather", "--algorithm", "rign", "--roots", "2"],
-        r"unknown algorithm for allgather 'rign'; choose one of bruck, hier_mcast, hier_ring, mcast, "
+        r"unknown algorithm for allgather 'rign'; choose one of bruck, hier_mcast, hier_ring, mcast, nvls_ring, "
         r"recursive_doubling, ring; "
         r"did you mean 'ring'\?",
     ),
@@ -292,14 +302,14 @@ def test_an_option_that_the_combination_reads_is_accepted():
         (
             "allreduce",
             [
-                "double_tree or halving_doubling or hier_ring or hier_tree or innet or innet_mcast or ring or "
-                "ring_mcast or tree "
+                "double_tree or halving_doubling or hier_ring or hier_tree or innet or innet_mcast or nvls_ring or "
+                "nvls_tree or ring or ring_mcast or tree "
                 "(--algo: the same) "
                 "(default: ring)",
                 "(default: 68; 0: free)",
             ],
         ),
-        ("reduce-scatter", ["innet or ring (--algo: the same) (default: ring)"]),
+        ("reduce-scatter", ["innet or nvls_ring or ring (--algo: the same) (default: ring)"]),
         ("stream", ["(default: 56.25Gbps)", "(default: 64MiB)"]),
     ],
 )

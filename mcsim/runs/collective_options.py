@@ -10,7 +10,13 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from mcsim.config.collectives import EVERY_ALGORITHM, INNET_ALGORITHMS, MCAST_ALGORITHMS, RC_PIPELINES
+from mcsim.config.collectives import (
+    EVERY_ALGORITHM,
+    INNET_ALGORITHMS,
+    MCAST_ALGORITHMS,
+    NVLS_HIERARCHICAL,
+    RC_PIPELINES,
+)
 from mcsim.config.congestion import DCQCN_PRESETS, KINDS, kind_of
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
 from mcsim.config.fabric import FLOW_CONTROLS, FORWARDINGS, FabricConfig
@@ -32,7 +38,11 @@ MCAST_ONLY = ("roots", "timeout_scale", "artifact_protocol", "endpoints")
 UD_ALGORITHMS = tuple(dict.fromkeys((*MCAST_ALGORITHMS, *INNET_ALGORITHMS)))
 MCAST_HELP = ", ".join(MCAST_ALGORITHMS)  # the algorithms the multicast protocol's options are for
 ROOTS_COMMANDS = ("allgather", "allreduce")  # --roots: the multicast Allgather's, alone or a second phase
-PROCESSORS = ("host", "dpa")  # --processor: a host CPU thread (HostCpuConfig) or the DPA (DpaConfig)
+# the algorithms --roots is for: NVLS's multicast has every GPU of a node a root (NVLS_HIERARCHICAL)
+ROOTS_ALGORITHMS = tuple(a for a in MCAST_ALGORITHMS if a not in NVLS_HIERARCHICAL)
+# --processor: a host CPU thread (HostCpuConfig), the DPA (DpaConfig) or a GPU's own receive (GPU_RECEIVE: zero copy,
+# no cost per completion; what NVLS inside a node needs)
+PROCESSORS = ("host", "dpa", "gpu")
 # subcommand -> (the Scenario's collective, its default algorithm)
 COLLECTIVE_COMMANDS = {
     "allgather": ("allgather", "mcast"),
@@ -87,7 +97,7 @@ def _workload_options(add: Add, name: str) -> None:
     )
     add("--ranks", type=int, default=None, help="ranks on hosts 0..ranks-1; default: every host")
     hidden = argparse.SUPPRESS  # an option of another subcommand: refused with a hint
-    roots = f"{MCAST_HELP}: roots multicasting at once (default: {d['roots']})"
+    roots = f"{', '.join(ROOTS_ALGORITHMS)}: roots multicasting at once (default: {d['roots']})"
     add("--roots", type=int, default=None, metavar="K", help=roots if name in ROOTS_COMMANDS else hidden)
     root = f"the root rank (default: {d['root']})"
     add("--root", type=int, default=None, metavar="R", help=root if name in ROOTED_COMMANDS else hidden)
@@ -175,7 +185,13 @@ def _fabric_options(add: Add) -> None:
 
 def _receive_options(add: Add, name: str) -> None:
     """Who processes the receive completions and where datagrams land; the overlapped Reduce-Scatter."""
-    add("--processor", choices=PROCESSORS, default="host", help="receive completions on a host CPU thread or the DPA")
+    add(
+        "--processor",
+        choices=PROCESSORS,
+        default="host",
+        help="receive completions on a host CPU thread, the DPA, or a GPU's own receive (zero copy, in place: "
+        "NVLS on nodes of GPUs)",
+    )
     add("--threads", type=int, default=None, metavar="N", help=f"dpa: threads in use (default: {DpaConfig().threads})")
     add(
         "--receive-path",

@@ -14,13 +14,19 @@ from pathlib import Path
 from typing import Any
 
 from mcsim.bounds import bound_b
-from mcsim.config.collectives import INNET_ALGORITHMS, MCAST_ALGORITHMS, RC_PIPELINES, check_algorithm
+from mcsim.config.collectives import (
+    INNET_ALGORITHMS,
+    MCAST_ALGORITHMS,
+    NVLS_HIERARCHICAL,
+    RC_PIPELINES,
+    check_algorithm,
+)
 from mcsim.config.congestion import dcqcn_preset
 from mcsim.config.dpa import RECEIVE_PATHS, DpaConfig
 from mcsim.config.fabric import DEFAULT_HEADER_BYTES, DEFAULT_MTU_BYTES
 from mcsim.config.faults_file import load_faults
 from mcsim.config.queue_trace import QueueTraceConfig
-from mcsim.config.rdma import PcapConfig
+from mcsim.config.rdma import GPU_RECEIVE, PcapConfig
 from mcsim.errors import Interrupted, McsimError, require_positive
 from mcsim.native import run_control
 from mcsim.result import Result
@@ -127,6 +133,11 @@ def _refuse_unread(args: argparse.Namespace) -> None:
             f"{typed_option(args, 'ring_chunk')}={args.ring_chunk!r} sizes the RDMA WRITEs of the RC algorithms; "
             f"not for {algorithm} {args.algorithm}, which sends datagrams of one MTU"
         )
+    if args.algorithm in NVLS_HIERARCHICAL and args.roots is not None:
+        raise McsimError(
+            f"{typed_option(args, 'roots')}={args.roots} sets the multicast's roots; {args.algorithm}'s NVLS multicast "
+            "has every GPU of a node a root at once"
+        )
     if args.algorithm in MCAST_ALGORITHMS:
         return
     for dest in MCAST_ONLY:
@@ -221,8 +232,12 @@ def _collective_scenarios(args: argparse.Namespace) -> list[Scenario]:
         "endpoints": args.endpoints,
         "overlap": args.overlap,
         "overlap_algorithm": args.overlap_algorithm,
-        "staging": None if args.receive_path is None else RECEIVE_PATHS[args.receive_path],
-        "processor": None if args.processor == "host" else _dpa(args.threads),
+        "staging": (False if args.processor == "gpu" else None)  # a GPU receives in place
+        if args.receive_path is None
+        else RECEIVE_PATHS[args.receive_path],
+        "processor": _dpa(args.threads)
+        if args.processor == "dpa"
+        else {"host": None, "gpu": GPU_RECEIVE}[args.processor],
     }
     common |= {k: v for k, v in given.items() if v is not None}
     if args.lossy_hosts is not None:

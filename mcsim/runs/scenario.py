@@ -266,12 +266,17 @@ class Scenario:
         return {"team_ring_packets": ring, "team_mcast_chunks": mcast}
 
     def _innet_chunks(self) -> int:
-        """Chunks (of the MTU) each rank sends into the switches' sums: its in-network parts' (a Reduce-Scatter's P
-        blocks of N, each cut on its own; an Allreduce's buffer), and the overlapped in-network Reduce-Scatter's."""
-        parts = [(q.collective, q.bytes_per_rank_b) for q in self.plan().parts if q.algorithm == "innet"]
+        """Chunks (of the MTU) each rank sends into the switches' sums: its in-network parts' (a Reduce-Scatter's
+        blocks of N, one per rank of its team, each cut on its own; an Allreduce's buffer), and the overlapped
+        in-network Reduce-Scatter's."""
+        phases: dict[int, tuple[str, int, int]] = {}  # a rank is in one team of a phase: its phase's first team
+        for q in self.plan().parts:
+            if q.algorithm == "innet":
+                phases.setdefault(q.phase, (q.collective, q.bytes_per_rank_b, len(q.hosts or range(self.n_ranks))))
+        parts = list(phases.values())
         if self.overlap == "reduce_scatter" and self.overlap_algorithm == "innet":
-            parts.append(("reduce_scatter", self.bytes_per_rank_b))
-        return sum(-(-n // self.rdma.mtu_b) * (self.n_ranks if c == "reduce_scatter" else 1) for c, n in parts)
+            parts.append(("reduce_scatter", self.bytes_per_rank_b, self.n_ranks))
+        return sum(-(-n // self.rdma.mtu_b) * (k if c == "reduce_scatter" else 1) for c, n, k in parts)
 
     def estimate(self) -> dict[str, int]:
         """What the run will cost, before it runs (no C++; one BFS per switch that has hosts, cached):

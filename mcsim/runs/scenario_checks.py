@@ -193,7 +193,13 @@ def check_nvls_receive(sc: Scenario, where: str, nvlink_bps: int) -> None:
     the completion processor must take them at NVLink's rate, as the GPU's own receive does (config.rdma.GPU_RECEIVE:
     no cost per completion, zero copy); a host CPU thread that takes completion_ps a datagram, or copies staged
     payloads at memcpy_bps, would make the run the CPU's, not the NVSwitch's."""
-    rdma, gpu = sc.rdma, "give rdma=RdmaConfig(staging=False, processor=GPU_RECEIVE), the GPU's own (mcsim.config.rdma)"
+    rdma, gpu = (
+        sc.rdma,
+        (
+            "give rdma=RdmaConfig(staging=False, processor=GPU_RECEIVE), the GPU's own (mcsim.config.rdma; the "
+            "commands' --processor gpu)"
+        ),
+    )
     if not isinstance(rdma.processor, HostCpuConfig):
         raise McsimError(
             f"{where} runs its node phases in the NVSwitch (NVLS), received by the GPU itself; "

@@ -28,8 +28,8 @@ from mcsim.units import parse_rate
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 CONDITIONAL = ("dpa-1/16", "dpa-half")
 INPUTS = ("dpa-thread", "dpa-zc-4x", "testbed", "h100-ring-ar", "h100-nvls-ar")
-NOT_MODELLED = ("b300-nvls-ar", "multinode-nvls", "256gpu-ag", "sharp-fsdp")
-NODE_OUTCOMES = ("h100-nvls-ag", "h200-ar", "ndr-nic", "sharp-95")  # simulated on nodes, a fat tree
+NOT_MODELLED = ("b300-nvls-ar", "256gpu-ag", "sharp-fsdp")
+NODE_OUTCOMES = ("h100-nvls-ag", "h200-ar", "ndr-nic", "multinode-nvls", "sharp-95")  # simulated on nodes, a fat tree
 
 # the published record sits beside the repository (../shared/PUBLISHED.md), as the issue names it
 PUBLISHED = Path(__file__).resolve().parents[3] / "shared" / "PUBLISHED.md"

@@ -8,8 +8,8 @@ import networkx as nx
 import pytest
 
 from mcsim import topology
-from mcsim.config.collectives import EVERY_ALGORITHM, HIERARCHICAL
-from mcsim.config.rdma import MAX_QP_WR
+from mcsim.config.collectives import EVERY_ALGORITHM, HIERARCHICAL, NVLS_HIERARCHICAL
+from mcsim.config.rdma import GPU_RECEIVE, MAX_QP_WR, RdmaConfig
 from mcsim.errors import McsimError
 from mcsim.routing import routes
 from mcsim.routing.layout import layout_of
@@ -67,7 +67,8 @@ RUNS = [{"collective": c, "algorithm": a} for c, a in EVERY_ALGORITHM] + [
 @pytest.mark.parametrize("run", RUNS, ids=lambda run: "-".join(run.values()))
 def test_estimate_bounds_every_algorithm_s_data_packet_hops(run):
     hierarchical = (run["collective"], run["algorithm"]) in HIERARCHICAL  # on nodes of several GPUs
-    sc = Scenario(topology=RAIL_4X4 if hierarchical else "fat-tree-k4", bytes_per_rank="64KiB", **run)
+    nvls = {"rdma": RdmaConfig(staging=False, processor=GPU_RECEIVE)} if run["algorithm"] in NVLS_HIERARCHICAL else {}
+    sc = Scenario(topology=RAIL_4X4 if hierarchical else "fat-tree-k4", bytes_per_rank="64KiB", **run, **nvls)
     mtu = sc.rdma.mtu_b
     estimate = sc.estimate()["packets"]
     r = sc.run()

@@ -260,7 +260,10 @@ def test_the_published_multinode_nvls_row_is_an_outcome_mcsim_puts_below(tmp_pat
     assert "one after the other" in row.note and "RoCE" in row.note
 
 
-GIVE = r"give rdma=RdmaConfig\(staging=False, processor=GPU_RECEIVE\), the GPU's own \(mcsim.config.rdma\)$"
+GIVE = (
+    r"give rdma=RdmaConfig\(staging=False, processor=GPU_RECEIVE\), the GPU's own \(mcsim.config.rdma; the "
+    r"commands' --processor gpu\)$"
+)
 
 
 @pytest.mark.parametrize(
@@ -292,3 +295,26 @@ def test_a_node_multicast_reads_no_roots():
     sc = Scenario(topology=RAIL_4X4, collective="allgather", algorithm="nvls_ring", roots=3, rdma=GPU)
     assert sc.unread() == ("roots",)
     assert {s.roots for s in sc.teams() if s.algorithm == "mcast"} == {4}
+
+
+def test_the_commands_run_nvls_with_the_gpus_own_receive(capsys):
+    """--processor gpu is the GPU's own receive (GPU_RECEIVE, in place): what NVLS needs from the command line."""
+    from mcsim.cli import main
+
+    assert (
+        main(
+            [
+                "allreduce",
+                "--topology",
+                "rail-4x4",
+                "--algorithm",
+                "nvls_ring",
+                "--size",
+                "256KiB",
+                "--processor",
+                "gpu",
+            ]
+        )
+        == 0
+    )
+    assert "nvls_ring" in capsys.readouterr().out

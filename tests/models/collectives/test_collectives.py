@@ -126,7 +126,7 @@ def test_same_scenario_twice_is_identical():
         ({"bytes_per_rank": "0"}, r"Scenario: bytes_per_rank='0' must be > 0"),
         (
             {"algorithm": "tree"},
-            r"unknown algorithm for allgather 'tree'; choose one of bruck, hier_mcast, hier_ring, mcast, "
+            r"unknown algorithm for allgather 'tree'; choose one of bruck, hier_mcast, hier_ring, mcast, nvls_ring, "
             r"recursive_doubling, ring",
         ),
         (

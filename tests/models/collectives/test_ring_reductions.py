@@ -159,7 +159,8 @@ def test_the_reduction_cost_default_is_not_free():
         (
             {"collective": "allreduce", "algorithm": "mcast"},
             r"^unknown algorithm for allreduce 'mcast'; choose one of double_tree, halving_doubling, hier_ring, "
-            r"hier_tree, innet, innet_mcast, ring, ring_mcast, tree; did you mean 'ring_mcast'\?$",
+            r"hier_tree, innet, innet_mcast, nvls_ring, nvls_tree, ring, ring_mcast, tree; "
+            r"did you mean 'ring_mcast'\?$",
         ),
         (
             {"collective": "allreduce", "algorithm": "ring", "verify": True, "bytes_per_rank": "1001B"},
