@@ -117,14 +117,17 @@ def _with_edges(**attrs) -> nx.Graph:
             {"algorithm": "ring", "nccl_protocol": "ll256"},
             r"^unknown nccl_protocol 'll256'; choose one of ll, ll128, none, simple; did you mean 'll128'\?$",
         ),
-        ({"algorithm": "mcast", "nccl_protocol": "ll"}, r"^Scenario: nccl_protocol='ll' is NCCL's ring protocol: .*"),
         (
-            {"collective": "allreduce", "algorithm": "double_tree", "nccl_protocol": "ll128"},
-            r"^Scenario: nccl_protocol='ll128' is NCCL's ring protocol: .* this run has allreduce tree \(mcsim's",
+            {"algorithm": "mcast", "nccl_protocol": "ll"},
+            r"^Scenario: nccl_protocol='ll' is NCCL's: it runs on NCCL's .*",
+        ),
+        (
+            {"collective": "allreduce", "algorithm": "halving_doubling", "nccl_protocol": "ll128"},
+            r"^Scenario: nccl_protocol='ll128' is NCCL's: .* this run has allreduce halving_doubling \(mcsim's",
         ),
         (
             {"algorithm": "ring", "overlap": "reduce_scatter", "overlap_algorithm": "innet", "nccl_protocol": "simple"},
-            r"^Scenario: nccl_protocol='simple' is NCCL's ring protocol: .* this run has reduce_scatter innet ",
+            r"^Scenario: nccl_protocol='simple' is NCCL's: .* this run has reduce_scatter innet ",
         ),
         ({"staging": "no"}, r"^Scenario: staging='no' must be True or False$"),
         ({"staging": 0}, r"^Scenario: staging=0 must be True or False$"),

@@ -95,8 +95,9 @@ TREE_SHAPES = {"heap": "Heap", "in_order": "InOrder", "second": "Second"}  # C++
 # the ranks whose whole buffer may sit at an offset of their region, the same on every rank of a team (teams
 # composed into a hierarchical collective; C++: the classes with RegionOffsetBytes, CollectiveRank::AddRegionOffset)
 REGION_OFFSET_RANKS = (RING_AG, RING_RS, RING_AR, CHAIN, MCAST, INNET)
-# the ranks that run NCCL's protocols (mcsim.config.protocols: lines on the wire, a delay per step; C++ RingRank)
-PROTOCOL_RANKS = (RING_AG, RING_RS, RING_AR)
+# the ranks that run NCCL's protocols (mcsim.config.protocols: lines on the wire, a delay per step; C++
+# CollectiveRank::AddProtocol on RingRank and TreeReduce): NCCL's ring and tree
+PROTOCOL_RANKS = (RING_AG, RING_RS, RING_AR, TREE_AR)
 MAX_REGION_OFFSET_B = 2**63 - 1  # C++ CollectiveRank::MAX_REGION_OFFSET (a UD QP's local offset is an int64_t)
 # (collective, algorithm) -> the C++ rank application
 ALGORITHMS = {

@@ -108,8 +108,9 @@ def _workload_options(add: Add, name: str) -> None:
         "--nccl-protocol",
         choices=tuple(PROTOCOLS),
         default=None,
-        help=f"ring, hier_ring: NCCL's protocol, its lines on the wire and its latencies (default: "
-        f"{d['nccl_protocol']}, mcsim's own rings; see The collectives)",
+        help=f"ring, hier_ring, tree, double_tree, hier_tree: NCCL's protocol, its lines on the wire and its latencies "
+        f"(default: "
+        f"{d['nccl_protocol']}, mcsim's own; see The collectives)",
     )
 
 

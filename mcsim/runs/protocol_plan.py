@@ -40,30 +40,37 @@ def _step_ps(latency_ps: int, edges: list[tuple[int, int]], g: nx.Graph[Any], sw
 
 def protocol_fields(
     name: str,
+    algorithm: str,
     hosts: Sequence[int],
     g: nx.Graph[Any],
     nodes: Nodes | None,
     switch_latency_ps: int,
     first_phase: bool,
 ) -> dict[str, int]:
-    """The TeamSpec fields of protocol ``name`` for a ring on ``hosts`` (in ring order): lines, the step delays,
-    hosts per node, and (``first_phase``: the collective's first teams) the launch as start_ps. {} for "none"."""
+    """The TeamSpec fields of protocol ``name`` for a team of ``algorithm`` ("ring", or "tree") on ``hosts`` (a ring's
+    in ring order): lines, the step delays, hosts per node, and (``first_phase``: the collective's first teams) the
+    launch as start_ps. {} for "none". A ring's steps are its neighbours'; a tree's, any two of its ranks' (the
+    fastest path of a kind among them: its edges are the C++ tree's)."""
     protocol: Protocol | None = PROTOCOLS[name]
     if protocol is None:
         return {}
+    steps = protocol.tree if algorithm == "tree" else protocol.ring
     gpus = nodes.gpus if nodes is not None else 1
     count = len({h // gpus for h in hosts})
     per_node = len(hosts) // count
-    ring = list(zip(hosts, (*hosts[1:], hosts[0]), strict=True)) if len(hosts) > 1 else []
-    inside = [(a, b) for a, b in ring if a // gpus == b // gpus]
-    across = [(a, b) for a, b in ring if a // gpus != b // gpus]
-    node_ps = protocol.nvlink_ps if count == 1 else max(protocol.nvlink_ps, protocol.net_overhead_ps)
-    net_ps = protocol.net_ps if per_node > 1 else protocol.net_one_per_node_ps
+    if algorithm == "tree":
+        pairs = [(a, b) for a in hosts for b in hosts if a < b]
+    else:
+        pairs = list(zip(hosts, (*hosts[1:], hosts[0]), strict=True)) if len(hosts) > 1 else []
+    inside = [(a, b) for a, b in pairs if a // gpus == b // gpus]
+    across = [(a, b) for a, b in pairs if a // gpus != b // gpus]
+    node_ps = steps.nvlink_ps if count == 1 else max(steps.nvlink_ps, steps.net_overhead_ps)
+    net_ps = steps.net_ps if per_node > 1 else steps.net_one_per_node_ps
     return {
         "line_b": protocol.line_b,
         "line_data_b": protocol.line_data_b,
         "step_node_ps": _step_ps(node_ps, inside, g, switch_latency_ps),
         "step_net_ps": _step_ps(net_ps, across, g, switch_latency_ps),
         "gpus_per_node": nodes.gpus if nodes is not None else 0,
-        "start_ps": protocol.launch_ps if first_phase else 0,
+        "start_ps": steps.launch_ps if first_phase else 0,
     }

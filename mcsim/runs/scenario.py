@@ -122,7 +122,7 @@ class Scenario:
     verify: bool = field(default=False, metadata=sets(FABRIC, "SumPayloads"))  # real bytes, every output checked
     # host reductions (ring Reduce-Scatter, ring Allreduce): time to add one byte (0: free)
     reduce_ps_per_byte: int = TEAM_DEFAULTS["reduce_ps_per_byte"]
-    # NCCL's ring protocol: "none" (mcsim's own rings), "simple", "ll", "ll128" (mcsim.config.protocols)
+    # NCCL's protocol of its rings and trees: "none" (mcsim's own), "simple", "ll", "ll128" (mcsim.config.protocols)
     nccl_protocol: str = DEFAULT_PROTOCOL
     faults: Faults | None = field(default=None, metadata={PLAIN: codec.FAULTS_PLAIN})  # drops, loss, links down
     fabric: FabricConfig = field(default_factory=FabricConfig, metadata=codec.config_plain(FabricConfig))
@@ -359,13 +359,19 @@ class Scenario:
         )
 
     def _protocol_fields(self, part: Part) -> dict[str, int]:
-        """The protocol's settings of a ring team (mcsim.runs.protocol_plan); {} without a protocol."""
+        """The protocol's settings of a ring or tree team (mcsim.runs.protocol_plan); {} without a protocol."""
         if self.nccl_protocol == DEFAULT_PROTOCOL:
             return {}
         g = self.graph()
         hosts = part.hosts or tuple(range(self.n_ranks))
         return protocol_fields(
-            self.nccl_protocol, hosts, g, nodes_of(g), self.fabric.switch_latency_ps, first_phase=part.phase == 0
+            self.nccl_protocol,
+            part.algorithm,
+            hosts,
+            g,
+            nodes_of(g),
+            self.fabric.switch_latency_ps,
+            first_phase=part.phase == 0,
         )
 
     def run(

@@ -217,7 +217,8 @@ def check_nvls_receive(sc: Scenario, where: str, nvlink_bps: int) -> None:
 
 
 def check_protocol(sc: Scenario) -> None:
-    """An NCCL protocol runs on rings: every team of the run (the overlap's too) a ring (PROTOCOL_RANKS)."""
+    """An NCCL protocol runs on NCCL's algorithms: every team of the run (the overlap's too) a ring or a tree
+    (PROTOCOL_RANKS)."""
     pick("nccl_protocol", sc.nccl_protocol, PROTOCOLS)
     if sc.nccl_protocol == DEFAULT_PROTOCOL:
         return
@@ -227,8 +228,9 @@ def check_protocol(sc: Scenario) -> None:
     other = sorted(f"{c} {a}" for c, a in teams if ALGORITHMS[c, a] not in PROTOCOL_RANKS)
     if other:
         raise McsimError(
-            f"Scenario: nccl_protocol={sc.nccl_protocol!r} is NCCL's ring protocol: it runs on the ring algorithms "
-            f"(ring, hier_ring); this run has {', '.join(other)} (mcsim's own protocol: give nccl_protocol='none')"
+            f"Scenario: nccl_protocol={sc.nccl_protocol!r} is NCCL's: it runs on NCCL's ring and tree algorithms "
+            f"(ring, hier_ring, tree, double_tree, hier_tree); this run has {', '.join(other)} (mcsim's own "
+            "protocol: give nccl_protocol='none')"
         )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+import networkx as nx
 import pytest
 
 from mcsim.config.protocols import PROTOCOLS
@@ -25,8 +26,8 @@ from mcsim.runs.scenario import Scenario, scenario_of
 from mcsim.topology.nodes import nodes_of
 
 
-def _run(**kw):
-    sc = Scenario(algorithm="ring", verify=True, reduce_ps_per_byte=1, **kw)
+def _run(algorithm_="ring", **kw):
+    sc = Scenario(algorithm=algorithm_, verify=True, reduce_ps_per_byte=1, **kw)
     r = sc.run()
     assert r.verified and r.complete
     return sc, r
@@ -57,7 +58,7 @@ def test_simple_adds_its_launch_and_steps(topology, collective, size):
     p = len(hosts)
     steps = 2 * (p - 1) if collective == "allreduce" else p - 1
     # the step delays: NCCL's hwLat less mcsim's own fastest path of that kind
-    protocol = PROTOCOLS["simple"]
+    protocol = PROTOCOLS["simple"].ring
     count = len({h // gpus for h in hosts})
     inside = [(a, b) for a, b in zip(hosts, (*hosts[1:], hosts[0]), strict=True) if a // gpus == b // gpus]
     across = [(a, b) for a, b in zip(hosts, (*hosts[1:], hosts[0]), strict=True) if a // gpus != b // gpus]
@@ -117,7 +118,7 @@ def test_lines_cost_bandwidth(name, ratio):
     _, none = _run(topology="dgx-h100", collective="allgather", bytes_per_rank="4MiB")
     _, lines = _run(topology="dgx-h100", collective="allgather", bytes_per_rank="4MiB", nccl_protocol=name)
     protocol = PROTOCOLS[name]
-    fixed = protocol.launch_ps + 7 * protocol.nvlink_ps  # at most: launch, then the steps' delays
+    fixed = protocol.ring.launch_ps + 7 * protocol.ring.nvlink_ps  # at most: launch, then the steps' delays
     assert ratio * none.time_ps * 0.995 <= lines.time_ps <= ratio * none.time_ps * 1.01 + fixed
 
 
@@ -138,4 +139,46 @@ def test_byte_exact_under_loss(name, seed):
     ).run()
     assert r.verified and r.complete
     assert int(r.fabric.ports["loss_packets"].sum()) > 0
+    assert int(r.nic["retransmits"].sum()) > 0
+
+
+@pytest.mark.parametrize(("ranks", "depth"), [(2, 1), (3, 1), (7, 2)])
+@pytest.mark.parametrize("name", ["simple", "ll", "ll128"])
+def test_a_tree_adds_its_launch_and_a_step_per_edge_up_and_down(ranks, depth, name):
+    """A heap tree whose leaves are all at one depth (2, 3, 7 ranks), one chunk: a chunk goes up ``depth`` edges and
+    comes down as many, each a step (NCCL's tree row: 2 x depth x hwLat); Simple adds exactly that and its launch,
+    the lines at most what their flags take to serialise on each edge."""
+    kw = {"topology": "fat-tree-k4", "collective": "allreduce", "ranks": ranks, "bytes_per_rank": "4KiB"}
+    _, none = _run(algorithm_="tree", **kw)
+    sc, r = _run(algorithm_="tree", nccl_protocol=name, **kw)
+    (team,) = sc.teams()
+    steps = PROTOCOLS[name].tree
+    g = sc.graph()
+    own = min(path_latency_ps(g, a, b, sc.fabric.switch_latency_ps) for a in team.hosts for b in team.hosts if a < b)
+    assert (team.start_ps, team.step_net_ps) == (steps.launch_ps, steps.net_one_per_node_ps - own)
+    exact = steps.launch_ps + 2 * depth * team.step_net_ps
+    if name == "simple":
+        assert r.time_ps - none.time_ps == exact
+    else:  # 4 KiB in lines: at most 4 KiB of flags and a packet's headers more on each link of each of the 2 depth
+        # edges' paths (store and forward), at the hosts' data rate
+        links = max(nx.shortest_path_length(g, a, b) for a in team.hosts for b in team.hosts)
+        extra_b = 4096 + sc.fabric.header_b
+        assert exact < r.time_ps - none.time_ps <= exact + 2 * depth * links * extra_b * 8 * 10**12 // r.data_rate_bps
+
+
+@pytest.mark.parametrize("name", ["ll", "ll128"])
+def test_hier_tree_runs_a_protocol_byte_exact_under_loss(name):
+    """NCCL's tree across nodes under a protocol: its rings and its rails' trees all carry lines; RC recovers."""
+    r = scenario_of(
+        topology="rail-4x4",
+        collective="allreduce",
+        algorithm="hier_tree",
+        bytes_per_rank="256KiB",
+        nccl_protocol=name,
+        reduce_ps_per_byte=1,
+        verify=True,
+        loss=1e-3,
+        seed=5,
+    ).run()
+    assert r.verified and r.complete
     assert int(r.nic["retransmits"].sum()) > 0

@@ -2,6 +2,7 @@
 #include "collective-rank.h"
 
 #include "ns3/mcsim/nic.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -31,6 +32,65 @@ CollectiveRank::AddRegionOffset(TypeId tid)
                             UintegerValue(0), // the buffer at the region's start
                             MakeUintegerAccessor(&CollectiveRank::m_regionOffset),
                             MakeUintegerChecker<uint64_t>(0, MAX_REGION_OFFSET));
+}
+
+TypeId
+CollectiveRank::AddProtocol(TypeId tid)
+{
+    return tid
+        .AddAttribute("LineBytes",
+                      "A protocol's line on the wire (NCCL's LL: 16, LL128: 128; 0: no lines, the "
+                      "verbs' bytes alone).",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&CollectiveRank::m_lineBytes),
+                      MakeUintegerChecker<uint32_t>())
+        .AddAttribute("LineDataBytes",
+                      "The message's bytes in a full line (LL: 8, LL128: 120).",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&CollectiveRank::m_lineDataBytes),
+                      MakeUintegerChecker<uint32_t>())
+        .AddAttribute("StepDelayNode",
+                      "A protocol's time before each chunk a rank sends to a rank of its own node "
+                      "(0: none).",
+                      TimeValue(Time(0)),
+                      MakeTimeAccessor(&CollectiveRank::m_stepDelayNode),
+                      MakeTimeChecker(Time(0)))
+        .AddAttribute("StepDelayNet",
+                      "A protocol's time before each chunk a rank sends to a rank of another node "
+                      "(0: none).",
+                      TimeValue(Time(0)),
+                      MakeTimeAccessor(&CollectiveRank::m_stepDelayNet),
+                      MakeTimeChecker(Time(0)))
+        .AddAttribute("GpusPerNode",
+                      "Hosts per node, numbered node by node (0: a node per host).",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&CollectiveRank::m_gpusPerNode),
+                      MakeUintegerChecker<uint32_t>());
+}
+
+void
+CollectiveRank::CarryLines(const Ptr<RcQp>& qp) const
+{
+    if (m_lineBytes != 0)
+    {
+        qp->SetLines({m_lineBytes, m_lineDataBytes});
+    }
+}
+
+Time
+CollectiveRank::StepDelayTo(uint32_t host) const
+{
+    const bool sameNode = m_gpusPerNode != 0 && host / m_gpusPerNode == m_host / m_gpusPerNode;
+    return sameNode ? m_stepDelayNode : m_stepDelayNet;
+}
+
+uint32_t
+CollectiveRank::PeerHost(const Ptr<RcQp>& qp)
+{
+    uint32_t host = 0;
+    uint32_t qpn = 0;
+    qp->GetPeer(host, qpn);
+    return host;
 }
 
 CollectiveRank::CollectiveRank()

@@ -78,6 +78,13 @@ class CollectiveRank : public Object, public QpOwner
      * A class without it keeps its buffer at 0.
      */
     static TypeId AddRegionOffset(TypeId tid);
+    /**
+     * Adds a protocol's attributes to the TypeId of a rank class that runs NCCL's protocols
+     * (mcsim.config.protocols; RingRank, TreeReduce): "LineBytes" and "LineDataBytes" (its lines on
+     * the wire: CarryLines), "StepDelayNode", "StepDelayNet" and "GpusPerNode" (the time before
+     * each chunk it sends: StepDelayTo).
+     */
+    static TypeId AddProtocol(TypeId tid);
 
     /**
      * The chunks a message of `bytes` is cut into, each at most `chunkBytes` (a rank's
@@ -171,6 +178,15 @@ class CollectiveRank : public Object, public QpOwner
         }
     }
 
+    /** The protocol's lines on qp's packets (RcQp::SetLines; nothing without lines): both QPs of a
+     * pair, before their first post. */
+    void CarryLines(const Ptr<RcQp>& qp) const;
+    /** The protocol's time before a chunk this rank sends to `host`: StepDelayNode if it is in this
+     * rank's node (hosts numbered node by node, GpusPerNode each), else StepDelayNet. */
+    Time StepDelayTo(uint32_t host) const;
+    /** The host at the other end of qp. */
+    static uint32_t PeerHost(const Ptr<RcQp>& qp);
+
     /** Where byte `at` of the team's buffer is in this rank's region: RegionOffsetBytes + at. */
     uint64_t InRegion(uint64_t at) const
     {
@@ -188,7 +204,12 @@ class CollectiveRank : public Object, public QpOwner
     uint32_t m_nRanks;
     uint32_t m_host; //!< hosts[rank] (not the whole list: P ranks would keep P^2 entries)
     uint64_t m_bytesPerRank;
-    uint64_t m_regionOffset; //!< "RegionOffsetBytes" (AddRegionOffset; 0 in a class without it)
+    uint64_t m_regionOffset;  //!< "RegionOffsetBytes" (AddRegionOffset; 0 in a class without it)
+    uint32_t m_lineBytes = 0; //!< "LineBytes" (AddProtocol)
+    uint32_t m_lineDataBytes = 0; //!< "LineDataBytes"
+    Time m_stepDelayNode;         //!< "StepDelayNode"
+    Time m_stepDelayNet;          //!< "StepDelayNet"
+    uint32_t m_gpusPerNode = 0;   //!< "GpusPerNode"
     Stats m_stats;
     /** The order of the rank's own events (Setup places them at (host, unit::RANK + the number
      * of QPs its NIC had then, its first QP's number): two ranks on one host never share one). */

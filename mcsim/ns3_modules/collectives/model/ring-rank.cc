@@ -18,44 +18,15 @@ NS_OBJECT_ENSURE_REGISTERED(RingRank);
 TypeId
 RingRank::GetTypeId()
 {
-    static TypeId tid = AddRegionOffset(
-        TypeId("ns3::mcsim::RingRank")
-            .SetParent<CollectiveRank>()
-            .SetGroupName("Mcsim")
-            .AddAttribute("ChunkBytes",
-                          "Pipelining unit: bytes per RDMA WRITE with immediate.",
-                          UintegerValue(64 * 1024),
-                          MakeUintegerAccessor(&RingRank::m_chunkBytes),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("LineBytes",
-                          "A protocol's line on the wire (NCCL's LL: 16, LL128: "
-                          "128; 0: no lines, the verbs' bytes alone).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&RingRank::m_lineBytes),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("LineDataBytes",
-                          "The message's bytes in a full line (LL: 8, LL128: 120).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&RingRank::m_lineDataBytes),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("StepDelayNode",
-                          "A protocol's time before each chunk a rank sends to a "
-                          "rank of its own node (0: none).",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&RingRank::m_stepDelayNode),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("StepDelayNet",
-                          "A protocol's time before each chunk a rank sends to a "
-                          "rank of another node (0: none).",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&RingRank::m_stepDelayNet),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("GpusPerNode",
-                          "Hosts per node, numbered node by node (0: a node per "
-                          "host): r+1 is in r's node when host / GpusPerNode agree.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&RingRank::m_gpusPerNode),
-                          MakeUintegerChecker<uint32_t>()));
+    static TypeId tid = AddProtocol(
+        AddRegionOffset(TypeId("ns3::mcsim::RingRank")
+                            .SetParent<CollectiveRank>()
+                            .SetGroupName("Mcsim")
+                            .AddAttribute("ChunkBytes",
+                                          "Pipelining unit: bytes per RDMA WRITE with immediate.",
+                                          UintegerValue(64 * 1024),
+                                          MakeUintegerAccessor(&RingRank::m_chunkBytes),
+                                          MakeUintegerChecker<uint32_t>(1))));
     return tid;
 }
 
@@ -93,16 +64,9 @@ RingRank::Connect(Ptr<RcQp> next, Ptr<RcQp> prev)
     m_chunks =
         static_cast<uint32_t>(std::max<uint64_t>(1, ChunkCount(BlockBytes(0), m_chunkBytes)));
     m_prev->PostRecv((m_nRanks - 1) * m_chunks); // every WRITE with immediate consumes one
-    if (m_lineBytes != 0)
-    {
-        m_next->SetLines({m_lineBytes, m_lineDataBytes});
-        m_prev->SetLines({m_lineBytes, m_lineDataBytes});
-    }
-    uint32_t nextHost = 0;
-    uint32_t nextQpn = 0;
-    m_next->GetPeer(nextHost, nextQpn);
-    const bool sameNode = m_gpusPerNode != 0 && nextHost / m_gpusPerNode == m_host / m_gpusPerNode;
-    m_stepDelay = sameNode ? m_stepDelayNode : m_stepDelayNet;
+    CarryLines(m_next);
+    CarryLines(m_prev);
+    m_stepDelay = StepDelayTo(PeerHost(m_next));
 }
 
 void

@@ -64,14 +64,9 @@ class RingRank : public CollectiveRank
   private:
     void Send(uint32_t id, uint64_t base, uint32_t imm); //!< Write's post, now
 
-    uint32_t m_lineBytes = 0;     //!< "LineBytes"
-    uint32_t m_lineDataBytes = 0; //!< "LineDataBytes"
-    Time m_stepDelayNode;         //!< "StepDelayNode"
-    Time m_stepDelayNet;          //!< "StepDelayNet"
-    uint32_t m_gpusPerNode = 0;   //!< "GpusPerNode"
-    Time m_stepDelay;             //!< this rank's: to r+1 (set at Connect)
-    bool m_split;                 //!< SplitBlocks()
-    BlockSplit m_blocks;          //!< split blocks (set at Connect)
+    Time m_stepDelay;    //!< the protocol's, to r+1 (StepDelayTo, at Connect)
+    bool m_split;        //!< SplitBlocks()
+    BlockSplit m_blocks; //!< split blocks (set at Connect)
 };
 
 } // namespace mcsim

@@ -30,7 +30,7 @@ NS_OBJECT_ENSURE_REGISTERED(TreeAllreduce);
 TypeId
 TreeReduce::GetTypeId()
 {
-    static TypeId tid =
+    static TypeId tid = AddProtocol(
         TypeId("ns3::mcsim::TreeReduce")
             .SetParent<CollectiveRank>()
             .SetGroupName("Mcsim")
@@ -60,7 +60,7 @@ TreeReduce::GetTypeId()
                           "Picoseconds to add one received byte (as RingReduceScatter's).",
                           UintegerValue(HOST_REDUCE_PS_PER_BYTE),
                           MakeUintegerAccessor(&TreeReduce::m_reducePsPerByte),
-                          MakeUintegerChecker<uint64_t>());
+                          MakeUintegerChecker<uint64_t>()));
     return tid;
 }
 
@@ -164,16 +164,24 @@ TreeReduce::Start()
 {
     for (uint32_t child : m_place.children)
     {
-        m_peers.For(Rank(child), m_rank, m_rank, m_nRanks)->PostRecv(m_chunks);
+        const Ptr<RcQp> in = m_peers.For(Rank(child), m_rank, m_rank, m_nRanks);
+        in->PostRecv(m_chunks);
+        CarryLines(in);
         m_toChild.push_back(m_peers.For(m_rank, Rank(child), m_rank, m_nRanks));
+        CarryLines(m_toChild.back());
+        m_downDelay.push_back(StepDelayTo(PeerHost(m_toChild.back())));
     }
     if (m_place.parent >= 0)
     {
         const uint32_t parent = Rank(static_cast<uint32_t>(m_place.parent));
         m_toParent = m_peers.For(m_rank, parent, m_rank, m_nRanks);
+        CarryLines(m_toParent);
+        m_upDelay = StepDelayTo(PeerHost(m_toParent));
+        const Ptr<RcQp> in = m_peers.For(parent, m_rank, m_rank, m_nRanks);
+        CarryLines(in);
         if (Broadcasts())
         {
-            m_peers.For(parent, m_rank, m_rank, m_nRanks)->PostRecv(m_chunks); // the sum
+            in->PostRecv(m_chunks); // the sum
         }
     }
     const uint64_t n = m_bytesPerRank;
@@ -269,6 +277,19 @@ TreeReduce::Ready(uint32_t i)
 void
 TreeReduce::SendUp(uint32_t i)
 {
+    if (!m_upDelay.IsZero())
+    {
+        mcsim::Post(m_upDelay,
+                    Ptr<EventImpl>(MakeEvent(&TreeReduce::PostUp, this, i), false),
+                    m_timerSource);
+        return;
+    }
+    PostUp(i);
+}
+
+void
+TreeReduce::PostUp(uint32_t i)
+{
     const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
     m_toParent->PostSend(RcQp::Verb::WRITE,
                          ChunkBytes(i),
@@ -283,12 +304,26 @@ TreeReduce::SendUp(uint32_t i)
 void
 TreeReduce::SendDown(uint32_t i)
 {
-    const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
-    for (const Ptr<RcQp>& qp : m_toChild)
+    for (uint32_t c = 0; c < m_toChild.size(); ++c)
     {
-        qp->PostSend(RcQp::Verb::WRITE, ChunkBytes(i), Buffer(at), DOWN | i, true, DOWN | i);
-        m_stats.chunksSent++;
+        if (m_downDelay[c].IsZero())
+        {
+            PostDown(c, i);
+            continue;
+        }
+        mcsim::Post(m_downDelay[c],
+                    Ptr<EventImpl>(MakeEvent(&TreeReduce::PostDown, this, c, i), false),
+                    m_timerSource);
     }
+}
+
+void
+TreeReduce::PostDown(uint32_t child, uint32_t i)
+{
+    const uint64_t at = static_cast<uint64_t>(i) * m_chunkBytes;
+    m_toChild[child]
+        ->PostSend(RcQp::Verb::WRITE, ChunkBytes(i), Buffer(at), DOWN | i, true, DOWN | i);
+    m_stats.chunksSent++;
 }
 
 void

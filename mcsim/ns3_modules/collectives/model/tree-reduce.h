@@ -77,7 +77,9 @@ class TreeReduce : public CollectiveRank
     void Ready(uint32_t i);    //!< chunk i's sum is complete
     void SendDown(uint32_t i); //!< chunk i of the sum, from the buffer to every child
     void Down(uint32_t i);     //!< chunk i of the sum is in the buffer
-    void SendUp(uint32_t i);
+    void SendUp(uint32_t i); //!< chunk i of the partial sum to the parent (after the step's delay)
+    void PostUp(uint32_t i); //!< SendUp's post, now
+    void PostDown(uint32_t child, uint32_t i); //!< SendDown's post to one child slot, now
 
     uint32_t m_chunkBytes;            //!< "ChunkBytes"
     uint64_t m_bufferOffset;          //!< "BufferOffset"
@@ -94,6 +96,8 @@ class TreeReduce : public CollectiveRank
     RingPeers m_peers;                //!< its QPs on the team's rings
     Ptr<RcQp> m_toParent;             //!< the QP it sends up on (Start: looked up once)
     std::vector<Ptr<RcQp>> m_toChild; //!< the QP it sends down on, per child slot
+    Time m_upDelay;                   //!< the protocol's, to the parent (StepDelayTo, at Start)
+    std::vector<Time> m_downDelay;    //!< the protocol's, per child slot
 };
 
 /** @brief The pipelined chain Reduce: place P-1 sends to P-2, ..., 1 to the root; each chunk is
