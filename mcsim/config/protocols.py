@@ -12,9 +12,9 @@ things NCCL's own tuning model (src/graph/tuning.cc) charges for it:
 - **Time**: NCCL's latency of a ring collective is baseLat + the steps' hwLat (nsteps of them, those that
   cross nodes at the network's), of a tree Allreduce baseLat + 2 x its depth's hwLat (up, then down). mcsim adds
   ``launch_ps`` once (the collective's first teams start that late) and a step delay before every chunk a rank
-  sends: hwLat less the latency mcsim's own path already has (propagation and forwarding:
-  mcsim.runs.protocol_plan), so a step costs NCCL's hwLat in all. Its ring's constants for the rings, its tree's
-  for the trees (mcsim's double binary tree is NCCL's).
+  sends: hwLat less the latency mcsim's own step already has (its NICs' and its path's propagation and
+  forwarding: mcsim.runs.protocol_plan), so a step costs NCCL's hwLat in all (or mcsim's own, if longer). Its
+  ring's constants for the rings, its tree's for the trees (mcsim's double binary tree is NCCL's).
 
 Not modelled: NCCL's caps on LL's and LL128's GPU-side rate (``llMaxBws``, ``perChMaxRingLL128Bws``: the
 threads that write the flags; they bound LL below the wire at large sizes) and its tree's bandwidth factors (LL

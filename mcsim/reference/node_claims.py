@@ -66,7 +66,7 @@ NODE_CLAIMS: tuple[Claim, ...] = (
         quick_runs=_node("h100-ring-ar-quick", "allreduce", "512MiB", ["ring"], **NCCL_RING),
         note="mcsim's H100 NVLink data rate is NCCL's model's 18 x 20.6 = 370.8 GB/s (src/graph/topo.h), itself fitted "
         "to such measurements: agreeing proves nothing; an input that stops matching differs. The ring runs NCCL's "
-        "Simple protocol: its launch and one step's latency, 11.6 us, cost 0.5 % at 512 MiB (3.6 % at 64 MiB; the "
+        "Simple protocol: its launch and one step's latency, 11.0 us, cost 0.4 % at 512 MiB (3.4 % at 64 MiB; the "
         "other steps' latencies hide behind the pipelined chunks)",
     ),
     Claim(

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A protocol's settings for one ring team (mcsim.config.protocols), planned from its hosts and the fabric.
 
-A step of NCCL's latency model costs hwLat in all. mcsim's packets already take the path's own latency
-(the links' propagation and the switches' forwarding), so a rank waits hwLat less that before each chunk:
-less the fastest such path of the team's steps of that kind (to a rank of the same node, or of another node).
-A step on a longer path (a spine more) then takes that much longer than NCCL's constant, as on a machine.
+A step of NCCL's latency model costs hwLat in all. mcsim's own step already takes the NICs' latencies (the
+sender's post to the wire, the receiver's last byte to its completion: RdmaConfig.send_latency_ps and
+receive_latency_ps) and the path's (the links' propagation and the switches' forwarding), so a rank waits hwLat
+less those before each chunk: less the fastest such path of the team's steps of that kind (to a rank of the same
+node, or of another node), never below 0. A step on a longer path (a spine more) then takes that much longer than
+NCCL's constant, as on a machine; where mcsim's own step is longer than NCCL's (LL inside a node: 0.6 us against
+mcsim's 0.6 us of NIC latencies alone, an assumption fitted to a ConnectX-3), it takes mcsim's.
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ def path_latency_ps(g: nx.Graph[Any], src: int, dst: int, switch_latency_ps: int
     return int(nx.shortest_path_length(g, src, dst, weight=weight))
 
 
-def _step_ps(latency_ps: int, edges: list[tuple[int, int]], g: nx.Graph[Any], switch_latency_ps: int) -> int:
+def _step_ps(
+    latency_ps: int, edges: list[tuple[int, int]], g: nx.Graph[Any], switch_latency_ps: int, nic_ps: int
+) -> int:
     if not edges:
         return 0
-    own = min(path_latency_ps(g, a, b, switch_latency_ps) for a, b in edges)
+    own = nic_ps + min(path_latency_ps(g, a, b, switch_latency_ps) for a, b in edges)
     return max(0, latency_ps - own)
 
 
@@ -45,12 +50,14 @@ def protocol_fields(
     g: nx.Graph[Any],
     nodes: Nodes | None,
     switch_latency_ps: int,
+    nic_latency_ps: int,
     first_phase: bool,
 ) -> dict[str, int]:
     """The TeamSpec fields of protocol ``name`` for a team of ``algorithm`` ("ring", or "tree") on ``hosts`` (a ring's
     in ring order): lines, the step delays, hosts per node, and (``first_phase``: the collective's first teams) the
-    launch as start_ps. {} for "none". A ring's steps are its neighbours'; a tree's, any two of its ranks' (the
-    fastest path of a kind among them: its edges are the C++ tree's)."""
+    launch as start_ps. {} for "none". ``nic_latency_ps``: a step's NICs' latencies (send and receive). A ring's
+    steps are its neighbours'; a tree's, any two of its ranks' (the fastest path of a kind among them: its edges are
+    the C++ tree's)."""
     protocol: Protocol | None = PROTOCOLS[name]
     if protocol is None:
         return {}
@@ -69,8 +76,8 @@ def protocol_fields(
     return {
         "line_b": protocol.line_b,
         "line_data_b": protocol.line_data_b,
-        "step_node_ps": _step_ps(node_ps, inside, g, switch_latency_ps),
-        "step_net_ps": _step_ps(net_ps, across, g, switch_latency_ps),
+        "step_node_ps": _step_ps(node_ps, inside, g, switch_latency_ps, nic_latency_ps),
+        "step_net_ps": _step_ps(net_ps, across, g, switch_latency_ps, nic_latency_ps),
         "gpus_per_node": nodes.gpus if nodes is not None else 0,
         "start_ps": steps.launch_ps if first_phase else 0,
     }

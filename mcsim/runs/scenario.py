@@ -371,6 +371,7 @@ class Scenario:
             g,
             nodes_of(g),
             self.fabric.switch_latency_ps,
+            self.rdma.send_latency_ps + self.rdma.receive_latency_ps,
             first_phase=part.phase == 0,
         )
 

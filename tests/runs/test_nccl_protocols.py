@@ -3,7 +3,8 @@
 
 - Time: a ring whose blocks are one packet each takes, under a protocol without lines (Simple), exactly its
   launch plus its critical path's step delays longer than mcsim's own ring: the chunk from the rank after a
-  node's last GPU crosses P-1 edges, every edge but the one into its own source.
+  node's last GPU crosses P-1 edges, every edge but the one into its own source. A step's delay is NCCL's hwLat
+  less mcsim's own step: the NICs' latencies and the fastest path's.
 - Lines: the payload a NIC sends is the data plus (line - data) flag bytes for each started line of each packet;
   its packets carry whole lines (LL: 2048 of a 4096-byte MTU, LL128: 3840).
 - Bandwidth: at a size where the wire bounds the ring, LL takes twice as long as no protocol and LL128 16/15 as
@@ -65,8 +66,9 @@ def test_simple_adds_its_launch_and_steps(topology, collective, size):
     lat = sc.fabric.switch_latency_ps
     node_ps = max(protocol.nvlink_ps, protocol.net_overhead_ps) if count > 1 else protocol.nvlink_ps
     net_ps = protocol.net_ps if p // count > 1 else protocol.net_one_per_node_ps
-    step_node = node_ps - min(path_latency_ps(g, a, b, lat) for a, b in inside) if inside else 0
-    step_net = net_ps - min(path_latency_ps(g, a, b, lat) for a, b in across) if across else 0
+    nic = sc.rdma.send_latency_ps + sc.rdma.receive_latency_ps  # mcsim's own step: the NICs' and the path's
+    step_node = node_ps - nic - min(path_latency_ps(g, a, b, lat) for a, b in inside) if inside else 0
+    step_net = net_ps - nic - min(path_latency_ps(g, a, b, lat) for a, b in across) if across else 0
     assert (team.step_node_ps, team.step_net_ps, team.start_ps) == (step_node, step_net, protocol.launch_ps)
     assert team.line_b == 0
     # the longest chain of steps: every source's chunk, the worst
@@ -154,7 +156,8 @@ def test_a_tree_adds_its_launch_and_a_step_per_edge_up_and_down(ranks, depth, na
     (team,) = sc.teams()
     steps = PROTOCOLS[name].tree
     g = sc.graph()
-    own = min(path_latency_ps(g, a, b, sc.fabric.switch_latency_ps) for a in team.hosts for b in team.hosts if a < b)
+    own = sc.rdma.send_latency_ps + sc.rdma.receive_latency_ps
+    own += min(path_latency_ps(g, a, b, sc.fabric.switch_latency_ps) for a in team.hosts for b in team.hosts if a < b)
     assert (team.start_ps, team.step_net_ps) == (steps.launch_ps, steps.net_one_per_node_ps - own)
     exact = steps.launch_ps + 2 * depth * team.step_net_ps
     if name == "simple":
@@ -182,3 +185,25 @@ def test_hier_tree_runs_a_protocol_byte_exact_under_loss(name):
     ).run()
     assert r.verified and r.complete
     assert int(r.nic["retransmits"].sum()) > 0
+
+
+def _nccl_model_us(name: str, ranks: int, size_b: int, busbw_gbps: float) -> float:
+    """NCCL's own time of a ring Allreduce inside one node (src/graph/tuning.cc): baseLat + nsteps x hwLat[NVLink]
+    + the bytes at its bus bandwidth times the protocol's factor (LL 0.5, LL128 0.92; LL's rate cap left out, as
+    mcsim leaves it out), its algorithm bandwidth busBw x P / nsteps."""
+    steps = PROTOCOLS[name].ring
+    nsteps = 2 * (ranks - 1)
+    factor = {"simple": 1.0, "ll": 0.5, "ll128": 0.92}[name]
+    algbw = busbw_gbps * factor * ranks / nsteps  # GB/s
+    return (steps.launch_ps + nsteps * steps.nvlink_ps) / 1e6 + size_b / algbw / 1e3
+
+
+@pytest.mark.parametrize("name", ["simple", "ll", "ll128"])
+def test_a_small_allreduce_in_a_node_sits_beside_nccls_own_model(name):
+    """1 MiB on 8 H100s, where the latencies dominate: mcsim's ring under each protocol within 3 % of NCCL's own model
+    (370.8 GB/s: NCCL's NVLink rate, mcsim's too). The constants are NCCL's, so this checks how mcsim composes them
+    (a step's delay less its own NIC and path latency, the lines on the wire), not the hardware."""
+    size = 1 << 20
+    _, r = _run(topology="dgx-h100", collective="allreduce", bytes_per_rank=size, nccl_protocol=name)
+    model = _nccl_model_us(name, r.ranks, size, 18 * 20.6)
+    assert r.time_ps / 1e6 == pytest.approx(model, rel=0.03)
