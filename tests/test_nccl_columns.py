@@ -6,7 +6,8 @@ size / time, busbw algbw times the collective's factor."""
 import pytest
 
 from mcsim.config.codec import GraphTopology
-from mcsim.config.collectives import EVERY_ALGORITHM, HIERARCHICAL
+from mcsim.config.collectives import EVERY_ALGORITHM, HIERARCHICAL, NVLS_HIERARCHICAL
+from mcsim.config.rdma import GPU_RECEIVE, RdmaConfig
 from mcsim.runs.scenario import Scenario
 from mcsim.topology.nodes import rail_optimised
 
@@ -29,8 +30,10 @@ def test_size_count_algbw_and_busbw_are_nccl_tests(collective, algorithm):
     # a hierarchical algorithm runs on nodes: P = 2 nodes of 2 GPUs, 400G NICs
     nodes = GraphTopology.of(rail_optimised(nodes=2, gpus_per_node=2, rate_bps=400 * 10**9, delay_ps=100_000))
     topology = nodes if (collective, algorithm) in HIERARCHICAL else "fat-tree-k4"
+    # NVLS's node phases need the GPU's own receive (a host CPU's cannot take NVLink's rate: one line otherwise)
+    gpu = {"rdma": RdmaConfig(staging=False, processor=GPU_RECEIVE)} if algorithm in NVLS_HIERARCHICAL else {}
     row = (
-        Scenario(topology=topology, collective=collective, algorithm=algorithm, ranks=P, bytes_per_rank=N)
+        Scenario(topology=topology, collective=collective, algorithm=algorithm, ranks=P, bytes_per_rank=N, **gpu)
         .run()
         .summary()
     )
