@@ -12,7 +12,7 @@ mcsim's 0.6 us of NIC latencies alone, an assumption fitted to a ConnectX-3), it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import networkx as nx
@@ -22,16 +22,38 @@ from mcsim.topology.nodes import Nodes
 from mcsim.topology.rules import SWITCH
 
 
-def path_latency_ps(g: nx.Graph[Any], src: int, dst: int, switch_latency_ps: int) -> int:
-    """The fastest path's latency from host ``src`` to host ``dst``, serialisation aside: its links' delay_ps and
-    the forwarding latency of every switch on it (a switch's own ``latency_ps``, else the fabric's)."""
+def _weight(g: nx.Graph[Any], switch_latency_ps: int) -> Callable[[Any, Any, dict[str, Any]], int]:
+    """A hop's latency, serialisation aside: the link's delay_ps and the forwarding latency of the node it enters if
+    that is a switch (its own ``latency_ps``, else the fabric's)."""
 
     def weight(_a: Any, b: Any, edge: dict[str, Any]) -> int:
         node = g.nodes[b]
         forwarding = node.get("latency_ps", switch_latency_ps) if node.get("role") == SWITCH else 0
         return int(edge["delay_ps"]) + int(forwarding)
 
-    return int(nx.shortest_path_length(g, src, dst, weight=weight))
+    return weight
+
+
+def path_latency_ps(g: nx.Graph[Any], src: int, dst: int, switch_latency_ps: int) -> int:
+    """The fastest path's latency from host ``src`` to host ``dst``, serialisation aside: its links' delay_ps and
+    the forwarding latency of every switch on it (a switch's own ``latency_ps``, else the fabric's)."""
+    return int(nx.shortest_path_length(g, src, dst, weight=_weight(g, switch_latency_ps)))
+
+
+def _fastest_ps(g: nx.Graph[Any], pairs: list[tuple[int, int]], switch_latency_ps: int) -> int:
+    """The least :func:`path_latency_ps` among ``pairs``: one search from each source (a tree's pairs are every two
+    of its ranks: k searches, not k^2 / 2)."""
+    weight = _weight(g, switch_latency_ps)
+    targets: dict[int, list[int]] = {}
+    for a, b in pairs:
+        targets.setdefault(a, []).append(b)
+    best = None
+    for a, bs in targets.items():
+        reached = nx.single_source_dijkstra_path_length(g, a, weight=weight)
+        fastest = min(int(reached[b]) for b in bs)
+        best = fastest if best is None else min(best, fastest)
+    assert best is not None  # pairs is not empty
+    return best
 
 
 def _step_ps(
@@ -39,8 +61,7 @@ def _step_ps(
 ) -> int:
     if not edges:
         return 0
-    own = nic_ps + min(path_latency_ps(g, a, b, switch_latency_ps) for a, b in edges)
-    return max(0, latency_ps - own)
+    return max(0, latency_ps - nic_ps - _fastest_ps(g, edges, switch_latency_ps))
 
 
 def protocol_fields(
