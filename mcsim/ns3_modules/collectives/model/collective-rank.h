@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #pragma once
 
+#include "ns3/make-event.h"
 #include "ns3/mcsim/counter-table.h"
+#include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/queue-pair.h"
 #include "ns3/mcsim/rc-qp.h"
@@ -186,6 +188,20 @@ class CollectiveRank : public Object, public QpOwner
     Time StepDelayTo(uint32_t host) const;
     /** The host at the other end of qp. */
     static uint32_t PeerHost(const Ptr<RcQp>& qp);
+
+    /** (self->*Send)(args...) now if `delay` is 0 (no protocol), else `delay` from now as an event
+     * of the rank's timer source: a protocol's step before a chunk goes out (StepDelayTo). Send is
+     * a template argument, so the call without a delay is a direct one. */
+    template <auto Send, typename T, typename... Args>
+    void AfterStep(const Time& delay, T* self, Args... args)
+    {
+        if (delay.IsZero())
+        {
+            (self->*Send)(args...);
+            return;
+        }
+        mcsim::Post(delay, Ptr<EventImpl>(MakeEvent(Send, self, args...), false), m_timerSource);
+    }
 
     /** Where byte `at` of the team's buffer is in this rank's region: RegionOffsetBytes + at. */
     uint64_t InRegion(uint64_t at) const

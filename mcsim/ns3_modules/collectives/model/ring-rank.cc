@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "ring-rank.h"
 
-#include "ns3/make-event.h"
-#include "ns3/mcsim/event-loop.h"
-#include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -112,14 +109,7 @@ RingRank::ChunkOffset(uint32_t id) const
 void
 RingRank::Write(uint32_t id, uint64_t base, uint32_t imm)
 {
-    if (!m_stepDelay.IsZero())
-    {
-        mcsim::Post(m_stepDelay,
-                    Ptr<EventImpl>(MakeEvent(&RingRank::Send, this, id, base, imm), false),
-                    m_timerSource);
-        return;
-    }
-    Send(id, base, imm);
+    AfterStep<&RingRank::Send>(m_stepDelay, this, id, base, imm);
 }
 
 void

@@ -277,14 +277,7 @@ TreeReduce::Ready(uint32_t i)
 void
 TreeReduce::SendUp(uint32_t i)
 {
-    if (!m_upDelay.IsZero())
-    {
-        mcsim::Post(m_upDelay,
-                    Ptr<EventImpl>(MakeEvent(&TreeReduce::PostUp, this, i), false),
-                    m_timerSource);
-        return;
-    }
-    PostUp(i);
+    AfterStep<&TreeReduce::PostUp>(m_upDelay, this, i);
 }
 
 void
@@ -306,14 +299,7 @@ TreeReduce::SendDown(uint32_t i)
 {
     for (uint32_t c = 0; c < m_toChild.size(); ++c)
     {
-        if (m_downDelay[c].IsZero())
-        {
-            PostDown(c, i);
-            continue;
-        }
-        mcsim::Post(m_downDelay[c],
-                    Ptr<EventImpl>(MakeEvent(&TreeReduce::PostDown, this, c, i), false),
-                    m_timerSource);
+        AfterStep<&TreeReduce::PostDown>(m_downDelay[c], this, c, i);
     }
 }
 

@@ -17,12 +17,6 @@ namespace mcsim
 {
 
 /**
- * @brief Reliable Connected QP: SEND/RECV, RDMA WRITE (with or without immediate), RDMA READ,
- * with the InfiniBand RC rules for acknowledgement and recovery.
- *
- * The model: rdma/doc/rdma.md, "RcQp".
- */
-/**
  * @brief A protocol's lines on the wire (NCCL's LL and LL128): each line of `bytes` carries `data`
  * bytes of the message and the rest flags, so a packet of P payload bytes is P + (bytes - data) x
  * ceil(P / data) on the wire; only the last line of a message is partial. `bytes` 0: none (the
@@ -52,6 +46,12 @@ struct ProtocolLines
     }
 };
 
+/**
+ * @brief Reliable Connected QP: SEND/RECV, RDMA WRITE (with or without immediate), RDMA READ,
+ * with the InfiniBand RC rules for acknowledgement and recovery.
+ *
+ * The model: rdma/doc/rdma.md, "RcQp".
+ */
 class RcQp : public QueuePair
 {
   public:
