@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import networkx as nx
 
 from mcsim.errors import McsimError, require_integer, require_positive
-from mcsim.topology.nodes import nvlink_node, rail_optimised
+from mcsim.topology.nodes import nodes_of, nvlink_node, rail_optimised
 from mcsim.topology.physics import Link, edge_attrs
 from mcsim.topology.rules import HOST, SWITCH
 from mcsim.util import machine
@@ -377,8 +377,10 @@ BUILDERS: dict[str, Callable[..., nx.Graph]] = {
 def with_link(g: nx.Graph, link: Link) -> nx.Graph:
     """A copy of topology g whose every network link has this rate and encoding (delays, parallel kept); the
     links inside a node of several GPUs (NVLink, PCIe: both ends in one node) keep theirs. On a fabric of planes
-    (node attr ``plane``: mcsim.topology.rail_fabric) the rate is a NIC's: each plane's links get rate/planes."""
-    planes = 1 + max((int(a["plane"]) for _, a in g.nodes(data=True) if "plane" in a), default=0)
+    (a NIC's network ports: Nodes.planes, mcsim.topology.rail_fabric) the rate is a NIC's: each plane's links get
+    rate/planes."""
+    nodes = nodes_of(g)
+    planes = max(1, nodes.planes) if nodes is not None else 1
     if link.rate_bps % planes:
         raise McsimError(
             f"rate={link.rate_bps} bit/s: the fabric has {planes} planes, each at rate/{planes}; give a rate they "
