@@ -124,21 +124,26 @@ def test_lines_cost_bandwidth(name, ratio):
     assert ratio * none.time_ps * 0.995 <= lines.time_ps <= ratio * none.time_ps * 1.01 + fixed
 
 
+def _lossy_allreduce(algorithm: str, size: str, name: str, *, loss: float, seed: int):
+    """A verified Allreduce on rail-4x4 (GPU sums) under protocol ``name``, every link losing ``loss``."""
+    return scenario_of(
+        topology="rail-4x4",
+        collective="allreduce",
+        algorithm=algorithm,
+        bytes_per_rank=size,
+        nccl_protocol=name,
+        reduce_ps_per_byte=1,
+        verify=True,
+        loss=loss,
+        seed=seed,
+    ).run()
+
+
 @pytest.mark.parametrize("name", ["ll", "ll128", "simple"])
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_byte_exact_under_loss(name, seed):
     """Every link loses 2e-3 of its packets: RC resends from the lost PSN (whole lines again); every byte right."""
-    r = scenario_of(
-        topology="rail-4x4",
-        collective="allreduce",
-        algorithm="ring",
-        bytes_per_rank="200KiB",
-        nccl_protocol=name,
-        reduce_ps_per_byte=1,
-        verify=True,
-        loss=2e-3,
-        seed=seed,
-    ).run()
+    r = _lossy_allreduce("ring", "200KiB", name, loss=2e-3, seed=seed)
     assert r.verified and r.complete
     assert int(r.fabric.ports["loss_packets"].sum()) > 0
     assert int(r.nic["retransmits"].sum()) > 0
@@ -172,17 +177,7 @@ def test_a_tree_adds_its_launch_and_a_step_per_edge_up_and_down(ranks, depth, na
 @pytest.mark.parametrize("name", ["ll", "ll128"])
 def test_hier_tree_runs_a_protocol_byte_exact_under_loss(name):
     """NCCL's tree across nodes under a protocol: its rings and its rails' trees all carry lines; RC recovers."""
-    r = scenario_of(
-        topology="rail-4x4",
-        collective="allreduce",
-        algorithm="hier_tree",
-        bytes_per_rank="256KiB",
-        nccl_protocol=name,
-        reduce_ps_per_byte=1,
-        verify=True,
-        loss=1e-3,
-        seed=5,
-    ).run()
+    r = _lossy_allreduce("hier_tree", "256KiB", name, loss=1e-3, seed=5)
     assert r.verified and r.complete
     assert int(r.nic["retransmits"].sum()) > 0
 
