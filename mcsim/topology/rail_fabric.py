@@ -109,6 +109,8 @@ def plan(
         )
     if planes < 1:
         raise McsimError(f"rail_optimised: planes={planes} must be >= 1 (a NIC's ports, each on its own plane)")
+    if planes > ports:  # a NIC is a switch of the graph: its network ports fit in switch_ports as every switch's do
+        raise McsimError(f"rail_optimised: planes={planes} network ports on each NIC, more than switch_ports={ports}")
     pick("spine_groups", spine_groups, SPINE_GROUPS)
     per_leaf = nodes if nodes_per_leaf is None else nodes_per_leaf
     require_integer("rail_optimised", nodes_per_leaf=per_leaf)

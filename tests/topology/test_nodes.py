@@ -107,6 +107,11 @@ def test_routes_stay_in_the_node_or_take_the_gpu_s_rail():
         ({"spines": -1}, r"^rail_optimised: spines=-1 must be >= 0"),
         ({"planes": 0}, r"^rail_optimised: planes=0 must be >= 1 \(a NIC's ports, each on its own plane\)$"),
         ({"planes": 1.5}, r"^rail_optimised: planes=1.5 must be an integer$"),
+        # a NIC's ports fit in switch_ports (planes=10**7 built a 20-million-switch graph for minutes before)
+        (
+            {"planes": 10**7, "spines": 0},
+            r"^rail_optimised: planes=10000000 network ports on each NIC, more than switch_ports=64$",
+        ),
         (
             {"planes": 3, "spines": 3},
             r"^rail_optimised: planes=3 must divide rate=425000000000 bit/s exactly \(a NIC's port splits ",
