@@ -7,6 +7,7 @@
 #include "ns3/mcsim/bulk-output.h"
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/indexed-event.h"
+#include "ns3/mcsim/invariant.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
@@ -336,8 +337,8 @@ Dpa::Submit(const Completion& c, CompletionSink* sink)
         return;
     }
     // one NIC, one receive latency: completions become ready in the order they come
-    NS_ASSERT_MSG(m_arriving.empty() || m_arriving.back().first.ready <= c.ready,
-                  "Dpa: completions must become ready in order");
+    MCSIM_ASSERT(m_arriving.empty() || m_arriving.back().first.ready <= c.ready,
+                 "Dpa: completions must become ready in order");
     m_arriving.emplace_back(c, sink);
     if (m_arriving.size() == 1)
     {
@@ -400,7 +401,7 @@ Dpa::CoreEvent(uint32_t core)
 {
     m_coreEvents++;
     Core& k = m_coreState[core];
-    NS_ASSERT_MSG(!k.pending.empty() && k.pending.front() == mcsim::Now(), "core event order");
+    MCSIM_ASSERT(!k.pending.empty() && k.pending.front() == mcsim::Now(), "core event order");
     k.pending.pop_front();
     Advance(core);
     const Time now = mcsim::Now();

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "event-loop.h"
 
+#include "invariant.h"
 #include "wheel-scheduler.h"
 
 #include "ns3/abort.h"
-#include "ns3/assert.h"
 
 #include <stdexcept>
 #include <string>
@@ -207,7 +207,7 @@ EventLoop::ProcessOneEvent()
 {
     const QueuedEvent next = m_wheel != nullptr ? m_wheel->WheelScheduler::RemoveNextQueued()
                                                 : QueuedEvent::Of(m_events->RemoveNext());
-    NS_ASSERT(next.ts >= m_currentTs);
+    MCSIM_ASSERT(next.ts >= m_currentTs, "EventLoop: an event before the clock");
     if (next.ts > m_lookTs) [[unlikely]]
     {
         LookBefore(next.ts); // every event up to the looks has run, none after them
@@ -302,7 +302,8 @@ EventLoop::Run()
     {
         FinishDeferred();
     }
-    NS_ASSERT(!m_events->IsEmpty() || m_unscheduledEvents == 0);
+    MCSIM_ASSERT(!m_events->IsEmpty() || m_unscheduledEvents == 0,
+                 "EventLoop: events counted but none queued");
 }
 
 void
@@ -320,7 +321,7 @@ EventLoop::Stop(const Time& delay)
 EventId
 EventLoop::Schedule(const Time& delay, EventImpl* event)
 {
-    NS_ASSERT_MSG(delay.IsPositive(), "EventLoop::Schedule(): negative delay");
+    MCSIM_ASSERT(delay.IsPositive(), "EventLoop::Schedule(): negative delay");
     const uint32_t uid = m_uid;
     const uint64_t ts = m_currentTs + static_cast<uint64_t>(delay.GetTimeStep());
     Insert(ts, m_currentContext, event);

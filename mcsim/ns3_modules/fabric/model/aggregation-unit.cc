@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "aggregation-unit.h"
 
-#include "ns3/assert.h"
 #include "ns3/mcsim/event-loop.h"
+#include "ns3/mcsim/invariant.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/simulator.h"
 
@@ -23,7 +23,7 @@ AggregationUnit::AggregationUnit(AggregationOwner* owner, uint64_t rateBps)
       m_aluBusyUntil(0),
       m_open(0)
 {
-    NS_ASSERT(rateBps > 0);
+    MCSIM_ASSERT(rateBps > 0, "AggregationUnit: a rate of 0");
 }
 
 void
@@ -64,7 +64,7 @@ AggregationUnit::Receive(const Ptr<Packet>& packet,
                          Time lastBit)
 {
     Tree& t = m_trees[fields.GetTree()];
-    NS_ASSERT_MSG(fields.seq >= t.base, "a contribution for a sequence number already summed");
+    MCSIM_ASSERT(fields.seq >= t.base, "a contribution for a sequence number already summed");
     if (fields.seq >= t.base + t.slots.size())
     {
         m_counters.waits++;
@@ -93,7 +93,7 @@ AggregationUnit::Sum(Tree& t,
     Slot& slot = t.slots[fields.seq % t.slots.size()];
     if (slot.seq != fields.seq)
     {
-        NS_ASSERT_MSG(slot.seq == UINT64_MAX || slot.seq < t.base, "a slot reused while open");
+        MCSIM_ASSERT(slot.seq == UINT64_MAX || slot.seq < t.base, "a slot reused while open");
         slot.seq = fields.seq;
         slot.count = 0;
         slot.packet = packet;
@@ -105,7 +105,7 @@ AggregationUnit::Sum(Tree& t,
         m_open++;
         m_counters.peakSlots = std::max(m_counters.peakSlots, m_open);
     }
-    NS_ASSERT_MSG(size == slot.packet->GetSize(), "contributions of one sum differ in size");
+    MCSIM_ASSERT(size == slot.packet->GetSize(), "contributions of one sum differ in size");
     if (m_sumPayloads)
     {
         std::vector<uint8_t> bytes(size);

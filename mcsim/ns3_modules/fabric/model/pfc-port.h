@@ -4,11 +4,11 @@
 #include "pfc.h"
 #include "port-queue.h"
 
-#include "ns3/assert.h"
 #include "ns3/event-impl.h"
 #include "ns3/mcsim/event-loop.h"
 #include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/fifo.h"
+#include "ns3/mcsim/invariant.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/planned-wake.h"
 #include "ns3/nstime.h"
@@ -341,7 +341,7 @@ PfcPort::IngressRelease(uint32_t wire, Time at)
         }
         return;
     }
-    NS_ASSERT_MSG(m_ingressBytes >= wire, "Port: PFC ingress released more than it holds");
+    MCSIM_ASSERT(m_ingressBytes >= wire, "Port: PFC ingress released more than it holds");
     m_ingressBytes -= wire;
     ApplyReleases(now);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "port-queue.h"
 
-#include "ns3/assert.h"
+#include "ns3/mcsim/invariant.h"
 
 namespace ns3
 {
@@ -34,8 +34,8 @@ PortQueue::AttachCreditDue(Time handover, Port* to)
             hi = mid;
         }
     }
-    NS_ASSERT_MSG(lo < m_inFlight.size() && m_inFlight[lo].handover == handover,
-                  "Port: no packet in flight arrives when the credit is due");
+    MCSIM_ASSERT(lo < m_inFlight.size() && m_inFlight[lo].handover == handover,
+                 "Port: no packet in flight arrives when the credit is due");
     m_inFlight[lo].creditDue = to;
 }
 

@@ -5,6 +5,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/mcsim/event-loop.h"
+#include "ns3/mcsim/invariant.h"
 #include "ns3/mcsim/line-time.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/simulator.h"
@@ -328,7 +329,7 @@ Port::SendFields(const Ptr<Packet>& packet,
                  CreditReturn credit,
                  PortWaker* waker)
 {
-    NS_ASSERT_MSG(m_peer != nullptr, "Port::Send on an unconnected port");
+    MCSIM_ASSERT(m_peer != nullptr, "Port::Send on an unconnected port");
     const uint32_t wire = GetWireBytes(packet->GetSize());
     const Time now = mcsim::Now();
     if (m_mode == FlowControl::LOSSY)
@@ -451,7 +452,7 @@ Port::Commit(OwnedPacket packet,
 bool
 Port::WakeAtHandover(PortWaker* waker)
 {
-    NS_ASSERT_MSG(m_handoverWaker == nullptr, "Port::WakeAtHandover: one registration at a time");
+    MCSIM_ASSERT(m_handoverWaker == nullptr, "Port::WakeAtHandover: one registration at a time");
     if (!m_queue.HasInFlight() || m_queue.LastHandover() > m_busyUntil)
     {
         return false;
@@ -464,7 +465,7 @@ Port::WakeAtHandover(PortWaker* waker)
 void
 Port::Arrive()
 {
-    NS_ASSERT_MSG(m_queue.HasInFlight(), "Port::Arrive with nothing in flight");
+    MCSIM_ASSERT(m_queue.HasInFlight(), "Port::Arrive with nothing in flight");
     PortQueue::InFlight head = m_queue.PopArrival();
     const Time now = head.handover; // this event runs at the head's handover
     const Ptr<Packet> packet = head.packet.Release();

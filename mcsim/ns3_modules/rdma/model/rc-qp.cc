@@ -6,6 +6,7 @@
 #include "ns3/log.h"
 #include "ns3/make-event.h"
 #include "ns3/mcsim/event-loop.h"
+#include "ns3/mcsim/invariant.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -272,7 +273,7 @@ RcQp::NextRequesterPacket()
 {
     const uint32_t mtu = m_mtu; // PostSend's DataMtu()
     const std::size_t idx = FindWqe(m_txPsn);
-    NS_ASSERT_MSG(idx < m_sq.size(), "RcQp: no work request holds the PSN to send");
+    MCSIM_ASSERT(idx < m_sq.size(), "RcQp: no work request holds the PSN to send");
     Wqe& w = m_sq[idx];
     TransportHeader h;
     uint32_t payload = 0;
