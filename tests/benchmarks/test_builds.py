@@ -32,6 +32,7 @@ def _load(name):
 
 builds = _load("builds")
 testbed = _load("collectives_testbed")
+scale = _load("scale")
 
 
 @pytest.fixture
@@ -228,3 +229,37 @@ def test_a_child_that_imports_another_mcsim_stops_the_run(monkeypatch, tmp_path)
     side = testbed.Side("00fb2d2", "b", "testbed-188", tmp_path / "checkout" / "mcsim")
     with pytest.raises(SystemExit, match=r"the 00fb2d2 child imported .*elsewhere.*, not .*checkout"):
         testbed.run_child(side, "ring", "1MiB", False)
+
+
+def test_scale_runs_each_k_on_both_builds_with_the_first_alternating(monkeypatch, capsys):
+    calls = []
+
+    def fake_child(path, args, env, cwd):
+        calls.append((path.name, env["B"]))
+        if (path.name, env["B"]) == ("fat-tree-k8.toml", "rev"):
+            return 3  # its exit status: the k=8 pair is incomplete
+        s = {"built_mb": 2.0, "graph_mb": 1.0, "hosts": 16, "switch_ports": 32, "switches": 20, "plan_s": 1.0}
+        return {**s, "hops": 100, "events": 100, "run_s": float(len(calls)), "peak_mb": 3.0, "complete": True}
+
+    monkeypatch.setattr(scale, "run_child", fake_child)
+    sides = [("this", {"B": "this"}, None), ("0123abc", {"B": "rev"}, Path("/checkout"))]
+    pairs = scale.run_radixes([4, 8, 16], sides, Namespace(), 1e7)
+    assert calls == [
+        ("fat-tree-k4.toml", "this"), ("fat-tree-k4.toml", "rev"),
+        ("fat-tree-k8.toml", "rev"), ("fat-tree-k8.toml", "this"),
+        ("fat-tree-k16.toml", "this"), ("fat-tree-k16.toml", "rev"),
+    ]  # fmt: skip
+    rows = capsys.readouterr().out.splitlines()
+    assert [row.split()[-1] for row in rows] == ["this", "0123abc", "0123abc", "this", "this", "0123abc"]
+    assert rows[2] == "  8 failed (exit 3); its error is above  0123abc"
+    assert [(k, this["run_s"], other["run_s"]) for k, this, other in pairs] == [(4, 1.0, 2.0), (16, 5.0, 6.0)]
+    scale.print_against(pairs, "0123abc")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split() == ["k", "run_s", "run_s_0123abc", "speedup", "same_hops"]
+    assert lines[2].split() == ["4", "1.0", "2.0", "2.00", "yes"] and lines[3].split() == [
+        "16",
+        "5.0",
+        "6.0",
+        "1.20",
+        "yes",
+    ]
