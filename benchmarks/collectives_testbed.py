@@ -43,7 +43,7 @@ import json, resource, sys, time
 import mcsim
 from mcsim.native import run_control, runtime
 from mcsim.runs.scenario import Scenario
-runtime.load()
+lib = runtime.load()
 options = {}
 if sys.argv[4] == "1":
     from mcsim.config.rdma import RdmaConfig
@@ -56,7 +56,8 @@ last = run_control.last_run()  # Simulator::Run() alone: its wall time and the e
 inner = {"run_s": last.wall_s, "events": last.events}
 print(json.dumps({"wall_s": wall, "hops": r.fabric.link_traversals(), "sim_us": r.summary()["time_us"],
                   "bound_us": r.receive_bound_ps / 1e6, "complete": r.complete, **inner,
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "mcsim": mcsim.__file__}))
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "mcsim": mcsim.__file__,
+                  "library": lib._name}))
 """
 ALGORITHMS = ("mcast", "ring")
 PER_HOP_TARGET = 0.85  # issues 15 and 52: fat-tree-k16's packet-hops/s >= 85 % of testbed-188's
@@ -68,7 +69,7 @@ class Side:
     """One build on one fabric: a column of the comparison, run once per repeat and algorithm."""
 
     label: str  # "this" or a revision
-    build: str  # the build, as printed: "this build" or "<sha>, build <key>"
+    sha: str  # the revision's commit; "" for this checkout
     topology: str
     mcsim: Path  # the mcsim package the child must import (checked)
     env: dict[str, str] | None = None  # None: this process's environment
@@ -98,6 +99,15 @@ def measure(sides: list[Side], args: argparse.Namespace) -> tuple[list[dict[str,
             for at in builds.rotated(i, range(len(sides))):
                 samples[at][algo].append(run_child(sides[at], algo, args.size, args.pick_at_handover))
     return samples, statistics.median(ceilings)
+
+
+def describe(side: Side, samples: dict[str, list[dict]]) -> str:
+    """The side's name and the build its children loaded (``<cache>/builds/<key>/lib/...``): one key, or
+    several and a note if its C++ sources changed during the run (its figures then mix builds)."""
+    keys = sorted({Path(s["library"]).parents[1].name for runs in samples.values() for s in runs})
+    commit = f"{side.sha[:12]}, " if side.sha else ""
+    mixed = f" (NOTE: {len(keys)} builds: its C++ sources changed during the run)" if len(keys) > 1 else ""
+    return f"{side.label} ({commit}build {', '.join(keys)}){mixed}"
 
 
 def print_rows(samples: dict[str, list[dict]], ceiling: float) -> None:
@@ -161,31 +171,32 @@ def main() -> int:
     import mcsim
     from mcsim.native import library, runtime
 
-    sides = [Side("this", "this build", args.topology, Path(mcsim.__file__).resolve().parent)]
+    sides = [Side("this", "", args.topology, Path(mcsim.__file__).resolve().parent)]
     if args.against:
         try:
             ready = builds.prepare(args.against)  # its build is not timed either
         except builds.BuildError as exc:
             print(f"error: --against: {exc}", file=sys.stderr)
             return 2
-        build = f"{ready.sha[:12]}, build {ready.key}"
         env = builds.child_env(ready.path)
-        sides.append(Side(args.against, build, args.topology, ready.path / "mcsim", env, ready.path))
+        sides.append(Side(args.against, ready.sha, args.topology, ready.path / "mcsim", env, ready.path))
     if args.per_hop_against:
-        sides.append(Side("this", "this build", args.per_hop_against, sides[0].mcsim))
+        sides.append(Side("this", "", args.per_hop_against, sides[0].mcsim))
     library.ensure_built()
     runtime.load()  # the build is not timed
     samples, ceiling = measure(sides, args)
     pick = ", NICs pick at the handover" if args.pick_at_handover else ""
     print(f"Allgather of {args.size} per rank on {args.topology} at 56 Gbit/s{pick}, medians of {args.repeat} runs")
     print(f"ceiling: {ceiling / 1e6:.2f} M trivial events/s (mcsim's scheduler, 600 pending, same run)")
+    if len(sides) > 1:
+        print(describe(sides[0], samples[0]))
     print(
         f"{'algorithm':<9} {'packet_hops':>11} {'events':>10} {'ev/hop':>6} {'run_s':>6} {'wall_s':>6} "
         f"{'Mhops/s':>7} {'hops_x_ceil':>11} {'Mev/s':>6} {'ev_x_ceil':>9} {'sim/bound':>9} {'rss_MB':>6} {'done':>5}"
     )
     print_rows(samples[0], ceiling)
     for side, figures in zip(sides[1:], samples[1:], strict=True):
-        print(f"{side.label} ({side.build}) on {side.topology}, the same repeats (x_ceil: this build's ceiling):")
+        print(f"{describe(side, figures)} on {side.topology}, the same repeats (x_ceil: this build's ceiling):")
         print_rows(figures, ceiling)
     print("targets (issue 32): hops_x_ceil >= 0.40 and <= 1.1 events per packet-hop, both algorithms;")
     print("         multicast wall <= 15 s and <= 2048 MB (issue 5)")

@@ -184,7 +184,7 @@ def test_measure_runs_every_side_each_repeat_with_the_first_alternating(monkeypa
 
     monkeypatch.setattr(testbed, "run_child", fake_child)
     monkeypatch.setattr(testbed.event_rate, "ceiling", lambda: 1e7)
-    sides = [testbed.Side(label, "b", "testbed-188", Path("/")) for label in ("this", "rev")]
+    sides = [testbed.Side(label, "", "testbed-188", Path("/")) for label in ("this", "rev")]
     samples, ceiling = testbed.measure(sides, Namespace(repeat=3, size="1MiB", pick_at_handover=False))
     assert ceiling == 1e7
     assert calls == [
@@ -226,7 +226,7 @@ def test_a_child_that_imports_another_mcsim_stops_the_run(monkeypatch, tmp_path)
         stdout = json.dumps({**_sample(1.0), "mcsim": os.path.join(str(tmp_path), "elsewhere", "__init__.py")})
 
     monkeypatch.setattr(testbed.subprocess, "run", lambda *a, **kw: Done())
-    side = testbed.Side("00fb2d2", "b", "testbed-188", tmp_path / "checkout" / "mcsim")
+    side = testbed.Side("00fb2d2", "", "testbed-188", tmp_path / "checkout" / "mcsim")
     with pytest.raises(SystemExit, match=r"the 00fb2d2 child imported .*elsewhere.*, not .*checkout"):
         testbed.run_child(side, "ring", "1MiB", False)
 
@@ -263,3 +263,15 @@ def test_scale_runs_each_k_on_both_builds_with_the_first_alternating(monkeypatch
         "1.20",
         "yes",
     ]
+
+
+def test_a_side_names_the_build_its_children_loaded_and_says_when_they_loaded_several():
+    def loaded(*keys):
+        return {"mcast": [{"library": f"/c/builds/{key}/lib/libmcsim-ns3.so"} for key in keys]}
+
+    rev = testbed.Side("00fb2d2", "00fb2d26d5ccbd914cfc", "testbed-188", Path("/"))
+    assert testbed.describe(rev, loaded("bacbed30", "bacbed30")) == "00fb2d2 (00fb2d26d5cc, build bacbed30)"
+    this = testbed.Side("this", "", "testbed-188", Path("/"))
+    assert testbed.describe(this, loaded("d1a1", "0b2c", "d1a1")) == (
+        "this (build 0b2c, d1a1) (NOTE: 2 builds: its C++ sources changed during the run)"
+    )
