@@ -71,7 +71,10 @@ class Prepared:
 
 
 def _git(*args: str, repo: Path = REPO) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True)
+    try:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True)
+    except FileNotFoundError:
+        raise BuildError("git is not on PATH; it reads the commits (apt-get install git)") from None
 
 
 def resolve(rev: str, *, repo: Path = REPO) -> str:

@@ -275,3 +275,9 @@ def test_a_side_names_the_build_its_children_loaded_and_says_when_they_loaded_se
     assert testbed.describe(this, loaded("d1a1", "0b2c", "d1a1")) == (
         "this (build 0b2c, d1a1) (NOTE: 2 builds: its C++ sources changed during the run)"
     )
+
+
+def test_without_git_a_revision_is_one_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git there
+    with pytest.raises(builds.BuildError, match=r"^git is not on PATH; it reads the commits"):
+        builds.resolve("HEAD")
