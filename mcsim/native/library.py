@@ -159,7 +159,9 @@ def _source_files(sources: Path) -> list[Path]:
     files = [
         p
         for p in sources.rglob("*")
-        if p.is_file() and p.name.endswith(SOURCE_SUFFIXES) and not any(part.startswith(".") for part in p.parts)
+        if p.is_file()
+        and p.name.endswith(SOURCE_SUFFIXES)
+        and not any(part.startswith(".") for part in p.relative_to(sources).parts)  # an install may sit in ~/.venv
     ]
     return sorted(files, key=lambda p: p.relative_to(sources).as_posix())
 

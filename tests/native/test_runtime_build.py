@@ -73,6 +73,21 @@ def test_key_ignores_non_sources(module_sources):
         (module_sources / "NOTES.md").unlink()
 
 
+def test_sources_under_a_hidden_folder_are_all_found_and_keyed_alike(module_sources, tmp_path):
+    """An install into ~/.venv or ~/.local puts ns3_modules under a folder whose name starts with a dot: only
+    hidden names inside ns3_modules are skipped, never those above it (they were: no source, a CMake error)."""
+    import shutil
+
+    hidden = tmp_path / ".venv" / "site-packages" / "ns3_modules"
+    shutil.copytree(module_sources, hidden, ignore=shutil.ignore_patterns("__pycache__"))
+    (hidden / ".scratch").mkdir()
+    (hidden / ".scratch" / "x.cc").write_text("// hidden inside: not a source")
+    found = [p.relative_to(hidden) for p in library._source_files(hidden)]
+    assert found == [p.relative_to(module_sources) for p in library._source_files(module_sources)]
+    assert Path("fabric/model/port.cc") in found and not any(p.parts[0] == ".scratch" for p in found)
+    assert _key(hidden) == _key(module_sources)
+
+
 def test_changed_source_rebuilds_and_the_old_build_is_still_cached(first_build, module_sources, module_cache):
     path = module_sources / PORT_CC
     original = path.read_bytes()
