@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // The "mcsim-engine" suite's cases for the hot path's containers (engine-test-suite.cc adds them):
-// Fifo against std::deque, PackedCounters against a vector of bounded counters.
+// Fifo against std::deque, PackedCounters against a vector of bounded counters, FlaggedTrace's bit
+// against its sinks.
 
 #include "containers-test.h"
 
+#include "ns3/callback.h"
 #include "ns3/mcsim/fifo.h"
+#include "ns3/mcsim/flagged-trace.h"
 #include "ns3/mcsim/packed-counters.h"
 #include "ns3/test.h"
 
@@ -150,7 +153,61 @@ class PackedCountersTestCase : public TestCase
     }
 };
 
+/** Sinks of a FlaggedTrace. */
+void
+Count(int* calls, uint32_t v)
+{
+    *calls += static_cast<int>(v);
+}
+
+/**
+ * A FlaggedTrace's bit is set exactly while it has a sink, with or without context, through two
+ * sinks and their removal in either order; the other bits of the word are never touched, and a
+ * fired trace reaches its sinks.
+ */
+class FlaggedTraceTestCase : public TestCase
+{
+  public:
+    FlaggedTraceTestCase()
+        : TestCase("FlaggedTrace keeps its bit equal to having a sink")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        uint8_t flags = 0x81;
+        FlaggedTrace<uint32_t> trace(&flags, 4);
+        int a = 0;
+        int b = 0;
+        const auto sinkA = MakeBoundCallback(&Count, &a);
+        const auto sinkB = MakeBoundCallback(&Count, &b);
+        NS_TEST_ASSERT_MSG_EQ(flags, 0x81, "no sink: the bit is clear, the others kept");
+        trace.ConnectWithoutContext(sinkA);
+        NS_TEST_ASSERT_MSG_EQ(flags, 0x85, "one sink: set");
+        trace.ConnectWithoutContext(sinkB);
+        trace(3);
+        NS_TEST_ASSERT_MSG_EQ(a + b, 6, "both sinks called");
+        trace.DisconnectWithoutContext(sinkA);
+        NS_TEST_ASSERT_MSG_EQ(flags, 0x85, "one sink left: still set");
+        trace.DisconnectWithoutContext(sinkB);
+        NS_TEST_ASSERT_MSG_EQ(flags, 0x81, "none left: clear");
+        int c = 0;
+        const auto sinkC = MakeBoundCallback(&Count, &c);
+        trace.ConnectWithoutContext(sinkC);
+        NS_TEST_ASSERT_MSG_EQ(flags, 0x85, "connected again: set");
+        trace.DisconnectWithoutContext(sinkC);
+        NS_TEST_ASSERT_MSG_EQ(flags, 0x81, "disconnected again: clear");
+    }
+};
+
 } // namespace
+
+TestCase*
+MakeFlaggedTraceTestCase()
+{
+    return new FlaggedTraceTestCase;
+}
 
 TestCase*
 MakeFifoTestCase()

@@ -14,5 +14,8 @@ TestCase* MakeFifoTestCase();
 /** PackedCounters behave as a vector of bounded counters (containers-test.cc). */
 TestCase* MakePackedCountersTestCase();
 
+/** FlaggedTrace's bit is set exactly while it has a sink (containers-test.cc). */
+TestCase* MakeFlaggedTraceTestCase();
+
 } // namespace mcsim
 } // namespace ns3

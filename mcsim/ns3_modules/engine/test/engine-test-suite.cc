@@ -461,6 +461,7 @@ class EngineTestSuite : public TestSuite
         AddTestCase(new WheelRemoveMissingTestCase, Duration::QUICK);
         AddTestCase(MakeFifoTestCase(), Duration::QUICK);
         AddTestCase(MakePackedCountersTestCase(), Duration::QUICK);
+        AddTestCase(MakeFlaggedTraceTestCase(), Duration::QUICK);
         AddTestCase(new EventLoopOrderTestCase, Duration::QUICK);
         AddTestCase(new EventLoopNotCurrentTestCase, Duration::QUICK);
         AddTestCase(MakeCanonicalOrderTestCase(), Duration::QUICK);

@@ -9,10 +9,10 @@ namespace mcsim
 {
 
 PortQueue::PortQueue()
-    : m_waitingBytes(0),
-      m_departed(0),
+    : m_departed(0),
       m_queuedBytes(0),
-      m_inFlightBytes(0)
+      m_inFlightBytes(0),
+      m_waitingBytes(0)
 {
 }
 

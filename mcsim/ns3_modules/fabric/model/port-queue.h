@@ -259,12 +259,13 @@ class PortQueue
         }
     }
 
+    // what every packet reads first (a port embeds the queue after its own hot fields)
     Fifo<InFlight> m_inFlight;  //!< committed, FIFO by arrival (and so by handover)
-    Fifo<Waiting> m_waiting[2]; //!< blocked, FIFO per class: [0] lossless, [1] lossy
-    uint64_t m_waitingBytes;    //!< wire bytes of m_waiting, both classes
     std::size_t m_departed;     //!< the first m_departed packets in flight have departed ...
     uint64_t m_queuedBytes;     //!< ... and the others, with these wire bytes, are queued
     uint64_t m_inFlightBytes;   //!< wire bytes of m_inFlight
+    uint64_t m_waitingBytes;    //!< wire bytes of m_waiting, both classes
+    Fifo<Waiting> m_waiting[2]; //!< blocked, FIFO per class: [0] lossless, [1] lossy
     Fifo<LossyInFlight> m_lossyInFlight; //!< the lossy class's committed, by arrival ...
     uint64_t m_lossyQueuedBytes = 0;     //!< ... and their wire bytes
     uint64_t m_lossyWaitingBytes = 0;    //!< of m_waitingBytes, the lossy class's

@@ -146,20 +146,22 @@ Port::Port()
       m_peerPort(0),
       m_mode(FlowControl::LOSSLESS),
       m_headerBytes(DEFAULT_HEADER_BYTES),
-      m_faulty(false),
       m_cutThroughBytes(0),
-      m_handoverWaker(nullptr),
-      m_handoverIndex(0),
+      m_faulty(false),
+      m_txCacheBytes(NO_TX_CACHE),
       m_arrivalImpl(this),
       m_arrivalEvent(&m_arrivalImpl),
       m_arrivalSource(EventClass::ARRIVAL),
-      m_txCacheBytes(NO_TX_CACHE),
+      m_handoverWaker(nullptr),
+      m_handoverIndex(0),
+      m_txTrace(&m_traced, TRACED_TX),
+      m_rxTrace(&m_traced, TRACED_RX),
+      m_node(0),
+      m_index(0),
       m_encodingDataBits(1),
       m_encodingLineBits(1),
       m_bufferBytes(DEFAULT_BUFFER_BYTES),
       m_creditBytes(DEFAULT_BUFFER_BYTES),
-      m_node(0),
-      m_index(0),
       m_creditEvent(Create<ReusableEvent<Port, &Port::CreditEvent>>(this)),
       m_creditSource(EventClass::TRANSMIT),
       m_pfc(this, &m_queue, &m_pfcTxTrace, &m_pfcRxTrace)
@@ -408,7 +410,7 @@ Port::Commit(OwnedPacket packet,
     m_counters.txBytes += size;
     m_counters.txWireBytes += wire;
     m_counters.busyPs += static_cast<uint64_t>(tx.GetTimeStep()); // a time step is a ps
-    if (!m_txTrace.IsEmpty())
+    if ((m_traced & TRACED_TX) != 0)
     {
         m_txTrace(Ptr<const Packet>(packet.Get()), fields, m_node, m_index);
     }
@@ -489,7 +491,7 @@ Port::Arrive()
         (m_mode != FlowControl::PFC || head.fields.IsLossy() ||
          m_pfc.Reverse()->IngressAdmit(head.wireBytes)))
     {
-        if (!m_rxTrace.IsEmpty())
+        if ((m_traced & TRACED_RX) != 0)
         {
             m_rxTrace(packet, head.fields, m_node, m_index);
         }

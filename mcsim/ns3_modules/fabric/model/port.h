@@ -18,6 +18,7 @@
 #include "ns3/mcsim/counter-table.h"
 #include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/fifo.h"
+#include "ns3/mcsim/flagged-trace.h"
 #include "ns3/mcsim/reusable-event.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -408,35 +409,41 @@ class Port : public Object, private PfcTransmitter
     }
 
     // Hot: what every packet's Send, Commit and Arrive read and write, in the first cache lines
-    // of the object (a port is touched once per packet, mostly cold: the fewer lines, the fewer
-    // misses), then the trace sources (one emptiness check each per packet). Cold: the line
-    // attributes (read when the cached serialization time misses), the buffer sizes, location,
-    // faults.
+    // of the object (a port is touched once or twice per packet, mostly cold: the fewer lines,
+    // the fewer misses): line 1 the link and the flags, line 2 the arrival's event, then the
+    // queue's and the credits' hot fields and the counters a packet adds to. Cold: the line
+    // attributes (read when the cached serialization time misses), the trace lists, the buffer
+    // sizes, location, faults, PFC, ECN, INT.
     PacketReceiver* m_peer;
     uint32_t m_peerPort;
     FlowControl m_mode;         //!< "FlowControl"
     uint32_t m_headerBytes;     //!< "HeaderBytes": wire bytes per packet beyond its size
+    uint32_t m_cutThroughBytes; //!< the peer acts on a packet after these bytes (0: the last bit)
     bool m_faulty;              //!< m_faults.Any() (the hot path's one branch)
     bool m_intPush = false;     //!< SetIntStore's push (Commit's one branch)
-    uint32_t m_cutThroughBytes; //!< the peer acts on a packet after these bytes (0: the last bit)
+    bool m_rewrite = false;     //!< ECN on, or m_lossyClass: the fields change (Send's one branch)
+    uint8_t m_traced = 0;       //!< TRACED_TX | TRACED_RX: "Tx" / "Rx" have sinks (FlaggedTrace)
     Time m_headTime;            //!< serialization of m_cutThroughBytes (set at Connect)
     Time m_delay;               //!< "Delay": propagation delay
     Time m_busyUntil;
-    PortWaker* m_handoverWaker; //!< WakeAtHandover's registration, or null ...
-    uint64_t m_handoverIndex;   //!< ... for the packet committed as this one (0-based)
-    PortQueue m_queue;          //!< waiting for credits, then in flight
+    mutable uint64_t m_txCacheBytes; //!< last size GetTxTime computed (NO_TX_CACHE: none) ...
     /** Every arrival's event, inside the port (the simulator reads it at each arrival); the port
      * holds a reference to it, so the simulator never deletes it, and DoDispose() drops that. */
     ReusableEvent<Port, &Port::Arrive> m_arrivalImpl;
-    Ptr<EventImpl> m_arrivalEvent;   //!< &m_arrivalImpl
-    EventSource m_arrivalSource;     //!< its order: (ARRIVAL, node, port)
-    CreditAccount m_credit;          //!< LOSSLESS credits for the peer's ingress buffer
-    mutable uint64_t m_txCacheBytes; //!< last size GetTxTime computed (NO_TX_CACHE: none) ...
-    mutable Time m_txCacheTime;      //!< ... and its result (skips a 128-bit division)
+    Ptr<EventImpl> m_arrivalEvent; //!< &m_arrivalImpl
+    EventSource m_arrivalSource;   //!< its order: (ARRIVAL, node, port)
+    mutable Time m_txCacheTime;    //!< ... and its result (skips a 128-bit division)
+    PortWaker* m_handoverWaker;    //!< WakeAtHandover's registration, or null ...
+    uint64_t m_handoverIndex;      //!< ... for the packet committed as this one (0-based)
+    PortQueue m_queue;             //!< waiting for credits, then in flight
+    CreditAccount m_credit;        //!< LOSSLESS credits for the peer's ingress buffer
     Counters m_counters;
-    TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
+
+    static constexpr uint8_t TRACED_TX = 1; //!< m_traced: "Tx" has a sink
+    static constexpr uint8_t TRACED_RX = 2; //!< m_traced: "Rx" has a sink
+    FlaggedTrace<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
         m_txTrace; //!< "Tx"
-    TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
+    FlaggedTrace<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
         m_rxTrace; //!< "Rx"
     TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t, DropCause>
         m_dropTrace; //!< "Drop"
@@ -452,8 +459,7 @@ class Port : public Object, private PfcTransmitter
     EventSource m_creditSource;   //!< its order: (TRANSMIT, node, port)
     LinkFaults m_faults;          //!< "LossProbability", chosen drops, down intervals
     PfcPort m_pfc;                //!< FlowControl::PFC; "Pfc..." attributes
-    bool m_rewrite = false;    //!< ECN on, or m_lossyClass: the fields change (Send's one branch)
-    bool m_lossyClass = false; //!< SetLossyClass
+    bool m_lossyClass = false;    //!< SetLossyClass
     EcnState m_ecn;
     IntStore* m_intStore = nullptr; //!< not owned (the fabric's)
     IntCounters m_intCounters;

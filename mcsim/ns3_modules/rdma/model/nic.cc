@@ -99,16 +99,18 @@ Nic::GetTypeId()
 }
 
 Nic::Nic()
-    : m_loopback(false),
-      m_pickAtHandover(false),
+    : m_rrNext(0),
       m_sendCompletions(SendCompletions::FREE),
-      m_doorbellAt(Time(-1)),
-      m_rrNext(0),
+      m_loopback(false),
+      m_pickAtHandover(false),
       m_idle(true),
+      m_doorbellAt(Time(-1)),
       m_sendEvent(Create<ReusableEvent<Nic, &Nic::TrySend>>(this)),
       m_sendSource(EventClass::TRANSMIT),
-      m_loopbackSource(EventClass::ARRIVAL),
       m_blank(Create<BlankPackets>()),
+      m_txTrace(&m_traced, TRACED_TX),
+      m_rxTrace(&m_traced, TRACED_RX),
+      m_loopbackSource(EventClass::ARRIVAL),
       m_pacedEvent(Create<ReusableEvent<Nic, &Nic::PacedWake>>(this))
 {
 }
@@ -436,7 +438,7 @@ Nic::TrySend()
     const OutgoingPacket out = qp->NextPacket();
     m_counters.txPackets++;
     m_counters.txPayload += out.payloadBytes;
-    if (!m_txTrace.IsEmpty())
+    if ((m_traced & TRACED_TX) != 0)
     {
         m_txTrace(out.packet, out.fields, m_host->GetId(), q);
     }
@@ -510,7 +512,7 @@ Nic::Receive(const Ptr<Packet>& packet, const FabricHeader::Fields& fields, uint
         const uint32_t g = h.dst & ~FabricHeader::GROUP_FLAG;
         qpn = g < m_groupQp.size() && m_groupQp[g] >= 0 ? m_groupQp[g] : m_qps.size();
     }
-    if (!m_rxTrace.IsEmpty())
+    if ((m_traced & TRACED_RX) != 0)
     {
         m_rxTrace(packet, fields, m_host->GetId(), qpn);
     }

@@ -11,6 +11,7 @@
 #include "ns3/mcsim/counter-table.h"
 #include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/fifo.h"
+#include "ns3/mcsim/flagged-trace.h"
 #include "ns3/mcsim/host.h"
 #include "ns3/mcsim/packet-receiver.h"
 #include "ns3/mcsim/planned-wake.h"
@@ -238,21 +239,28 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     /** MulticastLoopback: a multicast datagram it sent reaches its own QP in the group. */
     void Loopback(Ptr<Packet> packet, FabricHeader::Fields fields);
 
+    // Hot: what every packet's send (TrySend, PickQp, MakePacket) and receive (Receive, Complete)
+    // read, first and together (a NIC is touched once or twice per packet, mostly cold: the fewer
+    // lines, the fewer misses); then the counters and traces; cold: memory, CC setup, INT.
+    Ptr<Host> m_host;
     WireFormat m_format;               //!< "WireFormat"
     uint32_t m_mtu;                    //!< "MtuBytes": payload bytes per packet
-    Time m_sendLatency;                //!< "SendLatency"
-    Time m_receiveLatency;             //!< "ReceiveLatency"
+    uint32_t m_rrNext;                 //!< next QP the arbiter looks at
+    SendCompletions m_sendCompletions; //!< "SendCompletions"
     bool m_loopback;                   //!< "MulticastLoopback"
     bool m_pickAtHandover;             //!< "PickAtHandover"
-    SendCompletions m_sendCompletions; //!< "SendCompletions"
-    Time m_doorbellAt;                 //!< when the last doorbell's Fetched is scheduled
-    Ptr<Host> m_host;
+    bool m_idle;                       //!< no send scheduled: Kick() starts one
+    bool m_ccCnps = false;             //!< it uses CNPs (CongestionControl::UsesCnps)
+    bool m_ccInt = false;              //!< it uses INT (CongestionControl::UsesInt)
+    uint8_t m_traced = 0;  //!< TRACED_TX | TRACED_RX: "Tx" / "Rx" have sinks (FlaggedTrace)
+    Time m_sendLatency;    //!< "SendLatency"
+    Time m_receiveLatency; //!< "ReceiveLatency"
+    Time m_doorbellAt;     //!< when the last doorbell's Fetched is scheduled
+    Time m_pacedEarliest;  //!< PickQp: the first time a paced QP may send
     Ptr<CompletionProcessor> m_processor;
     Ptr<CompletionProcessor> m_txProcessor; //!< send completions: null (Free), own or m_processor
     std::vector<Ptr<QueuePair>> m_qps;
     std::vector<int32_t> m_groupQp; //!< group -> QP number, -1 if none
-    uint32_t m_rrNext;              //!< next QP the arbiter looks at
-    bool m_idle;                    //!< no send scheduled: Kick() starts one
     /** Bit qpn: the QP may have work (QueuePair::HasWork); set by its posts, kicks and packets in,
      * cleared by the arbiter when HasWork is false: the arbiter skips a QP at 0 without touching
      * it. */
@@ -264,22 +272,22 @@ class Nic : public Object, public PacketReceiver, public PortWaker
      * a packet now. */
     uint32_t PickQp();
     Ptr<EventImpl> m_sendEvent;
-    EventSource m_sendSource;      //!< its order and Fetched's: (TRANSMIT, host, NIC)
-    EventSource m_loopbackSource;  //!< Loopback's: (ARRIVAL, host, NIC)
-    Ptr<BlankPackets> m_blank;     //!< packets outside verify mode (shared by a stack's NICs)
-    std::vector<uint8_t> m_memory; //!< verify mode: the registered region
-    Counters m_counters;
-    TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
-        m_txTrace; //!< "Tx"
-    TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
-        m_rxTrace;             //!< "Rx"
-    ObjectFactory m_ccFactory; //!< its QPs' congestion control (no TypeId: none)
-    bool m_ccCnps = false;     //!< it uses CNPs (CongestionControl::UsesCnps)
-    bool m_ccInt = false;      //!< it uses INT (CongestionControl::UsesInt)
+    EventSource m_sendSource;  //!< its order and Fetched's: (TRANSMIT, host, NIC)
+    Ptr<BlankPackets> m_blank; //!< packets outside verify mode (shared by a stack's NICs)
     /** CNPs to send: (host, QP, flow), sent before any other packet */
     Fifo<std::array<uint32_t, 3>> m_cnps;
-    PlannedWake m_pacedWake; //!< the paced wake's event
-    Time m_pacedEarliest;    //!< PickQp: the first time a paced QP may send
+    Counters m_counters;
+    static constexpr uint8_t TRACED_TX = 1; //!< m_traced: "Tx" has a sink
+    static constexpr uint8_t TRACED_RX = 2; //!< m_traced: "Rx" has a sink
+    FlaggedTrace<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
+        m_txTrace; //!< "Tx"
+    FlaggedTrace<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
+        m_rxTrace; //!< "Rx"
+
+    EventSource m_loopbackSource;  //!< Loopback's: (ARRIVAL, host, NIC)
+    std::vector<uint8_t> m_memory; //!< verify mode: the registered region
+    ObjectFactory m_ccFactory;     //!< its QPs' congestion control (no TypeId: none)
+    PlannedWake m_pacedWake;       //!< the paced wake's event
     Ptr<EventImpl> m_pacedEvent;
     CcCounters m_ccCounters;
     IntStore* m_intStore = nullptr; //!< the fabric's (at Attach)
