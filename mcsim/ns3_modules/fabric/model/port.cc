@@ -148,7 +148,7 @@ Port::Port()
       m_headerBytes(DEFAULT_HEADER_BYTES),
       m_cutThroughBytes(0),
       m_faulty(false),
-      m_txCacheBytes(NO_TX_CACHE),
+      m_txCacheBytes{NO_TX_CACHE, NO_TX_CACHE},
       m_arrivalImpl(this),
       m_arrivalEvent(&m_arrivalImpl),
       m_arrivalSource(EventClass::ARRIVAL),
@@ -281,16 +281,26 @@ Port::Connect(PacketReceiver* peer, uint32_t peerPort)
 Time
 Port::GetTxTime(uint64_t packetBytes) const
 {
-    // the setters of the attributes it depends on drop the cached time
-    if (packetBytes != m_txCacheBytes)
+    // the setters of the attributes it depends on drop the cached times
+    if (packetBytes == m_txCacheBytes[0])
     {
-        m_txCacheTime = LineTime(packetBytes + m_headerBytes,
-                                 m_rate.GetBitRate(),
-                                 m_encodingDataBits,
-                                 m_encodingLineBits);
-        m_txCacheBytes = packetBytes;
+        return m_txCacheTime[0];
     }
-    return m_txCacheTime;
+    if (packetBytes == m_txCacheBytes[1])
+    {
+        std::swap(m_txCacheBytes[0], m_txCacheBytes[1]);
+        std::swap(m_txCacheTime[0], m_txCacheTime[1]);
+        return m_txCacheTime[0];
+    }
+    const Time t = LineTime(packetBytes + m_headerBytes,
+                            m_rate.GetBitRate(),
+                            m_encodingDataBits,
+                            m_encodingLineBits);
+    m_txCacheBytes[1] = m_txCacheBytes[0];
+    m_txCacheTime[1] = m_txCacheTime[0];
+    m_txCacheBytes[0] = packetBytes;
+    m_txCacheTime[0] = t;
+    return t;
 }
 
 uint32_t

@@ -365,7 +365,7 @@ class Port : public Object, private PfcTransmitter
     /** GetTypeId's PFC attributes ("PfcXoffBytes", ...) and trace sources ("PfcTx", "PfcRx"). */
     static TypeId AddPfcAttributes(TypeId tid);
 
-    static constexpr uint64_t NO_TX_CACHE = static_cast<uint64_t>(-1);
+    static constexpr uint64_t NO_TX_CACHE = static_cast<uint64_t>(-1); //!< m_txCacheBytes: none
 
     /** Accessors of the attributes the serialization time depends on ("DataRate",
      * "EncodingDataBits", "EncodingLineBits", "HeaderBytes"): setting one drops the cached time. */
@@ -373,7 +373,7 @@ class Port : public Object, private PfcTransmitter
     void SetLine(T value)
     {
         this->*Member = value;
-        m_txCacheBytes = NO_TX_CACHE;
+        m_txCacheBytes[0] = m_txCacheBytes[1] = NO_TX_CACHE;
     }
 
     template <typename T, T Port::*Member>
@@ -426,13 +426,15 @@ class Port : public Object, private PfcTransmitter
     Time m_headTime;            //!< serialization of m_cutThroughBytes (set at Connect)
     Time m_delay;               //!< "Delay": propagation delay
     Time m_busyUntil;
-    mutable uint64_t m_txCacheBytes; //!< last size GetTxTime computed (NO_TX_CACHE: none) ...
+    /** The last two sizes GetTxTime computed, the latest first (NO_TX_CACHE: none; a port sends
+     * mostly two sizes: data and ACKs) ... */
+    mutable uint64_t m_txCacheBytes[2];
     /** Every arrival's event, inside the port (the simulator reads it at each arrival); the port
      * holds a reference to it, so the simulator never deletes it, and DoDispose() drops that. */
     ReusableEvent<Port, &Port::Arrive> m_arrivalImpl;
     Ptr<EventImpl> m_arrivalEvent; //!< &m_arrivalImpl
     EventSource m_arrivalSource;   //!< its order: (ARRIVAL, node, port)
-    mutable Time m_txCacheTime;    //!< ... and its result (skips a 128-bit division)
+    mutable Time m_txCacheTime[2]; //!< ... and their results (each skips a 128-bit division)
     PortWaker* m_handoverWaker;    //!< WakeAtHandover's registration, or null ...
     uint64_t m_handoverIndex;      //!< ... for the packet committed as this one (0-based)
     PortQueue m_queue;             //!< waiting for credits, then in flight

@@ -209,11 +209,12 @@ class RcQp : public QueuePair
     uint32_t m_remoteQpn;
     uint64_t m_remoteRegion;
     // requester
-    std::deque<Wqe> m_sq; //!< incomplete work requests, oldest first
-    uint32_t m_nextPsn;   //!< next PSN to assign to a new work request
-    uint32_t m_txPsn;     //!< next PSN to transmit
-    uint32_t m_sentEnd;   //!< one past the highest PSN ever transmitted
-    uint32_t m_una;       //!< the expected response PSN: every PSN below is acknowledged
+    std::deque<Wqe> m_sq;              //!< incomplete work requests, oldest first
+    mutable std::size_t m_wqeHint = 0; //!< FindWqe's last answer (a guess it checks first)
+    uint32_t m_nextPsn;                //!< next PSN to assign to a new work request
+    uint32_t m_txPsn;                  //!< next PSN to transmit
+    uint32_t m_sentEnd;                //!< one past the highest PSN ever transmitted
+    uint32_t m_una; //!< the expected response PSN: every PSN below is acknowledged
     uint32_t m_outstandingReads;
     uint32_t m_retries;    //!< retries since the last progress (timeouts, NAKs)
     uint32_t m_rnrRetries; //!< RNR NAKs since the last progress
