@@ -19,6 +19,10 @@ namespace mcsim
  * Declare it as the member of MakeTraceSourceAccessor(&Owner::m_trace): ns-3's accessor calls the
  * member's own Connect and Disconnect, which these hide. The owner never moves (an ns3::Object).
  */
+/** The bits of an owner's flag word for its packet traces: "Tx" and "Rx" have sinks. */
+constexpr uint8_t TRACED_TX = 1;
+constexpr uint8_t TRACED_RX = 2;
+
 template <typename... Ts>
 class FlaggedTrace : public TracedCallback<Ts...>
 {

@@ -45,6 +45,11 @@ enum class FlowControl
 /** The checker of a FlowControl attribute (Port's and Fabric's "FlowControl"): its names. */
 Ptr<const AttributeChecker> MakeFlowControlChecker();
 
+/** A per-packet trace of a port or a NIC ("Tx", "Rx": the packet, its fields, node, port or
+ * QP), whose sinks set a bit of its owner's flag word (FlaggedTrace). */
+using PacketTrace =
+    FlaggedTrace<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>;
+
 /** @brief Told when a packet that had to wait for credits starts its journey (a source). */
 class PortWaker
 {
@@ -441,12 +446,8 @@ class Port : public Object, private PfcTransmitter
     CreditAccount m_credit;        //!< LOSSLESS credits for the peer's ingress buffer
     Counters m_counters;
 
-    static constexpr uint8_t TRACED_TX = 1; //!< m_traced: "Tx" has a sink
-    static constexpr uint8_t TRACED_RX = 2; //!< m_traced: "Rx" has a sink
-    FlaggedTrace<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
-        m_txTrace; //!< "Tx"
-    FlaggedTrace<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
-        m_rxTrace; //!< "Rx"
+    PacketTrace m_txTrace; //!< "Tx"
+    PacketTrace m_rxTrace; //!< "Rx"
     TracedCallback<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t, DropCause>
         m_dropTrace; //!< "Drop"
 

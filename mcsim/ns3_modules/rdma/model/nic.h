@@ -11,7 +11,6 @@
 #include "ns3/mcsim/counter-table.h"
 #include "ns3/mcsim/event-order.h"
 #include "ns3/mcsim/fifo.h"
-#include "ns3/mcsim/flagged-trace.h"
 #include "ns3/mcsim/host.h"
 #include "ns3/mcsim/packet-receiver.h"
 #include "ns3/mcsim/planned-wake.h"
@@ -277,12 +276,8 @@ class Nic : public Object, public PacketReceiver, public PortWaker
     /** CNPs to send: (host, QP, flow), sent before any other packet */
     Fifo<std::array<uint32_t, 3>> m_cnps;
     Counters m_counters;
-    static constexpr uint8_t TRACED_TX = 1; //!< m_traced: "Tx" has a sink
-    static constexpr uint8_t TRACED_RX = 2; //!< m_traced: "Rx" has a sink
-    FlaggedTrace<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
-        m_txTrace; //!< "Tx"
-    FlaggedTrace<Ptr<const Packet>, const FabricHeader::Fields&, uint32_t, uint32_t>
-        m_rxTrace; //!< "Rx"
+    PacketTrace m_txTrace; //!< "Tx" (Port's PacketTrace)
+    PacketTrace m_rxTrace; //!< "Rx"
 
     EventSource m_loopbackSource;  //!< Loopback's: (ARRIVAL, host, NIC)
     std::vector<uint8_t> m_memory; //!< verify mode: the registered region
