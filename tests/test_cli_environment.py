@@ -18,6 +18,8 @@ HERE = Path(__file__).resolve().parent
 IB_MAN = str(HERE / "topology" / "data" / "ibnetdiscover-man-example.topo")
 FT4 = ["--topology", "fat-tree-k4", "--size", "4KiB"]
 SWEEP = 'name = "tiny"\n[base]\ntopology = "fat-tree-k4"\nbytes_per_rank = "4KiB"\n'
+LONG_SIZE = "1GiB"  # an Allgather of it on fat-tree-k4: 1.5e8 packets (Scenario.estimate()), ~35 s at 4 M/s
+LONG_SWEEP = SWEEP.replace('"tiny"', '"long"').replace('"4KiB"', f'"{LONG_SIZE}"')
 WORKLOAD = (
     'topology = "fat-tree-k4"\n[[jobs]]\nname = "NAME"\nranks = 4\nkind = "fsdp"\nlayers = 1\n'
     'bytes_per_layer = "4KiB"\nforward = "1us"\nbackward = "1us"\n'
@@ -29,6 +31,7 @@ SCRIPT = "print('a line from a script')\n"
 def _files(tmp: Path, name: str = "a") -> None:
     """The files the commands read, in tmp (the job's and the topology's name: ``name``)."""
     (tmp / "tiny.toml").write_text(SWEEP)
+    (tmp / "long.toml").write_text(LONG_SWEEP)
     (tmp / "workload.toml").write_text(WORKLOAD.replace("NAME", name), encoding="utf-8")
     (tmp / "topo.toml").write_text(TOPOLOGY.replace("NAME", name), encoding="utf-8")
     (tmp / "script.py").write_text(SCRIPT)
@@ -194,15 +197,23 @@ def _interrupted(
         )
         time.sleep((after_ms + 20 * max(0, attempt - 2)) / 1000)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=300)
+        try:
+            out, err = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:  # the interrupt was lost: leave no long run behind
+            proc.kill()
+            raise
         if not _in_python_start_up(err):
             break
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
-LONG = {  # commands that take longer than the last moment (a command that has ended is not interrupted)
-    "allgather": ["allgather", "--topology", "fat-tree-k4", "--size", "1MiB"],
-    "sweep": ["sweep", "tiny.toml", "--store", "s.sqlite"],
+# commands that take longer than the last moment, by construction (a command that has ended is not interrupted):
+# allgather and sweep simulate LONG_SIZE per rank, more packets than any machine delivers in a second (1MiB and
+# the tiny sweep took 0.7 s and 1.1 s here: a loaded machine could let them end before the signal, exit 0);
+# compare and report simulate a dozen runs (18 s and 41 s here)
+LONG = {
+    "allgather": ["allgather", "--topology", "fat-tree-k4", "--size", LONG_SIZE],
+    "sweep": ["sweep", "long.toml", "--store", "s.sqlite"],
     "compare": ["compare", "--quick", "--store", "c.sqlite"],
     "report": ["report", "--quick", "-o", "r.html", "--store", "c.sqlite"],
 }
