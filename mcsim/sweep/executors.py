@@ -20,8 +20,9 @@ from typing import Any, Protocol
 from mcsim.errors import McsimError, require_positive
 from mcsim.sweep import wire
 from mcsim.sweep.outcome import Outcome, Task, failed
-from mcsim.sweep.process import WorkerProcess, default_command, interrupt_held
+from mcsim.sweep.process import WorkerProcess, default_command
 from mcsim.sweep.worker import utc_now
+from mcsim.util.interrupts import interrupt_held
 from mcsim.util.machine import check_workers
 
 

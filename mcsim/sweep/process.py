@@ -11,7 +11,6 @@ writes stderr to an unlinked temporary file, emptied when each task starts.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import select
@@ -21,9 +20,8 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import IO, Any
 
 from mcsim.errors import McsimError
@@ -54,26 +52,6 @@ def exit_text(returncode: int) -> str:
 
 def seconds_text(seconds: float) -> str:
     return f"{seconds:g} s"
-
-
-@contextlib.contextmanager
-def interrupt_held() -> Iterator[None]:
-    """Hold a Ctrl-C (SIGINT) that comes during the block and raise it when the block ends, as its handler would
-    have: a worker being started (subprocess does not end a child it forked when interrupted) is in its owner's
-    list by then, and the owner's cleanup ends it. Only in the main thread with a Python handler for SIGINT (the
-    default, KeyboardInterrupt); elsewhere the block runs as it is. The hold lasts one fork and exec."""
-    handler = signal.getsignal(signal.SIGINT)
-    if not callable(handler) or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[Any] = []  # the frame each SIGINT came in
-    signal.signal(signal.SIGINT, lambda _signum, frame: held.append(frame))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, handler)
-        if held:
-            handler(signal.SIGINT, held[0])
 
 
 class WorkerProcess:
