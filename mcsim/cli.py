@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 try:  # Ctrl-C while the commands load (numpy, networkx: the first half second) is one line, as later
-    from mcsim.util.interrupts import interrupt_held
+    from mcsim.util.interrupts import interrupt_held, interrupts_noted
 
     with interrupt_held():  # and raised after them: inside a library's import it can be lost (mcsim.util.interrupts)
         import argparse
@@ -203,7 +203,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args: argparse.Namespace | None = None
     try:
         args = _parse(argv)
-        return _run(args)
+        with interrupts_noted() as came:
+            status = _run(args)
+        if came:  # a Ctrl-C whose KeyboardInterrupt code not mcsim's lost (mcsim.util.interrupts): one line, as any
+            raise KeyboardInterrupt
+        return status
     except StdoutError as exc:  # stdout full, or a name its encoding lacks: one line
         if exc.refused:
             _discard_stdout()

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from mcsim import cli
+
 HERE = Path(__file__).resolve().parent
 IB_MAN = str(HERE / "topology" / "data" / "ibnetdiscover-man-example.topo")
 FT4 = ["--topology", "fat-tree-k4", "--size", "4KiB"]
@@ -266,6 +268,24 @@ def test_a_ctrl_c_that_a_library_import_would_lose_is_one_line_and_130(tmp_path)
     assert proc.returncode == 130, (proc.returncode, proc.stderr[-3000:])
     assert proc.stderr == "mcsim: interrupted\n"
     assert proc.stdout == ""
+
+
+def test_a_ctrl_c_that_a_command_loses_later_is_one_line_and_130(monkeypatch, capsys):
+    """In process: a command (here info) that calls code which swallows the KeyboardInterrupt, as a weakref callback
+    does, and goes on to its end: main still says interrupted and returns 130."""
+
+    def info_losing_a_ctrl_c(args: object) -> int:
+        try:
+            signal.raise_signal(signal.SIGINT)  # its handler runs before raise_signal returns
+        except KeyboardInterrupt:
+            pass
+        print("the command's output")
+        return 0
+
+    monkeypatch.setattr(cli, "cmd_info", info_losing_a_ctrl_c)
+    assert cli.main(["info"]) == 130
+    out, err = capsys.readouterr()
+    assert (out, err) == ("the command's output\n", "mcsim: interrupted\n")
 
 
 def test_importing_the_package_loads_no_other_module():
