@@ -12,30 +12,33 @@ from __future__ import annotations
 import sys
 
 try:  # Ctrl-C while the commands load (numpy, networkx: the first half second) is one line, as later
-    import argparse
-    import importlib.metadata
-    import os
-    import platform
-    import runpy
-    import signal
-    from collections.abc import Sequence
-    from pathlib import Path
-    from typing import Any
+    from mcsim.util.interrupts import interrupt_held, interrupts_noted
 
-    import mcsim
-    from mcsim import topology
-    from mcsim.errors import McsimError
-    from mcsim.native import library
-    from mcsim.reference import commands as compare_commands
-    from mcsim.report import commands as report_commands
-    from mcsim.routing import commands as routing_commands
-    from mcsim.runs import commands as run_commands
-    from mcsim.runs import job_commands as workload_command
-    from mcsim.sweep import commands as sweep_commands
-    from mcsim.topology import commands as topology_commands
-    from mcsim.util import package_data
-    from mcsim.util.options import Parser, refuse_repeats
-    from mcsim.util.output import GuardedStdout, StdoutError
+    with interrupt_held():  # and raised after them: inside a library's import it can be lost (mcsim.util.interrupts)
+        import argparse
+        import importlib.metadata
+        import os
+        import platform
+        import runpy
+        import signal
+        from collections.abc import Sequence
+        from pathlib import Path
+        from typing import Any
+
+        import mcsim
+        from mcsim import topology
+        from mcsim.errors import McsimError
+        from mcsim.native import library
+        from mcsim.reference import commands as compare_commands
+        from mcsim.report import commands as report_commands
+        from mcsim.routing import commands as routing_commands
+        from mcsim.runs import commands as run_commands
+        from mcsim.runs import job_commands as workload_command
+        from mcsim.sweep import commands as sweep_commands
+        from mcsim.topology import commands as topology_commands
+        from mcsim.util import package_data
+        from mcsim.util.options import Parser, refuse_repeats
+        from mcsim.util.output import GuardedStdout, StdoutError
 except KeyboardInterrupt:
     sys.stderr.write("mcsim: interrupted\n")
     raise SystemExit(130) from None
@@ -200,7 +203,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args: argparse.Namespace | None = None
     try:
         args = _parse(argv)
-        return _run(args)
+        with interrupts_noted() as came:
+            status = _run(args)
+        if came:  # a Ctrl-C whose KeyboardInterrupt code not mcsim's lost (mcsim.util.interrupts): one line, as any
+            raise KeyboardInterrupt
+        return status
     except StdoutError as exc:  # stdout full, or a name its encoding lacks: one line
         if exc.refused:
             _discard_stdout()

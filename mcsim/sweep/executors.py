@@ -22,6 +22,7 @@ from mcsim.sweep import wire
 from mcsim.sweep.outcome import Outcome, Task, failed
 from mcsim.sweep.process import WorkerProcess, default_command
 from mcsim.sweep.worker import utc_now
+from mcsim.util.interrupts import interrupt_held
 from mcsim.util.machine import check_workers
 
 
@@ -67,7 +68,9 @@ class LocalPool:
             return
         procs: list[WorkerProcess] = []
         try:
-            procs = [WorkerProcess(self.command) for _ in range(min(self.workers, len(queue)))]
+            for _ in range(min(self.workers, len(queue))):
+                with interrupt_held():  # a Ctrl-C while it starts: once it is in procs (the finally ends it)
+                    procs.append(WorkerProcess(self.command))
             for proc in procs:
                 proc.wait_ready()
             with selectors.DefaultSelector() as selector:
@@ -95,7 +98,8 @@ class LocalPool:
                         if proc.dead:
                             selector.unregister(proc)
                             proc.close()
-                            procs[i] = WorkerProcess(self.command)
+                            with interrupt_held():
+                                procs[i] = WorkerProcess(self.command)
                             procs[i].wait_ready()
                             selector.register(procs[i], selectors.EVENT_READ)
         finally:
