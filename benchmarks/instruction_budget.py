@@ -68,14 +68,14 @@ def _first_line(*command: str) -> str:
 
 
 def toolchain() -> str:
-    """What decides the count besides mcsim's sources: compiler, C library, ns3 wheel, valgrind (one line)."""
-    from importlib.metadata import version
+    """What decides the count besides mcsim's sources: the compiler mcsim builds with (library.find_cxx), the C
+    library, the ns3 wheel, valgrind (one line)."""
+    from mcsim.native import library
 
-    cxx = os.environ.get("CXX") or "c++"
+    cxx = _first_line(str(library.find_cxx()), "--version")
     libc = " ".join(platform.libc_ver())
     return (
-        f"{_first_line(cxx, '--version')}; {libc}; ns3 {version('ns3')}; {_first_line('valgrind', '--version')}; "
-        f"{platform.machine()}"
+        f"{cxx}; {libc}; ns3 {library.find_ns3().version}; {_first_line('valgrind', '--version')}; {platform.machine()}"
     )
 
 
